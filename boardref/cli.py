@@ -1,0 +1,39 @@
+"""The `boardref` command line. Each command parses its options and hands over to the
+module that does the work; no game logic lives here."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import typer
+
+from engines import GAMES, RulesError
+
+app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
+
+
+@app.callback()
+def main() -> None:
+    """boardref: a referee for physical board games."""
+
+
+@app.command()
+def play(
+    game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
+    players: int | None = typer.Option(None, help="number of players (the game's default)"),
+    seed: int | None = typer.Option(None, help="seed of the random players (random if omitted)"),
+    max_plies: int = typer.Option(300, min=1, help="declare a draw after this many moves"),
+    delay: float = typer.Option(0.2, min=0, help="seconds to pause after each move"),
+    wrong_tries: float = typer.Option(0.2, min=0, max=1, help="how often a player errs first"),
+) -> None:
+    """Play a refereed random game in the terminal, showing the board each turn."""
+    from boardref.terminal import play as play_game
+
+    seed = secrets.randbelow(10**6) if seed is None else seed
+    try:
+        summary = play_game(game, players, seed, max_plies, delay, wrong_tries)
+    except RulesError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(summary))

@@ -1,0 +1,60 @@
+"""A refereed game in the terminal, played by random players: what `make demo` shows
+until the service and its panel exist.
+
+Each turn a player sometimes tries a move the rules forbid; the engine refuses it
+with its reason, and the player then makes a legal move. Nothing here decides a rule.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from engines import IllegalMove, Move, load_game
+
+
+def play(
+    game_name: str,
+    players: int | None,
+    seed: int,
+    max_plies: int,
+    delay: float,
+    wrong_tries: float,
+    say: Callable[[str], None] = print,
+) -> dict:
+    """Play one random game to its end; return a summary."""
+    game = load_game(game_name, players, max_plies=max_plies)
+    pick = random.Random(seed)
+    state = game.initial_state()
+    refused = 0
+    say(f"{game}, seed {seed}\n{game.render(state)}")
+    while (outcome := game.outcome(state)) is None:
+        seat = game.to_move(state)
+        who = game.seat_name(seat)
+        moves = game.legal_moves(state)
+        if pick.random() < wrong_tries:
+            attempt = _wrong_try(game, moves, pick)
+            if attempt is not None:
+                try:
+                    game.apply(state, attempt)
+                except IllegalMove as refusal:
+                    refused += 1
+                    say(f"  {who} tries {attempt}: refused, {refusal.reason}")
+        move = pick.choice(moves)
+        state = game.apply(state, move)
+        say(f"\nply {state.ply}: {who} plays {move}\n{game.render(state)}")
+        time.sleep(delay)
+    winners = ", ".join(game.seat_name(s) for s in outcome.winners) or "nobody (a draw)"
+    say(f"\nGame over: {outcome.reason}. Winner: {winners}.")
+    return {"winners": list(outcome.winners), "reason": outcome.reason, "refused": refused}
+
+
+def _wrong_try(game, moves: list[Move], pick: random.Random) -> Move | None:
+    """A plausible mistake: a legal move's piece put down on some other cell."""
+    legal = [m for m in moves if m.path]
+    if not legal:
+        return None
+    origin = pick.choice(legal).origin
+    cells = [cell.id for cell in game.board.cells if cell.id != origin]
+    return Move((origin, pick.choice(cells)))

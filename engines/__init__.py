@@ -1,0 +1,60 @@
+"""Rules engines for the games boardref referees: pure functions of immutable states.
+
+>>> from engines import load_game, GAMES
+>>> game = load_game("catch_the_hare", board="no_diagonal")
+>>> state = game.initial_state()
+>>> move = game.parse_move(state, "c2-c1")
+Traceback (most recent call last):
+...
+engines.errors.IllegalMove: c2-c1: c1 is occupied
+
+Engines never do I/O beyond reading their packaged board files, and import nothing
+from the other boardref packages.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from engines.core import PASS, Game, Move, Option, Outcome
+from engines.errors import (
+    BoardFileError,
+    IllegalMove,
+    NotationError,
+    OptionError,
+    RecordError,
+    RulesError,
+)
+
+# name -> "module:class". A new engine registers here and the shared random-game
+# test (tests/engines/test_random_games.py) exercises it with no further work.
+_ENGINES = {
+    "sternhalma": "engines.sternhalma:Sternhalma",
+    "catch_the_hare": "engines.catch_the_hare:CatchTheHare",
+}
+GAMES: tuple[str, ...] = tuple(_ENGINES)
+
+
+def load_game(name: str, players: int | None = None, **options) -> Game:
+    """The rules of game ``name`` for ``players`` (the game's default when None)."""
+    if name not in _ENGINES:
+        raise OptionError(f"no game {name!r}; boardref knows {', '.join(GAMES)}")
+    module, cls = _ENGINES[name].split(":")
+    return getattr(import_module(module), cls)(players, **options)
+
+
+__all__ = [
+    "GAMES",
+    "PASS",
+    "BoardFileError",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "NotationError",
+    "Option",
+    "OptionError",
+    "Outcome",
+    "RecordError",
+    "RulesError",
+    "load_game",
+]

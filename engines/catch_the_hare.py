@@ -1,0 +1,219 @@
+"""Catch the Hare (cercar la liebre) on a 5x5 alquerque board, per
+``rules/catch_the_hare.txt`` and RULINGS.md.
+
+Seat 0 plays the twelve hunters and moves first; seat 1 plays the hare. Every piece
+steps along a marked line to an adjacent empty point. The hare captures by leaping
+over an adjacent hunter onto the empty point beyond, and may go on leaping from
+there; it may stop after any leap, so every prefix of a capture chain is a move of
+its own. A captured hunter leaves the board at once. The hunters win when the hare
+cannot move; the hare wins when fewer than ``min_hunters`` remain or the hunters
+cannot move. A side with no move on its turn loses.
+
+Options:
+
+- ``board`` ("original"): "less_diagonal" (only the two long diagonals) or
+  "no_diagonal" (the modern Spanish board, orthogonals only).
+- ``single_capture`` (False): one leap per turn (Alfonso X's reading).
+- ``hunters`` (12): the handicap of the book, 11 or 10; the ends of rank 3 go first.
+- ``min_hunters`` (10): the hare wins when fewer hunters than this remain.
+- ``max_plies`` (None): the game is drawn after this many moves.
+
+>>> from engines import load_game
+>>> game = load_game("catch_the_hare")
+>>> state = game.initial_state()
+>>> sorted(str(m) for m in game.legal_moves(state))[:3]
+['a2-a1', 'a3-a4', 'a3-b4']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import Game, Move, Option, Outcome
+from engines.errors import IllegalMove, OptionError, RecordError
+
+HUNTERS, HARE = 0, 1
+SIDES = ("hunters", "hare")
+BOARDS = {
+    "original": "catch_the_hare",
+    "less_diagonal": "catch_the_hare_less_diagonal",
+    "no_diagonal": "catch_the_hare_no_diagonal",
+}
+
+
+@dataclass(frozen=True)
+class HareState:
+    """Where the hare and the hunters stand (cell indices), whose turn, how many plies."""
+
+    hare: int
+    hunters: frozenset[int]
+    turn: int = HUNTERS
+    ply: int = 0
+
+
+class CatchTheHare(Game):
+    name = "catch_the_hare"
+    player_counts = (2,)
+    default_players = 2
+    state_type = HareState
+    OPTIONS = (
+        Option("board", "original", "which alquerque board", kind=str, choices=tuple(BOARDS)),
+        Option("single_capture", False, "the hare leaps at most once per turn"),
+        Option("hunters", 12, "hunters at the start (handicap)", kind=int, choices=(10, 11, 12)),
+        Option("min_hunters", 10, "the hare wins below this many hunters", kind=int, minimum=1),
+        Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
+    )
+
+    def __init__(self, players: int | None = None, **options: Any):
+        super().__init__(players, **options)
+        if self.options["min_hunters"] > self.options["hunters"]:
+            raise OptionError(
+                f"{self.name}: min_hunters={self.options['min_hunters']} is more than the "
+                f"{self.options['hunters']} hunters on the board; the hare would win at once"
+            )
+        self._names = tuple(cell.id for cell in self.board.cells)
+
+    def _board_name(self) -> str:
+        return BOARDS[self.options["board"]]
+
+    def seat_name(self, seat: int) -> str:
+        return f"the {SIDES[seat]}"
+
+    def initial_state(self) -> HareState:
+        setup = self.board.game
+        hunters = [self.board.index[c] for c in setup["hunters"]][: self.options["hunters"]]
+        return HareState(self.board.index[setup["hare"]], frozenset(hunters))
+
+    def _to_move(self, state: HareState) -> int:
+        return state.turn
+
+    # --- move generation --------------------------------------------------------------
+
+    def _legal_moves(self, state: HareState) -> list[Move]:
+        names = self._names
+        return [
+            Move(tuple(names[i] for i in path), leap=leap) for path, leap in self._moves_of(state)
+        ]
+
+    def _moves_of(self, state: HareState):
+        """Yield ``(path, leap)`` for every move of the side to act."""
+        neighbours = self.board.neighbours
+        occupied = state.hunters | {state.hare}
+        if state.turn == HUNTERS:
+            for hunter in sorted(state.hunters):
+                for dest in neighbours[hunter]:
+                    if dest not in occupied:
+                        yield (hunter, dest), False
+            return
+        for dest in neighbours[state.hare]:
+            if dest not in occupied:
+                yield (state.hare, dest), False
+        yield from self._leaps((state.hare,), state.hunters)
+
+    def _leaps(self, path: tuple[int, ...], hunters: frozenset[int]):
+        """Every capture chain starting with ``path``; each leap removes its hunter."""
+        at = path[-1]
+        for over, land in self.board.jumps[at]:
+            # the hare's own start point is empty once it has left it
+            if over in hunters and land not in hunters:
+                longer = path + (land,)
+                yield longer, True
+                if not self.options["single_capture"]:
+                    yield from self._leaps(longer, hunters - {over})
+
+    # --- applying a move --------------------------------------------------------------
+
+    def _apply(self, state: HareState, move: Move) -> HareState:
+        path = self._cells_of(move)
+        names = self._names
+        if len(path) < 2:
+            raise IllegalMove(f"{move}: a move needs a start and an end point (no passing)")
+        origin, dest = path[0], path[-1]
+        if state.turn == HUNTERS and origin not in state.hunters:
+            raise IllegalMove(f"{move}: no hunter on {names[origin]}; the hunters move")
+        if state.turn == HARE and origin != state.hare:
+            raise IllegalMove(f"{move}: the hare is on {names[state.hare]}; the hare moves")
+        hunters = state.hunters
+        if not move.leap:
+            if len(path) != 2:
+                raise IllegalMove(f"{move}: a step goes to one adjacent point; leaps use ':'")
+            if dest not in self.board.neighbours[origin]:
+                raise IllegalMove(f"{move}: no line joins {names[origin]} and {names[dest]}")
+            if dest in hunters or dest == state.hare:
+                raise IllegalMove(f"{move}: {names[dest]} is occupied")
+            if state.turn == HUNTERS:
+                hunters = (hunters - {origin}) | {dest}
+        else:
+            if state.turn == HUNTERS:
+                raise IllegalMove(f"{move}: the hunters cannot leap; only the hare captures")
+            if self.options["single_capture"] and len(path) > 2:
+                raise IllegalMove(f"{move}: one leap per turn (single_capture)")
+            for at, land in zip(path, path[1:]):
+                over = self.board.jump_over.get((at, land))
+                if over is None:
+                    raise IllegalMove(
+                        f"{move}: {names[at]} to {names[land]} is not a leap along a line"
+                    )
+                if over not in hunters:
+                    raise IllegalMove(f"{move}: no hunter on {names[over]} to capture")
+                if land in hunters:
+                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                hunters = hunters - {over}
+        hare = dest if state.turn == HARE else state.hare
+        return HareState(hare, hunters, 1 - state.turn, state.ply + 1)
+
+    # --- the end ----------------------------------------------------------------------
+
+    def outcome(self, state: HareState) -> Outcome | None:
+        self._require_state(state)
+        left, needed = len(state.hunters), self.options["min_hunters"]
+        if left < needed:
+            return Outcome((HARE,), f"only {left} hunters left, fewer than {needed}")
+        if next(self._moves_of(state), None) is None:
+            if state.turn == HARE:
+                return Outcome((HUNTERS,), "the hare is enclosed and cannot move")
+            return Outcome((HARE,), "the hunters cannot move")
+        limit = self.options["max_plies"]
+        if limit is not None and state.ply >= limit:
+            return Outcome((), f"move limit of {limit} reached")
+        return None
+
+    # --- what sensors see, and records ------------------------------------------------
+
+    def observe(self, state: HareState) -> dict[str, str | None]:
+        self._require_state(state)
+        tokens: dict[str, str | None] = dict.fromkeys(self._names)
+        for i in state.hunters:
+            tokens[self._names[i]] = "hunter"
+        tokens[self._names[state.hare]] = "hare"
+        return tokens
+
+    def render(self, state: HareState) -> str:
+        """The board as text: H for the hare, x for a hunter."""
+        symbols = {"hare": "H", "hunter": "x"}
+        return self.board.render(
+            {k: symbols[v] for k, v in self.observe(state).items() if v is not None}
+        )
+
+    def _state_to_json(self, state: HareState) -> dict:
+        return {
+            "hare": self._names[state.hare],
+            "hunters": sorted(self._names[i] for i in state.hunters),
+            "turn": SIDES[state.turn],
+            "ply": state.ply,
+        }
+
+    def _state_from_json(self, data: Any) -> HareState:
+        (hare,) = self._cell_list([data["hare"]], "hare")
+        hunters = self._cell_list(data["hunters"], "hunters")
+        if hare in hunters:
+            raise RecordError("the hare and a hunter share a point")
+        if len(hunters) > self.options["hunters"]:
+            raise RecordError(f"{len(hunters)} hunters; this game starts with fewer")
+        if data["turn"] not in SIDES:
+            raise RecordError(f"turn must be one of {SIDES}, not {data['turn']!r}")
+        ply = data["ply"]
+        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+            raise RecordError(f"'ply' must be a whole number >= 0, not {ply!r}")
+        return HareState(hare, frozenset(hunters), SIDES.index(data["turn"]), ply)

@@ -1,0 +1,273 @@
+"""Sternhalma (Chinese checkers) on the 121-hole star, per ``rules/sternhalma.txt``
+and RULINGS.md.
+
+Each player brings ten pieces from their point of the star into the opposite point.
+A move is one step to an adjacent hole, or a chain of jumps over single pieces onto
+the free hole behind, each piece jumped at most once per move; steps and jumps never
+mix, and a move never ends where it started. A player with no move passes.
+
+Seats sit on the points listed in the board file (2: opposite points; 3: every other
+point; 4 and 6 as an extension). Options:
+
+- ``no_leaving_goal`` (False): a piece standing in its target point must end its
+  move inside that point.
+- ``blocked_goal`` (False): a player also wins when every hole of their target point
+  is occupied and at least one of them by an own piece.
+- ``max_plies`` (None): the game is drawn after this many moves (kiosks, simulations).
+
+A game in which every player passes in turn is drawn: nobody can move any more.
+
+>>> from engines import load_game
+>>> game = load_game("sternhalma", players=2)
+>>> state = game.initial_state()
+>>> len(game.legal_moves(state))
+14
+>>> str(game.apply(state, game.parse_move(state, "l4-l5")).turn)
+'1'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import PASS, Game, Move, Option, Outcome
+from engines.errors import IllegalMove, RecordError
+
+EMPTY = -1
+PIECES_PER_PLAYER = 10
+
+
+@dataclass(frozen=True)
+class SternhalmaState:
+    """``holes[i]`` is the seat whose piece stands on cell ``i``, or -1 (empty)."""
+
+    holes: tuple[int, ...]
+    turn: int = 0
+    ply: int = 0
+    passes: int = 0
+
+
+class Sternhalma(Game):
+    name = "sternhalma"
+    player_counts = (2, 3, 4, 6)
+    default_players = 2
+    state_type = SternhalmaState
+    OPTIONS = (
+        Option("no_leaving_goal", False, "a piece in its target point must stay in it"),
+        Option("blocked_goal", False, "a full target point holding an own piece wins"),
+        Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
+    )
+
+    def __init__(self, players: int | None = None, **options: Any):
+        super().__init__(players, **options)
+        data = self.board.game
+        #: the star point each seat starts in, and the one it must fill
+        self.homes: tuple[str, ...] = tuple(data["seats"][str(self.players)])
+        self.targets: tuple[str, ...] = tuple(data["opposite"][home] for home in self.homes)
+        #: the colour of each seat's pieces, as a camera reports them
+        self.colours: tuple[str, ...] = tuple(data["colour"][home] for home in self.homes)
+        self._home_cells = tuple(self.board.zone(home) for home in self.homes)
+        self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
+        self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
+        self._names = tuple(cell.id for cell in self.board.cells)
+
+    def __str__(self) -> str:
+        return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
+
+    def seat_name(self, seat: int) -> str:
+        return self.colours[seat]
+
+    def initial_state(self) -> SternhalmaState:
+        holes = [EMPTY] * len(self.board.cells)
+        for seat, cells in enumerate(self._home_cells):
+            for i in cells:
+                holes[i] = seat
+        return SternhalmaState(tuple(holes))
+
+    def _to_move(self, state: SternhalmaState) -> int:
+        return state.turn
+
+    # --- move generation --------------------------------------------------------------
+
+    def _legal_moves(self, state: SternhalmaState) -> list[Move]:
+        names = self._names
+        moves = [
+            Move((names[origin], names[dest]), leap=False)
+            if len(path) == 2 and not leap
+            else Move(tuple(names[i] for i in path), leap=True)
+            for origin, dest, path, leap in self._moves_of(state.holes, state.turn)
+        ]
+        return moves or [PASS]
+
+    def _moves_of(self, holes: tuple[int, ...], seat: int):
+        """Yield ``(origin, destination, path, leap)`` once per distinct destination.
+
+        Jump chains are searched over (hole, set of jumped pieces) so that the rule
+        "a piece is jumped at most once per move" holds exactly; the first path
+        found to a destination stands for all paths there.
+        """
+        neighbours, jumps = self.board.neighbours, self.board.jumps
+        goal = self._in_goal[seat] if self.options["no_leaving_goal"] else None
+        for origin, owner in enumerate(holes):
+            if owner != seat:
+                continue
+            stays_in_goal = goal is not None and origin in goal
+            reached = {origin}
+            for dest in neighbours[origin]:
+                if holes[dest] == EMPTY and not (stays_in_goal and dest not in goal):
+                    reached.add(dest)
+                    yield origin, dest, (origin, dest), False
+            seen = {(origin, 0)}
+            stack = [(origin, 0, (origin,))]
+            while stack:
+                at, jumped, path = stack.pop()
+                for over, land in jumps[at]:
+                    bit = 1 << over
+                    if (
+                        holes[over] == EMPTY
+                        or over == origin
+                        or jumped & bit
+                        or (holes[land] != EMPTY and land != origin)
+                    ):
+                        continue
+                    key = (land, jumped | bit)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    longer = path + (land,)
+                    stack.append((land, jumped | bit, longer))
+                    if land not in reached and not (stays_in_goal and land not in goal):
+                        reached.add(land)
+                        yield origin, land, longer, True
+
+    # --- applying a move --------------------------------------------------------------
+
+    def _apply(self, state: SternhalmaState, move: Move) -> SternhalmaState:
+        seat = state.turn
+        if move == PASS:
+            if any(True for _ in self._moves_of(state.holes, seat)):
+                raise IllegalMove(f"{self.colours[seat]} can move, so may not pass")
+            return SternhalmaState(
+                state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1
+            )
+        path = self._cells_of(move)
+        self._check_path(state, seat, move, path)
+        holes = list(state.holes)
+        holes[path[0]] = EMPTY
+        holes[path[-1]] = seat
+        return SternhalmaState(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0)
+
+    def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
+        holes, names = state.holes, self._names
+        origin = path[0]
+        colour = self.colours[seat]
+        if len(path) < 2:
+            raise IllegalMove(f"{move}: a move needs a start and an end hole")
+        if holes[origin] == EMPTY:
+            raise IllegalMove(f"{move}: there is no piece on {names[origin]}")
+        if holes[origin] != seat:
+            owner = self.colours[holes[origin]]
+            raise IllegalMove(f"{move}: the piece on {names[origin]} is {owner}'s; {colour} moves")
+        if path[-1] == origin:
+            raise IllegalMove(f"{move}: a move must end on a different hole than it started")
+        if not move.leap:
+            if len(path) != 2:
+                raise IllegalMove(f"{move}: a step goes to one adjacent hole; jumps use ':'")
+            if path[1] not in self.board.neighbours[origin]:
+                raise IllegalMove(f"{move}: {names[path[1]]} is not next to {names[origin]}")
+            if holes[path[1]] != EMPTY:
+                raise IllegalMove(f"{move}: {names[path[1]]} is occupied")
+        else:
+            jumped: set[int] = set()
+            for at, land in zip(path, path[1:]):
+                over = self.board.jump_over.get((at, land))
+                if over is None:
+                    raise IllegalMove(
+                        f"{move}: {names[at]} to {names[land]} is not a jump over one hole"
+                    )
+                if holes[over] == EMPTY or over == origin:
+                    raise IllegalMove(f"{move}: there is no piece on {names[over]} to jump over")
+                if over in jumped:
+                    raise IllegalMove(
+                        f"{move}: the piece on {names[over]} may be jumped only once per move"
+                    )
+                if holes[land] != EMPTY and land != origin:
+                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                jumped.add(over)
+        goal = self._in_goal[seat]
+        if self.options["no_leaving_goal"] and origin in goal and path[-1] not in goal:
+            raise IllegalMove(f"{move}: a piece may not leave its target point (no_leaving_goal)")
+
+    # --- the end ----------------------------------------------------------------------
+
+    def outcome(self, state: SternhalmaState) -> Outcome | None:
+        self._require_state(state)
+        mover = (state.turn - 1) % self.players
+        for seat in sorted(range(self.players), key=lambda s: (s - mover) % self.players):
+            reason = self._goal_reason(state.holes, seat)
+            if reason:
+                return Outcome((seat,), reason)
+        if state.passes >= self.players:
+            return Outcome((), "no player can move")
+        limit = self.options["max_plies"]
+        if limit is not None and state.ply >= limit:
+            return Outcome((), f"move limit of {limit} reached")
+        return None
+
+    def _goal_reason(self, holes: tuple[int, ...], seat: int) -> str | None:
+        owners = [holes[i] for i in self._goal_cells[seat]]
+        colour, target = self.colours[seat], self.targets[seat]
+        if all(owner == seat for owner in owners):
+            return f"{colour} filled the {target} point"
+        if self.options["blocked_goal"] and EMPTY not in owners and seat in owners:
+            return f"{colour} holds part of the full {target} point (blocked_goal)"
+        return None
+
+    # --- what sensors see, and records ------------------------------------------------
+
+    def observe(self, state: SternhalmaState) -> dict[str, str | None]:
+        self._require_state(state)
+        return {
+            cell.id: None if owner == EMPTY else self.colours[owner]
+            for cell, owner in zip(self.board.cells, state.holes)
+        }
+
+    def render(self, state: SternhalmaState) -> str:
+        """The star as text: each piece as the first letter of its colour."""
+        return self.board.render(
+            {k: v[0].upper() for k, v in self.observe(state).items() if v is not None}
+        )
+
+    def _state_to_json(self, state: SternhalmaState) -> dict:
+        names = self._names
+        return {
+            "pieces": [
+                [names[i] for i, owner in enumerate(state.holes) if owner == seat]
+                for seat in range(self.players)
+            ],
+            "turn": state.turn,
+            "ply": state.ply,
+            "passes": state.passes,
+        }
+
+    def _state_from_json(self, data: Any) -> SternhalmaState:
+        pieces = data["pieces"]
+        if not isinstance(pieces, list) or len(pieces) != self.players:
+            raise RecordError(f"'pieces' must list the holes of each of {self.players} seats")
+        holes = [EMPTY] * len(self.board.cells)
+        for seat, cells in enumerate(pieces):
+            indices = self._cell_list(cells, f"pieces of seat {seat}")
+            if len(indices) != PIECES_PER_PLAYER:
+                raise RecordError(f"seat {seat} has {len(indices)} pieces, not 10")
+            for i in indices:
+                if holes[i] != EMPTY:
+                    raise RecordError(f"two pieces on {self.board.cells[i].id}")
+                holes[i] = seat
+        turn, ply, passes = data["turn"], data["ply"], data["passes"]
+        for key, value in (("turn", turn), ("ply", ply), ("passes", passes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise RecordError(f"{key!r} must be a whole number >= 0, not {value!r}")
+        if turn >= self.players:
+            raise RecordError(f"turn {turn} is not a seat of {self.players} players")
+        return SternhalmaState(tuple(holes), turn, ply, passes)
