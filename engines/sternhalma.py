@@ -22,8 +22,9 @@ A game in which every player passes in turn is drawn: nobody can move any more.
 >>> state = game.initial_state()
 >>> len(game.legal_moves(state))
 14
->>> str(game.apply(state, game.parse_move(state, "l4-l5")).turn)
-'1'
+>>> move = game.parse_move(state, "l4-k5")
+>>> game.observe(game.apply(state, move))["k5"]
+'red'
 """
 
 from __future__ import annotations
@@ -103,9 +104,13 @@ class Sternhalma(Game):
     def _moves_of(self, holes: tuple[int, ...], seat: int):
         """Yield ``(origin, destination, path, leap)`` once per distinct destination.
 
-        Jump chains are searched over (hole, set of jumped pieces) so that the rule
-        "a piece is jumped at most once per move" holds exactly; the first path
-        found to a destination stands for all paths there.
+        Jump chains are searched breadth-first over landing holes, and the shortest
+        path found stands for all paths to a destination. That is exact: a jump moves
+        a piece by twice a unit vector, so on the star's lattice every landing hole
+        of a chain has the same coordinates mod 2, and the only holes from which one
+        piece can be jumped are the two on its far sides. Jumping a piece twice thus
+        means landing on some hole twice, and cutting out that loop leaves a shorter
+        valid chain to the same hole; a shortest chain never jumps a piece twice.
         """
         neighbours, jumps = self.board.neighbours, self.board.jumps
         goal = self._in_goal[seat] if self.options["no_leaving_goal"] else None
@@ -113,32 +118,24 @@ class Sternhalma(Game):
             if owner != seat:
                 continue
             stays_in_goal = goal is not None and origin in goal
-            reached = {origin}
+            found = {origin}
             for dest in neighbours[origin]:
                 if holes[dest] == EMPTY and not (stays_in_goal and dest not in goal):
-                    reached.add(dest)
+                    found.add(dest)
                     yield origin, dest, (origin, dest), False
-            seen = {(origin, 0)}
-            stack = [(origin, 0, (origin,))]
-            while stack:
-                at, jumped, path = stack.pop()
-                for over, land in jumps[at]:
-                    bit = 1 << over
-                    if (
-                        holes[over] == EMPTY
-                        or over == origin
-                        or jumped & bit
-                        or (holes[land] != EMPTY and land != origin)
-                    ):
+            landed = {origin}
+            chains = [(origin,)]
+            for path in chains:  # grows while iterated: a breadth-first queue
+                for over, land in jumps[path[-1]]:
+                    if land in landed or over == origin or holes[over] == EMPTY:
                         continue
-                    key = (land, jumped | bit)
-                    if key in seen:
+                    if holes[land] != EMPTY:
                         continue
-                    seen.add(key)
+                    landed.add(land)
                     longer = path + (land,)
-                    stack.append((land, jumped | bit, longer))
-                    if land not in reached and not (stays_in_goal and land not in goal):
-                        reached.add(land)
+                    chains.append(longer)
+                    if land not in found and not (stays_in_goal and land not in goal):
+                        found.add(land)
                         yield origin, land, longer, True
 
     # --- applying a move --------------------------------------------------------------

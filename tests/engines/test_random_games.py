@@ -1,0 +1,115 @@
+"""One test for every registered engine (OpenSpiel's RandomSimTest is the model):
+random games from start to end, checking the contract's invariants at every state.
+
+A new engine gets this for free: add it to ``engines.GAMES`` and, if it has variants
+worth covering, a line to ``VARIANTS``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engines import GAMES, IllegalMove, Move, load_game
+from engines.chance import Stream
+
+GAMES_PER_SETUP = 12
+MAX_PLIES = 150
+#: (game, players, options) combinations run besides each game's defaults
+VARIANTS = {
+    "sternhalma": [
+        (3, {}),
+        (4, {"no_leaving_goal": True}),
+        (6, {"blocked_goal": True}),
+    ],
+    "catch_the_hare": [
+        (2, {"board": "less_diagonal", "single_capture": True}),
+        (2, {"board": "no_diagonal", "hunters": 10, "min_hunters": 8}),
+    ],
+}
+SETUPS = [(name, None, {}) for name in GAMES] + [
+    (name, players, options) for name, rows in VARIANTS.items() for players, options in rows
+]
+
+
+def _id(setup) -> str:
+    name, players, options = setup
+    extra = ",".join(f"{k}={v}" for k, v in options.items())
+    return f"{name}-{players or 'default'}" + (f"-{extra}" if extra else "")
+
+
+def test_every_registered_game_is_covered():
+    assert set(GAMES) <= {name for name, _, _ in SETUPS}
+
+
+@pytest.mark.parametrize("setup", SETUPS, ids=_id)
+def test_random_games_keep_every_invariant(setup):
+    name, players, options = setup
+    game = load_game(name, players, max_plies=MAX_PLIES, **options)
+    pick = random.Random(f"{name}-{players}-{sorted(options.items())}")
+    for n in range(GAMES_PER_SETUP):
+        stream = Stream(f"random game {n}")
+        state = game.initial_state()
+        while True:
+            _check_state(game, state, pick)
+            if game.outcome(state) is not None:
+                break
+            spec = game.chance(state)
+            if spec is not None:
+                state = game.resolve(state, spec.draw(stream))
+                continue
+            before = hash(state)
+            moves = game.legal_moves(state)
+            move = pick.choice(moves)
+            following = game.apply(state, move)
+            assert hash(state) == before, "apply changed the state it was given"
+            state = following
+        assert state.ply <= MAX_PLIES, "the game ran past max_plies"
+
+
+def _check_state(game, state, pick: random.Random) -> None:
+    hash(state)
+    record = game.to_json(state)
+    assert game.from_json(json.loads(json.dumps(record))) == state
+    seen = game.observe(state)
+    assert list(seen) == [cell.id for cell in game.board.cells]
+    assert seen == game.observe(game.from_json(record))
+
+    outcome = game.outcome(state)
+    assert outcome == game.outcome(state)
+    if outcome is not None:
+        assert game.to_move(state) is None
+        assert game.legal_moves(state) == []
+        with pytest.raises(IllegalMove, match="game is over"):
+            game.apply(state, Move(("a1", "a2")))
+        return
+    if game.chance(state) is not None:
+        assert game.to_move(state) is None and game.legal_moves(state) == []
+        return
+
+    moves = game.legal_moves(state)
+    assert moves, "a seat to move always has a move (a pass, if nothing else)"
+    assert len(set(moves)) == len(moves), "legal_moves lists a move twice"
+    successors = set()
+    for move in moves:
+        assert game.parse_move(state, str(move)) == move
+        successors.add(game.apply(state, move))
+    assert game.to_move(state) in range(game.players)
+    _check_wrong_tries(game, state, moves, successors, pick)
+
+
+def _check_wrong_tries(game, state, moves, successors, pick: random.Random) -> None:
+    """Random paths from a piece that can move: ``apply`` either refuses with a
+    reason or leads to a position some legal move also reaches."""
+    origins = [m.path[0] for m in moves if getattr(m, "path", ())]
+    cells = [cell.id for cell in game.board.cells]
+    for _ in range(8 if origins else 0):
+        path = (pick.choice(origins),) + tuple(pick.choices(cells, k=pick.randint(1, 3)))
+        try:
+            after = game.apply(state, Move(path, leap=pick.random() < 0.5))
+        except IllegalMove as refusal:
+            assert refusal.reason
+        else:
+            assert after in successors
