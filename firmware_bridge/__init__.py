@@ -1,0 +1,1 @@
+"""The microcontroller link: frame protocol, host driver, firmware and simulator."""
