@@ -22,7 +22,7 @@ Options:
 >>> game = load_game("catch_the_hare")
 >>> state = game.initial_state()
 >>> sorted(str(m) for m in game.legal_moves(state))[:3]
-['a2-a1', 'a3-a4', 'a3-b4']
+['a3-a4', 'a3-b3', 'a3-b4']
 """
 
 from __future__ import annotations

@@ -1,0 +1,37 @@
+"""`boardref play`: the terminal demo plays a refereed game to its end."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from boardref.cli import app
+from boardref.terminal import play
+
+
+def test_a_random_game_is_played_to_its_end_and_mistakes_are_refused():
+    lines: list[str] = []
+    summary = play(
+        "sternhalma", 3, seed=1, max_plies=40, delay=0, wrong_tries=0.5, say=lines.append
+    )
+    assert summary["reason"] == "move limit of 40 reached"
+    assert summary["refused"] > 0
+    assert sum("refused" in line for line in lines) == summary["refused"]
+    assert lines[-1].startswith("\nGame over")
+    assert lines[0].count("R") == 10  # the start position: ten red pieces
+
+
+def test_the_command_prints_a_json_summary():
+    result = CliRunner().invoke(
+        app, ["play", "--game", "catch_the_hare", "--seed", "2", "--delay", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    assert summary["reason"]
+
+
+def test_an_unknown_game_is_a_clear_error_not_a_traceback():
+    result = CliRunner().invoke(app, ["play", "--game", "chess"])
+    assert result.exit_code == 2
+    assert "no game 'chess'" in result.output
