@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
 from engines.geometry import Board, load_board
+from engines.observation import project
 
 STEP, LEAP = "-", ":"
 
@@ -192,6 +193,15 @@ class Game:
     def observe(self, state) -> dict[str, str | None]:
         """What a perfect camera sees: every cell id with its token or None."""
         raise NotImplementedError
+
+    def sense(self, state, sensor: str) -> dict[str, str | None]:
+        """What a sensor of kind ``sensor`` ("camera", "presence") reports here.
+
+        The referee matches readings against this, like with like. Games whose
+        sensors see less than the camera (disks a hall sensor cannot feel, say)
+        override it.
+        """
+        return project(self.observe(state), sensor)
 
     def seat_name(self, seat: int) -> str:
         """How players call a seat: a colour, or a side such as "the hare"."""
