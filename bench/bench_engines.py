@@ -93,8 +93,9 @@ def bench_sternhalma() -> dict:
 
 def bench_open_spiel() -> dict:
     try:
-        import pyspiel
         from importlib.metadata import version
+
+        import pyspiel
     except ImportError as exc:
         return {"unavailable": f"open_spiel not installed ({exc}); `make bench` installs it"}
     game = pyspiel.load_game("chinese_checkers", {"players": PLAYERS})
