@@ -4,8 +4,8 @@ PROTOCOL.md beside this file is the specification; this module implements it onc
 for both ends: the host imports it as ``firmware_bridge.protocol`` and the RP2040
 firmware copies it as ``protocol.py``. So it keeps to the Python that MicroPython
 runs: no annotations, dataclasses, typing or enum, plain f-strings only, and only
-``struct`` and ``binascii`` from the library. It must never do I/O or keep time, and garbage on the line must never
-raise out of ``Decoder.feed``.
+``struct`` and ``binascii`` from the library. It must never do I/O or keep time,
+and garbage on the line must never raise out of ``Decoder.feed``.
 
 >>> frame = encode(Scan(counter=7, cells=bytes([0, 1, 1, 0])))
 >>> Decoder().feed(frame)

@@ -1,0 +1,163 @@
+"""The device end of the serial protocol, free of hardware.
+
+It owns the debounced board, the LED colours, the command sequence rules and the
+heartbeat (PROTOCOL.md sections 2 to 4). ``main.py`` hands it sensor readings and
+received bytes and writes out the frames it returns; ``sim.py`` does the same with
+simulated sensors. It must never touch pins, clocks or streams itself, so that the
+very same code runs on the RP2040 and in the simulator.
+"""
+
+try:
+    from firmware_bridge import protocol
+    from firmware_bridge.firmware.debounce import Debouncer
+except ImportError:  # on the Pico every module sits in the filesystem root
+    import protocol
+    from debounce import Debouncer
+
+try:
+    from time import ticks_diff
+except ImportError:  # CPython: callers pass a monotonic millisecond count that never wraps
+
+    def ticks_diff(new, old):
+        return new - old
+
+
+DEFAULTS = {"brightness": 64, "debounce_scans": 3, "heartbeat_ms": 500, "scan_period_ms": 10}
+
+
+class Device:
+    """One board's microcontroller: ``cells`` sensors and LEDs.
+
+    ``show_leds(colors, brightness)`` is called whenever the LED colours change;
+    ``colors`` holds r, g, b per cell. Call ``boot`` first. Every method that may
+    answer returns the encoded frames to send (``b""`` for none).
+    """
+
+    def __init__(
+        self,
+        cells,
+        sensor_kind,
+        firmware,
+        show_leds,
+        settings=None,
+        protocol_version=protocol.PROTOCOL_VERSION,
+    ):
+        self.cells = cells
+        self.sensor_kind = sensor_kind
+        self.firmware = firmware
+        self.protocol_version = protocol_version
+        self.settings = dict(DEFAULTS)
+        if settings:
+            self.settings.update(settings)
+        self.debouncer = Debouncer(cells, self.settings["debounce_scans"])
+        self.colors = bytearray(3 * cells)
+        self.counter = 0
+        self.accepted = 0
+        self.decoder = protocol.Decoder(protocol_version)
+        self._show_leds = show_leds
+        self._last_scan_ms = 0
+        self._drops_reported = 0
+
+    def boot(self, raw, now_ms):
+        """What the device says when it starts: HELLO and the board as first read.
+
+        The first reading is taken as it is, so a host never sees a full board
+        reported empty while the debouncer would still be catching up.
+        """
+        self.debouncer.state[:] = raw
+        return self._hello() + self._scan(now_ms)
+
+    def scan(self, raw, now_ms):
+        """Take one scan's raw readings (a byte per cell) at ``now_ms``.
+
+        Sends a SCAN when the debounced board changed, or as the heartbeat; reports
+        frames the decoder dropped, at most once a heartbeat.
+        """
+        if self.debouncer.update(raw):
+            self.counter = (self.counter + 1) & 0xFFFF
+            return self._scan(now_ms)
+        if ticks_diff(now_ms, self._last_scan_ms) < self.settings["heartbeat_ms"]:
+            return b""
+        out = self._scan(now_ms)
+        if self.decoder.errors != self._drops_reported:
+            self._drops_reported = self.decoder.errors
+            detail = f"{self.decoder.errors} damaged frames dropped since boot"
+            out += self.report(protocol.FRAMES_DROPPED, detail)
+        return out
+
+    def receive(self, data, now_ms):
+        """Take bytes from the host; answer every complete command in them."""
+        out = b""
+        for message in self.decoder.feed(data):
+            out += self._answer(message, now_ms)
+        return out
+
+    def report(self, code, detail):
+        """An ERROR frame, for conditions the caller detects (sensor faults, resets)."""
+        return self._frame(protocol.Error(code, detail))
+
+    def _frame(self, message):
+        # Every device frame acknowledges the last accepted command (PROTOCOL.md 3).
+        message.seq = self.accepted
+        return protocol.encode(message, self.protocol_version)
+
+    def _hello(self):
+        return self._frame(
+            protocol.Hello(self.cells, self.sensor_kind, self.firmware, self.protocol_version)
+        )
+
+    def _scan(self, now_ms):
+        self._last_scan_ms = now_ms
+        return self._frame(protocol.Scan(self.counter, bytes(self.debouncer.state)))
+
+    def _answer(self, message, now_ms):
+        kind = message.TYPE
+        if kind == protocol.HELLO:
+            # A (re)connecting host: always answered, and it restarts duplicate detection.
+            self.accepted = message.seq
+            return self._hello() + self._scan(now_ms)
+        if message.seq == self.accepted:
+            # A retransmission whose answer was lost: acknowledge, do not repeat it.
+            return self._frame(protocol.Ack())
+        if kind == protocol.SET_LEDS:
+            code = self._set_leds(message)
+        elif kind == protocol.CONFIG:
+            code = self._configure(message.settings)
+        elif kind == protocol.PING:
+            code = 0
+        else:
+            code = protocol.UNSUPPORTED
+        if code:
+            return self._frame(protocol.Nack(message.seq, code))
+        self.accepted = message.seq
+        if kind == protocol.PING:
+            return self._frame(protocol.Pong(message.token, now_ms))
+        return self._frame(protocol.Ack())
+
+    def _set_leds(self, message):
+        colors = message.colors
+        leds = self.colors
+        if message.cells is None:
+            if len(colors) > len(leds):
+                return protocol.BAD_PAYLOAD
+            leds[: len(colors)] = colors
+            leds[len(colors) :] = bytes(len(leds) - len(colors))
+        else:
+            for cell in message.cells:
+                if cell >= self.cells:
+                    return protocol.BAD_PAYLOAD
+            for index, cell in enumerate(message.cells):
+                leds[3 * cell : 3 * cell + 3] = colors[3 * index : 3 * index + 3]
+        self._show_leds(leds, self.settings["brightness"])
+        return 0
+
+    def _configure(self, settings):
+        for name in settings:
+            limits = protocol.CONFIG_RANGES.get(name)
+            if limits is None or not limits[0] <= settings[name] <= limits[1]:
+                return protocol.BAD_CONFIG
+        self.settings.update(settings)
+        self.debouncer.scans = self.settings["debounce_scans"]
+        if "brightness" in settings:
+            self._show_leds(self.colors, self.settings["brightness"])
+        return 0

@@ -1,0 +1,342 @@
+"""A simulated board microcontroller on a pseudo-terminal.
+
+It runs the firmware's own device logic (``firmware/device.py``: debounce, SCAN,
+heartbeat, LED commands) against simulated hall sensors, so the host driver, the
+service and the tests talk to it exactly as to a Pico. Tests and the service drive
+it in-process through ``Simulator``; ``python -m firmware_bridge.sim`` runs one and
+takes the same controls as lines on standard input. It must never implement any
+part of the protocol itself: whatever it says, the firmware says.
+"""
+
+import argparse
+import os
+import random
+import select
+import signal
+import sys
+import tempfile
+import threading
+import time
+import tty
+
+from firmware_bridge import protocol
+from firmware_bridge.firmware.device import Device
+
+FIRMWARE = "boardref-sim 0.1.0"
+
+
+def _now_ms():
+    return int(time.monotonic() * 1000)
+
+
+class SimulatedSensors:
+    """What the hall sensors read: the true board, plus noise and injected flicker."""
+
+    def __init__(self, cells, noise, rng):
+        self.board = bytearray(cells)
+        self.noise = noise
+        self._rng = rng
+        self._flicker_until = {}
+
+    def flicker(self, cell, seconds):
+        """Make ``cell`` read at random for ``seconds``, like a hand passing over it."""
+        self._flicker_until[cell] = time.monotonic() + seconds
+
+    def read(self):
+        """One scan's raw readings, a byte per cell."""
+        raw = bytearray(self.board)
+        rng = self._rng
+        if self.noise:
+            for cell in range(len(raw)):
+                if rng.random() < self.noise:
+                    raw[cell] = protocol.EMPTY if raw[cell] else protocol.PRESENT
+        now = time.monotonic()
+        for cell, until in list(self._flicker_until.items()):
+            if now >= until:
+                del self._flicker_until[cell]
+            else:
+                raw[cell] = rng.choice((protocol.EMPTY, protocol.PRESENT))
+        return bytes(raw)
+
+
+class Simulator:
+    """A board microcontroller on a pseudo-terminal, reachable at the stable ``path``.
+
+    ``path`` is a symlink to the current pseudo-terminal, like a udev name or a
+    ``/dev/serial/by-id`` link: ``unplug`` removes it and hangs the terminal up,
+    ``plug`` boots a fresh device on a new terminal and points the link at it.
+    """
+
+    def __init__(
+        self,
+        cells=121,
+        noise=0.0,
+        path=None,
+        sensor_kind=protocol.SENSOR_PRESENCE,
+        settings=None,
+        protocol_version=protocol.PROTOCOL_VERSION,
+        seed=None,
+    ):
+        self._own_dir = None
+        if path is None:
+            self._own_dir = tempfile.mkdtemp(prefix="boardref-sim-")
+            path = os.path.join(self._own_dir, "boardref-pico")
+        self.path = path
+        self.cells = cells
+        self.sensors = SimulatedSensors(cells, noise, random.Random(seed))
+        self.device = None
+        self.output_dropped = 0
+        self._sensor_kind = sensor_kind
+        self._settings = settings
+        self._protocol_version = protocol_version
+        self._master = None
+        self._slave = None
+        self._want_plugged = True
+        self._stalled_until = 0.0
+        self._injected = []
+        self._changed = threading.Condition()
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name="boardref-sim", daemon=True)
+
+    # -- controls -------------------------------------------------------------------
+
+    def start(self):
+        """Plug the device in and start it; returns self."""
+        self._thread.start()
+        self._wait_applied()
+        return self
+
+    def close(self):
+        """Unplug and stop for good."""
+        with self._changed:
+            self._closing = True
+            self._want_plugged = False
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        if self._own_dir:
+            os.rmdir(self._own_dir)
+            self._own_dir = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def set_cell(self, cell, state):
+        """Put (state 1, or a magnet class) or take away (state 0) the piece on ``cell``."""
+        self.sensors.board[cell] = state
+
+    def set_board(self, states):
+        """Set every cell at once, a byte (or int) per cell."""
+        states = bytes(states)
+        if len(states) != self.cells:
+            raise ValueError(f"the board has {self.cells} cells, not {len(states)}")
+        self.sensors.board[:] = states
+
+    @property
+    def board(self):
+        """What truly stands on the board, a byte per cell."""
+        return bytes(self.sensors.board)
+
+    def flicker(self, cell, seconds):
+        """Make one sensor read at random for a while."""
+        self.sensors.flicker(cell, seconds)
+
+    def stall(self, seconds):
+        """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
+        heartbeat; then it carries on where it was."""
+        self._stalled_until = time.monotonic() + seconds
+
+    def inject(self, data):
+        """Put raw bytes on the line towards the host, between frames, like line noise."""
+        self._injected.append(bytes(data))
+
+    def unplug(self):
+        """Pull the USB cable: the link vanishes and the terminal hangs up."""
+        with self._changed:
+            self._want_plugged = False
+        self._wait_applied()
+
+    def plug(self):
+        """Plug the cable back in: the device boots afresh (LEDs dark) and reappears."""
+        with self._changed:
+            self._want_plugged = True
+        self._wait_applied()
+
+    @property
+    def plugged(self):
+        return self._master is not None
+
+    @property
+    def leds(self):
+        """The LED colours the device shows, r, g, b per cell (before brightness)."""
+        device = self.device
+        return bytes(device.colors) if device else bytes(3 * self.cells)
+
+    # -- the device's main loop ---------------------------------------------------------
+
+    def _wait_applied(self):
+        with self._changed:
+            if not self._changed.wait_for(
+                lambda: self.plugged == self._want_plugged or not self._thread.is_alive(),
+                timeout=5,
+            ):
+                raise TimeoutError("the simulator did not follow the control in time")
+
+    def _run(self):
+        next_scan = 0
+        try:
+            while not self._closing:
+                if self._want_plugged != self.plugged:
+                    self._apply_plug()
+                    next_scan = _now_ms()
+                stall = self._stalled_until - time.monotonic()
+                if not self.plugged or stall > 0:
+                    time.sleep(0.01)
+                    continue
+                wait = max(0, next_scan - _now_ms()) / 1000
+                if select.select([self._master], [], [], wait)[0]:
+                    self._send(self.device.receive(self._read(), _now_ms()))
+                while self._injected:
+                    self._send(self._injected.pop(0))
+                now = _now_ms()
+                if now >= next_scan:
+                    self._send(self.device.scan(self.sensors.read(), now))
+                    period = self.device.settings["scan_period_ms"]
+                    next_scan = max(next_scan + period, now)
+        finally:
+            self._hang_up()
+            with self._changed:
+                self._changed.notify_all()
+
+    def _apply_plug(self):
+        if self._want_plugged:
+            master, slave = os.openpty()
+            # Raw before anyone opens it: the line discipline must not echo our frames.
+            tty.setraw(slave)
+            os.set_blocking(master, False)
+            self._master, self._slave = master, slave
+            self.device = Device(
+                self.cells,
+                self._sensor_kind,
+                FIRMWARE,
+                lambda colors, brightness: None,
+                self._settings,
+                self._protocol_version,
+            )
+            self._send(self.device.boot(self.sensors.read(), _now_ms()))
+            staged = self.path + ".new"
+            os.symlink(os.ttyname(slave), staged)
+            os.replace(staged, self.path)
+        else:
+            self._hang_up()
+        with self._changed:
+            self._changed.notify_all()
+
+    def _hang_up(self):
+        if self._master is None:
+            return
+        # The name goes first, as udev removes it, so nobody reopens a dying terminal.
+        if os.path.lexists(self.path):
+            os.unlink(self.path)
+        os.close(self._slave)
+        os.close(self._master)
+        self._master = self._slave = None
+
+    def _read(self):
+        try:
+            return os.read(self._master, 4096)
+        except BlockingIOError:
+            return b""
+
+    def _send(self, data):
+        # Like USB CDC with nobody listening: what does not fit is lost, never waited for.
+        while data:
+            try:
+                written = os.write(self._master, data)
+            except BlockingIOError:
+                self.output_dropped += len(data)
+                return
+            data = data[written:]
+
+
+def _control(simulator, line):
+    """Apply one command line from standard input; returns the reply to print."""
+    words = line.split()
+    if not words:
+        return ""
+    command, args = words[0], words[1:]
+    if command == "set" and len(args) == 2:
+        simulator.set_cell(int(args[0]), int(args[1]))
+    elif command == "flicker" and len(args) == 2:
+        simulator.flicker(int(args[0]), float(args[1]))
+    elif command == "stall" and len(args) == 1:
+        simulator.stall(float(args[0]))
+    elif command == "inject" and len(args) == 1:
+        simulator.inject(bytes.fromhex(args[0]))
+    elif command == "unplug" and not args:
+        simulator.unplug()
+    elif command == "plug" and not args:
+        simulator.plug()
+    elif command == "board" and not args:
+        return " ".join(str(state) for state in simulator.board)
+    elif command == "leds" and not args:
+        return simulator.leds.hex()
+    else:
+        return (
+            "commands: set CELL STATE | flicker CELL SECONDS | stall SECONDS | inject HEX"
+            " | unplug | plug | board | leds"
+        )
+    return "ok"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_bridge.sim",
+        description="Run a simulated board microcontroller on a pseudo-terminal. Prints the"
+        " device path, then takes commands on standard input (try 'help').",
+    )
+    parser.add_argument("--cells", type=int, default=121, help="number of sensor cells")
+    parser.add_argument("--noise", type=float, default=0.0, help="chance a reading is wrong")
+    parser.add_argument("--path", help="where to put the device link (default: a temp dir)")
+    parser.add_argument("--seed", type=int, help="seed for noise and flicker")
+    parser.add_argument("--magnet", action="store_true", help="report magnet classes")
+    parser.add_argument(
+        "--protocol-version",
+        type=int,
+        default=protocol.PROTOCOL_VERSION,
+        help="speak another protocol version (to try a host's mismatch error)",
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.cells <= protocol.MAX_CELLS:
+        parser.error(f"--cells must be 1..{protocol.MAX_CELLS}")
+    kind = protocol.SENSOR_MAGNET if args.magnet else protocol.SENSOR_PRESENCE
+    simulator = Simulator(
+        args.cells,
+        args.noise,
+        args.path,
+        kind,
+        protocol_version=args.protocol_version,
+        seed=args.seed,
+    )
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    with simulator:
+        print(simulator.path, flush=True)
+        try:
+            for line in sys.stdin:
+                try:
+                    reply = _control(simulator, line)
+                except (ValueError, IndexError) as error:
+                    reply = f"error: {error}"
+                if reply:
+                    print(reply, flush=True)
+            # Standard input closed (started in the background): run until stopped.
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
