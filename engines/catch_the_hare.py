@@ -122,6 +122,15 @@ class CatchTheHare(Game):
                 if not self.options["single_capture"]:
                     yield from self._leaps(longer, hunters - {over})
 
+    def can_extend(self, state: HareState, move: Move) -> bool:
+        """A capture chain can go on while the hare, where it landed, has another
+        hunter to leap (never with ``single_capture``)."""
+        self._require_state(state)
+        if not isinstance(move, Move) or not move.leap or self.options["single_capture"]:
+            return False
+        after = self.apply(state, move)
+        return next(self._leaps((after.hare,), after.hunters), None) is not None
+
     # --- applying a move --------------------------------------------------------------
 
     def _apply(self, state: HareState, move: Move) -> HareState:

@@ -190,6 +190,13 @@ class Game:
     def outcome(self, state) -> Outcome | None:
         raise NotImplementedError
 
+    def can_extend(self, state, move) -> bool:
+        """Whether ``move``, made from ``state``, could still grow into a longer legal
+        move by the same player (a jump chain set down mid-way). The referee keeps
+        such a move tentative. By default no move can grow.
+        """
+        return False
+
     def observe(self, state) -> dict[str, str | None]:
         """What a perfect camera sees: every cell id with its token or None."""
         raise NotImplementedError

@@ -138,6 +138,31 @@ class Sternhalma(Game):
                         found.add(land)
                         yield origin, land, longer, True
 
+    def can_extend(self, state: SternhalmaState, move: Move) -> bool:
+        """A jump chain can go on when its piece, where it stands, has another jump
+        over a piece it has not jumped yet, onto a hole other than its start (the
+        search passes through the start hole, which a chain may cross)."""
+        self._require_state(state)
+        if not isinstance(move, Move) or not move.leap or len(move.path) < 2:
+            return False
+        path = self._cells_of(move)
+        origin, holes, jump_over = path[0], state.holes, self.board.jump_over
+        jumped = frozenset(jump_over.get(hop) for hop in zip(path, path[1:]))
+        stack, seen = [(path[-1], jumped)], set()
+        while stack:
+            at, done = stack.pop()
+            for over, land in self.board.jumps[at]:
+                if over in done or over == origin or holes[over] == EMPTY:
+                    continue
+                if land != origin and holes[land] != EMPTY:
+                    continue
+                if land != origin:
+                    return True
+                if (land, done | {over}) not in seen:
+                    seen.add((land, done | {over}))
+                    stack.append((land, done | {over}))
+        return False
+
     # --- applying a move --------------------------------------------------------------
 
     def _apply(self, state: SternhalmaState, move: Move) -> SternhalmaState:

@@ -150,3 +150,13 @@ def test_max_plies_declares_a_draw():
 def test_min_hunters_above_the_hunters_on_the_board_is_refused():
     with pytest.raises(OptionError, match="would win at once"):
         load_game("catch_the_hare", hunters=10, min_hunters=11)
+
+
+def test_a_capture_chain_can_be_extended_while_a_hunter_is_left_to_leap():
+    game = load_game("catch_the_hare", min_hunters=1)
+    state = position(game, "c1", ["c2", "c4"])
+    assert game.can_extend(state, game.parse_move(state, "c1:c3"))
+    assert not game.can_extend(state, game.parse_move(state, "c1:c3:c5"))
+    assert not game.can_extend(state, game.parse_move(state, "c1-b1"))
+    single = load_game("catch_the_hare", min_hunters=1, single_capture=True)
+    assert not single.can_extend(state, single.parse_move(state, "c1:c3"))

@@ -206,3 +206,15 @@ def test_max_plies_declares_a_draw():
     game = load_game("sternhalma", 2, max_plies=1)
     state = game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
     assert game.outcome(state).reason == "move limit of 1 reached"
+
+
+def test_a_jump_chain_set_down_mid_way_can_be_extended_and_a_step_cannot():
+    game = load_game("sternhalma", 2)
+    ring = ["j10", "m11", "p10", "p8", "m7", "j8"]
+    state = position(game, {0: ["i9"], 1: ring})
+    assert game.can_extend(state, game.parse_move(state, "i9:k11"))
+    assert game.can_extend(state, game.parse_move(state, "i9:k11:o11:q9:o7"))
+    assert not game.can_extend(state, game.parse_move(state, "i9-h10"))
+    lone = position(game, {0: ["e13"], 1: ["f12", "f10"]})
+    assert game.can_extend(lone, game.parse_move(lone, "e13:g11"))
+    assert not game.can_extend(lone, game.parse_move(lone, "e13:g11:e9"))
