@@ -266,6 +266,11 @@ class Link:
         been_up = False
         while not self._stop.is_set():
             delay = backoff
+            if not self._device_present():
+                # Nothing to open: wait for the device path to appear (plug-in).
+                self._set_state(DOWN, f"no device at {self.port}: is the board plugged in?")
+                self._pause(BACKOFF_MAX)
+                continue
             try:
                 port = self._connect()
             except ProtocolVersionError as error:
@@ -274,7 +279,7 @@ class Link:
                 self._set_state(INCOMPATIBLE, str(error))
                 delay = BACKOFF_MAX
             except (LinkError, serial.SerialException, OSError) as error:
-                self._set_state(DOWN, f"cannot open {self.port}: {error}")
+                self._set_state(DOWN, f"cannot connect to {self.port}: {error}")
                 backoff = min(2 * backoff, BACKOFF_MAX)
             else:
                 if been_up:
