@@ -19,6 +19,7 @@ from engines import (
     RulesError,
     load_game,
 )
+from engines.chance import Stream
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -53,6 +54,10 @@ def test_garbage_notation_is_refused(name, text):
 def test_a_move_from_another_position_is_refused_with_a_reason(name):
     game = load_game(name)
     start = game.initial_state()
+    stream = Stream("bad input")
+    # games that open with chance (a deal, a roll) need it drawn before anyone moves
+    while (spec := game.chance(start)) is not None:
+        start = game.resolve(start, spec.draw(stream))
     first = game.legal_moves(start)[0]
     later = game.apply(start, first)
     with pytest.raises(IllegalMove) as refused:
