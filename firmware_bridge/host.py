@@ -269,7 +269,7 @@ class Link:
             if not self._device_present():
                 # Nothing to open: wait for the device path to appear (plug-in).
                 self._set_state(DOWN, f"no device at {self.port}: is the board plugged in?")
-                self._pause(BACKOFF_MAX)
+                self._pause(BACKOFF_MAX, was_present=False)
                 continue
             try:
                 port = self._connect()
@@ -294,13 +294,12 @@ class Link:
                 finally:
                     self._release(port)
             if not self._stop.is_set():
-                self._pause(delay)
+                self._pause(delay, self._device_present())
 
-    def _pause(self, delay):
+    def _pause(self, delay, was_present):
         """Wait ``delay`` seconds before the next attempt, but go at once when the
-        device path reappears (it vanishes on unplug and comes back on plug-in)."""
+        device path appears (it vanishes on unplug and comes back on plug-in)."""
         deadline = time.monotonic() + delay
-        was_present = self._device_present()
         while not self._stop.wait(_PRESENCE_POLL):
             present = self._device_present()
             if time.monotonic() >= deadline or (present and not was_present):

@@ -216,7 +216,6 @@ class Simulator:
             # Raw before anyone opens it: the line discipline must not echo our frames.
             tty.setraw(slave)
             os.set_blocking(master, False)
-            self._master, self._slave = master, slave
             self.device = Device(
                 self.cells,
                 self._sensor_kind,
@@ -225,10 +224,12 @@ class Simulator:
                 self._settings,
                 self._protocol_version,
             )
-            self._send(self.device.boot(self.sensors.read(), _now_ms()))
             staged = self.path + ".new"
             os.symlink(os.ttyname(slave), staged)
             os.replace(staged, self.path)
+            # Plugged only now, with the name in place: whoever waited may open it.
+            self._master, self._slave = master, slave
+            self._send(self.device.boot(self.sensors.read(), _now_ms()))
         else:
             self._hang_up()
         with self._changed:
