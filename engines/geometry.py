@@ -1,7 +1,9 @@
 """Board geometry: load a board file from ``engines/boards/*.toml`` and validate it.
 
-A board is its cells (id, position in millimetres on the board plane, kind, zone) and
-its straight lines of cells, from which neighbour and jump tables are computed once.
+A board is its cells (id, position in millimetres on the board plane, kind, zone), its
+straight lines of cells, from which neighbour and jump tables are computed once, and
+optional ``links``: paths of adjacent cells that need not be straight (a track that
+bends), which add neighbours but no jumps.
 This module only reads packaged data; it knows nothing of any game's rules.
 
 >>> board = load_board("catch_the_hare")
@@ -27,7 +29,7 @@ from engines.errors import BoardFileError
 # Cells on one straight line must be this close (mm) to the line and to even spacing.
 STRAIGHTNESS_MM = 0.5
 CELL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
-TOP_LEVEL_KEYS = {"name", "title", "cells", "lines", "game"}
+TOP_LEVEL_KEYS = {"name", "title", "cells", "lines", "links", "game"}
 CELL_KEYS = {"id", "xy", "kind", "zone"}
 
 
@@ -48,7 +50,8 @@ class Board:
     ``neighbours[i]`` holds the indices one step from cell ``i`` along a line;
     ``jumps[i]`` holds ``(over, land)`` index pairs for a jump from ``i`` over the
     next cell to the one behind it; ``jump_over[(i, land)]`` is the jumped cell.
-    ``game`` is the file's free-form ``[game]`` table, read by the engine.
+    ``game`` is the file's free-form ``[game]`` table, read by the engine. ``links``
+    are paths of adjacent cells whose neighbours count without a straightness check.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Board:
     cells: tuple[Cell, ...]
     lines: tuple[tuple[str, ...], ...]
     game: dict[str, Any]
+    links: tuple[tuple[str, ...], ...] = ()
     index: dict[str, int] = field(init=False)
     neighbours: tuple[tuple[int, ...], ...] = field(init=False)
     jumps: tuple[tuple[tuple[int, int], ...], ...] = field(init=False)
@@ -73,6 +77,12 @@ class Board:
             for a, b, c in zip(at, at[1:], at[2:]):
                 jumps[a].append((b, c))
                 jumps[c].append((b, a))
+        for link in self.links:
+            at = [index[cell_id] for cell_id in link]
+            for a, b in zip(at, at[1:]):
+                if b not in neighbours[a]:
+                    neighbours[a].append(b)
+                    neighbours[b].append(a)
         set_ = object.__setattr__
         set_(self, "index", index)
         set_(self, "neighbours", tuple(tuple(n) for n in neighbours))
@@ -156,8 +166,10 @@ def parse_board(text: str, source: str) -> Board:
     if not isinstance(game, dict):
         raise fail("'game' must be a table")
     cells = _parse_cells(data.get("cells"), fail)
-    lines = _parse_lines(data.get("lines", []), {c.id: c for c in cells}, fail)
-    return Board(data["name"], data["title"], cells, lines, game)
+    by_id = {c.id: c for c in cells}
+    lines = _parse_lines(data.get("lines", []), by_id, fail)
+    links = _parse_lines(data.get("links", []), by_id, fail, what="link")
+    return Board(data["name"], data["title"], cells, lines, game, links)
 
 
 def _parse_cells(raw: Any, fail) -> tuple[Cell, ...]:
@@ -197,15 +209,18 @@ def _parse_cells(raw: Any, fail) -> tuple[Cell, ...]:
     return tuple(cells)
 
 
-def _parse_lines(raw: Any, cells: dict[str, Cell], fail) -> tuple[tuple[str, ...], ...]:
+def _parse_lines(
+    raw: Any, cells: dict[str, Cell], fail, what: str = "line"
+) -> tuple[tuple[str, ...], ...]:
+    """``lines`` (straight, evenly spaced) or, with ``what="link"``, ``links`` (any shape)."""
     if not isinstance(raw, list):
-        raise fail("'lines' must be an array of strings of cell ids")
+        raise fail(f"'{what}s' must be an array of strings of cell ids")
     lines = []
     for n, entry in enumerate(raw, start=1):
         if not isinstance(entry, str):
-            raise fail(f"line {n}: must be a string of cell ids separated by spaces")
+            raise fail(f"{what} {n}: must be a string of cell ids separated by spaces")
         ids = tuple(entry.split())
-        where = f"line {n} ({entry!r})"
+        where = f"{what} {n} ({entry!r})"
         if len(ids) < 2:
             raise fail(f"{where}: needs at least two cells")
         for cell_id in ids:
@@ -213,7 +228,8 @@ def _parse_lines(raw: Any, cells: dict[str, Cell], fail) -> tuple[tuple[str, ...
                 raise fail(f"{where}: unknown cell {cell_id!r}")
         if len(set(ids)) != len(ids):
             raise fail(f"{where}: a cell appears twice")
-        _check_straight(ids, cells, lambda problem, w=where: fail(f"{w}: {problem}"))
+        if what == "line":
+            _check_straight(ids, cells, lambda problem, w=where: fail(f"{w}: {problem}"))
         lines.append(ids)
     return tuple(lines)
 
