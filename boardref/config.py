@@ -1,0 +1,144 @@
+"""The service configuration: one TOML file (``/etc/boardref/config.toml`` or
+``--config``), validated with pydantic when the service starts.
+
+A bad file is refused with the key, the value and what was expected; the game and
+its variants are checked against the engines, and the hall-sensor map against the
+board file. This module reads the file and nothing else.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engines import RulesError, load_game
+
+DEFAULT_PATH = Path("/etc/boardref/config.toml")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GameConfig(_Section):
+    name: str = "sternhalma"
+    players: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class HallConfig(_Section):
+    #: a device path, a /dev/serial/by-id link or a pyserial URL
+    device: str = "/dev/boardref-pico"
+    #: cell ids in sensor-index order, per board file; a board not listed uses the
+    #: board file's own cell order
+    cell_maps: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class SensorsConfig(_Section):
+    hall: HallConfig | None = Field(default_factory=HallConfig)
+    #: a reading counts once it has been stable this long
+    settle_ms: int = Field(300, ge=20, le=5000)
+
+
+class GpioConfig(_Section):
+    """BCM pin numbers; leave a pin out when that part is not fitted."""
+
+    draw: int | None = Field(None, ge=0, le=27)
+    confirm: int | None = Field(None, ge=0, le=27)
+    takeback: int | None = Field(None, ge=0, le=27)
+    status_led: tuple[int, int, int] | None = None
+    buzzer: int | None = Field(None, ge=0, le=27)
+
+    @field_validator("status_led")
+    @classmethod
+    def _status_pins(cls, pins):
+        if pins is not None and not all(0 <= p <= 27 for p in pins):
+            raise ValueError("the three pins (red, green, blue) must be BCM numbers 0-27")
+        return pins
+
+
+class StoreConfig(_Section):
+    path: Path = Path("/var/lib/boardref/boardref.db")
+
+
+class PanelConfig(_Section):
+    #: 127.0.0.1 keeps the panel on this machine; 0.0.0.0 opens it to the LAN
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    referee_pin_hash: str | None = None
+
+
+class Config(_Section):
+    game: GameConfig = Field(default_factory=GameConfig)
+    sensors: SensorsConfig = Field(default_factory=SensorsConfig)
+    gpio: GpioConfig = Field(default_factory=GpioConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    panel: PanelConfig = Field(default_factory=PanelConfig)
+
+    def sensor_cells(self, board) -> list[str]:
+        """Cell ids in hall-sensor order for ``board``."""
+        hall = self.sensors.hall
+        if hall is not None and board.name in hall.cell_maps:
+            return hall.cell_maps[board.name]
+        return [cell.id for cell in board.cells]
+
+
+def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
+    """The validated configuration from ``path`` (defaults when None).
+
+    ``overrides`` replace whole sections or keys given as ``section.key``; the
+    command line uses them (``--game``, ``--port`` ...).
+    """
+    data: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    for dotted, value in overrides.items():
+        section, _, key = dotted.partition(".")
+        data.setdefault(section, {})[key] = value
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: " + "; ".join(_describe(e) for e in exc.errors())) from None
+    _check_against_engines(config, source)
+    return config
+
+
+def _describe(error: dict) -> str:
+    key = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"{key} is not a setting boardref knows"
+    if error["type"] == "missing":
+        return f"{key} is missing"
+    return f"{key} = {error['input']!r}: {error['msg']}"
+
+
+def _check_against_engines(config: Config, source: str) -> None:
+    game = config.game
+    try:
+        rules = load_game(game.name, game.players, **game.options)
+    except RulesError as exc:
+        raise ConfigError(f"{source}: [game] {exc}") from None
+    cells = config.sensor_cells(rules.board)
+    known = set(rules.board.index)
+    unknown = [c for c in cells if c not in known]
+    if unknown:
+        raise ConfigError(
+            f"{source}: sensors.hall.cell_maps.{rules.board.name} names cells not on the "
+            f"board: {', '.join(unknown[:5])}"
+        )
+    if len(set(cells)) != len(cells):
+        raise ConfigError(f"{source}: sensors.hall.cell_maps.{rules.board.name} lists a cell twice")

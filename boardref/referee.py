@@ -1,0 +1,634 @@
+"""The referee: settled sensor readings become verdicts, and commands (draw, confirm,
+takeback, correction) become events. It is the only place that decides.
+
+A reading is stable once it has not changed for the settle time; it is then matched
+against what the sensor would report for every legal successor of the turn-start
+position. One match is a move; a move that could still grow (a jump chain set down
+mid-way) stays tentative until the next player acts, a confirm, or a draw. No match
+is explained in words and the differing cells are shown. Every accepted event goes
+to the store before anything changes, so a restart replays exactly this game.
+
+Time comes from the caller (``at`` and ``tick(now)``), so the referee runs the same
+on the wall clock and on a simulated one. It never touches a device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from boardref.store import Store, StoreError
+from engines import PASS, IllegalMove, Move, RulesError, load_game
+from engines.chance import Stream, commitment, new_seed
+
+Reading = dict[str, str | None]
+
+SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
+
+
+class RefereeError(RuntimeError):
+    """A command that cannot be carried out now; the message says why, in words."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something players should hear about. ``accepted`` events are in the log."""
+
+    kind: str
+    data: dict[str, Any]
+    accepted: bool = False
+
+
+@dataclass
+class Display:
+    """What outputs show: the panel, the status LED and the cell LEDs."""
+
+    phase: str
+    game: str
+    to_move: int | None
+    seat_name: str | None
+    position: Reading
+    message: str = ""
+    last_move: tuple[str, ...] = ()
+    tentative: str | None = None
+    lifted: str | None = None
+    destinations: frozenset[str] = frozenset()
+    errors: frozenset[str] = frozenset()
+    place: str | None = None
+    remove: str | None = None
+    chance: str | None = None
+    last_draw: Any = None
+    candidates: tuple[str, ...] = ()
+    outcome: dict[str, Any] | None = None
+    commitment: str = ""
+    plies: int = 0
+
+
+@dataclass
+class _Successors:
+    """The legal moves of one position, indexed by what the sensor would report."""
+
+    moves: list[Move]
+    by_reading: dict[tuple, list[tuple[Move, Any]]] = field(default_factory=dict)
+
+
+class Referee:
+    """Referees one table: a game, its sensor kind, its settle time and its log."""
+
+    def __init__(self, store: Store, sensor: str = "presence", settle: float = 0.3):
+        self.store = store
+        self.sensor = sensor
+        self.settle = settle
+        self.listeners: list[Callable[[Event], None]] = []
+        self.game = None
+        self.game_id: int | None = None
+        self._seed = b""
+        self.stream: Stream | None = None
+        self.positions: list[Any] = []
+        #: the event that led to each position after the first (takeback pops both)
+        self.steps: list[tuple[str, dict[str, Any]]] = []
+        self.log: list[tuple[str, dict[str, Any]]] = []
+        self.phase = SETUP
+        self.tentative: tuple[Move, Any] | None = None
+        self.reading: Reading | None = None
+        self._reading_since = 0.0
+        self._judged: Reading | None = None
+        self._successors: dict[Any, _Successors] = {}
+        self._view = _View()
+
+    # --- starting and resuming ---------------------------------------------------------
+
+    def new_game(
+        self,
+        name: str,
+        players: int | None = None,
+        options: dict | None = None,
+        seed: bytes | None = None,
+    ) -> None:
+        """Start a game; the players then lay out the start position (SETUP)."""
+        options = dict(options or {})
+        game = load_game(name, players, **options)
+        seed = new_seed() if seed is None else seed
+        game_id = self.store.start_game(name, game.players, options, seed, commitment(seed))
+        self._begin(game, game_id, seed)
+        self._view.message = "Lay out the start position"
+        self._emit(
+            Event(
+                "game_started",
+                {
+                    "game": name,
+                    "players": game.players,
+                    "options": options,
+                    "commitment": commitment(seed),
+                },
+                accepted=True,
+            )
+        )
+        self._after_change()
+
+    def resume(self) -> bool:
+        """Replay the game that was open when the service stopped; False if none."""
+        stored = self.store.open_game()
+        if stored is None:
+            return False
+        try:
+            game = load_game(stored.game, stored.players, **stored.options)
+        except RulesError as exc:
+            raise StoreError(f"cannot resume game {stored.id}: {exc}") from None
+        self._begin(game, stored.id, stored.seed)
+        for kind, data in stored.events:
+            try:
+                self._replay(kind, data)
+            except (RulesError, KeyError, TypeError) as exc:
+                raise StoreError(
+                    f"cannot replay game {stored.id} at {kind} {data}: {exc}"
+                ) from None
+            self.log.append((kind, data))
+        ended = bool(self.log) and self.log[-1][0] == "game_over"
+        self.phase = OVER if ended else SETUP
+        if not ended:
+            self._view.message = "Resumed: the board must match the game"
+        self._emit(Event("resumed", {"game": stored.game, "events": len(stored.events)}))
+        return True
+
+    def _begin(self, game, game_id: int, seed: bytes) -> None:
+        self.game, self.game_id, self._seed = game, game_id, seed
+        self.stream = Stream(seed)
+        self.positions = [game.initial_state()]
+        self.steps = []
+        self.log = []
+        self.tentative = None
+        self.phase = SETUP
+        self._successors = {}
+        self._judged = None
+        self._view = _View()
+
+    def _replay(self, kind: str, data: dict[str, Any]) -> None:
+        state = self.positions[-1]
+        if kind == "move":
+            self._step(
+                kind, data, self.game.apply(state, self.game.parse_move(state, data["move"]))
+            )
+        elif kind == "chance":
+            self.stream.counter = data["counter"]
+            self._step(kind, data, self.game.resolve(state, _tuples(data["outcome"])))
+        elif kind == "takeback":
+            self._step(kind, data, None)
+        elif kind == "correction":
+            self._step(kind, data, self.game.from_json(data["record"]))
+        elif kind != "game_over":
+            raise RulesError(f"unknown event kind {kind!r}")
+
+    def _step(self, kind: str, data: dict[str, Any], state) -> None:
+        if kind == "takeback":
+            self.positions.pop()
+            self.steps.pop()
+        else:
+            self.positions.append(state)
+            self.steps.append((kind, data))
+
+    # --- sensing -------------------------------------------------------------------------
+
+    def sense(self, reading: Reading, at: float) -> None:
+        """A new full reading of the board from the sensors, taken at time ``at``."""
+        if reading != self.reading:
+            self.reading = dict(reading)
+            self._reading_since = at
+
+    def tick(self, now: float) -> bool:
+        """Judge the reading if it has settled and was not judged yet; True if judged."""
+        if self.game is None or self.reading is None or self.reading == self._judged:
+            return False
+        if now - self._reading_since < self.settle:
+            return False
+        self._judged = self.reading
+        self.judge(self.reading)
+        return True
+
+    def judge(self, reading: Reading) -> None:
+        """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
+        if self.phase == OVER:
+            self._show_differences(reading, self._current(), quiet=True)
+        elif self.phase == SETUP:
+            if self._guide_back(reading):
+                self._start_play()
+            elif (
+                len(self.positions) > 1
+                and self._phase_after_change() == MOVE
+                and self._successors_of(self.positions[-1]).by_reading.get(self._key(reading))
+            ):
+                # resumed while a move was on the board but not yet logged
+                self._start_play()
+                self._judge_move(reading)
+        elif self.phase == CHANCE:
+            self._guide_back(reading)
+        else:
+            self._judge_move(reading)
+        self._emit(Event("display", {}))
+
+    def _start_play(self) -> None:
+        self.phase = self._phase_after_change()
+        self._view.clear_problems()
+        self._emit(Event("in_position", {}))
+        self._after_change()
+
+    def _judge_move(self, reading: Reading) -> None:
+        base, key = self.positions[-1], self._key(reading)
+        if key == self._key_of(self._current()):
+            self._view.clear_problems()
+            return
+        matches = self._successors_of(base).by_reading.get(key, [])
+        if not matches and self.tentative is not None:
+            after = self.tentative[1]
+            following = self._successors_of(after).by_reading.get(key, [])
+            if following:
+                if not self._finalise():
+                    return
+                self._judge_move(reading)
+                return
+        distinct = {state: move for move, state in matches}
+        if len(distinct) == 1:
+            move, state = matches[0]
+            self._view.clear_problems()
+            self.phase = MOVE
+            if self.game.can_extend(base, move):
+                self.tentative = (move, state)
+                self._view.last_move = move.path
+                self._emit(Event("tentative", {"move": str(move)}))
+            else:
+                self.tentative = None
+                self._accept_move(move)
+            return
+        if distinct:
+            self.phase = AMBIGUOUS
+            self._view.candidates = tuple(str(m) for m in distinct.values())
+            self._view.message = "Several moves fit the board: choose the one that was played"
+            self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
+            return
+        if self.phase == AMBIGUOUS:
+            self.phase = MOVE
+            self._view.candidates = ()
+        self._explain(reading)
+
+    # --- commands ------------------------------------------------------------------------
+
+    def draw(self) -> Any:
+        """Draw what the game asks for (a roll, marbles...) from the committed stream."""
+        self._require_game()
+        if self.phase != CHANCE:
+            raise RefereeError("nothing to draw now")
+        spec = self.game.chance(self.positions[-1])
+        outcome = spec.draw(self.stream)
+        data = {"spec": spec.to_json(), "outcome": _lists(outcome), "counter": self.stream.counter}
+        state = self.game.resolve(self.positions[-1], outcome)
+        self._accept("chance", data, state)
+        self._view.last_draw = _lists(outcome)
+        return outcome
+
+    def confirm(self) -> None:
+        """The player says their move is complete."""
+        self._require_game()
+        if self.tentative is None:
+            raise RefereeError("there is no move waiting for confirmation")
+        self._finalise()
+        self._emit(Event("display", {}))
+
+    def choose(self, move_text: str) -> None:
+        """Pick the move that was played when several fit the board."""
+        self._require_game()
+        if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
+            raise RefereeError(f"{move_text!r} is not one of the moves that fit the board")
+        move = self.game.parse_move(self.positions[-1], move_text)
+        self._view.candidates = ()
+        self.phase = MOVE
+        self._accept_move(move)
+        self._emit(Event("display", {}))
+
+    def takeback(self) -> str:
+        """Undo the tentative move, or the last accepted move; returns what was undone."""
+        self._require_game()
+        if self.tentative is not None:
+            undone = str(self.tentative[0])
+            self.tentative = None
+            self._view.last_move = ()
+            self._emit(Event("takeback", {"move": undone}))
+            self._recheck()
+            return undone
+        if self.phase == OVER:
+            raise RefereeError("the game is over; start a new one")
+        if not self.steps:
+            raise RefereeError("nothing to take back")
+        last_kind, last = self.steps[-1]
+        if last_kind == "chance":
+            raise RefereeError("a draw cannot be taken back; the stream is committed")
+        undone = last.get("move", "correction")
+        if self._accept("takeback", {"move": undone}, None):
+            self._view.last_move = ()
+            self._after_change()
+            self._recheck()
+        return undone
+
+    def correct(self, move_text: str) -> None:
+        """A referee's correction of a misread: ``move_text`` is what was played."""
+        self._require_game()
+        if self.phase not in (MOVE, AMBIGUOUS):
+            raise RefereeError(f"no move to correct during {self.phase}")
+        move = self.game.parse_move(self.positions[-1], move_text)
+        self.tentative = None
+        self._view.candidates = ()
+        self.phase = MOVE
+        if self._accept_move(move, corrected=True):
+            self._recheck()
+        self._emit(Event("display", {}))
+
+    def set_position(self, record: dict[str, Any]) -> None:
+        """A referee sets the whole position (a record as ``game.to_json`` writes it)."""
+        self._require_game()
+        state = self.game.from_json(record)
+        self.tentative = None
+        if self._accept("correction", {"record": self.game.to_json(state)}, state):
+            self._after_change()
+            self._recheck()
+        self._emit(Event("display", {}))
+
+    # --- what the outputs show -----------------------------------------------------------
+
+    def display(self) -> Display:
+        if self.game is None:
+            return Display(SETUP, "", None, None, {}, message="No game: start one")
+        state = self._current()
+        seat = self.game.to_move(state) if self.phase in (MOVE, AMBIGUOUS, CHANCE) else None
+        spec = self.game.chance(state) if self.phase == CHANCE else None
+        ended = self.game.outcome(self.positions[-1]) if self.phase == OVER else None
+        v = self._view
+        return Display(
+            phase=self.phase,
+            game=self.game.name,
+            to_move=seat,
+            seat_name=None if seat is None else self.game.seat_name(seat),
+            position=self.game.observe(state),
+            message=v.message,
+            last_move=v.last_move,
+            tentative=None if self.tentative is None else str(self.tentative[0]),
+            lifted=v.lifted,
+            destinations=v.destinations,
+            errors=v.errors,
+            place=v.place,
+            remove=v.remove,
+            chance=None if spec is None else str(spec),
+            last_draw=v.last_draw,
+            candidates=v.candidates,
+            outcome=None
+            if ended is None
+            else {
+                "winners": list(ended.winners),
+                "reason": ended.reason,
+                "scores": None if ended.scores is None else list(ended.scores),
+            },
+            commitment=commitment(self._seed),
+            plies=sum(k == "move" for k, _ in self.log),
+        )
+
+    def expected(self) -> Reading:
+        """What the sensor should read now (the current position, tentative included)."""
+        self._require_game()
+        return self.game.sense(self._current(), self.sensor)
+
+    # --- inside ----------------------------------------------------------------------------
+
+    def _current(self):
+        return self.tentative[1] if self.tentative is not None else self.positions[-1]
+
+    def _require_game(self) -> None:
+        if self.game is None:
+            raise RefereeError("no game is running")
+
+    def _key(self, reading: Reading) -> tuple:
+        return tuple(reading.get(cell.id) for cell in self.game.board.cells)
+
+    def _key_of(self, state) -> tuple:
+        return self._key(self.game.sense(state, self.sensor))
+
+    def _successors_of(self, state) -> _Successors:
+        found = self._successors.get(state)
+        if found is None:
+            moves = self.game.legal_moves(state)
+            found = _Successors(moves)
+            for move in moves:
+                after = self.game.apply(state, move)
+                found.by_reading.setdefault(self._key_of(after), []).append((move, after))
+            if len(self._successors) > 64:
+                self._successors.clear()
+            self._successors[state] = found
+        return found
+
+    def _finalise(self) -> bool:
+        move, _ = self.tentative
+        self.tentative = None
+        return self._accept_move(move)
+
+    def _accept_move(self, move: Move, corrected: bool = False) -> bool:
+        state = self.positions[-1]
+        seat = self.game.to_move(state)
+        data = {"move": str(move), "seat": seat}
+        if corrected:
+            data["corrected"] = True
+        if not self._accept("move", data, self.game.apply(state, move)):
+            return False
+        self._view.last_move = move.path
+        self._after_change()
+        return True
+
+    def _accept(self, kind: str, data: dict[str, Any], state) -> bool:
+        """Log first, then change; a store failure leaves everything as it was."""
+        try:
+            self.store.append(self.game_id, kind, data)
+        except StoreError as exc:
+            self._view.message = f"Not saved, so not accepted: {exc}"
+            self._emit(Event("store_error", {"error": str(exc)}))
+            return False
+        self.log.append((kind, data))
+        self._step(kind, data, state)
+        self._view.clear_problems()
+        self._emit(Event(kind, data, accepted=True))
+        return True
+
+    def _after_change(self) -> None:
+        """Passes, the end of the game and pending chance follow from the position."""
+        state = self.positions[-1]
+        while (
+            self.phase != SETUP
+            and self.game.outcome(state) is None
+            and self.game.legal_moves(state) == [PASS]
+        ):
+            if not self._accept(
+                "move",
+                {"move": "pass", "seat": self.game.to_move(state)},
+                self.game.apply(state, PASS),
+            ):
+                return
+            state = self.positions[-1]
+        ended = self.game.outcome(state)
+        if ended is not None and self.phase != OVER:
+            data = {
+                "winners": list(ended.winners),
+                "reason": ended.reason,
+                "seed": self._seed.hex(),
+            }
+            try:
+                self.store.end_game(self.game_id, "game_over", data)
+            except StoreError as exc:
+                self._view.message = f"Not saved: {exc}"
+                return
+            self.log.append(("game_over", data))
+            self.phase = OVER
+            self._view.message = f"Game over: {ended.reason}"
+            self._emit(Event("game_over", data, accepted=True))
+            return
+        if self.phase != SETUP:
+            self.phase = self._phase_after_change()
+
+    def _phase_after_change(self) -> str:
+        state = self.positions[-1]
+        if self.game.outcome(state) is not None:
+            return OVER
+        return CHANCE if self.game.chance(state) is not None else MOVE
+
+    def _recheck(self) -> None:
+        """After a command changed the position, show how the board differs from it."""
+        if self.reading is not None and self.phase != OVER:
+            self._show_differences(self.reading, self._current(), quiet=False)
+        self._judged = self.reading
+
+    def _guide_back(self, reading: Reading) -> bool:
+        """Guide the players to the expected position; True once the board matches."""
+        return self._show_differences(reading, self._current(), quiet=False)
+
+    def _show_differences(self, reading: Reading, state, quiet: bool) -> bool:
+        expected = self.game.sense(state, self.sensor)
+        differ = [c.id for c in self.game.board.cells if reading.get(c.id) != expected[c.id]]
+        v = self._view
+        v.clear_problems()
+        if not differ:
+            return True
+        first = differ[0]
+        if expected[first] is None:
+            v.remove = first
+            words = f"take the piece off {first}"
+        else:
+            v.place = first
+            words = f"put {_token_words(expected[first])} on {first}"
+        v.errors = frozenset(differ)
+        if not quiet:
+            v.message = f"The board differs from the game in {len(differ)} place(s): {words}"
+            self._emit(Event("out_of_sync", {"cells": differ, "next": words}))
+        return False
+
+    def _explain(self, reading: Reading) -> None:
+        """No legal move fits: a lifted piece, or an illegal or unreadable board."""
+        base, current = self.positions[-1], self._current()
+        expected = self.game.sense(current, self.sensor)
+        cells = [c.id for c in self.game.board.cells]
+        vacated = [c for c in cells if expected[c] is not None and reading.get(c) is None]
+        filled = [c for c in cells if expected[c] is None and reading.get(c) is not None]
+        changed = [
+            c
+            for c in cells
+            if None not in (expected[c], reading.get(c)) and expected[c] != reading.get(c)
+        ]
+        v = self._view
+        v.clear_problems()
+        if len(vacated) == 1 and not filled and not changed:
+            v.lifted = vacated[0]
+            v.destinations = self._destinations(reading)
+            self._emit(Event("lifted", {"cell": v.lifted, "destinations": sorted(v.destinations)}))
+            return
+        v.errors = frozenset(vacated + filled + changed)
+        if len(vacated) == 1 and len(filled) == 1 and not changed:
+            origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
+            reason = self._reason(base, origin, filled[0])
+            v.message = f"Not allowed: {reason}"
+            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": reason}))
+        else:
+            v.message = (
+                f"The board matches no legal move ({len(v.errors)} cells differ); "
+                "put the pieces back as the lights show"
+            )
+            self._emit(Event("unreadable", {"cells": sorted(v.errors)}))
+
+    def _origin_in(self, base, reading: Reading) -> str:
+        expected = self.game.sense(base, self.sensor)
+        gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]
+        return gone[0] if gone else ""
+
+    def _reason(self, state, origin: str, destination: str) -> str:
+        index = self.game.board.index
+        if origin not in index:
+            return f"no legal move puts a piece on {destination}"
+        near = index[destination] in self.game.board.neighbours[index[origin]]
+        try:
+            self.game.apply(state, Move((origin, destination), leap=not near))
+        except IllegalMove as refusal:
+            return refusal.reason
+        return f"{origin} to {destination} is not how this move is played"
+
+    def _destinations(self, reading: Reading) -> frozenset[str]:
+        """Cells where the lifted piece may go: successors one piece away from it."""
+        found = set()
+        states = [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
+        keys = self._key(reading)
+        for state in states:
+            for key, entries in self._successors_of(state).by_reading.items():
+                added = [
+                    i
+                    for i, (now, then) in enumerate(zip(keys, key))
+                    if now is None and then is not None
+                ]
+                changed = any(
+                    now is not None and then is not None and now != then
+                    for now, then in zip(keys, key)
+                )
+                if len(added) == 1 and not changed and entries:
+                    found.add(self.game.board.cells[added[0]].id)
+        return frozenset(found)
+
+    def _emit(self, event: Event) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+
+@dataclass
+class _View:
+    """The referee's words and highlights of the moment."""
+
+    message: str = ""
+    last_move: tuple[str, ...] = ()
+    lifted: str | None = None
+    destinations: frozenset[str] = frozenset()
+    errors: frozenset[str] = frozenset()
+    place: str | None = None
+    remove: str | None = None
+    last_draw: Any = None
+    candidates: tuple[str, ...] = ()
+
+    def clear_problems(self) -> None:
+        self.message = ""
+        self.lifted = self.place = self.remove = None
+        self.destinations = self.errors = frozenset()
+
+
+def _token_words(token: str) -> str:
+    return "a piece" if token == "piece" else f"a {token} piece"
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_lists(v) for v in value]
+    return value
+
+
+def _tuples(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value

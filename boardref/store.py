@@ -1,0 +1,180 @@
+"""The event log: every accepted event of every game, appended to SQLite before
+anything is shown, so a restart replays exactly what the players saw.
+
+Games and their events only; nothing here interprets a rule. The database runs in
+WAL mode with full synchronisation, so a power cut loses at most the event being
+written, never an earlier one; a full disk is reported as ``StoreError``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    options TEXT NOT NULL,
+    seed BLOB NOT NULL,
+    commitment TEXT NOT NULL,
+    started REAL NOT NULL,
+    ended REAL
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+"""
+
+
+class StoreError(RuntimeError):
+    """The log cannot take the event (disk full, file unreadable...); nothing changed."""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: int
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: bytes
+    commitment: str
+    ended: bool
+    events: list[tuple[str, dict[str, Any]]]
+
+
+class Store:
+    """One SQLite file holding the games played at this table."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        try:
+            if str(path) != ":memory:":
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the event log {path}: {exc}") from None
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer boardref (schema {version}, "
+                f"this one knows {SCHEMA_VERSION}); upgrade boardref or move the file"
+            )
+        self._db.executescript(SCHEMA)
+        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def start_game(
+        self, game: str, players: int, options: dict, seed: bytes, commitment: str
+    ) -> int:
+        """Open a new game (ending any open one unfinished); returns its id."""
+        with self._write() as db:
+            db.execute("UPDATE games SET ended = ? WHERE ended IS NULL", (time.time(),))
+            cursor = db.execute(
+                "INSERT INTO games (game, players, options, seed, commitment, started)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game, players, json.dumps(options), seed, commitment, time.time()),
+            )
+            return cursor.lastrowid
+
+    def append(self, game_id: int, kind: str, data: dict[str, Any]) -> None:
+        """Log one accepted event; returns only once it is on disk."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO events (game_id, kind, data, at) VALUES (?, ?, ?, ?)",
+                (game_id, kind, json.dumps(data), time.time()),
+            )
+
+    def end_game(self, game_id: int, kind: str, data: dict[str, Any]) -> None:
+        """Log the last event of a game and close it, in one transaction."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO events (game_id, kind, data, at) VALUES (?, ?, ?, ?)",
+                (game_id, kind, json.dumps(data), time.time()),
+            )
+            db.execute("UPDATE games SET ended = ? WHERE id = ?", (time.time(), game_id))
+
+    def open_game(self) -> StoredGame | None:
+        """The game that was being played when the service stopped, if any."""
+        row = self._db.execute(
+            "SELECT id FROM games WHERE ended IS NULL ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else self.game(row[0])
+
+    def game(self, game_id: int) -> StoredGame:
+        row = self._db.execute(
+            "SELECT id, game, players, options, seed, commitment, ended FROM games WHERE id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {self.path}")
+        events = [
+            (kind, json.loads(data))
+            for kind, data in self._db.execute(
+                "SELECT kind, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+            )
+        ]
+        return StoredGame(
+            row[0],
+            row[1],
+            row[2],
+            json.loads(row[3]),
+            bytes(row[4]),
+            row[5],
+            row[6] is not None,
+            events,
+        )
+
+    def size(self) -> dict[str, int]:
+        """Counts for diagnostics."""
+        games = self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        events = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        return {"games": games, "events": events}
+
+    def _write(self):
+        return _Transaction(self._db, self.path)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, with any SQLite failure as a ``StoreError``."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path):
+        self._db, self._path = db, path
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"the event log {self._path} is unavailable: {exc}") from None
+        return self._db
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if kind is None:
+            try:
+                self._db.execute("COMMIT")
+                return False
+            except sqlite3.Error as error:
+                exc = error
+        if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
+            self._db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"the event log {self._path} refused the event: {exc}") from None
+        return False

@@ -1,0 +1,67 @@
+"""Shared helpers for the service tests: a referee driven by hand on a fake clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardref.referee import Referee
+from boardref.store import Store
+
+
+class Table:
+    """A referee with a board we set by hand: put, lift, settle."""
+
+    def __init__(self, referee: Referee, settle: float):
+        self.referee = referee
+        self.now = 0.0
+        self.settle = settle
+        self.events = []
+        referee.listeners.append(self.events.append)
+
+    @property
+    def game(self):
+        return self.referee.game
+
+    def show(self, reading: dict) -> None:
+        """Set the whole board, then let it settle."""
+        self.now += 0.01
+        self.referee.sense(reading, self.now)
+        self.now += self.settle + 0.01
+        self.referee.tick(self.now)
+
+    def show_position(self, state) -> None:
+        self.show(self.game.sense(state, self.referee.sensor))
+
+    def lay_out_start(self) -> None:
+        self.show_position(self.game.initial_state())
+
+    def change(self, **cells) -> None:
+        """Change some cells (``c3=None`` lifts, ``c4="piece"`` puts down) and settle."""
+        unknown = set(cells) - set(self.game.board.index)
+        assert not unknown, f"not cells of {self.game.board.name}: {unknown}"
+        reading = dict(self.referee.reading)
+        reading.update(cells)
+        self.show(reading)
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events if e.kind != "display"]
+
+    def logged(self) -> list[tuple[str, dict]]:
+        return self.referee.log
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "boardref.db")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def table(store):
+    def start(game: str, players: int | None = None, options: dict | None = None, seed=b"test"):
+        referee = Referee(store, sensor="presence", settle=0.3)
+        referee.new_game(game, players, options, seed=seed)
+        return Table(referee, 0.3)
+
+    return start

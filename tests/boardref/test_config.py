@@ -1,0 +1,78 @@
+"""The service configuration: defaults, overrides and clear refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardref.config import ConfigError, load_config
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_give_a_sternhalma_table_on_localhost():
+    config = load_config()
+    assert config.game.name == "sternhalma" and config.panel.host == "127.0.0.1"
+    assert config.sensors.settle_ms == 300
+
+
+def test_a_full_file_is_read(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            """
+[game]
+name = "catch_the_hare"
+options = { board = "no_diagonal", max_plies = 200 }
+[sensors]
+settle_ms = 250
+[sensors.hall]
+device = "/dev/serial/by-id/usb-boardref"
+[gpio]
+draw = 17
+status_led = [5, 6, 13]
+buzzer = 19
+[store]
+path = "/tmp/x.db"
+""",
+        )
+    )
+    assert config.game.options["board"] == "no_diagonal"
+    assert config.gpio.status_led == (5, 6, 13) and config.gpio.confirm is None
+    assert config.sensors.hall.device.endswith("usb-boardref")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[game]\nplayers = 'three'", "game.players = 'three'"),
+        ("[gpio]\ndraw = 40", "gpio.draw = 40: Input should be less than or equal to 27"),
+        ("[gpio]\nstatus_led = [5, 6]", "gpio.status_led"),
+        ("[panel]\nprot = 80", "panel.prot is not a setting boardref knows"),
+        ("[sensors]\nsettle_ms = 5", "sensors.settle_ms = 5"),
+        ("[game]\nname = 'chess'", "[game] no game 'chess'"),
+        ("[game]\nplayers = 5", "sternhalma is for 2, 3, 4, 6 players, not 5"),
+        ("[game]\noptions = { colour = 'red' }", "no option 'colour'"),
+        ("[sensors.hall.cell_maps]\nsternhalma = ['m1', 'zz']", "names cells not on the board: zz"),
+        ("[sensors.hall.cell_maps]\nsternhalma = ['m1', 'm1']", "lists a cell twice"),
+        ("[game\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_file_is_refused_with_the_key_the_value_and_what_was_expected(tmp_path, text, words):
+    with pytest.raises(ConfigError) as refused:
+        load_config(write(tmp_path, text))
+    assert str(refused.value).startswith(str(tmp_path / "config.toml"))
+    assert words in str(refused.value)
+
+
+def test_a_missing_file_is_reported(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_command_line_overrides_win(tmp_path):
+    config = load_config(write(tmp_path, "[panel]\nport = 9000"), **{"panel.port": 8123})
+    assert config.panel.port == 8123

@@ -1,0 +1,268 @@
+"""The referee's verdicts on settled readings, and its commands."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Referee, RefereeError
+from boardref.store import StoreError
+from engines.catch_the_hare import HareState
+
+P = "piece"
+
+
+def test_play_starts_once_the_start_position_is_laid_out_one_cell_at_a_time(table):
+    t = table("sternhalma", 2)
+    assert t.referee.phase == SETUP
+    empty = {c.id: None for c in t.game.board.cells}
+    t.show(empty)
+    shown = t.referee.display()
+    assert shown.place == "m1" and "put a piece on m1" in shown.message
+    assert len(shown.errors) == 20
+    t.change(m1=P)
+    assert t.referee.display().place != "m1"
+    t.lay_out_start()
+    assert t.referee.phase == MOVE and t.referee.display().seat_name == "red"
+
+
+def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, k5=P)
+    assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0})
+    assert t.referee.tentative is None
+    assert t.referee.display().last_move == ("l4", "k5")
+
+
+def test_a_lifted_piece_lights_its_legal_destinations(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(k3=None)
+    shown = t.referee.display()
+    assert shown.lifted == "k3"
+    legal = {m.destination for m in t.game.legal_moves(t.referee.positions[-1]) if m.origin == "k3"}
+    assert shown.destinations == legal == {"i5", "m5"}
+    assert not shown.errors
+
+
+def _position_with_a_growing_chain(game):
+    """A position from a random game where some legal jump chain could go on."""
+    pick = random.Random(11)
+    state = game.initial_state()
+    while True:
+        for move in game.legal_moves(state):
+            if game.can_extend(state, move):
+                return state, move
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+
+
+def test_a_jump_chain_set_down_mid_way_stays_tentative_until_confirmed(table):
+    t = table("sternhalma", 2)
+    state, move = _position_with_a_growing_chain(t.game)
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    t.show_position(t.game.apply(state, move))
+    assert t.referee.display().tentative == str(move)
+    assert [k for k, _ in t.logged() if k == "move"] == []
+    t.referee.confirm()
+    assert t.logged()[-1][1]["move"] == str(move) and t.referee.tentative is None
+    with pytest.raises(RefereeError, match="no move waiting"):
+        t.referee.confirm()
+
+
+def test_extension_replaces_the_tentative_move_and_the_next_player_finalises_it(table):
+    t = table("sternhalma", 2)
+    game = t.game
+    # A lone red piece on i9 with the blue ring around m9's hexagon: i9:k11 can grow.
+    ring = ["j10", "m11", "p10", "p8", "m7", "j8"]
+    from tests.engines.test_sternhalma import position
+
+    state = position(game, {0: ["i9"], 1: ring})
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    t.change(i9=None, k11=P)
+    assert t.referee.display().tentative == "i9:k11"
+    t.change(k11=None, o11=P)
+    assert t.referee.display().tentative == "i9:k11:o11"
+    assert not [k for k, _ in t.logged() if k == "move"]
+    t.change(m11=None, n12=P)  # blue answers: the red chain is final, then blue's step
+    moves = [d["move"] for k, d in t.logged() if k == "move"]
+    assert moves == ["i9:k11:o11", "m11-n12"]
+
+
+def test_an_illegal_move_is_explained_and_play_resumes_when_it_is_undone(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, l6=P)
+    shown = t.referee.display()
+    assert shown.errors == {"l4", "l6"}
+    assert "Not allowed" in shown.message and "l6" in shown.message
+    assert "illegal" in t.kinds()
+    t.change(l6=None, l4=P)
+    assert not t.referee.display().errors and not t.referee.display().message
+    t.change(l4=None, k5=P)
+    assert t.logged()[-1][1]["move"] == "l4-k5"
+
+
+def test_a_board_that_fits_no_move_is_called_unreadable(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, n4=None, m9=P)
+    assert "unreadable" in t.kinds()
+    assert t.referee.display().errors == {"l4", "n4", "m9"}
+
+
+def test_a_bump_put_back_within_the_settle_time_is_never_judged(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    before = list(t.kinds())
+    board = dict(t.referee.reading)
+    bumped = {**board, "l4": None}
+    t.referee.sense(bumped, t.now + 0.05)
+    t.referee.tick(t.now + 0.1)
+    t.referee.sense(board, t.now + 0.15)
+    t.referee.tick(t.now + 2)
+    assert t.kinds() == before
+
+
+def test_takeback_walks_back_the_log_and_guides_the_piece_home(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, k5=P)
+    assert t.referee.takeback() == "l4-k5"
+    assert t.logged()[-1] == ("takeback", {"move": "l4-k5"})
+    assert t.referee.positions[-1] == t.game.initial_state()
+    shown = t.referee.display()
+    assert shown.place == "l4" or shown.remove == "k5"
+    t.change(k5=None, l4=P)
+    assert not t.referee.display().errors
+    with pytest.raises(RefereeError, match="nothing to take back"):
+        t.referee.takeback()
+
+
+def test_a_referee_corrects_a_misread_by_naming_the_move(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.referee.correct("l4-k5")
+    assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0, "corrected": True})
+    assert t.referee.display().errors == {"l4", "k5"}  # the board still shows the start
+    with pytest.raises(Exception, match="no piece on a5|no cell"):
+        t.referee.correct("a5-b6")
+
+
+def test_a_full_disk_refuses_the_move_and_keeps_the_game_as_it_was(table, monkeypatch):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+
+    def full(*args):
+        raise StoreError("database or disk is full")
+
+    monkeypatch.setattr(t.referee.store, "append", full)
+    t.change(l4=None, k5=P)
+    assert t.referee.positions == [t.game.initial_state()]
+    assert "Not saved" in t.referee.display().message
+
+
+def test_a_restarted_referee_resumes_the_same_game(table, store):
+    t = table("sternhalma", 3)
+    t.lay_out_start()
+    t.change(l4=None, k5=P)
+    state = t.referee.positions[-1]
+    t.show_position(t.game.apply(state, t.game.legal_moves(state)[0]))
+    assert len(t.referee.positions) == 3
+    again = Referee(store, sensor="presence", settle=0.3)
+    assert again.resume()
+    assert again.positions == t.referee.positions
+    assert again.phase == SETUP
+    again.sense(t.referee.reading, 0)
+    again.tick(1)
+    assert again.phase == MOVE and again.display().seat_name == t.referee.display().seat_name
+
+
+def test_a_restart_with_an_unlogged_move_on_the_board_picks_it_up(table, store):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, k5=P)
+    state = t.referee.positions[-1]
+    blue = t.game.legal_moves(state)[0]
+    board = t.game.sense(t.game.apply(state, blue), "presence")
+    again = Referee(store, sensor="presence", settle=0.3)
+    again.resume()
+    again.sense(board, 0)
+    again.tick(1)
+    assert again.log[-1][1]["move"] == str(blue)
+
+
+def test_the_hare_captures_and_its_chain_can_grow(table):
+    t = table("catch_the_hare", options={"min_hunters": 1})
+    game = t.game
+    index = game.board.index
+    state = HareState(index["c1"], frozenset(index[c] for c in ("c2", "c4", "a5")), turn=1)
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    t.change(c1=None, c2=None, c3=P)
+    assert t.referee.display().tentative == "c1:c3"
+    t.change(c3=None, c4=None, c5=P)
+    assert t.logged()[-1][1]["move"] == "c1:c3:c5", "no hunter left to leap: final at once"
+
+
+def test_the_end_of_the_game_is_logged_with_the_revealed_seed(table):
+    t = table("catch_the_hare", options={"min_hunters": 12}, seed=b"reveal me")
+    t.lay_out_start()
+    t.change(e3=None, d3=P)
+    assert t.logged()[-1][1]["move"] == "e3-d3"
+    t.change(c3=None, d3=None, a3=None)  # a hand sweeps over the board
+    assert "unreadable" in t.kinds()
+    t.change(c3=P, d3=P, a3=P)
+    t.change(c3=None, c5=P)  # no line joins them in one step
+    assert "illegal" in t.kinds() and t.referee.display().errors == {"c3", "c5"}
+    t.change(c5=None, c3=P)
+    t.change(c3=None, d3=None, e3=P)  # the hare leaps c3:e3 over d3: 11 < 12 hunters
+    assert t.referee.phase == OVER
+    kind, data = t.logged()[-1]
+    assert kind == "game_over" and data["winners"] == [1]
+    assert [d["move"] for k, d in t.logged() if k == "move"] == ["e3-d3", "c3:e3"]
+    assert bytes.fromhex(data["seed"]) == b"reveal me"
+    with pytest.raises(RefereeError, match="game is over"):
+        t.referee.takeback()
+
+
+def test_chance_waits_for_a_draw_and_the_board_may_not_move_meanwhile(table, monkeypatch):
+    from engines.chance import Die
+
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    game = t.game
+    rolled = {}
+    monkeypatch.setattr(
+        game, "chance", lambda s: Die(6) if s.ply == 0 and s not in rolled else None
+    )
+    monkeypatch.setattr(game, "resolve", lambda s, o: rolled.setdefault(s, s))
+    t.referee.phase = t.referee._phase_after_change()
+    assert t.referee.phase == CHANCE
+    t.change(l4=None)
+    assert t.referee.display().place == "l4"
+    roll = t.referee.draw()
+    assert t.logged()[-1][0] == "chance" and 1 <= roll <= 6
+    assert t.logged()[-1][1]["counter"] == t.referee.stream.counter
+
+
+def test_ambiguous_readings_ask_which_move_was_played(table, monkeypatch):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    start = t.game.initial_state()
+    two = t.game.legal_moves(start)[:2]
+    after = t.game.apply(start, two[0])
+    reading = t.game.sense(after, "presence")
+    key = t.referee._key(reading)
+    entries = [(m, t.game.apply(start, m)) for m in two]
+    t.referee._successors_of(start).by_reading[key] = entries
+    t.show(reading)
+    assert t.referee.phase == AMBIGUOUS
+    assert set(t.referee.display().candidates) == {str(m) for m in two}
+    t.referee.choose(str(two[1]))
+    assert t.logged()[-1][1]["move"] == str(two[1])
+    with pytest.raises(RefereeError):
+        t.referee.choose("nonsense")
