@@ -100,9 +100,6 @@ class Card:
     colour: str
     value: int | None
 
-    def __str__(self) -> str:
-        return self.name
-
 
 def hats_for_game(cards: Sequence[int]) -> tuple[int, ...]:
     """The hats each player earns for the number of cards they took in one game."""
@@ -224,7 +221,8 @@ class FangDenHutCards(Game):
         return moves
 
     def can_capture(self, card: str, top: str) -> bool:
-        """Whether ``card`` played onto a stack whose top card is ``top`` captures it."""
+        """Whether ``card`` played onto a stack whose top card is ``top`` captures it
+        (both names of cards in ``self.deck``)."""
         played, lying = self.cards[card], self.cards[top]
         if played.colour == lying.colour:
             if played.value is None or lying.value is None:
@@ -327,7 +325,7 @@ class FangDenHutCards(Game):
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = " and ".join(self.seat_name(seat) for seat in winners)
         games = "the game" if self.games == 1 else f"{self.games} games"
-        return Outcome(winners, f"after {games} {names} hold the most hats ({most})", hats)
+        return Outcome(winners, f"most hats ({most}) after {games}: {names}", hats)
 
     # --- what players and sensors see, and records ----------------------------------
 
@@ -355,9 +353,9 @@ class FangDenHutCards(Game):
             "game": self.name,
             "players": self.players,
             "seat": seat,
-            "you": self.seat_name(seat),
-            "round": min(len(state.results) + 1, self.games),
-            "rounds": self.games,
+            "seat_names": [self.seat_name(s) for s in range(self.players)],
+            "game_number": min(len(state.results) + 1, self.games),
+            "games": self.games,
             "dealing": self.chance(state) is not None,
             "to_move": self.to_move(state),
             "hand": list(state.hands[seat]),

@@ -427,7 +427,7 @@ def test_a_view_counts_what_it_does_not_show():
     game, state = start(5)
     state = game.apply(state, Play(state.hands[0][0]))
     view = game.view(state, 2)
-    assert view["you"] == "player 3" and view["to_move"] == 1
+    assert view["seat_names"][2] == "player 3" and view["to_move"] == 1
     assert view["hand_sizes"] == [5, 6, 6, 6, 6] and view["set_aside"] == 3
     assert view["table"] == [{"points_at": 0, "top": state.table[0][0], "cards": 1}]
     assert json.loads(json.dumps(view)) == view
