@@ -342,13 +342,14 @@ class FangDenHutCards(Game):
         return {cell.id: seen[cell.id] for cell in self.board.cells}
 
     def view(self, state: CardsState, seat: int) -> dict:
-        """What ``seat`` may know: their own hand; of everything else only what lies
-        open on the table (each stack's top card and size) and how many cards are
-        where."""
+        """What ``seat`` may know: their own hand and, on their turn, the plays it
+        allows (``moves``, in notation); of everything else only what lies open on
+        the table (each stack's top card and size) and how many cards are where."""
         self._require_state(state)
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in range(self.players):
             raise RulesError(f"{self.name}: no seat {seat!r} among {self.players} players")
         outcome = self.outcome(state)
+        moving = self.to_move(state) == seat
         return {
             "game": self.name,
             "players": self.players,
@@ -359,6 +360,7 @@ class FangDenHutCards(Game):
             "dealing": self.chance(state) is not None,
             "to_move": self.to_move(state),
             "hand": list(state.hands[seat]),
+            "moves": [str(move) for move in self._legal_moves(state)] if moving else [],
             "hand_sizes": [len(hand) for hand in state.hands],
             "table": [
                 {"points_at": s, "top": stack[-1], "cards": len(stack)}

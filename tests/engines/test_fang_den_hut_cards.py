@@ -430,6 +430,9 @@ def test_a_view_counts_what_it_does_not_show():
     assert view["seat_names"][2] == "player 3" and view["to_move"] == 1
     assert view["hand_sizes"] == [5, 6, 6, 6, 6] and view["set_aside"] == 3
     assert view["table"] == [{"points_at": 0, "top": state.table[0][0], "cards": 1}]
+    assert view["moves"] == [] and game.view(state, 1)["moves"] == [
+        str(move) for move in game.legal_moves(state)
+    ]
     assert json.loads(json.dumps(view)) == view
 
 
