@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from pathlib import Path
 
 import typer
 
@@ -37,3 +38,31 @@ def play(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(summary))
+
+
+@app.command()
+def simulate(
+    game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
+    players: int | None = typer.Option(None, help="number of players (the game's default)"),
+    seed: int = typer.Option(1, help="seed of the hands' choices and the sensor noise"),
+    noise: float = typer.Option(0.0, min=0, max=0.5, help="chance a sensor misreads per scan"),
+    moves: int = typer.Option(100, min=1, help="moves to play, over as many games as it takes"),
+    sensor: str = typer.Option("hall", help="hall (camera and both come with the camera)"),
+    store: Path | None = typer.Option(
+        None, help="event log to use and resume (default: a temporary one)"
+    ),
+    echo_moves: bool = typer.Option(False, help="print each committed move as it happens"),
+) -> None:
+    """Play random legal games through simulated hands, the simulated MCU and the referee."""
+    from boardref.simulate import simulate as run
+
+    if sensor != "hall":
+        typer.echo(f"error: sensor {sensor!r} is not available yet; use hall", err=True)
+        raise typer.Exit(2)
+    on_commit = (lambda move: typer.echo(f"committed {move}")) if echo_moves else None
+    try:
+        result = run(game, players, seed, noise, moves, store, on_commit)
+    except RulesError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(result))

@@ -48,6 +48,7 @@ class Display:
     game: str
     to_move: int | None
     seat_name: str | None
+    seat_colour: str | None
     position: Reading
     message: str = ""
     last_move: tuple[str, ...] = ()
@@ -126,6 +127,7 @@ class Referee:
             )
         )
         self._after_change()
+        self._emit(Event("display", {}))
 
     def resume(self) -> bool:
         """Replay the game that was open when the service stopped; False if none."""
@@ -150,10 +152,12 @@ class Referee:
         if not ended:
             self._view.message = "Resumed: the board must match the game"
         self._emit(Event("resumed", {"game": stored.game, "events": len(stored.events)}))
+        self._emit(Event("display", {}))
         return True
 
     def _begin(self, game, game_id: int, seed: bytes) -> None:
         self.game, self.game_id, self._seed = game, game_id, seed
+        self._cell_ids = [cell.id for cell in game.board.cells]
         self.stream = Stream(seed)
         self.positions = [game.initial_state()]
         self.steps = []
@@ -197,14 +201,27 @@ class Referee:
             self._reading_since = at
 
     def tick(self, now: float) -> bool:
-        """Judge the reading if it has settled and was not judged yet; True if judged."""
-        if self.game is None or self.reading is None or self.reading == self._judged:
+        """Judge the reading if it has settled and was not judged yet; True if judged.
+
+        A tick with nothing to judge prepares the next verdict instead: it indexes the
+        successors of the position on the board, work done while players think.
+        """
+        if self.game is None:
             return False
-        if now - self._reading_since < self.settle:
+        settled = self.reading is not None and now - self._reading_since >= self.settle
+        if not settled or self.reading == self._judged:
+            self.prepare()
             return False
         self._judged = self.reading
         self.judge(self.reading)
         return True
+
+    def prepare(self) -> None:
+        """Index what the sensor would read after every legal move from here."""
+        if self.phase in (MOVE, AMBIGUOUS, SETUP):
+            self._successors_of(self.positions[-1])
+            if self.tentative is not None:
+                self._successors_of(self.tentative[1])
 
     def judge(self, reading: Reading) -> None:
         """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
@@ -282,8 +299,10 @@ class Referee:
         outcome = spec.draw(self.stream)
         data = {"spec": spec.to_json(), "outcome": _lists(outcome), "counter": self.stream.counter}
         state = self.game.resolve(self.positions[-1], outcome)
-        self._accept("chance", data, state)
-        self._view.last_draw = _lists(outcome)
+        if self._accept("chance", data, state):
+            self._view.last_draw = _lists(outcome)
+            self._after_change()
+        self._emit(Event("display", {}))
         return outcome
 
     def confirm(self) -> None:
@@ -314,6 +333,7 @@ class Referee:
             self._view.last_move = ()
             self._emit(Event("takeback", {"move": undone}))
             self._recheck()
+            self._emit(Event("display", {}))
             return undone
         if self.phase == OVER:
             raise RefereeError("the game is over; start a new one")
@@ -327,6 +347,7 @@ class Referee:
             self._view.last_move = ()
             self._after_change()
             self._recheck()
+        self._emit(Event("display", {}))
         return undone
 
     def correct(self, move_text: str) -> None:
@@ -356,7 +377,7 @@ class Referee:
 
     def display(self) -> Display:
         if self.game is None:
-            return Display(SETUP, "", None, None, {}, message="No game: start one")
+            return Display(SETUP, "", None, None, None, {}, message="No game: start one")
         state = self._current()
         seat = self.game.to_move(state) if self.phase in (MOVE, AMBIGUOUS, CHANCE) else None
         spec = self.game.chance(state) if self.phase == CHANCE else None
@@ -367,6 +388,7 @@ class Referee:
             game=self.game.name,
             to_move=seat,
             seat_name=None if seat is None else self.game.seat_name(seat),
+            seat_colour=None if seat is None else self.game.seat_colour(seat),
             position=self.game.observe(state),
             message=v.message,
             last_move=v.last_move,
@@ -405,10 +427,11 @@ class Referee:
             raise RefereeError("no game is running")
 
     def _key(self, reading: Reading) -> tuple:
-        return tuple(reading.get(cell.id) for cell in self.game.board.cells)
+        return tuple(map(reading.get, self._cell_ids))
 
     def _key_of(self, state) -> tuple:
-        return self._key(self.game.sense(state, self.sensor))
+        # sense() lists every cell in board order, so its values are the key
+        return tuple(self.game.sense(state, self.sensor).values())
 
     def _successors_of(self, state) -> _Successors:
         found = self._successors.get(state)
@@ -544,6 +567,12 @@ class Referee:
             v.destinations = self._destinations(reading)
             self._emit(Event("lifted", {"cell": v.lifted, "destinations": sorted(v.destinations)}))
             return
+        captured = self._captures_left(reading)
+        if captured:
+            v.remove = captured[0]
+            v.message = f"Take the captured piece off {', '.join(captured)}"
+            self._emit(Event("capture_pending", {"cells": captured}))
+            return
         v.errors = frozenset(vacated + filled + changed)
         if len(vacated) == 1 and len(filled) == 1 and not changed:
             origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
@@ -556,6 +585,26 @@ class Referee:
                 "put the pieces back as the lights show"
             )
             self._emit(Event("unreadable", {"cells": sorted(v.errors)}))
+
+    def _captures_left(self, reading: Reading) -> list[str]:
+        """The pieces still to take off when the board is a legal move whose captured
+        pieces are still standing; [] when it is not."""
+        keys = self._key(reading)
+        cells = self.game.board.cells
+        for state in [self.positions[-1]] + ([self.tentative[1]] if self.tentative else []):
+            for key in self._successors_of(state).by_reading:
+                extra = [i for i, (now, then) in enumerate(zip(keys, key)) if now != then]
+                left = extra and all(keys[i] is not None and key[i] is None for i in extra)
+                if left and self._leaves_board(state, key, extra):
+                    return [cells[i].id for i in extra]
+        return []
+
+    def _leaves_board(self, state, key: tuple, extra: list[int]) -> bool:
+        """Whether every ``extra`` cell held a piece before the move (a capture) rather
+        than one the move itself lifted (then the board shows no move at all)."""
+        before = self._key_of(state)
+        after_moving = [i for i, (was, now) in enumerate(zip(before, key)) if was != now]
+        return all(before[i] is not None for i in extra) and len(after_moving) > len(extra)
 
     def _origin_in(self, base, reading: Reading) -> str:
         expected = self.game.sense(base, self.sensor)

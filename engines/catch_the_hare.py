@@ -80,6 +80,9 @@ class CatchTheHare(Game):
     def seat_name(self, seat: int) -> str:
         return f"the {SIDES[seat]}"
 
+    def seat_colour(self, seat: int) -> str:
+        return SIDES[seat]
+
     def initial_state(self) -> HareState:
         setup = self.board.game
         hunters = [self.board.index[c] for c in setup["hunters"]][: self.options["hunters"]]

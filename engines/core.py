@@ -214,6 +214,10 @@ class Game:
         """How players call a seat: a colour, or a side such as "the hare"."""
         return f"seat {seat}"
 
+    def seat_colour(self, seat: int) -> str | None:
+        """The colour of a seat's pieces, for lights and the panel; None if they have none."""
+        return None
+
     def view(self, state, seat: int) -> dict:
         """What one seat may know, JSON-able. Perfect-information games show everything."""
         return self.to_json(state)

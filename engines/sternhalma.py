@@ -79,6 +79,9 @@ class Sternhalma(Game):
     def seat_name(self, seat: int) -> str:
         return self.colours[seat]
 
+    def seat_colour(self, seat: int) -> str:
+        return self.colours[seat]
+
     def initial_state(self) -> SternhalmaState:
         holes = [EMPTY] * len(self.board.cells)
         for seat, cells in enumerate(self._home_cells):

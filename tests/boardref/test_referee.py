@@ -266,3 +266,17 @@ def test_ambiguous_readings_ask_which_move_was_played(table, monkeypatch):
     assert t.logged()[-1][1]["move"] == str(two[1])
     with pytest.raises(RefereeError):
         t.referee.choose("nonsense")
+
+
+def test_a_capture_with_the_captured_hunter_still_standing_asks_to_take_it_off(table):
+    t = table("catch_the_hare", options={"min_hunters": 1})
+    index = t.game.board.index
+    state = HareState(index["c1"], frozenset(index[c] for c in ("c2", "a5")), turn=1)
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    t.change(c1=None, c3=P)  # the hare has leapt; c2 is still on the board
+    shown = t.referee.display()
+    assert shown.remove == "c2" and "captured" in shown.message
+    assert "illegal" not in t.kinds() and "unreadable" not in t.kinds()
+    t.change(c2=None)
+    assert t.logged()[-1][1]["move"] == "c1:c3"
