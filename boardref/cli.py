@@ -41,6 +41,47 @@ def play(
 
 
 @app.command()
+def serve(
+    config: Path | None = typer.Option(
+        None, help="config file (default /etc/boardref/config.toml)"
+    ),
+    sim: bool = typer.Option(False, help="simulated MCU, mock GPIO: no hardware needed"),
+    game: str | None = typer.Option(None, help="the game to referee (overrides the config)"),
+    host: str | None = typer.Option(None, help="panel address (overrides the config)"),
+    port: int | None = typer.Option(None, help="panel port (overrides the config)"),
+) -> None:
+    """Run the referee service: sensors in, verdicts out, until SIGTERM."""
+    import asyncio
+    import logging
+
+    from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from boardref.service import serve as run_service
+    from boardref.service import sim_store_path
+    from boardref.store import StoreError
+
+    overrides = {
+        key: value
+        for key, value in (("game.name", game), ("panel.host", host), ("panel.port", port))
+        if value is not None
+    }
+    if config is None and DEFAULT_PATH.exists():
+        config = DEFAULT_PATH
+    if sim and config is None:
+        overrides["store.path"] = sim_store_path()
+    try:
+        settings = load_config(config, **overrides)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(run_service(settings, sim))
+    except StoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command()
 def simulate(
     game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
     players: int | None = typer.Option(None, help="number of players (the game's default)"),
@@ -51,7 +92,7 @@ def simulate(
     store: Path | None = typer.Option(
         None, help="event log to use and resume (default: a temporary one)"
     ),
-    echo_moves: bool = typer.Option(False, help="print each committed move as it happens"),
+    echo_moves: bool = typer.Option(False, help="print each move the moment it is logged"),
 ) -> None:
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     from boardref.simulate import simulate as run
@@ -59,7 +100,7 @@ def simulate(
     if sensor != "hall":
         typer.echo(f"error: sensor {sensor!r} is not available yet; use hall", err=True)
         raise typer.Exit(2)
-    on_commit = (lambda move: typer.echo(f"committed {move}")) if echo_moves else None
+    on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
     try:
         result = run(game, players, seed, noise, moves, store, on_commit)
     except RulesError as exc:

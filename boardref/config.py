@@ -54,7 +54,11 @@ class GpioConfig(_Section):
     confirm: int | None = Field(None, ge=0, le=27)
     takeback: int | None = Field(None, ge=0, le=27)
     status_led: tuple[int, int, int] | None = None
+    #: a common-anode RGB LED lights a colour when its pin is low
+    status_led_common_anode: bool = False
     buzzer: int | None = Field(None, ge=0, le=27)
+    #: most buzzer modules sound on high; "low level trigger" modules need false
+    buzzer_active_high: bool = True
 
     @field_validator("status_led")
     @classmethod
@@ -81,6 +85,10 @@ class Config(_Section):
     gpio: GpioConfig = Field(default_factory=GpioConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     panel: PanelConfig = Field(default_factory=PanelConfig)
+    #: entries laid over hardware/palette.toml (same tables and keys)
+    palette: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: entries laid over hardware/status.toml (moods, signals, buttons)
+    status: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def sensor_cells(self, board) -> list[str]:
         """Cell ids in hall-sensor order for ``board``."""
@@ -114,6 +122,7 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
     except ValidationError as exc:
         raise ConfigError(f"{source}: " + "; ".join(_describe(e) for e in exc.errors())) from None
     _check_against_engines(config, source)
+    _check_lights(config, source)
     return config
 
 
@@ -124,6 +133,17 @@ def _describe(error: dict) -> str:
     if error["type"] == "missing":
         return f"{key} is missing"
     return f"{key} = {error['input']!r}: {error['msg']}"
+
+
+def _check_lights(config: Config, source: str) -> None:
+    from hardware.datafiles import load
+    from hardware.lights import Palette
+
+    try:
+        Palette.load(config.palette)
+        load("status.toml", config.status)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: [palette]/[status] {exc}") from None
 
 
 def _check_against_engines(config: Config, source: str) -> None:

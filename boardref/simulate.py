@@ -241,13 +241,17 @@ def simulate(
         store = Store(store_path or Path(scratch) / "simulate.db")
         referee = Referee(store, sensor="presence", settle=SETTLE)
         resumed = store_path is not None and referee.resume()
+        if on_commit is not None:
+            referee.listeners.append(
+                lambda e: on_commit(e.data["move"]) if e.kind == "move" and e.accepted else None
+            )
         if not resumed:
             referee.new_game(game_name, players, seed=f"simulate {seed}".encode())
         game = referee.game
         cells = [cell.id for cell in game.board.cells]
         rig = Rig(referee, cells, noise, seed)
         try:
-            score = _play(rig, referee, Hands(rig, game, pick), pick, moves, on_commit)
+            score = _play(rig, referee, Hands(rig, game, pick), pick, moves)
         finally:
             rig.close()
             store.close()
@@ -275,7 +279,7 @@ def simulate(
     return result
 
 
-def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int, on_commit) -> Score:
+def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     score = Score()
     game = referee.game
     truth = referee.positions[-1]
@@ -308,8 +312,6 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int, on_commit)
         seen = referee._current() if referee.tentative else referee.positions[-1]
         if seen == after or (referee.phase == OVER and referee.positions[-1] == after):
             score.committed += 1
-            if on_commit:
-                on_commit(str(move))
         else:
             if seen == truth or seen in referee.positions[:-1]:
                 score.missed_moves += 1

@@ -76,3 +76,19 @@ def test_a_missing_file_is_reported(tmp_path):
 def test_command_line_overrides_win(tmp_path):
     config = load_config(write(tmp_path, "[panel]\nport = 9000"), **{"panel.port": 8123})
     assert config.panel.port == 8123
+
+
+def test_colour_and_signal_overrides_are_checked_at_start(tmp_path):
+    config = load_config(write(tmp_path, "[palette.colours]\nred = [200, 0, 0]\n"))
+    assert config.palette == {"colours": {"red": [200, 0, 0]}}
+    with pytest.raises(ConfigError, match=r"\[palette\]/\[status\]"):
+        load_config(write(tmp_path, "[palette.cells]\nsparkle = [1, 2, 3]\n"))
+    with pytest.raises(ConfigError, match=r"\[palette\]/\[status\]"):
+        load_config(write(tmp_path, "[status.moods]\ndisco = { colour = 'red' }\n"))
+
+
+def test_the_example_config_is_valid():
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "systemd" / "config.example.toml"
+    assert load_config(example).gpio.status_led == (5, 6, 13)

@@ -1,0 +1,192 @@
+"""`boardref serve`: the long-running service on the Pi.
+
+It resumes the open game (or starts one), links the hall-sensor board, the status LED,
+buzzer and buttons, and runs the referee's clock in an asyncio loop; it tells systemd
+when it is ready and pings its watchdog. ``--sim`` swaps the hardware for the
+simulated MCU and gpiozero's mock pins, so the very same paths run on any machine.
+Device threads only hand work to the loop; the referee is touched on the loop alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from boardref.config import Config
+from boardref.notify import notify, watchdog_interval
+from boardref.referee import Referee, RefereeError
+from boardref.store import Store, StoreError
+from boardref.table import Table
+from engines import RulesError
+from firmware_bridge.host import UP, Link
+from firmware_bridge.sim import Simulator
+from hardware.lights import CellLights, Palette
+from hardware.status import StatusPanel, StatusPins
+
+log = logging.getLogger("boardref")
+
+TICK = 0.01  # seconds between looks at the settle clock
+
+
+def sim_store_path() -> Path:
+    """Where ``--sim`` keeps its event log when the config names none."""
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "boardref" / "sim.db"
+
+
+class Service:
+    """One table's service: built by ``start``, run by ``run``, ended by ``close``."""
+
+    def __init__(self, config: Config, sim: bool = False):
+        self.config = config
+        self.sim = sim
+        self.store: Store | None = None
+        self.referee: Referee | None = None
+        self.table: Table | None = None
+        self.link: Link | None = None
+        self.simulator: Simulator | None = None
+        self.status: StatusPanel | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Open the log, resume or start the game, and connect the devices."""
+        self._loop = loop
+        config = self.config
+        self.store = Store(config.store.path)
+        self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+        try:
+            resumed = self.referee.resume()
+        except StoreError as exc:
+            log.error("%s; starting a new game, the old one stays in the log", exc)
+            resumed = False
+        if resumed and self.referee.game.name != config.game.name:
+            log.info(
+                "the open game is %s, the table is set for %s: starting that",
+                self.referee.game.name,
+                config.game.name,
+            )
+            resumed = False
+        if not resumed:
+            game = config.game
+            self.referee.new_game(game.name, game.players, game.options)
+        else:
+            log.info("resumed %s after %d events", self.referee.game.name, len(self.referee.log))
+        board = self.referee.game.board
+        cells = config.sensor_cells(board)
+        palette = Palette.load(config.palette)
+        device = config.sensors.hall.device if config.sensors.hall else None
+        if self.sim:
+            self.simulator = Simulator(len(cells)).start()
+            self._lay_out(cells)
+            device = self.simulator.path
+        self.status = self._status_panel(palette)
+        send_leds = None
+        if device is not None:
+            self.link = Link(device)
+            send_leds = self.link.set_leds
+        self.table = Table(
+            self.referee, cells, CellLights(cells, palette), send_leds, self.status, palette
+        )
+        if self.link is not None:
+            self.link.subscribe(
+                lambda scan: self._soon(self.table.on_scan, bytes(scan.cells), time.monotonic())
+            )
+            self.link.subscribe_state(lambda state, error: self._link_changed(state, error))
+            self.link.open()
+        self.table.refresh()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Tick the referee until ``stop`` is set; tell systemd we are ready."""
+        notify("READY=1")
+        notify(f"STATUS=refereeing {self.referee.game.name}")
+        ping_every = watchdog_interval()
+        next_ping = time.monotonic()
+        while not stop.is_set():
+            now = time.monotonic()
+            self.table.tick(now)
+            if ping_every is not None and now >= next_ping:
+                notify("WATCHDOG=1")
+                next_ping = now + ping_every
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), TICK)
+        notify("STOPPING=1")
+
+    def close(self) -> None:
+        for part in (self.link, self.simulator, self.status, self.store):
+            if part is not None:
+                part.close()
+
+    def command(self, name: str, *args) -> None:
+        """Run a referee command (draw, confirm, takeback...) and log a refusal."""
+        try:
+            getattr(self.referee, name)(*args)
+        except (RefereeError, RulesError) as exc:
+            log.warning("%s refused: %s", name, exc)
+            if self.status is not None:
+                self.status.signal("error")
+
+    # --- inside ----------------------------------------------------------------------------
+
+    def _soon(self, work: Callable, *args) -> None:
+        """Hand work from a device thread to the loop."""
+        self._loop.call_soon_threadsafe(work, *args)
+
+    def _link_changed(self, state: str, error: str | None) -> None:
+        if state != UP and error:
+            log.warning("board link %s: %s", state, error)
+        self._soon(self.table.on_link, state == UP)
+
+    def _lay_out(self, cells: list[str]) -> None:
+        """On the simulated board the pieces start where the game stands."""
+        expected = self.referee.expected()
+        self.simulator.set_board(bytes(1 if expected.get(c) else 0 for c in cells))
+
+    def _status_panel(self, palette: Palette) -> StatusPanel | None:
+        gpio = self.config.gpio
+        led = gpio.status_led or (None, None, None)
+        pins = StatusPins(
+            led_red=led[0],
+            led_green=led[1],
+            led_blue=led[2],
+            buzzer=gpio.buzzer,
+            draw=gpio.draw,
+            confirm=gpio.confirm,
+            takeback=gpio.takeback,
+        )
+        factory = None
+        if self.sim:
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+            factory = MockFactory(pin_class=MockPWMPin)
+        try:
+            return StatusPanel(
+                pins,
+                factory,
+                palette=palette,
+                on_draw=lambda: self._soon(self.command, "draw"),
+                on_confirm=lambda: self._soon(self.command, "confirm"),
+                on_takeback=lambda: self._soon(self.command, "takeback"),
+            )
+        except Exception as exc:  # gpiozero raises many kinds; none may stop the referee
+            log.error("status LED, buzzer and buttons unavailable: %s", exc)
+            return None
+
+
+async def serve(config: Config, sim: bool = False) -> None:
+    """Run the service until SIGTERM or SIGINT."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    service = Service(config, sim)
+    try:
+        service.start(loop)
+        await service.run(stop)
+    finally:
+        service.close()

@@ -1,0 +1,158 @@
+"""`boardref serve` as a process: ready for systemd, alive without hardware, stops
+on SIGTERM; and the game survives SIGKILL at any moment."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from boardref.notify import notify, watchdog_interval
+from boardref.referee import Referee
+from boardref.store import Store
+
+BOARDREF = [sys.executable, "-m", "boardref"]
+WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
+
+
+def run(args, tmp_path, **env):
+    environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), **env}
+    return subprocess.Popen(
+        BOARDREF + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, text=True
+    )
+
+
+def notifications(tmp_path):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    path = tmp_path / "notify.sock"
+    sock.bind(str(path))
+    sock.settimeout(WAIT)
+    return sock, str(path)
+
+
+def test_notify_speaks_to_the_socket_systemd_names(tmp_path, monkeypatch):
+    sock, path = notifications(tmp_path)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    assert notify("READY=1")
+    assert sock.recv(100) == b"READY=1"
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    assert not notify("READY=1")
+    monkeypatch.setenv("WATCHDOG_USEC", "10000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    assert watchdog_interval() == 5.0
+
+
+def test_the_simulated_service_tells_systemd_it_is_ready_and_stops_on_sigterm(tmp_path):
+    sock, path = notifications(tmp_path)
+    service = run(["serve", "--sim"], tmp_path, NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
+    try:
+        messages = set()
+        while "READY=1" not in messages:
+            messages.add(sock.recv(200).decode())
+        while "WATCHDOG=1" not in messages:
+            messages.add(sock.recv(200).decode())
+        service.send_signal(signal.SIGTERM)
+        assert service.wait(WAIT) == 0
+    finally:
+        service.kill()
+    assert (tmp_path / "state" / "boardref" / "sim.db").exists()
+
+
+def test_a_missing_board_is_retried_while_the_service_keeps_running(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[sensors.hall]\ndevice = "{tmp_path}/no-such-pico"\n[store]\npath = "{tmp_path}/log.db"\n'
+    )
+    sock, path = notifications(tmp_path)
+    service = run(["serve", "--config", str(config)], tmp_path, NOTIFY_SOCKET=path)
+    try:
+        assert sock.recv(200) == b"READY=1"
+        time.sleep(1.5)
+        assert service.poll() is None, "the service must not die for want of a board"
+        service.send_signal(signal.SIGTERM)
+        _, errors = service.communicate(timeout=WAIT)
+    finally:
+        service.kill()
+    assert "no-such-pico" in errors
+
+
+def test_a_bad_config_is_refused_before_anything_starts(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[gpio]\ndraw = 99\n")
+    result = subprocess.run(
+        BOARDREF + ["serve", "--config", str(config)], capture_output=True, text=True, timeout=WAIT
+    )
+    assert result.returncode == 2
+    assert "gpio.draw = 99" in result.stderr
+
+
+def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
+    """Each run continues the game in the log and prints every move once it is logged;
+    killed at a random moment, the log must hold every printed move, in order, plus at
+    most the one it was writing, and resume into the very position those moves make."""
+    store = tmp_path / "log.db"
+    pick = random.Random(5)
+    printed: list[str] = []
+    for attempt in range(8):
+        player = run(
+            [
+                "simulate",
+                "--moves",
+                "1000",
+                "--seed",
+                str(attempt),
+                "--store",
+                str(store),
+                "--echo-moves",
+            ],
+            tmp_path,
+        )
+        time.sleep(pick.uniform(0.5, 3.0))
+        player.send_signal(signal.SIGKILL)
+        out, _ = player.communicate(timeout=WAIT)
+        printed += [line.split()[1] for line in out.splitlines() if line.startswith("committed")]
+        log = Store(store)
+        referee = Referee(log)
+        assert referee.resume(), "the open game is always found again"
+        logged = [data["move"] for kind, data in referee.log if kind == "move"]
+        assert logged[: len(printed)] == printed
+        assert len(logged) - len(printed) <= 1
+        printed = logged
+        state = referee.game.initial_state()
+        for move in logged:
+            state = referee.game.apply(state, referee.game.parse_move(state, move))
+        assert referee.positions[-1] == state
+        log.close()
+    assert len(printed) > 8, "the runs were too short to test anything"
+
+
+def test_simulate_prints_one_json_line(tmp_path):
+    result = subprocess.run(
+        BOARDREF + ["simulate", "--moves", "5", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    line = json.loads(result.stdout.strip().splitlines()[-1])
+    assert line["moves_played"] == 5 and line["final_state_match"]
+
+
+@pytest.mark.parametrize("bad", [["--game", "chess"], ["--sensor", "sonar"]])
+def test_simulate_refuses_what_it_cannot_do(bad):
+    result = subprocess.run(
+        BOARDREF + ["simulate", *bad], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "error:" in result.stderr
+
+
+def test_boardref_runs_as_a_module():
+    assert Path(__file__).parents[2].joinpath("boardref", "__main__.py").exists()
