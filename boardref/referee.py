@@ -269,7 +269,7 @@ class Referee:
             move, state = matches[0]
             self._view.clear_problems()
             self.phase = MOVE
-            if self.game.can_extend(base, move):
+            if self.game.outcome(state) is None and self.game.can_extend(base, move):
                 self.tentative = (move, state)
                 self._view.last_move = move.path
                 self._emit(Event("tentative", {"move": str(move)}))

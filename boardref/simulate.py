@@ -150,26 +150,29 @@ class Hands:
         pick = self.pick
         if pick.random() < HABITS["bump"]:
             self.bump(before)
-        stops = [after]
         path = getattr(move, "path", ())
-        if (
-            getattr(move, "leap", False)
-            and len(path) > 2
-            and pick.random() < HABITS["set_down_mid_chain"]
-        ):
+        stops = [(path[0] if path else None, after)]
+        chain = getattr(move, "leap", False) and len(path) > 2
+        if chain and pick.random() < HABITS["set_down_mid_chain"]:
             cut = pick.randrange(2, len(path))
-            stops = [self.game.apply(before, Move(path[:cut], leap=True)), after]
+            halfway = self.game.apply(before, Move(path[:cut], leap=True))
+            # a chain whose first part already wins ends there: nobody plays on
+            if self.game.outcome(halfway) is None:
+                stops = [(path[0], halfway), (path[cut - 1], after)]
         at = before
-        for stop in stops:
-            self.carry(at, stop)
+        for mover, stop in stops:
+            self.carry(at, stop, mover)
             self.settle()
             at = stop
 
-    def carry(self, before, after) -> None:
-        """Lift what leaves, put down what arrives, take captured pieces off."""
+    def carry(self, before, after, mover: str | None) -> None:
+        """Lift the moving piece, put it down, then take captured pieces off."""
         was, now = self.reading(before), self.reading(after)
         gone = [c for c in was if was[c] and not now[c]]
         arrive = [c for c in now if now[c] and not was[c]]
+        if mover in gone:  # the piece that moves goes first, whatever the board order
+            gone.remove(mover)
+            gone.insert(0, mover)
         moving, captured = gone[: len(arrive)], gone[len(arrive) :]
         for cell in moving:
             self.rig.set_cell(cell, False)

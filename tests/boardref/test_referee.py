@@ -280,3 +280,13 @@ def test_a_capture_with_the_captured_hunter_still_standing_asks_to_take_it_off(t
     assert "illegal" not in t.kinds() and "unreadable" not in t.kinds()
     t.change(c2=None)
     assert t.logged()[-1][1]["move"] == "c1:c3"
+
+
+def test_a_winning_capture_is_final_even_if_the_chain_could_go_on(table):
+    t = table("catch_the_hare", options={"min_hunters": 3})
+    index = t.game.board.index
+    state = HareState(index["c1"], frozenset(index[c] for c in ("c2", "c4", "a5")), turn=1)
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    t.change(c1=None, c2=None, c3=P)  # 2 hunters left: the hare has won, though c4 waits
+    assert t.referee.phase == OVER and t.referee.tentative is None

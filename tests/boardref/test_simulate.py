@@ -1,0 +1,29 @@
+"""The referee's acceptance check: random games played by simulated hands on the
+simulated MCU, through the real link, with sensor noise, must be refereed perfectly.
+
+Each game the referee supports joins ``TABLES``; a run takes 10-20 s of wall time
+because the MCU's scanning runs in real time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from boardref.simulate import simulate
+
+#: (game, players, seed): every game that can be played on hall sensors
+TABLES = [("sternhalma", 2, 7), ("sternhalma", 3, 8), ("catch_the_hare", 2, 9)]
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), TABLES)
+def test_three_hundred_noisy_moves_are_refereed_without_a_mistake(game, players, seed):
+    result = simulate(game, players, seed=seed, noise=0.01, moves=300)
+    assert result["moves_played"] == 300
+    assert result["committed"] == 300
+    assert result["wrong_commits"] == 0
+    assert result["missed_moves"] == 0
+    assert result["false_rejections"] == 0
+    assert result["illegal_injected"] > 0
+    assert result["illegal_caught"] == result["illegal_injected"]
+    assert result["final_state_match"]
+    assert result["mcu"]["crc_errors"] == 0
