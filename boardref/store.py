@@ -2,14 +2,19 @@
 anything is shown, so a restart replays exactly what the players saw.
 
 Games and their events only; nothing here interprets a rule. The database runs in
-WAL mode with full synchronisation, so a power cut loses at most the event being
-written, never an earlier one; a full disk is reported as ``StoreError``.
+WAL mode. An event is written before the call returns (a killed process loses
+nothing), and a background flusher makes the log durable on the card a few
+milliseconds later, so the verdict never waits for the disk. A power cut in that
+window loses at most the newest event, which the board itself still shows: the
+referee infers it again on resume. A full disk is reported as ``StoreError``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,10 +69,12 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            # commits reach the WAL file at once; _Flusher syncs it to the disk
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the event log {path}: {exc}") from None
+        self._flusher = None if str(path) == ":memory:" else _Flusher(Path(f"{path}-wal"))
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -80,7 +87,14 @@ class Store:
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
+        if self._flusher is not None:
+            self._flusher.stop()
         self._db.close()
+
+    def flush(self) -> None:
+        """Wait until every event written so far is on the disk."""
+        if self._flusher is not None:
+            self._flusher.sync()
 
     def start_game(
         self, game: str, players: int, options: dict, seed: bytes, commitment: str
@@ -150,14 +164,14 @@ class Store:
         return {"games": games, "events": events}
 
     def _write(self):
-        return _Transaction(self._db, self.path)
+        return _Transaction(self._db, self.path, self._flusher)
 
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, with any SQLite failure as a ``StoreError``."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path):
-        self._db, self._path = db, path
+    def __init__(self, db: sqlite3.Connection, path: Path, flusher: _Flusher | None):
+        self._db, self._path, self._flusher = db, path, flusher
 
     def __enter__(self) -> sqlite3.Connection:
         try:
@@ -170,11 +184,63 @@ class _Transaction:
         if kind is None:
             try:
                 self._db.execute("COMMIT")
-                return False
             except sqlite3.Error as error:
                 exc = error
+            else:
+                if self._flusher is not None:
+                    self._flusher.request()
+                return False
         if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
             self._db.execute("ROLLBACK")
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"the event log {self._path} refused the event: {exc}") from None
         return False
+
+
+class _Flusher:
+    """Syncs the WAL file to the disk on a thread of its own, soon after each commit."""
+
+    def __init__(self, wal: Path):
+        self._wal = wal
+        self._due = threading.Condition()
+        self._requested = self._done = 0
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="boardref-flush", daemon=True)
+        self._thread.start()
+
+    def request(self) -> None:
+        with self._due:
+            self._requested += 1
+            self._due.notify_all()
+
+    def sync(self) -> None:
+        """Block until everything requested so far is on the disk."""
+        with self._due:
+            wanted = self._requested
+            self._due.wait_for(lambda: self._done >= wanted or self._stopping, timeout=10)
+
+    def stop(self) -> None:
+        self.sync()
+        with self._due:
+            self._stopping = True
+            self._due.notify_all()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            with self._due:
+                self._due.wait_for(lambda: self._requested > self._done or self._stopping)
+                if self._stopping and self._requested <= self._done:
+                    return
+                wanted = self._requested
+            try:
+                fd = os.open(self._wal, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass  # the WAL was checkpointed away: its content is in the database file
+            with self._due:
+                self._done = wanted
+                self._due.notify_all()
