@@ -14,11 +14,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(INSTALLED): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,vision]'
 	touch $@
 
 $(BENCH_INSTALLED): pyproject.toml | $(INSTALLED)
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m pip install --quiet -e '.[dev,vision,bench]'
 	touch $@
 
 test: install
