@@ -31,6 +31,7 @@ from engines.errors import (
 _ENGINES = {
     "sternhalma": "engines.sternhalma:Sternhalma",
     "catch_the_hare": "engines.catch_the_hare:CatchTheHare",
+    "haegar": "engines.haegar:Haegar",
     "fang_den_hut_cards": "engines.fang_den_hut_cards:FangDenHutCards",
 }
 GAMES: tuple[str, ...] = tuple(_ENGINES)

@@ -17,7 +17,8 @@ def test_presence_sensors_see_where_pieces_stand_but_not_which(name):
     assert {cell for cell, token in hall.items() if token == PIECE} == {
         cell for cell, token in seen.items() if token is not None
     }
-    assert set(hall.values()) == {PIECE, None}
+    # a table game (Hägar) starts with nothing on the table at all
+    assert set(hall.values()) <= {PIECE, None}
 
 
 def test_two_positions_differing_only_in_colours_look_alike_to_hall_sensors():

@@ -30,6 +30,7 @@ VARIANTS = {
         (2, {"board": "less_diagonal", "single_capture": True}),
         (2, {"board": "no_diagonal", "hunters": 10, "min_hunters": 8}),
     ],
+    "haegar": [(1, {}), (3, {"honky_tonk": True}), (2, {"seats": "east,west"})],
     "fang_den_hut_cards": [(2, {}), (4, {}), (5, {}), (3, {"single_game": True})],
 }
 SETUPS = [(name, None, {}) for name in GAMES] + [
