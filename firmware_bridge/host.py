@@ -177,7 +177,7 @@ class Link:
                 raise LinkError(f"no board on {self.port} within {timeout} s: {self.error}")
 
     def close(self):
-        """Stop the link and release the port."""
+        """Stop the link and release the port; a closed link stays closed."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -138,6 +138,17 @@ def test_the_link_finds_a_board_plugged_in_later(tmp_path):
             wait_for(lambda: recorder.board == _board(3, cells=8))
 
 
+def test_a_pyserial_url_reaches_the_board(sim, tmp_path):
+    recorder = Recorder()
+    log = tmp_path / "traffic.txt"
+    with Link(f"spy://{sim.path}?file={log}") as link:
+        link.subscribe(recorder)
+        link.open(timeout=DEADLINE)
+        sim.set_cell(8, 1)
+        wait_for(lambda: recorder.board == _board(8))
+    assert log.read_text()
+
+
 def test_open_with_timeout_fails_clearly_without_a_board(tmp_path):
     with Link(str(tmp_path / "nothing")) as link, pytest.raises(LinkError, match="no board"):
         link.open(timeout=0.3)
