@@ -39,12 +39,20 @@ Readings where the book leaves room (RULINGS.md decides the rest):
   10, 8, 8, 5 give 3, 1, 1, 0. A placing is a placing even with no cards.
 - Two players: 1 hat per full 5 cards taken.
 - Players tied for most hats after the match share the win.
+- The book does not name the three colours; the data file says red, yellow, blue
+  (an owner whose deck differs edits the file). Cards are named ``red7``, and
+  ``red_blank`` for a blank.
+- ``view`` shows each stack's top card and size, not the cards beneath: they are
+  covered at the table, and the rule book has taken cards counted, never looked at.
 - Seats are "player 1" ... "player 5"; player 1 starts the first game (the book's
   youngest player) and play goes clockwise.
 - ``observe`` reports what lies on the table: the top card of each stack,
   "face_down" for a non-empty taken pile and for the deck in the middle (before a
   deal, the draw pile, or the cards set aside). After each game the cards are
-  gathered into the deck. Hands are never observed (they live on the phones).
+  gathered into the deck, so the last play of a game is not told apart on the
+  table (every card is face down by then). Hands are never observed (they live
+  on the phones). With no sensor other than the camera, ``sense`` is the
+  ordinary projection of ``observe``.
 
 Options:
 
