@@ -93,6 +93,7 @@ class Simulator:
         self._slave = None
         self._want_plugged = True
         self._stalled_until = 0.0
+        self._stalled = False
         self._injected = []
         self._changed = threading.Condition()
         self._closing = False
@@ -145,8 +146,13 @@ class Simulator:
 
     def stall(self, seconds):
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
-        heartbeat; then it carries on where it was."""
-        self._stalled_until = time.monotonic() + seconds
+        heartbeat; then it carries on where it was. Returns once the device has
+        stopped (or resumed), so nothing slips through after the call."""
+        with self._changed:
+            self._stalled_until = time.monotonic() + seconds
+            self._changed.wait_for(
+                lambda: self._stalled == (seconds > 0) or not self._thread.is_alive(), timeout=5
+            )
 
     def inject(self, data):
         """Put raw bytes on the line towards the host, between frames, like line noise."""
@@ -191,8 +197,12 @@ class Simulator:
                 if self._want_plugged != self.plugged:
                     self._apply_plug()
                     next_scan = _now_ms()
-                stall = self._stalled_until - time.monotonic()
-                if not self.plugged or stall > 0:
+                stalled = self._stalled_until > time.monotonic()
+                if stalled != self._stalled:
+                    with self._changed:
+                        self._stalled = stalled
+                        self._changed.notify_all()
+                if not self.plugged or stalled:
                     time.sleep(0.01)
                     continue
                 wait = max(0, next_scan - _now_ms()) / 1000

@@ -1,11 +1,14 @@
 """The device's protocol logic and debouncing, driven with explicit readings and clocks."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_bridge import protocol
 from firmware_bridge.firmware.debounce import Debouncer
 from firmware_bridge.firmware.device import Device
 from firmware_bridge.protocol import (
+    CONFIG_RANGES,
     Ack,
     Config,
     Decoder,
@@ -207,3 +210,41 @@ def test_damaged_frames_are_reported_once_with_the_heartbeat():
     answer = board.scan(bytes(CELLS), advance=100)
     assert answer[1] == Error(protocol.FRAMES_DROPPED, "3 damaged frames dropped since boot")
     assert len(board.scan(bytes(CELLS), advance=100)) == 1
+
+
+host_commands = st.one_of(
+    st.builds(Hello, firmware=st.just("host")),
+    st.builds(
+        SetLeds, colors=st.binary(max_size=3 * CELLS + 6).map(lambda b: b[: len(b) // 3 * 3])
+    ),
+    st.integers(0, 4).flatmap(
+        lambda n: st.builds(
+            SetLeds,
+            colors=st.binary(min_size=3 * n, max_size=3 * n),
+            cells=st.binary(min_size=n, max_size=n),
+        )
+    ),
+    st.builds(Ping, token=st.integers(0, 0xFFFFFFFF)),
+    st.builds(
+        Config,
+        settings=st.dictionaries(
+            st.sampled_from(sorted(CONFIG_RANGES)), st.integers(0, 2000), max_size=3
+        ),
+    ),
+    st.builds(Ack),
+    st.builds(Scan, counter=st.just(0), cells=st.binary(max_size=4)),
+)
+
+
+@given(st.lists(st.tuples(host_commands, st.integers(1, 255), st.binary(max_size=20)), max_size=25))
+def test_every_command_gets_exactly_one_answer_whatever_comes(steps):
+    board = Board()
+    for message, seq, noise in steps:
+        message.seq = seq
+        answers = _read(board.device.receive(noise + encode(message), board.now))
+        if isinstance(message, Hello):
+            assert [type(m) for m in answers] == [Hello, Scan]
+        else:
+            assert len(answers) == 1 and isinstance(answers[0], (Ack, Nack, Pong))
+        assert all(m.seq == board.device.accepted for m in answers)
+    assert len(board.device.colors) == 3 * CELLS

@@ -126,6 +126,16 @@ def test_a_silent_device_is_declared_dead_and_recovered(sim, link, recorder):
     wait_for(lambda: link.state == UP and recorder.board == _board(7))
 
 
+def test_unanswered_led_frames_are_retransmitted_and_land_after_recovery(sim, link):
+    sim.stall(60)
+    lit = _colors({9})
+    link.set_leds(lit)
+    wait_for(lambda: link.state != UP)
+    assert link.counters()["retransmits"] >= 1
+    sim.stall(0)
+    wait_for(lambda: link.state == UP and sim.leds == lit and link.shown == lit)
+
+
 def test_the_link_finds_a_board_plugged_in_later(tmp_path):
     path = str(tmp_path / "later")
     recorder = Recorder()
