@@ -253,7 +253,7 @@ class Haegar(Game):
             pile.remove(outcome)
             return replace(state, phase=PLACE, pile=tuple(pile), hand=outcome)
         if state.phase == DIE:
-            if isinstance(outcome, bool) or outcome not in range(1, 7):
+            if not _is_count(outcome) or outcome not in range(1, 7):
                 raise RulesError(f"a die shows 1 to 6, not {outcome!r}")
             return replace(
                 state, phase=FINAL, die=outcome, turn=1 % self.players, finals_left=self.players
@@ -750,9 +750,9 @@ class _Reader:
         tokens, supply = self.tokens(data["tokens"], data["supply"], laid)
         die, finals_left, ply = data["die"], data["finals_left"], data["ply"]
         for value, what in ((finals_left, "finals_left"), (ply, "ply")):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if not _is_count(value) or value < 0:
                 raise RecordError(f"{what} must be a whole number >= 0, not {value!r}")
-        if die is not None and (isinstance(die, bool) or die not in range(1, 7)):
+        if die is not None and (not _is_count(die) or die not in range(1, 7)):
             raise RecordError(f"die must be 1 to 6 or null, not {die!r}")
         state = HaegarState(
             phase,
@@ -827,13 +827,8 @@ class _Reader:
                 raise RecordError(f"supply of {colour} must be {{hagars: n, gold: n}}")
             h, g = entry[HAGAR + "s"], entry[GOLD]
             on_table = sum(piece == seat for _, piece in tokens)
-            counts = (h, g)
-            if (
-                any(isinstance(c, bool) or not isinstance(c, int) for c in counts)
-                or h < 0
-                or g not in (0, 1)
-            ):
-                raise RecordError(f"supply of {colour}: counts must be whole numbers")
+            if not (_is_count(h) and _is_count(g)) or h < 0 or g not in (0, 1):
+                raise RecordError(f"supply of {colour}: whole numbers, gold 0 or 1")
             if h + on_table != hagars:
                 raise RecordError(
                     f"{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}"
@@ -930,6 +925,11 @@ def _owed(beers: tuple[int, ...], winners: tuple[int, ...]) -> dict[int, int]:
         if seat not in winners:
             owed[seat] = owed.get(seat, 0) + 1
     return owed
+
+
+def _is_count(value: Any) -> bool:
+    """A whole number, and not a bool (JSON true is no count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _corner_of(fx: int, fy: int) -> str:

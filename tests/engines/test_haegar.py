@@ -356,6 +356,14 @@ def test_the_camera_sees_each_printed_field_and_its_token():
     assert sum(token is not None for token in seen.values()) == 4
 
 
+def test_the_camera_tells_every_legal_move_apart():
+    game = load_game("haegar", players=3)
+    _, seen = play(game, lambda state, moves: moves[len(moves) // 2])
+    for state, moves in seen:
+        looks = {tuple(game.observe(game.apply(state, move)).items()) for move in moves}
+        assert len(looks) == len(moves)
+
+
 def test_a_record_with_a_coaster_laid_against_the_rules_is_refused():
     game = load_game("haegar", players=2)
     end, _ = play(game, lambda state, moves: moves[0])
