@@ -76,7 +76,11 @@ class PanelConfig(_Section):
     #: 127.0.0.1 keeps the panel on this machine; 0.0.0.0 opens it to the LAN
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    #: "scrypt$..." from `boardref pin-hash`; without one the referee page stays shut
     referee_pin_hash: str | None = None
+    #: the address phones use to reach the panel (for the join QR code), e.g.
+    #: "http://192.168.1.20:8000"; by default the address the table page was opened at
+    public_url: str | None = None
 
 
 class Config(_Section):

@@ -20,11 +20,30 @@ from typing import Any
 
 from boardref.store import Store, StoreError
 from engines import PASS, IllegalMove, Move, RulesError, load_game
-from engines.chance import Stream, commitment, new_seed
+from engines.chance import Shuffle, Stream, commitment, new_seed
 
 Reading = dict[str, str | None]
 
 SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
+
+#: what the referee says, in English; the panel translates by key
+#: (boardref/panel/i18n/*.json hold the same keys)
+WORDS = {
+    "no_game": "No game: start one",
+    "setup": "Lay out the start position",
+    "resumed": "Resumed: the board must match the game",
+    "differs_remove": "The board differs from the game in {count} place(s): "
+    "take the piece off {cell}",
+    "differs_place": "The board differs from the game in {count} place(s): "
+    "put a piece ({token}) on {cell}",
+    "ambiguous": "Several moves fit the board: choose the one that was played",
+    "capture": "Take the captured piece off {cells}",
+    "illegal": "Not allowed: {reason}",
+    "unreadable": "The board matches no legal move ({count} cells differ); "
+    "put the pieces back as the lights show",
+    "not_saved": "Not saved, so not accepted: {error}",
+    "game_over": "Game over: {reason}",
+}
 
 
 class RefereeError(RuntimeError):
@@ -51,6 +70,8 @@ class Display:
     seat_colour: str | None
     position: Reading
     message: str = ""
+    #: the message as a key of ``WORDS`` and its parameters, for translation
+    notice: tuple[str, dict[str, Any]] | None = None
     last_move: tuple[str, ...] = ()
     tentative: str | None = None
     lifted: str | None = None
@@ -113,7 +134,7 @@ class Referee:
         seed = new_seed() if seed is None else seed
         game_id = self.store.start_game(name, game.players, options, seed, commitment(seed))
         self._begin(game, game_id, seed)
-        self._view.message = "Lay out the start position"
+        self._view.say("setup")
         self._emit(
             Event(
                 "game_started",
@@ -150,7 +171,7 @@ class Referee:
         ended = bool(self.log) and self.log[-1][0] == "game_over"
         self.phase = OVER if ended else SETUP
         if not ended:
-            self._view.message = "Resumed: the board must match the game"
+            self._view.say("resumed")
         self._emit(Event("resumed", {"game": stored.game, "events": len(stored.events)}))
         self._emit(Event("display", {}))
         return True
@@ -280,7 +301,7 @@ class Referee:
         if distinct:
             self.phase = AMBIGUOUS
             self._view.candidates = tuple(str(m) for m in distinct.values())
-            self._view.message = "Several moves fit the board: choose the one that was played"
+            self._view.say("ambiguous")
             self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
             return
         if self.phase == AMBIGUOUS:
@@ -300,7 +321,8 @@ class Referee:
         data = {"spec": spec.to_json(), "outcome": _lists(outcome), "counter": self.stream.counter}
         state = self.game.resolve(self.positions[-1], outcome)
         if self._accept("chance", data, state):
-            self._view.last_draw = _lists(outcome)
+            # a shuffled deck holds every hand: it is logged, never shown
+            self._view.last_draw = None if isinstance(spec, Shuffle) else _lists(outcome)
             self._after_change()
         self._emit(Event("display", {}))
         return outcome
@@ -377,7 +399,9 @@ class Referee:
 
     def display(self) -> Display:
         if self.game is None:
-            return Display(SETUP, "", None, None, None, {}, message="No game: start one")
+            return Display(
+                SETUP, "", None, None, None, {}, message=WORDS["no_game"], notice=("no_game", {})
+            )
         state = self._current()
         seat = self.game.to_move(state) if self.phase in (MOVE, AMBIGUOUS, CHANCE) else None
         spec = self.game.chance(state) if self.phase == CHANCE else None
@@ -391,6 +415,7 @@ class Referee:
             seat_colour=None if seat is None else self.game.seat_colour(seat),
             position=self.game.observe(state),
             message=v.message,
+            notice=v.notice,
             last_move=v.last_move,
             tentative=None if self.tentative is None else str(self.tentative[0]),
             lifted=v.lifted,
@@ -468,7 +493,7 @@ class Referee:
         try:
             self.store.append(self.game_id, kind, data)
         except StoreError as exc:
-            self._view.message = f"Not saved, so not accepted: {exc}"
+            self._view.say("not_saved", error=str(exc))
             self._emit(Event("store_error", {"error": str(exc)}))
             return False
         self.log.append((kind, data))
@@ -502,11 +527,11 @@ class Referee:
             try:
                 self.store.end_game(self.game_id, "game_over", data)
             except StoreError as exc:
-                self._view.message = f"Not saved: {exc}"
+                self._view.say("not_saved", error=str(exc))
                 return
             self.log.append(("game_over", data))
             self.phase = OVER
-            self._view.message = f"Game over: {ended.reason}"
+            self._view.say("game_over", reason=ended.reason)
             self._emit(Event("game_over", data, accepted=True))
             return
         if self.phase != SETUP:
@@ -538,14 +563,15 @@ class Referee:
         first = differ[0]
         if expected[first] is None:
             v.remove = first
-            words = f"take the piece off {first}"
         else:
             v.place = first
-            words = f"put {_token_words(expected[first])} on {first}"
         v.errors = frozenset(differ)
         if not quiet:
-            v.message = f"The board differs from the game in {len(differ)} place(s): {words}"
-            self._emit(Event("out_of_sync", {"cells": differ, "next": words}))
+            if v.remove:
+                v.say("differs_remove", count=len(differ), cell=first)
+            else:
+                v.say("differs_place", count=len(differ), cell=first, token=expected[first])
+            self._emit(Event("out_of_sync", {"cells": differ, "next": v.message}))
         return False
 
     def _explain(self, reading: Reading) -> None:
@@ -570,20 +596,17 @@ class Referee:
         captured = self._captures_left(reading)
         if captured:
             v.remove = captured[0]
-            v.message = f"Take the captured piece off {', '.join(captured)}"
+            v.say("capture", cells=", ".join(captured))
             self._emit(Event("capture_pending", {"cells": captured}))
             return
         v.errors = frozenset(vacated + filled + changed)
         if len(vacated) == 1 and len(filled) == 1 and not changed:
             origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
             reason = self._reason(base, origin, filled[0])
-            v.message = f"Not allowed: {reason}"
+            v.say("illegal", reason=reason)
             self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": reason}))
         else:
-            v.message = (
-                f"The board matches no legal move ({len(v.errors)} cells differ); "
-                "put the pieces back as the lights show"
-            )
+            v.say("unreadable", count=len(v.errors))
             self._emit(Event("unreadable", {"cells": sorted(v.errors)}))
 
     def _captures_left(self, reading: Reading) -> list[str]:
@@ -651,7 +674,7 @@ class Referee:
 class _View:
     """The referee's words and highlights of the moment."""
 
-    message: str = ""
+    notice: tuple[str, dict[str, Any]] | None = None
     last_move: tuple[str, ...] = ()
     lifted: str | None = None
     destinations: frozenset[str] = frozenset()
@@ -661,14 +684,21 @@ class _View:
     last_draw: Any = None
     candidates: tuple[str, ...] = ()
 
+    @property
+    def message(self) -> str:
+        if self.notice is None:
+            return ""
+        key, params = self.notice
+        return WORDS[key].format(**params)
+
+    def say(self, key: str, **params: Any) -> None:
+        """Set the words of the moment: a key of ``WORDS`` and its parameters."""
+        self.notice = (key, params)
+
     def clear_problems(self) -> None:
-        self.message = ""
+        self.notice = None
         self.lifted = self.place = self.remove = None
         self.destinations = self.errors = frozenset()
-
-
-def _token_words(token: str) -> str:
-    return "a piece" if token == "piece" else f"a {token} piece"
 
 
 def _lists(value: Any) -> Any:

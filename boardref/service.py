@@ -18,12 +18,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import uvicorn
+
 from boardref.config import Config
 from boardref.notify import notify, watchdog_interval
+from boardref.panel.api import Panel
 from boardref.referee import Referee, RefereeError
 from boardref.store import Store, StoreError
 from boardref.table import Table
-from engines import RulesError
+from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
@@ -52,6 +55,8 @@ class Service:
         self.link: Link | None = None
         self.simulator: Simulator | None = None
         self.status: StatusPanel | None = None
+        self.palette: Palette | None = None
+        self.panel: Panel | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -77,32 +82,74 @@ class Service:
             self.referee.new_game(game.name, game.players, game.options)
         else:
             log.info("resumed %s after %d events", self.referee.game.name, len(self.referee.log))
-        board = self.referee.game.board
-        cells = config.sensor_cells(board)
-        palette = Palette.load(config.palette)
+        self.palette = Palette.load(config.palette)
+        self.status = self._status_panel(self.palette)
+        self._connect_board()
+        self.panel = Panel(self)
+        self.referee.listeners.append(self.panel.publish)
+
+    def _connect_board(self) -> None:
+        """Link the sensors and lights of the current game's board (again, after a
+        simulated table switched to a game on another board)."""
+        if self.link is not None:
+            self.link.close()
+        if self.simulator is not None:
+            self.simulator.close()
+        if self.table is not None:
+            self.referee.listeners.remove(self.table._on_event)
+        config = self.config
+        cells = config.sensor_cells(self.referee.game.board)
         device = config.sensors.hall.device if config.sensors.hall else None
         if self.sim:
             self.simulator = Simulator(len(cells)).start()
-            self._lay_out(cells)
             device = self.simulator.path
-        self.status = self._status_panel(palette)
-        send_leds = None
-        if device is not None:
-            self.link = Link(device)
-            send_leds = self.link.set_leds
+        self.link = Link(device) if device is not None else None
         self.table = Table(
-            self.referee, cells, CellLights(cells, palette), send_leds, self.status, palette
+            self.referee,
+            cells,
+            CellLights(cells, self.palette),
+            self.link.set_leds if self.link else None,
+            self.status,
+            self.palette,
         )
+        if self.sim:
+            self._lay_out()
         if self.link is not None:
+            table = self.table
             self.link.subscribe(
-                lambda scan: self._soon(self.table.on_scan, bytes(scan.cells), time.monotonic())
+                lambda scan: self._soon(table.on_scan, bytes(scan.cells), time.monotonic())
             )
             self.link.subscribe_state(lambda state, error: self._link_changed(state, error))
             self.link.open()
         self.table.refresh()
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Tick the referee until ``stop`` is set; tell systemd we are ready."""
+        """Serve the panel and tick the referee until ``stop`` is set; tell systemd
+        we are ready once the panel listens."""
+        panel = self.config.panel
+        server = _Server(
+            uvicorn.Config(
+                self.panel.app,
+                host=panel.host,
+                port=panel.port,
+                log_level="warning",
+                lifespan="off",
+            )
+        )
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            if serving.done():
+                serving.result()  # the panel could not start (port taken...): say why
+                raise OSError(f"the panel could not listen on {panel.host}:{panel.port}")
+            await asyncio.sleep(0.02)
+        log.info("panel on http://%s:%d/", panel.host, panel.port)
+        try:
+            await self._tick(stop)
+        finally:
+            server.should_exit = True
+            await serving
+
+    async def _tick(self, stop: asyncio.Event) -> None:
         notify("READY=1")
         notify(f"STATUS=refereeing {self.referee.game.name}")
         ping_every = watchdog_interval()
@@ -121,6 +168,41 @@ class Service:
         for part in (self.link, self.simulator, self.status, self.store):
             if part is not None:
                 part.close()
+
+    # --- what the panel asks for -----------------------------------------------------------
+
+    def link_state(self) -> str:
+        return self.link.state if self.link is not None else "none"
+
+    def new_game(self, name: str, players: int | None, options: dict) -> None:
+        """Start a game; a simulated table may switch boards, a real one may not."""
+        game = load_game(name, players, **options)
+        board_changes = game.board.name != self.referee.game.board.name
+        if board_changes and not self.sim and self.config.sensors.hall is not None:
+            raise RefereeError(
+                f"this table's sensors are wired for {self.referee.game.board.title}"
+            )
+        self.referee.new_game(name, players, options)
+        if board_changes:
+            self._connect_board()
+        elif self.sim:
+            self._lay_out()
+
+    def sim_board(self) -> dict[str, bool]:
+        """What stands on the virtual board, cell by cell."""
+        return {
+            cell: bool(state) for cell, state in zip(self.table.sensor_cells, self.simulator.board)
+        }
+
+    def sim_set(self, cell: str, present: bool) -> None:
+        """Lift a piece from (False) or put one on (True) a cell of the virtual board."""
+        cells = self.table.sensor_cells
+        if cell not in cells:
+            raise RefereeError(f"there is no cell {cell} on this board")
+        index = cells.index(cell)
+        if bool(self.simulator.board[index]) == present:
+            raise RefereeError(f"{cell} is {'already taken' if present else 'empty'}")
+        self.simulator.set_cell(index, 1 if present else 0)
 
     def command(self, name: str, *args) -> None:
         """Run a referee command (draw, confirm, takeback...) and log a refusal."""
@@ -142,9 +224,10 @@ class Service:
             log.warning("board link %s: %s", state, error)
         self._soon(self.table.on_link, state == UP)
 
-    def _lay_out(self, cells: list[str]) -> None:
+    def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
         expected = self.referee.expected()
+        cells = self.table.sensor_cells
         self.simulator.set_board(bytes(1 if expected.get(c) else 0 for c in cells))
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
@@ -176,6 +259,14 @@ class Service:
         except Exception as exc:  # gpiozero raises many kinds; none may stop the referee
             log.error("status LED, buzzer and buttons unavailable: %s", exc)
             return None
+
+
+class _Server(uvicorn.Server):
+    """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
 
 
 async def serve(config: Config, sim: bool = False) -> None:

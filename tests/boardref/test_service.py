@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from boardref.notify import notify, watchdog_interval
@@ -21,6 +22,12 @@ from boardref.store import Store
 
 BOARDREF = [sys.executable, "-m", "boardref"]
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def run(args, tmp_path, **env):
@@ -52,11 +59,19 @@ def test_notify_speaks_to_the_socket_systemd_names(tmp_path, monkeypatch):
 
 def test_the_simulated_service_tells_systemd_it_is_ready_and_stops_on_sigterm(tmp_path):
     sock, path = notifications(tmp_path)
-    service = run(["serve", "--sim"], tmp_path, NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
+    port = free_port()
+    service = run(
+        ["serve", "--sim", "--port", str(port)],
+        tmp_path,
+        NOTIFY_SOCKET=path,
+        WATCHDOG_USEC="2000000",
+    )
     try:
         messages = set()
         while "READY=1" not in messages:
             messages.add(sock.recv(200).decode())
+        health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=WAIT).json()
+        assert health["status"] == "ok" and health["game"] == "sternhalma"
         while "WATCHDOG=1" not in messages:
             messages.add(sock.recv(200).decode())
         service.send_signal(signal.SIGTERM)
@@ -72,7 +87,9 @@ def test_a_missing_board_is_retried_while_the_service_keeps_running(tmp_path):
         f'[sensors.hall]\ndevice = "{tmp_path}/no-such-pico"\n[store]\npath = "{tmp_path}/log.db"\n'
     )
     sock, path = notifications(tmp_path)
-    service = run(["serve", "--config", str(config)], tmp_path, NOTIFY_SOCKET=path)
+    service = run(
+        ["serve", "--config", str(config), "--port", str(free_port())], tmp_path, NOTIFY_SOCKET=path
+    )
     try:
         assert sock.recv(200) == b"READY=1"
         time.sleep(1.5)

@@ -1,0 +1,372 @@
+"""The panel's HTTP and WebSocket API, and the pages it serves.
+
+Reads are GETs; every change is a POST with a validated JSON body that passes the
+Origin check and a role check: the table kiosk (a browser on this machine), a
+player's phone (its per-game seat token), or the referee (PIN session). The API asks
+the service and its referee to act; it never decides anything about the game, and
+it runs on the service's event loop so the referee is never touched from a thread.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import segno
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, WebSocket
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from boardref.panel import models
+from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
+from boardref.panel.hub import Hub
+from boardref.referee import Event, RefereeError
+from engines import GAMES, RulesError, load_game
+
+PAGES = ("table", "watch", "referee", "sim", "play")
+STATIC = resources.files("boardref.panel") / "static"
+I18N = resources.files("boardref.panel") / "i18n"
+LANGUAGES = ("en", "de")
+#: every page is one template; the role decides which parts it shows
+PAGE = (STATIC / "page.html").read_text(encoding="utf-8")
+
+
+class Panel:
+    """The panel of one service: its access rules, its pages' hub and its app."""
+
+    def __init__(self, service):
+        self.service = service
+        self.access = Access(service.config.panel.referee_pin_hash)
+        self.hub = Hub()
+        self.app = self._build()
+
+    # --- state as pages see it ---------------------------------------------------------
+
+    def state(self, seat: int | None = None) -> models.State:
+        service = self.service
+        referee = service.referee
+        shown = referee.display()
+        game = referee.game
+        view = None
+        if seat is not None and game is not None and 0 <= seat < game.players:
+            view = game.view(referee._current(), seat)
+        return models.State(
+            game=shown.game,
+            players=game.players if game else 0,
+            options=dict(game.options) if game else {},
+            seats=[
+                models.SeatInfo(name=game.seat_name(s), colour=game.seat_colour(s))
+                for s in range(game.players if game else 0)
+            ],
+            phase=shown.phase,
+            to_move=shown.to_move,
+            seat_name=shown.seat_name,
+            seat_colour=shown.seat_colour,
+            message=shown.message,
+            notice=None
+            if shown.notice is None
+            else models.Notice(key=shown.notice[0], params=shown.notice[1]),
+            position=shown.position,
+            last_move=list(shown.last_move),
+            tentative=shown.tentative,
+            lifted=shown.lifted,
+            destinations=sorted(shown.destinations),
+            errors=sorted(shown.errors),
+            place=shown.place,
+            remove=shown.remove,
+            chance=shown.chance,
+            last_draw=shown.last_draw,
+            candidates=list(shown.candidates),
+            outcome=shown.outcome,
+            commitment=shown.commitment,
+            plies=shown.plies,
+            link=service.link_state(),
+            sim=service.sim,
+            view=view,
+        )
+
+    def publish(self, event: Event | None = None) -> None:
+        """Push the new state to every page (a referee listener for "display")."""
+        if event is not None and event.kind != "display":
+            return
+        if not self.hub.subscribers:
+            return
+        public = self.state().model_dump_json()
+        private = {seat: self.state(seat).model_dump_json() for seat in self.hub.seats()}
+        self.hub.publish(public, private)
+
+    # --- who may act ---------------------------------------------------------------------
+
+    def _is_referee(self, request: Request) -> bool:
+        return self.access.is_referee(request.cookies.get(SESSION_COOKIE))
+
+    def _is_table(self, request: Request) -> bool:
+        return is_local(request.client.host if request.client else None)
+
+    def _require(self, request: Request, roles: str, body: models.Seat | None = None) -> None:
+        """Let the request through if it comes from one of ``roles`` (table, referee,
+        player: the phone of the seat to move), else 403."""
+        if "referee" in roles and self._is_referee(request):
+            return
+        if "table" in roles and self._is_table(request):
+            return
+        if "player" in roles and body is not None and body.seat is not None:
+            referee = self.service.referee
+            if body.seat == referee.display().to_move and self.access.is_player(
+                referee.game_id, body.seat, body.token
+            ):
+                return
+        raise HTTPException(403, f"only the {' or '.join(roles.split())} may do this")
+
+    # --- the app -------------------------------------------------------------------------
+
+    def _build(self) -> FastAPI:
+        app = FastAPI(
+            title="boardref panel",
+            version="1",
+            docs_url="/api/docs",
+            redoc_url=None,
+            openapi_url="/openapi.json",
+        )
+        app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+        @app.exception_handler(RefereeError)
+        @app.exception_handler(RulesError)
+        async def refused(request: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse({"detail": str(exc)}, status_code=409)
+
+        async def same_origin(request: Request) -> None:
+            if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
+                raise HTTPException(403, "requests from other sites are refused")
+
+        change = [Depends(same_origin)]
+        self._pages(app)
+        self._reads(app)
+        self._commands(app, change)
+        self._referee(app, change)
+        self._simulator(app, change)
+
+        @app.websocket("/ws")
+        async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
+            if seat is not None and not self.access.is_player(
+                self.service.referee.game_id, seat, token
+            ):
+                seat = None  # a wrong token still watches, but sees no hand
+            await socket.accept()
+            await self.hub.serve(socket, seat, self.state(seat).model_dump_json())
+
+        return app
+
+    def _pages(self, app: FastAPI) -> None:
+        @app.get("/", include_in_schema=False)
+        async def home() -> RedirectResponse:
+            return RedirectResponse("/sim" if self.service.sim else "/table")
+
+        for page in PAGES:
+            if page != "play":
+                app.add_api_route(f"/{page}", _page(page), include_in_schema=False)
+
+        @app.get("/play/{seat}", include_in_schema=False)
+        async def play(seat: int) -> HTMLResponse:
+            if not 0 <= seat < self.service.referee.game.players:
+                raise HTTPException(404, f"no seat {seat} in this game")
+            return HTMLResponse(PAGE.replace("{{role}}", "play"))
+
+        @app.get("/i18n/{language}.json", include_in_schema=False)
+        async def words(language: str) -> Response:
+            if language not in LANGUAGES:
+                raise HTTPException(404, f"no language {language!r}; there are {LANGUAGES}")
+            text = (I18N / f"{language}.json").read_text(encoding="utf-8")
+            return Response(text, media_type="application/json")
+
+    def _reads(self, app: FastAPI) -> None:
+        @app.get("/api/state", response_model=models.State)
+        async def state(
+            seat: int | None = Query(None, ge=0, le=7),
+            token: str | None = Query(None, max_length=64),
+        ) -> models.State:
+            if seat is not None and not self.access.is_player(
+                self.service.referee.game_id, seat, token
+            ):
+                raise HTTPException(403, "a seat's view needs that seat's token")
+            return self.state(seat)
+
+        @app.get("/api/board", response_model=models.Board)
+        async def board() -> models.Board:
+            board = self.service.referee.game.board
+            return models.Board(
+                name=board.name,
+                title=board.title,
+                lines=[list(line) for line in board.lines],
+                cells=[
+                    models.CellInfo(id=c.id, x=c.xy[0], y=c.xy[1], kind=c.kind, zone=c.zone)
+                    for c in board.cells
+                ],
+            )
+
+        @app.get("/api/games", response_model=list[models.GameInfo])
+        async def games() -> list[models.GameInfo]:
+            found = []
+            for name in GAMES:
+                game = load_game(name)
+                found.append(
+                    models.GameInfo(
+                        name=name,
+                        players=list(game.player_counts),
+                        default_players=game.default_players,
+                        options=[
+                            {
+                                "name": o.name,
+                                "default": o.default,
+                                "doc": o.doc,
+                                "kind": o.kind.__name__,
+                                "choices": o.choices,
+                            }
+                            for o in game.OPTIONS
+                        ],
+                    )
+                )
+            return found
+
+        @app.get("/api/health", response_model=models.Health)
+        async def health() -> models.Health:
+            referee = self.service.referee
+            return models.Health(
+                status="ok",
+                game=referee.game.name,
+                phase=referee.phase,
+                link=self.service.link_state(),
+                events=len(referee.log),
+            )
+
+        @app.get("/api/qr/{seat}", responses={200: {"content": {"image/svg+xml": {}}}})
+        async def qr(seat: int, request: Request) -> Response:
+            self._require(request, "table referee")
+            referee = self.service.referee
+            if not 0 <= seat < referee.game.players:
+                raise HTTPException(404, f"no seat {seat} in this game")
+            base = self.service.config.panel.public_url or str(request.base_url).rstrip("/")
+            token = self.access.player_token(referee.game_id, seat)
+            svg = segno.make(f"{base}/play/{seat}?token={token}").svg_inline(scale=4)
+            return Response(svg, media_type="image/svg+xml")
+
+    def _commands(self, app: FastAPI, change: list) -> None:
+        referee = self.service.referee
+
+        @app.post("/api/game", response_model=models.Done, dependencies=change)
+        async def new_game(body: models.NewGame, request: Request) -> models.Done:
+            self._require(request, "table referee")
+            self.service.new_game(body.game, body.players, body.options)
+            return models.Done(detail=f"new game of {body.game}")
+
+        @app.post("/api/draw", response_model=models.Done, dependencies=change)
+        async def draw(body: models.Seat, request: Request) -> models.Done:
+            self._require(request, "table referee player", body)
+            outcome = referee.draw()
+            return models.Done(detail=json.dumps(outcome, default=list))
+
+        @app.post("/api/confirm", response_model=models.Done, dependencies=change)
+        async def confirm(body: models.Seat, request: Request) -> models.Done:
+            self._require(request, "table referee player", body)
+            referee.confirm()
+            return models.Done()
+
+        @app.post("/api/choose", response_model=models.Done, dependencies=change)
+        async def choose(body: models.Choice, request: Request) -> models.Done:
+            self._require(request, "table referee player", body)
+            referee.choose(body.move)
+            return models.Done()
+
+        @app.post("/api/takeback", response_model=models.Done, dependencies=change)
+        async def takeback(body: models.Seat, request: Request) -> models.Done:
+            self._require(request, "table referee")
+            return models.Done(detail=referee.takeback())
+
+    def _referee(self, app: FastAPI, change: list) -> None:
+        referee = self.service.referee
+
+        @app.post("/api/referee/login", response_model=models.Done, dependencies=change)
+        async def login(body: models.Pin, request: Request, response: Response) -> Any:
+            client = request.client.host if request.client else "?"
+            wait = self.access.retry_after(client)
+            if wait > 0:
+                return JSONResponse(
+                    {"detail": "too many wrong PINs; wait a minute"},
+                    status_code=429,
+                    headers={"Retry-After": str(int(wait) + 1)},
+                )
+            token = self.access.login(body.pin, client)
+            if token is None:
+                raise HTTPException(403, "wrong PIN")
+            response.set_cookie(
+                SESSION_COOKIE, token, httponly=True, samesite="strict", max_age=12 * 3600, path="/"
+            )
+            return models.Done(detail="referee")
+
+        @app.post("/api/referee/logout", response_model=models.Done, dependencies=change)
+        async def logout(request: Request, response: Response) -> models.Done:
+            self.access.logout(request.cookies.get(SESSION_COOKIE))
+            response.delete_cookie(SESSION_COOKIE, path="/")
+            return models.Done()
+
+        @app.get("/api/referee/session", response_model=models.Done)
+        async def session(request: Request) -> models.Done:
+            return models.Done(ok=self._is_referee(request))
+
+        @app.post("/api/correct", response_model=models.Done, dependencies=change)
+        async def correct(body: models.Correction, request: Request) -> models.Done:
+            self._require(request, "referee")
+            referee.correct(body.move)
+            return models.Done()
+
+        @app.post("/api/position", response_model=models.Done, dependencies=change)
+        async def position(body: models.Position, request: Request) -> models.Done:
+            self._require(request, "referee")
+            referee.set_position(body.record)
+            return models.Done()
+
+        @app.get("/api/diagnostics", response_model=models.Diagnostics)
+        async def diagnostics(request: Request) -> models.Diagnostics:
+            self._require(request, "referee")
+            service = self.service
+            link = service.link
+            return models.Diagnostics(
+                link=service.link_state(),
+                link_error=link.error if link else None,
+                mcu=link.counters() if link else {},
+                store=service.store.size(),
+                settle_ms=service.config.sensors.settle_ms,
+                sensor=referee.sensor,
+                subscribers=len(self.hub.subscribers),
+            )
+
+    def _simulator(self, app: FastAPI, change: list) -> None:
+        def simulator():
+            if not self.service.sim:
+                raise HTTPException(404, "only a simulated table has a virtual board")
+            return self.service
+
+        @app.get("/api/sim/board", response_model=dict[str, bool])
+        async def sim_board() -> dict[str, bool]:
+            return simulator().sim_board()
+
+        @app.post("/api/sim/lift", response_model=models.Done, dependencies=change)
+        async def lift(body: models.CellBody, request: Request) -> models.Done:
+            self._require(request, "table referee")
+            simulator().sim_set(body.cell, False)
+            return models.Done()
+
+        @app.post("/api/sim/place", response_model=models.Done, dependencies=change)
+        async def place(body: models.CellBody, request: Request) -> models.Done:
+            self._require(request, "table referee")
+            simulator().sim_set(body.cell, True)
+            return models.Done()
+
+
+def _page(name: str):
+    async def page() -> HTMLResponse:
+        return HTMLResponse(PAGE.replace("{{role}}", name))
+
+    page.__name__ = f"{name}_page"
+    return page

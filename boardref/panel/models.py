@@ -1,0 +1,134 @@
+"""The panel's request and response bodies. Every state-changing request is one of
+these, validated before anything is done, so /openapi.json describes the real API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Seat(_Body):
+    """A player's phone acting for its seat (the table and referee leave it out)."""
+
+    seat: int | None = Field(None, ge=0, le=7)
+    token: str | None = Field(None, max_length=64)
+
+
+class NewGame(_Body):
+    game: str = Field(min_length=1, max_length=40)
+    players: int | None = Field(None, ge=1, le=8)
+    options: dict[str, bool | int | str | None] = Field(default_factory=dict, max_length=16)
+
+
+class Choice(Seat):
+    move: str = Field(min_length=1, max_length=200)
+
+
+class Correction(_Body):
+    move: str = Field(min_length=1, max_length=200)
+
+
+class Position(_Body):
+    record: dict[str, Any]
+
+
+class Pin(_Body):
+    pin: str = Field(min_length=1, max_length=32)
+
+
+class CellBody(_Body):
+    cell: str = CELL
+
+
+class Notice(BaseModel):
+    key: str
+    params: dict[str, Any]
+
+
+class SeatInfo(BaseModel):
+    name: str
+    colour: str | None
+
+
+class State(BaseModel):
+    """Everything a page shows; pushed on /ws after every change."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    phase: str
+    to_move: int | None
+    seat_name: str | None
+    seat_colour: str | None
+    message: str
+    notice: Notice | None
+    position: dict[str, str | None]
+    last_move: list[str]
+    tentative: str | None
+    lifted: str | None
+    destinations: list[str]
+    errors: list[str]
+    place: str | None
+    remove: str | None
+    chance: str | None
+    last_draw: Any
+    candidates: list[str]
+    outcome: dict[str, Any] | None
+    commitment: str
+    plies: int
+    link: str
+    sim: bool
+    view: dict[str, Any] | None = None
+
+
+class CellInfo(BaseModel):
+    id: str
+    x: float
+    y: float
+    kind: str
+    zone: str | None
+
+
+class Board(BaseModel):
+    name: str
+    title: str
+    cells: list[CellInfo]
+    lines: list[list[str]]
+
+
+class GameInfo(BaseModel):
+    name: str
+    players: list[int]
+    default_players: int
+    options: list[dict[str, Any]]
+
+
+class Health(BaseModel):
+    status: str
+    game: str
+    phase: str
+    link: str
+    events: int
+
+
+class Diagnostics(BaseModel):
+    link: str
+    link_error: str | None
+    mcu: dict[str, int]
+    store: dict[str, int]
+    settle_ms: int
+    sensor: str
+    subscribers: int
+
+
+class Done(BaseModel):
+    ok: bool = True
+    detail: str = ""

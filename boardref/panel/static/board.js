@@ -1,0 +1,105 @@
+// The board as SVG, drawn from the board geometry (/api/board): lines, holes,
+// pieces and the referee's highlights. It draws; it never decides anything.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// Piece colours by token; colour names are used as they are.
+const TOKEN_COLOURS = {
+  red: "#d62828", blue: "#1d4ed8", green: "#2a9d3f", yellow: "#f2c200",
+  white: "#f4f4f4", black: "#222", hunter: "#7a4a1e", hare: "#e8d9b5", piece: "#8a8a8a",
+};
+
+function tokenColour(token) {
+  if (TOKEN_COLOURS[token]) return TOKEN_COLOURS[token];
+  let hash = 0;
+  for (const ch of token) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
+  return `hsl(${hash}, 60%, 50%)`;
+}
+
+function el(name, attributes, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+class BoardView {
+  // container: an element to draw into; onCell(cellId): called when a cell is clicked
+  constructor(container, board, onCell) {
+    this.board = board;
+    this.cells = new Map(board.cells.map((c) => [c.id, c]));
+    this.radius = BoardView.pitch(board) * 0.38;
+    const xs = board.cells.map((c) => c.x), ys = board.cells.map((c) => -c.y);
+    const pad = this.radius * 2;
+    const left = Math.min(...xs) - pad, top = Math.min(...ys) - pad;
+    const width = Math.max(...xs) - Math.min(...xs) + 2 * pad;
+    const height = Math.max(...ys) - Math.min(...ys) + 2 * pad;
+    this.svg = el("svg", { viewBox: `${left} ${top} ${width} ${height}`, class: "board",
+                           role: "img", "aria-label": board.title });
+    container.replaceChildren(this.svg);
+    const lines = el("g", { class: "lines" }, this.svg);
+    for (const line of board.lines) {
+      const points = line.map((id) => this.at(id).join(",")).join(" ");
+      el("polyline", { points, class: "line" }, lines);
+    }
+    this.marks = el("g", { class: "marks" }, this.svg);
+    this.holes = new Map();
+    const holes = el("g", { class: "holes" }, this.svg);
+    for (const cell of board.cells) {
+      const [x, y] = this.at(cell.id);
+      const hole = el("g", { class: `cell kind-${cell.kind}`, "data-cell": cell.id }, holes);
+      el("circle", { cx: x, cy: y, r: this.radius * 0.45, class: "hole" }, hole);
+      el("circle", { cx: x, cy: y, r: this.radius, class: "piece", fill: "none" }, hole);
+      el("circle", { cx: x, cy: y, r: this.radius * 1.25, class: "ring" }, hole);
+      el("title", {}, hole).textContent = cell.id;
+      if (onCell) hole.addEventListener("click", () => onCell(cell.id));
+      this.holes.set(cell.id, hole);
+    }
+  }
+
+  static pitch(board) {
+    let best = Infinity;
+    const cells = board.cells;
+    for (let i = 0; i < cells.length; i++) {
+      for (let j = i + 1; j < cells.length; j++) {
+        const d = Math.hypot(cells[i].x - cells[j].x, cells[i].y - cells[j].y);
+        if (d > 1e-6 && d < best) best = d;
+      }
+    }
+    return Number.isFinite(best) ? best : 10;
+  }
+
+  at(id) {
+    const cell = this.cells.get(id);
+    return [cell.x, -cell.y];
+  }
+
+  // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state
+  show(pieces, marks) {
+    for (const [id, hole] of this.holes) {
+      const token = pieces[id];
+      const piece = hole.querySelector(".piece");
+      piece.setAttribute("fill", token ? tokenColour(token) : "none");
+      piece.setAttribute("class", token ? "piece filled" : "piece");
+      hole.dataset.token = token || "";
+      const roles = [];
+      if (marks.destinations.includes(id)) roles.push("destination");
+      if (marks.errors.includes(id)) roles.push("error");
+      if (marks.lifted === id) roles.push("lifted");
+      if (marks.place === id) roles.push("place");
+      if (marks.remove === id) roles.push("remove");
+      if (marks.selected === id) roles.push("selected");
+      hole.setAttribute("class", ["cell", ...roles].join(" "));
+    }
+    this.marks.replaceChildren();
+    if (marks.last_move.length > 1) {
+      const points = marks.last_move.map((id) => this.at(id).join(",")).join(" ");
+      el("polyline", { points, class: "last-move", "stroke-width": this.radius * 0.3 },
+         this.marks);
+    }
+  }
+}
+
+window.BoardView = BoardView;
+window.tokenColour = tokenColour;

@@ -1,0 +1,194 @@
+"""The panel's API and WebSocket, with FastAPI's TestClient, on a service without
+sensors (the referee is fed readings by hand)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fastapi.testclient import TestClient
+
+from boardref.config import load_config
+from boardref.panel.access import PIN_ATTEMPTS, hash_pin
+from boardref.service import Service
+
+LOCAL = ("127.0.0.1", 50000)
+REMOTE = ("192.168.1.30", 50000)
+PIN = "2468"
+
+
+@pytest.fixture
+def service(tmp_path):
+    config = load_config(
+        **{"store.path": tmp_path / "log.db", "panel.referee_pin_hash": hash_pin(PIN)}
+    )
+    config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
+    service = Service(config)
+    service.start(asyncio.new_event_loop())
+    yield service
+    service.close()
+
+
+def client(service, where=LOCAL) -> TestClient:
+    return TestClient(service.panel.app, client=where)
+
+
+def lay_out(service, state=None) -> None:
+    referee = service.referee
+    state = referee.game.initial_state() if state is None else state
+    referee.sense(referee.game.sense(state, "presence"), 100.0)
+    referee.tick(101.0)
+
+
+def test_the_state_and_the_board_are_there_to_read(service):
+    local = client(service)
+    state = local.get("/api/state").json()
+    assert state["game"] == "sternhalma" and state["phase"] == "setup"
+    assert state["notice"]["key"] == "setup" and state["seats"][0]["name"] == "red"
+    board = local.get("/api/board").json()
+    assert len(board["cells"]) == 121 and board["lines"]
+    assert {g["name"] for g in local.get("/api/games").json()} >= {"sternhalma", "catch_the_hare"}
+    assert local.get("/api/health").json()["status"] == "ok"
+
+
+@pytest.mark.parametrize("page", ["/table", "/watch", "/referee", "/sim", "/play/1"])
+def test_every_page_is_served_with_its_role(service, page):
+    response = client(service).get(page)
+    assert response.status_code == 200
+    assert f'data-role="{page.split("/")[1]}"' in response.text
+
+
+def test_pages_and_languages_that_do_not_exist_are_404(service):
+    local = client(service)
+    assert local.get("/play/7").status_code == 404
+    assert local.get("/i18n/fr.json").status_code == 404
+    assert local.get("/i18n/de.json").json()["draw"] == "Ziehen / würfeln"
+
+
+def test_the_websocket_pushes_every_change(service):
+    with client(service).websocket_connect("/ws") as socket:
+        assert socket.receive_json()["phase"] == "setup"
+        lay_out(service)
+        assert socket.receive_json()["phase"] == "move"
+
+
+def test_the_table_acts_and_others_may_not(service):
+    lay_out(service)
+    referee = service.referee
+    state = referee.positions[-1]
+    move = referee.game.legal_moves(state)[0]
+    referee.sense(referee.game.sense(referee.game.apply(state, move), "presence"), 200.0)
+    referee.tick(201.0)
+    assert client(service, REMOTE).post("/api/takeback", json={}).status_code == 403
+    response = client(service).post("/api/takeback", json={})
+    assert response.status_code == 200 and response.json()["detail"] == str(move)
+    refused = client(service).post("/api/draw", json={})
+    assert refused.status_code == 409 and refused.json()["detail"] == "nothing to draw now"
+
+
+def test_a_post_from_another_site_is_refused(service):
+    response = client(service).post(
+        "/api/takeback", json={}, headers={"Origin": "http://evil.example"}
+    )
+    assert response.status_code == 403 and "other sites" in response.json()["detail"]
+    same = client(service).post("/api/confirm", json={}, headers={"Origin": "http://testserver"})
+    assert same.status_code == 409  # passed the check; nothing to confirm
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/game", {"game": 5}),
+        ("/api/game", {"game": "sternhalma", "colour": "red"}),
+        ("/api/choose", {}),
+        ("/api/sim/lift", {"cell": "../../etc"}),
+        ("/api/referee/login", {"pin": ""}),
+        ("/api/draw", {"seat": 99}),
+    ],
+)
+def test_malformed_bodies_are_refused_before_anything_happens(service, path, body):
+    before = len(service.referee.log)
+    assert client(service).post(path, json=body).status_code == 422
+    assert len(service.referee.log) == before
+
+
+def test_a_new_game_from_the_table(service):
+    local = client(service)
+    response = local.post(
+        "/api/game", json={"game": "catch_the_hare", "options": {"board": "no_diagonal"}}
+    )
+    assert response.status_code == 200
+    assert local.get("/api/state").json()["game"] == "catch_the_hare"
+    assert len(local.get("/api/board").json()["cells"]) == 25
+    bad = local.post("/api/game", json={"game": "catch_the_hare", "options": {"board": "hex"}})
+    assert bad.status_code == 409 and "choose one of" in bad.json()["detail"]
+
+
+def test_a_player_acts_only_with_the_seat_token_and_only_on_their_turn(service):
+    local = client(service)
+    lay_out(service)
+    qr = local.get("/api/qr/0")
+    assert qr.status_code == 200 and qr.headers["content-type"] == "image/svg+xml"
+    assert client(service, REMOTE).get("/api/qr/0").status_code == 403
+    phone = client(service, REMOTE)
+    token = service.panel.access.player_token(service.referee.game_id, 0)
+    other = service.panel.access.player_token(service.referee.game_id, 1)
+    assert phone.post("/api/confirm", json={"seat": 0, "token": "nope"}).status_code == 403
+    assert phone.post("/api/confirm", json={"seat": 1, "token": other}).status_code == 403
+    assert phone.post("/api/confirm", json={"seat": 0, "token": token}).status_code == 409
+    assert phone.get("/api/state", params={"seat": 0, "token": "x"}).status_code == 403
+    mine = phone.get("/api/state", params={"seat": 0, "token": token}).json()
+    assert mine["view"]["game"] == "sternhalma"
+
+
+def test_the_referee_logs_in_with_the_pin_and_may_correct(service):
+    lay_out(service)
+    phone = client(service, REMOTE)
+    assert phone.post("/api/correct", json={"move": "l4-k5"}).status_code == 403
+    assert phone.get("/api/diagnostics").status_code == 403
+    assert phone.post("/api/referee/login", json={"pin": "0000"}).status_code == 403
+    login = phone.post("/api/referee/login", json={"pin": PIN})
+    assert login.status_code == 200
+    cookie = login.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert phone.post("/api/correct", json={"move": "l4-k5"}).status_code == 200
+    assert service.referee.log[-1][1] == {"move": "l4-k5", "seat": 0, "corrected": True}
+    refused = phone.post("/api/correct", json={"move": "zz9-a1"})
+    assert refused.status_code == 409 and "no cell" in refused.json()["detail"]
+    assert phone.get("/api/diagnostics").json()["sensor"] == "presence"
+    phone.post("/api/referee/logout", json={})
+    assert phone.post("/api/correct", json={"move": "a1-a2"}).status_code == 403
+
+
+def test_pin_attempts_are_rate_limited(service):
+    guesser = client(service, ("10.0.0.9", 1))
+    for _ in range(PIN_ATTEMPTS):
+        assert guesser.post("/api/referee/login", json={"pin": "1111"}).status_code == 403
+    blocked = guesser.post("/api/referee/login", json={"pin": PIN})
+    assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0
+    other = client(service, ("10.0.0.10", 1))
+    assert other.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+
+
+def test_reading_never_changes_anything(service):
+    local = client(service)
+    before = (len(service.referee.log), service.referee.phase)
+    for path in (
+        "/",
+        "/table",
+        "/api/state",
+        "/api/board",
+        "/api/games",
+        "/api/health",
+        "/api/qr/0",
+        "/api/referee/session",
+        "/openapi.json",
+    ):
+        assert local.get(path).status_code == 200
+    assert (len(service.referee.log), service.referee.phase) == before
+
+
+def test_the_virtual_board_exists_only_on_a_simulated_table(service):
+    local = client(service)
+    assert local.get("/api/sim/board").status_code == 404
+    assert local.post("/api/sim/lift", json={"cell": "m1"}).status_code == 404
