@@ -38,7 +38,7 @@ def check_pin(pin: str, stored: str | None) -> bool:
         return False
     if kind != "scrypt":
         return False
-    found = hashlib.scrypt(pin.encode(), salt=salt_bytes, **_SCRYPT)
+    found = hashlib.scrypt(pin.encode("utf-8", "replace"), salt=salt_bytes, **_SCRYPT)
     return hmac.compare_digest(found, expected)
 
 
@@ -112,4 +112,5 @@ class Access:
     def is_player(self, game_id: int | None, seat: int, token: str | None) -> bool:
         if game_id is None or not token:
             return False
-        return hmac.compare_digest(self.player_token(game_id, seat), token)
+        expected = self.player_token(game_id, seat).encode()
+        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))

@@ -9,6 +9,7 @@ it runs on the service's event loop so the referee is never touched from a threa
 
 from __future__ import annotations
 
+import io
 import json
 from importlib import resources
 from typing import Any
@@ -248,8 +249,9 @@ class Panel:
                 raise HTTPException(404, f"no seat {seat} in this game")
             base = self.service.config.panel.public_url or str(request.base_url).rstrip("/")
             token = self.access.player_token(referee.game_id, seat)
-            svg = segno.make(f"{base}/play/{seat}?token={token}").svg_inline(scale=4)
-            return Response(svg, media_type="image/svg+xml")
+            image = io.BytesIO()
+            segno.make(f"{base}/play/{seat}?token={token}").save(image, kind="svg", scale=4)
+            return Response(image.getvalue(), media_type="image/svg+xml")
 
     def _commands(self, app: FastAPI, change: list) -> None:
         referee = self.service.referee

@@ -90,6 +90,7 @@ class BoardView {
       if (marks.place === id) roles.push("place");
       if (marks.remove === id) roles.push("remove");
       if (marks.selected === id) roles.push("selected");
+      if (marks.last_move.includes(id) && !roles.length) roles.push("last");
       hole.setAttribute("class", ["cell", ...roles].join(" "));
     }
     this.marks.replaceChildren();

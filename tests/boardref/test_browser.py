@@ -1,0 +1,132 @@
+"""The panel in a real browser (Playwright driving Debian's /usr/bin/chromium; never
+`playwright install`): a move played by clicks on the virtual board reaches the
+table page, an illegal move is explained on both, and the language switches.
+
+Speed is measured in bench/bench_panel.py; here waits are generous so a busy machine
+cannot fail the test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from engines import load_game
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 10_000
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
+)
+
+
+@pytest.fixture
+def panel(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
+    service = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, "the service did not come up"
+        assert service.poll() is None, "the service stopped"
+        time.sleep(0.1)
+    yield url
+    service.terminate()
+    service.wait(10)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url, path, locale="en-US"):
+    page = browser.new_page(locale=locale)
+    page.goto(url + path)
+    page.wait_for_selector("svg.board g[data-cell]")
+    return page
+
+
+def click_cell(page, cell):
+    page.click(f'g[data-cell="{cell}"]')
+
+
+def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser):
+    from playwright.sync_api import expect
+
+    sim = open_page(browser, panel, "/sim")
+    table = open_page(browser, panel, "/table")
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    click_cell(sim, "l4")
+    expect(sim.locator("#hand")).to_contain_text("l4")
+    click_cell(sim, "k5")
+    expect(table.locator("#last")).to_have_text("Last move: l4 k5", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("blue to move", timeout=WAIT_MS)
+    expect(table.locator('g[data-cell="k5"] .piece')).to_have_attribute("fill", "#d62828")
+
+
+def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, browser):
+    from playwright.sync_api import expect
+
+    game = load_game("sternhalma")
+    start = game.initial_state()
+    origin = next(m.origin for m in game.legal_moves(start))
+    sim = open_page(browser, panel, "/sim")
+    table = open_page(browser, panel, "/table")
+    click_cell(sim, origin)
+    click_cell(sim, "m9")  # the centre: no move of red's reaches it
+    for page in (sim, table):
+        expect(page.locator("#message")).to_contain_text("Not allowed", timeout=WAIT_MS)
+        expect(page.locator('g[data-cell="m9"]')).to_have_class("cell error", timeout=WAIT_MS)
+    click_cell(sim, "m9")
+    click_cell(sim, origin)
+    for page in (sim, table):
+        expect(page.locator("#message")).to_have_text("", timeout=WAIT_MS)
+
+
+def test_the_language_follows_the_browser_and_switches(panel, browser):
+    from playwright.sync_api import expect
+
+    table = open_page(browser, panel, "/table", locale="de-DE")
+    expect(table.locator("#turn")).to_have_text("red ist am Zug", timeout=WAIT_MS)
+    expect(table.locator("#draw")).to_have_text("Ziehen / würfeln")
+    table.select_option("#language", "en")
+    expect(table.locator("#draw")).to_have_text("Draw / roll")
+    table.reload()
+    table.wait_for_selector("svg.board")
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)

@@ -1,0 +1,49 @@
+"""schemathesis against the panel's own /openapi.json: whatever a client sends, the
+panel never answers with a server error (5xx)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+
+from boardref.config import load_config
+from boardref.panel.access import hash_pin
+from boardref.service import Service
+
+
+def _panel_app():
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="boardref-openapi-")
+    config = load_config(
+        **{"store.path": f"{scratch}/log.db", "panel.referee_pin_hash": hash_pin("1357")}
+    )
+    config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
+    service = Service(config)
+    service.start(asyncio.new_event_loop())
+    return service.panel.app
+
+
+schema = schemathesis.openapi.from_asgi("/openapi.json", _panel_app())
+
+
+@schema.parametrize()
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_no_request_makes_the_panel_fail(case):
+    case.call_and_validate(checks=[not_a_server_error])
+
+
+def test_the_schema_lists_the_commands():
+    paths = set(schema.raw_schema["paths"])
+    assert {"/api/state", "/api/game", "/api/draw", "/api/referee/login"} <= paths
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
