@@ -29,7 +29,8 @@ bench: $(BENCH_INSTALLED)
 	@for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
 
 demo: install
-	$(VENV)/bin/boardref play --game sternhalma --players 3
+	@echo "boardref: the virtual board is at http://127.0.0.1:8000 (Ctrl-C stops it)"
+	$(VENV)/bin/boardref serve --sim
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

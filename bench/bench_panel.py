@@ -1,0 +1,130 @@
+"""Panel speed: with 100 WebSocket clients on a `boardref serve --sim`, the time from
+a command to every page holding the new state (fan-out), and from a piece put down
+on the virtual board to the pages showing the verdict (settle time included). Prints
+one JSON line.
+
+The fan-out figure is measured from the moment the command is sent, so it includes
+the command itself; each new game is one state change pushed to every client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+import websockets
+
+CLIENTS = 100
+CHANGES = 40
+BUDGET_FANOUT_P99_MS = 100.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def start_service(scratch: str) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    service = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
+        env={**os.environ, "XDG_STATE_HOME": scratch},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                return service, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the service did not come up")
+
+
+async def until(socket_, predicate) -> float:
+    """When a state the predicate accepts arrives; it sees the raw text, so that this
+    client's own parsing does not count against the server."""
+    while True:
+        text = await socket_.recv()
+        if predicate(text):
+            return time.perf_counter()
+
+
+async def measure(url: str) -> dict:
+    ws_url = url.replace("http", "ws") + "/ws"
+    sockets = [await websockets.connect(ws_url, max_size=2**22) for _ in range(CLIENTS)]
+    for s in sockets:
+        await s.recv()  # the first state
+    fanout: list[float] = []
+    async with httpx.AsyncClient(base_url=url) as http:
+        for n in range(CHANGES):
+            players = 2 + n % 2
+            marker = f'"players":{players},'
+            waits = [
+                asyncio.create_task(until(s, lambda text, m=marker: m in text)) for s in sockets
+            ]
+            sent = time.perf_counter()
+            await http.post("/api/game", json={"game": "sternhalma", "players": players})
+            arrived = await asyncio.gather(*waits)
+            fanout += [(t - sent) * 1000 for t in arrived]
+            await asyncio.sleep(0.05)
+        # a piece put down on the virtual board: scan, settle, verdict, push
+        verdict: list[float] = []
+        await http.post("/api/game", json={"game": "sternhalma", "players": 2})
+        await asyncio.sleep(1.0)
+        for origin, destination in (("l4", "k5"), ("k5", "l4")) * 5:
+            await http.post("/api/sim/lift", json={"cell": origin})
+            await asyncio.sleep(0.5)
+            waits = [asyncio.create_task(until(s, _shows_move(destination))) for s in sockets[:10]]
+            sent = time.perf_counter()
+            await http.post("/api/sim/place", json={"cell": destination})
+            arrived = await asyncio.gather(*waits)
+            verdict += [(t - sent) * 1000 for t in arrived]
+            await http.post("/api/takeback", json={})
+            await asyncio.sleep(0.3)
+    for s in sockets:
+        await s.close()
+    return {
+        "clients": CLIENTS,
+        "changes": CHANGES,
+        "fanout_ms_p50": round(percentile(fanout, 0.5), 2),
+        "fanout_ms_p99": round(percentile(fanout, 0.99), 2),
+        "budget_fanout_ms_p99": BUDGET_FANOUT_P99_MS,
+        "within_budget": percentile(fanout, 0.99) <= BUDGET_FANOUT_P99_MS,
+        "piece_down_to_pages_ms_p50": round(percentile(verdict, 0.5), 1),
+        "piece_down_to_pages_ms_p99": round(percentile(verdict, 0.99), 1),
+        "settle_ms": 300,
+    }
+
+
+def _shows_move(destination: str):
+    def shows(text: str) -> bool:
+        state = json.loads(text)
+        return bool(state["position"].get(destination)) and state["lifted"] is None
+
+    return shows
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        service, url = start_service(scratch)
+        try:
+            result = asyncio.run(measure(url))
+        finally:
+            service.terminate()
+            service.wait(10)
+    print(json.dumps({"bench": "panel", **result}))
+
+
+if __name__ == "__main__":
+    main()
