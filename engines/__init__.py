@@ -33,6 +33,7 @@ _ENGINES = {
     "catch_the_hare": "engines.catch_the_hare:CatchTheHare",
     "haegar": "engines.haegar:Haegar",
     "fang_den_hut_cards": "engines.fang_den_hut_cards:FangDenHutCards",
+    "fang_den_hut": "engines.fang_den_hut:FangDenHut",
 }
 GAMES: tuple[str, ...] = tuple(_ENGINES)
 

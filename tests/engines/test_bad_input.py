@@ -53,13 +53,17 @@ def test_garbage_notation_is_refused(name, text):
 @pytest.mark.parametrize("name", GAMES)
 def test_a_move_from_another_position_is_refused_with_a_reason(name):
     game = load_game(name)
-    start = game.initial_state()
     stream = Stream("bad input")
-    # games that open with chance (a deal, a roll) need it drawn before anyone moves
-    while (spec := game.chance(start)) is not None:
-        start = game.resolve(start, spec.draw(stream))
+
+    def drawn(state):
+        # games with chance (a deal, a roll) need it drawn before anyone moves
+        while (spec := game.chance(state)) is not None:
+            state = game.resolve(state, spec.draw(stream))
+        return state
+
+    start = drawn(game.initial_state())
     first = game.legal_moves(start)[0]
-    later = game.apply(start, first)
+    later = drawn(game.apply(start, first))
     with pytest.raises(IllegalMove) as refused:
         game.apply(later, first)
     assert str(first) in refused.value.reason

@@ -32,6 +32,12 @@ VARIANTS = {
     ],
     "haegar": [(1, {}), (3, {"honky_tonk": True}), (2, {"seats": "east,west"})],
     "fang_den_hut_cards": [(2, {}), (4, {}), (5, {}), (3, {"single_game": True})],
+    "fang_den_hut": [
+        (2, {"last_standing": True}),
+        (5, {}),
+        (4, {"team": True, "tower": True}),
+        (6, {"total_team": True, "golden_hat": True}),
+    ],
 }
 SETUPS = [(name, None, {}) for name in GAMES] + [
     (name, players, options) for name, rows in VARIANTS.items() for players, options in rows

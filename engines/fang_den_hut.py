@@ -1,0 +1,917 @@
+"""Fang den Hut! (the board game) per ``rules/fang_den_hut.txt`` and RULINGS.md.
+
+Each player's hats start at home. The die comes from the chance stream; then one hat
+(alone or as the top of a tower) moves exactly that many fields along the paths of the
+board (``links`` in ``engines/boards/fang_den_hut*.toml``) without turning back; at a
+junction it takes any branch. Hats on the way are jumped over and their fields count.
+Landing with the exact count on a yellow field whose hats are foreign captures all of
+them: the mover stands on top, forming a tower, and only the top counts. Grey fields
+hold at most three hats or towers, side by side, and nobody is captured there. A player
+with no legal move passes (the book's example: the only move would land on a full grey
+field). A six gives another roll, a fresh move: another hat, or the same one, in
+either direction. The game ends when hats of only one colour are left in play (on top
+on a field, or at home); most captives wins, hats held in towers on the board counting.
+This module is pure rules: no I/O beyond its board files, no randomness of its own.
+
+Readings of the book (RULINGS.md decides; these fill in what it leaves open):
+
+- Homes are dead ends off a gate of the ring (our board files), so no hat passes
+  through a foreign home. A hat enters its own home only carrying captives (never
+  in the ``tower`` game), needs no exact count, and the step onto the home counts one
+  pip. Leftover pips must carry a hat back out (the same or any other hat at home,
+  in any direction); if no exit is possible the hat stays home and the pips lapse.
+- Entering home sorts the tower: own hats (and, in the team games, team mates' hats)
+  go back to their homes, captured golden hat becomes the player's, and every other
+  hat is a prisoner of the player whose home it is.
+- A yellow field holds hats of one colour: own hats and towers may stand on it side
+  by side (each moves on its own); a capture takes all of them into one tower. Inside
+  a tower only the captives' colours are kept, not their order.
+- Bringing a hat out of home is a move like any other; on the 5-6 player side home
+  fields fill in board-file order (hats enter the first free one, leave from the last
+  taken one, the golden hat sits on the first).
+- A player whose colours have nothing left in play is skipped; a six always rolls
+  again, even after a pass.
+- Scores: prisoners plus foreign hats held in own-topped towers on the board; ties
+  share the win. The golden hat is nobody's hat and scores nothing.
+
+Options (variants of the book):
+
+- ``last_standing`` (False): the colour left at the end wins, whatever the captives.
+- ``team`` (False), 4 or 6 players: seats alternate between two teams; team mates are
+  never captured (a yellow field of a team mate is closed), bringing captives home
+  frees the team mates' hats too, the game ends when one team is left and the team
+  with more captives wins.
+- ``total_team`` (False): as ``team``, and a player may move the team mates' hats.
+- ``tower`` (False): no hat goes back home; the colour on top at the end wins.
+- ``golden_hat`` (False): the golden hat starts on the centre field. Whoever captures
+  it must bring it home first; then it sits on one of their hats and moves as that
+  hat. It captures on grey fields too, and within one move it may turn back at any
+  field: every field where it turns and the field where it ends are landings, and it
+  captures there. Golden moves with the same result are listed once. It can be
+  captured like any hat. (Not with ``tower``: it could never be brought home.)
+
+Notation: a hat is its top colour, ``gold/`` before it for the golden hat, and its
+captives in brackets: ``red``, ``red[blue,green]``, ``gold/red``. A move is the hat and
+its path, ``red home_red-gate_red-r1``; a move through home adds the hat that leaves
+it, ``red[blue] r3-r2-r1-gate_red-home_red, red home_red-gate_red``; ``pass``.
+
+>>> from engines import load_game
+>>> game = load_game("fang_den_hut", players=4)
+>>> state = game.initial_state()
+>>> game.chance(state), game.to_move(state)
+(Die(sides=6), None)
+>>> state = game.resolve(state, 2)
+>>> sorted(str(move) for move in game.legal_moves(state))
+['red home_red-gate_red-r1', 'red home_red-gate_red-r44', 'red home_red-gate_red-sr1']
+>>> state = game.apply(state, game.parse_move(state, "red home_red-gate_red-r1"))
+>>> game.observe(state)["r1"], game.observe(state)["home_red"]
+('red', 'red+red+red+red+red')
+>>> game.seat_name(game.to_move(game.resolve(state, 4)))
+'blue'
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from engines.chance import Die
+from engines.core import PASS, Game, Option, Outcome
+from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
+from engines.geometry import Board
+
+GOLD = "gold"
+GREY_CAPACITY = 3
+HOME, GREY, YELLOW = "home", "grey", "yellow"
+#: what each kind of field in a board file is for the rules (the centre is yellow)
+FIELD_KINDS = {"home": HOME, "grey": GREY, "yellow": YELLOW, "centre": YELLOW}
+GAME_KEYS = {"colours", "letters", "hats", "golden_start", "seats"}
+HAT_TEXT = re.compile(r"^(gold/)?([a-z]+)(?:\[([a-z,]*)\])?$")
+
+
+class Hat(NamedTuple):
+    """A hat on a field: its top ``colour`` and the ``captives`` under it (a tower).
+
+    ``golden``: the golden hat sits on top (it moves as a hat of ``colour``). The
+    golden hat nobody has won yet is ``Hat("gold")``. A named tuple, because positions
+    compare and sort hats all the time.
+    """
+
+    colour: str
+    captives: tuple[str, ...] = ()
+    golden: bool = False
+
+    @property
+    def top(self) -> str:
+        """What a camera sees of it."""
+        return GOLD if self.golden else self.colour
+
+    def hats(self) -> tuple[str, ...]:
+        """Every hat in it, top first (the golden hat included)."""
+        return ((GOLD,) if self.golden else ()) + (self.colour, *self.captives)
+
+    def capturing(self, taken: tuple[Hat, ...]) -> Hat:
+        if not taken:
+            return self
+        won = [colour for hat in taken for colour in hat.hats()]
+        return self._replace(captives=tuple(sorted((*self.captives, *won))))
+
+    def __str__(self) -> str:
+        text = ("gold/" if self.golden else "") + self.colour
+        return text + (f"[{','.join(self.captives)}]" if self.captives else "")
+
+    @classmethod
+    def parse(cls, text: str) -> Hat:
+        found = HAT_TEXT.match(text)
+        if not found:
+            raise NotationError(
+                f"{text!r} is not a hat: write its colour, 'gold/' before it for the "
+                "golden hat and its captives in brackets, like red or gold/red[blue,green]"
+            )
+        golden, colour, captives = found.groups()
+        inside = tuple(sorted(c for c in (captives or "").split(",") if c))
+        if captives is not None and (not inside or "" in captives.split(",")):
+            raise NotationError(f"{text!r}: list the captives like [blue,green]")
+        return cls(colour, inside, golden is not None)
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One hat walking ``path`` (cell ids, its origin first)."""
+
+    hat: Hat
+    path: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.hat} {'-'.join(self.path)}"
+
+
+@dataclass(frozen=True)
+class HatMove:
+    """A move: one leg, or two when the hat goes home and the leftover pips carry a
+    hat back out. ``path`` is every cell visited, home once."""
+
+    legs: tuple[Leg, ...]
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        cells = self.legs[0].path
+        for leg in self.legs[1:]:
+            cells += leg.path[1:]
+        return cells
+
+    @property
+    def origin(self) -> str:
+        return self.path[0]
+
+    @property
+    def destination(self) -> str:
+        return self.path[-1]
+
+    def __str__(self) -> str:
+        return ", ".join(map(str, self.legs))
+
+
+@dataclass(frozen=True)
+class HatState:
+    """The position: ``fields[i]`` holds the hats on cell ``i`` (sorted; empty for home
+    cells), ``home[seat]`` counts the hats at a seat's home, ``prisoners[seat]`` the
+    colours it brought home, ``gold_home`` the seat whose home holds the golden hat,
+    ``roll`` the die to play (None: roll first)."""
+
+    fields: tuple[tuple[Hat, ...], ...]
+    home: tuple[int, ...]
+    prisoners: tuple[tuple[str, ...], ...]
+    gold_home: int | None = None
+    turn: int = 0
+    roll: int | None = None
+    ply: int = 0
+
+
+class _Walk(NamedTuple):
+    """A move being walked: the position so far, the hat walking and its leg."""
+
+    fields: tuple[tuple[Hat, ...], ...]
+    home: tuple[int, ...]
+    prisoners: tuple[tuple[str, ...], ...]
+    gold_home: int | None
+    hat: Hat  # as it is now (a golden hat's captives grow on the way)
+    leg_hat: Hat  # as it was when this leg began, for the notation
+    legs: tuple[tuple[Hat, tuple[int, ...]], ...]  # (hat, cells) of each leg walked
+    landing: tuple[int, tuple[Hat, ...]] | None  # the field it ends on, and its hats then
+
+
+class Track(NamedTuple):
+    """What the rules read from a board file besides its cells and links."""
+
+    colours: tuple[str, ...]  # each seat's colour, in turn order
+    letters: dict[str, str]  # a letter per colour, for text pictures
+    hats: int  # hats per player
+    kinds: tuple[str, ...]  # HOME, GREY or YELLOW per cell
+    home_colour: tuple[str | None, ...]  # whose home each cell is, if any
+    home_cells: tuple[tuple[int, ...], ...]  # each seat's home fields, in filling order
+    golden_start: int  # where the golden hat starts
+
+
+def read_track(board: Board, players: int, source: str) -> Track:
+    """The track and ``[game]`` table of a board file, checked; a problem names ``source``."""
+    data = board.game
+
+    def fail(problem: str) -> BoardFileError:
+        return BoardFileError(f"{source}: {problem}")
+
+    unknown = set(data) - GAME_KEYS
+    missing = GAME_KEYS - set(data)
+    if unknown or missing:
+        raise fail(
+            f"[game] needs exactly {sorted(GAME_KEYS)}; unknown {sorted(unknown)}, "
+            f"missing {sorted(missing)}"
+        )
+    colours, letters = data["colours"], data["letters"]
+    if not (
+        isinstance(colours, list)
+        and colours
+        and all(isinstance(c, str) and re.fullmatch(r"[a-z]+", c) and c != GOLD for c in colours)
+    ) or len(set(colours)) != len(colours):
+        raise fail("[game] colours must be distinct lower-case words (not 'gold')")
+    if not (
+        isinstance(letters, list)
+        and len(letters) == len(colours)
+        and all(isinstance(x, str) and len(x) == 1 for x in letters)
+    ) or len(set(letters)) != len(letters):
+        raise fail("[game] letters must be one distinct character per colour")
+    hats = data["hats"]
+    if isinstance(hats, bool) or not isinstance(hats, int) or hats < 1:
+        raise fail(f"[game] hats must be a whole number of hats per player, not {hats!r}")
+    seats = data["seats"]
+    if not isinstance(seats, dict) or str(players) not in seats:
+        raise fail(f"[game.seats] has no row for {players} players")
+    mine = seats[str(players)]
+    if not (
+        isinstance(mine, list)
+        and len(mine) == players
+        and set(mine) <= set(colours)
+        and len(set(mine)) == len(mine)
+    ):
+        raise fail(f"[game.seats] {players} must list {players} distinct colours")
+    kinds = []
+    for cell in board.cells:
+        if cell.kind not in FIELD_KINDS:
+            raise fail(f"cell {cell.id!r}: kind {cell.kind!r} is not one of {sorted(FIELD_KINDS)}")
+        kind = FIELD_KINDS[cell.kind]
+        if (kind == HOME) != (cell.zone in colours):
+            raise fail(
+                f"cell {cell.id!r}: a home field has a colour as zone, "
+                "and only a home field has one"
+            )
+        if not board.neighbours[board.index[cell.id]]:
+            raise fail(f"cell {cell.id!r} is on no path of 'links'")
+        kinds.append(kind)
+    homes = {colour: board.zone(colour) for colour in colours}
+    for colour, cells in homes.items():
+        if not (len(cells) == 1 or len(cells) >= hats):
+            raise fail(f"{colour} needs one home field or one for each of its {hats} hats")
+    reached, todo = {0}, [0]
+    while todo:
+        for j in board.neighbours[todo.pop()]:
+            if j not in reached:
+                reached.add(j)
+                todo.append(j)
+    if len(reached) != len(board.cells):
+        lost = sorted(board.cells[i].id for i in set(range(len(board.cells))) - reached)
+        raise fail(f"the paths do not join every field: {', '.join(lost[:5])} cut off")
+    start = data["golden_start"]
+    if start not in board.index or kinds[board.index[start]] != YELLOW:
+        raise fail(f"[game] golden_start {start!r} must be a yellow field or the centre")
+    return Track(
+        tuple(mine),
+        dict(zip(colours, letters)),
+        hats,
+        tuple(kinds),
+        tuple(cell.zone if k == HOME else None for cell, k in zip(board.cells, kinds)),
+        tuple(homes[c] for c in mine),
+        board.index[start],
+    )
+
+
+class FangDenHut(Game):
+    name = "fang_den_hut"
+    player_counts = (2, 3, 4, 5, 6)
+    default_players = 4
+    state_type = HatState
+    OPTIONS = (
+        Option("last_standing", False, "the last colour on the board wins"),
+        Option("team", False, "two alternating teams (4 or 6 players)"),
+        Option("total_team", False, "teams, and team mates' hats may be moved too"),
+        Option("tower", False, "no hat goes home; the top of the last tower wins"),
+        Option("golden_hat", False, "the golden hat starts on the centre field"),
+    )
+
+    def __init__(self, players: int | None = None, **options: Any):
+        super().__init__(players, **options)
+        teams = self.options["team"] or self.options["total_team"]
+        if self.options["team"] and self.options["total_team"]:
+            raise OptionError(f"{self.name}: choose team or total_team, not both")
+        if teams and self.players not in (4, 6):
+            raise OptionError(f"{self.name}: the team games are for 4 or 6 players")
+        if self.options["tower"] and self.options["golden_hat"]:
+            raise OptionError(
+                f"{self.name}: golden_hat needs the golden hat brought home; tower forbids it"
+            )
+        track = read_track(self.board, self.players, f"engines/boards/{self._board_name()}.toml")
+        #: each seat's colour, in turn order
+        self.colours = track.colours
+        self._letters, self._hats, self._kinds = track.letters, track.hats, track.kinds
+        self._home_colour, self._home_cells = track.home_colour, track.home_cells
+        self._golden_start = track.golden_start
+        self._seat_of = {colour: seat for seat, colour in enumerate(self.colours)}
+        seats = range(self.players)
+        #: the team of each seat (every seat its own team outside the team games)
+        self.teams = tuple(s % 2 if teams else s for s in seats)
+        #: the seats whose hats each seat may move
+        self._movers = tuple(
+            tuple(t for t in seats if self.teams[t] == self.teams[s])
+            if self.options["total_team"]
+            else (s,)
+            for s in seats
+        )
+        self._names = tuple(cell.id for cell in self.board.cells)
+        self._neighbours = tuple(frozenset(n) for n in self.board.neighbours)
+
+    def _board_name(self) -> str:
+        return "fang_den_hut" if self.players <= 4 else "fang_den_hut_6"
+
+    def seat_name(self, seat: int) -> str:
+        return self.colours[seat]
+
+    def initial_state(self) -> HatState:
+        fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
+        if self.options["golden_hat"]:
+            fields[self._golden_start] = (Hat(GOLD),)
+        return HatState(tuple(fields), (self._hats,) * self.players, ((),) * self.players)
+
+    # --- turns and chance ---------------------------------------------------------------
+
+    def _to_move(self, state: HatState) -> int:
+        return state.turn
+
+    def chance(self, state: HatState):
+        self._require_state(state)
+        if state.roll is None and self.outcome(state) is None:
+            return Die(6)
+        return None
+
+    def resolve(self, state: HatState, outcome) -> HatState:
+        self._require_state(state)
+        if self.chance(state) is None:
+            raise IllegalMove("no roll is due: play the one on the table")
+        if isinstance(outcome, bool) or not isinstance(outcome, int) or not 1 <= outcome <= 6:
+            raise IllegalMove(f"a die shows 1 to 6, not {outcome!r}")
+        return replace(state, roll=outcome)
+
+    def _next_turn(self, seat: int, roll: int, fields, home) -> int:
+        """After a six the same seat rolls again; else the next seat with hats in play."""
+        if roll == 6:
+            return seat
+        alive = self._in_play(fields, home)
+        for k in range(1, self.players + 1):
+            nxt = (seat + k) % self.players
+            if any(self.colours[t] in alive for t in self._movers[nxt]):
+                return nxt
+        return seat
+
+    def _in_play(self, fields, home) -> set[str]:
+        """The colours with a hat on top of a field or at home."""
+        alive = {hat.colour for hats in fields if hats for hat in hats}
+        alive.update(c for c, n in zip(self.colours, home) if n)
+        alive.discard(GOLD)
+        return alive
+
+    # --- move generation ------------------------------------------------------------------
+
+    def _legal_moves(self, state: HatState) -> list:
+        moves: list = []
+        results: set[HatState] = set()
+        for hat, origin in self._hats_to_move(state):
+            for walk in self._walks(state, hat, origin, state.roll, None):
+                move = self._move_of(walk)
+                if hat.golden:
+                    # back-and-forth walks often end alike; one move per result
+                    result = self._result(state, walk)
+                    if result in results:
+                        continue
+                    results.add(result)
+                moves.append(move)
+        return moves or [PASS]
+
+    def _hats_to_move(self, state: HatState) -> list[tuple[Hat, int]]:
+        """Every distinct hat the seat to act may move, with the cell it stands on."""
+        found = []
+        colours = set()
+        for seat in self._movers[state.turn]:
+            colours.add(self.colours[seat])
+            found += self._at_home(seat, state.home, state.gold_home)
+        for i, hats in enumerate(state.fields):
+            before = None
+            for hat in hats:  # sorted, so equal hats stand together
+                if hat != before and hat.colour in colours:
+                    found.append((hat, i))
+                before = hat
+        return found
+
+    def _at_home(self, seat: int, home: tuple[int, ...], gold_home: int | None):
+        """The hats that may leave a seat's home, each with the home field it leaves from."""
+        colour, count, golden = self.colours[seat], home[seat], gold_home == seat
+        found = []
+        if count > golden:
+            found.append((Hat(colour), self._home_cell(seat, count - 1)))
+        if golden:
+            found.append((Hat(colour, golden=True), self._home_cell(seat, 0)))
+        return found
+
+    def _home_cell(self, seat: int, place: int) -> int:
+        """The home field holding a seat's hat number ``place`` (0 first)."""
+        cells = self._home_cells[seat]
+        return cells[0] if len(cells) == 1 else cells[place]
+
+    def _walks(self, state: HatState, hat: Hat, origin: int, pips: int, guide):
+        """Every complete walk of ``hat`` from ``origin``; with ``guide`` (the legs of a
+        move, as cell indices) only that one, refusing it with a reason if illegal."""
+        seat = self._seat_of[hat.colour]
+        fields, home, gold_home = state.fields, state.home, state.gold_home
+        if self._kinds[origin] == HOME:
+            home = _set(home, seat, home[seat] - 1)
+            if hat.golden:
+                gold_home = None
+        else:
+            fields = _set(fields, origin, _without(fields[origin], hat))
+        start = _Walk(fields, home, state.prisoners, gold_home, hat, hat, (), None)
+        return self._step(start, (origin,), pips, guide)
+
+    def _step(self, walk: _Walk, path: tuple[int, ...], pips: int, guide) -> Iterator[_Walk]:
+        """Walk on from the end of ``path`` (this leg so far) with ``pips`` to go."""
+        at = path[-1]
+        if pips == 0:
+            yield from self._land(walk, path, guide)
+            return
+        back = path[-2] if len(path) > 1 else None
+        targets = self._neighbours[at] if guide is None else (self._guided_next(walk, path, guide),)
+        for nxt in targets:
+            problem = self._entry_problem(walk, back, nxt)
+            if problem is not None:
+                if guide is not None:
+                    raise IllegalMove(problem)
+                continue
+            turned = walk
+            if nxt == back:
+                # a golden hat turning back lands on the field it turns on
+                turned = self._capture_turning(walk, at)
+            if self._kinds[nxt] == HOME:
+                yield from self._come_home(turned, path + (nxt,), pips - 1, guide)
+            else:
+                yield from self._step(turned, path + (nxt,), pips - 1, guide)
+
+    def _guided_next(self, walk: _Walk, path: tuple[int, ...], guide) -> int:
+        cells = guide[len(walk.legs)][1]
+        at = path[-1]
+        if len(path) >= len(cells):
+            raise IllegalMove(f"pips are left when the hat reaches {self._names[at]}")
+        nxt = cells[len(path)]
+        if nxt not in self._neighbours[at]:
+            raise IllegalMove(f"no path joins {self._names[at]} and {self._names[nxt]}")
+        return nxt
+
+    def _entry_problem(self, walk: _Walk, back: int | None, nxt: int) -> str | None:
+        """Why the walking hat may not step onto ``nxt`` now, or None."""
+        owner = self._home_colour[nxt]
+        if nxt != back and owner is None:
+            return None
+        name = self._names[nxt]
+        if nxt == back and not walk.hat.golden:
+            return f"a hat does not turn back within a move (to {name})"
+        if owner is None:
+            return None
+        if owner != walk.hat.colour:
+            return f"{name} is the home of {owner}; only {owner} hats enter it"
+        if self.options["tower"]:
+            return f"in the tower game no hat goes back home ({name})"
+        if not walk.hat.captives:
+            return f"a hat that has left home goes back only carrying captives ({name})"
+        seat = self._seat_of[owner]
+        first_free = self._home_cell(seat, walk.home[seat])
+        if nxt != first_free:
+            return f"home fields fill in order: this hat goes to {self._names[first_free]}"
+        return None
+
+    def _capture_turning(self, walk: _Walk, at: int) -> _Walk:
+        taken, staying = self._split(walk.fields[at], walk.hat, self._kinds[at])
+        if not taken:
+            return walk
+        return walk._replace(fields=_set(walk.fields, at, staying), hat=walk.hat.capturing(taken))
+
+    def _split(self, hats: tuple[Hat, ...], mover: Hat, kind: str):
+        """The hats ``mover`` captures by landing on a field of ``kind``, and the rest."""
+        if not hats or (kind == GREY and not mover.golden):
+            return (), hats
+        taken = tuple(h for h in hats if self._foes(mover.colour, h.colour))
+        return taken, tuple(h for h in hats if h not in taken)
+
+    def _foes(self, colour: str, other: str) -> bool:
+        if other == GOLD:
+            return True
+        return self.teams[self._seat_of[colour]] != self.teams[self._seat_of[other]]
+
+    def _land(self, walk: _Walk, path: tuple[int, ...], guide) -> Iterator[_Walk]:
+        at = path[-1]
+        problem = None
+        if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
+            problem = f"the pips run out on {self._names[at]}"
+        kind = self._kinds[at]
+        taken, staying = self._split(walk.fields[at], walk.hat, kind)
+        if problem is None and kind == GREY and len(staying) >= GREY_CAPACITY:
+            problem = f"{self._names[at]} is a grey field with three hats or towers on it"
+        if problem is None and kind == YELLOW and staying and staying[0].colour != walk.hat.colour:
+            problem = (
+                f"{self._names[at]} holds {staying[0].colour}, a team mate; a yellow "
+                "field holds one colour"
+            )
+        if problem is not None:
+            if guide is not None:
+                raise IllegalMove(problem)
+            return
+        if guide is not None and len(guide) > len(walk.legs) + 1:
+            raise IllegalMove("the hat does not reach home, so no hat leaves it")
+        # the field is rebuilt only if this walk becomes a position (see _result)
+        yield walk._replace(
+            legs=walk.legs + ((walk.leg_hat, path),),
+            landing=(at, (*staying, walk.hat.capturing(taken))),
+        )
+
+    def _come_home(self, walk: _Walk, path: tuple[int, ...], left: int, guide):
+        """The hat enters its home: sort the tower, then carry ``left`` pips back out."""
+        if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
+            raise IllegalMove(f"{self._names[path[-1]]} is home: the hat stops there")
+        seat = self._seat_of[walk.hat.colour]
+        home, prisoners, gold_home = list(walk.home), list(walk.prisoners), walk.gold_home
+        for colour in walk.hat.hats():
+            if colour == GOLD:
+                gold_home = seat
+            elif not self._foes(walk.hat.colour, colour):
+                home[self._seat_of[colour]] += 1
+            else:
+                prisoners[seat] = tuple(sorted((*prisoners[seat], colour)))
+        at_home = walk._replace(
+            home=tuple(home),
+            prisoners=tuple(prisoners),
+            gold_home=gold_home,
+            legs=walk.legs + ((walk.leg_hat, path),),
+        )
+        exits = self._at_home(seat, at_home.home, at_home.gold_home) if left else []
+        if guide is not None:
+            yield from self._guided_exit(at_home, exits, left, guide)
+            return
+        found = False
+        for hat, cell in exits:
+            for walk_out in self._exit(at_home, hat, cell, left, None):
+                found = True
+                yield walk_out
+        if not found:
+            yield at_home
+
+    def _exit(self, at_home: _Walk, hat: Hat, cell: int, left: int, guide):
+        seat = self._seat_of[hat.colour]
+        out = at_home._replace(
+            home=_set(at_home.home, seat, at_home.home[seat] - 1),
+            gold_home=None if hat.golden else at_home.gold_home,
+            hat=hat,
+            leg_hat=hat,
+        )
+        return self._step(out, (cell,), left, guide)
+
+    def _guided_exit(self, at_home: _Walk, exits, left: int, guide) -> Iterator[_Walk]:
+        leg = len(at_home.legs)
+        if leg == len(guide):
+            can_leave = any(
+                next(iter(self._exit(at_home, hat, cell, left, None)), None) for hat, cell in exits
+            )
+            if can_leave:
+                raise IllegalMove(f"{left} pips are left: a hat must leave home with them")
+            yield at_home
+            return
+        hat, cells = guide[leg]
+        for option, cell in exits:
+            if option == hat:
+                if cells[0] != cell:
+                    raise IllegalMove(f"that hat leaves home from {self._names[cell]}")
+                yield from self._exit(at_home, hat, cell, left, guide)
+                return
+        if not left:
+            raise IllegalMove("the hat reaches home with the last pip; nothing leaves")
+        raise IllegalMove(f"no {hat} is at home to leave it")
+
+    def _move_of(self, walk: _Walk) -> HatMove:
+        names = self._names
+        return HatMove(tuple(Leg(hat, tuple(names[i] for i in path)) for hat, path in walk.legs))
+
+    def _result(self, state: HatState, walk: _Walk) -> HatState:
+        fields = walk.fields
+        if walk.landing is not None:
+            at, hats = walk.landing
+            fields = _set(fields, at, tuple(sorted(hats)))
+        return HatState(
+            fields,
+            walk.home,
+            walk.prisoners,
+            walk.gold_home,
+            self._next_turn(state.turn, state.roll, fields, walk.home),
+            None,
+            state.ply + 1,
+        )
+
+    # --- applying a move ----------------------------------------------------------------
+
+    def _apply(self, state: HatState, move) -> HatState:
+        if move == PASS:
+            moves = self._legal_moves(state)
+            if moves != [PASS]:
+                raise IllegalMove(
+                    f"pass: {self.colours[state.turn]} can move ({moves[0]}); moving is compulsory"
+                )
+            return replace(
+                state,
+                turn=self._next_turn(state.turn, state.roll, state.fields, state.home),
+                roll=None,
+                ply=state.ply + 1,
+            )
+        if not isinstance(move, HatMove):
+            raise IllegalMove(
+                f"{move}: not a Fang den Hut! move; name the hat and its path, "
+                "like 'red home_red-gate_red-r1'"
+            )
+        try:
+            return self._result(state, self._follow(state, move))
+        except IllegalMove as refusal:
+            raise IllegalMove(f"{move}: {refusal.reason}") from None
+
+    def _follow(self, state: HatState, move: HatMove) -> _Walk:
+        guide = []
+        for leg in move.legs:
+            if not isinstance(leg, Leg) or not isinstance(leg.hat, Hat):
+                raise IllegalMove("not a move of this game")
+            if len(leg.path) < 2 or any(c not in self.board.index for c in leg.path):
+                raise IllegalMove("every leg needs at least two cells of this board")
+            guide.append((leg.hat, tuple(self.board.index[c] for c in leg.path)))
+        if not guide or len(guide) > 2:
+            raise IllegalMove("a move is one hat's walk, and at most one hat leaving home")
+        steps = sum(len(cells) - 1 for _, cells in guide)
+        ends_home = self._kinds[guide[-1][1][-1]] == HOME
+        if steps > state.roll or (steps < state.roll and not ends_home):
+            raise IllegalMove(f"the path has {steps} steps; the die shows {state.roll}")
+        hat, cells = guide[0]
+        seat = self._seat_of.get(hat.colour)
+        if seat is None or seat not in self._movers[state.turn]:
+            raise IllegalMove(f"{self.colours[state.turn]} is to move, not {hat.colour}")
+        if self._kinds[cells[0]] == HOME:
+            stands = (hat, cells[0]) in self._at_home(seat, state.home, state.gold_home)
+        else:
+            stands = hat in state.fields[cells[0]]
+        if not stands:
+            raise IllegalMove(f"no {hat} to move on {self._names[cells[0]]}")
+        return next(self._walks(state, hat, cells[0], state.roll, guide))
+
+    # --- the end ------------------------------------------------------------------------
+
+    def outcome(self, state: HatState) -> Outcome | None:
+        self._require_state(state)
+        alive = self._in_play(state.fields, state.home)
+        teams = {self.teams[self._seat_of[c]] for c in alive}
+        if len(teams) > 1:
+            return None
+        scores = self.scores(state)
+        left = ", ".join(c for c in self.colours if c in alive) or "no colour"
+        if self.options["last_standing"] or self.options["tower"]:
+            winners = tuple(s for s in range(self.players) if self.teams[s] in teams)
+            return Outcome(winners, f"only {left} left on the board", scores)
+        totals: Counter[int] = Counter()
+        for seat, score in enumerate(scores):
+            totals[self.teams[seat]] += score
+        best = max(totals.values())
+        winners = tuple(s for s in range(self.players) if totals[self.teams[s]] == best)
+        return Outcome(winners, f"only {left} left on the board; most captives: {best}", scores)
+
+    def scores(self, state: HatState) -> tuple[int, ...]:
+        """Each seat's captives: prisoners, and foreign hats in its towers on the board."""
+        scores = [len(p) for p in state.prisoners]
+        for hats in state.fields:
+            for hat in hats:
+                if hat.colour in self._seat_of:
+                    seat = self._seat_of[hat.colour]
+                    scores[seat] += sum(
+                        c != GOLD and self._foes(hat.colour, c) for c in hat.captives
+                    )
+        return tuple(scores)
+
+    # --- what sensors see, and records ----------------------------------------------------
+
+    def observe(self, state: HatState) -> dict[str, str | None]:
+        """Every cell with the tops a camera sees there, joined by '+' (sorted)."""
+        self._require_state(state)
+        tops: list[list[str]] = [[hat.top for hat in hats] for hats in state.fields]
+        for seat, count in enumerate(state.home):
+            for place in range(count):
+                golden = place == 0 and state.gold_home == seat
+                tops[self._home_cell(seat, place)].append(GOLD if golden else self.colours[seat])
+        return {
+            name: "+".join(sorted(seen)) if seen else None for name, seen in zip(self._names, tops)
+        }
+
+    def towers(self, state: HatState, cell_id: str) -> list[list[str]]:
+        """The hats and towers on one field, each top first and then its captives (in no
+        particular order: only the top counts), for drawing towers as stacks."""
+        self._require_state(state)
+        return [list(hat.hats()) for hat in state.fields[self.board.index[cell_id]]]
+
+    def render(self, state: HatState) -> str:
+        """The board as text: a colour's letter for a hat (upper case for a tower),
+        ``*`` for the golden hat, a digit for several hats on one field."""
+        symbols = {}
+        for i, (name, seen) in enumerate(self.observe(state).items()):
+            if seen is None:
+                continue
+            tops = seen.split("+")
+            if len(tops) > 1:
+                symbols[name] = str(min(len(tops), 9))
+            elif tops[0] == GOLD:
+                symbols[name] = "*"
+            else:
+                tower = any(hat.captives for hat in state.fields[i])
+                letter = self._letters[tops[0]]
+                symbols[name] = letter.upper() if tower else letter
+        return self.board.render(symbols)
+
+    def _state_to_json(self, state: HatState) -> dict:
+        return {
+            "fields": {
+                self._names[i]: [str(hat) for hat in hats]
+                for i, hats in enumerate(state.fields)
+                if hats
+            },
+            "home": dict(zip(self.colours, state.home)),
+            "prisoners": {c: list(p) for c, p in zip(self.colours, state.prisoners)},
+            "golden_home": None if state.gold_home is None else self.colours[state.gold_home],
+            "turn": self.colours[state.turn],
+            "roll": state.roll,
+            "ply": state.ply,
+        }
+
+    def _state_from_json(self, data: Any) -> HatState:
+        if not isinstance(data, dict) or set(data) != {
+            "fields",
+            "home",
+            "prisoners",
+            "golden_home",
+            "turn",
+            "roll",
+            "ply",
+        }:
+            raise RecordError("a state has fields, home, prisoners, golden_home, turn, roll, ply")
+        colours = set(self.colours)
+        fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
+        if not isinstance(data["fields"], dict):
+            raise RecordError("fields must map cell ids to lists of hats")
+        for name, hats in data["fields"].items():
+            if name not in self.board.index or self._kinds[self.board.index[name]] == HOME:
+                raise RecordError(f"fields: {name!r} is not a grey or yellow field")
+            if not isinstance(hats, list) or not hats or not all(isinstance(h, str) for h in hats):
+                raise RecordError(f"fields: {name} must list its hats as text")
+            try:
+                parsed = tuple(sorted(Hat.parse(h) for h in hats))
+            except NotationError as exc:
+                raise RecordError(f"fields: {name}: {exc}") from None
+            for hat in parsed:
+                if not set(hat.captives) <= colours | {GOLD} or (
+                    hat.colour not in colours and hat != Hat(GOLD)
+                ):
+                    raise RecordError(f"fields: {name}: {hat} holds a colour not in play")
+            i = self.board.index[name]
+            problem = self._field_problem(i, parsed)
+            if problem:
+                raise RecordError(f"fields: {name}: {problem}")
+            fields[i] = parsed
+        home = self._per_colour(data["home"], "home", lambda n: _count(n, self._hats))
+        prisoners = self._per_colour(data["prisoners"], "prisoners", _colour_list(colours))
+        gold_home = data["golden_home"]
+        if gold_home is not None:
+            if gold_home not in self._seat_of:
+                raise RecordError(
+                    f"golden_home must be a colour in play or null, not {gold_home!r}"
+                )
+            gold_home = self._seat_of[gold_home]
+            if not home[gold_home]:
+                raise RecordError("the golden hat sits on a hat at home, and that home is empty")
+        if data["turn"] not in self._seat_of:
+            raise RecordError(f"turn must be a colour in play, not {data['turn']!r}")
+        roll, ply = data["roll"], data["ply"]
+        if roll is not None and (
+            isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 6
+        ):
+            raise RecordError(f"roll must be 1 to 6 or null, not {roll!r}")
+        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+            raise RecordError(f"ply must be a whole number >= 0, not {ply!r}")
+        state = HatState(
+            tuple(fields),
+            tuple(home),
+            tuple(prisoners),
+            gold_home,
+            self._seat_of[data["turn"]],
+            roll,
+            ply,
+        )
+        self._check_hats_add_up(state)
+        return state
+
+    def _field_problem(self, i: int, hats: tuple[Hat, ...]) -> str | None:
+        if self._kinds[i] == GREY and len(hats) > GREY_CAPACITY:
+            return "a grey field holds at most three hats or towers"
+        if self._kinds[i] == YELLOW and len({h.colour for h in hats}) > 1:
+            return "a yellow field holds hats of one colour"
+        if Hat(GOLD) in hats and (len(hats) > 1 or i != self._golden_start):
+            return "the golden hat nobody has won stands alone where it starts"
+        return None
+
+    def _per_colour(self, raw: Any, what: str, read) -> list:
+        if not isinstance(raw, dict) or set(raw) != set(self.colours):
+            raise RecordError(f"{what} must name every colour in play: {', '.join(self.colours)}")
+        return [read(raw[c]) for c in self.colours]
+
+    def _check_hats_add_up(self, state: HatState) -> None:
+        counted: Counter[str] = Counter()
+        for hats in state.fields:
+            for hat in hats:
+                counted.update(hat.hats())
+        for seat, colour in enumerate(self.colours):
+            counted[colour] += state.home[seat]
+            counted.update(state.prisoners[seat])
+        counted[GOLD] += state.gold_home is not None
+        expected = Counter({c: self._hats for c in self.colours})
+        if self.options["golden_hat"]:
+            expected[GOLD] = 1
+        if counted != expected:
+            raise RecordError(
+                f"the hats do not add up: found {dict(sorted(counted.items()))}, "
+                f"this game has {dict(sorted(expected.items()))}"
+            )
+
+    def _parse(self, text: str):
+        if not isinstance(text, str):
+            raise NotationError(
+                f"a move is text like 'red home_red-gate_red-r1', not {type(text).__name__}"
+            )
+        text = text.strip().lower()
+        if text == "pass":
+            return PASS
+        legs = []
+        # legs are separated by commas outside the brackets of a tower's captives
+        for part in re.split(r",(?![^\[]*\])", text):
+            words = part.split()
+            if len(words) != 2:
+                raise NotationError(
+                    f"{text!r}: write the hat and its path, like 'red home_red-gate_red-r1'"
+                )
+            cells = tuple(c.strip() for c in words[1].split("-"))
+            for cell in cells:
+                if cell not in self.board.index:
+                    raise NotationError(f"{text!r}: there is no field {cell!r} on this board")
+            if len(cells) < 2:
+                raise NotationError(f"{text!r}: a path has at least two fields")
+            legs.append(Leg(Hat.parse(words[0]), cells))
+        return HatMove(tuple(legs))
+
+
+def _set(values: tuple, i: int, value) -> tuple:
+    return values[:i] + (value,) + values[i + 1 :]
+
+
+def _without(hats: tuple[Hat, ...], hat: Hat) -> tuple[Hat, ...]:
+    at = hats.index(hat)
+    return hats[:at] + hats[at + 1 :]
+
+
+def _count(value: Any, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise RecordError(f"a count of hats at home is 0 to {most}, not {value!r}")
+    return value
+
+
+def _colour_list(colours: set[str]):
+    def read(value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise RecordError("prisoners are lists of colours")
+        if not set(value) <= colours:
+            raise RecordError(f"prisoners hold colours not in play: {sorted(set(value) - colours)}")
+        return tuple(sorted(value))
+
+    return read
