@@ -81,6 +81,25 @@ def serve(
         raise typer.Exit(1) from None
 
 
+@app.command("pin-hash")
+def pin_hash(
+    pin: str = typer.Option(
+        ...,
+        prompt="Referee PIN",
+        hide_input=True,
+        confirmation_prompt=True,
+        help="the PIN (asked when not given)",
+    ),
+) -> None:
+    """Print the hash of a referee PIN for [panel] referee_pin_hash in the config."""
+    from boardref.panel.access import hash_pin
+
+    if not 4 <= len(pin) <= 32:
+        typer.echo("error: a PIN has 4 to 32 characters", err=True)
+        raise typer.Exit(2)
+    typer.echo(hash_pin(pin))
+
+
 @app.command()
 def simulate(
     game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import uvicorn
 
 from boardref.config import Config
 from boardref.notify import notify, watchdog_interval
+from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
 from boardref.referee import Referee, RefereeError
 from boardref.store import Store, StoreError
@@ -85,7 +87,13 @@ class Service:
         self.palette = Palette.load(config.palette)
         self.status = self._status_panel(self.palette)
         self._connect_board()
-        self.panel = Panel(self)
+        pin_hash = config.panel.referee_pin_hash
+        if pin_hash is None and self.sim:
+            # a simulated table still has a referee page: this run's PIN is in the log
+            pin = f"{secrets.randbelow(10**4):04d}"
+            pin_hash = hash_pin(pin)
+            log.info("referee PIN for this run: %s", pin)
+        self.panel = Panel(self, pin_hash)
         self.referee.listeners.append(self.panel.publish)
 
     def _connect_board(self) -> None:

@@ -36,9 +36,9 @@ PAGE = (STATIC / "page.html").read_text(encoding="utf-8")
 class Panel:
     """The panel of one service: its access rules, its pages' hub and its app."""
 
-    def __init__(self, service):
+    def __init__(self, service, pin_hash: str | None):
         self.service = service
-        self.access = Access(service.config.panel.referee_pin_hash)
+        self.access = Access(pin_hash)
         self.hub = Hub()
         self.app = self._build()
 

@@ -35,3 +35,14 @@ def test_an_unknown_game_is_a_clear_error_not_a_traceback():
     result = CliRunner().invoke(app, ["play", "--game", "chess"])
     assert result.exit_code == 2
     assert "no game 'chess'" in result.output
+
+
+def test_pin_hash_prints_a_hash_the_panel_accepts():
+    from boardref.panel.access import check_pin
+
+    result = CliRunner().invoke(app, ["pin-hash", "--pin", "8642"])
+    assert result.exit_code == 0
+    stored = result.output.strip()
+    assert stored.startswith("scrypt$") and check_pin("8642", stored)
+    assert not check_pin("8643", stored)
+    assert CliRunner().invoke(app, ["pin-hash", "--pin", "12"]).exit_code == 2
