@@ -328,6 +328,12 @@ class Panel:
             referee.set_position(body.record)
             return models.Done()
 
+        @app.post("/api/settings", response_model=models.Done, dependencies=change)
+        async def settings(body: models.Settings, request: Request) -> models.Done:
+            self._require(request, "referee")
+            referee.settle = body.settle_ms / 1000
+            return models.Done(detail=f"settle time {body.settle_ms} ms")
+
         @app.get("/api/diagnostics", response_model=models.Diagnostics)
         async def diagnostics(request: Request) -> models.Diagnostics:
             self._require(request, "referee")

@@ -39,6 +39,12 @@ class Position(_Body):
     record: dict[str, Any]
 
 
+class Settings(_Body):
+    """What the referee may tune while the table plays."""
+
+    settle_ms: int = Field(ge=20, le=5000)
+
+
 class Pin(_Body):
     pin: str = Field(min_length=1, max_length=32)
 

@@ -192,3 +192,13 @@ def test_the_virtual_board_exists_only_on_a_simulated_table(service):
     local = client(service)
     assert local.get("/api/sim/board").status_code == 404
     assert local.post("/api/sim/lift", json={"cell": "m1"}).status_code == 404
+
+
+def test_the_referee_tunes_the_settle_time(service):
+    phone = client(service, REMOTE)
+    assert phone.post("/api/settings", json={"settle_ms": 500}).status_code == 403
+    phone.post("/api/referee/login", json={"pin": PIN})
+    assert phone.post("/api/settings", json={"settle_ms": 5}).status_code == 422
+    assert phone.post("/api/settings", json={"settle_ms": 500}).status_code == 200
+    assert service.referee.settle == 0.5
+    assert phone.get("/api/diagnostics").json()["settle_ms"] == 500

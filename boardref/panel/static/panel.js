@@ -130,6 +130,10 @@ function showOutcome() {
   if (!state.outcome) { box.hidden = true; return; }
   const names = state.outcome.winners.map((s) => state.seats[s].name);
   box.textContent = names.length ? say("winner", { names: names.join(", ") }) : say("draw_game");
+  if (state.outcome.scores) {
+    const scores = state.outcome.scores.map((score, s) => `${state.seats[s].name} ${score}`);
+    box.textContent += ` (${scores.join(", ")})`;
+  }
   box.hidden = false;
 }
 
@@ -274,7 +278,10 @@ async function startNewGame() {
 
 async function loadDiagnostics() {
   const response = await fetch("/api/diagnostics");
-  if (response.ok) $("diagnostics-data").textContent = JSON.stringify(await response.json(), null, 1);
+  if (!response.ok) return;
+  const diagnostics = await response.json();
+  $("diagnostics-data").textContent = JSON.stringify(diagnostics, null, 1);
+  if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
 }
 
 async function refereeSession() {
@@ -298,6 +305,7 @@ function wire() {
   });
   on("logout", async () => { await post("/api/referee/logout"); await refereeSession(); });
   on("correct-apply", () => post("/api/correct", { move: $("correct-move").value }));
+  on("settle-apply", () => post("/api/settings", { settle_ms: Number($("settle-ms").value) }));
   on("position-apply", () => {
     try { post("/api/position", { record: JSON.parse($("position-record").value) }); }
     catch (error) { showRefusal(String(error)); }
