@@ -344,7 +344,7 @@ class Panel:
                 link_error=link.error if link else None,
                 mcu=link.counters() if link else {},
                 store=service.store.size(),
-                settle_ms=service.config.sensors.settle_ms,
+                settle_ms=round(referee.settle * 1000),
                 sensor=referee.sensor,
                 subscribers=len(self.hub.subscribers),
             )
