@@ -19,7 +19,7 @@ def test_play_starts_once_the_start_position_is_laid_out_one_cell_at_a_time(tabl
     empty = {c.id: None for c in t.game.board.cells}
     t.show(empty)
     shown = t.referee.display()
-    assert shown.place == "m1" and "put a piece on m1" in shown.message
+    assert shown.place == "m1" and "on m1" in shown.message and shown.notice[0] == "differs_place"
     assert len(shown.errors) == 20
     t.change(m1=P)
     assert t.referee.display().place != "m1"
