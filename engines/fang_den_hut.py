@@ -76,6 +76,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from engines.chance import Die
@@ -189,6 +190,11 @@ class HatState:
     turn: int = 0
     roll: int | None = None
     ply: int = 0
+
+    @cached_property
+    def tops(self) -> frozenset[str]:
+        """The colours on top of some field; kept, as the end and the turns ask often."""
+        return frozenset(hat.colour for hats in self.fields if hats for hat in hats)
 
 
 class _Walk(NamedTuple):
@@ -372,21 +378,22 @@ class FangDenHut(Game):
             raise IllegalMove(f"a die shows 1 to 6, not {outcome!r}")
         return replace(state, roll=outcome)
 
-    def _next_turn(self, seat: int, roll: int, fields, home) -> int:
-        """After a six the same seat rolls again; else the next seat with hats in play."""
-        if roll == 6:
-            return seat
-        alive = self._in_play(fields, home)
-        for k in range(1, self.players + 1):
-            nxt = (seat + k) % self.players
-            if any(self.colours[t] in alive for t in self._movers[nxt]):
-                return nxt
-        return seat
+    def _passed_on(self, before: HatState, after: HatState) -> HatState:
+        """``after`` with the turn passed on: after a six the same seat rolls again,
+        else the next seat with hats in play."""
+        seat = before.turn
+        if before.roll != 6:
+            alive = self._in_play(after)
+            for k in range(1, self.players + 1):
+                seat = (before.turn + k) % self.players
+                if any(self.colours[t] in alive for t in self._movers[seat]):
+                    break
+        return replace(after, turn=seat, roll=None, ply=before.ply + 1)
 
-    def _in_play(self, fields, home) -> set[str]:
+    def _in_play(self, state: HatState) -> set[str]:
         """The colours with a hat on top of a field or at home."""
-        alive = {hat.colour for hats in fields if hats for hat in hats}
-        alive.update(c for c, n in zip(self.colours, home) if n)
+        alive = set(state.tops)
+        alive.update(c for c, n in zip(self.colours, state.home) if n)
         alive.discard(GOLD)
         return alive
 
@@ -621,14 +628,8 @@ class FangDenHut(Game):
         if walk.landing is not None:
             at, hats = walk.landing
             fields = _set(fields, at, tuple(sorted(hats)))
-        return HatState(
-            fields,
-            walk.home,
-            walk.prisoners,
-            walk.gold_home,
-            self._next_turn(state.turn, state.roll, fields, walk.home),
-            None,
-            state.ply + 1,
+        return self._passed_on(
+            state, HatState(fields, walk.home, walk.prisoners, walk.gold_home, state.turn)
         )
 
     # --- applying a move ----------------------------------------------------------------
@@ -640,12 +641,7 @@ class FangDenHut(Game):
                 raise IllegalMove(
                     f"pass: {self.colours[state.turn]} can move ({moves[0]}); moving is compulsory"
                 )
-            return replace(
-                state,
-                turn=self._next_turn(state.turn, state.roll, state.fields, state.home),
-                roll=None,
-                ply=state.ply + 1,
-            )
+            return self._passed_on(state, state)
         if not isinstance(move, HatMove):
             raise IllegalMove(
                 f"{move}: not a Fang den Hut! move; name the hat and its path, "
@@ -686,7 +682,7 @@ class FangDenHut(Game):
 
     def outcome(self, state: HatState) -> Outcome | None:
         self._require_state(state)
-        alive = self._in_play(state.fields, state.home)
+        alive = self._in_play(state)
         teams = {self.teams[self._seat_of[c]] for c in alive}
         if len(teams) > 1:
             return None
