@@ -34,6 +34,7 @@ _ENGINES = {
     "haegar": "engines.haegar:Haegar",
     "fang_den_hut_cards": "engines.fang_den_hut_cards:FangDenHutCards",
     "fang_den_hut": "engines.fang_den_hut:FangDenHut",
+    "hakenschlagen": "engines.hakenschlagen:Hakenschlagen",
 }
 GAMES: tuple[str, ...] = tuple(_ENGINES)
 

@@ -1,0 +1,125 @@
+"""Hakenschlagen: full-turn enumeration (every distinct outcome of a turn) p50/p99
+over positions from seeded random 5-player games, the number of distinct outcomes
+per turn, and a chi-square check of the bag's draws on a fixed seed. Prints one
+JSON line.
+
+Every position is timed in several rounds and all timings count, so p99 includes
+the machine's own noise. The chi-square test compares the hands drawn from one
+stream with the exact hand probabilities of ``BagDraw.outcomes()``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_engines import percentile  # noqa: E402
+
+from engines import load_game  # noqa: E402
+from engines.chance import Stream  # noqa: E402
+from engines.hakenschlagen import BAG  # noqa: E402
+
+PLAYERS = 5
+GAMES = 4
+ROUNDS = 3
+BUDGET_P99_MS = 50.0
+GOAL_P99_MS = 5.0
+DRAWS = 200_000
+SEED = b"bench hakenschlagen bag"
+
+
+def chi2_sf(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for chi-square with ``dof``: 1 - the regularised lower
+    incomplete gamma P(dof/2, statistic/2), summed as its power series."""
+    a, x = dof / 2, statistic / 2
+    term = total = 1 / a
+    n = 0
+    while term > total * 1e-15:
+        n += 1
+        term *= x / (a + n)
+        total += term
+    return max(0.0, 1 - math.exp(a * math.log(x) - x - math.lgamma(a)) * total)
+
+
+def positions(board: str) -> tuple[list, object, list[int]]:
+    """Every turn-start position (marbles drawn) of seeded random games."""
+    game = load_game("hakenschlagen", PLAYERS, board=board)
+    pick, found, lengths = random.Random(2026), [], []
+    for n in range(GAMES):
+        stream, state, turns = Stream(f"bench game {n}"), game.initial_state(), 0
+        while game.outcome(state) is None:
+            spec = game.chance(state)
+            if spec is not None:
+                state = game.resolve(state, spec.draw(stream))
+                continue
+            found.append(state)
+            state = game.apply(state, pick.choice(game.legal_moves(state)))
+            turns += 1
+        lengths.append(turns)
+    return found, game, lengths
+
+
+def bench_turns(board: str) -> dict:
+    found, game, lengths = positions(board)
+    samples = []
+    for _ in range(ROUNDS):
+        for state in found:
+            start = time.perf_counter_ns()
+            game.legal_moves(state)
+            samples.append((time.perf_counter_ns() - start) / 1e6)
+    outcomes = [len(game.legal_moves(s)) for s in found]
+    return {
+        "positions": len(found),
+        "turns_per_game_mean": round(statistics.mean(lengths), 1),
+        "full_turn_ms_p50": round(percentile(samples, 0.50), 3),
+        "full_turn_ms_p99": round(percentile(samples, 0.99), 3),
+        "full_turn_ms_max": round(max(samples), 3),
+        "outcomes_per_turn_p50": percentile(outcomes, 0.50),
+        "outcomes_per_turn_p99": percentile(outcomes, 0.99),
+        "outcomes_per_turn_max": max(outcomes),
+        "outcomes_per_turn_mean": round(statistics.mean(outcomes), 1),
+    }
+
+
+def bench_bag() -> dict:
+    """Chi-square of 3-marble hands drawn from one stream against the exact odds."""
+    spec = BAG.draw(3)
+    odds = dict(spec.outcomes())
+    stream, seen = Stream(SEED), dict.fromkeys(odds, 0)
+    for _ in range(DRAWS):
+        seen[spec.draw(stream)] += 1
+    statistic = sum((seen[h] - DRAWS * p) ** 2 / (DRAWS * p) for h, p in odds.items())
+    dof = len(odds) - 1
+    return {
+        "draws": DRAWS,
+        "hands": len(odds),
+        "chi2": round(statistic, 2),
+        "dof": dof,
+        "p_value": round(chi2_sf(statistic, dof), 4),
+    }
+
+
+def main() -> None:
+    hex_board = bench_turns("hex")
+    result = {
+        "bench": "hakenschlagen",
+        "players": PLAYERS,
+        "hex": hex_board,
+        "square": bench_turns("square"),
+        "bag_chi_square": bench_bag(),
+        "budget_full_turn_ms_p99": BUDGET_P99_MS,
+        "goal_full_turn_ms_p99": GOAL_P99_MS,
+        "within_budget": hex_board["full_turn_ms_p99"] <= BUDGET_P99_MS,
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,964 @@
+"""Hakenschlagen, the hare race with a bag of marbles, per ``rules/hakenschlagen.txt``
+and RULINGS.md. Never draws chance itself and never touches the physical board: the
+caller draws from the game's stream and ``resolve`` takes the result.
+
+The board (95 hollows) carries a static layer fixed at setup: dandelion (yellow),
+lettuce (green) and carrot (orange) disks and trees; a hollow without a disk or tree
+is a field space. The figures move: one hare per player, the fox and up to six
+molehills. Start spaces and turning points stay empty and count as field spaces.
+
+The game opens with two chance events: the setup, a ``Shuffle`` of the hollows that
+are neither start spaces nor turning points (trees go on the first hollows of that
+order not next to a tree already placed nor on the centre; the disks go on the
+following hollows: dandelions, then lettuces, then carrots), then each turn's draw
+from the bag of 12 marbles (4 field, 3 dandelion, 2 lettuce, 1 carrot, 1 fox,
+1 molehill): 3 marbles, or 1 when the player's hare stands next to the fox at the
+start of the turn. Players may lay their own setup instead: ``setup_from(layout)``
+checks it and says what is wrong.
+
+One move is one whole turn, the ordered uses of the drawn marbles (``Turn``):
+
+- A colour marble (field, dandelion, lettuce, carrot) makes the hare jump along a
+  straight line to the first space of that colour holding no figure; hares and
+  molehills are jumped over, a tree or the fox blocks the direction, the edge ends
+  it. A colour marble must be used if, at the moment the player takes it up, some
+  direction offers a target; it may go back unused at any moment it offers none
+  (our reading of "at the moment it is used": the player chooses the order).
+- The fox marble may move the fox to another space without a figure, never a start
+  space or turning point. The molehill marble may put a molehill on a field space
+  without a figure (not a start space or turning point); when all six are out, it
+  moves one already on the board to such a space instead. Both may go back unused.
+- Two marbles of one kind may be spent together as one marble of any other kind
+  (a joker); never compulsory.
+- A hare that lands on a turning point has turned. The first hare to land on a start
+  space after turning wins at once; marbles still in hand are forfeited.
+
+``legal_moves`` lists every distinct outcome of the turn once (one representative
+order of uses each). ``marble_targets`` and ``placements`` tell the panel and the
+LEDs where one marble would take the hare, the fox or a molehill.
+
+Hall sensors feel the figures (hares, fox, molehills) but not disks or trees;
+``sense(state, "presence")`` reports only those. The camera sees the figure on top
+of a hollow, else its disk or tree.
+
+Options:
+
+- ``board`` ("hex"): "square" plays on the 19x5 square grid with 8 directions.
+- ``dandelions`` (15), ``lettuces`` (12), ``carrots`` (9), ``trees`` (6): the static
+  layer; the book's variant leaves some out (any count up to the material).
+
+Readings of our own: the fifth hare is brown (the book names white, yellow, pink and
+green); seats take the start spaces listed in the board file unless ``setup_from``
+is told otherwise; a molehill that is moved must change its space.
+
+>>> from engines import load_game
+>>> from engines.chance import Stream
+>>> game = load_game("hakenschlagen", players=2)
+>>> stream = Stream(b"example")
+>>> state = game.initial_state()
+>>> str(game.chance(state))
+'shuffle 85 cards'
+>>> state = game.resolve(state, game.chance(state).draw(stream))
+>>> str(game.chance(state))
+'draw 3 from the bag'
+>>> state = game.resolve(state, ("dandelion", "field", "lettuce"))
+>>> game.to_move(state), game.seat_name(0)
+(0, 'white')
+>>> turn = game.legal_moves(state)[0]
+>>> game.parse_move(state, str(turn)) == turn
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engines.chance import Bag, Shuffle
+from engines.core import Game, Option, Outcome
+from engines.errors import IllegalMove, NotationError, RecordError, RulesError
+from engines.observation import PIECE
+
+FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
+FOX, MOLEHILL, TREE = "fox", "molehill", "tree"
+COLOURS = (FIELD, DANDELION, LETTUCE, CARROT)
+DISKS = (DANDELION, LETTUCE, CARROT)
+MARBLES = (*COLOURS, FOX, MOLEHILL)
+PLACING = (FOX, MOLEHILL)
+BAG = Bag.of(field=4, dandelion=3, lettuce=2, carrot=1, fox=1, molehill=1)
+MOLEHILLS = 6
+HAND, HAND_NEAR_FOX = 3, 1
+BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
+COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
+USE = re.compile(r"^([a-z]+)(?:\+([a-z]+)=([a-z]+))?:(?:([a-z0-9_]+)-)?([a-z0-9_]+)$")
+
+
+class SetupError(RulesError):
+    """A laid-out setup that breaks the rules; ``reason`` says what to change."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Use:
+    """One marble (or a joker of two) used as ``kind``: a jump, fox move or molehill.
+
+    ``to`` is the cell the hare, fox or molehill goes to; ``source`` is where a moved
+    molehill came from. Notation: ``lettuce:c5``, ``fox:m3``, ``molehill:d4``,
+    ``molehill:d4-f6`` (moved), ``field+field=carrot:e7`` (a joker).
+    """
+
+    marbles: tuple[str, ...]
+    kind: str
+    to: str
+    source: str | None = None
+
+    def __str__(self) -> str:
+        head = self.marbles[0] if len(self.marbles) == 1 else "+".join(self.marbles)
+        if len(self.marbles) == 2:
+            head += f"={self.kind}"
+        return f"{head}:{self.source + '-' if self.source else ''}{self.to}"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A whole turn: the marble uses in order, written space-separated; ``pass`` if none."""
+
+    uses: tuple[Use, ...]
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.uses)) or "pass"
+
+
+@dataclass(frozen=True)
+class Survey:
+    """The jumps open to a hare on one position, and which placements would change them.
+
+    ``lanes`` holds each direction's spaces up to its first blocker (tree or fox),
+    ``blockers`` that blocker (None at the edge).
+    """
+
+    targets: dict[str, list[tuple[str, int]]]
+    blockers: tuple[int | None, ...]
+    lanes: tuple[list[int], ...]
+    molehills: frozenset[int]
+
+    def changes(self, kind: str, source: int | None, cell: int, live: frozenset[str]) -> bool:
+        """Whether moving the fox, or placing or moving a molehill, from ``source`` to
+        ``cell`` changes where some colour in ``live`` would take the hare."""
+        if kind == FOX:
+            wanted = {c for colour in live for _, c in self.targets[colour]}
+            # the fox leaving the end of a lane opens it for a live colour with no
+            # target before the fox
+            for lane, blocker in zip(self.lanes, self.blockers):
+                if blocker == source and any(
+                    not set(lane) & {c for _, c in self.targets[colour]} for colour in live
+                ):
+                    return True
+            # the fox blocks a lane at or before a target of a live colour
+            return any(cell in lane[: _last(lane, wanted) + 1] for lane in self.lanes)
+        if FIELD not in live:
+            return False
+        fields = {c for _, c in self.targets[FIELD]}
+        if cell in fields:
+            return True
+        # a molehill taken off a lane before its field target opens a nearer target
+        return source is not None and any(
+            source in lane[: _last(lane, fields) + 1] if fields & set(lane) else source in lane
+            for lane in self.lanes
+        )
+
+
+@dataclass(frozen=True)
+class HakenschlagenState:
+    """The static layer and the figures (cell indices), whose turn and their hand.
+
+    ``layout[i]`` is what lies on hollow ``i`` ("field", a disk or "tree"); None
+    until the setup is drawn or laid. ``hand`` is None until the turn's marbles are
+    drawn. ``turned[seat]`` is True once that hare has been on a turning point.
+    """
+
+    layout: tuple[str, ...] | None
+    hares: tuple[int, ...]
+    turned: tuple[bool, ...]
+    fox: int
+    molehills: frozenset[int] = frozenset()
+    turn: int = 0
+    hand: tuple[str, ...] | None = None
+    winner: int | None = None
+    turns: int = 0
+
+
+class Hakenschlagen(Game):
+    name = "hakenschlagen"
+    player_counts = (2, 3, 4, 5)
+    default_players = 4
+    state_type = HakenschlagenState
+    OPTIONS = (
+        Option("board", "hex", "the board", kind=str, choices=tuple(BOARDS)),
+        Option("dandelions", 15, "dandelion disks on the board", kind=int, minimum=0, maximum=15),
+        Option("lettuces", 12, "lettuce disks on the board", kind=int, minimum=0, maximum=12),
+        Option("carrots", 9, "carrot disks on the board", kind=int, minimum=0, maximum=9),
+        Option("trees", 6, "trees on the board", kind=int, minimum=0, maximum=6),
+    )
+
+    def __init__(self, players: int | None = None, **options: Any):
+        super().__init__(players, **options)
+        board, data = self.board, self.board.game
+        self._names = tuple(cell.id for cell in board.cells)
+        self.hare_colours: tuple[str, ...] = tuple(data["hares"][: self.players])
+        self.colours: dict[str, str] = dict(data["colours"])
+        self.centre = board.index[data["centre"]]
+        self._starts = tuple(board.index[c] for c in data["hare_starts"][: self.players])
+        self.start_spaces = frozenset(i for i, c in enumerate(board.cells) if c.kind == "start")
+        self.turning_points = frozenset(
+            i for i, c in enumerate(board.cells) if c.kind == "turning_point"
+        )
+        #: hollows that take disks, trees, the fox and molehills, in board order
+        self.inner = tuple(
+            i
+            for i in range(len(board.cells))
+            if i not in self.start_spaces and i not in self.turning_points
+        )
+        self._inner = frozenset(self.inner)
+        self._counts = {kind: self.options[kind + "s"] for kind in (*DISKS, TREE)}
+        self._rays = tuple(self._rays_from(i) for i in range(len(board.cells)))
+
+    def _board_name(self) -> str:
+        return BOARDS[self.options["board"]]
+
+    def _rays_from(self, cell: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """Every straight run of cells from ``cell`` to the edge, with its compass name."""
+        rays = []
+        for line in self.board.lines:
+            at = [self.board.index[c] for c in line]
+            if cell not in at:
+                continue
+            k = at.index(cell)
+            for ray in (tuple(at[k + 1 :]), tuple(reversed(at[:k]))):
+                if ray:
+                    (x0, y0), (x1, y1) = self.board.cells[cell].xy, self.board.cells[ray[0]].xy
+                    angle = math.degrees(math.atan2(y1 - y0, x1 - x0)) % 360
+                    rays.append((COMPASS[round(angle / 45) % 8], ray))
+        return tuple(rays)
+
+    def seat_name(self, seat: int) -> str:
+        return self.hare_colours[seat]
+
+    # --- setup --------------------------------------------------------------------
+
+    def initial_state(self) -> HakenschlagenState:
+        """Before the setup: figures on their spaces, the static layer still to draw."""
+        return HakenschlagenState(
+            None, self._starts, (False,) * self.players, self.centre, frozenset()
+        )
+
+    def setup_from(
+        self, layout: Mapping[str, Iterable[str]], hares: Iterable[str] | None = None
+    ) -> HakenschlagenState:
+        """The start of a game on a setup laid by the players.
+
+        ``layout`` maps "tree", "dandelion", "lettuce" and "carrot" to the cell ids
+        they lie on; ``hares`` optionally names each seat's start space. Raises
+        ``SetupError`` saying what breaks the rules.
+        """
+        if not isinstance(layout, Mapping):
+            raise SetupError("a layout maps tree/dandelion/lettuce/carrot to lists of cells")
+        ground = [FIELD] * len(self._names)
+        for kind, cells in layout.items():
+            if kind not in self._counts:
+                raise SetupError(f"{kind!r} is not part of the static layer (trees and disks)")
+            if isinstance(cells, str) or not isinstance(cells, Iterable):
+                raise SetupError(f"{kind}: give a list of cell ids")
+            for cell_id in cells:
+                if cell_id not in self.board.index:
+                    raise SetupError(f"{kind}: {cell_id!r} is not a hollow of {self.board.name}")
+                i = self.board.index[cell_id]
+                if ground[i] != FIELD:
+                    raise SetupError(f"{cell_id} holds both a {ground[i]} and a {kind}")
+                ground[i] = kind
+        starts = self._starts
+        if hares is not None:
+            starts = self._hare_starts(hares)
+        state = HakenschlagenState(
+            tuple(ground), starts, (False,) * self.players, self.centre, frozenset()
+        )
+        self._check_layout(state.layout)
+        return state
+
+    def _hare_starts(self, hares: Iterable[str]) -> tuple[int, ...]:
+        cells = tuple(hares) if not isinstance(hares, str) else (hares,)
+        if len(cells) != self.players or len(set(cells)) != self.players:
+            raise SetupError(f"name {self.players} different start spaces, one per hare")
+        for cell_id in cells:
+            if self.board.index.get(cell_id) not in self.start_spaces:
+                raise SetupError(f"{cell_id!r} is not a start space")
+        return tuple(self.board.index[c] for c in cells)
+
+    def _check_layout(self, ground: tuple[str, ...]) -> None:
+        """Counts, empty start spaces and turning points, no tree next to a tree."""
+        names = self._names
+        counts = Counter(ground)
+        for kind, wanted in self._counts.items():
+            if counts[kind] != wanted:
+                plural = "trees" if kind == TREE else f"{kind} disks"
+                raise SetupError(f"{counts[kind]} {plural} laid; this game uses {wanted}")
+        for i, kind in enumerate(ground):
+            if kind == FIELD:
+                continue
+            if i not in self._inner:
+                where = "start space" if i in self.start_spaces else "turning point"
+                raise SetupError(f"{names[i]} is a {where}; it stays empty, take the {kind} off")
+            if kind == TREE:
+                if i == self.centre:
+                    raise SetupError(f"{names[i]} is the fox's centre space; no tree there")
+                for j in self.board.neighbours[i]:
+                    if ground[j] == TREE:
+                        raise SetupError(f"the trees on {names[i]} and {names[j]} are adjacent")
+
+    def _layout_from_order(self, order: Any) -> tuple[str, ...]:
+        """The setup a ``Shuffle`` of the inner hollows gives (see the module doc)."""
+        index = self.board.index
+        if (
+            not isinstance(order, tuple | list)
+            or any(not isinstance(c, str) for c in order)
+            or sorted(index.get(c, -1) for c in order) != sorted(self.inner)
+        ):
+            raise RulesError("a setup draw is an order of every hollow between the columns")
+        ground = [FIELD] * len(self._names)
+        rest = []
+        trees = 0
+        for cell_id in order:
+            i = index[cell_id]
+            free = i != self.centre and all(ground[j] != TREE for j in self.board.neighbours[i])
+            if trees < self._counts[TREE] and free:
+                ground[i] = TREE
+                trees += 1
+            else:
+                rest.append(i)
+        disks = [kind for kind in DISKS for _ in range(self._counts[kind])]
+        for i, kind in zip(rest, disks):
+            ground[i] = kind
+        return tuple(ground)
+
+    # --- chance -------------------------------------------------------------------
+
+    def chance(self, state: HakenschlagenState):
+        self._require_state(state)
+        if state.winner is not None:
+            return None
+        if state.layout is None:
+            return Shuffle(tuple(self._names[i] for i in self.inner))
+        if state.hand is None:
+            near = state.fox in self.board.neighbours[state.hares[state.turn]]
+            return BAG.draw(HAND_NEAR_FOX if near else HAND)
+        return None
+
+    def resolve(self, state: HakenschlagenState, outcome: Any) -> HakenschlagenState:
+        spec = self.chance(state)
+        if spec is None:
+            raise RulesError("nothing is to be drawn now")
+        if state.layout is None:
+            ground = self._layout_from_order(outcome)
+            return HakenschlagenState(ground, state.hares, state.turned, state.fox, state.molehills)
+        if not isinstance(outcome, tuple | list) or len(outcome) != spec.count:
+            raise RulesError(f"the draw is {spec.count} marble(s) from the bag")
+        try:
+            BAG.take(outcome)
+        except (RulesError, TypeError):
+            raise RulesError(f"{outcome!r} is not a handful from the bag") from None
+        return _replace(state, hand=tuple(sorted(outcome)))
+
+    # --- what a marble can do -----------------------------------------------------
+
+    def _survey(self, hare, fox, moles, others, layout) -> Survey:
+        """Where each colour would take the hare, and which spaces matter for that."""
+        targets: dict[str, list[tuple[str, int]]] = {c: [] for c in COLOURS}
+        blockers, lanes = [], []
+        for direction, ray in self._rays[hare]:
+            lane, seen, blocker = [], set(), None
+            for c in ray:
+                if c == fox or layout[c] == TREE:
+                    blocker = c
+                    break
+                lane.append(c)
+                colour = layout[c]
+                if colour not in seen and c not in moles and c not in others:
+                    seen.add(colour)
+                    targets[colour].append((direction, c))
+            lanes.append(lane)
+            blockers.append(blocker)
+        return Survey(targets, tuple(blockers), tuple(lanes), moles)
+
+    def _fox_cells(self, hare, fox, moles, others, layout):
+        return [
+            c
+            for c in self.inner
+            if c != fox and c != hare and layout[c] != TREE and c not in moles and c not in others
+        ]
+
+    def _molehill_moves(self, hare, fox, moles, others, layout):
+        """``(source or None, cell)`` for each way the molehill marble can be used."""
+        cells = [
+            c
+            for c in self.inner
+            if layout[c] == FIELD and c != fox and c != hare and c not in moles and c not in others
+        ]
+        if len(moles) < MOLEHILLS:
+            return [(None, c) for c in cells]
+        return [(s, c) for s in sorted(moles) for c in cells]
+
+    def marble_targets(self, state: HakenschlagenState, marble: str) -> dict[str, str]:
+        """Where a colour marble takes the hare to move: {direction: cell id}."""
+        self._require_playing(state)
+        if marble not in COLOURS:
+            raise RulesError(f"{marble!r} is not a colour marble ({', '.join(COLOURS)})")
+        hare, others = self._hare_and_others(state)
+        survey = self._survey(hare, state.fox, state.molehills, others, state.layout)
+        return {direction: self._names[c] for direction, c in survey.targets[marble]}
+
+    def placements(self, state: HakenschlagenState, marble: str) -> tuple[str, ...]:
+        """Where the fox or a molehill may go now (cell ids, board order)."""
+        self._require_playing(state)
+        hare, others = self._hare_and_others(state)
+        args = (hare, state.fox, state.molehills, others, state.layout)
+        if marble == FOX:
+            return tuple(self._names[c] for c in self._fox_cells(*args))
+        if marble == MOLEHILL:
+            return tuple(dict.fromkeys(self._names[c] for _, c in self._molehill_moves(*args)))
+        raise RulesError(f"{marble!r} places nothing; only the fox and molehill marbles do")
+
+    def _require_playing(self, state) -> None:
+        self._require_state(state)
+        if state.layout is None:
+            raise RulesError("the board is not set up yet")
+
+    def _hare_and_others(self, state):
+        hare = state.hares[state.turn]
+        return hare, frozenset(h for s, h in enumerate(state.hares) if s != state.turn)
+
+    # --- a turn: every outcome ------------------------------------------------------
+
+    def _to_move(self, state: HakenschlagenState) -> int:
+        return state.turn
+
+    def _legal_moves(self, state: HakenschlagenState) -> list[Turn]:
+        return [Turn(uses) for uses in self._outcomes(state)]
+
+    def _uses(self, hand: tuple[str, ...]):
+        """``(marbles, kind)`` for each way to spend part of ``hand`` once."""
+        counts = Counter(hand)
+        for marble in sorted(counts):
+            yield (marble,), marble
+            if counts[marble] >= 2:
+                for kind in MARBLES:
+                    if kind != marble:
+                        yield (marble, marble), kind
+
+    def _transitions(self, node, others, layout, survey=None):
+        """Every single step of a turn from ``node``: ``(use or None, next node)``.
+
+        A node is ``(hare, fox, molehills, hand, turned, won)``; a step is a marble
+        use, or (use None) a colour marble going back because it offers no target.
+        Given the node's ``survey``, only placements that change where a colour
+        still in hand would jump are listed (the search tries only those).
+        """
+        hare, fox, moles, hand, turned, won = node
+        if won:
+            return
+        names = self._names
+        targets = (survey or self._survey(hare, fox, moles, others, layout)).targets
+        for marbles, kind in self._uses(hand):
+            left = _without(hand, marbles)
+            if kind in COLOURS:
+                for _, c in targets[kind]:
+                    lands = turned and c in self.start_spaces
+                    now_turned = turned or c in self.turning_points
+                    use = Use(marbles, kind, names[c])
+                    yield use, (c, fox, moles, left, now_turned, lands)
+                if len(marbles) == 1 and not targets[kind]:
+                    yield None, (hare, fox, moles, left, turned, False)
+                continue
+            live = _live(left)
+            if survey is not None and not live:
+                continue
+            for source, c in self._placements_of(kind, node, others, layout):
+                if survey is None or survey.changes(kind, source, c, live):
+                    use = Use(marbles, kind, names[c], _source_name(kind, names, source))
+                    yield use, (hare, *_placed(kind, source, c, fox, moles), left, turned, False)
+
+    def _placements_of(self, kind, node, others, layout):
+        hare, fox, moles = node[:3]
+        if kind == FOX:
+            return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
+        return self._molehill_moves(hare, fox, moles, others, layout)
+
+    def _outcomes(self, state: HakenschlagenState) -> list[tuple[Use, ...]]:
+        """One order of uses for each distinct end of the turn.
+
+        A depth-first search over the steps of a turn. Fox and molehill moves are
+        the expensive branches (dozens of cells each), so before a jump only those
+        that change where some colour still in hand would jump are tried: any other
+        placement can as well be made after the jump. When no jump follows, or the
+        jump wins, the remaining placements are added all at once by ``_finish``.
+        """
+        hare, others = self._hare_and_others(state)
+        layout, names = state.layout, self._names
+        start = (hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)
+        found: dict[tuple, tuple] = {}
+        seen = set()
+        stack = [(start, ())]
+        while stack:
+            node, done = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            hare, fox, moles, hand, turned, won = node
+            if won:
+                found.setdefault((hare, fox, moles, turned), (done, (), (), ()))
+                continue
+            survey = self._survey(hare, fox, moles, others, layout)
+            self._finish(node, done, survey, others, layout, found)
+            for use, after in self._transitions(node, others, layout, survey):
+                if use is not None:
+                    if after[5]:
+                        self._finish(node, done, survey, others, layout, found, (use, after))
+                    done_after = done + (use,)
+                else:
+                    done_after = done
+                stack.append((after, done_after))
+            for step in self._vacate_then_fill(node, survey, others, layout):
+                stack.append((step[-1], done + step[:-1]))
+        made: dict[tuple, Use] = {}
+
+        def use(marbles, kind, s, c):
+            key = (marbles, kind, s, c)
+            if key not in made:
+                made[key] = Use(marbles, kind, names[c], _source_name(kind, names, s))
+            return made[key]
+
+        return [
+            done + tuple(use(m, k, s, c) for (m, k), (s, c) in zip(order, steps)) + tail
+            for done, order, steps, tail in found.values()
+        ]
+
+    def _vacate_then_fill(self, node, survey, others, layout):
+        """Two placements before a jump where the second needs the first's space.
+
+        A fox or molehill leaving a space where it changes no jump may still make
+        room for the other figure on a space where it does (a molehill moved off the
+        hare's line to the fox's old space, say).
+        """
+        hare, fox, moles, hand, turned, _ = node
+        names = self._names
+        placing = [(m, k) for m, k in self._uses(hand) if k in PLACING]
+        for first_marbles, first in placing:
+            left = _without(hand, first_marbles)
+            for second_marbles, second in placing:
+                if second == first or Counter(second_marbles) - Counter(left):
+                    continue
+                rest = _without(left, second_marbles)
+                live = _live(rest)
+                if not live:
+                    continue
+                for source, c in self._placements_of(first, node, others, layout):
+                    if source is None or survey.changes(first, source, c, _live(left)):
+                        continue
+                    f1, m1 = _placed(first, source, c, fox, moles)
+                    mid = (hare, f1, m1)
+                    first_use = Use(
+                        first_marbles, first, names[c], _source_name(first, names, source)
+                    )
+                    later = None
+                    for s2, c2 in self._placements_of(second, mid, others, layout):
+                        if c2 != source:
+                            continue
+                        later = later or self._survey(hare, f1, m1, others, layout)
+                        if later.changes(second, s2, c2, live):
+                            use = Use(
+                                second_marbles, second, names[c2], _source_name(second, names, s2)
+                            )
+                            end = (hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
+                            yield first_use, use, end
+
+    def _finish(self, node, done, survey, others, layout, found, win=None):
+        """Record the ends of the turn reached from ``node`` by placements alone.
+
+        Without ``win``: every colour marble left must offer no target (it goes
+        back); the fox, molehill and joker placements left are made in any order.
+        With ``win = (jump, after)``: placements that leave the winning jump alone,
+        made before it.
+        """
+        hare, fox, moles, hand, turned, _ = node
+        if win is None:
+            free, landing, tail, keep = hand, hare, (), None
+        else:
+            jump, after = win
+            free, landing, tail, turned = after[3], after[0], (jump,), True
+
+            def keep(kind, s, c, live=frozenset((jump.kind,))):
+                return not survey.changes(kind, s, c, live)
+
+        placing = [(m, k) for m, k in self._uses(free) if k in PLACING]
+        options: list[tuple] = [()]
+        for n, first in enumerate(placing):
+            options.append((first,))
+            for second in placing[n + 1 :]:
+                if not Counter(first[0]) + Counter(second[0]) - Counter(free):
+                    options.append((first, second))
+        for chosen in options:
+            if win is None:
+                # colour marbles left over go back, so none may offer a target now
+                left = Counter(free) - sum((Counter(m) for m, _ in chosen), Counter())
+                if any(survey.targets[m] for m in left if m in COLOURS):
+                    continue
+            for order, steps, f2, m2 in self._placed_all(chosen, node, others, layout, keep):
+                key = (landing, f2, m2, turned)
+                if key not in found:
+                    found[key] = (done, order, steps, tail)
+
+    def _placed_all(self, chosen, node, others, layout, keep):
+        """``(order, steps, fox, molehills)`` for each way to make the placements
+        ``chosen``, in either order, each step passing ``keep`` (when given)."""
+        hare, fox, moles = node[:3]
+        if not chosen:
+            yield (), (), fox, moles
+            return
+        first = [
+            (s, c, *_placed(chosen[0][1], s, c, fox, moles))
+            for s, c in self._placements_of(chosen[0][1], node, others, layout)
+            if keep is None or keep(chosen[0][1], s, c)
+        ]
+        if len(chosen) == 1:
+            for s, c, f1, m1 in first:
+                yield chosen, ((s, c),), f1, m1
+            return
+        if chosen[0][1] == chosen[1][1]:
+            kind = chosen[0][1]
+            for s, c, f1, m1 in first:
+                for s2, c2 in self._placements_of(kind, (hare, f1, m1), others, layout):
+                    if keep is None or keep(kind, s2, c2):
+                        yield chosen, ((s, c), (s2, c2)), *_placed(kind, s2, c2, f1, m1)
+            return
+        fox_first = chosen if chosen[0][1] == FOX else chosen[::-1]
+        foxes = first if chosen[0][1] == FOX else None
+        if foxes is None:
+            foxes = [
+                (s, c, c, moles)
+                for s, c in self._placements_of(FOX, node, others, layout)
+                if keep is None or keep(FOX, s, c)
+            ]
+            hills = first
+        else:
+            hills = [
+                (s, c, fox, m)
+                for s, c in self._placements_of(MOLEHILL, node, others, layout)
+                if keep is None or keep(MOLEHILL, s, c)
+                for m in [_placed(MOLEHILL, s, c, fox, moles)[1]]
+            ]
+        # the fox first: a molehill may then go to the fox's old space
+        into_den = []
+        if layout[fox] == FIELD and (keep is None or keep(MOLEHILL, None, fox)):
+            sources = [None] if len(moles) < MOLEHILLS else sorted(moles)
+            into_den = [(s, fox, fox, _placed(MOLEHILL, s, fox, fox, moles)[1]) for s in sources]
+        for fs, fc, _, _ in foxes:
+            for hs, hc, _, hm in hills + into_den:
+                if hc != fc:
+                    yield fox_first, ((fs, fc), (hs, hc)), fc, hm
+        # the molehill first: the fox may then go to the molehill's old space
+        hill_first = fox_first[::-1]
+        for hs, hc, _, hm in hills:
+            extra = [(fox, hs)] if hs is not None and (keep is None or keep(FOX, fox, hs)) else []
+            for fs, fc in [(s, c) for s, c, _, _ in foxes] + extra:
+                if fc != hc:
+                    yield hill_first, ((hs, hc), (fs, fc)), fc, hm
+
+    # --- applying a turn ------------------------------------------------------------
+
+    def apply(self, state, move):
+        self._require_state(state)
+        if state.winner is None and self.chance(state) is not None:
+            raise IllegalMove(f"{move}: the marbles for this turn are not drawn yet")
+        return super().apply(state, move)
+
+    def _apply(self, state: HakenschlagenState, move: Any) -> HakenschlagenState:
+        turn = self._checked(move)
+        layout = state.layout
+        hare, others = self._hare_and_others(state)
+        fox, moles, hand, turned = state.fox, state.molehills, state.hand, state.turned[state.turn]
+        node = (hare, fox, moles, hand, turned, False)
+        idle = set()  # colours that offered no target at some moment of the turn
+        won = False
+        for use in turn.uses:
+            if won:
+                raise IllegalMove(f"{turn}: the race is won before {use}; nothing follows")
+            idle |= self._idle_colours(node, others, layout)
+            if Counter(use.marbles) - Counter(node[3]):
+                raise IllegalMove(f"{turn}: {use} needs marbles not (or no longer) in hand")
+            step = next(
+                (after for u, after in self._transitions(node, others, layout) if u == use), None
+            )
+            if step is None:
+                raise IllegalMove(f"{turn}: {use} is not possible here ({self._why(use, node)})")
+            node = step
+            won = node[5]
+        idle |= self._idle_colours(node, others, layout)
+        if not won:
+            for marble in sorted(set(node[3])):
+                if marble in COLOURS and marble not in idle:
+                    raise IllegalMove(
+                        f"{turn}: the {marble} marble must be used; the hare can reach a "
+                        f"{marble} space"
+                    )
+        hare, fox, moles, _, turned, won = node
+        hares = tuple(hare if s == state.turn else h for s, h in enumerate(state.hares))
+        turned_all = tuple(turned if s == state.turn else t for s, t in enumerate(state.turned))
+        return HakenschlagenState(
+            layout,
+            hares,
+            turned_all,
+            fox,
+            moles,
+            (state.turn + 1) % self.players,
+            None,
+            state.turn if won else None,
+            state.turns + 1,
+        )
+
+    def _idle_colours(self, node, others, layout) -> set[str]:
+        hare, fox, moles = node[:3]
+        targets = self._survey(hare, fox, moles, others, layout).targets
+        return {m for m in set(node[3]) if m in COLOURS and not targets[m]}
+
+    def _why(self, use: Use, node) -> str:
+        if use.kind in COLOURS:
+            return f"no straight jump from {self._names[node[0]]} lands on {use.to} with {use.kind}"
+        if use.kind == MOLEHILL and use.source is None and len(node[2]) == MOLEHILLS:
+            return "all six molehills are out; move one: molehill:<from>-<to>"
+        if use.kind == MOLEHILL and use.source is not None and len(node[2]) < MOLEHILLS:
+            return "molehills are left beside the board; place one instead of moving one"
+        return f"the {use.kind} may not go to {use.to}"
+
+    def _checked(self, move: Any) -> Turn:
+        """``move`` as a well-formed ``Turn``; ``IllegalMove`` for anything else."""
+        if not isinstance(move, Turn):
+            raise IllegalMove(f"{move!r} is not a Hakenschlagen turn")
+        try:
+            text = str(move)
+        except (TypeError, AttributeError):
+            raise IllegalMove(f"{move!r} is not a well-formed turn") from None
+        parsed = self._parse(text)
+        if parsed != move:
+            raise IllegalMove(f"{move!r} is not a well-formed turn")
+        return parsed
+
+    def _parse(self, text: str) -> Turn:
+        if not isinstance(text, str):
+            raise NotationError(f"a turn is text like 'lettuce:c5 fox:m3', not {type(text)}")
+        words = text.strip().lower().split()
+        if words == ["pass"]:
+            return Turn(())
+        if not words:
+            raise NotationError("an empty turn is written 'pass'")
+        return Turn(tuple(self._parse_use(word) for word in words))
+
+    def _parse_use(self, word: str) -> Use:
+        match = USE.match(word)
+        if not match:
+            raise NotationError(
+                f"{word!r}: write a use as marble:cell, e.g. lettuce:c5, molehill:d4-f6, "
+                "field+field=carrot:e7"
+            )
+        first, second, kind, source, to = match.groups()
+        marbles = (first,) if second is None else (first, second)
+        kind = kind or first
+        for name in (*marbles, kind):
+            if name not in MARBLES:
+                raise NotationError(f"{word!r}: no {name!r} marble ({', '.join(MARBLES)})")
+        if second is not None and (first != second or kind == first):
+            raise NotationError(f"{word!r}: a joker is two marbles of one kind used as another")
+        for cell_id in (source, to):
+            if cell_id is not None and cell_id not in self.board.index:
+                raise NotationError(f"{word!r}: there is no hollow {cell_id!r} on this board")
+        if source is not None and kind != MOLEHILL:
+            raise NotationError(f"{word!r}: only a molehill is moved from one space to another")
+        return Use(marbles, kind, to, source)
+
+    # --- the end --------------------------------------------------------------------
+
+    def outcome(self, state: HakenschlagenState) -> Outcome | None:
+        self._require_state(state)
+        if state.winner is None:
+            return None
+        cell = self._names[state.hares[state.winner]]
+        return Outcome(
+            (state.winner,),
+            f"the {self.seat_name(state.winner)} hare turned and reached the start space {cell}",
+        )
+
+    # --- what sensors see, and records ------------------------------------------------
+
+    def observe(self, state: HakenschlagenState) -> dict[str, str | None]:
+        """The figure on top of each hollow, else its disk or tree, else None."""
+        self._require_state(state)
+        tokens = self._figures(state)
+        if state.layout is not None:
+            for i, kind in enumerate(state.layout):
+                name = self._names[i]
+                if tokens[name] is None and kind != FIELD:
+                    tokens[name] = kind
+        return tokens
+
+    def _figures(self, state: HakenschlagenState) -> dict[str, str | None]:
+        tokens: dict[str, str | None] = dict.fromkeys(self._names)
+        for i in state.molehills:
+            tokens[self._names[i]] = MOLEHILL
+        tokens[self._names[state.fox]] = FOX
+        for seat, i in enumerate(state.hares):
+            tokens[self._names[i]] = f"hare_{self.hare_colours[seat]}"
+        return tokens
+
+    def sense(self, state: HakenschlagenState, sensor: str) -> dict[str, str | None]:
+        """Hall sensors feel the magnets in the figures only, never disks or trees."""
+        if sensor == "presence":
+            self._require_state(state)
+            return {c: None if t is None else PIECE for c, t in self._figures(state).items()}
+        return super().sense(state, sensor)
+
+    def render(self, state: HakenschlagenState) -> str:
+        """The board as text: hares by seat number, F fox, m molehill, T tree, disks
+        by initial (d, l, c)."""
+        letters = {FOX: "F", MOLEHILL: "m", TREE: "T", DANDELION: "d", LETTUCE: "l", CARROT: "c"}
+        symbols = {}
+        for cell, token in self.observe(state).items():
+            if token is None:
+                continue
+            if token.startswith("hare_"):
+                symbols[cell] = str(self.hare_colours.index(token[5:]))
+            else:
+                symbols[cell] = letters[token]
+        return self.board.render(symbols)
+
+    def _state_to_json(self, state: HakenschlagenState) -> dict:
+        names = self._names
+        layout = None
+        if state.layout is not None:
+            layout = {
+                kind: [names[i] for i, k in enumerate(state.layout) if k == kind]
+                for kind in (TREE, *DISKS)
+            }
+        return {
+            "layout": layout,
+            "hares": [names[i] for i in state.hares],
+            "turned": list(state.turned),
+            "fox": names[state.fox],
+            "molehills": sorted(names[i] for i in state.molehills),
+            "turn": state.turn,
+            "hand": None if state.hand is None else list(state.hand),
+            "winner": state.winner,
+            "turns": state.turns,
+        }
+
+    def _state_from_json(self, data: Any) -> HakenschlagenState:
+        if not isinstance(data, dict):
+            raise RecordError("a Hakenschlagen state is a JSON object")
+        layout = None
+        if data["layout"] is not None:
+            try:
+                layout = self.setup_from(data["layout"]).layout
+            except SetupError as exc:
+                raise RecordError(f"layout: {exc.reason}") from None
+        hares = self._cell_list(data["hares"], "hares")
+        if len(hares) != self.players:
+            raise RecordError(f"{len(hares)} hares; this game has {self.players}")
+        (fox,) = self._cell_list([data["fox"]], "fox")
+        molehills = self._cell_list(data["molehills"], "molehills")
+        turned = data["turned"]
+        if not isinstance(turned, list) or len(turned) != self.players:
+            raise RecordError("'turned' must list true/false for each hare")
+        if not all(isinstance(t, bool) for t in turned):
+            raise RecordError("'turned' must list true/false for each hare")
+        figures = [*hares, fox, *molehills]
+        if len(set(figures)) != len(figures):
+            raise RecordError("two figures share a hollow")
+        if len(molehills) > MOLEHILLS:
+            raise RecordError(f"{len(molehills)} molehills; there are {MOLEHILLS}")
+        if layout is not None and any(layout[i] == TREE for i in figures):
+            raise RecordError("a figure stands on a tree")
+        if fox not in self._inner or any(i not in self._inner for i in molehills):
+            raise RecordError("the fox and molehills never stand on start spaces or turning points")
+        if layout is not None and any(layout[i] != FIELD for i in molehills):
+            raise RecordError("molehills stand on field spaces only")
+        turn, turns, winner = data["turn"], data["turns"], data["winner"]
+        for value, what in ((turn, "turn"), (turns, "turns")):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise RecordError(f"{what!r} must be a whole number >= 0")
+        if turn >= self.players:
+            raise RecordError(f"'turn' must name a seat below {self.players}")
+        if winner is not None and (
+            isinstance(winner, bool) or winner not in range(self.players) or layout is None
+        ):
+            raise RecordError("'winner' must be a seat, once the board is set up")
+        hand = data["hand"]
+        if hand is not None:
+            if layout is None or winner is not None:
+                raise RecordError("a hand is drawn only while the game is on")
+            if not isinstance(hand, list) or len(hand) not in (HAND, HAND_NEAR_FOX):
+                raise RecordError("'hand' must list the marbles drawn")
+            try:
+                BAG.take(hand)
+            except (RulesError, TypeError):
+                raise RecordError(f"{hand!r} is not a handful from the bag") from None
+            hand = tuple(sorted(hand))
+        return HakenschlagenState(
+            layout,
+            tuple(hares),
+            tuple(turned),
+            fox,
+            frozenset(molehills),
+            turn,
+            hand,
+            winner,
+            turns,
+        )
+
+
+def _replace(state: HakenschlagenState, **changes: Any) -> HakenschlagenState:
+    fields = {name: getattr(state, name) for name in HakenschlagenState.__dataclass_fields__}
+    return HakenschlagenState(**{**fields, **changes})
+
+
+def _without(hand: tuple[str, ...], marbles: tuple[str, ...]) -> tuple[str, ...]:
+    left = list(hand)
+    for marble in marbles:
+        left.remove(marble)
+    return tuple(left)
+
+
+def _live(hand: tuple[str, ...]) -> frozenset[str]:
+    """The colours the hare may still jump to with ``hand`` (a joker gives any)."""
+    if len(set(hand)) < len(hand):
+        return frozenset(COLOURS)
+    return frozenset(m for m in hand if m in COLOURS)
+
+
+def _last(lane: list[int], cells: set[int]) -> int:
+    """The index in ``lane`` of its last cell in ``cells``, or -1."""
+    return max((k for k, c in enumerate(lane) if c in cells), default=-1)
+
+
+def _placed(kind, source, cell, fox, moles):
+    """``(fox, molehills)`` after one placement."""
+    if kind == FOX:
+        return cell, moles
+    return fox, (moles - {source} if source is not None else moles) | {cell}
+
+
+def _source_name(kind, names, source) -> str | None:
+    return names[source] if kind == MOLEHILL and source is not None else None

@@ -1,0 +1,378 @@
+"""Hakenschlagen: the rule book's worked examples on constructed positions, the setup
+(drawn and laid), the bag, the sensors, and the turn search against an exhaustive
+one."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from engines import IllegalMove, load_game
+from engines.chance import BagDraw, Shuffle, Stream, commitment, verify
+from engines.hakenschlagen import COLOURS, SetupError, Turn
+
+KINDS = {"tree": "trees", "dandelion": "dandelions", "lettuce": "lettuces", "carrot": "carrots"}
+
+
+def lay(players=4, board="hex", **layout):
+    """A game whose options match ``layout`` and its start position."""
+    counts = {KINDS[kind]: len(cells) for kind, cells in layout.items()}
+    counts = {**{option: 0 for option in KINDS.values()}, **counts}
+    game = load_game("hakenschlagen", players=players, board=board, **counts)
+    return game, game.setup_from(layout)
+
+
+def at(game, state, hand, turn=0, hares=None, fox=None, molehills=(), turned=None):
+    """``state`` with figures moved, the seat ``turn`` to play and ``hand`` drawn."""
+    index = game.board.index
+    changes = {"hand": tuple(sorted(hand)), "turn": turn, "molehills": frozenset()}
+    if hares is not None:
+        changes["hares"] = tuple(index[c] for c in hares)
+    if fox is not None:
+        changes["fox"] = index[fox]
+    changes["molehills"] = frozenset(index[c] for c in molehills)
+    if turned is not None:
+        changes["turned"] = tuple(turned)
+    return dataclasses.replace(state, **changes)
+
+
+def hare(game, state, seat):
+    return game.board.cells[state.hares[seat]].id
+
+
+def play(game, state, text):
+    """Apply the turn ``text``, checking that legal_moves offers the same outcome."""
+    after = game.apply(state, game.parse_move(state, text))
+    assert after in {game.apply(state, move) for move in game.legal_moves(state)}
+    return after
+
+
+# --- the rule book's examples ------------------------------------------------------
+
+
+def test_white_hare_jumps_to_lettuce_then_dandelion_then_a_field_space():
+    game, state = lay(lettuce=["b6"], dandelion=["c7", "c3"])
+    state = at(game, state, ("lettuce", "dandelion", "field"))
+    assert game.marble_targets(state, "lettuce") == {"ne": "b6"}
+    after = play(game, state, "lettuce:b6 dandelion:c7 field:c9")
+    assert hare(game, after, 0) == "c9" and game.to_move(after) is None
+    # the bag then serves the yellow hare, which stands far from the fox: 3 marbles
+    assert game.chance(after) == BagDraw(game.chance(after).marbles, 3)
+
+
+def test_yellow_hare_spends_two_dandelions_as_a_joker_for_a_carrot():
+    game, state = lay(dandelion=["c5", "c3", "c1"], carrot=["e7"])
+    state = at(game, state, ("field", "dandelion", "dandelion"), turn=1)
+    after = play(game, state, "field:b4 dandelion+dandelion=carrot:e7")
+    assert hare(game, after, 1) == "e7"
+    with pytest.raises(IllegalMove, match="joker is two marbles of one kind used as another"):
+        game.parse_move(state, "field:b4 dandelion+dandelion=dandelion:c5")
+
+
+def test_pink_hare_jumps_over_its_molehill_and_over_the_hare_on_the_nearest_carrot():
+    game, state = lay(carrot=["e7", "g5"])
+    state = at(
+        game,
+        state,
+        ("molehill", "field", "carrot"),
+        turn=2,
+        hares=["a5", "e7", "a7", "a1"],
+        fox="f4",
+    )
+    assert game.marble_targets(state, "field")["ne"] == "b8"
+    with pytest.raises(IllegalMove, match="field:c9 is not possible"):
+        game.parse_move(state, "field:c9 molehill:b8")
+    after = play(game, state, "molehill:b8 field:c9 carrot:g5")
+    assert hare(game, after, 2) == "g5"
+    assert after.molehills == {game.board.index["b8"]}
+    # g5 lies next to the fox: pink will draw a single marble next time
+    assert game.chance(dataclasses.replace(after, turn=2)).count == 1
+
+
+def test_green_hare_leaps_over_one_then_two_hares_and_moves_the_fox_next_to_two_hares():
+    game, state = lay(lettuce=["f8"])
+    state = at(
+        game,
+        state,
+        ("field", "lettuce", "fox"),
+        turn=3,
+        hares=["c3", "d6", "e7", "c1"],
+        fox="k5",
+    )
+    after = play(game, state, "field:c5 lettuce:f8 fox:d4")
+    assert hare(game, after, 3) == "f8" and game.board.cells[after.fox].id == "d4"
+    assert game.to_move(after) is None and game.chance(after).count == 1  # white
+    assert game.chance(dataclasses.replace(after, turn=1)).count == 1  # yellow
+
+
+def test_a_carrot_marble_with_no_carrot_space_left_in_reach_goes_back_unused():
+    game, state = lay(lettuce=["b4"], carrot=["e9"])
+    state = at(game, state, ("lettuce", "field", "carrot"))
+    assert game.marble_targets(state, "carrot") == {"ne": "e9"}
+    after = play(game, state, "lettuce:b4 field:b2")
+    assert (
+        hare(game, after, 0) == "b2"
+        and game.marble_targets(dataclasses.replace(after, turn=0, hand=("carrot",)), "carrot")
+        == {}
+    )
+    with pytest.raises(IllegalMove, match="the carrot marble must be used"):
+        game.apply(state, Turn(()))
+
+
+def test_pink_hare_turns_at_the_turning_point_and_jumps_back():
+    game, state = lay(dandelion=["s3"])
+    state = at(
+        game, state, ("field", "dandelion", "carrot"), turn=2, hares=["a5", "a3", "t6", "a1"]
+    )
+    after = play(game, state, "field:u5 dandelion:s3")
+    assert hare(game, after, 2) == "s3" and after.turned == (False, False, True, False)
+    assert game.to_json(after)["state"]["turned"][2] is True
+
+
+# --- the finish -------------------------------------------------------------------
+
+
+def test_the_first_hare_to_land_on_a_start_space_after_turning_wins_at_once():
+    game, state = lay(players=2, dandelion=["b6"])
+    state = at(game, state, ("field", "lettuce", "fox"), hares=["c5", "a3"], turned=(True, False))
+    after = play(game, state, "field:a7")
+    assert game.outcome(after).winners == (0,) and "white hare" in game.outcome(after).reason
+    assert game.to_move(after) is None and game.chance(after) is None
+    with pytest.raises(IllegalMove, match="the race is won before fox"):
+        game.parse_move(state, "field:a7 fox:d4")
+
+
+def test_a_hare_that_has_not_turned_lands_on_a_start_space_without_winning():
+    game, state = lay(players=2, dandelion=["b6"])
+    state = at(game, state, ("field",), hares=["c5", "a3"])
+    after = game.apply(state, game.parse_move(state, "field:a7"))
+    assert game.outcome(after) is None and game.to_move(after) is None
+
+
+# --- fox, molehills, jokers ---------------------------------------------------------
+
+
+def test_the_fox_never_goes_to_a_start_space_a_turning_point_a_tree_or_a_figure():
+    game, state = lay(tree=["e5"])
+    state = at(game, state, ("fox",), hares=["a5", "c5", "a7", "a1"], molehills=["g5"])
+    allowed = set(game.placements(state, "fox"))
+    assert not allowed & {"a9", "u5", "e5", "c5", "g5", "k5"}
+    assert len(allowed) == 85 - 1 - 1 - 1 - 1  # tree, hare, molehill, the fox's own
+    with pytest.raises(IllegalMove, match="the fox may not go to a9"):
+        game.parse_move(state, "fox:a9")
+
+
+def test_with_all_six_molehills_out_the_molehill_marble_moves_one():
+    game, state = lay()
+    hills = ["c5", "e5", "g5", "i5", "m5", "o5"]
+    state = at(game, state, ("molehill",), molehills=hills)
+    with pytest.raises(IllegalMove, match="all six molehills are out"):
+        game.parse_move(state, "molehill:q5")
+    after = play(game, state, "molehill:c5-q5")
+    assert {game.board.cells[i].id for i in after.molehills} == {*hills[1:], "q5"}
+
+
+def test_molehills_go_on_field_spaces_only():
+    game, state = lay(dandelion=["e5"])
+    state = at(game, state, ("molehill",))
+    assert "e5" not in game.placements(state, "molehill")
+    assert "a9" not in game.placements(state, "molehill")
+
+
+def test_a_jump_is_blocked_by_a_tree_or_the_fox_and_ends_at_the_edge():
+    # from e5: the tree on e7 closes the north, the fox on f6 the north-east; the
+    # carrots on e9 and g7 lie behind them, and none lies elsewhere on e5's lines
+    game, state = lay(tree=["e7"], carrot=["e9", "g7", "k5"])
+    state = at(game, state, ("carrot",), hares=["a5", "a3", "e5", "a1"], turn=2, fox="f6")
+    assert game.marble_targets(state, "carrot") == {}
+    free = dataclasses.replace(state, fox=game.board.index["m1"])
+    assert game.marble_targets(free, "carrot") == {"ne": "g7"}
+
+
+def test_two_identical_marbles_go_one_by_one_or_together_as_a_joker():
+    game, state = lay()
+    state = at(game, state, ("field", "field"))
+    moves = game.legal_moves(state)
+    # two field jumps: north-east to b6, then on to c7
+    assert "c7" in {hare(game, game.apply(state, m), 0) for m in moves}
+    assert (
+        game.apply(state, game.parse_move(state, "field:b6 field:c7")).hares[0]
+        == (game.board.index["c7"])
+    )
+    assert any("field+field=fox" in str(m) for m in moves)
+
+
+# --- setup ------------------------------------------------------------------------
+
+
+def test_a_drawn_setup_is_legal_reproducible_and_verifiable():
+    game = load_game("hakenschlagen", players=3)
+    start = game.initial_state()
+    spec = game.chance(start)
+    assert isinstance(spec, Shuffle) and game.to_move(start) is None
+    seed = b"club night"
+    order = spec.draw(Stream(seed))
+    state = game.resolve(start, order)
+    assert game.resolve(start, spec.draw(Stream(seed))) == state
+    verify(seed, commitment(seed), [(spec.to_json(), order)])
+    layout = game.to_json(state)["state"]["layout"]
+    assert {k: len(v) for k, v in layout.items()} == {
+        "tree": 6,
+        "dandelion": 15,
+        "lettuce": 12,
+        "carrot": 9,
+    }
+    assert game.setup_from(layout) == state
+    assert game.chance(state).count == 3
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda d: {**d, "tree": ["c5", "c7", *d["tree"][2:]]}, "trees on c5 and c7 are adjacent"),
+        (
+            lambda d: {**d, "dandelion": d["dandelion"][1:]},
+            "14 dandelion disks laid; this game uses 15",
+        ),
+        (
+            lambda d: {**d, "carrot": ["a5", *d["carrot"][1:]]},
+            "a5 is a start space; it stays empty",
+        ),
+        (lambda d: {**d, "lettuce": ["u9", *d["lettuce"][1:]]}, "u9 is a turning point"),
+        (lambda d: {**d, "tree": ["k5", *d["tree"][1:]]}, "k5 is the fox's centre space"),
+        (
+            lambda d: {**d, "carrot": [d["tree"][0], *d["carrot"][1:]]},
+            "holds both a tree and a carrot",
+        ),
+        (lambda d: {**d, "grass": []}, "'grass' is not part of the static layer"),
+        (lambda d: {**d, "tree": ["z9"]}, "'z9' is not a hollow"),
+    ],
+)
+def test_a_laid_setup_that_breaks_the_rules_is_refused_with_the_reason(change, reason):
+    game = load_game("hakenschlagen")
+    trees = ["e3", "e9", "i5", "o3", "o7", "s5"]
+    spare = {*trees, "c5", "c7", "k5"}
+    cells = [game.board.cells[i].id for i in game.inner if game.board.cells[i].id not in spare]
+    layout = {
+        "tree": trees,
+        "dandelion": cells[:15],
+        "lettuce": cells[15:27],
+        "carrot": cells[27:36],
+    }
+    assert game.setup_from(layout).layout is not None
+    with pytest.raises(SetupError) as refused:
+        game.setup_from(change(layout))
+    assert reason in refused.value.reason
+
+
+def test_fewer_disks_and_trees_are_a_variant():
+    game = load_game("hakenschlagen", players=2, dandelions=5, lettuces=0, carrots=9, trees=2)
+    start = game.initial_state()
+    state = game.resolve(start, game.chance(start).draw(Stream("small")))
+    layout = game.to_json(state)["state"]["layout"]
+    assert [len(layout[k]) for k in ("tree", "dandelion", "lettuce", "carrot")] == [2, 5, 0, 9]
+
+
+def test_players_choose_their_start_spaces():
+    game, state = lay(players=2)
+    chosen = game.setup_from({}, hares=["a9", "a1"])
+    assert [game.board.cells[i].id for i in chosen.hares] == ["a9", "a1"]
+    with pytest.raises(SetupError, match="'c5' is not a start space"):
+        game.setup_from({}, hares=["c5", "a1"])
+
+
+# --- the bag, sensors, notation -----------------------------------------------------
+
+
+def test_a_hare_next_to_the_fox_draws_one_marble():
+    game, state = lay()
+    state = dataclasses.replace(state, fox=game.board.index["b4"])
+    assert game.chance(state).count == 1  # white on a5 touches b4
+    with pytest.raises(Exception, match="the draw is 1 marble"):
+        game.resolve(state, ("field", "field", "fox"))
+    assert game.resolve(state, ("fox",)).hand == ("fox",)
+
+
+def test_hall_sensors_feel_figures_but_not_disks_or_trees():
+    game, state = lay(tree=["e5"], carrot=["c5"])
+    state = at(game, state, ("field",), molehills=["g5"])
+    camera, hall = game.observe(state), game.sense(state, "presence")
+    assert camera["e5"] == "tree" and camera["c5"] == "carrot" and camera["a5"] == "hare_white"
+    assert camera["k5"] == "fox" and camera["g5"] == "molehill"
+    assert hall["e5"] is None and hall["c5"] is None
+    assert {c for c, v in hall.items() if v} == {"a5", "a3", "a7", "a1", "k5", "g5"}
+
+
+def test_a_turn_reads_back_from_its_notation_and_garbage_is_refused():
+    game, state = lay(dandelion=["c5", "c1"], carrot=["e7"])
+    state = at(game, state, ("field", "dandelion", "dandelion"), turn=1)
+    for move in game.legal_moves(state):
+        assert game.parse_move(state, str(move)) == move
+    for text in ("field", "field:zz", "banana:c5", "field+lettuce=fox:c5", "fox:c5-d4", 7):
+        with pytest.raises(IllegalMove):
+            game.parse_move(state, text)
+    with pytest.raises(IllegalMove, match="not drawn yet"):
+        game.apply(dataclasses.replace(state, hand=None), game.legal_moves(state)[0])
+
+
+# --- the search against an exhaustive one -------------------------------------------
+
+
+def exhaustive(game, state):
+    """Every end of the turn by trying every placement before every jump."""
+    seat = state.turn
+    others = frozenset(h for s, h in enumerate(state.hares) if s != seat)
+    start = (state.hares[seat], state.fox, state.molehills, state.hand, state.turned[seat], False)
+    ends, seen, stack = set(), set(), [start]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node[5] or not any(m in COLOURS for m in node[3]):
+            ends.add((node[0], node[1], node[2], node[4]))
+        stack.extend(after for _, after in game._transitions(node, others, state.layout))
+    return ends
+
+
+def ends_of(game, state):
+    seat = state.turn
+    ends = [game.apply(state, move) for move in game.legal_moves(state)]
+    found = [(s.hares[seat], s.fox, s.molehills, s.turned[seat]) for s in ends]
+    assert len(found) == len(set(found)), "two moves with one outcome"
+    return set(found)
+
+
+def early_positions(board, turns):
+    """Turn-start positions of the first ``turns`` turns of a seeded random game."""
+    game = load_game("hakenschlagen", players=3, board=board)
+    pick, stream, state = random.Random(7), Stream(board), game.initial_state()
+    found = []
+    while len(found) < turns:
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+            continue
+        found.append(state)
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    return game, found
+
+
+# one of each shape: fox and jumps, molehill and jumps, jokers, jumps only
+HANDS = [
+    ("field", "fox", "lettuce"),
+    ("dandelion", "field", "molehill"),
+    ("field", "field", "field"),
+    ("carrot", "lettuce", "lettuce"),
+]
+
+
+@pytest.mark.parametrize("board", ["hex", "square"])
+def test_the_turn_search_finds_exactly_the_outcomes_of_an_exhaustive_one(board):
+    game, found = early_positions(board, 12)
+    for state in found[5::6]:
+        for hand in HANDS:
+            probe = dataclasses.replace(state, hand=hand)
+            assert ends_of(game, probe) == exhaustive(game, probe), (hand, game.render(probe))
