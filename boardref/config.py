@@ -42,7 +42,8 @@ class HallConfig(_Section):
 
 
 class SensorsConfig(_Section):
-    hall: HallConfig | None = Field(default_factory=HallConfig)
+    #: the hall-sensor board; a table without one is played on the panel
+    hall: HallConfig | None = None
     #: a reading counts once it has been stable this long
     settle_ms: int = Field(300, ge=20, le=5000)
 

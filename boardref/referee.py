@@ -25,6 +25,8 @@ from engines.chance import Shuffle, Stream, commitment, new_seed
 Reading = dict[str, str | None]
 
 SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
+#: the sensor of a table whose moves are tapped on the panel, not read from a board
+PANEL = "panel"
 
 #: what the referee says, in English; the panel translates by key
 #: (boardref/panel/i18n/*.json hold the same keys)
@@ -135,6 +137,9 @@ class Referee:
         game_id = self.store.start_game(name, game.players, options, seed, commitment(seed))
         self._begin(game, game_id, seed)
         self._view.say("setup")
+        if self.sensor == PANEL:
+            self.phase = self._phase_after_change()
+            self._view.clear_problems()
         self._emit(
             Event(
                 "game_started",
@@ -170,7 +175,9 @@ class Referee:
             self.log.append((kind, data))
         ended = bool(self.log) and self.log[-1][0] == "game_over"
         self.phase = OVER if ended else SETUP
-        if not ended:
+        if self.sensor == PANEL and not ended:
+            self.phase = self._phase_after_change()
+        if not ended and self.sensor != PANEL:
             self._view.say("resumed")
         self._emit(Event("resumed", {"game": stored.game, "events": len(stored.events)}))
         self._emit(Event("display", {}))
@@ -372,6 +379,26 @@ class Referee:
         self._emit(Event("display", {}))
         return undone
 
+    def use_sensor(self, sensor: str) -> None:
+        """Read the board with ``sensor`` from now on. A panel table has no board to
+        lay out, so its game starts at once."""
+        self.sensor = sensor
+        self._successors.clear()
+        if sensor == PANEL and self.game is not None and self.phase == SETUP:
+            self._start_play()
+            self._emit(Event("display", {}))
+
+    def play(self, move_text: str) -> None:
+        """A move tapped on the panel, at a table whose game no sensor reads."""
+        self._require_game()
+        if self.sensor != PANEL:
+            raise RefereeError("moves at this table are read from the board; play on it")
+        if self.phase != MOVE:
+            raise RefereeError(f"no move can be played now ({self.phase})")
+        move = self.game.parse_move(self.positions[-1], move_text)
+        self._accept_move(move)
+        self._emit(Event("display", {}))
+
     def correct(self, move_text: str) -> None:
         """A referee's correction of a misread: ``move_text`` is what was played."""
         self._require_game()
@@ -484,7 +511,7 @@ class Referee:
             data["corrected"] = True
         if not self._accept("move", data, self.game.apply(state, move)):
             return False
-        self._view.last_move = move.path
+        self._view.last_move = getattr(move, "path", ())
         self._after_change()
         return True
 

@@ -25,7 +25,7 @@ from boardref.config import Config
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
-from boardref.referee import Referee, RefereeError
+from boardref.referee import PANEL, Referee, RefereeError
 from boardref.store import Store, StoreError
 from boardref.table import Table
 from engines import RulesError, load_game
@@ -106,9 +106,13 @@ class Service:
         if self.table is not None:
             self.referee.listeners.remove(self.table._on_event)
         config = self.config
+        self.link = self.simulator = None
+        hall = config.sensors.hall is not None or self.sim
+        sensed = hall and "presence" in self.referee.game.SENSORS
+        self.referee.use_sensor("presence" if sensed else PANEL)
         cells = config.sensor_cells(self.referee.game.board)
-        device = config.sensors.hall.device if config.sensors.hall else None
-        if self.sim:
+        device = config.sensors.hall.device if sensed and config.sensors.hall else None
+        if sensed and self.sim:
             self.simulator = Simulator(len(cells)).start()
             device = self.simulator.path
         self.link = Link(device) if device is not None else None
@@ -120,7 +124,7 @@ class Service:
             self.status,
             self.palette,
         )
-        if self.sim:
+        if self.simulator is not None:
             self._lay_out()
         if self.link is not None:
             table = self.table
@@ -193,17 +197,21 @@ class Service:
         self.referee.new_game(name, players, options)
         if board_changes:
             self._connect_board()
-        elif self.sim:
+        elif self.simulator is not None:
             self._lay_out()
 
     def sim_board(self) -> dict[str, bool]:
-        """What stands on the virtual board, cell by cell."""
+        """What stands on the virtual board, cell by cell (nothing at a panel table)."""
+        if self.simulator is None:
+            return {}
         return {
             cell: bool(state) for cell, state in zip(self.table.sensor_cells, self.simulator.board)
         }
 
     def sim_set(self, cell: str, present: bool) -> None:
         """Lift a piece from (False) or put one on (True) a cell of the virtual board."""
+        if self.simulator is None:
+            raise RefereeError("this game is played on the panel, not on the board")
         cells = self.table.sensor_cells
         if cell not in cells:
             raise RefereeError(f"there is no cell {cell} on this board")

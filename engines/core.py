@@ -123,6 +123,9 @@ class Game:
     default_players: ClassVar[int]
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     state_type: ClassVar[type]
+    #: how a table can read this game: "presence" (hall sensors under the cells),
+    #: "camera", "panel" (moves tapped on the web panel)
+    SENSORS: ClassVar[tuple[str, ...]] = ("presence", "camera", "panel")
 
     def __init__(self, players: int | None = None, **options: Any):
         if players is None:

@@ -157,6 +157,8 @@ class FangDenHutCards(Game):
     default_players = 3
     state_type = CardsState
     OPTIONS = (Option("single_game", False, "play one game, not a match of one per player"),)
+    # hands are private and cards lie face up or down: no hall sensor can read them
+    SENSORS = ("camera", "panel")
 
     def __init__(self, players: int | None = None, **options: Any):
         super().__init__(players, **options)

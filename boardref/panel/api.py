@@ -22,8 +22,8 @@ from fastapi.staticfiles import StaticFiles
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.hub import Hub
-from boardref.referee import Event, RefereeError
-from engines import GAMES, RulesError, load_game
+from boardref.referee import MOVE, PANEL, Event, RefereeError
+from engines import GAMES, Game, RulesError, load_game
 
 PAGES = ("table", "watch", "referee", "sim", "play")
 STATIC = resources.files("boardref.panel") / "static"
@@ -84,8 +84,23 @@ class Panel:
             plies=shown.plies,
             link=service.link_state(),
             sim=service.sim,
+            sensor=referee.sensor,
+            moves=self._moves(seat),
             view=view,
         )
+
+    def _moves(self, seat: int | None) -> list[str]:
+        """Legal moves for a panel table's page: every page sees them in an open game,
+        only the mover's phone when hands are hidden."""
+        referee = self.service.referee
+        if referee.sensor != PANEL or referee.phase != MOVE:
+            return []
+        game = referee.game
+        state = referee.positions[-1]
+        hidden = type(game).view is not Game.view
+        if hidden and seat != game.to_move(state):
+            return []
+        return [str(move) for move in game.legal_moves(state)]
 
     def publish(self, event: Event | None = None) -> None:
         """Push the new state to every page (a referee listener for "display")."""
@@ -272,6 +287,12 @@ class Panel:
         async def confirm(body: models.Seat, request: Request) -> models.Done:
             self._require(request, "table referee player", body)
             referee.confirm()
+            return models.Done()
+
+        @app.post("/api/play", response_model=models.Done, dependencies=change)
+        async def play(body: models.Play, request: Request) -> models.Done:
+            self._require(request, "table referee player", body)
+            referee.play(body.move)
             return models.Done()
 
         @app.post("/api/choose", response_model=models.Done, dependencies=change)

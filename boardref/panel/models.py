@@ -31,6 +31,10 @@ class Choice(Seat):
     move: str = Field(min_length=1, max_length=200)
 
 
+class Play(Seat):
+    move: str = Field(min_length=1, max_length=200)
+
+
 class Correction(_Body):
     move: str = Field(min_length=1, max_length=200)
 
@@ -92,6 +96,10 @@ class State(BaseModel):
     plies: int
     link: str
     sim: bool
+    sensor: str
+    #: the legal moves of the seat to move, where this page may see them (a panel
+    #: table: publicly for open games, only on the mover's phone for hidden hands)
+    moves: list[str] = []
     view: dict[str, Any] | None = None
 
 

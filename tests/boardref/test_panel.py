@@ -17,14 +17,38 @@ REMOTE = ("192.168.1.30", 50000)
 PIN = "2468"
 
 
-@pytest.fixture
-def service(tmp_path):
-    config = load_config(
-        **{"store.path": tmp_path / "log.db", "panel.referee_pin_hash": hash_pin(PIN)}
-    )
-    config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
+def started(config) -> Service:
     service = Service(config)
     service.start(asyncio.new_event_loop())
+    return service
+
+
+@pytest.fixture
+def service(tmp_path):
+    """A board table whose microcontroller is unplugged: readings are fed by hand."""
+    config = load_config(
+        **{
+            "store.path": tmp_path / "log.db",
+            "panel.referee_pin_hash": hash_pin(PIN),
+            "sensors.hall": {"device": str(tmp_path / "unplugged-pico")},
+        }
+    )
+    service = started(config)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def card_table(tmp_path):
+    """A table for the card game: no board, moves are tapped on the panel."""
+    config = load_config(
+        **{
+            "store.path": tmp_path / "cards.db",
+            "game.name": "fang_den_hut_cards",
+            "game.players": 3,
+        }
+    )
+    service = started(config)
     yield service
     service.close()
 
@@ -114,14 +138,25 @@ def test_malformed_bodies_are_refused_before_anything_happens(service, path, bod
 
 def test_a_new_game_from_the_table(service):
     local = client(service)
+    response = local.post("/api/game", json={"game": "sternhalma", "players": 3})
+    assert response.status_code == 200
+    assert local.get("/api/state").json()["players"] == 3
+    other_board = local.post("/api/game", json={"game": "catch_the_hare"})
+    assert other_board.status_code == 409 and "wired for" in other_board.json()["detail"]
+    bad = local.post("/api/game", json={"game": "sternhalma", "options": {"blocked_goal": 3}})
+    assert bad.status_code == 409 and "must be bool" in bad.json()["detail"]
+
+
+def test_a_table_without_a_board_may_switch_games(card_table):
+    local = client(card_table)
     response = local.post(
         "/api/game", json={"game": "catch_the_hare", "options": {"board": "no_diagonal"}}
     )
     assert response.status_code == 200
-    assert local.get("/api/state").json()["game"] == "catch_the_hare"
+    state = local.get("/api/state").json()
+    assert state["game"] == "catch_the_hare" and state["sensor"] == "panel"
     assert len(local.get("/api/board").json()["cells"]) == 25
-    bad = local.post("/api/game", json={"game": "catch_the_hare", "options": {"board": "hex"}})
-    assert bad.status_code == 409 and "choose one of" in bad.json()["detail"]
+    assert state["moves"], "an open game shows its moves to every page"
 
 
 def test_a_player_acts_only_with_the_seat_token_and_only_on_their_turn(service):
@@ -202,3 +237,38 @@ def test_the_referee_tunes_the_settle_time(service):
     assert phone.post("/api/settings", json={"settle_ms": 500}).status_code == 200
     assert service.referee.settle == 0.5
     assert phone.get("/api/diagnostics").json()["settle_ms"] == 500
+
+
+def test_a_card_table_is_played_on_the_panel_and_only_the_mover_sees_the_moves(card_table):
+    local = client(card_table)
+    state = local.get("/api/state").json()
+    assert state["sensor"] == "panel" and state["phase"] == "chance"
+    assert local.post("/api/draw", json={}).status_code == 200  # shuffle and deal
+    state = local.get("/api/state").json()
+    assert state["phase"] == "move" and state["moves"] == [], "hands are hidden from the table"
+    assert state["last_draw"] is None, "the shuffled deck is never shown"
+    mover = state["to_move"]
+    access = card_table.panel.access
+    game_id = card_table.referee.game_id
+    token = access.player_token(game_id, mover)
+    phone = client(card_table, REMOTE)
+    mine = phone.get("/api/state", params={"seat": mover, "token": token}).json()
+    assert mine["moves"]
+    other = (mover + 1) % 3
+    other_token = access.player_token(game_id, other)
+    theirs = phone.get("/api/state", params={"seat": other, "token": other_token}).json()
+    assert theirs["moves"] == []
+    wrong = phone.post(
+        "/api/play", json={"move": mine["moves"][0], "seat": other, "token": other_token}
+    )
+    assert wrong.status_code == 403
+    played = phone.post("/api/play", json={"move": mine["moves"][0], "seat": mover, "token": token})
+    assert played.status_code == 200
+    assert card_table.referee.log[-1][1]["move"] == mine["moves"][0]
+    assert local.post("/api/sim/lift", json={"cell": "deck"}).status_code == 404
+
+
+def test_a_board_table_refuses_moves_tapped_on_the_panel(service):
+    lay_out(service)
+    refused = client(service).post("/api/play", json={"move": "l4-k5"})
+    assert refused.status_code == 409 and "read from the board" in refused.json()["detail"]

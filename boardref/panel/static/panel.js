@@ -118,6 +118,7 @@ function render() {
   showOutcome();
   showDraw();
   showCandidates();
+  showMoves();
   showControls();
   if (role === "play") showSeat();
   if (role === "sim") $("hand").textContent = inHand ? say("in_hand", { cell: inHand.cell }) : say("sim_help");
@@ -160,6 +161,19 @@ function showCandidates() {
     button.textContent = move;
     button.disabled = !mayChoose;
     button.onclick = () => post("/api/choose", { move });
+    box.appendChild(button);
+  }
+}
+
+function showMoves() {
+  // a panel table: the legal moves this page may see, one button each
+  const box = $("moves");
+  box.replaceChildren();
+  if (role === "watch") return;
+  for (const move of state.moves) {
+    const button = document.createElement("button");
+    button.textContent = move;
+    button.onclick = () => post("/api/play", { move });
     box.appendChild(button);
   }
 }
