@@ -87,9 +87,6 @@ class Coaster:
             turned.append(tuple((corner, *at[corner]) for corner in CORNERS))
         object.__setattr__(self, "_turned", tuple(turned))
 
-    def __hash__(self) -> int:
-        return hash(self.id)
-
     def on_table(self, turn: int) -> tuple[tuple[str, str, Field], ...]:
         """``(table corner, printed corner, field)`` for the table corners sw, se, nw,
         ne when the coaster lies at ``turn``."""

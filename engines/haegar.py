@@ -336,15 +336,14 @@ class Haegar(Game):
             return f"{self._spot_name[spot]} does not share an edge with a laid coaster"
         if self._meets_like(occupied, coaster, spot, turn):
             return None
-        for other_spot in self._frontier(occupied):
-            for other_turn in turns:
-                if self._meets_like(occupied, coaster, other_spot, other_turn):
-                    name, facing = self._spot_name[other_spot], SIDES[other_turn]
-                    return (
-                        f"no field of {coaster.id} meets a field of its own landscape there, "
-                        f"and it can elsewhere (e.g. {name} {facing})"
-                    )
-        return None
+        legal = self._spots_and_turns(laid, coaster, seat)
+        if (spot, turn) in legal:
+            return None  # nothing matches anywhere: the fallback allows any touching spot
+        name, facing = self._spot_name[legal[0][0]], SIDES[legal[0][1]]
+        return (
+            f"no field of {coaster.id} meets a field of its own landscape there, "
+            f"and it can elsewhere (e.g. {name} {facing})"
+        )
 
     def _lay(self, state: HaegarState, move: Placement) -> HaegarState:
         if move.coaster != state.hand:
