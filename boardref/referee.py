@@ -246,6 +246,8 @@ class Referee:
 
     def prepare(self) -> None:
         """Index what the sensor would read after every legal move from here."""
+        if self.sensor == PANEL:
+            return  # moves are tapped, never read: nothing to match against
         if self.phase in (MOVE, AMBIGUOUS, SETUP):
             self._successors_of(self.positions[-1])
             if self.tentative is not None:

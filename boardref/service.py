@@ -168,7 +168,10 @@ class Service:
         next_ping = time.monotonic()
         while not stop.is_set():
             now = time.monotonic()
-            self.table.tick(now)
+            try:
+                self.table.tick(now)
+            except Exception:  # a fault in one verdict must not take the table down
+                log.exception("the referee failed on a reading; the game stays as it was")
             if ping_every is not None and now >= next_ping:
                 notify("WATCHDOG=1")
                 next_ping = now + ping_every

@@ -290,3 +290,14 @@ def test_a_winning_capture_is_final_even_if_the_chain_could_go_on(table):
     t.show_position(state)
     t.change(c1=None, c2=None, c3=P)  # 2 hunters left: the hare has won, though c4 waits
     assert t.referee.phase == OVER and t.referee.tentative is None
+
+
+def test_a_panel_table_starts_at_once_and_takes_tapped_moves(store):
+    referee = Referee(store, sensor="panel")
+    referee.new_game("catch_the_hare", seed=b"tap")
+    assert referee.phase == MOVE
+    assert not referee.tick(5.0), "a panel table has no readings to judge"
+    referee.play("a3-a4")
+    assert referee.log[-1][1]["move"] == "a3-a4"
+    with pytest.raises(Exception, match="the hare is on c3; the hare moves"):
+        referee.play("a4-a5")

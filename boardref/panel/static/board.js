@@ -52,6 +52,8 @@ class BoardView {
       el("circle", { cx: x, cy: y, r: this.radius * 0.45, class: "hole" }, hole);
       el("circle", { cx: x, cy: y, r: this.radius, class: "piece", fill: "none" }, hole);
       el("circle", { cx: x, cy: y, r: this.radius * 1.25, class: "ring" }, hole);
+      el("text", { x, y, class: "label", "font-size": this.radius * 0.55,
+                   "text-anchor": "middle", "dominant-baseline": "central" }, hole);
       el("title", {}, hole).textContent = cell.id;
       if (onCell) hole.addEventListener("click", () => onCell(cell.id));
       this.holes.set(cell.id, hole);
@@ -83,6 +85,8 @@ class BoardView {
       piece.setAttribute("fill", token ? tokenColour(token) : "none");
       piece.setAttribute("class", token ? "piece filled" : "piece");
       hole.dataset.token = token || "";
+      // tokens that are no colour (a card, a stack's top) are written on the piece
+      hole.querySelector(".label").textContent = token && !TOKEN_COLOURS[token] ? token : "";
       const roles = [];
       if (marks.destinations.includes(id)) roles.push("destination");
       if (marks.errors.includes(id)) roles.push("error");
