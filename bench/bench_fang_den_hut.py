@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_engines import percentile  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 
@@ -25,11 +26,6 @@ GAMES = 20
 ROUNDS = 3
 PLAYOUT_SECONDS = 3.0
 BUDGET_P99_MS = 1.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def random_game(game, seed: int):

@@ -76,7 +76,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from engines.chance import Die
@@ -124,8 +124,10 @@ class Hat(NamedTuple):
         text = ("gold/" if self.golden else "") + self.colour
         return text + (f"[{','.join(self.captives)}]" if self.captives else "")
 
-    @classmethod
-    def parse(cls, text: str) -> Hat:
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def parse(text: str) -> Hat:
+        """The hat written as ``text`` (kept: records and moves repeat the same few)."""
         found = HAT_TEXT.match(text)
         if not found:
             raise NotationError(
@@ -136,7 +138,7 @@ class Hat(NamedTuple):
         inside = tuple(sorted(c for c in (captives or "").split(",") if c))
         if captives is not None and (not inside or "" in captives.split(",")):
             raise NotationError(f"{text!r}: list the captives like [blue,green]")
-        return cls(colour, inside, golden is not None)
+        return Hat(colour, inside, golden is not None)
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ class HatState:
     @cached_property
     def tops(self) -> frozenset[str]:
         """The colours on top of some field; kept, as the end and the turns ask often."""
-        return frozenset(hat.colour for hats in self.fields if hats for hat in hats)
+        return _tops(self.fields)
 
 
 class _Walk(NamedTuple):
@@ -378,22 +380,22 @@ class FangDenHut(Game):
             raise IllegalMove(f"a die shows 1 to 6, not {outcome!r}")
         return replace(state, roll=outcome)
 
-    def _passed_on(self, before: HatState, after: HatState) -> HatState:
-        """``after`` with the turn passed on: after a six the same seat rolls again,
+    def _passed_on(self, before: HatState, fields, home, prisoners, gold_home) -> HatState:
+        """The position after ``before``'s move: after a six the same seat rolls again,
         else the next seat with hats in play."""
         seat = before.turn
         if before.roll != 6:
-            alive = self._in_play(after)
+            alive = self._alive(_tops(fields), home)
             for k in range(1, self.players + 1):
                 seat = (before.turn + k) % self.players
                 if any(self.colours[t] in alive for t in self._movers[seat]):
                     break
-        return replace(after, turn=seat, roll=None, ply=before.ply + 1)
+        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1)
 
-    def _in_play(self, state: HatState) -> set[str]:
-        """The colours with a hat on top of a field or at home."""
-        alive = set(state.tops)
-        alive.update(c for c, n in zip(self.colours, state.home) if n)
+    def _alive(self, tops: frozenset[str], home: tuple[int, ...]) -> set[str]:
+        """The colours in play: on top of a field, or at home."""
+        alive = set(tops)
+        alive.update(c for c, n in zip(self.colours, home) if n)
         alive.discard(GOLD)
         return alive
 
@@ -628,9 +630,7 @@ class FangDenHut(Game):
         if walk.landing is not None:
             at, hats = walk.landing
             fields = _set(fields, at, tuple(sorted(hats)))
-        return self._passed_on(
-            state, HatState(fields, walk.home, walk.prisoners, walk.gold_home, state.turn)
-        )
+        return self._passed_on(state, fields, walk.home, walk.prisoners, walk.gold_home)
 
     # --- applying a move ----------------------------------------------------------------
 
@@ -641,7 +641,9 @@ class FangDenHut(Game):
                 raise IllegalMove(
                     f"pass: {self.colours[state.turn]} can move ({moves[0]}); moving is compulsory"
                 )
-            return self._passed_on(state, state)
+            return self._passed_on(
+                state, state.fields, state.home, state.prisoners, state.gold_home
+            )
         if not isinstance(move, HatMove):
             raise IllegalMove(
                 f"{move}: not a Fang den Hut! move; name the hat and its path, "
@@ -682,7 +684,7 @@ class FangDenHut(Game):
 
     def outcome(self, state: HatState) -> Outcome | None:
         self._require_state(state)
-        alive = self._in_play(state)
+        alive = self._alive(state.tops, state.home)
         teams = {self.teams[self._seat_of[c]] for c in alive}
         if len(teams) > 1:
             return None
@@ -715,14 +717,18 @@ class FangDenHut(Game):
     def observe(self, state: HatState) -> dict[str, str | None]:
         """Every cell with the tops a camera sees there, joined by '+' (sorted)."""
         self._require_state(state)
-        tops: list[list[str]] = [[hat.top for hat in hats] for hats in state.fields]
+        seen: dict[int, list[str]] = {
+            i: [h.top for h in hats] for i, hats in enumerate(state.fields) if hats
+        }
         for seat, count in enumerate(state.home):
             for place in range(count):
                 golden = place == 0 and state.gold_home == seat
-                tops[self._home_cell(seat, place)].append(GOLD if golden else self.colours[seat])
-        return {
-            name: "+".join(sorted(seen)) if seen else None for name, seen in zip(self._names, tops)
-        }
+                top = GOLD if golden else self.colours[seat]
+                seen.setdefault(self._home_cell(seat, place), []).append(top)
+        tokens: dict[str, str | None] = dict.fromkeys(self._names)
+        for i, tops in seen.items():
+            tokens[self._names[i]] = "+".join(sorted(tops))
+        return tokens
 
     def towers(self, state: HatState, cell_id: str) -> list[list[str]]:
         """The hats and towers on one field, each top first and then its captives (in no
@@ -885,6 +891,10 @@ class FangDenHut(Game):
                 raise NotationError(f"{text!r}: a path has at least two fields")
             legs.append(Leg(Hat.parse(words[0]), cells))
         return HatMove(tuple(legs))
+
+
+def _tops(fields: tuple[tuple[Hat, ...], ...]) -> frozenset[str]:
+    return frozenset(hat.colour for hats in fields if hats for hat in hats)
 
 
 def _set(values: tuple, i: int, value) -> tuple:

@@ -34,7 +34,6 @@ VARIANTS = {
     "fang_den_hut_cards": [(2, {}), (4, {}), (5, {}), (3, {"single_game": True})],
     "fang_den_hut": [
         (2, {"last_standing": True}),
-        (5, {}),
         (4, {"team": True, "tower": True}),
         (6, {"total_team": True, "golden_hat": True}),
     ],
