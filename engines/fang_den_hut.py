@@ -15,14 +15,17 @@ This module is pure rules: no I/O beyond its board files, no randomness of its o
 
 Readings of the book (RULINGS.md decides; these fill in what it leaves open):
 
+- Seats take the colours of the board file's ``[game.seats]`` row for the number of
+  players, in turn order (two players sit at opposite corners).
 - Homes are dead ends off a gate of the ring (our board files), so no hat passes
-  through a foreign home. A hat enters its own home only carrying captives (never
-  in the ``tower`` game), needs no exact count, and the step onto the home counts one
-  pip. Leftover pips must carry a hat back out (the same or any other hat at home,
-  in any direction); if no exit is possible the hat stays home and the pips lapse.
+  through a foreign home, and a tower may walk past its own. A hat enters its home
+  only carrying captives (never in the ``tower`` game), needs no exact count, and the
+  step onto the home counts one pip. Leftover pips must carry a hat back out (the
+  same or any other hat at home, in any direction); if no exit is possible the hat
+  stays home and the pips lapse.
 - Entering home sorts the tower: own hats (and, in the team games, team mates' hats)
-  go back to their homes, captured golden hat becomes the player's, and every other
-  hat is a prisoner of the player whose home it is.
+  go back to their homes, a captured golden hat becomes the player's, and every
+  other hat is a prisoner of the player whose home it is.
 - A yellow field holds hats of one colour: own hats and towers may stand on it side
   by side (each moves on its own); a capture takes all of them into one tower. Inside
   a tower only the captives' colours are kept, not their order.
@@ -33,11 +36,15 @@ Readings of the book (RULINGS.md decides; these fill in what it leaves open):
   again, even after a pass.
 - Scores: prisoners plus foreign hats held in own-topped towers on the board; ties
   share the win. The golden hat is nobody's hat and scores nothing.
+- Sensors: ``observe`` gives each field the tops a camera sees there, joined by "+"
+  in sorted order (home fields show every hat waiting there); hall sensors see
+  presence only, a tower like a hat. ``towers(state, cell)`` lists what is inside.
 
 Options (variants of the book):
 
 - ``last_standing`` (False): the colour left at the end wins, whatever the captives.
-- ``team`` (False), 4 or 6 players: seats alternate between two teams; team mates are
+- ``team`` (False), 4 or 6 players: seats alternate between two teams (even and odd
+  seats, so team mates never sit side by side); team mates are
   never captured (a yellow field of a team mate is closed), bringing captives home
   frees the team mates' hats too, the game ends when one team is left and the team
   with more captives wins.
