@@ -217,6 +217,7 @@ class _Walk(NamedTuple):
     leg_hat: Hat  # as it was when this leg began, for the notation
     legs: tuple[tuple[Hat, tuple[int, ...]], ...]  # (hat, cells) of each leg walked
     landing: tuple[int, tuple[Hat, ...]] | None  # the field it ends on, and its hats then
+    taken: frozenset[int] = frozenset()  # where a golden hat captured on turning
 
 
 class Track(NamedTuple):
@@ -410,17 +411,20 @@ class FangDenHut(Game):
 
     def _legal_moves(self, state: HatState) -> list:
         moves: list = []
-        results: set[HatState] = set()
+        results: set[tuple] = set()
         for hat, origin in self._hats_to_move(state):
             for walk in self._walks(state, hat, origin, state.roll, None):
-                move = self._move_of(walk)
                 if hat.golden:
-                    # back-and-forth walks often end alike; one move per result
-                    result = self._result(state, walk)
+                    # back-and-forth walks often end alike; one move per result. From
+                    # one origin, where it captured and where it ends make the result
+                    # (the field it ends on counts once, captured on the way or not).
+                    end = walk.landing[0] if walk.landing else None
+                    taken = walk.taken - {end}
+                    result = (taken, walk.landing, walk.home, walk.prisoners, walk.gold_home)
                     if result in results:
                         continue
                     results.add(result)
-                moves.append(move)
+                moves.append(self._move_of(walk))
         return moves or [PASS]
 
     def _hats_to_move(self, state: HatState) -> list[tuple[Hat, int]]:
@@ -526,7 +530,11 @@ class FangDenHut(Game):
         taken, staying = self._split(walk.fields[at], walk.hat, self._kinds[at])
         if not taken:
             return walk
-        return walk._replace(fields=_set(walk.fields, at, staying), hat=walk.hat.capturing(taken))
+        return walk._replace(
+            fields=_set(walk.fields, at, staying),
+            hat=walk.hat.capturing(taken),
+            taken=walk.taken | {at},
+        )
 
     def _split(self, hats: tuple[Hat, ...], mover: Hat, kind: str):
         """The hats ``mover`` captures by landing on a field of ``kind``, and the rest."""
