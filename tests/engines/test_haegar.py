@@ -415,3 +415,27 @@ def test_a_wrong_seating_option_is_refused():
         load_game("haegar", players=2, seats="south")
     with pytest.raises(Exception, match="'up' is not one of"):
         load_game("haegar", players=2, seats="south,up")
+
+
+def tiny_table(cells: str):
+    from engines.geometry import parse_board
+
+    return parse_board(f'name = "t"\ntitle = "t"\ncells = [{cells}]', "t.toml")
+
+
+ONE_SPOT = ", ".join(
+    f'{{ id = "n0e0_{corner}", xy = [{x}, {y}], kind = "field", zone = "n0e0" }}'
+    for corner, x, y in (("nw", -5, 5), ("ne", 5, 5), ("sw", -5, -5), ("se", 5, -5))
+)
+
+
+def test_a_table_too_small_or_misnamed_is_refused_naming_the_file():
+    from engines.haegar import _table_grid
+
+    assert _table_grid(tiny_table(ONE_SPOT), 10.0, "n0e0", 0, "t.toml").centre == (0, 0)
+    with pytest.raises(BoardFileError, match="t.toml: the grid must hold every field within 1"):
+        _table_grid(tiny_table(ONE_SPOT), 10.0, "n0e0", 1, "t.toml")
+    with pytest.raises(BoardFileError, match="lies at corner ne of the spot named 'n0e0'"):
+        _table_grid(tiny_table(ONE_SPOT.replace("n0e0_ne", "n0e0_xx")), 10.0, "n0e0", 0, "t.toml")
+    with pytest.raises(BoardFileError, match="off the 12.0 mm grid"):
+        _table_grid(tiny_table(ONE_SPOT), 12.0, "n0e0", 0, "t.toml")
