@@ -75,7 +75,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.chance import Bag, Shuffle
@@ -147,7 +147,6 @@ class Survey:
     targets: dict[str, list[tuple[str, int]]]
     blockers: tuple[int | None, ...]
     lanes: tuple[list[int], ...]
-    molehills: frozenset[int]
 
     def changes(self, kind: str, source: int | None, cell: int, live: frozenset[str]) -> bool:
         """Whether moving the fox, or placing or moving a molehill, from ``source`` to
@@ -373,7 +372,7 @@ class Hakenschlagen(Game):
             BAG.take(outcome)
         except (RulesError, TypeError):
             raise RulesError(f"{outcome!r} is not a handful from the bag") from None
-        return _replace(state, hand=tuple(sorted(outcome)))
+        return replace(state, hand=tuple(sorted(outcome)))
 
     # --- what a marble can do -----------------------------------------------------
 
@@ -394,7 +393,7 @@ class Hakenschlagen(Game):
                     targets[colour].append((direction, c))
             lanes.append(lane)
             blockers.append(blocker)
-        return Survey(targets, tuple(blockers), tuple(lanes), moles)
+        return Survey(targets, tuple(blockers), tuple(lanes))
 
     def _fox_cells(self, hare, fox, moles, others, layout):
         return [
@@ -927,11 +926,6 @@ class Hakenschlagen(Game):
             winner,
             turns,
         )
-
-
-def _replace(state: HakenschlagenState, **changes: Any) -> HakenschlagenState:
-    fields = {name: getattr(state, name) for name in HakenschlagenState.__dataclass_fields__}
-    return HakenschlagenState(**{**fields, **changes})
 
 
 def _without(hand: tuple[str, ...], marbles: tuple[str, ...]) -> tuple[str, ...]:
