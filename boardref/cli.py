@@ -49,6 +49,8 @@ def serve(
     game: str | None = typer.Option(None, help="the game to referee (overrides the config)"),
     host: str | None = typer.Option(None, help="panel address (overrides the config)"),
     port: int | None = typer.Option(None, help="panel port (overrides the config)"),
+    mqtt: str | None = typer.Option(None, help="report to this broker: mqtt://host:1883"),
+    table_id: str | None = typer.Option(None, help="this table's name on the broker"),
 ) -> None:
     """Run the referee service: sensors in, verdicts out, until SIGTERM."""
     import asyncio
@@ -61,7 +63,13 @@ def serve(
 
     overrides = {
         key: value
-        for key, value in (("game.name", game), ("panel.host", host), ("panel.port", port))
+        for key, value in (
+            ("game.name", game),
+            ("panel.host", host),
+            ("panel.port", port),
+            ("fleet.url", mqtt),
+            ("fleet.table_id", table_id),
+        )
         if value is not None
     }
     if config is None and DEFAULT_PATH.exists():
@@ -79,6 +87,29 @@ def serve(
     except StoreError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+@app.command()
+def fleet(
+    mqtt: str = typer.Option(..., help="the café's broker: mqtt://host:1883"),
+    host: str = typer.Option("127.0.0.1", help="address the dashboard listens on"),
+    port: int = typer.Option(8080, min=1, max=65535, help="dashboard port"),
+    ca_file: str | None = typer.Option(None, help="CA certificate for an mqtts broker"),
+) -> None:
+    """Serve the café dashboard: every table on the broker, live."""
+    import asyncio
+    import logging
+
+    from boardref.dashboard import run_dashboard
+    from boardref.fleet import Broker
+
+    try:
+        broker = Broker.from_url(mqtt)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(run_dashboard(broker, host, port, ca_file))
 
 
 @app.command("pin-hash")

@@ -84,12 +84,24 @@ class PanelConfig(_Section):
     public_url: str | None = None
 
 
+class FleetConfig(_Section):
+    """Reporting to the café's MQTT broker (`boardref serve --mqtt URL --table-id T`)."""
+
+    #: mqtt://host:1883 or mqtts://user:password@host:8883; none: the table stays alone
+    url: str | None = None
+    table_id: str = Field("table1", pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    #: the CA certificate that signed the broker's, for mqtts
+    ca_file: str | None = None
+    discovery_prefix: str = "homeassistant"
+
+
 class Config(_Section):
     game: GameConfig = Field(default_factory=GameConfig)
     sensors: SensorsConfig = Field(default_factory=SensorsConfig)
     gpio: GpioConfig = Field(default_factory=GpioConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     panel: PanelConfig = Field(default_factory=PanelConfig)
+    fleet: FleetConfig = Field(default_factory=FleetConfig)
     #: entries laid over hardware/palette.toml (same tables and keys)
     palette: dict[str, dict[str, Any]] = Field(default_factory=dict)
     #: entries laid over hardware/status.toml (moods, signals, buttons)
@@ -128,6 +140,13 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
         raise ConfigError(f"{source}: " + "; ".join(_describe(e) for e in exc.errors())) from None
     _check_against_engines(config, source)
     _check_lights(config, source)
+    if config.fleet.url is not None:
+        from boardref.fleet import Broker
+
+        try:
+            Broker.from_url(config.fleet.url)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: fleet.url: {exc}") from None
     return config
 
 

@@ -14,6 +14,7 @@ on the wall clock and on a simulated one. It never touches a device.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,6 +108,8 @@ class Referee:
         self.listeners: list[Callable[[Event], None]] = []
         self.game = None
         self.game_id: int | None = None
+        #: when the game began (wall clock), for "time in game"
+        self.started = 0.0
         self._seed = b""
         self.stream: Stream | None = None
         self.positions: list[Any] = []
@@ -136,6 +139,7 @@ class Referee:
         seed = new_seed() if seed is None else seed
         game_id = self.store.start_game(name, game.players, options, seed, commitment(seed))
         self._begin(game, game_id, seed)
+        self.started = time.time()
         self._view.say("setup")
         if self.sensor == PANEL:
             self.phase = self._phase_after_change()
@@ -165,6 +169,7 @@ class Referee:
         except RulesError as exc:
             raise StoreError(f"cannot resume game {stored.id}: {exc}") from None
         self._begin(game, stored.id, stored.seed)
+        self.started = stored.started
         for kind, data in stored.events:
             try:
                 self._replay(kind, data)

@@ -22,6 +22,7 @@ from pathlib import Path
 import uvicorn
 
 from boardref.config import Config
+from boardref.fleet import Broker, Reporter, dashboard_state
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
@@ -59,6 +60,7 @@ class Service:
         self.status: StatusPanel | None = None
         self.palette: Palette | None = None
         self.panel: Panel | None = None
+        self.reporter: Reporter | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -67,6 +69,7 @@ class Service:
         config = self.config
         self.store = Store(config.store.path)
         self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+        self._start_reporting()  # before the game starts, so the broker hears of it
         try:
             resumed = self.referee.resume()
         except StoreError as exc:
@@ -95,6 +98,35 @@ class Service:
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash)
         self.referee.listeners.append(self.panel.publish)
+        if self.reporter is not None:
+            self.referee.listeners.append(
+                lambda event: self._report() if event.kind == "display" else None
+            )
+            self._report()
+
+    def _start_reporting(self) -> None:
+        """Report to the café's broker when the config names one."""
+        fleet = self.config.fleet
+        if fleet.url is None:
+            return
+        self.reporter = Reporter(
+            self.store,
+            Broker.from_url(fleet.url),
+            fleet.table_id,
+            fleet.ca_file,
+            fleet.discovery_prefix,
+        )
+        self.referee.listeners.append(self.reporter.on_event)
+        self.reporter.start()
+
+    def _report(self) -> None:
+        if self.reporter is None or self.panel is None:
+            return
+        panel = self.config.panel
+        url = panel.public_url or f"http://{panel.host}:{panel.port}"
+        self.reporter.report_state(
+            dashboard_state(self.panel.state().model_dump(), self.referee.started, url)
+        )
 
     def _connect_board(self) -> None:
         """Link the sensors and lights of the current game's board (again, after a
@@ -165,13 +197,16 @@ class Service:
         notify("READY=1")
         notify(f"STATUS=refereeing {self.referee.game.name}")
         ping_every = watchdog_interval()
-        next_ping = time.monotonic()
+        next_ping = next_report = time.monotonic()
         while not stop.is_set():
             now = time.monotonic()
             try:
                 self.table.tick(now)
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
+            if now >= next_report:  # the link may change without a verdict
+                self._report()
+                next_report = now + 1.0
             if ping_every is not None and now >= next_ping:
                 notify("WATCHDOG=1")
                 next_ping = now + ping_every
@@ -180,7 +215,7 @@ class Service:
         notify("STOPPING=1")
 
     def close(self) -> None:
-        for part in (self.link, self.simulator, self.status, self.store):
+        for part in (self.reporter, self.link, self.simulator, self.status, self.store):
             if part is not None:
                 part.close()
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the outbox of events waiting for the café's broker
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -40,6 +40,12 @@ CREATE TABLE IF NOT EXISTS events (
     at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    queued REAL NOT NULL
+);
 """
 
 
@@ -57,6 +63,7 @@ class StoredGame:
     commitment: str
     ended: bool
     events: list[tuple[str, dict[str, Any]]]
+    started: float = 0.0
 
 
 class Store:
@@ -64,6 +71,8 @@ class Store:
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
+        # one connection, used by the referee and by the fleet reporter's thread
+        self._lock = threading.RLock()
         try:
             if str(path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,59 +137,94 @@ class Store:
 
     def open_game(self) -> StoredGame | None:
         """The game that was being played when the service stopped, if any."""
-        row = self._db.execute(
-            "SELECT id FROM games WHERE ended IS NULL ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return None if row is None else self.game(row[0])
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id FROM games WHERE ended IS NULL ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            return None if row is None else self.game(row[0])
 
     def game(self, game_id: int) -> StoredGame:
-        row = self._db.execute(
-            "SELECT id, game, players, options, seed, commitment, ended FROM games WHERE id = ?",
-            (game_id,),
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"no game {game_id} in {self.path}")
-        events = [
-            (kind, json.loads(data))
-            for kind, data in self._db.execute(
-                "SELECT kind, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, game, players, options, seed, commitment, ended, started"
+                " FROM games WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no game {game_id} in {self.path}")
+            events = [
+                (kind, json.loads(data))
+                for kind, data in self._db.execute(
+                    "SELECT kind, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+                )
+            ]
+            return StoredGame(
+                row[0],
+                row[1],
+                row[2],
+                json.loads(row[3]),
+                bytes(row[4]),
+                row[5],
+                row[6] is not None,
+                events,
+                row[7],
             )
-        ]
-        return StoredGame(
-            row[0],
-            row[1],
-            row[2],
-            json.loads(row[3]),
-            bytes(row[4]),
-            row[5],
-            row[6] is not None,
-            events,
-        )
+
+    def queue(self, topic: str, payload: str) -> int:
+        """Keep a message for the broker until ``sent``; returns its number, which
+        grows with every message and is never reused (AUTOINCREMENT)."""
+        with self._write() as db:
+            return db.execute(
+                "INSERT INTO outbox (topic, payload, queued) VALUES (?, ?, ?)",
+                (topic, payload, time.time()),
+            ).lastrowid
+
+    def waiting(self, limit: int = 100) -> list[tuple[int, str, str]]:
+        """The oldest messages the broker has not acknowledged yet."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT id, topic, payload FROM outbox ORDER BY id LIMIT ?", (limit,)
+            ).fetchall()
+
+    def sent(self, number: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM outbox WHERE id = ?", (number,))
 
     def size(self) -> dict[str, int]:
         """Counts for diagnostics."""
-        games = self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        events = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-        return {"games": games, "events": events}
+        with self._lock:
+            count = {
+                table: self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("games", "events", "outbox")
+            }
+        return count
 
     def _write(self):
-        return _Transaction(self._db, self.path, self._flusher)
+        return _Transaction(self._db, self.path, self._flusher, self._lock)
 
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, with any SQLite failure as a ``StoreError``."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path, flusher: _Flusher | None):
-        self._db, self._path, self._flusher = db, path, flusher
+    def __init__(self, db: sqlite3.Connection, path: Path, flusher: _Flusher | None, lock):
+        self._db, self._path, self._flusher, self._lock = db, path, flusher, lock
 
     def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
+            self._lock.release()
             raise StoreError(f"the event log {self._path} is unavailable: {exc}") from None
         return self._db
 
     def __exit__(self, kind, exc, tb) -> bool:
+        try:
+            return self._finish(kind, exc)
+        finally:
+            self._lock.release()
+
+    def _finish(self, kind, exc) -> bool:
         if kind is None:
             try:
                 self._db.execute("COMMIT")

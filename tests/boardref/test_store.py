@@ -22,7 +22,7 @@ def test_events_come_back_in_order_for_the_open_game(tmp_path):
     assert store.game(first).ended, "starting a game closes the one before"
     store.end_game(second, "game_over", {"winners": [1]})
     assert store.open_game() is None
-    assert store.size() == {"games": 2, "events": 4}
+    assert store.size() == {"games": 2, "events": 4, "outbox": 0}
 
 
 def test_the_log_runs_in_wal_mode_with_a_schema_version(tmp_path):
@@ -58,3 +58,16 @@ def test_an_unwritable_place_is_reported(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(StoreError, match="cannot open the event log"):
         Store(tmp_path / "file" / "log.db")
+
+
+def test_the_outbox_keeps_messages_in_order_until_sent_and_never_reuses_a_number(tmp_path):
+    store = Store(tmp_path / "log.db")
+    first = store.queue("boardref/t1/event", "a")
+    second = store.queue("boardref/t1/event", "b")
+    assert [row[0] for row in store.waiting()] == [first, second]
+    store.sent(first)
+    store.sent(second)
+    assert store.waiting() == []
+    assert store.queue("boardref/t1/event", "c") == second + 1, "numbers only grow"
+    store.close()
+    assert [row[2] for row in Store(tmp_path / "log.db").waiting()] == ["c"], "kept on disk"

@@ -1,0 +1,285 @@
+"""Reporting one table to the café's MQTT broker (paho-mqtt 2.x), with Home Assistant
+discovery.
+
+Topics: ``boardref/<table>/state`` (retained, the table as the dashboard shows it),
+``boardref/<table>/event`` (QoS 1, in order: every accepted event, numbered) and
+``boardref/<table>/status`` ("online"; "offline" is the last will). Events wait in
+the table's own SQLite outbox until the broker acknowledges them, one at a time and
+in order, so a broker outage or a restart of the service loses none. The reporter
+only reports; it never changes the game.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import paho.mqtt.client as mqtt
+
+from boardref.referee import Event
+from boardref.store import Store, StoreError
+
+log = logging.getLogger(__name__)
+
+ROOT = "boardref"
+VERSION = "0.1.0"
+ACK_WAIT = 5.0  # seconds to wait for the broker's PUBACK before trying again later
+RECONNECT = (1, 30)  # seconds: first and longest wait between reconnection attempts
+
+#: Home Assistant entities of a table: (component, key, name, template, extra fields)
+ENTITIES = (
+    ("sensor", "game", "Game", "{{ value_json.game }}", {"icon": "mdi:checkerboard"}),
+    ("sensor", "to_move", "Player to move", "{{ value_json.seat_name or '' }}", {}),
+    ("sensor", "phase", "Phase", "{{ value_json.phase }}", {}),
+    ("sensor", "last_move", "Last move", "{{ value_json.last_move or '' }}", {}),
+    (
+        "sensor",
+        "moves",
+        "Move count",
+        "{{ value_json.plies }}",
+        {"state_class": "total_increasing"},
+    ),
+    ("sensor", "winner", "Winner", "{{ value_json.winner or '' }}", {"icon": "mdi:trophy"}),
+    (
+        "binary_sensor",
+        "board_link",
+        "Board link",
+        "{{ 'ON' if value_json.link == 'up' else 'OFF' }}",
+        {"device_class": "connectivity"},
+    ),
+    (
+        "binary_sensor",
+        "camera",
+        "Camera",
+        "{{ 'ON' if value_json.camera == 'up' else 'OFF' }}",
+        {"device_class": "connectivity"},
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where the broker is and how to log in (from a URL like mqtts://user:pw@host:8883)."""
+
+    host: str
+    port: int
+    tls: bool
+    username: str | None = None
+    password: str | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> Broker:
+        parts = urlsplit(url)
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            raise ValueError(f"{url!r} is not a broker URL like mqtt://host:1883 or mqtts://host")
+        tls = parts.scheme == "mqtts"
+        return cls(
+            parts.hostname,
+            parts.port or (8883 if tls else 1883),
+            tls,
+            parts.username,
+            parts.password,
+        )
+
+
+def topic(table: str, kind: str) -> str:
+    return f"{ROOT}/{table}/{kind}"
+
+
+class Reporter:
+    """Keeps one table's state, events and status on the broker."""
+
+    def __init__(
+        self,
+        store: Store,
+        broker: Broker,
+        table: str,
+        ca_file: str | None = None,
+        discovery_prefix: str = "homeassistant",
+    ):
+        self.store = store
+        self.table = table
+        self.discovery_prefix = discovery_prefix
+        self.connected = False
+        self._state: str | None = None
+        self._state_sent: str | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"boardref-{table}")
+        client.will_set(topic(table, "status"), "offline", qos=1, retain=True)
+        if broker.username:
+            client.username_pw_set(broker.username, broker.password)
+        if broker.tls:
+            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
+        client.reconnect_delay_set(*RECONNECT)
+        client.on_connect = self._connected
+        client.on_disconnect = self._disconnected
+        client.on_message = self._message
+        self.client = client
+        self.broker = broker
+        self._sender = threading.Thread(target=self._send, name="boardref-fleet", daemon=True)
+
+    def start(self) -> None:
+        """Connect in the background; a broker that is down is retried by itself."""
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
+        self.client.loop_start()
+        self._sender.start()
+
+    def close(self) -> None:
+        """Say goodbye (offline, retained) and stop."""
+        self._stop.set()
+        self._wake.set()
+        self._sender.join(timeout=ACK_WAIT + 1)
+        if self.connected:
+            self.client.publish(
+                topic(self.table, "status"), "offline", qos=1, retain=True
+            ).wait_for_publish(timeout=2)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # --- what the table reports ------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """A referee listener: accepted events go to the outbox, in order."""
+        if not event.accepted:
+            return
+        message = {"table": self.table, "kind": event.kind, "data": event.data, "at": time.time()}
+        try:
+            self.store.queue(topic(self.table, "event"), json.dumps(message))
+        except StoreError as exc:
+            log.error("event %s not queued for the broker: %s", event.kind, exc)
+        self._wake.set()
+
+    def report_state(self, state: dict[str, Any]) -> None:
+        """The table as the dashboard shows it; only the newest is kept and sent."""
+        text = json.dumps({"table": self.table, **state}, sort_keys=True)
+        if text != self._state:
+            self._state = text
+            self._wake.set()
+
+    # --- inside --------------------------------------------------------------------------
+
+    def _connected(self, client, userdata, flags, reason, properties) -> None:
+        if reason.is_failure:
+            log.warning("broker refused the table: %s", reason)
+            return
+        self.connected = True
+        client.publish(topic(self.table, "status"), "online", qos=1, retain=True)
+        client.subscribe(f"{self.discovery_prefix}/status", qos=1)
+        self._announce()
+        self._state_sent = None  # the broker may have lost it: send it again
+        self._wake.set()
+        log.info("reporting table %s to %s:%d", self.table, self.broker.host, self.broker.port)
+
+    def _disconnected(self, client, userdata, flags, reason, properties) -> None:
+        self.connected = False
+        log.warning("broker connection lost (%s); events wait in the outbox", reason)
+
+    def _message(self, client, userdata, message) -> None:
+        if message.topic == f"{self.discovery_prefix}/status" and message.payload == b"online":
+            self._announce()  # Home Assistant restarted and forgot its entities
+
+    def _announce(self) -> None:
+        for component, key, config in discovery(self.table, self.discovery_prefix):
+            self.client.publish(
+                f"{self.discovery_prefix}/{component}/boardref_{self.table}/{key}/config",
+                json.dumps(config),
+                qos=1,
+                retain=True,
+            )
+
+    def _send(self) -> None:
+        """Drain the outbox one acknowledged message at a time, then the state."""
+        while not self._stop.is_set():
+            self._wake.wait(timeout=1.0)
+            self._wake.clear()
+            if not self.connected:
+                continue
+            try:
+                self._send_waiting()
+                self._send_state()
+            except (StoreError, RuntimeError, ValueError) as exc:
+                log.warning("reporting paused: %s", exc)
+
+    def _send_waiting(self) -> None:
+        while not self._stop.is_set() and self.connected:
+            waiting = self.store.waiting()
+            if not waiting:
+                return
+            for number, where, payload in waiting:
+                # the outbox number orders a table's events: it only ever grows
+                numbered = json.dumps({"seq": number, **json.loads(payload)})
+                info = self.client.publish(where, numbered, qos=1)
+                info.wait_for_publish(timeout=ACK_WAIT)
+                if not info.is_published():
+                    return  # the broker went away; this one is sent again later
+                self.store.sent(number)
+
+    def _send_state(self) -> None:
+        state = self._state
+        if state is not None and state != self._state_sent:
+            info = self.client.publish(topic(self.table, "state"), state, qos=1, retain=True)
+            info.wait_for_publish(timeout=ACK_WAIT)
+            if info.is_published():
+                self._state_sent = state
+
+
+def discovery(table: str, prefix: str = "homeassistant") -> list[tuple[str, str, dict]]:
+    """Home Assistant MQTT discovery configs: one device per table, its entities."""
+    device = {
+        "identifiers": [f"boardref_{table}"],
+        "name": f"boardref table {table}",
+        "manufacturer": "boardref",
+        "model": "refereed game table",
+        "sw_version": VERSION,
+    }
+    found = []
+    for component, key, name, template, extra in ENTITIES:
+        config = {
+            "name": name,
+            "unique_id": f"boardref_{table}_{key}",
+            "state_topic": topic(table, "state"),
+            "value_template": template,
+            "availability_topic": topic(table, "status"),
+            "payload_available": "online",
+            "payload_not_available": "offline",
+            "device": device,
+            **extra,
+        }
+        found.append((component, key, config))
+    return found
+
+
+def dashboard_state(state: dict[str, Any], started: float, panel_url: str | None) -> dict:
+    """The part of the panel's state the café dashboard and Home Assistant use."""
+    outcome = state.get("outcome") or {}
+    seats = state.get("seats") or []
+    winners = [seats[s]["name"] for s in outcome.get("winners", []) if s < len(seats)]
+    alerts = []
+    if state.get("link") not in ("up", "none"):
+        alerts.append("board disconnected")
+    if state.get("errors"):
+        alerts.append("board differs from the game")
+    if state.get("phase") == "ambiguous":
+        alerts.append("a move needs choosing")
+    return {
+        "game": state.get("game"),
+        "players": state.get("players"),
+        "seat_name": state.get("seat_name"),
+        "phase": state.get("phase"),
+        "plies": state.get("plies"),
+        "last_move": " ".join(state.get("last_move") or []) or None,
+        "winner": ", ".join(winners) or None,
+        "link": state.get("link"),
+        "camera": "none",
+        "message": state.get("message"),
+        "alerts": alerts,
+        "started": started,
+        "panel_url": panel_url,
+    }
