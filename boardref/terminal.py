@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from engines import IllegalMove, Move, load_game
+from engines.chance import Shuffle, Stream
 
 
 def play(
@@ -24,12 +25,22 @@ def play(
     say: Callable[[str], None] = print,
 ) -> dict:
     """Play one random game to its end; return a summary."""
-    game = load_game(game_name, players, max_plies=max_plies)
+    game = load_game(game_name, players)
+    if "max_plies" in game.options:  # games that may never end get a draw limit
+        game = load_game(game_name, players, max_plies=max_plies)
+    stream = Stream(f"terminal {seed}")
     pick = random.Random(seed)
     state = game.initial_state()
     refused = 0
-    say(f"{game}, seed {seed}\n{game.render(state)}")
+    plies = 0
+    say(f"{game}, seed {seed}\n{_picture(game, state)}")
     while (outcome := game.outcome(state)) is None:
+        spec = game.chance(state)
+        if spec is not None:
+            drawn = spec.draw(stream)
+            state = game.resolve(state, drawn)
+            say(f"  drawn: {drawn}" if not isinstance(spec, Shuffle) else "  shuffled and dealt")
+            continue
         seat = game.to_move(state)
         who = game.seat_name(seat)
         moves = game.legal_moves(state)
@@ -43,16 +54,28 @@ def play(
                     say(f"  {who} tries {attempt}: refused, {refusal.reason}")
         move = pick.choice(moves)
         state = game.apply(state, move)
-        say(f"\nply {state.ply}: {who} plays {move}\n{game.render(state)}")
+        plies += 1
+        say(f"\nmove {plies}: {who} plays {move}\n{_picture(game, state)}")
+        if plies >= max_plies and "max_plies" not in game.options:
+            say(f"\nStopped after {plies} moves.")
+            return {"winners": [], "reason": "stopped", "refused": refused}
         time.sleep(delay)
     winners = ", ".join(game.seat_name(s) for s in outcome.winners) or "nobody (a draw)"
     say(f"\nGame over: {outcome.reason}. Winner: {winners}.")
     return {"winners": list(outcome.winners), "reason": outcome.reason, "refused": refused}
 
 
-def _wrong_try(game, moves: list[Move], pick: random.Random) -> Move | None:
+def _picture(game, state) -> str:
+    """The game's own text picture, or its cells and tokens for games without one."""
+    if hasattr(game, "render"):
+        return game.render(state)
+    seen = {cell: token for cell, token in game.observe(state).items() if token}
+    return ", ".join(f"{cell}: {token}" for cell, token in seen.items()) or "(nothing on the table)"
+
+
+def _wrong_try(game, moves: list, pick: random.Random) -> Move | None:
     """A plausible mistake: a legal move's piece put down on some other cell."""
-    legal = [m for m in moves if m.path]
+    legal = [m for m in moves if getattr(m, "path", ())]
     if not legal:
         return None
     origin = pick.choice(legal).origin

@@ -181,6 +181,8 @@ class Haegar(Game):
         Option("honky_tonk", False, "a beer coaster in line with another costs a beer"),
         Option("seats", None, "table sides of the seats in turn order, e.g. 'south,north'", str),
     )
+    # coasters lie on a bare table: a camera sees them, or players tap the panel
+    SENSORS = ("camera", "panel")
 
     def __init__(self, players: int | None = None, **options: Any):
         super().__init__(players, **options)
