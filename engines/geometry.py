@@ -3,7 +3,9 @@
 A board is its cells (id, position in millimetres on the board plane, kind, zone), its
 straight lines of cells, from which neighbour and jump tables are computed once, and
 optional ``links``: paths of adjacent cells that need not be straight (a track that
-bends), which add neighbours but no jumps.
+bends), which add neighbours but no jumps, and optional ``markers``: where printed
+ArUco markers lie on the board, for a camera to find it (vision places its own default
+markers around the cells when a board gives none).
 This module only reads packaged data; it knows nothing of any game's rules.
 
 >>> board = load_board("catch_the_hare")
@@ -29,8 +31,9 @@ from engines.errors import BoardFileError
 # Cells on one straight line must be this close (mm) to the line and to even spacing.
 STRAIGHTNESS_MM = 0.5
 CELL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
-TOP_LEVEL_KEYS = {"name", "title", "cells", "lines", "links", "game"}
+TOP_LEVEL_KEYS = {"name", "title", "cells", "lines", "links", "game", "markers"}
 CELL_KEYS = {"id", "xy", "kind", "zone"}
+MARKER_KEYS = {"id", "xy", "size"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,16 @@ class Cell:
     xy: tuple[float, float]
     kind: str
     zone: str | None = None
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A printed ArUco marker: its dictionary id, centre (mm) and side length (mm),
+    upright with its top edge towards +y."""
+
+    id: int
+    xy: tuple[float, float]
+    size: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +73,7 @@ class Board:
     lines: tuple[tuple[str, ...], ...]
     game: dict[str, Any]
     links: tuple[tuple[str, ...], ...] = ()
+    markers: tuple[Marker, ...] = ()
     index: dict[str, int] = field(init=False)
     neighbours: tuple[tuple[int, ...], ...] = field(init=False)
     jumps: tuple[tuple[tuple[int, int], ...], ...] = field(init=False)
@@ -169,7 +183,33 @@ def parse_board(text: str, source: str) -> Board:
     by_id = {c.id: c for c in cells}
     lines = _parse_lines(data.get("lines", []), by_id, fail)
     links = _parse_lines(data.get("links", []), by_id, fail, what="link")
-    return Board(data["name"], data["title"], cells, lines, game, links)
+    markers = _parse_markers(data.get("markers", []), fail)
+    return Board(data["name"], data["title"], cells, lines, game, links, markers)
+
+
+def _parse_markers(raw: Any, fail) -> tuple[Marker, ...]:
+    if not isinstance(raw, list):
+        raise fail("'markers' must be an array of tables like { id = 0, xy = [0, 0], size = 30 }")
+    markers: list[Marker] = []
+    for n, entry in enumerate(raw, start=1):
+        where = f"marker {n}"
+        if not isinstance(entry, dict) or set(entry) != MARKER_KEYS:
+            raise fail(f"{where}: must be a table with exactly {sorted(MARKER_KEYS)}")
+        marker_id, xy, size = entry["id"], entry["xy"], entry["size"]
+        if isinstance(marker_id, bool) or not isinstance(marker_id, int) or marker_id < 0:
+            raise fail(f"{where}: id {marker_id!r} must be a whole number >= 0")
+        if any(m.id == marker_id for m in markers):
+            raise fail(f"{where}: id {marker_id} used twice")
+        if not (isinstance(xy, list) and len(xy) == 2 and all(_finite(v) for v in xy)):
+            raise fail(f"{where}: xy {xy!r} must be two finite numbers (millimetres)")
+        if not _finite(size) or size <= 0:
+            raise fail(f"{where}: size {size!r} must be a positive number (millimetres)")
+        markers.append(Marker(marker_id, (float(xy[0]), float(xy[1])), float(size)))
+    return tuple(markers)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _parse_cells(raw: Any, fail) -> tuple[Cell, ...]:

@@ -1,0 +1,130 @@
+"""The camera's lens: intrinsics and distortion, from a chessboard calibration or a
+guess, saved as JSON for the service; and projecting board points into the frame.
+
+Never opens a device (sources live in ``hardware.camera``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: sub-pixel corner refinement: window and stop criteria for cornerSubPix
+SUBPIX_WINDOW = (11, 11)
+SUBPIX_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
+
+
+class CalibrationError(ValueError):
+    """Calibration cannot be done or loaded; the message says why."""
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A lens: ``matrix`` (3x3), ``dist`` (OpenCV distortion coefficients) and the
+    image ``size`` (width, height) they belong to."""
+
+    matrix: np.ndarray
+    dist: np.ndarray
+    size: tuple[int, int]
+    rms_px: float | None = None
+
+    @classmethod
+    def guess(cls, size: tuple[int, int]) -> Camera:
+        """An uncalibrated camera: a 60-degree lens, centred, no distortion."""
+        w, h = size
+        f = w / (2 * np.tan(np.radians(30)))
+        matrix = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], dtype=np.float64)
+        return cls(matrix, np.zeros(5), size)
+
+    def scaled_to(self, size: tuple[int, int]) -> Camera:
+        """The same lens at another resolution of the same sensor area."""
+        if size == self.size:
+            return self
+        sx, sy = size[0] / self.size[0], size[1] / self.size[1]
+        matrix = self.matrix.copy()
+        matrix[0] *= sx
+        matrix[1] *= sy
+        return Camera(matrix, self.dist, size, self.rms_px)
+
+    def project(self, points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray) -> np.ndarray:
+        """Board points (N, 3) in mm to pixels (N, 2)."""
+        pts = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 1, 3)
+        out, _ = cv2.projectPoints(pts, rvec, tvec, self.matrix, self.dist)
+        return out.reshape(-1, 2)
+
+    def to_json(self) -> dict:
+        return {
+            "image_size": list(self.size),
+            "rms_px": self.rms_px,
+            "camera_matrix": self.matrix.tolist(),
+            "dist_coeffs": self.dist.ravel().tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Camera:
+        try:
+            matrix = np.array(data["camera_matrix"], dtype=np.float64)
+            dist = np.array(data["dist_coeffs"], dtype=np.float64)
+            size = tuple(int(v) for v in data["image_size"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(f"not a camera calibration: {exc!r}") from None
+        if matrix.shape != (3, 3) or dist.ndim != 1 or len(size) != 2:
+            raise CalibrationError("a calibration has a 3x3 camera_matrix and a dist_coeffs list")
+        return cls(matrix, dist, size, data.get("rms_px"))
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> Camera:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CalibrationError(f"{path}: cannot read the calibration: {exc}") from None
+        return cls.from_json(data)
+
+
+def parse_pattern(text: str) -> tuple[int, int]:
+    """``9x6`` (inner corners across x down) as a tuple."""
+    try:
+        across, down = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise CalibrationError(f"pattern {text!r}: write inner corners as 9x6") from None
+    if across < 2 or down < 2:
+        raise CalibrationError(f"pattern {text!r}: needs at least 2x2 inner corners")
+    return across, down
+
+
+def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1.0) -> Camera:
+    """Calibrate from photos of a chessboard with ``pattern`` inner corners.
+
+    Photos where the pattern is not found are skipped; at least three must show it.
+    """
+    grid = np.zeros((pattern[0] * pattern[1], 3), np.float32)
+    grid[:, :2] = np.mgrid[0 : pattern[0], 0 : pattern[1]].T.reshape(-1, 2) * square_mm
+    objects, corners, size = [], [], None
+    for path in images:
+        grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if grey is None:
+            raise CalibrationError(f"{path}: not an image")
+        if size is not None and grey.shape[::-1] != size:
+            raise CalibrationError(f"{path}: every photo must have the same size as the first")
+        size = grey.shape[::-1]
+        found, points = cv2.findChessboardCorners(grey, pattern)
+        if not found:
+            continue
+        points = cv2.cornerSubPix(grey, points, SUBPIX_WINDOW, (-1, -1), SUBPIX_STOP)
+        objects.append(grid)
+        corners.append(points)
+    if len(corners) < 3:
+        raise CalibrationError(
+            f"the {pattern[0]}x{pattern[1]} pattern was found in {len(corners)} of "
+            f"{len(images)} photos; calibration needs at least 3"
+        )
+    rms, matrix, dist, _, _ = cv2.calibrateCamera(objects, corners, size, None, None)
+    return Camera(matrix, dist.ravel(), size, float(rms))

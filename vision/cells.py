@@ -1,0 +1,388 @@
+"""Cells to tokens: sample small patches where each cell's probes project into the
+frame (no full warp), normalise them by what the empty cell looks like under the
+same light, and name the token with a confidence.
+
+Empty references and token colours are learned from a known position (the start
+position when a game starts, each committed position after that); tokens never seen
+yet start from their colours in ``vision/looks.toml``. Classifies only; whether the
+frame is still enough to read is ``vision.stillness``'s business.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision import looks
+from vision.camera import Camera
+from vision.locate import Pose
+from vision.looks import JOIN, Look
+
+#: points sampled per probe; their median is robust to a highlight or an edge
+POINTS = 12
+#: probe points look at the board at least this far (mm) from a printed line or mark
+LINE_CLEARANCE_MM = 3.0
+#: a probe that cannot see the piece it tests costs this much (log units squared)
+UNSEEN_COST = 4.0
+#: spreads of log colour ratios: floor and ceiling of learned ones, and an unlearned one
+SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.07, 0.35, 0.3
+#: a probe this low sees the board just past the cell when nothing stands there
+LOW_PROBE_MM = 8.0
+#: spread of a site's empty look borrowed from its neighbours (never seen empty)
+SPREAD_BORROWED = 0.3
+#: a probe's cost is capped so one odd probe cannot outvote the others entirely
+COST_CAP = 200.0
+#: weight of the newest sample when a reference is refreshed
+REFRESH = 0.3
+#: how the top face of a solid is shaded relative to its colour in looks.toml
+TOP_SHADE = 0.95
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2 + 1e-3
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the camera read: per cell a token or None, the confidence (0-1) of that
+    reading, and the best few readings with their probabilities."""
+
+    tokens: dict[str, str | None]
+    confidence: dict[str, float]
+    ranked: dict[str, tuple[tuple[str | None, float], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place a piece stands: a cell, or one marked spot of a home field."""
+
+    cell: str
+    xy: tuple[float, float]
+    slot: int | None = None
+
+
+def sites_of(board, look: Look) -> list[Site]:
+    sites = []
+    for cell in board.cells:
+        slots = look.slots.get(cell.kind)
+        if slots is None:
+            sites.append(Site(cell.id, cell.xy))
+        else:
+            for k, (dx, dy) in enumerate(slots.offsets()):
+                sites.append(Site(cell.id, (cell.xy[0] + dx, cell.xy[1] + dy), k))
+    return sites
+
+
+def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
+    """The piece on each site for a known observation: a home field's pieces fill its
+    spots in sorted order, as the renderer lays them out."""
+    labels = []
+    for site in sites:
+        token = tokens.get(site.cell)
+        if site.slot is None:
+            labels.append(token)
+        else:
+            parts = sorted(looks.split(token))
+            labels.append(parts[site.slot] if site.slot < len(parts) else None)
+    return labels
+
+
+class Sampler:
+    """Pixel positions of every site's probes for one pose; ``features`` reads them."""
+
+    def __init__(self, sites: list[Site], look: Look, camera: Camera, pose: Pose, board):
+        self.sites = sites
+        w, h = camera.size
+        rotation = _rotation(pose)
+        eye = (-rotation.T @ pose.tvec).ravel()
+        pts = []
+        for site in sites:
+            lines = _line_angles(board, site)
+            for probe in look.probes:
+                pts.append(_probe_points(site.xy, probe, eye, lines, look.cell_radius))
+        pts = np.concatenate(pts)
+        px = camera.project(pts, pose.rvec, pose.tvec)
+        px = np.round(px).astype(np.int64)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        shape = (len(sites), len(look.probes), POINTS)
+        self.visible = inside.reshape(shape).all(axis=(1, 2))
+        px[:, 0] = np.clip(px[:, 0], 0, w - 1)
+        px[:, 1] = np.clip(px[:, 1], 0, h - 1)
+        self.flat = (px[:, 1] * w + px[:, 0]).reshape(shape)
+        self.centres = camera.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
+
+    def features(self, frame: np.ndarray) -> np.ndarray:
+        """Linear colour (sites, probes, 3) of each probe: the median of its points."""
+        pixels = frame.reshape(-1, 3)[self.flat]
+        return _LINEAR[np.median(pixels, axis=2).astype(np.uint8)]
+
+
+def _rotation(pose: Pose) -> np.ndarray:
+    import cv2
+
+    return cv2.Rodrigues(pose.rvec)[0]
+
+
+def _line_angles(board, site: Site) -> np.ndarray:
+    """Directions (radians) of the lines printed from a cell to its neighbours."""
+    if site.slot is not None:
+        return np.zeros(0)
+    i = board.index[site.cell]
+    x, y = site.xy
+    return np.array(
+        [
+            math.atan2(board.cells[j].xy[1] - y, board.cells[j].xy[0] - x)
+            for j in board.neighbours[i]
+        ]
+    )
+
+
+def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) -> np.ndarray:
+    """POINTS board points of one probe on a ring (or its front half), at the angles
+    whose view lands furthest from the printed lines and the cell's own mark, so an
+    empty cell shows plain board."""
+    toward = eye[:2] - np.asarray(xy)
+    facing = math.atan2(toward[1], toward[0])
+    if probe.front:
+        candidates = facing + np.linspace(-1.3, 1.3, 4 * POINTS)
+    else:
+        candidates = np.linspace(0, 2 * np.pi, 8 * POINTS, endpoint=False)
+    ring = np.stack([probe.r * np.cos(candidates), probe.r * np.sin(candidates)], 1)
+    # where the camera's ray through each point meets the board, from the cell centre
+    lift = probe.z / max(eye[2] - probe.z, 1e-6)
+    landing = ring + (ring + np.asarray(xy) - eye[:2]) * lift
+    clearance = np.linalg.norm(landing, axis=1) - hole
+    for angle in lines:
+        direction = np.array([math.cos(angle), math.sin(angle)])
+        along = landing @ direction
+        across = np.abs(landing @ np.array([-direction[1], direction[0]]))
+        clearance = np.minimum(clearance, np.where(along > 0, across, np.inf))
+    clear = candidates[clearance >= min(clearance.max(), LINE_CLEARANCE_MM)]
+    angles = clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
+    return np.stack(
+        [
+            xy[0] + probe.r * np.cos(angles),
+            xy[1] + probe.r * np.sin(angles),
+            np.full(POINTS, probe.z),
+        ],
+        1,
+    )
+
+
+# --- what each reading predicts through each probe ------------------------------------
+
+BOARD, ANY = "<board>", "<any>"
+
+
+def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str, ...]]]:
+    """Every reading a site can have, with what each probe sees then: a piece's
+    colour (its token), the empty board, or anything (the probe misses the piece)."""
+    standing = [p for p in look.pieces.values() if not p.under]
+    under = [p for p in look.pieces.values() if p.under]
+    found: list[tuple[str | None, tuple[str, ...]]] = [(None, _seen(look, []))]
+    for piece in standing:
+        for below in [None, *([] if slot else under)]:
+            stack = [below, piece] if below else [piece]
+            found.append((piece.token, _seen(look, stack)))
+    if not slot:
+        for below in under:
+            found.append((below.token, _seen(look, [below])))
+    return found
+
+
+def _seen(look: Look, stack) -> tuple[str, ...]:
+    seen = []
+    for probe in look.probes:
+        what = BOARD if probe.z <= LOW_PROBE_MM else ANY
+        base = 0.0
+        for piece in stack:
+            top = base + piece.height
+            if base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base):
+                what = piece.token
+            base = top
+        seen.append(what)
+    return tuple(seen)
+
+
+def _radius_at(piece, z: float) -> float:
+    if piece.shape == "cone":
+        return piece.radius * (1 - 0.75 * z / piece.height)
+    return piece.radius
+
+
+class Classifier:
+    """Learned references for one pose: empty sites per probe, token colours."""
+
+    def __init__(self, sites: list[Site], look: Look, centres: np.ndarray):
+        self.sites, self.look = sites, look
+        self.centres = centres
+        slots = np.array([s.slot is not None for s in sites])
+        self.slotted = slots
+        self.hyp_plain = hypotheses(look)
+        self.hyp_slot = hypotheses(look, slot=True)
+        self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
+        self.known = np.zeros(len(sites), bool)
+        self.spread_empty = 0.12
+        self.tokens: dict[str, np.ndarray] = {}
+        self.spread: dict[str, float] = {}
+        self.last: list[str | None] = [None] * len(sites)
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.known.any())
+
+    # --- learning ----------------------------------------------------------------------
+
+    def learn(self, features: np.ndarray, labels: list[str | None], fresh: bool) -> None:
+        """Take ``labels`` (per site) as the truth of ``features``: refresh the empty
+        references and token colours (``fresh``: forget what was learned before)."""
+        empty = np.array([label is None for label in labels])
+        weight = 1.0 if fresh else REFRESH
+        if fresh:
+            self.known[:] = False
+        renew = empty & self.known
+        self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
+        self.empty[empty & ~self.known] = features[empty & ~self.known]
+        self.known |= empty
+        self._fill_unknown()
+        if empty.any():
+            self.spread_empty = _spread(np.log(features[empty] / self.empty[empty]).reshape(-1, 3))
+        ratio = np.log(features / self.empty[:, :1])
+        for token in {label for label in labels if label is not None}:
+            probes = self._own_probes(token)
+            # only where the empty cell was seen does the ratio say what the piece adds
+            rows = [i for i, label in enumerate(labels) if label == token and self.known[i]]
+            if not probes or not rows:
+                continue
+            samples = ratio[rows][:, probes].reshape(-1, 3)
+            mean = samples.mean(axis=0)
+            spread = _spread(samples)
+            if token in self.tokens and not fresh:
+                mean = (1 - weight) * self.tokens[token] + weight * mean
+                spread = (1 - weight) * self.spread[token] + weight * spread
+            self.tokens[token] = mean
+            self.spread[token] = spread
+        self._infer_empty(features, labels)
+        self.last = list(labels)
+
+    def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
+        """A site never seen empty: what its piece looks like there, less what that
+        piece adds to an empty cell, is the light on it (closer than a neighbour's)."""
+        for i in np.flatnonzero(~self.known):
+            token = labels[i]
+            if token is not None and 0 in self._own_probes(token):
+                self.empty[i, 0] = features[i, 0] / np.exp(self._prototype(token)[0])
+
+    def _own_probes(self, token: str) -> list[int]:
+        """Probes that see ``token`` itself whatever lies under it."""
+        seen = [s for label, s in self.hyp_plain if label == token]
+        return [k for k in range(len(self.look.probes)) if all(s[k] == token for s in seen)]
+
+    def _fill_unknown(self) -> None:
+        """Sites never seen empty borrow the references of the nearest ones that were."""
+        if not self.known.any() or self.known.all():
+            return
+        known = np.flatnonzero(self.known)
+        for i in np.flatnonzero(~self.known):
+            d = np.linalg.norm(self.centres[known] - self.centres[i], axis=1)
+            nearest = known[np.argsort(d)[:3]]
+            self.empty[i] = np.exp(np.log(self.empty[nearest]).mean(axis=0))
+
+    def _prototype(self, token: str) -> tuple[np.ndarray, float]:
+        if token in self.tokens:
+            return self.tokens[token], self.spread[token]
+        colour = _LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE
+        anchors = [t for t in self.tokens if t in self.look.pieces]
+        if anchors:  # relative to colours already learned under this light
+            guesses = [
+                self.tokens[t]
+                + np.log(colour / (_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE))
+                for t in anchors
+            ]
+            return np.mean(guesses, axis=0), SPREAD_NOMINAL
+        return np.log(colour / _LINEAR[np.array(self.look.surface[::-1])]), SPREAD_NOMINAL
+
+    # --- reading -----------------------------------------------------------------------
+
+    def classify(self, features: np.ndarray, visible: np.ndarray) -> Observation:
+        """Name the piece on each site, and join sites into cells."""
+        gain = self._gain(features)
+        f = features / gain
+        board = np.log(f / self.empty)  # (S, K, 3)
+        ratio = np.log(f / self.empty[:, :1])
+        labels: list[str | None] = []
+        probs: list[list[tuple[str | None, float]]] = []
+        for group, hyps in ((~self.slotted, self.hyp_plain), (self.slotted, self.hyp_slot)):
+            rows = np.flatnonzero(group)
+            if not len(rows):
+                continue
+            cost = self._costs(rows, board[rows], ratio[rows], hyps)
+            for n, i in enumerate(rows):
+                ranked = _rank(cost[n], [label for label, _ in hyps])
+                while len(labels) <= i:
+                    labels.append(None)
+                    probs.append([])
+                labels[i] = ranked[0][0]
+                probs[i] = ranked
+        self.last = labels
+        return self._cells(labels, probs, visible)
+
+    def _gain(self, features: np.ndarray) -> np.ndarray:
+        """The overall change of light since learning, from sites read empty before."""
+        empty = np.array([label is None for label in self.last]) & self.known
+        if empty.sum() < 3:
+            empty = self.known
+        ratio = features[empty, 0] / self.empty[empty, 0]
+        return np.median(ratio, axis=0)
+
+    def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
+        cost = np.zeros((len(board), len(hyps)), np.float32)
+        spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)[:, None]
+        for h, (_, seen) in enumerate(hyps):
+            for k, what in enumerate(seen):
+                if what == ANY:
+                    cost[:, h] += UNSEEN_COST * 0.5
+                elif what == BOARD:
+                    d = board[:, k] / spread_empty
+                    cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
+                else:
+                    mean, spread = self._prototype(what)
+                    d = (ratio[:, k] - mean) / spread
+                    cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
+        return cost
+
+    def _cells(self, labels, probs, visible) -> Observation:
+        tokens: dict[str, str | None] = {}
+        confidence: dict[str, float] = {}
+        ranked: dict[str, tuple] = {}
+        for site, label, rank, seen in zip(self.sites, labels, probs, visible):
+            conf = rank[0][1] if seen else 0.0
+            if site.slot is None:
+                tokens[site.cell] = label
+                confidence[site.cell] = conf
+                ranked[site.cell] = tuple(rank[:3])
+                continue
+            parts = looks.split(tokens.get(site.cell))
+            if label is not None:
+                parts.append(label)
+            tokens[site.cell] = JOIN.join(sorted(parts)) or None
+            confidence[site.cell] = min(confidence.get(site.cell, 1.0), conf)
+            ranked[site.cell] = ((tokens[site.cell], confidence[site.cell]),)
+        return Observation(tokens, confidence, ranked)
+
+
+def _spread(samples: np.ndarray) -> float:
+    """A log-colour spread from samples (n, 3): twice their per-channel deviation,
+    within bounds (few samples say little about the spread)."""
+    deviation = float(np.sqrt(samples.var(axis=0).mean())) if len(samples) > 1 else 0.0
+    return float(np.clip(2 * deviation + 0.03, SPREAD_MIN, SPREAD_MAX))
+
+
+def _rank(cost: np.ndarray, labels: list) -> list[tuple[str | None, float]]:
+    """Labels by probability (a label's best hypothesis), most likely first."""
+    logp = -0.5 * (cost - cost.min())
+    p = np.exp(logp)
+    best: dict = {}
+    for label, value in zip(labels, p):
+        best[label] = max(best.get(label, 0.0), float(value))
+    total = sum(best.values())
+    return sorted(((label, v / total) for label, v in best.items()), key=lambda lv: -lv[1])

@@ -1,0 +1,131 @@
+"""`boardref vision eval`: the reader against rendered frames of random positions,
+scored cell by cell against the truth the renderer drew.
+
+Each scene (camera pose, lens, light) starts with the bare board and then the start
+position, which the reader learns from, as it would while a game is set up; then it
+reads positions reached by random legal play, each first with a hand over the board
+(which must never yield an observation) and then clear. Seeds from
+``render.HELD_OUT`` on are the held-out set; tuning uses seeds below it. Measures
+only; changes nothing it reads.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from engines import load_game
+from engines.chance import Stream
+from vision.reader import STAGES, BoardReader
+from vision.render import Renderer, random_scene, underlays
+from vision.stillness import STILL_FRAMES
+
+#: positions read per scene before the camera, lens and light change
+PER_SCENE = 10
+#: random plies from the start to a position (at most)
+MAX_PLIES = 80
+
+
+def random_position(game, rng: np.random.Generator, plies: int, stream: Stream):
+    """The state after up to ``plies`` random legal moves and chance draws."""
+    state = game.initial_state()
+    for _ in range(plies):
+        if game.outcome(state) is not None:
+            break
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+            continue
+        moves = game.legal_moves(state)
+        state = game.apply(state, moves[int(rng.integers(len(moves)))])
+    return state
+
+
+def evaluate(
+    game_name: str, frames: int, seed: int, difficulty: str = "easy", players: int | None = None
+) -> dict:
+    """Read ``frames`` positions; the figures as a JSON-able dict."""
+    game = load_game(game_name, players)
+    rng = np.random.default_rng(seed)
+    stream = Stream(f"vision eval {seed}".encode())
+    cells = len(game.board.cells)
+    wrong = exact = unlocated = hand_frames = hand_seen = 0
+    feed_ms: list[float] = []
+    stages = dict.fromkeys(STAGES, 0.0)
+    reads = 0
+    start = game.observe(game.initial_state())
+    bare = dict.fromkeys(start)
+    reader = camera = None
+    for n in range(frames):
+        if n % PER_SCENE == 0:
+            scene_seed = seed * 1000 + n // PER_SCENE
+            scene = random_scene(game.board, scene_seed, difficulty)
+            camera = Renderer(game, scene, scene_seed)
+            reader = BoardReader(game, _calibrated(scene.camera, rng, difficulty))
+            if not (
+                reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+            ):
+                reader = None
+        state = random_position(game, rng, int(rng.integers(1, MAX_PLIES)), stream)
+        truth = game.observe(state)
+        under = underlays(game, state)
+        if reader is None:
+            unlocated += 1
+            wrong += cells
+            continue
+        hand = [game.board.cells[int(rng.integers(cells))].id]
+        hand_frame = camera.frame(truth, tuple(hand), under)
+        for _ in range(STILL_FRAMES + 1):
+            hand_frames += 1
+            hand_seen += reader.feed(hand_frame) is not None
+        observation = None
+        for _ in range(STILL_FRAMES + 1):
+            frame = camera.frame(truth, (), under)
+            t = time.perf_counter()
+            observation = reader.feed(frame)
+            feed_ms.append((time.perf_counter() - t) * 1000)
+        if observation is None:
+            wrong += cells
+            continue
+        errors = sum(observation.tokens[c] != truth[c] for c in truth)
+        wrong += errors
+        exact += errors == 0
+        reads += 1
+        reader.confirm(truth)
+    for stage in STAGES:
+        stages[stage] = 0.0
+    if reader is not None:
+        stages = {k: round(v * 1000 / max(1, reads), 3) for k, v in reader.timings.items()}
+    return {
+        "game": game_name,
+        "difficulty": difficulty,
+        "frames": frames,
+        "seed": seed,
+        "cells_per_frame": cells,
+        "per_cell_error": round(wrong / (frames * cells), 6),
+        "board_exact_rate": round(exact / frames, 4),
+        "unlocated_scenes": unlocated,
+        "hand_frames": hand_frames,
+        "hand_frames_with_observation": hand_seen,
+        "ms_per_frame_p50": round(statistics.median(feed_ms), 3) if feed_ms else None,
+        "ms_per_frame_p95": round(_percentile(feed_ms, 0.95), 3) if feed_ms else None,
+        "ms_per_read_stages_last_scene": stages,
+    }
+
+
+def _calibrated(camera, rng: np.random.Generator, difficulty: str):
+    """The lens as a calibration would give it: the true one, off by a little."""
+    from vision.camera import Camera
+
+    off = 0.005 if difficulty == "easy" else 0.01
+    matrix = camera.matrix.copy()
+    matrix[0, 0] *= 1 + rng.uniform(-off, off)
+    matrix[1, 1] = matrix[0, 0] * camera.matrix[1, 1] / camera.matrix[0, 0]
+    return Camera(matrix, camera.dist, camera.size)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

@@ -1,0 +1,101 @@
+"""Where the board lies in the frame: ArUco markers at the positions the board's data
+gives (``vision.looks.markers``), or four board corners clicked on the referee page,
+turned into the camera's pose over the board plane.
+
+Finds the pose only; deciding when to look again is the reader's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engines.geometry import Board
+from vision import looks
+from vision.camera import Camera
+
+#: fewest markers that fix the board (each gives four corners)
+MIN_MARKERS = 2
+#: a pose whose markers reproject worse than this (px, RMS) is refused
+MAX_REPROJECTION_PX = 3.0
+
+
+@dataclass(frozen=True)
+class Pose:
+    """The board in the frame: rotation and translation of the board plane (mm) into
+    the camera, and how well the markers fitted."""
+
+    rvec: np.ndarray
+    tvec: np.ndarray
+    error_px: float
+    markers: int
+
+    def moved_from(self, other: Pose, camera: Camera, board_points: np.ndarray) -> float:
+        """How far (px, largest) the given board points moved between two poses."""
+        a = camera.project(board_points, self.rvec, self.tvec)
+        b = camera.project(board_points, other.rvec, other.tvec)
+        return float(np.max(np.linalg.norm(a - b, axis=1)))
+
+
+class Locator:
+    """Finds one board's markers in frames seen through one camera."""
+
+    def __init__(self, board: Board, camera: Camera):
+        self.board, self.camera = board, camera
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        self.detector = cv2.aruco.ArucoDetector(looks.dictionary(), params)
+        self.corners = {m.id: _corners(m.xy, m.size) for m in looks.markers(board)}
+
+    def locate(self, frame: np.ndarray) -> Pose | None:
+        """The board's pose in ``frame``, or None if too few markers are seen."""
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        found, ids, _ = self.detector.detectMarkers(grey)
+        if ids is None:
+            return None
+        board_pts, image_pts = [], []
+        for marker, corners in zip(ids.ravel(), found):
+            if int(marker) in self.corners:
+                board_pts.append(self.corners[int(marker)])
+                image_pts.append(corners.reshape(4, 2))
+        if len(board_pts) < MIN_MARKERS:
+            return None
+        return self.from_points(
+            np.concatenate(board_pts), np.concatenate(image_pts), len(board_pts)
+        )
+
+    def from_points(self, board_pts: np.ndarray, image_pts: np.ndarray, markers: int = 0):
+        """The pose from board points (mm, z = 0) and where they are in the frame."""
+        obj = np.ascontiguousarray(board_pts, dtype=np.float64)
+        img = np.ascontiguousarray(image_pts, dtype=np.float64).reshape(-1, 1, 2)
+        ok, rvec, tvec = cv2.solvePnP(
+            obj, img, self.camera.matrix, self.camera.dist, flags=cv2.SOLVEPNP_IPPE
+        )
+        if not ok:
+            return None
+        rvec, tvec = cv2.solvePnPRefineLM(
+            obj, img, self.camera.matrix, self.camera.dist, rvec, tvec
+        )
+        back = self.camera.project(obj, rvec, tvec)
+        error = float(np.sqrt(np.mean(np.sum((back - img.reshape(-1, 2)) ** 2, axis=1))))
+        if error > MAX_REPROJECTION_PX or tvec[2, 0] <= 0:
+            return None
+        return Pose(rvec, tvec, error, markers)
+
+    def from_corners(self, image_corners) -> Pose | None:
+        """The manual fallback: the frame positions of the printed board's four corners
+        (left-top, right-top, right-bottom, left-bottom, as on the referee page)."""
+        left, bottom, right, top = looks.extent(self.board)
+        board_pts = np.array(
+            [[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]], float
+        )
+        return self.from_points(board_pts, np.asarray(image_corners, float).reshape(4, 2))
+
+
+def _corners(xy, size) -> np.ndarray:
+    """A marker's corners in the order ArUco reports them (its image's top-left first,
+    clockwise), on a board whose +y is the marker's top."""
+    x, y, h = xy[0], xy[1], size / 2
+    return np.array([[x - h, y + h, 0], [x + h, y + h, 0], [x + h, y - h, 0], [x - h, y - h, 0]])

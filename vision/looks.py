@@ -1,0 +1,179 @@
+"""What a game looks like to the camera, read from ``vision/looks.toml``: colours,
+pieces as simple solids, the probes the reader looks through, and the ArUco markers
+that locate a board.
+
+Only reads packaged data and the game's board; it never looks at a frame.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from engines.geometry import Board, Marker
+
+#: a slot cell's observation joins the tokens on its spots with this, sorted
+JOIN = "+"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A token as a solid: sRGB colour, shape (cylinder, cone, sphere), size in mm."""
+
+    token: str
+    colour: tuple[int, int, int]
+    shape: str
+    radius: float
+    height: float
+    under: bool = False
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
+    centre; ``front`` keeps only the half of that ring facing the camera."""
+
+    z: float
+    r: float
+    front: bool = False
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Marked spots on one kind of cell that holds several pieces (a home field)."""
+
+    count: int
+    ring: float
+
+    def offsets(self) -> list[tuple[float, float]]:
+        return [
+            (
+                self.ring * math.cos(2 * math.pi * k / self.count),
+                self.ring * math.sin(2 * math.pi * k / self.count),
+            )
+            for k in range(self.count)
+        ]
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one game's board and pieces look."""
+
+    game: str
+    surface: tuple[int, int, int]
+    cell: str
+    cell_radius: float
+    probes: tuple[Probe, ...]
+    pieces: dict[str, Piece]
+    slots: dict[str, Slots]
+
+    def piece(self, token: str) -> Piece:
+        return self.pieces[token]
+
+    def tallest(self) -> float:
+        return max(p.height for p in self.pieces.values())
+
+
+@cache
+def data() -> dict:
+    text = (resources.files("vision") / "looks.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def colour(name: str) -> tuple[int, int, int]:
+    return tuple(data()["colours"][name])
+
+
+def skin_tones() -> list[tuple[int, int, int]]:
+    return [tuple(rgb) for rgb in data()["hands"]["skin"]]
+
+
+def look_for(game) -> Look:
+    """The look of ``game`` (a loaded engine game): only the pieces it can put on the
+    board with its seats (a seat piece counts when a seat has its colour)."""
+    entry = data()["games"].get(game.name)
+    if entry is None:
+        raise KeyError(f"vision has no look for {game.name!r}; add it to vision/looks.toml")
+    colours = {_seat_colour(game, seat) for seat in range(game.players)}
+    pieces = {}
+    for token, spec in entry["tokens"].items():
+        if spec.get("seat") and spec["colour"] not in colours and token not in colours:
+            continue
+        pieces[token] = Piece(
+            token,
+            colour(spec["colour"]),
+            spec["shape"],
+            float(spec["radius"]),
+            float(spec["height"]),
+            bool(spec.get("under", False)),
+        )
+    return Look(
+        game.name,
+        colour(entry["surface"]),
+        entry["cell"],
+        float(entry["cell_radius"]),
+        tuple(Probe(p["z"], p["r"], p.get("arc") == "front") for p in entry["probes"]),
+        pieces,
+        {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
+    )
+
+
+def _seat_colour(game, seat: int) -> str | None:
+    """The colour of a seat's pieces: Hakenschlagen's hares, a game's ``colours``, or
+    what ``seat_colour`` says."""
+    for attribute in ("hare_colours", "colours"):
+        colours = getattr(game, attribute, None)
+        if colours:
+            return colours[seat]
+    return game.seat_colour(seat)
+
+
+def markers(board: Board) -> tuple[Marker, ...]:
+    """The board file's markers, else one at each corner of the cells' bounding box."""
+    if board.markers:
+        return board.markers
+    spec = data()["markers"]
+    size, gap = spec["size_mm"], spec["gap_mm"]
+    xs = [c.xy[0] for c in board.cells]
+    ys = [c.xy[1] for c in board.cells]
+    reach = _cell_reach(board) + gap + size / 2
+    left, right = min(xs) - reach, max(xs) + reach
+    bottom, top = min(ys) - reach, max(ys) + reach
+    corners = [(left, top), (right, top), (right, bottom), (left, bottom)]
+    return tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
+
+
+def _cell_reach(board: Board) -> float:
+    """How far a piece may reach beyond its cell's centre: half the pitch, at least."""
+    pts = np.array([c.xy for c in board.cells])
+    if len(pts) < 2:
+        return 20.0
+    d = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+    np.fill_diagonal(d, np.inf)
+    return float(max(np.min(d) / 2, 15.0))
+
+
+def extent(board: Board) -> tuple[float, float, float, float]:
+    """The printed board (left, bottom, right, top) in mm: markers plus a border."""
+    border = data()["markers"]["border_mm"]
+    pts = [m.xy for m in markers(board)] + [c.xy for c in board.cells]
+    half = max(m.size for m in markers(board)) / 2 + border
+    xs = [p[0] for p in pts]
+    ys = [p[1] for p in pts]
+    return min(xs) - half, min(ys) - half, max(xs) + half, max(ys) + half
+
+
+def dictionary():
+    import cv2
+
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, data()["markers"]["dictionary"]))
+
+
+def split(token: str | None) -> list[str]:
+    """The pieces of one observed token (a home field's hats), [] for None."""
+    return [] if token is None else token.split(JOIN)

@@ -1,0 +1,162 @@
+"""The camera as a sensor for one game: frames in, an ``Observation`` out whenever the
+view has been still and clear for a few frames.
+
+It locates the board by its markers once (and again when the board or camera moved),
+learns the look of empty cells and pieces from a known position, and reads cells
+through ``vision.cells``. It never decides whether a reading is a legal move: the
+referee does that with what it emits.
+
+>>> from engines import load_game
+>>> from vision.render import Renderer, random_scene
+>>> game = load_game("catch_the_hare")
+>>> scene = random_scene(game.board, seed=3)
+>>> camera = Renderer(game, scene)
+>>> reader = BoardReader(game, scene.camera)
+>>> start = game.observe(game.initial_state())
+>>> reader.learn(camera.frame(start), start)
+True
+>>> readings = [reader.feed(camera.frame(start)) for _ in range(4)]
+>>> readings[-1].tokens == start
+True
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from vision import looks
+from vision.camera import Camera
+from vision.cells import Classifier, Observation, Sampler, site_labels, sites_of
+from vision.locate import Locator, Pose
+from vision.stillness import ACCEPT_AFTER, Stillness
+
+#: a new pose this far (px) from the old one means the board or the camera moved
+MOVED_PX = 2.0
+#: timing stages a reader reports, in order
+STAGES = ("stillness", "sample", "classify")
+
+
+class BoardReader:
+    """Reads one game's board from the frames of one camera."""
+
+    def __init__(self, game, camera: Camera):
+        self.game = game
+        self.look = looks.look_for(game)
+        self.camera = camera
+        self.locator = Locator(game.board, camera)
+        self.sites = sites_of(game.board, self.look)
+        self.pose: Pose | None = None
+        self.sampler: Sampler | None = None
+        self.classifier: Classifier | None = None
+        self.stillness: Stillness | None = None
+        self.truth: dict[str, str | None] | None = None
+        self._features: np.ndarray | None = None
+        self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.status = "unlocated"
+
+    # --- set-up ------------------------------------------------------------------------
+
+    def locate(self, frame: np.ndarray) -> bool:
+        """Find the board in ``frame`` by its markers; True if found."""
+        return self._use(self.locator.locate(frame))
+
+    def set_corners(self, corners) -> bool:
+        """The manual fallback: the printed board's corners clicked on the referee page
+        (left-top, right-top, right-bottom, left-bottom), in frame pixels."""
+        return self._use(self.locator.from_corners(corners))
+
+    def _use(self, pose: Pose | None) -> bool:
+        if pose is None:
+            return False
+        if self.pose is not None and self.sampler is not None:
+            anchor = np.array([[*s.xy, 0.0] for s in self.sites])
+            if pose.moved_from(self.pose, self.camera, anchor) < MOVED_PX:
+                return True
+        self.pose = pose
+        self.sampler = Sampler(self.sites, self.look, self.camera, pose, self.game.board)
+        self.classifier = Classifier(self.sites, self.look, self.sampler.centres)
+        self.stillness = Stillness(self.camera.size, self._outline(), self._piece_zones())
+        self.status = "located"
+        return True
+
+    def learn(self, frame: np.ndarray, truth: dict[str, str | None]) -> bool:
+        """Learn the look of cells and pieces from ``frame``, known to show ``truth``
+        (a ``game.observe`` dict): the empty board while it is set up, the start
+        position when a game starts. What was learned in this pose is kept and
+        refreshed. Locates the board first if needed; False if it cannot be found."""
+        if self.pose is None and not self.locate(frame):
+            return False
+        features = self.sampler.features(frame)
+        fresh = not self.classifier.ready
+        self.classifier.learn(features, site_labels(self.sites, truth), fresh=fresh)
+        self.stillness.accept(frame)
+        self.truth = dict(truth)
+        self._features = features
+        return True
+
+    def confirm(self, truth: dict[str, str | None]) -> None:
+        """The referee committed ``truth``: refresh the references from the last frame
+        that was read (it showed this position)."""
+        self.truth = dict(truth)
+        if self._features is not None and self.classifier is not None:
+            self.classifier.learn(self._features, site_labels(self.sites, truth), fresh=False)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def feed(self, frame: np.ndarray) -> Observation | None:
+        """An observation if this frame is still and clear and the board is known."""
+        if self.pose is None and not self.locate(frame):
+            self.status = "unlocated"
+            return None
+        t0 = time.perf_counter()
+        state = self.stillness.look(frame)
+        t1 = time.perf_counter()
+        self.timings["stillness"] += t1 - t0
+        if state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
+            self._relocate(frame)
+        self.status = state
+        if state != "still" or not self.classifier.ready:
+            return None
+        features = self.sampler.features(frame)
+        t2 = time.perf_counter()
+        observation = self.classifier.classify(features, self.sampler.visible)
+        t3 = time.perf_counter()
+        self.timings["sample"] += t2 - t1
+        self.timings["classify"] += t3 - t2
+        self._features = features
+        return observation
+
+    def _relocate(self, frame: np.ndarray) -> None:
+        """Long blocked but still: perhaps the board or the camera moved. A new pose
+        means learning again, from the last position the referee confirmed."""
+        old = self.pose
+        if self.locate(frame) and self.pose is not old and self.truth is not None:
+            self.learn(frame, self.truth)  # a new pose comes with a new classifier
+
+    # --- geometry for stillness --------------------------------------------------------
+
+    def _outline(self) -> np.ndarray:
+        left, bottom, right, top = looks.extent(self.game.board)
+        corners = np.array([[left, bottom, 0], [right, bottom, 0], [right, top, 0], [left, top, 0]])
+        return self.camera.project(corners, self.pose.rvec, self.pose.tvec)
+
+    def _piece_zones(self) -> list[np.ndarray]:
+        """Per site, the frame area a piece there can cover (its solid with room)."""
+        reach = max(p.radius for p in self.look.pieces.values()) * 1.3
+        height = self.look.tallest() * 1.2
+        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        zones = []
+        for site in self.sites:
+            ring = np.stack([site.xy[0] + reach * np.cos(a), site.xy[1] + reach * np.sin(a)], 1)
+            solid = np.concatenate([np.c_[ring, np.zeros(12)], np.c_[ring, np.full(12, height)]])
+            px = self.camera.project(solid, self.pose.rvec, self.pose.tvec)
+            zones.append(px[_hull(px)])
+        return zones
+
+
+def _hull(px: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.convexHull(px.astype(np.float32), returnPoints=False).ravel()

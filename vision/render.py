@@ -1,0 +1,496 @@
+"""The synthetic camera: frames of any board in any position, for tests, benchmarks
+and ``boardref simulate``. Pieces are shaded solids with shadows; the camera has a
+random pose (30-90 degrees of pitch), lens distortion, lighting (spotlights, flash
+and glare, gain, gamma, white balance), noise, blur and JPEG; hands in skin tones
+reach over the board.
+
+``easy`` and ``hard`` scenes come from a seed; seeds below ``HELD_OUT`` are for
+tuning, seeds from it on are held out for the figures we publish. The renderer knows
+the truth; the reader never imports it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision import looks
+from vision.camera import Camera
+from vision.looks import Look, Piece
+
+SIZE = (1280, 720)
+#: seeds from here on are never used while tuning the reader
+HELD_OUT = 1_000_000
+#: texture resolution of the printed board, pixels per millimetre (at most)
+TEXTURE_PX_PER_MM = 4.0
+#: how much bare table shows around the board in the texture, mm
+TABLE_MARGIN = 400.0
+#: the hand hovers this high over the cell it works on, mm
+HAND_HEIGHT = 60.0
+
+DIFFICULTY = {
+    "easy": dict(
+        pitch=(55, 90),
+        hfov=(55, 65),
+        k1=(-0.05, 0.0),
+        spots=(0, 1),
+        spot=(0.0, 0.3),
+        flash=(0.0, 0.2),
+        glare=(0.0, 0.0),
+        gain=(0.85, 1.15),
+        gamma=(0.95, 1.05),
+        balance=0.04,
+        noise=(1.0, 2.5),
+        blur=(0.0, 0.6),
+        jpeg=(88, 95),
+        fill=(0.75, 0.92),
+    ),
+    "hard": dict(
+        pitch=(30, 90),
+        hfov=(50, 78),
+        k1=(-0.25, 0.05),
+        spots=(0, 3),
+        spot=(0.0, 0.9),
+        flash=(0.0, 0.6),
+        glare=(0.0, 0.5),
+        gain=(0.6, 1.5),
+        gamma=(0.8, 1.25),
+        balance=0.15,
+        noise=(2.0, 6.0),
+        blur=(0.0, 1.4),
+        jpeg=(60, 90),
+        fill=(0.6, 0.95),
+    ),
+}
+
+
+@dataclass
+class Scene:
+    """One camera set-up over one board: lens, pose and light, all from a seed."""
+
+    camera: Camera
+    rvec: np.ndarray
+    tvec: np.ndarray
+    pitch: float
+    light: dict = field(default_factory=dict)
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return cv2.Rodrigues(self.rvec)[0]
+
+    @property
+    def position(self) -> np.ndarray:
+        """The camera's centre on the board's axes, mm."""
+        return (-self.rotation.T @ self.tvec).ravel()
+
+
+def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene:
+    """A camera over ``board`` at a random pose, lens and lighting for ``seed``."""
+    spec = DIFFICULTY[difficulty]
+    rng = np.random.default_rng(seed)
+    u = lambda bounds: float(rng.uniform(*bounds))  # noqa: E731
+    w, h = size
+    f = w / (2 * math.tan(math.radians(u(spec["hfov"]) / 2)))
+    centre = (w / 2 + rng.normal(0, w * 0.01), h / 2 + rng.normal(0, h * 0.01))
+    matrix = np.array([[f, 0, centre[0]], [0, f, centre[1]], [0, 0, 1]])
+    dist = np.array([u(spec["k1"]), u(spec["k1"]) * 0.2, 0, 0, 0])
+    camera = Camera(matrix, dist, size)
+    left, bottom, right, top = looks.extent(board)
+    target = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
+    pitch = u(spec["pitch"])
+    azimuth = u((0, 360))
+    roll = float(rng.normal(0, 4))
+    fill = u(spec["fill"])
+    corners = np.array([[left, bottom, 0], [right, bottom, 0], [right, top, 0], [left, top, 0]])
+    distance = 4 * max(right - left, top - bottom)
+    for _ in range(4):  # scale the distance until the board fills the frame as wished
+        rvec, tvec = _look_at(target, pitch, azimuth, roll, distance)
+        px = camera.project(corners, rvec, tvec)
+        span = max((px[:, 0].max() - px[:, 0].min()) / w, (px[:, 1].max() - px[:, 1].min()) / h)
+        off = max(
+            np.abs(px[:, 0] - w / 2).max() / (w / 2), np.abs(px[:, 1] - h / 2).max() / (h / 2)
+        )
+        distance *= max(span / fill, off / 0.97)
+    rvec, tvec = _look_at(target, pitch, azimuth, roll, distance)
+    spots = int(rng.integers(spec["spots"][0], spec["spots"][1] + 1))
+    reach = max(right - left, top - bottom)
+    light = {
+        "spots": [
+            (
+                float(rng.uniform(left, right)),
+                float(rng.uniform(bottom, top)),
+                float(rng.uniform(0.15, 0.5) * reach),
+                u(spec["spot"]),
+            )
+            for _ in range(spots)
+        ],
+        "flash": u(spec["flash"]),
+        "glare": u(spec["glare"]),
+        "gain": u(spec["gain"]),
+        "gamma": u(spec["gamma"]),
+        "balance": tuple(1 + rng.uniform(-spec["balance"], spec["balance"], 3)),
+        "noise": u(spec["noise"]),
+        "blur": u(spec["blur"]),
+        "jpeg": int(u(spec["jpeg"])),
+        "shadow": (float(rng.uniform(-0.6, 0.6)), float(rng.uniform(-0.6, 0.6))),
+    }
+    return Scene(camera, rvec, tvec, pitch, light)
+
+
+def _look_at(target, pitch, azimuth, roll, distance):
+    """Camera at ``pitch`` degrees above the board, from ``azimuth``, aimed at ``target``."""
+    p, a = math.radians(pitch), math.radians(azimuth)
+    toward = np.array([math.cos(a), math.sin(a), 0.0])  # from the camera's side to the board
+    centre = target - distance * math.cos(p) * toward + np.array([0, 0, distance * math.sin(p)])
+    forward = (target - centre) / np.linalg.norm(target - centre)
+    far = toward - forward * forward.dot(toward)
+    if np.linalg.norm(far) < 1e-9:  # straight down: the image's top is the far side
+        far = toward
+    down = -far / np.linalg.norm(far)
+    right = np.cross(down, forward)
+    rotation = np.stack([right, down, forward])
+    r = math.radians(roll)
+    spin = np.array([[math.cos(r), -math.sin(r), 0], [math.sin(r), math.cos(r), 0], [0, 0, 1]])
+    rotation = spin @ rotation
+    rvec = cv2.Rodrigues(rotation)[0]
+    tvec = -rotation @ centre.reshape(3, 1)
+    return rvec, tvec
+
+
+class Renderer:
+    """Frames of one game's board seen in one scene. The empty board and the light
+    are computed once; each frame adds pieces, shadows, hands and sensor noise."""
+
+    def __init__(self, game, scene: Scene, seed: int = 0):
+        self.game, self.scene = game, scene
+        self.look: Look = looks.look_for(game)
+        self.board = game.board
+        self.rng = np.random.default_rng(seed)
+        self._texture, self._to_texture = _board_texture(self.board, self.look)
+        self._base, self._light, self._plane = self._warp()
+        self._skin = looks.skin_tones()
+
+    # --- the static part ---------------------------------------------------------------
+
+    def _warp(self):
+        cam, scene = self.scene.camera, self.scene
+        w, h = cam.size
+        step = 8
+        gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
+        pix = np.stack([gx, gy], -1).reshape(-1, 1, 2).astype(np.float64)
+        norm = cv2.undistortPoints(pix, cam.matrix, cam.dist).reshape(-1, 2)
+        rays = np.concatenate([norm, np.ones((len(norm), 1))], 1) @ scene.rotation
+        origin = scene.position
+        t = -origin[2] / np.where(rays[:, 2] < -1e-9, rays[:, 2], -1e-9)
+        plane = origin[:2] + rays[:, :2] * t[:, None]
+        plane[rays[:, 2] >= -1e-9] = 1e7  # above the horizon: far away
+        plane = plane.reshape(gy.shape + (2,)).astype(np.float32)
+        # the coarse grid holds every step-th pixel: interpolate it back to each pixel
+        fine_x, fine_y = np.meshgrid(
+            np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step
+        )
+        full = cv2.remap(plane, fine_x, fine_y, cv2.INTER_LINEAR)
+        (sx, ox), (sy, oy) = self._to_texture
+        map_x = (full[..., 0] * sx + ox).astype(np.float32)
+        map_y = (full[..., 1] * sy + oy).astype(np.float32)
+        base = cv2.remap(
+            self._texture,
+            map_x,
+            map_y,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=looks.colour("table")[::-1],
+        )
+        light = self._illumination(full)
+        return base, light, full
+
+    def _illumination(self, plane: np.ndarray) -> np.ndarray:
+        """Light falling on each pixel's board point: ambient, spotlights, flash, glare."""
+        light = self.scene.light
+        h, w = plane.shape[:2]
+        small = cv2.resize(plane, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+        level = np.ones(small.shape[:2], np.float32)
+        for x, y, sigma, strength in light["spots"]:
+            d2 = (small[..., 0] - x) ** 2 + (small[..., 1] - y) ** 2
+            level += strength * np.exp(-d2 / (2 * sigma**2))
+        if light["flash"]:
+            yy, xx = np.mgrid[0 : h // 4, 0 : w // 4]
+            r2 = ((xx - w / 8) ** 2 + (yy - h / 8) ** 2) / (w / 8) ** 2
+            level += light["flash"] * (1 / (1 + r2) - 0.5)
+            if light["glare"]:
+                gx = self.rng.uniform(0.3, 0.7) * w / 4
+                gy = self.rng.uniform(0.3, 0.7) * h / 4
+                g2 = ((xx - gx) ** 2 + (yy - gy) ** 2) / (w / 40) ** 2
+                level += light["glare"] * 2.5 * np.exp(-g2)
+        return cv2.resize(level.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+
+    # --- frames ------------------------------------------------------------------------
+
+    def frame(
+        self,
+        tokens: dict[str, str | None],
+        hands: tuple[str, ...] = (),
+        under: dict[str, str] | None = None,
+    ) -> np.ndarray:
+        """A BGR frame of the board holding ``tokens`` (cell -> token, as
+        ``game.observe`` gives) with the disks in ``under`` beneath the figures
+        (see ``underlays``), and a hand over each cell in ``hands``."""
+        image = self._base.copy()
+        shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
+        solids = self._solids(tokens, under or {})
+        self._shadows(shade, solids)
+        self._draw_solids(image, solids)
+        for cell in hands:
+            self._hand(image, shade, cell)
+        return self._expose(image, shade)
+
+    def _solids(self, tokens, under) -> list[tuple[float, np.ndarray, Piece, float]]:
+        """(depth, base xy, piece, base height) of every piece to draw, far first."""
+        solids = []
+        for cell in self.board.cells:
+            token = tokens.get(cell.id)
+            if token is None:
+                continue
+            for (x, y), piece, z in self._stack(cell, token, under.get(cell.id)):
+                solids.append((np.array([x, y]), piece, z))
+        if not solids:
+            return []
+        bases = np.array([[*xy, z] for xy, _, z in solids])
+        depth = (self.scene.rotation @ bases.T + self.scene.tvec).T[:, 2]
+        order = sorted(range(len(solids)), key=lambda i: (-depth[i], solids[i][2]))
+        return [(depth[i], *solids[i]) for i in order]
+
+    def _stack(self, cell, token, below: str | None):
+        """The pieces a token stands for on ``cell``: one, a figure on its disk, or a
+        home field's hats on their spots."""
+        pieces = [self.look.piece(t) for t in sorted(looks.split(token))]
+        slots = self.look.slots.get(cell.kind)
+        x, y = cell.xy
+        if slots is not None:
+            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(slots.offsets(), pieces)]
+        if below is not None:
+            disk = self.look.piece(below)
+            return [((x, y), disk, 0.0), ((x, y), pieces[0], disk.height)]
+        return [((x, y), p, 0.0) for p in pieces]
+
+    def _ring(self, xy, z, radius, n=28):
+        a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        return np.stack([xy[0] + radius * np.cos(a), xy[1] + radius * np.sin(a), np.full(n, z)], 1)
+
+    def _shadows(self, shade, solids) -> None:
+        dx, dy = self.scene.light["shadow"]
+        cam = self.scene.camera
+        for _, xy, piece, _base in solids:
+            reach = piece.height * 0.6
+            ring = self._ring((xy[0] + dx * reach, xy[1] + dy * reach), 0.0, piece.radius * 1.1)
+            pts = cam.project(ring, self.scene.rvec, self.scene.tvec) / 4
+            cv2.fillConvexPoly(shade, np.round(pts).astype(np.int32), 0.55, cv2.LINE_AA)
+        cv2.GaussianBlur(shade, (0, 0), 2.0, dst=shade)
+
+    def _draw_solids(self, image, solids) -> None:
+        cam, scene = self.scene.camera, self.scene
+        for _, xy, piece, z in solids:
+            rgb = np.array(piece.colour, dtype=np.float64)
+            top_z = z + piece.height
+            if piece.shape == "sphere":
+                centre = np.array([[xy[0], xy[1], z + piece.radius]])
+                c = cam.project(centre, scene.rvec, scene.tvec)[0]
+                edge = self._ring((xy[0], xy[1]), z + piece.radius, piece.radius, 16)
+                pe = cam.project(edge, scene.rvec, scene.tvec)
+                r = float(np.max(np.linalg.norm(pe - c, axis=1)))
+                self._disc(image, c, r, rgb * 0.6)
+                self._disc(image, c - r * 0.08, r * 0.85, rgb * 0.85)
+                self._disc(image, c - r * 0.2, r * 0.55, rgb * 1.0)
+                self._disc(image, c - r * 0.35, r * 0.15, np.minimum(rgb * 0.6 + 110, 255))
+                continue
+            top_r = piece.radius * (0.25 if piece.shape == "cone" else 1.0)
+            base = self._ring(xy, z, piece.radius)
+            top = self._ring(xy, top_z, top_r)
+            px = cam.project(np.concatenate([base, top]), scene.rvec, scene.tvec)
+            hull = cv2.convexHull(np.round(px * 16).astype(np.int32))
+            cv2.fillConvexPoly(image, hull, _bgr(rgb * 0.62), cv2.LINE_AA, shift=4)
+            top_px = np.round(px[len(base) :] * 16).astype(np.int32)
+            cv2.fillConvexPoly(image, top_px, _bgr(rgb * 0.95), cv2.LINE_AA, shift=4)
+
+    def _disc(self, image, centre, radius, rgb) -> None:
+        c = tuple(int(round(v * 16)) for v in centre)
+        cv2.circle(image, c, max(1, int(round(radius * 16))), _bgr(rgb), -1, cv2.LINE_AA, 4)
+
+    def _hand(self, image, shade, cell_id: str) -> None:
+        """A hand in a skin tone over ``cell_id``, its arm reaching in from the nearest
+        side of the frame."""
+        rng, cam, scene = self.rng, self.scene.camera, self.scene
+        x, y = self.board.cell(cell_id).xy
+        pts = cam.project(
+            np.array([[x, y, HAND_HEIGHT], [x + 10, y, HAND_HEIGHT], [x, y + 10, HAND_HEIGHT]]),
+            scene.rvec,
+            scene.tvec,
+        )
+        palm = pts[0] + rng.normal(0, 3, 2)
+        mm = (
+            max(float(np.linalg.norm(pts[1] - pts[0])), float(np.linalg.norm(pts[2] - pts[0]))) / 10
+        )
+        w, h = cam.size
+        edges = [(palm[0], h + 40), (palm[0], -40), (-40, palm[1]), (w + 40, palm[1])]
+        weights = np.array([4.0, 1.0, 1.5, 1.5])  # players mostly reach from the near side
+        shoulder = np.array(edges[rng.choice(4, p=weights / weights.sum())])
+        skin = np.array(self._skin[rng.integers(len(self._skin))], dtype=np.float64)
+        along = palm - shoulder
+        along /= np.linalg.norm(along) + 1e-9
+        side = np.array([-along[1], along[0]])
+        arm = 38 * mm
+        quad = np.array(
+            [
+                shoulder + side * arm,
+                palm + side * arm * 0.8,
+                palm - side * arm * 0.8,
+                shoulder - side * arm,
+            ]
+        )
+        cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), _bgr(skin * 0.9), cv2.LINE_AA)
+        angle = math.degrees(math.atan2(along[1], along[0]))
+        centre = tuple(int(v) for v in palm)
+        axes = (int(50 * mm), int(42 * mm))
+        cv2.ellipse(image, centre, axes, angle, 0, 360, _bgr(skin), -1, cv2.LINE_AA)
+        for k in range(4):
+            spread = math.radians(angle + (k - 1.5) * 14)
+            tip = palm + 85 * mm * np.array([math.cos(spread), math.sin(spread)])
+            cv2.line(
+                image,
+                centre,
+                tuple(int(v) for v in tip),
+                _bgr(skin * 0.95),
+                max(2, int(15 * mm)),
+                cv2.LINE_AA,
+            )
+        drop = np.array(self.scene.light["shadow"]) * 40 * mm / 4
+        cv2.ellipse(
+            shade,
+            tuple(int(v) for v in palm / 4 + drop),
+            (int(60 * mm / 4), int(50 * mm / 4)),
+            angle,
+            0,
+            360,
+            0.7,
+            -1,
+        )
+
+    def _expose(self, image, shade) -> np.ndarray:
+        """Light, lens and sensor: the scene's light and white balance, gain and gamma,
+        blur, noise, JPEG."""
+        light = self.scene.light
+        h, w = image.shape[:2]
+        level = self._light * cv2.resize(shade, (w, h), interpolation=cv2.INTER_LINEAR)
+        linear = _LINEAR[image]
+        balance = np.array(light["balance"][::-1], np.float32) * light["gain"]
+        linear *= level[..., None]
+        linear *= balance
+        np.clip(linear, 0, 1, out=linear)
+        out = np.power(linear, 1 / (2.2 * light["gamma"]), dtype=np.float32)
+        out *= 255
+        if light["blur"] > 0.3:
+            cv2.GaussianBlur(out, (0, 0), light["blur"], dst=out)
+        noise = np.empty_like(out)
+        cv2.randn(noise, 0, light["noise"])
+        out += noise
+        frame = np.clip(out, 0, 255).astype(np.uint8)
+        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, light["jpeg"]])
+        return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+
+
+def underlays(game, state) -> dict[str, str]:
+    """Disks hidden under figures (``game.observe`` shows only the figure): read from a
+    state's ``layout`` where the game has one (Hakenschlagen)."""
+    layout = getattr(state, "layout", None)
+    if layout is None:
+        return {}
+    look = looks.look_for(game)
+    seen = game.observe(state)
+    return {
+        cell.id: kind
+        for cell, kind in zip(game.board.cells, layout)
+        if kind in look.pieces and look.pieces[kind].under and seen[cell.id] != kind
+    }
+
+
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
+
+
+def _bgr(rgb) -> tuple[int, int, int]:
+    r, g, b = (int(np.clip(v, 0, 255)) for v in rgb)
+    return b, g, r
+
+
+def _board_texture(board, look: Look):
+    """The printed board seen from straight above (BGR), and the map from board mm to
+    texture pixels as ((scale_x, offset_x), (scale_y, offset_y))."""
+    left, bottom, right, top = looks.extent(board)
+    span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
+    s = min(TEXTURE_PX_PER_MM, 4000 / span)
+    tl = left - TABLE_MARGIN
+    tw = int((right - left + 2 * TABLE_MARGIN) * s)
+    th = int((top - bottom + 2 * TABLE_MARGIN) * s)
+    to_px = ((s, -tl * s), (-s, (top + TABLE_MARGIN) * s))
+    grain = np.random.default_rng(7).normal(0, 1, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
+    grain = cv2.resize(cv2.GaussianBlur(grain, (0, 0), 1.5), (tw, th))[..., None]
+    texture = np.empty((th, tw, 3), np.float32)
+    texture[:] = looks.colour("table")[::-1]
+    texture += grain * 6
+    x0, y0 = _px((left, top), to_px)
+    x1, y1 = _px((right, bottom), to_px)
+    texture[y0:y1, x0:x1] = np.array(look.surface[::-1], np.float32) + grain[y0:y1, x0:x1] * 4
+    texture = np.clip(texture, 0, 255).astype(np.uint8)
+    line = _bgr(looks.colour("board_line"))
+    mm = lambda v: max(1, int(round(v * s * 16)))  # noqa: E731
+    for path in (*board.lines, *board.links):
+        for a, b in zip(path, path[1:]):
+            pa = _px16(board.cell(a).xy, to_px)
+            pb = _px16(board.cell(b).xy, to_px)
+            cv2.line(texture, pa, pb, line, max(1, int(1.5 * s)), cv2.LINE_AA, 4)
+    surface = np.array(look.surface, dtype=np.float64)
+    for cell in board.cells:
+        c = _px16(cell.xy, to_px)
+        r = mm(look.cell_radius)
+        if look.cell == "hole":
+            cv2.circle(texture, c, r, _bgr(looks.colour("hole")), -1, cv2.LINE_AA, 4)
+        elif look.cell == "point":
+            cv2.circle(texture, c, r, line, -1, cv2.LINE_AA, 4)
+        elif look.cell == "hollow":
+            cv2.circle(texture, c, r, _bgr(surface * 0.82), -1, cv2.LINE_AA, 4)
+            cv2.circle(texture, c, r, line, max(1, int(0.8 * s)), cv2.LINE_AA, 4)
+        else:
+            name = f"field_{cell.kind}"
+            ring = (
+                looks.colour(name)
+                if name in looks.data()["colours"]
+                else looks.colour("board_line")
+            )
+            slots = look.slots.get(cell.kind)
+            radius = look.cell_radius + (slots.ring if slots else 0)
+            cv2.circle(texture, c, mm(radius), _bgr(ring), max(2, int(2.5 * s)), cv2.LINE_AA, 4)
+            for dx, dy in slots.offsets() if slots else ():
+                spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
+                cv2.circle(texture, spot, mm(3), _bgr(ring), -1, cv2.LINE_AA, 4)
+    dictionary = looks.dictionary()
+    for marker in looks.markers(board):
+        side = int(round(marker.size * s))
+        quiet = int(round(marker.size * 0.2 * s))
+        cx, cy = _px(marker.xy, to_px)
+        x, y = cx - side // 2, cy - side // 2
+        texture[y - quiet : y + side + quiet, x - quiet : x + side + quiet] = 255
+        image = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
+        texture[y : y + side, x : x + side] = image[..., None]
+    return texture, to_px
+
+
+def _px(xy, to_px) -> tuple[int, int]:
+    (sx, ox), (sy, oy) = to_px
+    return int(round(xy[0] * sx + ox)), int(round(xy[1] * sy + oy))
+
+
+def _px16(xy, to_px) -> tuple[int, int]:
+    (sx, ox), (sy, oy) = to_px
+    return int(round((xy[0] * sx + ox) * 16)), int(round((xy[1] * sy + oy) * 16))

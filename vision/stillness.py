@@ -1,0 +1,90 @@
+"""Is the view still, and is nothing over the board? Each frame is compared, at a
+quarter of its size, with the previous one (motion) and with the last stable view of
+the board outside the places pieces can stand (a hand or an arm must cross those to
+reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read.
+
+Judges frames only; it never reads a cell.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: frames in a row without motion or obstruction before a frame may be read
+STILL_FRAMES = 3
+#: a pixel (quarter size, 0-255) changed by more than this moved
+MOTION_LEVEL = 22
+#: the background differs where a pixel changed by more than this since it was learned
+BACKGROUND_LEVEL = 28
+#: changed pixels (quarter size) that make a frame moving or the board obstructed
+MOTION_PIXELS = 12
+BLOCKED_PIXELS = 25
+#: still but obstructed this many frames in a row: the light or the set-up changed,
+#: so take this view as the new background (a hand is never this still)
+ACCEPT_AFTER = 40
+SCALE = 4
+
+
+class Stillness:
+    """Motion and obstruction over one board in one pose."""
+
+    def __init__(self, size: tuple[int, int], board_outline: np.ndarray, piece_zones):
+        w, h = size
+        self.size = (w // SCALE, h // SCALE)
+        roi = np.zeros(self.size[::-1], np.uint8)
+        cv2.fillConvexPoly(roi, np.round(board_outline / SCALE).astype(np.int32), 255)
+        zones = np.zeros_like(roi)
+        for polygon in piece_zones:
+            cv2.fillConvexPoly(zones, np.round(polygon / SCALE).astype(np.int32), 255)
+        zones = cv2.dilate(zones, np.ones((3, 3), np.uint8))
+        self.roi = roi
+        self.background_mask = cv2.bitwise_and(roi, cv2.bitwise_not(zones))
+        self.previous: np.ndarray | None = None
+        self.background: np.ndarray | None = None
+        self.still = 0
+        self.blocked = 0
+
+    def small(self, frame: np.ndarray) -> np.ndarray:
+        return cv2.resize(frame, self.size, interpolation=cv2.INTER_AREA)
+
+    def look(self, frame: np.ndarray) -> str:
+        """``moving``, ``blocked``, ``settling`` or ``still`` for this frame."""
+        small = self.small(frame)
+        previous, self.previous = self.previous, small
+        if self.background is None:
+            self.background = small
+        if previous is None or _changed(small, previous, self.roi, MOTION_LEVEL) > MOTION_PIXELS:
+            self.still = 0
+            self.blocked = 0
+            return "moving"
+        levelled = self._levelled(small)
+        if _changed(levelled, self.background, self.background_mask, BACKGROUND_LEVEL) > (
+            BLOCKED_PIXELS
+        ):
+            self.still = 0
+            self.blocked += 1
+            if self.blocked < ACCEPT_AFTER:
+                return "blocked"
+            self.background = small
+        self.blocked = 0
+        self.still += 1
+        return "still" if self.still >= STILL_FRAMES else "settling"
+
+    def accept(self, frame: np.ndarray) -> None:
+        """This frame's board, without hands, is the background from now on."""
+        self.background = self.small(frame)
+
+    def _levelled(self, small: np.ndarray) -> np.ndarray:
+        """``small`` brought to the background's overall brightness (auto exposure)."""
+        now = np.array(cv2.mean(small, self.background_mask)[:3])
+        then = np.array(cv2.mean(self.background, self.background_mask)[:3])
+        return cv2.multiply(small, tuple(then / np.maximum(now, 1)) + (1.0,))
+
+
+def _changed(a: np.ndarray, b: np.ndarray, mask: np.ndarray, level: int) -> int:
+    """Pixels inside ``mask`` where some channel differs by more than ``level``."""
+    diff = cv2.absdiff(a, b)
+    _, over = cv2.threshold(diff.reshape(diff.shape[0], -1), level, 255, cv2.THRESH_BINARY)
+    over = over.reshape(diff.shape).max(axis=2)
+    return cv2.countNonZero(cv2.bitwise_and(over, mask))
