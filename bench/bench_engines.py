@@ -20,6 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from stats import percentile  # noqa: E402
+
 from engines import load_game  # noqa: E402
 
 PLAYERS = 3
@@ -29,11 +31,6 @@ ROUNDS = 3
 PLAYOUT_SECONDS = 3.0
 BUDGET_P99_MS = 0.5
 GOAL_P99_MS = 0.1
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def timings_ms(positions, legal) -> list[float]:

@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import websockets  # noqa: E402
+from stats import percentile  # noqa: E402
 
 from boardref.config import load_config  # noqa: E402
 from boardref.service import Service  # noqa: E402
@@ -30,11 +31,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def wait_for_port(port: int) -> None:

@@ -20,15 +20,11 @@ import time
 
 import httpx
 import websockets
+from stats import percentile
 
 CLIENTS = 100
 CHANGES = 40
 BUDGET_FANOUT_P99_MS = 100.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def start_service(scratch: str) -> tuple[subprocess.Popen, str]:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from stats import percentile  # noqa: E402
+
 from boardref.referee import OVER, Referee  # noqa: E402
 from boardref.simulate import Rig  # noqa: E402
 from boardref.store import Store  # noqa: E402
@@ -28,11 +30,6 @@ MOVES = 300
 LED_SAMPLES = 150
 BUDGET_VERDICT_P99_MS = 5.0
 BUDGET_LED_P99_MS = 10.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def verdicts(game_name: str, players: int, scratch: Path) -> list[float]:

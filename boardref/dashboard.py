@@ -10,18 +10,16 @@ import asyncio
 import contextlib
 import json
 import logging
-import ssl
 import time
 from importlib import resources
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import uvicorn
 from fastapi import FastAPI, WebSocket
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from boardref.fleet import RECONNECT, ROOT, Broker
+from boardref.fleet import ROOT, Broker
 from boardref.panel.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -37,18 +35,13 @@ class Fleet:
         self.hub = Hub()
         self.connected = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=f"boardref-dashboard-{int(time.time())}"
+        self.client = broker.client(
+            f"boardref-dashboard-{int(time.time())}",
+            ca_file,
+            self._connected,
+            self._disconnected,
+            self._message,
         )
-        if broker.username:
-            client.username_pw_set(broker.username, broker.password)
-        if broker.tls:
-            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
-        client.reconnect_delay_set(*RECONNECT)
-        client.on_connect = self._connected
-        client.on_disconnect = self._disconnected
-        client.on_message = self._message
-        self.client = client
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop

@@ -87,6 +87,21 @@ class Broker:
             parts.password,
         )
 
+    def client(
+        self, client_id: str, ca_file: str | None, on_connect, on_disconnect, on_message
+    ) -> mqtt.Client:
+        """A paho client for this broker: login, TLS, reconnect backoff, callbacks."""
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
+        if self.username:
+            client.username_pw_set(self.username, self.password)
+        if self.tls:
+            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
+        client.reconnect_delay_set(*RECONNECT)
+        client.on_connect = on_connect
+        client.on_disconnect = on_disconnect
+        client.on_message = on_message
+        return client
+
 
 def topic(table: str, kind: str) -> str:
     return f"{ROOT}/{table}/{kind}"
@@ -111,17 +126,10 @@ class Reporter:
         self._state_sent: str | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"boardref-{table}")
-        client.will_set(topic(table, "status"), "offline", qos=1, retain=True)
-        if broker.username:
-            client.username_pw_set(broker.username, broker.password)
-        if broker.tls:
-            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
-        client.reconnect_delay_set(*RECONNECT)
-        client.on_connect = self._connected
-        client.on_disconnect = self._disconnected
-        client.on_message = self._message
-        self.client = client
+        self.client = broker.client(
+            f"boardref-{table}", ca_file, self._connected, self._disconnected, self._message
+        )
+        self.client.will_set(topic(table, "status"), "offline", qos=1, retain=True)
         self.broker = broker
         self._sender = threading.Thread(target=self._send, name="boardref-fleet", daemon=True)
 
