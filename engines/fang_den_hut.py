@@ -87,7 +87,7 @@ from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from engines.chance import Die
-from engines.core import PASS, Game, Option, Outcome
+from engines.core import PASS, Game, Move, Option, Outcome
 from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
 from engines.geometry import Board
 
@@ -159,27 +159,20 @@ class Leg:
         return f"{self.hat} {'-'.join(self.path)}"
 
 
-@dataclass(frozen=True)
-class HatMove:
+@dataclass(frozen=True, init=False)
+class HatMove(Move):
     """A move: one leg, or two when the hat goes home and the leftover pips carry a
     hat back out. ``path`` is every cell visited, home once."""
 
-    legs: tuple[Leg, ...]
+    legs: tuple[Leg, ...] = ()
 
-    @property
-    def path(self) -> tuple[str, ...]:
-        cells = self.legs[0].path
-        for leg in self.legs[1:]:
-            cells += leg.path[1:]
-        return cells
-
-    @property
-    def origin(self) -> str:
-        return self.path[0]
-
-    @property
-    def destination(self) -> str:
-        return self.path[-1]
+    def __init__(self, legs: tuple[Leg, ...]):
+        path: tuple[str, ...] = legs[0].path if legs else ()
+        for leg in legs[1:]:
+            path += leg.path[1:]
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "leap", False)
+        object.__setattr__(self, "legs", legs)
 
     def __str__(self) -> str:
         return ", ".join(map(str, self.legs))
