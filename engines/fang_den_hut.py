@@ -697,7 +697,7 @@ class FangDenHut(Game):
         if len(teams) > 1:
             return None
         scores = self.scores(state)
-        left = ", ".join(c for c in self.colours if c in alive) or "no colour"
+        left = " and ".join(c for c in self.colours if c in alive) or "no colour"
         if self.options["last_standing"] or self.options["tower"]:
             winners = tuple(s for s in range(self.players) if self.teams[s] in teams)
             return Outcome(winners, f"only {left} left on the board", scores)
