@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_engines import percentile  # noqa: E402
+from bench.stats import percentile  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 
