@@ -157,3 +157,67 @@ def simulate(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(result))
+
+
+vision_app = typer.Typer(help="The camera: calibration, markers, accuracy.", no_args_is_help=True)
+app.add_typer(vision_app, name="vision")
+
+
+@vision_app.command("eval")
+def vision_eval(
+    game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
+    frames: int = typer.Option(100, min=1, help="positions to read"),
+    seed: int = typer.Option(1, help="seed of the scenes and positions"),
+    difficulty: str = typer.Option("easy", help="easy or hard"),
+) -> None:
+    """Read rendered frames of random positions; JSON with the error rates and timings."""
+    from vision.evaluate import evaluate
+    from vision.render import DIFFICULTY
+
+    if difficulty not in DIFFICULTY:
+        typer.echo(f"error: difficulty {difficulty!r}; use easy or hard", err=True)
+        raise typer.Exit(2)
+    try:
+        result = evaluate(game, frames, seed, difficulty)
+    except (RulesError, KeyError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(result))
+
+
+@vision_app.command("calibrate-camera")
+def vision_calibrate(
+    images: list[Path] = typer.Argument(..., help="photos of a printed chessboard"),
+    pattern: str = typer.Option("9x6", help="inner corners, across x down"),
+    out: Path | None = typer.Option(None, help="where to save (default: the service's file)"),
+) -> None:
+    """Calibrate the lens from chessboard photos; JSON with rms_px, camera_matrix,
+    dist_coeffs, saved where the service loads it."""
+    from vision.camera import CalibrationError, calibrate, default_path, parse_pattern
+
+    try:
+        camera = calibrate(images, parse_pattern(pattern))
+    except CalibrationError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    path = out or default_path()
+    camera.save(path)
+    typer.echo(json.dumps({**camera.to_json(), "saved": str(path)}))
+
+
+@vision_app.command("markers")
+def vision_markers(
+    game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
+    out: Path = typer.Option(..., help="PNG to write (300 dpi: print at 100%)"),
+) -> None:
+    """Write the sheet of the board's ArUco markers at true size."""
+    from engines import load_game
+    from vision.drawings import marker_sheet
+
+    try:
+        board = load_game(game).board
+    except RulesError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    out.write_bytes(marker_sheet(board))
+    typer.echo(json.dumps({"game": game, "out": str(out)}))

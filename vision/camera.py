@@ -128,3 +128,11 @@ def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1
         )
     rms, matrix, dist, _, _ = cv2.calibrateCamera(objects, corners, size, None, None)
     return Camera(matrix, dist.ravel(), size, float(rms))
+
+
+def default_path() -> Path:
+    """Where ``boardref vision calibrate-camera`` saves and the service looks."""
+    import os
+
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "boardref" / "camera.json"

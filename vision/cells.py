@@ -34,6 +34,10 @@ LOW_PROBE_MM = 8.0
 SPREAD_BORROWED = 0.3
 #: a probe's cost is capped so one odd probe cannot outvote the others entirely
 COST_CAP = 200.0
+#: a site whose best reading costs more than this shows nothing the reader knows
+#: (a finger, a sleeve); this many such sites and the frame is not read
+UNEXPLAINED_COST = 120.0
+UNEXPLAINED_SITES = 3
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
 #: how the top face of a solid is shaded relative to its colour in looks.toml
@@ -225,6 +229,8 @@ class Classifier:
         self.tokens: dict[str, np.ndarray] = {}
         self.spread: dict[str, float] = {}
         self.last: list[str | None] = [None] * len(sites)
+        #: sites the last frame showed something unknown on
+        self.unexplained = 0
 
     @property
     def ready(self) -> bool:
@@ -311,11 +317,14 @@ class Classifier:
         ratio = np.log(f / self.empty[:, :1])
         labels: list[str | None] = []
         probs: list[list[tuple[str | None, float]]] = []
+        self.unexplained = 0
         for group, hyps in ((~self.slotted, self.hyp_plain), (self.slotted, self.hyp_slot)):
             rows = np.flatnonzero(group)
             if not len(rows):
                 continue
             cost = self._costs(rows, board[rows], ratio[rows], hyps)
+            limit = UNEXPLAINED_COST * len(self.look.probes)
+            self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
             for n, i in enumerate(rows):
                 ranked = _rank(cost[n], [label for label, _ in hyps])
                 while len(labels) <= i:
@@ -323,7 +332,8 @@ class Classifier:
                     probs.append([])
                 labels[i] = ranked[0][0]
                 probs[i] = ranked
-        self.last = labels
+        if self.unexplained < UNEXPLAINED_SITES:
+            self.last = labels
         return self._cells(labels, probs, visible)
 
     def _gain(self, features: np.ndarray) -> np.ndarray:

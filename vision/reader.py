@@ -28,7 +28,14 @@ import numpy as np
 
 from vision import looks
 from vision.camera import Camera
-from vision.cells import Classifier, Observation, Sampler, site_labels, sites_of
+from vision.cells import (
+    UNEXPLAINED_SITES,
+    Classifier,
+    Observation,
+    Sampler,
+    site_labels,
+    sites_of,
+)
 from vision.locate import Locator, Pose
 from vision.stillness import ACCEPT_AFTER, Stillness
 
@@ -125,6 +132,9 @@ class BoardReader:
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
+        if self.classifier.unexplained >= UNEXPLAINED_SITES:
+            self.status = "blocked"
+            return None
         self._features = features
         return observation
 

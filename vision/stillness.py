@@ -16,10 +16,10 @@ STILL_FRAMES = 3
 #: a pixel (quarter size, 0-255) changed by more than this moved
 MOTION_LEVEL = 22
 #: the background differs where a pixel changed by more than this since it was learned
-BACKGROUND_LEVEL = 28
+BACKGROUND_LEVEL = 20
 #: changed pixels (quarter size) that make a frame moving or the board obstructed
 MOTION_PIXELS = 12
-BLOCKED_PIXELS = 25
+BLOCKED_PIXELS = 16
 #: still but obstructed this many frames in a row: the light or the set-up changed,
 #: so take this view as the new background (a hand is never this still)
 ACCEPT_AFTER = 40

@@ -1,0 +1,168 @@
+"""The camera as a sensor, on a handful of rendered frames (accuracy and timing
+statistics are bench/bench_vision.py's job)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import struct
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boardref.cli import app
+from engines import load_game
+from engines.errors import BoardFileError
+from engines.geometry import parse_board
+from vision.camera import Camera, calibrate
+from vision.drawings import marker_sheet, overlay_png
+from vision.locate import Locator
+from vision.reader import BoardReader
+from vision.render import Renderer, random_scene
+from vision.stillness import STILL_FRAMES
+
+PHOTOS = sorted(glob.glob("/usr/share/doc/opencv-doc/examples/data/left[0-9]*.jpg"))
+
+
+def _set_up(name: str, seed: int, difficulty: str = "easy"):
+    game = load_game(name)
+    scene = random_scene(game.board, seed, difficulty)
+    camera = Renderer(game, scene, seed)
+    reader = BoardReader(game, scene.camera)
+    start = game.observe(game.initial_state())
+    bare = dict.fromkeys(start)
+    assert reader.learn(camera.frame(bare), bare)
+    assert reader.learn(camera.frame(start), start)
+    return game, camera, reader, start
+
+
+def _read(reader, frame):
+    seen = None
+    for _ in range(STILL_FRAMES + 1):
+        seen = reader.feed(frame)
+    return seen
+
+
+@pytest.mark.skipif(not PHOTOS, reason="Debian's opencv-doc package is not installed")
+def test_calibration_on_real_chessboard_photos_reprojects_below_half_a_pixel(tmp_path):
+    camera = calibrate([tmp_path.parent / p for p in PHOTOS], (9, 6))
+    assert camera.rms_px < 0.5
+    camera.save(tmp_path / "camera.json")
+    again = Camera.load(tmp_path / "camera.json")
+    assert np.allclose(again.matrix, camera.matrix) and again.size == (640, 480)
+
+
+def test_calibrate_camera_command_prints_the_contract_keys(tmp_path):
+    if not PHOTOS:
+        pytest.skip("Debian's opencv-doc package is not installed")
+    out = tmp_path / "camera.json"
+    result = CliRunner().invoke(
+        app, ["vision", "calibrate-camera", "--pattern", "9x6", "--out", str(out), *PHOTOS[:5]]
+    )
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert {"rms_px", "camera_matrix", "dist_coeffs"} <= set(printed) and out.exists()
+
+
+def test_reader_reads_random_positions_exactly_after_learning_the_start():
+    game, camera, reader, start = _set_up("sternhalma", 11)
+    state = game.initial_state()
+    for move_text in ("l4-k5", "j14-i13", "n2:l4:j6"):
+        state = game.apply(state, game.parse_move(state, move_text))
+        truth = game.observe(state)
+        seen = _read(reader, camera.frame(truth))
+        assert seen is not None and seen.tokens == truth
+        assert min(seen.confidence.values()) > 0.5
+        reader.confirm(truth)
+
+
+def test_catch_the_hare_tells_the_hare_from_the_hunters():
+    game, camera, reader, start = _set_up("catch_the_hare", 5)
+    seen = _read(reader, camera.frame(start))
+    assert seen.tokens == start
+
+
+def test_a_hand_over_the_board_never_yields_an_observation():
+    game, camera, reader, start = _set_up("sternhalma", 12)
+    for cell in ("m1", "a5", "m9", "y13"):
+        frame = camera.frame(start, hands=(cell,))
+        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3))
+    assert _read(reader, camera.frame(start)).tokens == start
+
+
+def test_nothing_is_read_until_the_view_has_been_still():
+    game, camera, reader, start = _set_up("catch_the_hare", 6)
+    frame = camera.frame(start)
+    seen = [reader.feed(frame) for _ in range(STILL_FRAMES + 1)]
+    assert seen[0] is None and seen[-1] is not None
+
+
+def test_the_four_corner_fallback_finds_the_same_pose_as_the_markers():
+    game = load_game("catch_the_hare")
+    scene = random_scene(game.board, 4)
+    frame = Renderer(game, scene).frame({})
+    locator = Locator(game.board, scene.camera)
+    by_markers = locator.locate(frame)
+    from vision import looks
+
+    left, bottom, right, top = looks.extent(game.board)
+    corners = scene.camera.project(
+        np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]]),
+        scene.rvec,
+        scene.tvec,
+    )
+    by_hand = locator.from_corners(corners)
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    assert by_markers is not None and by_hand is not None
+    assert by_hand.moved_from(by_markers, scene.camera, cells) < 2.0
+
+
+def test_an_empty_frame_finds_no_board():
+    game = load_game("sternhalma")
+    reader = BoardReader(game, Camera.guess((1280, 720)))
+    blank = np.full((720, 1280, 3), 128, np.uint8)
+    assert reader.feed(blank) is None and reader.status == "unlocated"
+    assert cv2.imdecode(np.frombuffer(overlay_png(reader, blank), np.uint8), 1) is not None
+
+
+def test_overlay_marks_cells_on_the_snapshot():
+    game, camera, reader, start = _set_up("catch_the_hare", 7)
+    frame = camera.frame(start)
+    png = overlay_png(reader, frame, _read(reader, frame))
+    assert cv2.imdecode(np.frombuffer(png, np.uint8), 1).shape == frame.shape
+
+
+def test_marker_sheet_prints_at_300_dpi():
+    png = marker_sheet(load_game("sternhalma").board)
+    at = png.index(b"pHYs")
+    per_metre = struct.unpack(">I", png[at + 4 : at + 8])[0]
+    assert round(per_metre * 0.0254) == 300
+    assert cv2.imdecode(np.frombuffer(png, np.uint8), 0) is not None
+
+
+BOARD = """
+name = "tiny"
+title = "Tiny"
+cells = [{ id = "a1", xy = [0, 0], kind = "point" }, { id = "a2", xy = [0, 50], kind = "point" }]
+"""
+
+
+def test_board_files_may_place_markers():
+    board = parse_board(BOARD + "markers = [{ id = 3, xy = [-40, 90], size = 25 }]\n", "tiny")
+    assert board.markers[0].id == 3 and board.markers[0].size == 25.0
+
+
+@pytest.mark.parametrize(
+    "markers",
+    [
+        "markers = [{ id = -1, xy = [0, 0], size = 25 }]",
+        "markers = [{ id = 1, xy = [0, 0], size = 0 }]",
+        "markers = [{ id = 1, xy = [0], size = 20 }]",
+        "markers = [{ id = 1, xy = [0, 0], size = 20 }, { id = 1, xy = [9, 9], size = 20 }]",
+    ],
+)
+def test_bad_markers_are_refused_with_the_place(markers):
+    with pytest.raises(BoardFileError, match="marker"):
+        parse_board(BOARD + markers + "\n", "tiny")
