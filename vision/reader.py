@@ -154,8 +154,9 @@ class BoardReader:
 
     def _piece_zones(self) -> list[np.ndarray]:
         """Per site, the frame area a piece there can cover (its solid with room)."""
-        reach = max(p.radius for p in self.look.pieces.values()) * 1.3
         height = self.look.tallest() * 1.2
+        # room for the piece and the shadow it casts, which the light may throw aside
+        reach = max(p.radius for p in self.look.pieces.values()) * 1.3 + height / 2
         a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
         zones = []
         for site in self.sites:
