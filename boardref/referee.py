@@ -279,6 +279,15 @@ class Referee:
             self._judge_move(reading)
         self._emit(Event("display", {}))
 
+    def _looks_lifted(self, base, key: tuple) -> bool:
+        """Whether a move's reading only empties cells, as a piece held in the hand
+        does (a hat put onto a tower the sensor already feels): it waits for the
+        player's confirm or the next player rather than being taken at once."""
+        before = self._key_of(base)
+        return all(then is None or now is not None for now, then in zip(before, key)) and any(
+            now is not None and then is None for now, then in zip(before, key)
+        )
+
     def _start_play(self) -> None:
         self.phase = self._phase_after_change()
         self._view.clear_problems()
@@ -304,7 +313,9 @@ class Referee:
             move, state = matches[0]
             self._view.clear_problems()
             self.phase = MOVE
-            if self.game.outcome(state) is None and self.game.can_extend(base, move):
+            if self.game.outcome(state) is None and (
+                self.game.can_extend(base, move) or self._looks_lifted(base, key)
+            ):
                 self.tentative = (move, state)
                 self._view.last_move = move.path
                 self._emit(Event("tentative", {"move": str(move)}))
@@ -328,6 +339,8 @@ class Referee:
     def draw(self) -> Any:
         """Draw what the game asks for (a roll, marbles...) from the committed stream."""
         self._require_game()
+        if self.tentative is not None:  # a draw is the next player acting
+            self._finalise()
         if self.phase != CHANCE:
             raise RefereeError("nothing to draw now")
         spec = self.game.chance(self.positions[-1])
@@ -342,12 +355,33 @@ class Referee:
         return outcome
 
     def confirm(self) -> None:
-        """The player says their move is complete."""
+        """The player says their move is complete. With no move waiting, it names a
+        move the sensors cannot see (a hat put onto a tower the hall sensors already
+        felt): the one such legal move is taken, several are offered to choose."""
         self._require_game()
-        if self.tentative is None:
+        if self.tentative is not None:
+            self._finalise()
+        elif self.phase == MOVE and self.reading is not None:
+            self._offer_unseen()
+        else:
             raise RefereeError("there is no move waiting for confirmation")
-        self._finalise()
         self._emit(Event("display", {}))
+
+    def _offer_unseen(self) -> None:
+        base = self.positions[-1]
+        key = self._key(self.reading)
+        if key != self._key_of(base):
+            raise RefereeError("the board does not show the position; there is nothing to confirm")
+        unseen = {state: move for move, state in self._successors_of(base).by_reading.get(key, [])}
+        if not unseen:
+            raise RefereeError("there is no move waiting for confirmation")
+        if len(unseen) == 1:
+            self._accept_move(next(iter(unseen.values())))
+            return
+        self.phase = AMBIGUOUS
+        self._view.candidates = tuple(str(m) for m in unseen.values())
+        self._view.say("ambiguous")
+        self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
 
     def choose(self, move_text: str) -> None:
         """Pick the move that was played when several fit the board."""
@@ -495,10 +529,9 @@ class Referee:
     def _successors_of(self, state) -> _Successors:
         found = self._successors.get(state)
         if found is None:
-            moves = self.game.legal_moves(state)
-            found = _Successors(moves)
-            for move in moves:
-                after = self.game.apply(state, move)
+            pairs = self.game.successors(state)
+            found = _Successors([move for move, _ in pairs])
+            for move, after in pairs:
                 found.by_reading.setdefault(self._key_of(after), []).append((move, after))
             if len(self._successors) > 64:
                 self._successors.clear()

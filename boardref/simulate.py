@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardref.referee import OVER, Referee
+from boardref.referee import AMBIGUOUS, MOVE, OVER, Referee
 from boardref.store import Store
 from boardref.table import Table
 from engines import Move
@@ -54,6 +54,7 @@ class Score:
     illegal_caught: int = 0
     games: int = 0
     corrections: int = 0
+    panel_choices: int = 0
     final_state_match: bool = False
     verdict_ms: list[float] = field(default_factory=list)
 
@@ -189,6 +190,24 @@ class Hands:
             self.rig.set_cell(cell, False)
             self.quick()
 
+    def answer_panel(self, before, after) -> int:
+        """What a player does when the sensors cannot tell: press confirm for a move
+        they cannot see, and tap the move played when several fit. Returns the taps."""
+        referee = self.rig.table.referee
+        taps = 0
+        unseen = self.reading(before) == self.reading(after)
+        if unseen and referee.positions[-1] == before and referee.phase == MOVE:
+            referee.confirm()
+            taps += 1
+        if referee.phase == AMBIGUOUS:
+            base = referee.positions[-1]
+            for text in referee.display().candidates:
+                if self.game.apply(base, self.game.parse_move(base, text)) == after:
+                    referee.choose(text)
+                    taps += 1
+                    break
+        return taps
+
     def bump(self, state) -> None:
         occupied = [c for c, token in self.reading(state).items() if token]
         cell = self.pick.choice(occupied)
@@ -197,19 +216,25 @@ class Hands:
         self.rig.set_cell(cell, True)
         self.quick()
 
-    def try_illegal(self, state) -> bool:
-        """Put a movable piece where no legal move takes it, then undo it; True if
-        the referee refused it."""
-        moves = [m for m in self.game.legal_moves(state) if getattr(m, "path", ())]
-        if not moves:
-            return False
-        origin = self.pick.choice(moves).path[0]
-        allowed = {m.path[-1] for m in moves if m.path[0] == origin}
+    def try_illegal(self, state) -> bool | None:
+        """Carry a piece to a cell where the board then shows no legal outcome, then
+        put it back; True if the referee refused it, None if no such mistake exists."""
         seen = self.reading(state)
-        wrong = [c for c, token in seen.items() if token is None and c not in allowed]
-        if not wrong:
-            return False
-        target = self.pick.choice(wrong)
+        outcomes = {
+            tuple(self.reading(self.game.apply(state, move)).values())
+            for move in self.game.legal_moves(state)
+        }
+        occupied = [c for c, token in seen.items() if token]
+        empty = [c for c, token in seen.items() if not token]
+        mistakes = [
+            (origin, target)
+            for origin in self.pick.sample(occupied, min(6, len(occupied)))
+            for target in self.pick.sample(empty, min(6, len(empty)))
+            if tuple({**seen, origin: None, target: "piece"}.values()) not in outcomes
+        ]
+        if not mistakes:
+            return None
+        origin, target = self.pick.choice(mistakes)
         referee = self.rig.table.referee
         before = len(referee.log)
         events: list[str] = []
@@ -275,6 +300,7 @@ def simulate(
         "final_state_match": score.final_state_match,
         "games": score.games,
         "corrections": score.corrections,
+        "panel_choices": score.panel_choices,
         "verdict_ms_p50": round(statistics.median(timings), 3),
         "verdict_ms_p99": round(_percentile(timings, 0.99), 3),
         "mcu": rig.link.counters(),
@@ -301,15 +327,19 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
         if game.chance(truth) is not None:
             referee.draw()
             truth = referee.positions[-1]
+            rig.pause(1.0)  # the player looks at the draw; the referee prepares meanwhile
             continue
         if pick.random() < HABITS["illegal"]:
-            score.illegal_injected += 1
-            score.illegal_caught += hands.try_illegal(truth)
+            caught = hands.try_illegal(truth)
+            if caught is not None:
+                score.illegal_injected += 1
+                score.illegal_caught += caught
         move = pick.choice(game.legal_moves(truth))
         after = game.apply(truth, move)
         rejections: list[str] = []
         referee.listeners.append(_recorder(rejections))
         hands.play(truth, move, after)
+        score.panel_choices += hands.answer_panel(truth, after)
         referee.listeners.pop()
         score.moves_played += 1
         seen = referee._current() if referee.tentative else referee.positions[-1]

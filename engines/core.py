@@ -180,6 +180,11 @@ class Game:
             return []
         return self._legal_moves(state)
 
+    def successors(self, state) -> list[tuple]:
+        """Every legal move with the state it leads to. Engines that compute those
+        states while listing moves override this to hand them over."""
+        return [(move, self._apply(state, move)) for move in self.legal_moves(state)]
+
     def apply(self, state, move):
         """The state after ``move``; raises ``IllegalMove`` with the reason in words."""
         self._require_state(state)

@@ -8,6 +8,7 @@ import pytest
 
 from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Referee, RefereeError
 from boardref.store import StoreError
+from engines import load_game
 from engines.catch_the_hare import HareState
 
 P = "piece"
@@ -301,3 +302,59 @@ def test_a_panel_table_starts_at_once_and_takes_tapped_moves(store):
     assert referee.log[-1][1]["move"] == "a3-a4"
     with pytest.raises(Exception, match="the hare is on c3; the hare moves"):
         referee.play("a4-a5")
+
+
+def _fang_den_hut_case(predicate):
+    """A position from a random Fang den Hut! game with a move whose hall reading
+    satisfies ``predicate(before, after)``."""
+    from engines.chance import Stream
+
+    game = load_game("fang_den_hut", 4)
+    stream, pick = Stream("case"), random.Random(4)
+    state = game.initial_state()
+    while True:
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+            continue
+        moves = game.legal_moves(state)
+        before = game.sense(state, "presence")
+        for move in moves:
+            if predicate(before, game.sense(game.apply(state, move), "presence")):
+                return game, state, move
+        state = game.apply(state, pick.choice(moves))
+
+
+def _only_empties(before, after):
+    return before != after and all(after[c] is None or before[c] for c in before)
+
+
+def test_a_move_that_looks_like_a_lifted_piece_waits_for_a_confirm(table):
+    game, state, move = _fang_den_hut_case(_only_empties)
+    t = table("fang_den_hut", 4)
+    t.referee.positions[-1] = state
+    t.referee.phase = MOVE
+    t.show_position(game.apply(state, move))
+    assert t.referee.tentative is not None, "a hat held in the hand looks the same"
+    assert not [k for k, _ in t.logged() if k == "move"]
+    t.referee.confirm()
+    assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == AMBIGUOUS
+
+
+def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
+    game, state, move = _fang_den_hut_case(lambda before, after: before == after)
+    t = table("fang_den_hut", 4)
+    t.referee.positions[-1] = state
+    t.referee.phase = MOVE
+    t.show_position(state)
+    t.referee.confirm()
+    after = game.apply(state, move)
+    if t.referee.phase == AMBIGUOUS:
+        choice = next(
+            c
+            for c in t.referee.display().candidates
+            if game.apply(state, game.parse_move(state, c)) == after
+        )
+        t.referee.choose(choice)
+    assert t.logged()[-1][0] == "move"
+    assert any(t.referee.positions[-1] == game.apply(state, m) for m in game.legal_moves(state))
