@@ -79,6 +79,8 @@ class Display:
     tentative: str | None = None
     lifted: str | None = None
     destinations: frozenset[str] = frozenset()
+    #: the game's hints for the player to move (game.hints), shown while nothing is lifted
+    hints: frozenset[str] = frozenset()
     errors: frozenset[str] = frozenset()
     place: str | None = None
     remove: str | None = None
@@ -488,6 +490,7 @@ class Referee:
             tentative=None if self.tentative is None else str(self.tentative[0]),
             lifted=v.lifted,
             destinations=v.destinations,
+            hints=self.game.hints(state) if self.phase == MOVE else frozenset(),
             errors=v.errors,
             place=v.place,
             remove=v.remove,

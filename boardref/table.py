@@ -91,7 +91,7 @@ def highlights(shown: Display, colours) -> Highlights:
     """The cell-LED plan for what the referee shows."""
     turn = shown.seat_colour if shown.seat_colour in colours else None
     return Highlights(
-        destinations=shown.destinations,
+        destinations=shown.destinations or (shown.hints if shown.lifted is None else frozenset()),
         lifted=shown.lifted,
         last_move=shown.last_move,
         errors=shown.errors,

@@ -222,6 +222,11 @@ class Game:
         """How players call a seat: a colour, or a side such as "the hare"."""
         return f"seat {seat}"
 
+    def hints(self, state) -> frozenset[str]:
+        """Cells worth lighting for the player to move before they touch anything
+        (where the marbles in hand would take the hare, say). None by default."""
+        return frozenset()
+
     def seat_colour(self, seat: int) -> str | None:
         """The colour of a seat's pieces, for lights and the panel; None if they have none."""
         return None

@@ -73,6 +73,7 @@ class Panel:
             tentative=shown.tentative,
             lifted=shown.lifted,
             destinations=sorted(shown.destinations),
+            hints=sorted(shown.hints),
             errors=sorted(shown.errors),
             place=shown.place,
             remove=shown.remove,
@@ -86,8 +87,17 @@ class Panel:
             sim=service.sim,
             sensor=referee.sensor,
             moves=self._moves(seat),
+            record=self._record(),
             view=view,
         )
+
+    def _record(self) -> dict[str, Any] | None:
+        """The position's record where nothing in it is hidden from anyone."""
+        referee = self.service.referee
+        game = referee.game
+        if game is None or type(game).view is not Game.view:
+            return None
+        return game.to_json(referee._current())["state"]
 
     def _moves(self, seat: int | None) -> list[str]:
         """Legal moves for a panel table's page: every page sees them in an open game,

@@ -85,6 +85,7 @@ class State(BaseModel):
     tentative: str | None
     lifted: str | None
     destinations: list[str]
+    hints: list[str]
     errors: list[str]
     place: str | None
     remove: str | None
@@ -100,6 +101,9 @@ class State(BaseModel):
     #: the legal moves of the seat to move, where this page may see them (a panel
     #: table: publicly for open games, only on the mover's phone for hidden hands)
     moves: list[str] = []
+    #: the game's record of the position (game.to_json), for games without hidden
+    #: information only: what a page needs to draw towers, disks, coasters...
+    record: dict[str, Any] | None = None
     view: dict[str, Any] | None = None
 
 

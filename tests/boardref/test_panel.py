@@ -272,3 +272,10 @@ def test_a_board_table_refuses_moves_tapped_on_the_panel(service):
     lay_out(service)
     refused = client(service).post("/api/play", json={"move": "l4-k5"})
     assert refused.status_code == 409 and "read from the board" in refused.json()["detail"]
+
+
+def test_open_games_show_their_record_and_hidden_hands_never_do(service, card_table):
+    record = client(service).get("/api/state").json()["record"]
+    assert record["turn"] == 0 and len(record["pieces"]) == 2
+    client(card_table).post("/api/draw", json={})
+    assert client(card_table).get("/api/state").json()["record"] is None
