@@ -46,6 +46,8 @@ WORDS = {
     "put the pieces back as the lights show",
     "not_saved": "Not saved, so not accepted: {error}",
     "game_over": "Game over: {reason}",
+    "computer_moves": "The computer plays {move}: please carry it out on the board",
+    "not_computer_move": "Please play the computer's move: {move}",
 }
 
 
@@ -77,6 +79,8 @@ class Display:
     notice: tuple[str, dict[str, Any]] | None = None
     last_move: tuple[str, ...] = ()
     tentative: str | None = None
+    #: the computer's move the players are to carry out
+    expected: str | None = None
     lifted: str | None = None
     destinations: frozenset[str] = frozenset()
     #: the game's hints for the player to move (game.hints), shown while nothing is lifted
@@ -120,6 +124,8 @@ class Referee:
         self.log: list[tuple[str, dict[str, Any]]] = []
         self.phase = SETUP
         self.tentative: tuple[Move, Any] | None = None
+        #: the computer's move the players are to carry out, and where it leads
+        self.expected: tuple[Any, Any] | None = None
         self.reading: Reading | None = None
         self._reading_since = 0.0
         self._judged: Reading | None = None
@@ -198,6 +204,7 @@ class Referee:
         self.steps = []
         self.log = []
         self.tentative = None
+        self.expected = None
         self.phase = SETUP
         self._successors = {}
         self._judged = None
@@ -311,6 +318,9 @@ class Referee:
                 self._judge_move(reading)
                 return
         distinct = {state: move for move, state in matches}
+        if self.expected is not None and distinct:
+            self._judge_expected(distinct)
+            return
         if len(distinct) == 1:
             move, state = matches[0]
             self._view.clear_problems()
@@ -399,6 +409,7 @@ class Referee:
     def takeback(self) -> str:
         """Undo the tentative move, or the last accepted move; returns what was undone."""
         self._require_game()
+        self.expected = None
         if self.tentative is not None:
             undone = str(self.tentative[0])
             self.tentative = None
@@ -422,6 +433,37 @@ class Referee:
         self._emit(Event("display", {}))
         return undone
 
+    def expect(self, move_text: str) -> None:
+        """The computer has chosen ``move_text`` for the seat to move: announce it,
+        light it, and accept only that move from the board."""
+        self._require_game()
+        if self.phase != MOVE:
+            raise RefereeError(f"no move can be expected now ({self.phase})")
+        base = self.positions[-1]
+        move = self.game.parse_move(base, move_text)
+        self.expected = (move, self.game.apply(base, move))
+        self._view.last_move = getattr(move, "path", ())
+        self._view.say("computer_moves", move=str(move))
+        self._emit(Event("computer_move", {"move": str(move)}))
+        self._emit(Event("display", {}))
+
+    def _judge_expected(self, distinct: dict) -> None:
+        move, after = self.expected
+        if after in distinct:
+            self.expected = None
+            self._view.clear_problems()
+            self._accept_move(move)
+            return
+        played = next(iter(distinct.values()))
+        self._view.clear_problems()
+        self._view.errors = frozenset(getattr(played, "path", ())) | frozenset(
+            getattr(move, "path", ())
+        )
+        self._view.say("not_computer_move", move=str(move))
+        self._emit(
+            Event("illegal", {"cells": sorted(self._view.errors), "reason": self._view.message})
+        )
+
     def use_sensor(self, sensor: str) -> None:
         """Read the board with ``sensor`` from now on. A panel table has no board to
         lay out, so its game starts at once."""
@@ -438,7 +480,12 @@ class Referee:
             raise RefereeError("moves at this table are read from the board; play on it")
         if self.phase != MOVE:
             raise RefereeError(f"no move can be played now ({self.phase})")
-        move = self.game.parse_move(self.positions[-1], move_text)
+        base = self.positions[-1]
+        move = self.game.parse_move(base, move_text)
+        if self.expected is not None:
+            if self.game.apply(base, move) != self.expected[1]:
+                raise RefereeError(WORDS["not_computer_move"].format(move=self.expected[0]))
+            self.expected = None
         self._accept_move(move)
         self._emit(Event("display", {}))
 
@@ -448,7 +495,7 @@ class Referee:
         if self.phase not in (MOVE, AMBIGUOUS):
             raise RefereeError(f"no move to correct during {self.phase}")
         move = self.game.parse_move(self.positions[-1], move_text)
-        self.tentative = None
+        self.tentative = self.expected = None
         self._view.candidates = ()
         self.phase = MOVE
         if self._accept_move(move, corrected=True):
@@ -488,6 +535,7 @@ class Referee:
             notice=v.notice,
             last_move=v.last_move,
             tentative=None if self.tentative is None else str(self.tentative[0]),
+            expected=None if self.expected is None else str(self.expected[0]),
             lifted=v.lifted,
             destinations=v.destinations,
             hints=self.game.hints(state) if self.phase == MOVE else frozenset(),

@@ -358,3 +358,28 @@ def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
         t.referee.choose(choice)
     assert t.logged()[-1][0] == "move"
     assert any(t.referee.positions[-1] == game.apply(state, m) for m in game.legal_moves(state))
+
+
+def test_only_the_computers_move_is_accepted_while_it_is_expected(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.referee.expect("l4-k5")
+    shown = t.referee.display()
+    assert shown.expected == "l4-k5" and shown.last_move == ("l4", "k5")
+    assert "computer plays l4-k5" in shown.message
+    t.change(n4=None, m5=P)  # a legal move, but not the computer's
+    assert not [k for k, _ in t.logged() if k == "move"]
+    assert "Please play the computer's move: l4-k5" in t.referee.display().message
+    t.change(m5=None, n4=P)
+    t.change(l4=None, k5=P)
+    assert t.logged()[-1][1]["move"] == "l4-k5" and t.referee.expected is None
+
+
+def test_a_panel_table_refuses_a_tapped_move_that_is_not_the_computers(store):
+    referee = Referee(store, sensor="panel")
+    referee.new_game("catch_the_hare", seed=b"cpu")
+    referee.expect("a3-a4")
+    with pytest.raises(RefereeError, match="computer's move: a3-a4"):
+        referee.play("e3-e4")
+    referee.play("a3-a4")
+    assert referee.log[-1][1]["move"] == "a3-a4"
