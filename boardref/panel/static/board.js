@@ -4,11 +4,28 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 
-// Piece colours by token; colour names are used as they are.
+// Piece colours by token; colour names are used as they are. The one colour table of
+// the panel: the games' drawings (static/games/*.js) name their colours from it.
 const TOKEN_COLOURS = {
   red: "#d62828", blue: "#1d4ed8", green: "#2a9d3f", yellow: "#f2c200",
   white: "#f4f4f4", black: "#222", hunter: "#7a4a1e", hare: "#e8d9b5", piece: "#8a8a8a",
+  orange: "#ef7d1a", pink: "#f08bb4", brown: "#8b5a2b", beige: "#e9dcb8",
+  darkgreen: "#1f5130", grey: "#9ca3af", gold: "#d4a72c",
 };
+
+// Games that draw more than a coloured piece per hole register here, one file each
+// in static/games/; BoardView and panel.js call the hooks a game has:
+//   piece(token) -> colour name or null (no piece circle: the game draws it itself)
+//   draw(view, pieces, state): draw into view.ground (under the holes) and view.over
+//   frame(view, state) -> [left, top, width, height] or null: the part of the board shown
+//   panel(state, box): the game's part of the side panel (a hand, a coaster, scores)
+//   drawn(state, box) -> true if it showed the draw itself
+//   moves(state) -> the moves still offered as plain buttons
+const GAMES = {};
+
+function registerGame(name, hooks) {
+  GAMES[name] = hooks;
+}
 
 function tokenColour(token) {
   if (TOKEN_COLOURS[token]) return TOKEN_COLOURS[token];
@@ -38,6 +55,8 @@ class BoardView {
     this.svg = el("svg", { viewBox: `${left} ${top} ${width} ${height}`, class: "board",
                            role: "img", "aria-label": board.title });
     container.replaceChildren(this.svg);
+    this.viewBox = [left, top, width, height];
+    this.ground = el("g", { class: "ground" }, this.svg);
     const lines = el("g", { class: "lines" }, this.svg);
     for (const line of board.lines) {
       const points = line.map((id) => this.at(id).join(",")).join(" ");
@@ -48,7 +67,7 @@ class BoardView {
     const holes = el("g", { class: "holes" }, this.svg);
     for (const cell of board.cells) {
       const [x, y] = this.at(cell.id);
-      const hole = el("g", { class: `cell kind-${cell.kind}`, "data-cell": cell.id }, holes);
+      const hole = el("g", { class: "cell", "data-cell": cell.id, "data-kind": cell.kind }, holes);
       el("circle", { cx: x, cy: y, r: this.radius * 0.45, class: "hole" }, hole);
       el("circle", { cx: x, cy: y, r: this.radius, class: "piece", fill: "none" }, hole);
       el("circle", { cx: x, cy: y, r: this.radius * 1.25, class: "ring" }, hole);
@@ -58,6 +77,7 @@ class BoardView {
       if (onCell) hole.addEventListener("click", () => onCell(cell.id));
       this.holes.set(cell.id, hole);
     }
+    this.over = el("g", { class: "over" }, this.svg);
   }
 
   static pitch(board) {
@@ -79,14 +99,16 @@ class BoardView {
 
   // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state
   show(pieces, marks) {
+    const game = GAMES[marks.game] || {};
     for (const [id, hole] of this.holes) {
       const token = pieces[id];
+      const colour = token && game.piece ? game.piece(token) : token;
       const piece = hole.querySelector(".piece");
-      piece.setAttribute("fill", token ? tokenColour(token) : "none");
-      piece.setAttribute("class", token ? "piece filled" : "piece");
+      piece.setAttribute("fill", colour ? tokenColour(colour) : "none");
+      piece.setAttribute("class", colour ? "piece filled" : "piece");
       hole.dataset.token = token || "";
       // tokens that are no colour (a card, a stack's top) are written on the piece
-      hole.querySelector(".label").textContent = token && !TOKEN_COLOURS[token] ? token : "";
+      hole.querySelector(".label").textContent = colour && !TOKEN_COLOURS[colour] ? colour : "";
       const roles = [];
       if (marks.destinations.includes(id)) roles.push("destination");
       if (marks.errors.includes(id)) roles.push("error");
@@ -95,6 +117,7 @@ class BoardView {
       if (marks.remove === id) roles.push("remove");
       if (marks.selected === id) roles.push("selected");
       if (marks.last_move.includes(id) && !roles.length) roles.push("last");
+      if (marks.hints.includes(id) && !roles.length) roles.push("hint");
       hole.setAttribute("class", ["cell", ...roles].join(" "));
     }
     this.marks.replaceChildren();
@@ -103,8 +126,14 @@ class BoardView {
       el("polyline", { points, class: "last-move", "stroke-width": this.radius * 0.3 },
          this.marks);
     }
+    this.ground.replaceChildren();
+    this.over.replaceChildren();
+    if (game.draw) game.draw(this, pieces, marks);
+    const frame = (game.frame && game.frame(this, marks)) || this.viewBox;
+    this.svg.setAttribute("viewBox", frame.join(" "));
   }
 }
 
 window.BoardView = BoardView;
 window.tokenColour = tokenColour;
+window.registerGame = registerGame;

@@ -116,6 +116,7 @@ function render() {
   $("tentative").textContent = state.tentative ? say("tentative", { move: state.tentative }) : "";
   $("last").textContent = state.last_move.length && !state.tentative ? say("last_move", { move: state.last_move.join(" ") }) : "";
   showOutcome();
+  showGamePanel();
   showDraw();
   showCandidates();
   showMoves();
@@ -138,12 +139,21 @@ function showOutcome() {
   box.hidden = false;
 }
 
+function showGamePanel() {
+  const game = GAMES[state.game];
+  if (game && game.panel) game.panel(state, $("game-panel"));
+  else $("game-panel").replaceChildren();
+}
+
 function showDraw() {
   const box = $("drawn");
   const value = state.last_draw === null ? null : JSON.stringify(state.last_draw);
   if (value === null) { box.hidden = true; return; }
   box.hidden = false;
-  box.textContent = say("drawn", { value: [].concat(state.last_draw).join(" ") });
+  const game = GAMES[state.game];
+  if (!(game && game.drawn && game.drawn(state, box))) {
+    box.textContent = say("drawn", { value: [].concat(state.last_draw).join(" ") });
+  }
   if (value !== lastDraw) {
     box.classList.remove("rolling");
     void box.offsetWidth; // restart the animation
@@ -170,7 +180,8 @@ function showMoves() {
   const box = $("moves");
   box.replaceChildren();
   if (role === "watch") return;
-  for (const move of state.moves) {
+  const game = GAMES[state.game];
+  for (const move of game && game.moves ? game.moves(state) : state.moves) {
     const button = document.createElement("button");
     button.textContent = move;
     button.onclick = () => post("/api/play", { move });
@@ -193,7 +204,9 @@ function showControls() {
 function showSeat() {
   const mine = state.seats[seat];
   $("me").textContent = mine ? say("you_are", { seat: mine.name }) : "";
-  $("private").textContent = state.view ? JSON.stringify(state.view.state || state.view, null, 1) : "";
+  // a game with its own side panel shows the private view its way
+  const shown = state.view && !(GAMES[state.game] && GAMES[state.game].panel);
+  $("private").textContent = shown ? JSON.stringify(state.view.state || state.view, null, 1) : "";
 }
 
 function showJoinCodes() {
@@ -270,8 +283,22 @@ async function openNewGame() {
       options.appendChild(label);
     }
   };
-  select.onchange = fill;
+  const seats = () => {
+    const box = $("new-game-computer");
+    box.replaceChildren();
+    for (let n = 0; n < Number($("new-game-players").value); n++) {
+      const label = document.createElement("label");
+      const input = document.createElement("input");
+      input.type = "checkbox";
+      input.dataset.seat = n;
+      label.append(input, ` ${say("seat", { n: n + 1 })}`);
+      box.appendChild(label);
+    }
+  };
+  select.onchange = () => { fill(); seats(); };
+  $("new-game-players").onchange = seats;
   fill();
+  seats();
   dialog.showModal();
 }
 
@@ -283,7 +310,9 @@ async function startNewGame() {
     else if (kind === "int") { if (input.value !== "") options[input.dataset.option] = Number(input.value); }
     else options[input.dataset.option] = input.value;
   }
-  const body = { game: $("new-game-name").value, players: Number($("new-game-players").value), options };
+  const computer = [...$("new-game-computer").querySelectorAll("input:checked")].map((i) => Number(i.dataset.seat));
+  const body = { game: $("new-game-name").value, players: Number($("new-game-players").value), options,
+                 computer, level: $("new-game-level").value };
   if (await post("/api/game", body)) {
     $("new-game").close();
     inHand = null;

@@ -1,0 +1,105 @@
+// Hakenschlagen on the panel: the static layer (disks, trees) from the record's layout,
+// the figures (hares in their seat colours, the fox, molehills) drawn over it, start
+// spaces and turning points marked, and the marbles of this turn's draw.
+"use strict";
+
+(() => {
+  // what each disk, marble and figure looks like, as in the board file's [game] colours
+  const COLOURS = {
+    field: "beige", dandelion: "yellow", lettuce: "green", carrot: "orange",
+    fox: "red", molehill: "black", tree: "darkgreen",
+  };
+  const DISKS = ["dandelion", "lettuce", "carrot"];
+
+  function ground(view, layout) {
+    const r = view.radius;
+    for (const cell of view.board.cells) {
+      const [x, y] = view.at(cell.id);
+      if (cell.kind === "start" || cell.kind === "turning_point") {
+        el("circle", { cx: x, cy: y, r: r * 1.2, class: `space ${cell.kind}`, "data-cell": cell.id },
+           view.ground);
+      }
+    }
+    if (!layout) return;
+    for (const kind of DISKS) {
+      for (const id of layout[kind] || []) {
+        const [x, y] = view.at(id);
+        el("circle", { cx: x, cy: y, r: r * 1.2, class: "disk", "data-cell": id, "data-kind": kind,
+                       fill: tokenColour(COLOURS[kind]) }, view.ground);
+      }
+    }
+    for (const id of layout.tree || []) {
+      const [x, y] = view.at(id);
+      const tree = el("g", { class: "tree", "data-cell": id }, view.over);
+      el("rect", { x: x - r * 0.12, y: y + r * 0.35, width: r * 0.24, height: r * 0.5, fill: tokenColour("brown") }, tree);
+      el("polygon", { points: `${x},${y - r * 1.05} ${x + r * 0.8},${y + r * 0.45} ${x - r * 0.8},${y + r * 0.45}`,
+                      fill: tokenColour(COLOURS.tree) }, tree);
+    }
+  }
+
+  function hare(view, id, colour, turned) {
+    const [x, y] = view.at(id);
+    const r = view.radius;
+    const g = el("g", { class: turned ? "figure hare turned" : "figure hare", "data-cell": id, "data-colour": colour },
+                 view.over);
+    const fill = tokenColour(colour);
+    for (const side of [-1, 1]) {
+      el("ellipse", { cx: x + side * r * 0.3, cy: y - r * 0.75, rx: r * 0.18, ry: r * 0.5, fill }, g);
+    }
+    el("circle", { cx: x, cy: y, r: r * 0.62, fill }, g);
+  }
+
+  function fox(view, id) {
+    const [x, y] = view.at(id);
+    const r = view.radius;
+    const g = el("g", { class: "figure fox", "data-cell": id }, view.over);
+    const fill = tokenColour(COLOURS.fox);
+    el("polygon", { points: `${x - r * 0.8},${y - r * 0.8} ${x - r * 0.35},${y - r * 0.3} ${x - r * 0.7},${y - r * 0.1}`, fill }, g);
+    el("polygon", { points: `${x + r * 0.8},${y - r * 0.8} ${x + r * 0.35},${y - r * 0.3} ${x + r * 0.7},${y - r * 0.1}`, fill }, g);
+    el("polygon", { points: `${x - r * 0.75},${y - r * 0.35} ${x + r * 0.75},${y - r * 0.35} ${x},${y + r * 0.8}`, fill }, g);
+  }
+
+  function molehill(view, id) {
+    const [x, y] = view.at(id);
+    const r = view.radius;
+    const g = el("g", { class: "figure molehill", "data-cell": id }, view.over);
+    el("path", { d: `M ${x - r * 0.8} ${y + r * 0.4} A ${r * 0.8} ${r * 0.8} 0 0 1 ${x + r * 0.8} ${y + r * 0.4} Z`,
+                 fill: tokenColour(COLOURS.molehill) }, g);
+  }
+
+  function marble(kind) {
+    const dot = document.createElement("span");
+    dot.className = "marble";
+    dot.dataset.marble = kind;
+    dot.style.background = tokenColour(COLOURS[kind]);
+    dot.title = say(`marble_${kind}`);
+    const name = document.createElement("span");
+    name.textContent = say(`marble_${kind}`);
+    const item = document.createElement("span");
+    item.className = "marble-item";
+    item.append(dot, name);
+    return item;
+  }
+
+  registerGame("hakenschlagen", {
+    // every figure, disk and tree is drawn by draw(), in its own shape
+    piece: () => null,
+
+    draw(view, pieces, state) {
+      const record = state.record;
+      ground(view, record && record.layout);
+      if (!record) return;
+      for (const id of record.molehills) molehill(view, id);
+      fox(view, record.fox);
+      record.hares.forEach((id, seat) => hare(view, id, state.seats[seat].name, record.turned[seat]));
+    },
+
+    drawn(state, box) {
+      const marbles = [].concat(state.last_draw);
+      const label = document.createElement("span");
+      label.textContent = say(state.record && state.record.hand ? "marbles_in_hand" : "marbles_drawn");
+      box.replaceChildren(label, ...marbles.map(marble));
+      return true;
+    },
+  });
+})();
