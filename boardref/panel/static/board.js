@@ -10,7 +10,7 @@ const TOKEN_COLOURS = {
   red: "#d62828", blue: "#1d4ed8", green: "#2a9d3f", yellow: "#f2c200",
   white: "#f4f4f4", black: "#222", hunter: "#7a4a1e", hare: "#e8d9b5", piece: "#8a8a8a",
   orange: "#ef7d1a", pink: "#f08bb4", brown: "#8b5a2b", beige: "#e9dcb8",
-  darkgreen: "#1f5130", grey: "#9ca3af", gold: "#d4a72c",
+  darkgreen: "#1f5130", grey: "#9ca3af", gold: "#d4a72c", straw: "#f3e3a0",
 };
 
 // Games that draw more than a coloured piece per hole register here, one file each
@@ -39,6 +39,17 @@ function el(name, attributes, parent) {
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
   if (parent) parent.appendChild(node);
   return node;
+}
+
+// A die showing ``value`` as pips, for the games that roll one.
+function dieFace(value) {
+  const svg = el("svg", { viewBox: "0 0 30 30", class: "die", "data-value": value });
+  el("rect", { x: 1, y: 1, width: 28, height: 28, rx: 5, class: "die-face" }, svg);
+  const at = { 1: [[15, 15]], 2: [[8, 8], [22, 22]], 3: [[8, 8], [15, 15], [22, 22]],
+               4: [[8, 8], [22, 8], [8, 22], [22, 22]], 5: [[8, 8], [22, 8], [15, 15], [8, 22], [22, 22]],
+               6: [[8, 8], [22, 8], [8, 15], [22, 15], [8, 22], [22, 22]] }[value] || [];
+  for (const [cx, cy] of at) el("circle", { cx, cy, r: 2.6, class: "die-pip" }, svg);
+  return svg;
 }
 
 class BoardView {
@@ -137,3 +148,4 @@ class BoardView {
 window.BoardView = BoardView;
 window.tokenColour = tokenColour;
 window.registerGame = registerGame;
+window.dieFace = dieFace;

@@ -1,0 +1,107 @@
+// Fang den Hut! (the board game) on the panel: grey and yellow fields and the homes in
+// their colours, every hat or tower on a field drawn as a stack (captives below, the
+// top hat above them), the hats waiting at home with their count, the die, and the
+// captives each colour holds.
+"use strict";
+
+(() => {
+  const FIELD_COLOURS = { grey: "grey", yellow: "straw", centre: "straw" };
+  const HAT = /^(gold\/)?([a-z]+)(?:\[([a-z,]*)\])?$/;
+
+  function parseHat(text) {
+    const [, golden, colour, captives] = HAT.exec(text);
+    return { golden: !!golden, colour, captives: captives ? captives.split(",") : [] };
+  }
+
+  // one hat or tower at (x, y): the captives as bands from the bottom, the top hat as a
+  // cone above them, and how many hats the stack holds
+  function stack(parent, x, y, r, hat, cell) {
+    const g = el("g", { class: "stack", "data-cell": cell, "data-top": hat.golden ? "gold" : hat.colour,
+                        "data-hats": 1 + hat.captives.length + (hat.golden ? 1 : 0) }, parent);
+    const band = r * 0.28;
+    let base = y + r * 0.75;
+    for (const colour of hat.captives) {
+      el("rect", { x: x - r * 0.7, y: base - band, width: r * 1.4, height: band, rx: band * 0.3,
+                   fill: tokenColour(colour), class: "hat captive", "data-colour": colour }, g);
+      base -= band;
+    }
+    const top = base - r * 1.1;
+    el("polygon", { points: `${x - r * 0.7},${base} ${x + r * 0.7},${base} ${x + r * 0.25},${top} ${x - r * 0.25},${top}`,
+                    fill: tokenColour(hat.colour), class: "hat top", "data-colour": hat.colour }, g);
+    if (hat.golden) {
+      el("circle", { cx: x, cy: top, r: r * 0.3, fill: tokenColour("gold"), class: "hat golden" }, g);
+    }
+    if (hat.captives.length) {
+      el("text", { x, y: y + r * 1.25, class: "hat-count", "font-size": r * 0.6, "text-anchor": "middle" }, g)
+        .textContent = `+${hat.captives.length}`;
+    }
+    return g;
+  }
+
+  function fields(view, state) {
+    const r = view.radius;
+    for (const cell of view.board.cells) {
+      const [x, y] = view.at(cell.id);
+      const colour = cell.kind === "home" ? cell.zone : FIELD_COLOURS[cell.kind];
+      el("circle", { cx: x, cy: y, r: r * (cell.kind === "home" ? 1.5 : 1.15), class: "field-kind",
+                     "data-cell": cell.id, "data-kind": cell.kind, fill: tokenColour(colour),
+                     "fill-opacity": cell.kind === "home" ? 0.45 : 1 }, view.ground);
+    }
+  }
+
+  function homes(view, pieces) {
+    const r = view.radius;
+    for (const cell of view.board.cells) {
+      if (cell.kind !== "home" || !pieces[cell.id]) continue;
+      const tops = pieces[cell.id].split("+");
+      const colour = tops.find((top) => top !== "gold") || "gold";
+      const [x, y] = view.at(cell.id);
+      const g = stack(view.over, x, y, r * 1.3, { golden: tops.includes("gold"), colour, captives: [] }, cell.id);
+      g.classList.add("home");
+      g.dataset.count = tops.length;
+      if (tops.length > 1) {
+        el("text", { x: x + r * 0.9, y: y - r * 0.6, class: "hat-count", "font-size": r * 0.8 }, g)
+          .textContent = `×${tops.length}`;
+      }
+    }
+  }
+
+  registerGame("fang_den_hut", {
+    piece: () => null,
+
+    draw(view, pieces, state) {
+      fields(view, state);
+      homes(view, pieces);
+      if (!state.record) return;
+      const r = view.radius;
+      for (const [cell, hats] of Object.entries(state.record.fields)) {
+        const [x, y] = view.at(cell);
+        const scale = hats.length > 1 ? 0.7 : 1;
+        hats.forEach((text, k) => {
+          const dx = (k - (hats.length - 1) / 2) * r * 1.1;
+          stack(view.over, x + dx, y, r * 1.3 * scale, parseHat(text), cell);
+        });
+      }
+    },
+
+    drawn(state, box) {
+      const label = document.createElement("span");
+      label.textContent = say("rolled");
+      box.replaceChildren(label, dieFace(state.last_draw));
+      return true;
+    },
+
+    panel(state, box) {
+      if (!state.record) { box.replaceChildren(); return; }
+      const rows = Object.entries(state.record.prisoners).map(([colour, taken]) => {
+        const row = document.createElement("p");
+        row.className = "captives";
+        row.dataset.colour = colour;
+        row.style.borderLeft = `.6rem solid ${tokenColour(colour)}`;
+        row.textContent = say("prisoners", { seat: colour, count: taken.length });
+        return row;
+      });
+      box.replaceChildren(...rows);
+    },
+  });
+})();
