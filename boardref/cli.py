@@ -143,6 +143,7 @@ def simulate(
         None, help="event log to use and resume (default: a temporary one)"
     ),
     echo_moves: bool = typer.Option(False, help="print each move the moment it is logged"),
+    computer: str = typer.Option("", help="seats the computer plays, e.g. 1 or 0,2"),
 ) -> None:
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     from boardref.simulate import simulate as run
@@ -152,7 +153,8 @@ def simulate(
         raise typer.Exit(2)
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
     try:
-        result = run(game, players, seed, noise, moves, store, on_commit)
+        seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
+        result = run(game, players, seed, noise, moves, store, on_commit, seats)
     except RulesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -31,6 +31,9 @@ class GameConfig(_Section):
     name: str = "sternhalma"
     players: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    #: seats the computer plays (kiosk tables), and how strongly
+    computer: list[int] = Field(default_factory=list)
+    level: str = Field("hard", pattern=r"^(easy|medium|hard)$")
 
 
 class HallConfig(_Section):

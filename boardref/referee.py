@@ -79,8 +79,9 @@ class Display:
     notice: tuple[str, dict[str, Any]] | None = None
     last_move: tuple[str, ...] = ()
     tentative: str | None = None
-    #: the computer's move the players are to carry out
+    #: the computer's move the players are to carry out, and the seats it plays
     expected: str | None = None
+    computer: tuple[int, ...] = ()
     lifted: str | None = None
     destinations: frozenset[str] = frozenset()
     #: the game's hints for the player to move (game.hints), shown while nothing is lifted
@@ -101,7 +102,21 @@ class _Successors:
     """The legal moves of one position, indexed by what the sensor would report."""
 
     moves: list[Move]
+    sensor: str
     by_reading: dict[tuple, list[tuple[Move, Any]]] = field(default_factory=dict)
+
+
+def index_successors(game, state, sensor: str) -> _Successors:
+    """Every legal move from ``state`` by what ``sensor`` would read after it. Pure:
+    the service runs it in a worker thread and hands the result to ``adopt``."""
+    pairs = game.successors(state)
+    found = _Successors([move for move, _ in pairs], sensor)
+    for move, after in pairs:
+        # sense() lists every cell in board order, so its values are the key
+        found.by_reading.setdefault(tuple(game.sense(after, sensor).values()), []).append(
+            (move, after)
+        )
+    return found
 
 
 class Referee:
@@ -112,6 +127,9 @@ class Referee:
         self.sensor = sensor
         self.settle = settle
         self.listeners: list[Callable[[Event], None]] = []
+        #: prepare lookups on idle ticks; the service turns it off and prepares them
+        #: in a worker thread instead (see ``unprepared`` and ``adopt``)
+        self.prepare_on_tick = True
         self.game = None
         self.game_id: int | None = None
         #: when the game began (wall clock), for "time in game"
@@ -126,6 +144,9 @@ class Referee:
         self.tentative: tuple[Move, Any] | None = None
         #: the computer's move the players are to carry out, and where it leads
         self.expected: tuple[Any, Any] | None = None
+        #: seats the computer plays, and how strongly
+        self.computer: frozenset[int] = frozenset()
+        self.level = "hard"
         self.reading: Reading | None = None
         self._reading_since = 0.0
         self._judged: Reading | None = None
@@ -205,6 +226,7 @@ class Referee:
         self.log = []
         self.tentative = None
         self.expected = None
+        self.computer = frozenset()
         self.phase = SETUP
         self._successors = {}
         self._judged = None
@@ -223,6 +245,8 @@ class Referee:
             self._step(kind, data, None)
         elif kind == "correction":
             self._step(kind, data, self.game.from_json(data["record"]))
+        elif kind == "seats":
+            self.computer, self.level = frozenset(data["computer"]), data["level"]
         elif kind != "game_over":
             raise RulesError(f"unknown event kind {kind!r}")
 
@@ -252,7 +276,8 @@ class Referee:
             return False
         settled = self.reading is not None and now - self._reading_since >= self.settle
         if not settled or self.reading == self._judged:
-            self.prepare()
+            if self.prepare_on_tick:
+                self.prepare()
             return False
         self._judged = self.reading
         self.judge(self.reading)
@@ -260,12 +285,20 @@ class Referee:
 
     def prepare(self) -> None:
         """Index what the sensor would read after every legal move from here."""
-        if self.sensor == PANEL:
-            return  # moves are tapped, never read: nothing to match against
-        if self.phase in (MOVE, AMBIGUOUS, SETUP):
-            self._successors_of(self.positions[-1])
-            if self.tentative is not None:
-                self._successors_of(self.tentative[1])
+        for state in self.unprepared():
+            self._successors_of(state)
+
+    def unprepared(self) -> list:
+        """Positions whose successors the next verdict may need and nobody indexed."""
+        if self.sensor == PANEL or self.phase not in (MOVE, AMBIGUOUS, SETUP):
+            return []  # a panel table's moves are tapped, never read
+        wanted = [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
+        return [state for state in wanted if state not in self._successors]
+
+    def adopt(self, game, state, index: _Successors) -> None:
+        """Take an index built elsewhere (``index_successors``) if it still fits."""
+        if game is self.game and index.sensor == self.sensor:
+            self._remember(state, index)
 
     def judge(self, reading: Reading) -> None:
         """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
@@ -433,6 +466,30 @@ class Referee:
         self._emit(Event("display", {}))
         return undone
 
+    def seat_computer(self, seats, level: str = "hard") -> None:
+        """Let the computer play ``seats`` at ``level``; logged, so it survives a restart."""
+        self._require_game()
+        seats = frozenset(seats)
+        if not seats <= set(range(self.game.players)):
+            raise RefereeError(f"seats {sorted(seats)} are not all seats of this game")
+        data = {"computer": sorted(seats), "level": level}
+        try:
+            self.store.append(self.game_id, "seats", data)
+        except StoreError as exc:
+            raise RefereeError(f"not saved: {exc}") from None
+        self.log.append(("seats", data))
+        self.computer, self.level = seats, level
+        self._emit(Event("display", {}))
+
+    def computer_to_move(self) -> bool:
+        """Whether the computer should now choose a move for the seat to act."""
+        return (
+            self.phase == MOVE
+            and self.expected is None
+            and self.tentative is None
+            and self.game.to_move(self.positions[-1]) in self.computer
+        )
+
     def expect(self, move_text: str) -> None:
         """The computer has chosen ``move_text`` for the seat to move: announce it,
         light it, and accept only that move from the board."""
@@ -536,6 +593,7 @@ class Referee:
             last_move=v.last_move,
             tentative=None if self.tentative is None else str(self.tentative[0]),
             expected=None if self.expected is None else str(self.expected[0]),
+            computer=tuple(sorted(self.computer)),
             lifted=v.lifted,
             destinations=v.destinations,
             hints=self.game.hints(state) if self.phase == MOVE else frozenset(),
@@ -556,7 +614,7 @@ class Referee:
             plies=sum(k == "move" for k, _ in self.log),
         )
 
-    def expected(self) -> Reading:
+    def expected_reading(self) -> Reading:
         """What the sensor should read now (the current position, tentative included)."""
         self._require_game()
         return self.game.sense(self._current(), self.sensor)
@@ -580,14 +638,14 @@ class Referee:
     def _successors_of(self, state) -> _Successors:
         found = self._successors.get(state)
         if found is None:
-            pairs = self.game.successors(state)
-            found = _Successors([move for move, _ in pairs])
-            for move, after in pairs:
-                found.by_reading.setdefault(self._key_of(after), []).append((move, after))
-            if len(self._successors) > 64:
-                self._successors.clear()
-            self._successors[state] = found
+            found = index_successors(self.game, state, self.sensor)
+            self._remember(state, found)
         return found
+
+    def _remember(self, state, found: _Successors) -> None:
+        if len(self._successors) > 64:
+            self._successors.clear()
+        self._successors[state] = found
 
     def _finalise(self) -> bool:
         move, _ = self.tentative

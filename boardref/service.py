@@ -26,7 +26,7 @@ from boardref.fleet import Broker, Reporter, dashboard_state
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
-from boardref.referee import PANEL, Referee, RefereeError
+from boardref.referee import PANEL, Referee, RefereeError, index_successors
 from boardref.store import Store, StoreError
 from boardref.table import Table
 from engines import RulesError, load_game
@@ -38,6 +38,7 @@ from hardware.status import StatusPanel, StatusPins
 log = logging.getLogger("boardref")
 
 TICK = 0.01  # seconds between looks at the settle clock
+THINKING_S = 2.0  # the longest the computer thinks about a move
 
 
 def sim_store_path() -> Path:
@@ -61,6 +62,8 @@ class Service:
         self.palette: Palette | None = None
         self.panel: Panel | None = None
         self.reporter: Reporter | None = None
+        self._thinking: asyncio.Future | None = None
+        self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -69,6 +72,7 @@ class Service:
         config = self.config
         self.store = Store(config.store.path)
         self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+        self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
         self._start_reporting()  # before the game starts, so the broker hears of it
         try:
             resumed = self.referee.resume()
@@ -85,6 +89,8 @@ class Service:
         if not resumed:
             game = config.game
             self.referee.new_game(game.name, game.players, game.options)
+            if game.computer:
+                self.referee.seat_computer(game.computer, game.level)
         else:
             log.info("resumed %s after %d events", self.referee.game.name, len(self.referee.log))
         self.palette = Palette.load(config.palette)
@@ -202,6 +208,8 @@ class Service:
             now = time.monotonic()
             try:
                 self.table.tick(now)
+                self._prepare()
+                self._computer_turn()
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
             if now >= next_report:  # the link may change without a verdict
@@ -219,12 +227,68 @@ class Service:
             if part is not None:
                 part.close()
 
+    def _prepare(self) -> None:
+        """Index the next verdict's lookups in a worker thread, so that a game with
+        tens of thousands of outcomes a turn never stalls the loop or the panel."""
+        referee = self.referee
+        if self._indexing is not None:
+            return
+        wanted = referee.unprepared()
+        if not wanted:
+            return
+        game, state, sensor = referee.game, wanted[0], referee.sensor
+
+        async def index() -> None:
+            try:
+                found = await asyncio.to_thread(index_successors, game, state, sensor)
+                referee.adopt(game, state, found)
+            finally:
+                self._indexing = None
+
+        self._indexing = asyncio.ensure_future(index())
+
+    def _computer_turn(self) -> None:
+        """When a computer seat is to move, think in a worker thread (the state is
+        immutable) and announce the move back on the loop, if nothing changed."""
+        referee = self.referee
+        if self._thinking is not None or not referee.computer_to_move():
+            return
+        from engines.players import computer_move  # the search, needed only by kiosks
+
+        state = referee.positions[-1]
+        game = referee.game
+
+        async def think() -> None:
+            try:
+                move = await asyncio.to_thread(
+                    computer_move, game, state, THINKING_S, referee.level
+                )
+                if (
+                    referee.game is game
+                    and referee.positions[-1] == state
+                    and referee.computer_to_move()
+                ):
+                    referee.expect(str(move))
+            except (RefereeError, RulesError) as exc:
+                log.warning("the computer's move was not announced: %s", exc)
+            finally:
+                self._thinking = None
+
+        self._thinking = asyncio.ensure_future(think())
+
     # --- what the panel asks for -----------------------------------------------------------
 
     def link_state(self) -> str:
         return self.link.state if self.link is not None else "none"
 
-    def new_game(self, name: str, players: int | None, options: dict) -> None:
+    def new_game(
+        self,
+        name: str,
+        players: int | None,
+        options: dict,
+        computer: list[int] = (),
+        level: str = "hard",
+    ) -> None:
         """Start a game; a simulated table may switch boards, a real one may not."""
         game = load_game(name, players, **options)
         board_changes = game.board.name != self.referee.game.board.name
@@ -233,6 +297,8 @@ class Service:
                 f"this table's sensors are wired for {self.referee.game.board.title}"
             )
         self.referee.new_game(name, players, options)
+        if computer:
+            self.referee.seat_computer(computer, level)
         if board_changes:
             self._connect_board()
         elif self.simulator is not None:
@@ -280,7 +346,7 @@ class Service:
 
     def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
-        expected = self.referee.expected()
+        expected = self.referee.expected_reading()
         cells = self.table.sensor_cells
         self.simulator.set_board(bytes(1 if expected.get(c) else 0 for c in cells))
 

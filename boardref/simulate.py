@@ -39,7 +39,10 @@ HABITS = {
     "bump": 0.1,  # knock a neighbour and put it back at once
     "slow_capture": 0.3,  # take a captured piece off only after a pause
     "illegal": 0.08,  # try a move the rules forbid, then undo it
+    "disobey": 0.2,  # play another legal move than the computer's, then undo it
 }
+COMPUTER_LEVEL = "easy"
+COMPUTER_SECONDS = 0.2
 WAIT = 10.0  # seconds of real time a scan may take to arrive before we give up
 
 
@@ -55,6 +58,7 @@ class Score:
     games: int = 0
     corrections: int = 0
     panel_choices: int = 0
+    computer_refusals: int = 0
     final_state_match: bool = False
     verdict_ms: list[float] = field(default_factory=list)
 
@@ -208,6 +212,26 @@ class Hands:
                     break
         return taps
 
+    def disobey(self, state, announced) -> int:
+        """Play another legal move than the computer announced, then put it back;
+        1 if the referee refused it."""
+        target = self.reading(self.game.apply(state, announced))
+        others = [
+            m
+            for m in self.game.legal_moves(state)
+            if self.reading(self.game.apply(state, m)) != target
+        ]
+        if not others:
+            return 0
+        referee = self.rig.table.referee
+        before = len(referee.log)
+        self.rig.set_board(self.reading(self.game.apply(state, self.pick.choice(others))))
+        self.settle()
+        refused = len(referee.log) == before and referee.expected is not None
+        self.rig.set_board(self.reading(state))
+        self.settle()
+        return int(refused)
+
     def bump(self, state) -> None:
         occupied = [c for c, token in self.reading(state).items() if token]
         cell = self.pick.choice(occupied)
@@ -262,8 +286,14 @@ def simulate(
     moves: int,
     store_path: Path | None = None,
     on_commit=None,
+    computer: tuple[int, ...] = (),
 ) -> dict[str, Any]:
-    """Play ``moves`` moves of random legal games; return the scores as a dict."""
+    """Play ``moves`` moves of random legal games; return the scores as a dict.
+
+    With ``store_path`` the game is resumed from that log and kept there;
+    ``on_commit(move_text)`` hears each move the moment it is in the log; the
+    ``computer`` seats are played by the computer, carried out by the hands.
+    """
     pick = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="boardref-simulate-") as scratch:
         store = Store(store_path or Path(scratch) / "simulate.db")
@@ -275,6 +305,8 @@ def simulate(
             )
         if not resumed:
             referee.new_game(game_name, players, seed=f"simulate {seed}".encode())
+            if computer:
+                referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
         cells = [cell.id for cell in game.board.cells]
         rig = Rig(referee, cells, noise, seed)
@@ -301,6 +333,8 @@ def simulate(
         "games": score.games,
         "corrections": score.corrections,
         "panel_choices": score.panel_choices,
+        "computer_seats": sorted(referee.computer),
+        "computer_refusals": score.computer_refusals,
         "verdict_ms_p50": round(statistics.median(timings), 3),
         "verdict_ms_p99": round(_percentile(timings, 0.99), 3),
         "mcu": rig.link.counters(),
@@ -317,9 +351,12 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     while score.moves_played < moves:
         if referee.phase == OVER:
             score.games += 1
+            computer = referee.computer
             referee.new_game(
                 game.name, game.players, dict(game.options), seed=f"game {score.games}".encode()
             )
+            if computer:
+                referee.seat_computer(computer, COMPUTER_LEVEL)
             truth = referee.positions[-1]
             rig.set_board(hands.reading(truth))
             hands.settle()
@@ -334,7 +371,18 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
             if caught is not None:
                 score.illegal_injected += 1
                 score.illegal_caught += caught
-        move = pick.choice(game.legal_moves(truth))
+        waiting = referee.tentative
+        if waiting is not None and game.to_move(waiting[1]) in referee.computer:
+            referee.confirm()  # the guest confirms: the computer does not act on a guess
+        if referee.computer_to_move():
+            from engines.players import computer_move  # the search, only for computer seats
+
+            move = computer_move(game, truth, COMPUTER_SECONDS, COMPUTER_LEVEL, pick.random())
+            referee.expect(str(move))
+            if pick.random() < HABITS["disobey"]:
+                score.computer_refusals += hands.disobey(truth, move)
+        else:
+            move = pick.choice(game.legal_moves(truth))
         after = game.apply(truth, move)
         rejections: list[str] = []
         referee.listeners.append(_recorder(rejections))

@@ -448,7 +448,24 @@ class Hakenschlagen(Game):
         return state.turn
 
     def _legal_moves(self, state: HakenschlagenState) -> list[Turn]:
-        return [Turn(uses) for uses in self._outcomes(state)]
+        return [Turn(uses) for uses, _ in self._outcomes(state)]
+
+    def successors(self, state: HakenschlagenState) -> list[tuple[Turn, HakenschlagenState]]:
+        """Each distinct turn with the position it ends in, taken from the search
+        itself rather than replaying thousands of turns (the referee indexes them)."""
+        if self.to_move(state) is None:
+            return []
+        return [(Turn(uses), self._ending(state, *end)) for uses, end in self._outcomes(state)]
+
+    def hints(self, state: HakenschlagenState) -> frozenset[str]:
+        """Where the colour marbles in hand would take the hare now (for the LEDs)."""
+        if self.to_move(state) is None:
+            return frozenset()
+        return frozenset(
+            cell
+            for marble in set(state.hand) & set(COLOURS)
+            for cell in self.marble_targets(state, marble).values()
+        )
 
     def _uses(self, hand: tuple[str, ...]):
         """``(marbles, kind)`` for each way to spend part of ``hand`` once."""
@@ -498,8 +515,9 @@ class Hakenschlagen(Game):
             return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
         return self._molehill_moves(hare, fox, moles, others, layout)
 
-    def _outcomes(self, state: HakenschlagenState) -> list[tuple[Use, ...]]:
-        """One order of uses for each distinct end of the turn.
+    def _outcomes(self, state: HakenschlagenState) -> list[tuple[tuple[Use, ...], tuple]]:
+        """One order of uses for each distinct end of the turn, with that end
+        ``(hare, fox, molehills, turned)``.
 
         A depth-first search over the steps of a turn. Fox and molehill moves are
         the expensive branches (dozens of cells each), so before a jump only those
@@ -543,8 +561,8 @@ class Hakenschlagen(Game):
             return made[key]
 
         return [
-            done + tuple(use(m, k, s, c) for (m, k), (s, c) in zip(order, steps)) + tail
-            for done, order, steps, tail in found.values()
+            (done + tuple(use(m, k, s, c) for (m, k), (s, c) in zip(order, steps)) + tail, end)
+            for end, (done, order, steps, tail) in found.items()
         ]
 
     def _vacate_then_fill(self, node, survey, others, layout):
@@ -715,11 +733,17 @@ class Hakenschlagen(Game):
                         f"{turn}: the {marble} marble must be used; the hare can reach a "
                         f"{marble} space"
                     )
-        hare, fox, moles, _, turned, won = node
+        hare, fox, moles, _, turned, _ = node
+        return self._ending(state, hare, fox, moles, turned)
+
+    def _ending(self, state: HakenschlagenState, hare, fox, moles, turned) -> HakenschlagenState:
+        """The position after the mover's turn ends with these figures; landing on a
+        start space after turning is the win."""
+        won = turned and hare in self.start_spaces
         hares = tuple(hare if s == state.turn else h for s, h in enumerate(state.hares))
         turned_all = tuple(turned if s == state.turn else t for s, t in enumerate(state.turned))
         return HakenschlagenState(
-            layout,
+            state.layout,
             hares,
             turned_all,
             fox,

@@ -81,6 +81,8 @@ class Panel:
             last_draw=shown.last_draw,
             candidates=list(shown.candidates),
             outcome=shown.outcome,
+            expected=shown.expected,
+            computer=list(shown.computer),
             commitment=shown.commitment,
             plies=shown.plies,
             link=service.link_state(),
@@ -284,7 +286,7 @@ class Panel:
         @app.post("/api/game", response_model=models.Done, dependencies=change)
         async def new_game(body: models.NewGame, request: Request) -> models.Done:
             self._require(request, "table referee")
-            self.service.new_game(body.game, body.players, body.options)
+            self.service.new_game(body.game, body.players, body.options, body.computer, body.level)
             return models.Done(detail=f"new game of {body.game}")
 
         @app.post("/api/draw", response_model=models.Done, dependencies=change)

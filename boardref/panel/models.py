@@ -25,6 +25,9 @@ class NewGame(_Body):
     game: str = Field(min_length=1, max_length=40)
     players: int | None = Field(None, ge=1, le=8)
     options: dict[str, bool | int | str | None] = Field(default_factory=dict, max_length=16)
+    #: seats the computer plays
+    computer: list[int] = Field(default_factory=list, max_length=8)
+    level: str = Field("hard", pattern=r"^(easy|medium|hard)$")
 
 
 class Choice(Seat):
@@ -93,6 +96,8 @@ class State(BaseModel):
     last_draw: Any
     candidates: list[str]
     outcome: dict[str, Any] | None
+    expected: str | None = None
+    computer: list[int] = []
     commitment: str
     plies: int
     link: str
