@@ -1,0 +1,136 @@
+// Fang den Hut! card game on the panel. The table page shows each stack's top card,
+// the hat tip pointing at the player it belongs to, and the face-down piles; a phone
+// (/play/<seat>) shows its own hand and plays from it: tap a card, then play it alone
+// or tap a stack to capture it. The service judges every play; a refused capture
+// comes back with the reason in words.
+"use strict";
+
+(() => {
+  const CARD = /^([a-z]+?)(?:_(blank)|(\d+))$/;
+  let chosen = null; // the card tapped in the hand, until it is played
+
+  function cardParts(name) {
+    const [, colour, blank, value] = CARD.exec(name);
+    return { colour, text: blank ? say("blank") : value };
+  }
+
+  function playerName(state, stackCell) {
+    return state.seats[Number(stackCell.split("_")[1]) - 1].name;
+  }
+
+  function cardShape(view, parent, x, y, name, size) {
+    const r = view.radius;
+    const w = r * 1.6, h = r * 2.3;
+    const g = el("g", { class: "card", "data-card": name || "face_down" }, parent);
+    const faceUp = name && name !== "face_down";
+    el("rect", { x: x - w / 2, y: y - h / 2, width: w, height: h, rx: r * 0.2,
+                 class: faceUp ? "card-face" : "card-back",
+                 fill: faceUp ? tokenColour(cardParts(name).colour) : "#334155" }, g);
+    if (faceUp) {
+      el("text", { x, y, class: "card-value", "font-size": r * 1.1, "text-anchor": "middle",
+                   "dominant-baseline": "central" }, g).textContent = cardParts(name).text;
+    }
+    if (size) {
+      el("text", { x: x - w / 2 - r * 0.15, y, class: "card-size", "font-size": r * 0.45, "text-anchor": "end" }, g)
+        .textContent = say("cards", { count: size });
+    }
+    return g;
+  }
+
+  // the hat tip: a triangle beside the stack, pointing from the middle out to its player
+  function tip(view, parent, stackCell) {
+    const [x, y] = view.at(stackCell);
+    const [cx, cy] = view.at("deck");
+    const d = Math.hypot(x - cx, y - cy) || 1;
+    const ux = (x - cx) / d, uy = (y - cy) / d;
+    const r = view.radius;
+    const bx = x + ux * r * 1.5, by = y + uy * r * 1.5;
+    el("polygon", { class: "hat-tip", fill: tokenColour("gold"), points: [
+      [bx + ux * r * 0.9, by + uy * r * 0.9],
+      [bx - uy * r * 0.5, by + ux * r * 0.5],
+      [bx + uy * r * 0.5, by - ux * r * 0.5],
+    ].map((p) => p.join(",")).join(" ") }, parent);
+  }
+
+  function capture(target) {
+    post("/api/play", { move: `${chosen}:${target}` }).then((done) => { if (done) chosen = null; });
+  }
+
+  function handCard(name) {
+    const button = document.createElement("button");
+    const { colour, text } = cardParts(name);
+    button.className = name === chosen ? "hand-card chosen" : "hand-card";
+    if (name.endsWith("_blank")) button.classList.add("blank");
+    button.dataset.card = name;
+    button.style.background = tokenColour(colour);
+    button.textContent = text;
+    button.onclick = () => { chosen = chosen === name ? null : name; render(); };
+    return button;
+  }
+
+  registerGame("fang_den_hut_cards", {
+    piece: () => null,
+
+    draw(view, pieces, state) {
+      const own = state.view ? state.view.seat : null;
+      const sizes = {};
+      for (const stack of state.view ? state.view.table : []) sizes[`stack_${stack.points_at + 1}`] = stack.cards;
+      for (const cell of view.board.cells) {
+        const [x, y] = view.at(cell.id);
+        const token = pieces[cell.id];
+        if (cell.kind === "taken") {
+          el("text", { x, y: y + view.radius * 1.6, class: "seat-name", "font-size": view.radius * 0.45,
+                       "text-anchor": "middle" }, view.over).textContent = playerName(state, cell.id.replace("taken", "stack"));
+        }
+        if (!token) continue;
+        const card = cardShape(view, view.over, x, y, token, sizes[cell.id]);
+        card.dataset.cell = cell.id;
+        if (cell.kind !== "stack") continue;
+        tip(view, view.over, cell.id);
+        card.dataset.pointsAt = playerName(state, cell.id);
+        const mine = own !== null && cell.id === `stack_${own + 1}`;
+        if (chosen && !mine) {
+          card.classList.add("tappable");
+          card.addEventListener("click", () => capture(token));
+        }
+      }
+    },
+
+    panel(state, box) {
+      const hand = state.view ? state.view.hand : [];
+      if (!hand.includes(chosen)) chosen = null;
+      if (!state.view) { box.replaceChildren(); return; }
+      const title = document.createElement("h2");
+      title.textContent = say("your_hand");
+      const cards = document.createElement("div");
+      cards.className = "hand";
+      cards.append(...hand.map(handCard));
+      const actions = document.createElement("div");
+      actions.className = "card-actions";
+      if (chosen && state.to_move === state.view.seat) {
+        const alone = document.createElement("button");
+        alone.id = "play-alone";
+        alone.textContent = say("play_alone");
+        alone.onclick = () => post("/api/play", { move: chosen }).then((done) => { if (done) chosen = null; });
+        actions.append(alone);
+        for (const stack of state.view.table) {
+          if (stack.points_at === state.view.seat) continue;
+          const button = document.createElement("button");
+          button.className = "capture";
+          button.dataset.target = stack.top;
+          button.textContent = say("capture", { card: stack.top, seat: state.seats[stack.points_at].name });
+          button.onclick = () => capture(stack.top);
+          actions.append(button);
+        }
+      } else if (state.to_move === state.view.seat && hand.length) {
+        actions.textContent = say("choose_card");
+      }
+      const hats = document.createElement("p");
+      hats.textContent = say("hats", { hats: state.view.hats.map((n, s) => `${state.seats[s].name} ${n}`).join(", ") });
+      box.replaceChildren(title, cards, actions, hats);
+    },
+
+    // the hand and the stacks are the controls; no list of plays in notation
+    moves: () => [],
+  });
+})();
