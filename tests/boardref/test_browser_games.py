@@ -1,0 +1,223 @@
+"""Each newer game drawn by the panel in a real browser (Playwright driving Debian's
+/usr/bin/chromium, as in test_browser.py): Hakenschlagen's disks in their colours,
+Fang den Hut!'s towers with their top colour, the card game's hand played from a
+phone, and a Hägar coaster laid by taps. Waits are generous; nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from boardref.panel.access import hash_pin
+from engines import load_game
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 10_000
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PIN = "2468"
+#: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
+YELLOW, RED = "#f2c200", "#d62828"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
+)
+
+
+def serve(tmp_path, game: str, players: int):
+    """A --sim service playing ``game`` (a panel table: no hall board in the config)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[game]\nname = "{game}"\nplayers = {players}\n'
+        f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+    )
+    service = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", "--sim", "--config", str(config)],
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, "the service did not come up"
+        assert service.poll() is None, "the service stopped"
+        time.sleep(0.1)
+    return service, url
+
+
+@pytest.fixture
+def table(tmp_path, request):
+    game, players = request.param
+    service, url = serve(tmp_path, game, players)
+    yield url
+    service.terminate()
+    service.wait(10)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_table(browser, url):
+    page = browser.new_page(locale="en-US")
+    page.goto(f"{url}/table")
+    page.wait_for_selector("svg.board g[data-cell]", state="attached")
+    return page
+
+
+def draw(url):
+    assert httpx.post(f"{url}/api/draw", json={}).status_code == 200
+
+
+def phone_url(browser, url, seat: int) -> str:
+    """The address in a seat's join QR code, as a phone's camera reads it."""
+    import cv2
+    import numpy
+
+    page = browser.new_page()
+    page.goto(f"{url}/api/qr/{seat}")
+    image = cv2.imdecode(numpy.frombuffer(page.screenshot(), numpy.uint8), cv2.IMREAD_COLOR)
+    page.close()
+    text = cv2.QRCodeDetector().detectAndDecode(image)[0]
+    assert text.startswith(f"{url}/play/{seat}?token="), text
+    return text
+
+
+@pytest.mark.parametrize("table", [("hakenschlagen", 3)], indirect=True)
+def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, browser):
+    from playwright.sync_api import expect
+
+    draw(table)  # the setup
+    draw(table)  # the first hand of marbles
+    layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
+    page = open_table(browser, table)
+    dandelion = layout["dandelion"][0]
+    disk = page.locator(f'.ground .disk[data-cell="{dandelion}"]')
+    expect(disk).to_have_attribute("fill", YELLOW, timeout=WAIT_MS)
+    expect(page.locator(".ground .disk")).to_have_count(15 + 12 + 9)
+    expect(page.locator(".over .tree")).to_have_count(6)
+    expect(page.locator(".over .hare")).to_have_count(3)
+    expect(page.locator(".over .fox")).to_have_count(1)
+    expect(page.locator("#drawn .marble")).to_have_count(3)
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
+def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser):
+    from playwright.sync_api import expect
+
+    hats = {"last_standing": False, "team": False, "total_team": False}
+    record = {
+        "game": "fang_den_hut",
+        "players": 4,
+        "options": {**hats, "tower": False, "golden_hat": False},
+        "state": {
+            "fields": {"r1": ["red[blue,yellow]"], "r12": ["blue"]},
+            "home": {"red": 5, "blue": 4, "green": 6, "yellow": 5},
+            "prisoners": {"red": [], "blue": [], "green": [], "yellow": []},
+            "golden_home": None,
+            "turn": "red",
+            "roll": None,
+            "ply": 4,
+        },
+    }
+    with httpx.Client(base_url=table) as referee:
+        assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+        assert referee.post("/api/position", json={"record": record}).status_code == 200
+    draw(table)
+    page = open_table(browser, table)
+    tower = page.locator('.over .stack[data-cell="r1"]')
+    expect(tower).to_have_attribute("data-top", "red", timeout=WAIT_MS)
+    expect(tower).to_have_attribute("data-hats", "3")
+    expect(tower.locator(".hat.top")).to_have_attribute("fill", RED)
+    expect(tower.locator(".hat.captive")).to_have_count(2)
+    expect(page.locator('.over .stack.home[data-cell="home_green"]')).to_have_attribute(
+        "data-count", "6"
+    )
+    expect(page.locator('.ground [data-cell="r4"]')).to_have_attribute("data-kind", "grey")
+    expect(page.locator("#drawn svg.die")).to_have_count(1)
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
+def test_a_phone_shows_its_hand_and_plays_a_tapped_card(table, browser):
+    from playwright.sync_api import expect
+
+    draw(table)  # the deal
+    first = browser.new_page(locale="en-US")
+    first.goto(phone_url(browser, table, 0))
+    expect(first.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
+    card = first.locator(".hand-card").first.get_attribute("data-card")
+    first.locator(".hand-card").first.click()
+    first.click("#play-alone")
+    tablepage = open_table(browser, table)
+    stack = tablepage.locator('.over .card[data-cell="stack_1"]')
+    expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
+    expect(stack).to_have_attribute("data-points-at", "player 1")
+    expect(first.locator(".hand-card")).to_have_count(9, timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
+def test_a_refused_capture_is_explained_on_the_phone(table, browser):
+    from playwright.sync_api import expect
+
+    draw(table)
+    first = browser.new_page(locale="en-US")
+    first.goto(phone_url(browser, table, 0))
+    first.locator(".hand-card").first.click()
+    first.click("#play-alone")
+    second = browser.new_page(locale="en-US")
+    second.goto(phone_url(browser, table, 1))
+    expect(second.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
+    top = httpx.get(f"{table}/api/state").json()["position"]["stack_1"]
+    game = load_game("fang_den_hut_cards", players=3)
+    hand = [card.get_attribute("data-card") for card in second.locator(".hand-card").all()]
+    refused = next(card for card in hand if not game.can_capture(card, top))
+    second.locator(f'.hand-card[data-card="{refused}"]').click()
+    second.locator(f'button.capture[data-target="{top}"]').click()
+    expect(second.locator("#refusal")).to_contain_text("cannot capture", timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
+def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
+    from playwright.sync_api import expect
+
+    draw(table)  # the first coaster
+    page = open_table(browser, table)
+    hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
+    expect(page.locator("#coaster-in-hand")).to_contain_text(hand, timeout=WAIT_MS)
+    expect(page.locator(".over .coaster")).to_have_count(0)
+    page.locator('.over .spot[data-spot="n0e0"]').click()
+    page.locator("button.facing").first.click()
+    coaster = page.locator('.over .coaster[data-spot="n0e0"]')
+    expect(coaster).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
+    expect(page.locator(".ground .field")).to_have_count(4)
