@@ -16,9 +16,10 @@ from engines import GAMES, IllegalMove, Move, load_game
 from engines.chance import Stream
 
 GAMES_PER_SETUP = 12
-#: games whose turns have thousands of outcomes (and games of hundreds of turns) run
-#: fewer random games, and round-trip a sample of each position's moves
-FEWER_GAMES = {"hakenschlagen": 1}
+#: games whose turns have thousands of outcomes or that last hundreds of turns:
+#: (random games to play, check every n-th position); each game still runs to its
+#: end, its last position is always checked, and a sample of moves is round-tripped
+LONG_GAMES = {"hakenschlagen": (1, 25), "fang_den_hut": (3, 5)}
 MAX_ROUND_TRIPS = 40
 MAX_PLIES = 150
 #: a game without a max_plies option must end by itself within this many steps
@@ -66,12 +67,15 @@ def test_random_games_keep_every_invariant(setup):
     if limited:
         game = load_game(name, players, max_plies=MAX_PLIES, **options)
     pick = random.Random(f"{name}-{players}-{sorted(options.items())}")
-    for n in range(FEWER_GAMES.get(name, GAMES_PER_SETUP)):
+    games, every = LONG_GAMES.get(name, (GAMES_PER_SETUP, 1))
+    for n in range(games):
         stream = Stream(f"random game {n}")
         state = game.initial_state()
-        for _ in range(HARD_LIMIT):
-            _check_state(game, state, pick)
-            if game.outcome(state) is not None:
+        for step in range(HARD_LIMIT):
+            ended = game.outcome(state) is not None
+            if ended or step % every == 0:
+                _check_state(game, state, pick)
+            if ended:
                 break
             spec = game.chance(state)
             if spec is not None:
@@ -116,7 +120,7 @@ def _check_state(game, state, pick: random.Random) -> None:
     moves = game.legal_moves(state)
     assert moves, "a seat to move always has a move (a pass, if nothing else)"
     assert len(set(moves)) == len(moves), "legal_moves lists a move twice"
-    sampled = len(moves) > MAX_ROUND_TRIPS and game.name in FEWER_GAMES
+    sampled = len(moves) > MAX_ROUND_TRIPS and game.name in LONG_GAMES
     checked = pick.sample(moves, MAX_ROUND_TRIPS) if sampled else moves
     successors = set()
     for move in checked:
