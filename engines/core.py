@@ -222,6 +222,11 @@ class Game:
         """How players call a seat: a colour, or a side such as "the hare"."""
         return f"seat {seat}"
 
+    def report(self, state) -> dict:
+        """Public facts a page may show beyond the position (scores per landscape,
+        the stacks on a card table), JSON-able and free of hidden information."""
+        return {}
+
     def hints(self, state) -> frozenset[str]:
         """Cells worth lighting for the player to move before they touch anything
         (where the marbles in hand would take the hare, say). None by default."""

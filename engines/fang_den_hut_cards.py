@@ -351,6 +351,19 @@ class FangDenHutCards(Game):
             seen[f"taken_{seat + 1}"] = FACE_DOWN if pile else None
         return {cell.id: seen[cell.id] for cell in self.board.cells}
 
+    def report(self, state: CardsState) -> dict:
+        """What lies open on the table: each stack's top card, size and the player
+        its tip points at, and the count of face-down cards per player."""
+        self._require_state(state)
+        return {
+            "table": [
+                {"points_at": s, "top": stack[-1], "cards": len(stack)}
+                for s, stack in enumerate(state.table)
+                if stack
+            ],
+            "taken": [len(pile) for pile in state.taken],
+        }
+
     def view(self, state: CardsState, seat: int) -> dict:
         """What ``seat`` may know: their own hand and, on their turn, the plays it
         allows (``moves``, in notation); of everything else only what lies open on

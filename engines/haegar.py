@@ -610,6 +610,26 @@ class Haegar(Game):
                     todo.append(near)
         return region
 
+    def report(self, state: HaegarState) -> dict:
+        """Per landscape its kind, fields and points, and the doubled fields."""
+        self._require_state(state)
+        return {
+            "landscapes": [
+                {
+                    "kind": land.kind,
+                    "fields": list(land.fields),
+                    "shield": land.shield,
+                    "gold": land.gold,
+                    "hagars": list(land.hagars),
+                    "conqueror": land.conqueror,
+                    "gold_points": list(land.gold_points),
+                    "dominion_points": list(land.dominion_points),
+                }
+                for land in self.scoring(state)
+            ],
+            "doubled": list(self.doubled(state)),
+        }
+
     def scores(self, state: HaegarState) -> tuple[int, ...]:
         """Each seat's points from ``scoring`` (the final scores once the game is over)."""
         landscapes = self.scoring(state)

@@ -90,6 +90,7 @@ class Panel:
             sensor=referee.sensor,
             moves=self._moves(seat),
             record=self._record(),
+            report=referee.game.report(referee._current()) if referee.game else {},
             view=view,
         )
 
@@ -226,6 +227,7 @@ class Panel:
             return models.Board(
                 name=board.name,
                 title=board.title,
+                game=board.game,
                 lines=[list(line) for line in board.lines],
                 cells=[
                     models.CellInfo(id=c.id, x=c.xy[0], y=c.xy[1], kind=c.kind, zone=c.zone)

@@ -109,6 +109,8 @@ class State(BaseModel):
     #: the game's record of the position (game.to_json), for games without hidden
     #: information only: what a page needs to draw towers, disks, coasters...
     record: dict[str, Any] | None = None
+    #: the game's public report (game.report): scores per landscape, open stacks...
+    report: dict[str, Any] = {}
     view: dict[str, Any] | None = None
 
 
@@ -125,6 +127,8 @@ class Board(BaseModel):
     title: str
     cells: list[CellInfo]
     lines: list[list[str]]
+    #: the board file's [game] table: colours, coaster prints... for drawing
+    game: dict[str, Any] = {}
 
 
 class GameInfo(BaseModel):

@@ -279,3 +279,20 @@ def test_open_games_show_their_record_and_hidden_hands_never_do(service, card_ta
     assert record["turn"] == 0 and len(record["pieces"]) == 2
     client(card_table).post("/api/draw", json={})
     assert client(card_table).get("/api/state").json()["record"] is None
+
+
+def test_the_card_table_shows_the_open_stacks_and_the_board_its_data(card_table):
+    local = client(card_table)
+    local.post("/api/draw", json={})
+    mover = local.get("/api/state").json()["to_move"]
+    token = card_table.panel.access.player_token(card_table.referee.game_id, mover)
+    move = (
+        client(card_table, REMOTE)
+        .get("/api/state", params={"seat": mover, "token": token})
+        .json()["moves"][0]
+    )
+    client(card_table, REMOTE).post("/api/play", json={"move": move, "seat": mover, "token": token})
+    report = local.get("/api/state").json()["report"]
+    assert report["table"] and report["table"][0]["cards"] >= 1
+    assert "hand" not in str(report), "the report is public: no hands"
+    assert local.get("/api/board").json()["game"], "the board file's [game] data is served"
