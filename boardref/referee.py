@@ -303,7 +303,7 @@ class Referee:
     def judge(self, reading: Reading) -> None:
         """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
         if self.phase == OVER:
-            self._show_differences(reading, self._current(), quiet=True)
+            self._show_differences(reading, self.current(), quiet=True)
         elif self.phase == SETUP:
             if self._guide_back(reading):
                 self._start_play()
@@ -338,7 +338,7 @@ class Referee:
 
     def _judge_move(self, reading: Reading) -> None:
         base, key = self.positions[-1], self._key(reading)
-        if key == self._key_of(self._current()):
+        if key == self._key_of(self.current()):
             self._view.clear_problems()
             return
         matches = self._successors_of(base).by_reading.get(key, [])
@@ -576,7 +576,7 @@ class Referee:
             return Display(
                 SETUP, "", None, None, None, {}, message=WORDS["no_game"], notice=("no_game", {})
             )
-        state = self._current()
+        state = self.current()
         seat = self.game.to_move(state) if self.phase in (MOVE, AMBIGUOUS, CHANCE) else None
         spec = self.game.chance(state) if self.phase == CHANCE else None
         ended = self.game.outcome(self.positions[-1]) if self.phase == OVER else None
@@ -617,11 +617,12 @@ class Referee:
     def expected_reading(self) -> Reading:
         """What the sensor should read now (the current position, tentative included)."""
         self._require_game()
-        return self.game.sense(self._current(), self.sensor)
+        return self.game.sense(self.current(), self.sensor)
 
     # --- inside ----------------------------------------------------------------------------
 
-    def _current(self):
+    def current(self):
+        """The position on the board as judged: the tentative move's, or the last."""
         return self.tentative[1] if self.tentative is not None else self.positions[-1]
 
     def _require_game(self) -> None:
@@ -722,12 +723,12 @@ class Referee:
     def _recheck(self) -> None:
         """After a command changed the position, show how the board differs from it."""
         if self.reading is not None and self.phase != OVER:
-            self._show_differences(self.reading, self._current(), quiet=False)
+            self._show_differences(self.reading, self.current(), quiet=False)
         self._judged = self.reading
 
     def _guide_back(self, reading: Reading) -> bool:
         """Guide the players to the expected position; True once the board matches."""
-        return self._show_differences(reading, self._current(), quiet=False)
+        return self._show_differences(reading, self.current(), quiet=False)
 
     def _show_differences(self, reading: Reading, state, quiet: bool) -> bool:
         expected = self.game.sense(state, self.sensor)
@@ -752,7 +753,7 @@ class Referee:
 
     def _explain(self, reading: Reading) -> None:
         """No legal move fits: a lifted piece, or an illegal or unreadable board."""
-        base, current = self.positions[-1], self._current()
+        base, current = self.positions[-1], self.current()
         expected = self.game.sense(current, self.sensor)
         cells = [c.id for c in self.game.board.cells]
         vacated = [c for c in cells if expected[c] is not None and reading.get(c) is None]

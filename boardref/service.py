@@ -142,7 +142,7 @@ class Service:
         if self.simulator is not None:
             self.simulator.close()
         if self.table is not None:
-            self.referee.listeners.remove(self.table._on_event)
+            self.table.close()
         config = self.config
         self.link = self.simulator = None
         hall = config.sensors.hall is not None or self.sim

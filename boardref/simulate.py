@@ -390,7 +390,7 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
         score.panel_choices += hands.answer_panel(truth, after)
         referee.listeners.pop()
         score.moves_played += 1
-        seen = referee._current() if referee.tentative else referee.positions[-1]
+        seen = referee.current() if referee.tentative else referee.positions[-1]
         if seen == after or (referee.phase == OVER and referee.positions[-1] == after):
             score.committed += 1
         else:

@@ -50,6 +50,10 @@ class Table:
         self._frame: bytes | None = None
         referee.listeners.append(self._on_event)
 
+    def close(self) -> None:
+        """Stop showing the referee's verdicts (the board is being replaced)."""
+        self.referee.listeners.remove(self._on_event)
+
     def on_scan(self, states: bytes, at: float) -> None:
         """A hall-sensor scan (a byte per sensor, 0 = nothing there) taken at ``at``."""
         if len(states) != len(self.sensor_cells):

@@ -51,7 +51,7 @@ class Panel:
         game = referee.game
         view = None
         if seat is not None and game is not None and 0 <= seat < game.players:
-            view = game.view(referee._current(), seat)
+            view = game.view(referee.current(), seat)
         return models.State(
             game=shown.game,
             players=game.players if game else 0,
@@ -90,7 +90,7 @@ class Panel:
             sensor=referee.sensor,
             moves=self._moves(seat),
             record=self._record(),
-            report=referee.game.report(referee._current()) if referee.game else {},
+            report=referee.game.report(referee.current()) if referee.game else {},
             view=view,
         )
 
@@ -100,7 +100,7 @@ class Panel:
         game = referee.game
         if game is None or type(game).view is not Game.view:
             return None
-        return game.to_json(referee._current())["state"]
+        return game.to_json(referee.current())["state"]
 
     def _moves(self, seat: int | None) -> list[str]:
         """Legal moves for a panel table's page: every page sees them in an open game,
