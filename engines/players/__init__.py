@@ -1,0 +1,72 @@
+"""Computer players for every registered game: ``RandomPlayer`` and ``SearchPlayer``
+(Monte Carlo tree search, see ``engines.players.search``), with difficulty levels.
+
+A player never reads what its seat may not know (hidden hands are dealt afresh
+from ``game.view``) and never foresees chance (it imagines draws with its own RNG,
+never the game's stream). It depends on ``engines`` only.
+
+>>> from engines import load_game
+>>> from engines.players import computer_move, player
+>>> game = load_game("catch_the_hare")
+>>> state = game.initial_state()
+>>> move = computer_move(game, state, seconds=0.5, seed=7)
+>>> move in game.legal_moves(state)
+True
+>>> player("easy", seed=1)
+SearchPlayer(playouts=50, deadline_s=0.5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import Game
+from engines.errors import OptionError
+from engines.players.search import RandomPlayer, SearchPlayer
+
+
+@dataclass(frozen=True)
+class Level:
+    """A difficulty: at most ``playouts`` iterations and ``seconds`` a move."""
+
+    playouts: int | None
+    seconds: float | None
+
+
+#: difficulty levels, weakest first; "hard" is the strongest and stays within 2 s
+LEVELS = {
+    "easy": Level(playouts=50, seconds=0.5),
+    "medium": Level(playouts=300, seconds=1.0),
+    "hard": Level(playouts=None, seconds=2.0),
+}
+#: the names ``player`` understands: "random", "search" (the strongest level), a level
+PLAYERS = ("random", "search", *LEVELS)
+
+
+def player(name: str, seed: Any = None, playouts: int | None = None):
+    """The computer player called ``name`` (one of ``PLAYERS``), seeded; ``playouts``
+    replaces a search level's budget with that many iterations (no clock), as the
+    reproducible benchmarks do."""
+    if name == "random":
+        return RandomPlayer(seed)
+    level = LEVELS.get("hard" if name == "search" else name)
+    if level is None:
+        raise OptionError(f"no player {name!r}; choose one of {', '.join(PLAYERS)}")
+    if playouts is not None:
+        return SearchPlayer(seed, playouts=playouts)
+    return SearchPlayer(seed, playouts=level.playouts, deadline_s=level.seconds)
+
+
+def computer_move(game: Game, state, seconds: float = 2.0, level: str = "hard", seed: Any = None):
+    """The move the computer plays for the seat to act at ``state``, chosen within
+    about ``seconds`` (less if the level's own budget is smaller). Blocks while it
+    searches: run it off the event loop."""
+    chosen = LEVELS.get(level)
+    if chosen is None:
+        raise OptionError(f"no level {level!r}; choose one of {', '.join(LEVELS)}")
+    budget = seconds if chosen.seconds is None else min(seconds, chosen.seconds)
+    return SearchPlayer(seed, playouts=chosen.playouts, deadline_s=budget).choose(game, state)
+
+
+__all__ = ["LEVELS", "PLAYERS", "Level", "RandomPlayer", "SearchPlayer", "computer_move", "player"]

@@ -1,0 +1,221 @@
+"""What the search player knows about each game beyond its rules: how to judge a
+position it stops playing out (``advantage``), how far to play out first (``depth``),
+and, for a game with hidden hands, how to deal what a seat cannot see (``unseen``).
+
+An advantage is a number per seat in the game's own units (rows still to travel,
+hunters captured, captives held); ``scale`` turns a difference of one unit into
+confidence. A game with no entry is played out to its end at random.
+
+``unseen`` reads nothing but ``game.view(state, seat)``: it never sees the true
+hands, pile or cards set aside, so nothing the search does can depend on them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engines.core import Game
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """A game's judgement for the search (see the module docstring)."""
+
+    advantage: Callable[[Game, Any], Sequence[float]] | None = None
+    scale: float = 1.0
+    #: random moves played after the tree before judging; None: play to the end
+    depth: int | None = None
+    unseen: Callable[[Game, dict, random.Random], Any] | None = None
+
+
+# --- Sternhalma: race every piece into the target point -----------------------------
+
+#: what a foreign piece shut in a seat's target point costs that seat, in steps
+SEALED = 10.0
+
+
+@cache
+def _sternhalma_tips(game) -> tuple[tuple[float, float], ...]:
+    """Each seat's target tip: the hole of its target point farthest from the centre."""
+    cells = game.board.cells
+    tips = []
+    for target in game.targets:
+        far = max(game.board.zone(target), key=lambda i: math.hypot(*cells[i].xy))
+        tips.append(cells[far].xy)
+    return tuple(tips)
+
+
+@cache
+def _hole_pitch(game) -> float:
+    """The distance between neighbouring holes, the unit of a step."""
+    cells, neighbours = game.board.cells, game.board.neighbours
+    a = cells[0].xy
+    b = cells[neighbours[0][0]].xy
+    return math.dist(a, b)
+
+
+def sternhalma_advantage(game, state) -> list[float]:
+    """Minus the steps every piece of a seat still has to its target tip: the race.
+
+    A foreign piece in a seat's target point that the seat's own pieces help shut
+    in (no free hole beside it) cannot leave, and the point cannot be filled while
+    it stays: each such piece costs the seat ``SEALED`` steps, so the search keeps
+    a way out open."""
+    cells, pitch, neighbours = game.board.cells, _hole_pitch(game), game.board.neighbours
+    tips, goals = _sternhalma_tips(game), _sternhalma_goals(game)
+    holes = state.holes
+    left = [0.0] * game.players
+    for hole, seat in enumerate(holes):
+        if seat < 0:
+            continue
+        left[seat] += math.dist(cells[hole].xy, tips[seat]) / pitch
+        for owner, goal in enumerate(goals):
+            if owner != seat and hole in goal:
+                around = [holes[n] for n in neighbours[hole]]
+                if owner in around and min(around) >= 0:
+                    left[owner] += SEALED
+    return [-steps for steps in left]
+
+
+@cache
+def _sternhalma_goals(game) -> tuple[frozenset[int], ...]:
+    return tuple(frozenset(game.board.zone(target)) for target in game.targets)
+
+
+# --- Catch the Hare: the hare wants captures and room, the hunters a closed net -------
+
+
+def catch_the_hare_advantage(game, state) -> list[float]:
+    """The hare's room beyond what it has at the start: the hunters gain as they
+    close their net, the hare as it captures or finds room."""
+    room = _hare_room(game, state) - _hare_start(game)
+    return [-room, room]
+
+
+@cache
+def _hare_start(game) -> float:
+    return _hare_room(game, game.initial_state())
+
+
+def _hare_room(game, state) -> float:
+    """Captures (worth most), hunters the hare can leap now, hunters it could leap
+    after one step, and the free points it can walk to."""
+    neighbours, jumps = game.board.neighbours, game.board.jumps
+    hunters, hare = state.hunters, state.hare
+    captured = game.options["hunters"] - len(hunters)
+
+    def leapable(cell: int) -> set[int]:
+        return {over for over, land in jumps[cell] if over in hunters and land not in hunters}
+
+    region, todo = {hare}, [hare]
+    while todo:
+        for cell in neighbours[todo.pop()]:
+            if cell not in hunters and cell not in region:
+                region.add(cell)
+                todo.append(cell)
+    now = leapable(hare)
+    soon = set().union(*(leapable(c) for c in neighbours[hare] if c not in hunters)) - now
+    return 3.0 * captured + 1.5 * len(now) + 0.3 * len(soon) + 0.5 * len(region)
+
+
+# --- Hakenschlagen: the race to a turning point and back --------------------------------
+
+
+@cache
+def _hakenschlagen_goals(game) -> tuple[list, list, float, float]:
+    """The xy of the turning points and start spaces, the length of one leg, and the
+    typical jump (twice the hollow pitch) as the unit."""
+    cells = game.board.cells
+    turning = [cells[i].xy for i in sorted(game.turning_points)]
+    starts = [cells[i].xy for i in sorted(game.start_spaces)]
+    leg = min(math.dist(a, b) for a in turning for b in starts)
+    return turning, starts, leg, 2 * _hole_pitch(game)
+
+
+def hakenschlagen_advantage(game, state) -> list[float]:
+    """Minus the jumps each hare still needs: to the nearest turning point and one
+    leg back, or, once turned, to the nearest start space."""
+    turning, starts, leg, jump = _hakenschlagen_goals(game)
+    cells = game.board.cells
+    left = []
+    for hare, turned in zip(state.hares, state.turned):
+        at = cells[hare].xy
+        if turned:
+            left.append(min(math.dist(at, s) for s in starts))
+        else:
+            left.append(min(math.dist(at, t) for t in turning) + leg)
+    return [-distance / jump for distance in left]
+
+
+# --- Fang den Hut!: captives held, and own hats still free -----------------------------
+
+
+def fang_den_hut_advantage(game, state) -> list[float]:
+    """Captives (what scores) plus half a point for each own hat still in play."""
+    free = list(state.home)
+    seat_of = {colour: seat for seat, colour in enumerate(game.colours)}
+    for hats in state.fields:
+        for hat in hats:
+            if hat.colour in seat_of:
+                free[seat_of[hat.colour]] += 1
+    return [captives + 0.5 * hats for captives, hats in zip(game.scores(state), free)]
+
+
+# --- Fang den Hut! cards: deal the unseen cards consistently with the view -------------
+
+
+def deal_unseen(game, view: dict, rng: random.Random):
+    """A state agreeing with ``view`` (one seat's knowledge), the cards the seat
+    cannot see shuffled into the other hands, the draw pile, the cards set aside and
+    under the stacks' tops and in the taken piles (whose contents never matter)."""
+    seat = view["seat"]
+    shown = list(view["hand"]) + [stack["top"] for stack in view["table"]]
+    unseen = [card for card in game.deck if card not in shown]
+    rng.shuffle(unseen)
+
+    def take(count: int) -> list[str]:
+        dealt = unseen[:count]
+        del unseen[:count]
+        return dealt
+
+    hands = [
+        list(view["hand"]) if s == seat else take(size) for s, size in enumerate(view["hand_sizes"])
+    ]
+    table: list[list[str]] = [[] for _ in range(game.players)]
+    for stack in view["table"]:
+        table[stack["points_at"]] = take(stack["cards"] - 1) + [stack["top"]]
+    taken = [take(count) for count in view["taken"]]
+    record = {
+        "game": view["game"],
+        "players": view["players"],
+        "options": dict(game.options),
+        "state": {
+            "hands": hands,
+            "table": table,
+            "taken": taken,
+            "draw_pile": take(view["draw_pile"]),
+            "set_aside": take(view["set_aside"]),
+            "turn": view["to_move"],
+            "results": [result["cards"] for result in view["results"]],
+        },
+    }
+    return game.from_json(record)
+
+
+#: the knowledge of each game that has some; others are played out at random
+KNOWLEDGE = {
+    "sternhalma": Knowledge(sternhalma_advantage, scale=0.15, depth=0),
+    "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0),
+    "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0),
+    "fang_den_hut": Knowledge(fang_den_hut_advantage, scale=0.7, depth=8),
+    "fang_den_hut_cards": Knowledge(unseen=deal_unseen),
+}
+
+
+def knowledge_of(game: Game) -> Knowledge:
+    return KNOWLEDGE.get(game.name, Knowledge())

@@ -1,0 +1,321 @@
+"""Monte Carlo tree search for any registered game, and the random player.
+
+``SearchPlayer`` runs UCT (upper confidence bounds on trees) over moves and chance:
+
+- a decision node keeps one child per move tried, picked by UCB1 for the seat to
+  move, so every seat plays for itself (games of 2 to 6 seats alike);
+- chance (a die, marbles, a coaster, a shuffle) is a node whose children are
+  outcomes *sampled* from the spec's probabilities with the player's own RNG, never
+  drawn from the game's stream, so the search cannot foresee a real draw; a spec
+  with too many outcomes to branch on ends the tree and the playout samples it;
+- hidden information is determinised: each iteration deals what the seat cannot
+  see afresh from ``game.view(state, seat)`` alone (``Knowledge.unseen``), and
+  the tree is keyed by moves, not states (single-observer information-set MCTS,
+  with availability counts in UCB1). A game whose view hides something and that
+  has no ``unseen`` is refused rather than searched on the true state;
+- a playout makes random moves to the end, or ``Knowledge.depth`` moves and then
+  judges the position with ``Knowledge.advantage``.
+
+The time budget reads ``time.perf_counter``; it never touches the rules, which stay
+as pure as the rest of ``engines``. A playout budget alone is reproducible: the same
+seed, state and budget give the same move.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from engines.core import Game, Outcome
+from engines.errors import RulesError
+from engines.players.knowledge import Knowledge, knowledge_of
+
+#: UCB1's exploration weight for rewards in [0, 1]
+EXPLORATION = 0.7
+#: a chance spec with more outcomes than this is sampled in playouts, not branched on
+MAX_CHANCE_CHILDREN = 64
+#: a playout of a game with no ``depth`` is cut (and judged, or drawn) after this
+PLAYOUT_CAP = 1000
+#: a solo game's reward for ``points``: points / (points + SOLO_POINTS)
+SOLO_POINTS = 10.0
+
+
+class RandomPlayer:
+    """Plays a legal move chosen uniformly at random (seeded)."""
+
+    def __init__(self, seed: Any = None):
+        self.rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        return "RandomPlayer()"
+
+    def choose(self, game: Game, state, seat: int | None = None):
+        return self.rng.choice(_legal(game, state, seat))
+
+
+class SearchPlayer:
+    """Monte Carlo tree search within ``playouts`` iterations and/or ``deadline_s``
+    seconds a move (at least one must be given); ``seed`` makes it reproducible
+    under a playout budget."""
+
+    def __init__(
+        self,
+        seed: Any = None,
+        playouts: int | None = None,
+        deadline_s: float | None = None,
+        exploration: float = EXPLORATION,
+    ):
+        if playouts is None and deadline_s is None:
+            raise ValueError("a search needs a budget: playouts, deadline_s or both")
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"playouts must be at least 1, not {playouts!r}")
+        if deadline_s is not None and deadline_s <= 0:
+            raise ValueError(f"deadline_s must be positive, not {deadline_s!r}")
+        self.rng = random.Random(seed)
+        self.playouts = playouts
+        self.deadline_s = deadline_s
+        self.exploration = exploration
+        #: iterations run for the last move chosen (for benchmarks and logs)
+        self.last_playouts = 0
+
+    def __repr__(self) -> str:
+        return f"SearchPlayer(playouts={self.playouts}, deadline_s={self.deadline_s})"
+
+    def choose(self, game: Game, state, seat: int | None = None):
+        started = time.perf_counter()
+        moves = _legal(game, state, seat)
+        if len(moves) == 1:
+            self.last_playouts = 0
+            return moves[0]
+        seat = game.to_move(state)
+        search = _Search(game, knowledge_of(game), self.rng, self.exploration)
+        deal = search.dealer(state, seat)
+        root = _Node(game.players)
+        stop = None if self.deadline_s is None else started + self.deadline_s
+        done = 0
+        while (self.playouts is None or done < self.playouts) and (
+            stop is None or done == 0 or time.perf_counter() < stop
+        ):
+            search.iterate(root, deal())
+            done += 1
+        self.last_playouts = done
+        return max(
+            root.children.items(),
+            key=lambda item: (item[1].visits, item[1].value[seat] / item[1].visits),
+        )[0]
+
+
+def _legal(game: Game, state, seat: int | None) -> list:
+    """The moves of the seat to act; ``RulesError`` if nobody (or not ``seat``) may move."""
+    moving = game.to_move(state)
+    if moving is None:
+        why = "the game is over" if game.outcome(state) is not None else "chance is pending"
+        raise RulesError(f"no move to choose: {why}")
+    if seat is not None and seat != moving:
+        raise RulesError(f"{game.seat_name(seat)} is not to move; {game.seat_name(moving)} is")
+    return game.legal_moves(state)
+
+
+class _Node:
+    """Statistics of one move or chance outcome sequence from the root."""
+
+    __slots__ = ("visits", "value", "seen", "children", "waiting", "queue", "merged")
+
+    def __init__(self, players: int):
+        self.visits = 0
+        #: summed reward of each seat over the visits
+        self.value = [0.0] * players
+        #: how often this move was legal when its parent was visited (hidden games)
+        self.seen = 0
+        self.children: dict[Any, _Node] = {}
+        #: legal moves not tried yet, in random order, and the same as a set
+        self.queue: list = []
+        self.waiting: set = set()
+        #: the move list last merged into ``queue`` (the same list for the same state)
+        self.merged: list | None = None
+
+
+class _Search:
+    """One move's search: the game, what is known about it, and per-search caches."""
+
+    def __init__(self, game: Game, knowledge: Knowledge, rng: random.Random, exploration: float):
+        self.game = game
+        self.knowledge = knowledge
+        self.rng = rng
+        self.exploration = exploration
+        self.hidden = False
+        self._moves: dict[Any, list] = {}
+        self._chance: dict[Any, tuple[list, list[float]] | None] = {}
+        self._stream = _RandomStream(rng)
+
+    def dealer(self, state, seat: int):
+        """A function giving a state to search from: ``state`` itself in a game of
+        perfect information, else a fresh deal of what ``seat`` cannot see."""
+        game = self.game
+        view = game.view(state, seat)
+        if self.knowledge.unseen is not None:
+            self.hidden = True
+            return lambda: self.knowledge.unseen(game, view, self.rng)
+        if view != game.to_json(state):
+            raise RulesError(
+                f"{game.name} hides information from {game.seat_name(seat)} and the search "
+                "has no way to deal what it cannot see"
+            )
+        return lambda: state
+
+    def iterate(self, root: _Node, state) -> None:
+        game, node, path = self.game, root, [root]
+        rewards = None
+        while True:
+            ended = game.outcome(state)
+            if ended is not None:
+                rewards = self.rewards(ended)
+                break
+            spec = game.chance(state)
+            if spec is not None:
+                table = self._outcomes(spec)
+                if table is None:
+                    break
+                outcome = self.rng.choices(table[0], cum_weights=table[1])[0]
+                state = game.resolve(state, outcome)
+                node = node.children.setdefault(outcome, _Node(game.players))
+                path.append(node)
+                continue
+            moves = self.legal_moves(state)
+            legal = set(moves) if self.hidden else None
+            if self.hidden:
+                for move in moves:
+                    if move in node.children:
+                        node.children[move].seen += 1
+            move = self._untried(node, moves, legal)
+            if move is not None:
+                state = game.apply(state, move)
+                node.children[move] = child = _Node(game.players)
+                child.seen = 1
+                path.append(child)
+                break
+            move, node = self._select(node, moves, game.to_move(state))
+            state = game.apply(state, move)
+            path.append(node)
+        if rewards is None:
+            rewards = self.playout(state)
+        for visited in path:
+            visited.visits += 1
+            for seat, reward in enumerate(rewards):
+                visited.value[seat] += reward
+
+    def legal_moves(self, state) -> list:
+        """The moves at ``state``, one list object per state (nodes merge by identity)."""
+        moves = self._moves.get(state)
+        if moves is None:
+            moves = self._moves[state] = self.game.legal_moves(state)
+        return moves
+
+    def _untried(self, node: _Node, moves: list, legal: set | None):
+        """A legal move not yet tried at ``node`` (random order), or None."""
+        if node.merged is not moves:
+            node.merged = moves
+            queue = node.queue
+            for move in moves:
+                if move not in node.children and move not in node.waiting:
+                    node.waiting.add(move)
+                    queue.append(move)
+                    swap = self.rng.randrange(len(queue))
+                    queue[swap], queue[-1] = queue[-1], queue[swap]
+        for at in range(len(node.queue) - 1, -1, -1):
+            move = node.queue[at]
+            if legal is None or move in legal:
+                node.queue.pop(at)
+                node.waiting.discard(move)
+                return move
+        return None
+
+    def _select(self, node: _Node, moves: list, seat: int):
+        """UCB1 for ``seat`` over the children legal now (all are tried)."""
+        weight = self.exploration
+        parent_log = math.log(node.visits) if node.visits else 0.0
+        best, best_score = None, -math.inf
+        for move in moves:
+            child = node.children[move]
+            log_n = math.log(child.seen) if self.hidden else parent_log
+            score = child.value[seat] / child.visits + weight * math.sqrt(log_n / child.visits)
+            if score > best_score:
+                best, best_score = move, score
+        return best, node.children[best]
+
+    def playout(self, state) -> Sequence[float]:
+        """Random moves to the end, or ``depth`` moves and the advantage's verdict."""
+        game, knowledge, rng = self.game, self.knowledge, self.rng
+        limit = PLAYOUT_CAP if knowledge.depth is None else knowledge.depth
+        plies = 0
+        while True:
+            ended = game.outcome(state)
+            if ended is not None:
+                return self.rewards(ended)
+            spec = game.chance(state)
+            if spec is not None:
+                state = game.resolve(state, self._sample(spec))
+                continue
+            if plies >= limit:
+                return self.judge(state)
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+            plies += 1
+
+    def judge(self, state) -> list[float]:
+        """Each seat's share of a win, from the advantage (a softmax of it); a draw
+        when the game has no advantage to judge by."""
+        players = self.game.players
+        if self.knowledge.advantage is None:
+            return [1 / players] * players
+        scale = self.knowledge.scale
+        advantage = self.knowledge.advantage(self.game, state)
+        top = max(advantage)
+        weights = [math.exp(scale * (a - top)) for a in advantage]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+    def rewards(self, outcome: Outcome) -> list[float]:
+        """A win's share for each seat: split among the winners, equal in a draw;
+        alone at the table, more points are better."""
+        players = self.game.players
+        if players == 1:
+            points = max(0.0, float(outcome.scores[0])) if outcome.scores else SOLO_POINTS
+            return [points / (points + SOLO_POINTS)]
+        if not outcome.winners:
+            return [1 / players] * players
+        share = 1 / len(outcome.winners)
+        return [share if seat in outcome.winners else 0.0 for seat in range(players)]
+
+    def _outcomes(self, spec) -> tuple[list, list[float]] | None:
+        """The outcomes of ``spec`` with cumulative probabilities, if few enough."""
+        if spec not in self._chance:
+            listed = spec.outcomes()
+            if listed is None or len(listed) > MAX_CHANCE_CHILDREN:
+                self._chance[spec] = None
+            else:
+                total, cumulative = 0.0, []
+                for _, probability in listed:
+                    total += probability
+                    cumulative.append(total)
+                self._chance[spec] = ([outcome for outcome, _ in listed], cumulative)
+        return self._chance[spec]
+
+    def _sample(self, spec):
+        table = self._outcomes(spec)
+        if table is None:
+            return spec.draw(self._stream)
+        return self.rng.choices(table[0], cum_weights=table[1])[0]
+
+
+class _RandomStream:
+    """Stands in for ``engines.chance.Stream`` in the search: the specs draw through
+    ``below`` alone, and imagined draws come from the player's own RNG."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def below(self, n: int) -> int:
+        return self.rng.randrange(n)
