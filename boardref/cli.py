@@ -161,6 +161,31 @@ def simulate(
     typer.echo(json.dumps(result))
 
 
+@app.command()
+def arena(
+    game: str = typer.Option("catch_the_hare", help=f"one of: {', '.join(GAMES)}"),
+    players: str = typer.Option(
+        "search,random", help="one computer player per seat: random, search, easy, medium, hard"
+    ),
+    games: int = typer.Option(20, min=1, help="games to play; seats rotate between games"),
+    seed: int = typer.Option(1, help="seed of the players and the chance draws"),
+    playouts: int | None = typer.Option(
+        None, min=1, help="search iterations a move instead of the levels' clock (reproducible)"
+    ),
+    max_plies: int = typer.Option(1000, min=1, help="draw limit where the game has max_plies"),
+) -> None:
+    """Play computer players against each other; JSON with win rates and 95% intervals."""
+    from engines.players.arena import Match, play_match
+
+    try:
+        match = Match(game, tuple(players.split(",")), games, seed, {}, playouts, max_plies)
+        result = play_match(match)
+    except RulesError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(result))
+
+
 vision_app = typer.Typer(help="The camera: calibration, markers, accuracy.", no_args_is_help=True)
 app.add_typer(vision_app, name="vision")
 
