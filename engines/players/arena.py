@@ -40,6 +40,10 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     """
     if trials == 0:
         return 0.0, 1.0
+    if successes in (0, trials):
+        # the closed form, exact at the ends where rounding would leave 0.9999...
+        edge = trials / (trials + z * z)
+        return (0.0, 1 - edge) if successes == 0 else (edge, 1.0)
     p = successes / trials
     centre = p + z * z / (2 * trials)
     spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))

@@ -1,0 +1,188 @@
+"""The computer players on every registered game: legal moves from random positions
+(after chance, near the end), reproducible with a seed, the card player blind to
+what its seat cannot see, and the arena's summary. Strength is measured in
+``bench/bench_players.py``, never here."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines import GAMES, RulesError, load_game
+from engines.chance import Stream
+from engines.players import LEVELS, RandomPlayer, SearchPlayer, computer_move, player
+from engines.players.arena import Match, play_match, wilson
+from engines.players.knowledge import deal_unseen
+
+#: two-seat setups of every game (each game's fewest seats, for speed)
+SETUPS = {name: min(load_game(name).player_counts) for name in GAMES}
+POSITIONS_PER_GAME = 4
+#: games with a move limit end there (a draw is an end too)
+MAX_PLIES = 80
+#: a random Hakenschlagen game takes a quarter of a minute: only its first turns
+DECISIONS = {"hakenschlagen": 12}
+#: small budgets: these tests pin behaviour, not strength
+PLAYOUTS = 12
+
+
+def _positions(name: str, count: int, seed: int):
+    """``count`` pairs of positions where a seat is to move, from random games of
+    ``name``: one anywhere (after chance, too), and the last decision before the
+    game ends."""
+    game = load_game(name, SETUPS[name])
+    if "max_plies" in game.options:
+        game = load_game(name, SETUPS[name], max_plies=MAX_PLIES)
+    pick = random.Random(seed)
+    found = []
+    for n in range(count):
+        stream, state, decisions = Stream(f"{name} positions {seed} {n}"), game.initial_state(), []
+        while game.outcome(state) is None and len(decisions) < DECISIONS.get(name, 5000):
+            spec = game.chance(state)
+            if spec is not None:
+                state = game.resolve(state, spec.draw(stream))
+                continue
+            decisions.append(state)
+            state = game.apply(state, pick.choice(game.legal_moves(state)))
+        found.append(decisions[pick.randrange(len(decisions))])
+        found.append(decisions[-1])
+    return game, found
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_player_chooses_a_legal_move_for_every_game(name):
+    game, positions = _positions(name, POSITIONS_PER_GAME, seed=1)
+    players = [RandomPlayer(1), SearchPlayer(1, playouts=PLAYOUTS)]
+    for state in positions:
+        moves = game.legal_moves(state)
+        for chooser in players:
+            assert chooser.choose(game, state) in moves
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_seeded_search_chooses_the_same_move_again(name):
+    game, positions = _positions(name, 2, seed=2)
+    for state in positions:
+        first = SearchPlayer("same", playouts=PLAYOUTS).choose(game, state)
+        again = SearchPlayer("same", playouts=PLAYOUTS).choose(game, state)
+        assert first == again
+
+
+def test_a_player_refuses_when_nobody_or_another_seat_is_to_move():
+    hare = load_game("catch_the_hare", max_plies=1)
+    state = hare.initial_state()
+    with pytest.raises(RulesError, match="the hare is not to move"):
+        SearchPlayer(playouts=5).choose(hare, state, seat=1)
+    over = hare.apply(state, hare.legal_moves(state)[0])
+    with pytest.raises(RulesError, match="the game is over"):
+        RandomPlayer().choose(hare, over)
+    dice = load_game("fang_den_hut", 2)
+    with pytest.raises(RulesError, match="chance is pending"):
+        SearchPlayer(playouts=5).choose(dice, dice.initial_state())
+
+
+def test_a_search_needs_a_budget():
+    with pytest.raises(ValueError, match="budget"):
+        SearchPlayer()
+
+
+def test_computer_move_answers_within_its_time_budget():
+    game = load_game("sternhalma", 2)
+    state = game.initial_state()
+    assert computer_move(game, state, seconds=0.2, seed=1) in game.legal_moves(state)
+
+
+def test_player_names_every_level_and_refuses_others():
+    assert isinstance(player("random"), RandomPlayer)
+    assert player("search").deadline_s == LEVELS["hard"].seconds
+    assert player("easy").playouts == LEVELS["easy"].playouts
+    assert player("medium", playouts=9).playouts == 9
+    with pytest.raises(RulesError, match="no player 'grandmaster'"):
+        player("grandmaster")
+
+
+# --- hidden hands --------------------------------------------------------------------
+
+
+def _dealt_cards(players: int, seed: str):
+    game = load_game("fang_den_hut_cards", players)
+    state = game.initial_state()
+    state = game.resolve(state, game.chance(state).draw(Stream(seed)))
+    pick = random.Random(seed)
+    for _ in range(5):  # a few plays, so stacks and taken piles lie on the table
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    return game, state
+
+
+def _swap_unseen(game, state, seat: int, pick: random.Random):
+    """The same table for ``seat`` with every card it cannot see dealt anew: other
+    hands, the draw pile, the cards set aside, beneath the stacks and taken."""
+    record = game.to_json(state)
+    view = game.view(state, seat)
+    swapped = game.to_json(deal_unseen(game, view, pick))
+    assert swapped["state"]["hands"][seat] == record["state"]["hands"][seat]
+    return game.from_json(swapped)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_card_player_never_looks_at_hidden_cards(players):
+    game, state = _dealt_cards(players, f"hidden {players}")
+    seat = game.to_move(state)
+    pick = random.Random(7)
+    others = [_swap_unseen(game, state, seat, pick) for _ in range(3)]
+    assert any(other != state for other in others), "the swap changed nothing"
+    chosen = SearchPlayer("blind", playouts=60).choose(game, state)
+    for other in others:
+        assert game.view(other, seat) == game.view(state, seat)
+        assert SearchPlayer("blind", playouts=60).choose(game, other) == chosen
+
+
+def test_a_card_deal_agrees_with_the_seats_view():
+    game, state = _dealt_cards(3, "agree")
+    for seat in range(game.players):
+        view = game.view(state, seat)
+        dealt = deal_unseen(game, view, random.Random(seat))
+        assert game.view(dealt, seat) == view
+
+
+def test_a_hidden_game_without_a_dealer_is_refused_not_peeked_at(monkeypatch):
+    from engines.players import knowledge
+
+    monkeypatch.setitem(knowledge.KNOWLEDGE, "fang_den_hut_cards", knowledge.Knowledge())
+    game, state = _dealt_cards(2, "refused")
+    with pytest.raises(RulesError, match="hides information"):
+        SearchPlayer(playouts=5).choose(game, state)
+
+
+# --- the arena -------------------------------------------------------------------------
+
+
+def test_wilson_intervals_hold_the_rate_and_stay_in_bounds():
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and 0.25 < high < 0.35
+    low, high = wilson(10, 10)
+    assert 0.65 < low < 0.75 and high == 1.0
+
+
+def test_the_arena_rotates_seats_and_reports_rates_with_intervals():
+    result = play_match(Match("catch_the_hare", ("search", "random"), 4, 3, playouts=8))
+    assert result["games"] == 4 and result["players"] == ["search", "random"]
+    for entry in result["results"]:
+        assert {"player", "games", "wins", "win_rate", "interval95", "draws", "losses"} <= set(
+            entry
+        )
+        assert [seat["games"] for seat in entry["by_seat"]] == [2, 2]
+        low, high = entry["interval95"]
+        assert low <= entry["win_rate"] <= high
+    search, rand = result["results"]
+    assert search["wins"] + rand["wins"] + search["draws"] + search["shared"] == 4
+
+
+def test_an_arena_match_is_reproducible_under_a_playout_budget():
+    match = Match("fang_den_hut_cards", ("easy", "random"), 2, 5, {"single_game": True}, 10)
+    first, again = play_match(match), play_match(match)
+    for result in (first, again):
+        for entry in result["results"]:
+            entry.pop("move_seconds")
+    assert first == again
