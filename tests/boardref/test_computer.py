@@ -1,0 +1,69 @@
+"""A kiosk table with a computer seat: the service thinks off the event loop,
+announces the move, and the referee takes only that move."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from boardref.config import load_config
+from boardref.referee import RefereeError
+from boardref.service import Service
+
+
+def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path):
+    config = load_config(
+        **{
+            "store.path": tmp_path / "cpu.db",
+            "game.name": "catch_the_hare",
+            "game.computer": [1],
+            "game.level": "easy",
+        }
+    )
+
+    async def scenario():
+        service = Service(config)
+        service.start(asyncio.get_running_loop())
+        referee = service.referee
+        try:
+            referee.play("a3-a4")  # the guest plays the hunters
+            service._computer_turn()
+            assert service._thinking is not None, "the hare's seat is the computer's"
+            await service._thinking
+            expected = referee.display().expected
+            assert expected and referee.display().notice[0] == "computer_moves"
+            others = [str(m) for m in referee.game.legal_moves(referee.positions[-1])]
+            wrong = next(
+                m
+                for m in others
+                if referee.game.apply(
+                    referee.positions[-1], referee.game.parse_move(referee.positions[-1], m)
+                )
+                != referee.expected[1]
+            )
+            with pytest.raises(RefereeError, match="computer's move"):
+                referee.play(wrong)
+            referee.play(expected)
+            assert referee.log[-1][1]["move"] == expected
+            service._computer_turn()
+            assert service._thinking is None, "now the guest is to move"
+        finally:
+            service.close()
+
+    asyncio.run(scenario())
+
+
+def test_computer_seats_survive_a_restart(tmp_path):
+    config = load_config(
+        **{"store.path": tmp_path / "cpu.db", "game.name": "catch_the_hare", "game.computer": [1]}
+    )
+    first = Service(config)
+    first.start(asyncio.new_event_loop())
+    first.close()
+    again = Service(config)
+    again.start(asyncio.new_event_loop())
+    try:
+        assert again.referee.computer == {1}
+    finally:
+        again.close()
