@@ -13,7 +13,7 @@ never the game's stream). It depends on ``engines`` only.
 >>> move in game.legal_moves(state)
 True
 >>> player("easy", seed=1)
-SearchPlayer(playouts=50, deadline_s=0.5)
+SearchPlayer(playouts=25, deadline_s=0.5)
 """
 
 from __future__ import annotations
@@ -36,21 +36,27 @@ class Level:
 
 #: difficulty levels, weakest first; "hard" is the strongest and stays within 2 s
 LEVELS = {
-    "easy": Level(playouts=50, seconds=0.5),
-    "medium": Level(playouts=300, seconds=1.0),
+    "easy": Level(playouts=25, seconds=0.5),
+    "medium": Level(playouts=100, seconds=1.0),
     "hard": Level(playouts=None, seconds=2.0),
 }
-#: the names ``player`` understands: "random", "search" (the strongest level), a level
-PLAYERS = ("random", "search", *LEVELS)
+#: the names ``player`` understands: "random", "search" (the strongest level), a
+#: level, or "search:N" (N playouts a move, no clock)
+PLAYERS = ("random", "search", *LEVELS, "search:N")
 
 
 def player(name: str, seed: Any = None, playouts: int | None = None):
-    """The computer player called ``name`` (one of ``PLAYERS``), seeded; ``playouts``
+    """The computer player called ``name`` (see ``PLAYERS``), seeded; ``playouts``
     replaces a search level's budget with that many iterations (no clock), as the
     reproducible benchmarks do."""
     if name == "random":
         return RandomPlayer(seed)
-    level = LEVELS.get("hard" if name == "search" else name)
+    kind, _, count = name.partition(":")
+    if kind == "search" and count:
+        if not count.isdigit() or int(count) < 1:
+            raise OptionError(f"{name!r}: write search:N with N playouts a move, N >= 1")
+        return SearchPlayer(seed, playouts=int(count))
+    level = LEVELS.get("hard" if kind == "search" else name)
     if level is None:
         raise OptionError(f"no player {name!r}; choose one of {', '.join(PLAYERS)}")
     if playouts is not None:

@@ -97,8 +97,11 @@ def test_player_names_every_level_and_refuses_others():
     assert player("search").deadline_s == LEVELS["hard"].seconds
     assert player("easy").playouts == LEVELS["easy"].playouts
     assert player("medium", playouts=9).playouts == 9
+    assert (player("search:300").playouts, player("search:300").deadline_s) == (300, None)
     with pytest.raises(RulesError, match="no player 'grandmaster'"):
         player("grandmaster")
+    with pytest.raises(RulesError, match="search:N"):
+        player("search:many")
 
 
 # --- hidden hands --------------------------------------------------------------------
