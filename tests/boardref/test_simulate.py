@@ -37,3 +37,12 @@ def test_noisy_games_are_refereed_without_a_mistake(game, players, seed, moves):
     assert result["illegal_caught"] == result["illegal_injected"]
     assert result["final_state_match"]
     assert result["mcu"]["crc_errors"] == 0
+
+
+def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit():
+    result = simulate("catch_the_hare", 2, seed=12, noise=0.01, moves=80, computer=(1,))
+    assert result["computer_seats"] == [1]
+    assert result["games"] >= 1, "at least one whole game against the computer"
+    assert result["wrong_commits"] == 0 and result["missed_moves"] == 0
+    assert result["false_rejections"] == 0 and result["final_state_match"]
+    assert result["computer_refusals"] > 0, "the guest's other moves were refused"
