@@ -31,8 +31,12 @@
                    "dominant-baseline": "central" }, g).textContent = cardParts(name).text;
     }
     if (size) {
-      el("text", { x: x - w / 2 - r * 0.15, y, class: "card-size", "font-size": r * 0.45, "text-anchor": "end" }, g)
-        .textContent = say("cards", { count: size });
+      // the pile's size as a badge on the card's corner, so it never runs into a neighbour
+      const badge = el("g", { class: "card-size" }, g);
+      el("circle", { cx: x + w / 2, cy: y - h / 2, r: r * 0.42, class: "card-size-badge" }, badge);
+      el("text", { x: x + w / 2, y: y - h / 2, "font-size": r * 0.5, "text-anchor": "middle",
+                   "dominant-baseline": "central", class: "card-size-count" }, badge).textContent = size;
+      el("title", {}, badge).textContent = say("cards", { count: size });
     }
     return g;
   }
@@ -73,8 +77,12 @@
 
     draw(view, pieces, state) {
       const own = state.view ? state.view.seat : null;
+      // each open stack's size from the public report (every page), else the phone's view
       const sizes = {};
-      for (const stack of state.view ? state.view.table : []) sizes[`stack_${stack.points_at + 1}`] = stack.cards;
+      const open = state.report && state.report.table ? state.report.table : state.view ? state.view.table : [];
+      for (const stack of open) sizes[`stack_${stack.points_at + 1}`] = stack.cards;
+      const taken = state.report && state.report.taken ? state.report.taken : [];
+      taken.forEach((count, s) => { sizes[`taken_${s + 1}`] = count; });
       for (const cell of view.board.cells) {
         const [x, y] = view.at(cell.id);
         const token = pieces[cell.id];
@@ -85,6 +93,7 @@
         if (!token) continue;
         const card = cardShape(view, view.over, x, y, token, sizes[cell.id]);
         card.dataset.cell = cell.id;
+        if (sizes[cell.id] !== undefined) card.dataset.size = sizes[cell.id];
         if (cell.kind !== "stack") continue;
         tip(view, view.over, cell.id);
         card.dataset.pointsAt = playerName(state, cell.id);

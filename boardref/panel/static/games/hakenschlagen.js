@@ -4,11 +4,18 @@
 "use strict";
 
 (() => {
-  // what each disk, marble and figure looks like, as in the board file's [game] colours
-  const COLOURS = {
+  // what each disk, marble and figure looks like: the board file's [game] colours
+  // (/api/board's game.colours) where it names them, else these
+  const DEFAULT_COLOURS = {
     field: "beige", dandelion: "yellow", lettuce: "green", carrot: "orange",
     fox: "red", molehill: "black", tree: "darkgreen",
   };
+  let COLOURS = DEFAULT_COLOURS;
+
+  function boardColours(board) {
+    const named = board && board.game && board.game.colours;
+    return named && typeof named === "object" && !Array.isArray(named) ? { ...DEFAULT_COLOURS, ...named } : DEFAULT_COLOURS;
+  }
   const DISKS = ["dandelion", "lettuce", "carrot"];
 
   function ground(view, layout) {
@@ -86,6 +93,7 @@
     piece: () => null,
 
     draw(view, pieces, state) {
+      COLOURS = boardColours(view.board);
       const record = state.record;
       ground(view, record && record.layout);
       if (!record) return;
@@ -95,6 +103,7 @@
     },
 
     drawn(state, box) {
+      if (typeof board !== "undefined") COLOURS = boardColours(board);
       const marbles = [].concat(state.last_draw);
       const label = document.createElement("span");
       label.textContent = say(state.record && state.record.hand ? "marbles_in_hand" : "marbles_drawn");
