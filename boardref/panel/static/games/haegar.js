@@ -1,8 +1,11 @@
 // Hägar on the panel: the coasters laid so far (fields coloured by landscape, with
 // their printed gold, skulls, shields and dice numbers, and the tokens on them), the
 // coaster in hand, and the legal spots: tap a spot, then the facing to lay it.
-// What a coaster shows is read from the board's [game] coaster table when /api/board
-// carries it; without it the fields are drawn plain.
+// What a coaster shows is read from the board's [game] coaster table (/api/board's
+// game.coaster): landscape colour, gold, skull, the dice number with its arrow and the
+// shield, turned as the coaster lies. The pushed report scores every landscape: a
+// running tally in the side panel, the final scores at the end, and the fields the die
+// doubled marked on the board.
 "use strict";
 
 (() => {
@@ -35,25 +38,154 @@
     return spots;
   }
 
-  function field(view, id, token) {
+  // how each laid coaster lies: its quarter turns clockwise from upright, by coaster id
+  function turns(state) {
+    const laid = state.record ? state.record.laid : [];
+    return new Map(laid.map(([coaster, , facing]) => [coaster, Math.max(0, SIDES.indexOf(facing))]));
+  }
+
+  // a shield on the field's outer edge ``side`` (as it lies on the table)
+  function shield(view, g, x, y, half, side) {
+    const [dx, dy] = { north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] }[side];
+    const cx = x + dx * half * 0.78, cy = y + dy * half * 0.78;
+    const w = half * 0.18, h = half * 0.22;
+    el("path", { class: "field-shield", "data-side": side, fill: tokenColour("grey"),
+                 d: `M ${cx - w} ${cy - h} L ${cx + w} ${cy - h} L ${cx + w} ${cy} Q ${cx + w} ${cy + h} ${cx} ${cy + h * 1.3} ` +
+                    `Q ${cx - w} ${cy + h} ${cx - w} ${cy} Z` }, g);
+  }
+
+  function field(view, id, token, turned, doubled) {
     const [x, y] = view.at(id);
     const half = (view.at(`${id.split("_")[0]}_se`)[0] - view.at(`${id.split("_")[0]}_sw`)[0]) / 2;
     const [printedName, piece] = token.split("+");
     const corner = printedName.split("_").pop();
     const coaster = printedName.slice(0, -corner.length - 1);
     const print = printed(view, coaster, corner);
-    const g = el("g", { class: "field", "data-cell": id, "data-landscape": print ? print.landscape : "" }, view.ground);
+    const turn = turned.get(coaster) || 0;
+    const g = el("g", { class: doubled ? "field doubled" : "field", "data-cell": id,
+                        "data-landscape": print ? print.landscape : "" }, view.ground);
     el("rect", { x: x - half, y: y - half, width: 2 * half, height: 2 * half, class: "field-area",
-                 fill: print ? tokenColour(LANDSCAPES[print.landscape]) : tokenColour("grey") }, g);
-    const mark = print && (print.gold ? "$" : print.skull ? "☠" : print.die ? String(print.die) : "");
-    if (mark) {
-      el("text", { x, y: y - half * 0.45, class: "field-print", "font-size": half * 0.55, "text-anchor": "middle" }, g)
-        .textContent = mark;
+                 fill: print ? tokenColour(LANDSCAPES[print.landscape] || "grey") : tokenColour("grey") }, g);
+    if (!print) return drawToken(view, x, y, half, piece);
+    const size = half * 0.5;
+    if (print.skull) {
+      el("text", { x, y: y - half * 0.35, class: "field-print skull", "font-size": size * 1.3, "text-anchor": "middle",
+                   "dominant-baseline": "central" }, g).textContent = "☠";
     }
-    if (piece) {
-      el("circle", { cx: x, cy: y + half * 0.15, r: half * 0.4, class: "token", "data-token": piece,
-                     fill: tokenColour(piece) }, view.over);
+    if (print.gold) {
+      el("circle", { cx: x - half * 0.5, cy: y - half * 0.5, r: half * 0.2, class: "field-gold",
+                     fill: tokenColour("gold") }, g);
     }
+    if (print.die) {
+      // the arrow as it lies: a quarter turn swaps row and column
+      const arrow = (print.arrow === "row") === (turn % 2 === 0) ? "↔" : "↕";
+      const die = el("text", { x: x + half * 0.45, y: y - half * 0.45, class: "field-print die-print",
+                               "font-size": size, "text-anchor": "middle", "dominant-baseline": "central",
+                               "data-die": print.die }, g);
+      die.textContent = `${print.die}${arrow}`;
+    }
+    if (print.shield) shield(view, g, x, y, half, SIDES[(SIDES.indexOf(print.shield) + turn) % 4]);
+    if (doubled) {
+      el("rect", { x: x - half * 0.92, y: y - half * 0.92, width: half * 1.84, height: half * 1.84,
+                   class: "doubled-mark", "data-cell": id }, view.over);
+    }
+    drawToken(view, x, y, half, piece);
+  }
+
+  function drawToken(view, x, y, half, piece) {
+    if (!piece) return;
+    el("circle", { cx: x, cy: y + half * 0.15, r: half * 0.4, class: "token", "data-token": piece,
+                   fill: tokenColour(piece) }, view.over);
+  }
+
+  function points(land, seat) {
+    return land.gold_points[seat] + land.dominion_points[seat];
+  }
+
+  // the report's landscapes as a table: a row each, a column per seat, totals below
+  function scoreTable(state) {
+    const report = state.report || {};
+    const lands = report.landscapes || [];
+    const over = state.phase === "over";
+    const box = document.createElement("div");
+    box.id = "landscape-scores";
+    box.className = over ? "landscape-scores final" : "landscape-scores";
+    const title = document.createElement("h2");
+    title.textContent = say(over ? "landscape_scores_final" : "landscape_scores_running");
+    box.append(title);
+    if (!lands.length) {
+      const none = document.createElement("p");
+      none.textContent = say("landscape_none");
+      box.append(none);
+      return box;
+    }
+    const table = document.createElement("table");
+    table.className = "scores";
+    const head = table.createTHead().insertRow();
+    for (const key of ["landscape", "landscape_fields", "landscape_gold"]) {
+      const th = document.createElement("th");
+      th.textContent = say(key);
+      head.append(th);
+    }
+    state.seats.forEach((seatInfo) => {
+      const th = document.createElement("th");
+      th.textContent = seatInfo.name;
+      th.style.borderBottom = `3px solid ${tokenColour(seatInfo.colour || seatInfo.name)}`;
+      head.append(th);
+    });
+    const body = table.createTBody();
+    for (const land of lands) {
+      const row = body.insertRow();
+      row.className = "landscape-row";
+      row.dataset.kind = land.kind;
+      row.dataset.fields = land.fields.join(" ");
+      const kind = row.insertCell();
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = tokenColour(LANDSCAPES[land.kind] || "grey");
+      kind.append(swatch, ` ${say(`landscape_${land.kind}`)}`);
+      if (land.shield) {
+        const mark = document.createElement("span");
+        mark.className = "shield-mark";
+        mark.textContent = say("landscape_shield_mark");
+        mark.title = say("landscape_shield");
+        kind.append(" ", mark);
+      }
+      row.insertCell().textContent = land.fields.length;
+      row.insertCell().textContent = land.gold;
+      state.seats.forEach((_, s) => {
+        const cell = row.insertCell();
+        cell.className = "seat-points";
+        cell.dataset.seat = s;
+        cell.textContent = land.hagars[s] ? String(points(land, s)) : "–";
+        cell.title = say("landscape_breakdown", { hagars: land.hagars[s], gold: land.gold_points[s],
+                                                 dominion: land.dominion_points[s] });
+        if (land.conqueror === s) {
+          cell.classList.add("conqueror");
+          cell.textContent += " ♛";
+        }
+      });
+    }
+    const total = table.createTFoot().insertRow();
+    total.className = "total";
+    const label = total.insertCell();
+    label.colSpan = 3;
+    label.textContent = say("landscape_total");
+    state.seats.forEach((_, s) => {
+      const cell = total.insertCell();
+      cell.className = "seat-total";
+      cell.dataset.seat = s;
+      cell.textContent = lands.reduce((sum, land) => sum + points(land, s), 0);
+    });
+    box.append(table);
+    const doubled = report.doubled || [];
+    if (doubled.length) {
+      const note = document.createElement("p");
+      note.id = "doubled-note";
+      note.textContent = say("landscape_doubled", { die: state.record ? state.record.die : "?", count: doubled.length });
+      box.append(note);
+    }
+    return box;
   }
 
   registerGame("haegar", {
@@ -61,7 +193,9 @@
 
     draw(view, pieces, state) {
       view.svg.classList.add("haegar");
-      for (const [id, token] of Object.entries(pieces)) if (token) field(view, id, token);
+      const turned = turns(state);
+      const doubled = new Set((state.report && state.report.doubled) || []);
+      for (const [id, token] of Object.entries(pieces)) if (token) field(view, id, token, turned, doubled.has(id));
       if (state.record) {
         for (const [coaster, spot] of state.record.laid) {
           const box = spotBox(view, spot);
@@ -126,6 +260,7 @@
         supply: Object.entries(record.supply).map(([seat, s]) => `${seat} ${s.hagars}+${s.gold}`).join(", "),
       });
       parts.push(supply);
+      if (record.laid.length) parts.push(scoreTable(state));
       box.replaceChildren(...parts);
     },
 
