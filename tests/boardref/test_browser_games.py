@@ -7,6 +7,7 @@ phone, and a Hägar coaster laid by taps. Waits are generous; nothing here is ti
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from boardref.panel.access import hash_pin
 from engines import load_game
+from engines.chance import Stream
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 10_000
@@ -98,6 +100,27 @@ def open_table(browser, url):
 
 def draw(url):
     assert httpx.post(f"{url}/api/draw", json={}).status_code == 200
+
+
+def set_position(url, record):
+    """The referee sets the whole position (PIN login, then POST /api/position)."""
+    with httpx.Client(base_url=url) as referee:
+        assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+        assert referee.post("/api/position", json={"record": record}).status_code == 200
+
+
+def played(name: str, players: int, seed: int, until) -> dict:
+    """The record of a game played by random legal moves (seeded) until ``until``."""
+    game = load_game(name, players=players)
+    choose, stream = random.Random(seed), Stream(f"test-{seed}")
+    state = game.initial_state()
+    while not until(state):
+        chance = game.chance(state)
+        if chance is not None:
+            state = game.resolve(state, chance.draw(stream))
+        else:
+            state = game.apply(state, choose.choice(game.legal_moves(state)))
+    return game.to_json(state)
 
 
 def phone_url(browser, url, seat: int) -> str:
@@ -221,3 +244,92 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
     coaster = page.locator('.over .coaster[data-spot="n0e0"]')
     expect(coaster).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
     expect(page.locator(".ground .field")).to_have_count(4)
+
+
+@pytest.mark.parametrize("table", [("hakenschlagen", 3)], indirect=True)
+def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser):
+    from playwright.sync_api import expect
+
+    colours = httpx.get(f"{table}/api/board").json()["game"]["colours"]
+    draw(table)
+    layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
+    page = open_table(browser, table)
+    for kind in ("dandelion", "lettuce", "carrot"):
+        colour = page.evaluate("(name) => tokenColour(name)", colours[kind])
+        disk = page.locator(f'.ground .disk[data-cell="{layout[kind][0]}"]')
+        expect(disk).to_have_attribute("fill", colour, timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
+def test_the_table_page_shows_each_stack_size(table, browser):
+    from playwright.sync_api import expect
+
+    record = played(
+        "fang_den_hut_cards", 3, 1, lambda s: sum(len(stack) > 1 for stack in s.table) >= 2
+    )
+    set_position(table, record)
+    report = httpx.get(f"{table}/api/state").json()["report"]
+    page = open_table(browser, table)
+    for stack in report["table"]:
+        card = page.locator(f'.over .card[data-cell="stack_{stack["points_at"] + 1}"]')
+        expect(card).to_have_attribute("data-card", stack["top"], timeout=WAIT_MS)
+        expect(card).to_have_attribute("data-size", str(stack["cards"]))
+        expect(card.locator(".card-size-count")).to_have_text(str(stack["cards"]))
+    for seat, count in enumerate(report["taken"]):
+        if count:
+            pile = page.locator(f'.over .card[data-cell="taken_{seat + 1}"]')
+            expect(pile).to_have_attribute("data-size", str(count))
+
+
+@pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
+def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser):
+    from playwright.sync_api import expect
+
+    record = played("haegar", 2, 1, lambda s: len(s.laid) >= 6 and s.phase == "draw")
+    set_position(table, record)
+    state = httpx.get(f"{table}/api/state").json()
+    prints = {c["id"]: c for c in httpx.get(f"{table}/api/board").json()["game"]["coaster"]}
+    page = open_table(browser, table)
+
+    def printed(token):  # "c03_nw+blue": coaster c03's upright nw field, a blue token on it
+        coaster, corner = token.split("+")[0].rsplit("_", 1)
+        return prints[coaster][corner]
+
+    covered = {cell: printed(token) for cell, token in state["position"].items() if token}
+    cell, landscape = next((cell, field["landscape"]) for cell, field in covered.items())
+    name = {"land": "beige", "forest": "darkgreen", "water": "blue"}[landscape]
+    colour = page.evaluate("(name) => tokenColour(name)", name)
+    field = page.locator(f'.ground .field[data-cell="{cell}"]')
+    expect(field).to_have_attribute("data-landscape", landscape, timeout=WAIT_MS)
+    expect(field.locator(".field-area")).to_have_attribute("fill", colour)
+    shields = sum("shield" in field for field in covered.values())
+    expect(page.locator(".ground .field-shield")).to_have_count(shields)
+    lands = state["report"]["landscapes"]
+    assert lands, "the seeded game has Hägars on the table"
+    expect(page.locator("#landscape-scores:not(.final) .landscape-row")).to_have_count(len(lands))
+    expect(page.locator("#landscape-scores h2")).to_have_text(
+        "Landscapes so far (scored as if the game ended now)"
+    )
+
+
+@pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
+def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser):
+    from playwright.sync_api import expect
+
+    record = played("haegar", 2, 1, lambda s: s.phase == "over")
+    set_position(table, record)
+    state = httpx.get(f"{table}/api/state").json()
+    report = state["report"]
+    assert report["doubled"], "the seeded game's die doubles a line"
+    page = open_table(browser, table)
+    scores = page.locator("#landscape-scores.final")
+    expect(scores.locator(".landscape-row")).to_have_count(
+        len(report["landscapes"]), timeout=WAIT_MS
+    )
+    for seat, total in enumerate(state["outcome"]["scores"]):
+        expect(scores.locator(f'.seat-total[data-seat="{seat}"]')).to_have_text(str(total))
+    expect(page.locator(".over .doubled-mark")).to_have_count(len(report["doubled"]))
+    for cell in report["doubled"]:
+        expect(page.locator(f'.ground .field.doubled[data-cell="{cell}"]')).to_have_count(1)
+    conquered = sum(land["conqueror"] is not None for land in report["landscapes"])
+    expect(scores.locator(".conqueror")).to_have_count(conquered)
