@@ -1,7 +1,16 @@
-"""Shared helpers for the service tests: a referee driven by hand on a fake clock."""
+"""Shared helpers for the service tests: a referee driven by hand on a fake clock,
+and for the browser tests a real `boardref serve` and Debian's chromium."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
 import pytest
 
 from boardref.referee import Referee
@@ -65,3 +74,55 @@ def table(store):
         return Table(referee, 0.3)
 
     return start
+
+
+CHROMIUM = "/usr/bin/chromium"
+#: what the workplace's closed network needs of a headless chromium run as root
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+needs_chromium = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_service(tmp_path, port: int, *args: str) -> subprocess.Popen:
+    """`boardref serve --sim ARGS` on ``port``, once its panel answers."""
+    service = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", "--sim", *args],
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return service
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, "the service did not come up"
+        assert service.poll() is None, "the service stopped"
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

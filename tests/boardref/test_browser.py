@@ -8,71 +8,23 @@ cannot fail the test.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-
-import httpx
 import pytest
 
 from engines import load_game
+from tests.boardref.conftest import free_port, needs_chromium, start_service
 
-CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 10_000
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def panel(tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
-    service = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, "the service did not come up"
-        assert service.poll() is None, "the service stopped"
-        time.sleep(0.1)
-    yield url
+    port = free_port()
+    service = start_service(tmp_path, port, "--port", str(port))
+    yield f"http://127.0.0.1:{port}"
     service.terminate()
     service.wait(10)
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser, url, path, locale="en-US"):

@@ -6,13 +6,7 @@ phone, and a Hägar coaster laid by taps. Waits are generous; nothing here is ti
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import socket
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
@@ -20,56 +14,26 @@ import pytest
 from boardref.panel.access import hash_pin
 from engines import load_game
 from engines.chance import Stream
+from tests.boardref.conftest import free_port, needs_chromium, start_service
 
-CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 10_000
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PIN = "2468"
 #: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
 YELLOW, RED = "#f2c200", "#d62828"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
-)
+pytestmark = needs_chromium
 
 
 def serve(tmp_path, game: str, players: int):
     """A --sim service playing ``game`` (a panel table: no hall board in the config)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = tmp_path / "config.toml"
     config.write_text(
         f'[game]\nname = "{game}"\nplayers = {players}\n'
         f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
     )
-    service = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--config", str(config)],
-        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, "the service did not come up"
-        assert service.poll() is None, "the service stopped"
-        time.sleep(0.1)
-    return service, url
+    return start_service(tmp_path, port, "--config", str(config)), f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture
@@ -79,16 +43,6 @@ def table(tmp_path, request):
     yield url
     service.terminate()
     service.wait(10)
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_table(browser, url):
