@@ -20,19 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_engines import percentile, timings_ms  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
+from engines.players import random_step  # noqa: E402
 
 NAME = "fang_den_hut_cards"
 MATCHES = 10
 PLAYOUT_SECONDS = 2.0
 BUDGET_P99_MS = 1.0
-
-
-def step(game, state, pick: random.Random, stream: Stream):
-    """The next state of random play: a deal when one is due, else a random move."""
-    spec = game.chance(state)
-    if spec is not None:
-        return game.resolve(state, spec.draw(stream))
-    return game.apply(state, pick.choice(game.legal_moves(state)))
 
 
 def positions(game, seed: int) -> list:
@@ -43,7 +36,7 @@ def positions(game, seed: int) -> list:
         while game.outcome(state) is None:
             if game.to_move(state) is not None:
                 found.append(state)
-            state = step(game, state, pick, stream)
+            state = random_step(game, state, pick, stream)
     return found
 
 
@@ -55,7 +48,7 @@ def playout_rate(game) -> float:
     while time.perf_counter() - start < PLAYOUT_SECONDS:
         if game.outcome(state) is not None:
             state = game.initial_state()
-        state = step(game, state, pick, stream)
+        state = random_step(game, state, pick, stream)
         plies += 1
     return plies / (time.perf_counter() - start)
 

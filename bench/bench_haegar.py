@@ -19,8 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from stats import percentile  # noqa: E402
+
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
+from engines.players import random_playout  # noqa: E402
 
 GAMES_PER_SETUP = 40
 SETUPS = [(1, {}), (2, {}), (3, {}), (3, {"honky_tonk": True})]
@@ -29,24 +32,9 @@ PLAYOUT_SECONDS = 3.0
 BUDGET_P99_MS = 5.0
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def random_game(game, seed: int):
     """Every state of one random game, chance drawn from a seeded stream."""
-    pick, stream = random.Random(seed), Stream(f"bench {seed}")
-    state = game.initial_state()
-    states = [state]
-    while game.outcome(state) is None:
-        spec = game.chance(state)
-        if spec is not None:
-            state = game.resolve(state, spec.draw(stream))
-        else:
-            state = game.apply(state, pick.choice(game.legal_moves(state)))
-        states.append(state)
-    return states
+    return random_playout(game, game.initial_state(), random.Random(seed), Stream(f"bench {seed}"))
 
 
 def main() -> None:

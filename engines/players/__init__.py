@@ -23,7 +23,7 @@ from typing import Any
 
 from engines.core import Game
 from engines.errors import OptionError
-from engines.players.search import RandomPlayer, SearchPlayer
+from engines.players.search import RandomPlayer, SearchPlayer, random_playout, random_step
 
 
 @dataclass(frozen=True)
@@ -75,4 +75,14 @@ def computer_move(game: Game, state, seconds: float = 2.0, level: str = "hard", 
     return SearchPlayer(seed, playouts=chosen.playouts, deadline_s=budget).choose(game, state)
 
 
-__all__ = ["LEVELS", "PLAYERS", "Level", "RandomPlayer", "SearchPlayer", "computer_move", "player"]
+__all__ = [
+    "LEVELS",
+    "PLAYERS",
+    "Level",
+    "RandomPlayer",
+    "SearchPlayer",
+    "computer_move",
+    "player",
+    "random_playout",
+    "random_step",
+]

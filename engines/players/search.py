@@ -43,6 +43,24 @@ PLAYOUT_CAP = 1000
 SOLO_POINTS = 10.0
 
 
+def random_step(game: Game, state, pick: random.Random, stream):
+    """The next state of random play: chance drawn from ``stream`` (an
+    ``engines.chance.Stream``) when it is due, else a legal move chosen with ``pick``."""
+    spec = game.chance(state)
+    if spec is not None:
+        return game.resolve(state, spec.draw(stream))
+    return game.apply(state, pick.choice(game.legal_moves(state)))
+
+
+def random_playout(game: Game, state, pick: random.Random, stream) -> list:
+    """Every state of random play from ``state`` to the end of the game."""
+    states = [state]
+    while game.outcome(state) is None:
+        state = random_step(game, state, pick, stream)
+        states.append(state)
+    return states
+
+
 class RandomPlayer:
     """Plays a legal move chosen uniformly at random (seeded)."""
 

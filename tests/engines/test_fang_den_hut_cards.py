@@ -14,6 +14,7 @@ from engines import BoardFileError, IllegalMove, NotationError, RecordError, Rul
 from engines.chance import Shuffle, Stream, deal
 from engines.fang_den_hut_cards import CardsState, Play, hats_for_game
 from engines.geometry import parse_board
+from engines.players import random_playout as play_out
 
 
 def start(players: int = 3, seed: str = "fang den hut", **options):
@@ -33,19 +34,6 @@ def laid_out(game, hands, table=None, turn=0, draw_pile=()):
         draw_pile=tuple(draw_pile),
         turn=turn,
     )
-
-
-def play_out(game, state, pick: random.Random, stream: Stream):
-    """Every state of random play from ``state`` to the end of the match."""
-    states = [state]
-    while game.outcome(state) is None:
-        spec = game.chance(state)
-        if spec is not None:
-            state = game.resolve(state, spec.draw(stream))
-        else:
-            state = game.apply(state, pick.choice(game.legal_moves(state)))
-        states.append(state)
-    return states
 
 
 # --- the deck and the deal ---------------------------------------------------------
