@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -172,4 +171,6 @@ def test_simulate_refuses_what_it_cannot_do(bad):
 
 
 def test_boardref_runs_as_a_module():
-    assert Path(__file__).parents[2].joinpath("boardref", "__main__.py").exists()
+    result = subprocess.run(BOARDREF + ["--help"], capture_output=True, text=True, timeout=WAIT)
+    assert result.returncode == 0
+    assert all(command in result.stdout for command in ("serve", "simulate", "fleet", "arena"))
