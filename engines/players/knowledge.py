@@ -30,6 +30,9 @@ class Knowledge:
     scale: float = 1.0
     #: random moves played after the tree before judging; None: play to the end
     depth: int | None = None
+    #: plies an alpha-beta search may look ahead instead of the tree search (two
+    #: seats, no hidden information; see ``engines.players.minimax``); 0: tree search
+    lookahead: int = 0
     unseen: Callable[[Game, dict, random.Random], Any] | None = None
 
 
@@ -210,7 +213,7 @@ def deal_unseen(game, view: dict, rng: random.Random):
 #: the knowledge of each game that has some; others are played out at random
 KNOWLEDGE = {
     "sternhalma": Knowledge(sternhalma_advantage, scale=0.15, depth=0),
-    "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0),
+    "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0, lookahead=8),
     "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0),
     "fang_den_hut": Knowledge(fang_den_hut_advantage, scale=0.7, depth=8),
     "fang_den_hut_cards": Knowledge(unseen=deal_unseen),

@@ -31,6 +31,7 @@ from typing import Any
 
 from engines.core import Game, Outcome
 from engines.errors import RulesError
+from engines.players import minimax
 from engines.players.knowledge import Knowledge, knowledge_of
 
 #: UCB1's exploration weight for rewards in [0, 1]
@@ -109,10 +110,16 @@ class SearchPlayer:
             self.last_playouts = 0
             return moves[0]
         seat = game.to_move(state)
-        search = _Search(game, knowledge_of(game), self.rng, self.exploration)
+        knowledge = knowledge_of(game)
+        stop = None if self.deadline_s is None else started + self.deadline_s
+        if minimax.fits(game, knowledge):
+            move, self.last_playouts = minimax.best_move(
+                game, state, knowledge, self.rng, self.playouts, stop
+            )
+            return move
+        search = _Search(game, knowledge, self.rng, self.exploration)
         deal = search.dealer(state, seat)
         root = _Node(game.players)
-        stop = None if self.deadline_s is None else started + self.deadline_s
         done = 0
         while (self.playouts is None or done < self.playouts) and (
             stop is None or done == 0 or time.perf_counter() < stop
