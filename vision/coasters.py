@@ -1,0 +1,426 @@
+"""Hägar's coasters seen by the camera. The table mat carries four ArUco markers at
+its corners and a dot grid where coasters go (``vision/coasters.toml``); the reader
+finds the mat, then reads every spot of its grid: bare mat, or which coaster lies
+there at which quarter turn (and so the landscape of each quarter), and the token on
+each field of it. The result compares directly with ``game.observe``.
+
+A coaster is known by its printed face (landscapes and symbols, drawn by ``face``
+from the engine's coaster data, the same picture the renderer prints). The reader
+never imports the renderer and changes nothing it reads.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+import cv2
+import numpy as np
+
+from engines.coasters import CORNERS, Coaster
+from engines.geometry import Board, Cell, Marker
+from vision import looks
+from vision.camera import Camera
+from vision.locate import Locator, Pose
+
+#: the bare mat's place among the candidates a spot is compared with
+BARE = None
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
+
+
+@cache
+def data() -> dict:
+    text = (resources.files("vision") / "coasters.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _rgb(name: str) -> tuple[int, int, int]:
+    colours = data()["colours"]
+    return tuple(colours[name]) if name in colours else looks.colour(name)
+
+
+def coaster_mm(game) -> float:
+    """A coaster's side: two fields of the table file's grid."""
+    return 2 * float(game.board.game["field_mm"])
+
+
+def mat_board(game) -> Board:
+    """The table mat as a board: a cell per spot within the mat's reach of the first
+    coaster's spot, and a marker at each corner."""
+    return _mat_board(game.board)
+
+
+@cache
+def _mat_board(table: Board) -> Board:
+    spec = data()["mat"]
+    side = 2 * float(table.game["field_mm"])
+    reach = int(spec["reach"])
+    centres = {
+        cell.zone: tuple(
+            np.mean([c.xy for c in table.cells if c.zone == cell.zone], axis=0).tolist()
+        )
+        for cell in table.cells
+        if cell.zone
+    }
+    limit = (reach + 0.01) * side
+    cells = tuple(
+        Cell(spot, xy, "spot")
+        for spot, xy in sorted(centres.items(), key=lambda kv: (-kv[1][1], kv[1][0]))
+        if abs(xy[0]) < limit and abs(xy[1]) < limit
+    )
+    size = float(spec["marker_mm"])
+    out = (reach + 0.5) * side + float(spec["marker_gap_mm"]) + size / 2
+    corners = [(-out, out), (out, out), (out, -out), (-out, -out)]
+    markers = tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
+    return Board(f"{table.name}_mat", "the table mat", cells, (), {}, markers=markers)
+
+
+# --- what a coaster looks like ----------------------------------------------------------
+
+
+def face(coaster: Coaster, size_mm: float, px_per_mm: float) -> np.ndarray:
+    """The coaster's printed face seen from above, upright (its printed top edge at
+    the image's top), as an RGB image: each field in its landscape's colour with its
+    gold, skull, dice number and shield; a beer coaster's glass at its side."""
+    prints = data()["prints"]
+    n = int(round(size_mm * px_per_mm))
+    image = np.zeros((n, n, 3), np.uint8)
+    half = size_mm / 2
+
+    def px(x: float, y: float) -> tuple[int, int]:
+        # 16ths of a pixel: cv2 draws with shift=4 for sub-pixel places
+        return int(round((half + x) * px_per_mm * 16)), int(round((half - y) * px_per_mm * 16))
+
+    def disc(x: float, y: float, r: float, colour) -> None:
+        cv2.circle(image, px(x, y), int(round(r * px_per_mm * 16)), colour, -1, cv2.LINE_AA, 4)
+
+    for corner, (ox, oy) in CORNERS.items():
+        rows = slice((1 - oy) * n // 2, (2 - oy) * n // 2)  # north is the image's top
+        image[rows, ox * n // 2 : (ox + 1) * n // 2] = _rgb(coaster.fields[corner].landscape)
+    for corner, (ox, oy) in CORNERS.items():
+        printed = coaster.fields[corner]
+        sx, sy = 2 * ox - 1, 2 * oy - 1  # towards the field's outer corner
+        cx, cy = sx * half / 2, sy * half / 2
+        px_, py_ = cx + sx * prints["corner_mm"], cy + sy * prints["corner_mm"]
+        if printed.gold:
+            r = prints["gold_mm"]
+            disc(px_, py_, r, tuple(int(v * 0.7) for v in _rgb("gold")))
+            disc(px_, py_, r * 0.8, _rgb("gold"))
+        if printed.skull:
+            r = prints["skull_mm"]
+            disc(px_, py_, r, _rgb("skull"))
+            for eye in (-1, 1):
+                disc(px_ + eye * 0.38 * r, py_ + 0.15 * r, 0.28 * r, _rgb("skull_eyes"))
+        if printed.die is not None:
+            _die(image, px, disc, (px_, py_), printed.die, prints["die_mm"])
+        if printed.shield is not None:
+            _shield(image, px, (cx, cy), printed.shield, half, prints["shield_mm"])
+    if coaster.beer is not None:
+        r = prints["glass_mm"]
+        dx, dy = _SIDE_STEP[coaster.beer]
+        gx, gy = dx * (half - r - 2), dy * (half - r - 2)
+        disc(gx, gy, r, _rgb("glass"))
+        disc(gx + dx * 0.35 * r, gy + dy * 0.35 * r, 0.55 * r, _rgb("foam"))
+    return image
+
+
+#: a step of one towards each of SIDES (north, east, south, west), mm axes
+_SIDE_STEP = ((0, 1), (1, 0), (0, -1), (-1, 0))
+#: pips of a die face, in units of a third of its side from its centre
+_PIPS = {
+    1: [(0, 0)],
+    2: [(-1, 1), (1, -1)],
+    3: [(-1, 1), (0, 0), (1, -1)],
+    4: [(-1, 1), (1, 1), (-1, -1), (1, -1)],
+    5: [(-1, 1), (1, 1), (0, 0), (-1, -1), (1, -1)],
+    6: [(-1, 1), (1, 1), (-1, 0), (1, 0), (-1, -1), (1, -1)],
+}
+
+
+def _die(image, px, disc, centre, number: int, side: float) -> None:
+    x, y = centre
+    a, b = px(x - side / 2, y + side / 2), px(x + side / 2, y - side / 2)
+    cv2.rectangle(image, a, b, _rgb("die"), -1, cv2.LINE_AA, 4)
+    for i, j in _PIPS[number]:
+        disc(x + i * side / 3.4, y + j * side / 3.4, side / 11, _rgb("pips"))
+
+
+def _shield(image, px, field_centre, side: int, half: float, width: float) -> None:
+    """A shield on the middle of the field's outer edge ``side``, pointing inwards."""
+    dx, dy = _SIDE_STEP[side]
+    cx, cy = field_centre
+    ex, ey = (cx, dy * half) if dy else (dx * half, cy)
+    ax, ay = -dy, dx  # along the edge
+    w = width / 2
+
+    def at(along: float, inward: float) -> tuple[int, int]:
+        return px(ex + ax * along - dx * inward, ey + ay * along - dy * inward)
+
+    outline = [at(-w, 0), at(w, 0), at(w, 0.5 * width), at(0, 0.95 * width), at(-w, 0.5 * width)]
+    cv2.fillConvexPoly(image, np.array(outline, np.int32), _rgb("shield"), cv2.LINE_AA, 4)
+
+
+def turned(image: np.ndarray, turn: int) -> np.ndarray:
+    """An upright picture as it lies after ``turn`` quarter turns clockwise."""
+    return np.ascontiguousarray(np.rot90(image, -turn))
+
+
+# --- the table as observations ---------------------------------------------------------
+
+
+def turn_of(coaster: Coaster, corner: str, printed: str) -> int:
+    """The turn at which the coaster's ``printed`` corner lies at table ``corner``."""
+    return next(
+        t
+        for t in range(4)
+        if any(at == corner and p == printed for at, p, _ in coaster.on_table(t))
+    )
+
+
+def layout_of(game, seen: dict[str, str | None]):
+    """From a ``game.observe``-style dict: ``{spot: (coaster id, turn)}`` and
+    ``{field: token}``."""
+    spots: dict[str, tuple[str, int]] = {}
+    tokens: dict[str, str] = {}
+    for name, token in seen.items():
+        if token is None:
+            continue
+        printed, _, piece = token.partition(looks.JOIN)
+        coaster_id, printed_corner = printed.rsplit("_", 1)
+        spot, corner = name.rsplit("_", 1)
+        if corner == "sw":
+            spots[spot] = (coaster_id, turn_of(game.coasters[coaster_id], corner, printed_corner))
+        if piece:
+            tokens[name] = piece
+    return spots, tokens
+
+
+@dataclass(frozen=True)
+class SpotReading:
+    """One coaster read on one spot: which, how turned, and its landscapes by table
+    corner (sw, se, nw, ne)."""
+
+    coaster: str
+    turn: int
+    quarters: tuple[tuple[str, str], ...]
+    #: how badly the best picture fitted (0 is perfect); for tuning and doubt
+    misfit: float
+
+
+@dataclass
+class TableReading:
+    """What the camera saw on the mat. ``found`` is False (with ``problem`` saying
+    why) when the mat itself was not seen; ``spots`` holds the coasters by spot,
+    ``tokens`` the tokens by field."""
+
+    found: bool
+    problem: str | None = None
+    spots: dict[str, SpotReading] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def observation(self, game) -> dict[str, str | None]:
+        """Per table field, as ``game.observe`` writes it (fields off the mat: None)."""
+        seen: dict[str, str | None] = dict.fromkeys(cell.id for cell in game.board.cells)
+        for spot, reading in self.spots.items():
+            for corner, printed, _ in game.coasters[reading.coaster].on_table(reading.turn):
+                name = f"{spot}_{corner}"
+                token = f"{reading.coaster}_{printed}"
+                if name in self.tokens:
+                    token += looks.JOIN + self.tokens[name]
+                seen[name] = token
+        return seen
+
+
+class CoasterReader:
+    """Reads one game's coasters on the mat through one camera."""
+
+    def __init__(self, game, camera: Camera):
+        self.game, self.camera = game, camera
+        self.mat = mat_board(game)
+        self.locator = Locator(self.mat, camera)
+        self.pose: Pose | None = None
+        spec = data()["reader"]
+        self.patch = int(spec["patch_px"])
+        self.keep = float(spec["keep"])
+        self.side = coaster_mm(game)
+        self.spots = tuple(cell.id for cell in self.mat.cells)
+        self._candidates, self._references = self._pictures()
+        self._tokens = (*game.colours, "gold")
+        self._token_colours = np.array(
+            [_LINEAR[np.array(_rgb(t))] for t in self._tokens], np.float32
+        )
+
+    def _pictures(self):
+        """Every candidate (bare mat, then each coaster at each turn) as a linear
+        patch, flattened."""
+        fine = 4.0
+        big = np.empty((int(round(self.side * fine)),) * 2 + (3,), np.uint8)
+        big[:] = _rgb("mat")
+        dot = data()["mat"]["dot_mm"] * fine
+        centre = big.shape[0] // 2
+        cv2.circle(big, (centre, centre), int(dot), looks.colour("board_line"), -1, cv2.LINE_AA)
+        candidates, pictures = [BARE], [big]
+        for coaster in self.game.coasters.values():
+            upright = face(coaster, self.side, fine)
+            for turn in range(4):
+                candidates.append((coaster.id, turn))
+                pictures.append(turned(upright, turn))
+        small = [
+            cv2.resize(p, (self.patch, self.patch), interpolation=cv2.INTER_AREA) for p in pictures
+        ]
+        references = _LINEAR[np.stack(small)]
+        p = self.patch
+        self._coarse = references.reshape(-1, 4, p // 4, 4, p // 4, 3).mean((2, 4))
+        self._coarse = self._coarse.reshape(len(small), -1)
+        return tuple(candidates), references.reshape(len(small), -1)
+
+    # --- the pose ---------------------------------------------------------------------
+
+    def locate(self, frame: np.ndarray) -> bool:
+        """Find the mat's markers in ``frame``; True if the pose is known now."""
+        pose = self.locator.locate(frame) if _usable(frame) else None
+        if pose is not None:
+            self.pose = pose
+            self._maps = self._sampling_maps(pose)
+        return pose is not None
+
+    def _sampling_maps(self, pose: Pose):
+        """Where in the frame each spot's patch pixels (two samples per patch pixel
+        each way) and each field's token ring lie."""
+        fine = 2 * self.patch
+        u = ((np.arange(fine) + 0.5) / fine - 0.5) * self.side
+        gx, gy = np.meshgrid(u, -u)  # rows from north to south
+        points = []
+        for spot in self.spots:
+            x, y = self.mat.cell(spot).xy
+            points.append(np.stack([gx + x, gy + y, np.zeros_like(gx)], -1).reshape(-1, 3))
+        px = self.camera.project(np.concatenate(points), pose.rvec, pose.tvec)
+        px = px.reshape(len(self.spots) * fine, fine, 2).astype(np.float32)
+        spec = data()["reader"]
+        angles = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+        ring = np.stack([np.cos(angles), np.sin(angles)], 1) * spec["probe_r"]
+        quarter = self.side / 4
+        probes = []
+        for spot in self.spots:
+            x, y = self.mat.cell(spot).xy
+            for ox, oy in CORNERS.values():
+                fx, fy = x + (2 * ox - 1) * quarter, y + (2 * oy - 1) * quarter
+                probes.append(
+                    np.column_stack([ring[:, 0] + fx, ring[:, 1] + fy, np.full(8, spec["probe_z"])])
+                )
+        probes = np.concatenate(probes)
+        ring_px = self.camera.project(probes, pose.rvec, pose.tvec)
+        # where the camera's ray through each probe point meets the coaster: what a
+        # field with no token shows there
+        eye = (-cv2.Rodrigues(pose.rvec)[0].T @ pose.tvec).ravel()
+        ground = probes[:, :2] + (probes[:, :2] - eye[:2]) * (
+            probes[:, 2:] / (eye[2] - probes[:, 2:])
+        )
+        centres = np.repeat([self.mat.cell(spot).xy for spot in self.spots], 4 * 8, axis=0)
+        local = (ground - centres) / self.side + 0.5
+        col = (local[:, 0] * self.patch).astype(int).clip(0, self.patch - 1)
+        row = ((1 - local[:, 1]) * self.patch).astype(int).clip(0, self.patch - 1)
+        landing = (row * self.patch + col).reshape(len(self.spots), 4, 8)
+        return px[..., 0], px[..., 1], np.round(ring_px).astype(np.int32), landing
+
+    # --- reading ---------------------------------------------------------------------
+
+    def read(self, frame: np.ndarray) -> TableReading:
+        """The coasters and tokens in ``frame``. The mat is located on the first frame
+        (and again with ``locate``); a frame that is no picture or where the mat is
+        not seen gives a reading with ``found`` False and the reason."""
+        if not _usable(frame):
+            return TableReading(False, "no picture: the frame is empty, blank or not BGR")
+        if self.pose is None and not self.locate(frame):
+            return TableReading(
+                False, "table not found: fewer than two of the mat's four markers are seen"
+            )
+        map_x, map_y, ring_px, landing = self._maps
+        samples = cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+        p = self.patch
+        pooled = cv2.resize(samples, (p, p * len(self.spots)), interpolation=cv2.INTER_AREA)
+        patches = _LINEAR[pooled[..., ::-1]].reshape(len(self.spots), p, p, 3)
+        best, gain, misfit = self._match(patches)
+        reading = TableReading(True)
+        h, w = frame.shape[:2]
+        ring_px[:, 0].clip(0, w - 1, out=ring_px[:, 0])
+        ring_px[:, 1].clip(0, h - 1, out=ring_px[:, 1])
+        laid = [s for s in range(len(self.spots)) if self._candidates[best[s]] is not BARE]
+        if not laid:
+            return reading
+        rings = _LINEAR[frame[ring_px[:, 1], ring_px[:, 0], ::-1]].reshape(-1, 4, 8, 3)[laid]
+        seen = np.median(rings, axis=2) / gain[laid, None, None]
+        pictures = self._references[best[laid]].reshape(len(laid), -1, 3)
+        under = pictures[np.arange(len(laid))[:, None, None], landing[laid]]
+        tokens = self._tokens_seen(seen, np.median(under, axis=2))
+        for n, s in enumerate(laid):
+            coaster_id, turn = self._candidates[best[s]]
+            fields = self.game.coasters[coaster_id].on_table(turn)
+            quarters = tuple((corner, f.landscape) for corner, _, f in fields)
+            spot = self.spots[s]
+            reading.spots[spot] = SpotReading(coaster_id, turn, quarters, float(misfit[s]))
+            for k, corner in enumerate(CORNERS):
+                if tokens[n, k] > 0:
+                    reading.tokens[f"{spot}_{corner}"] = self._tokens[tokens[n, k] - 1]
+        return reading
+
+    def _match(self, patches: np.ndarray):
+        """Each spot's best candidate, the light gain it was seen at, and its misfit.
+        A coarse pass (4 x 4 blocks) keeps the few likeliest candidates per spot; the
+        full patches decide among them."""
+        spots, p = len(patches), self.patch
+        coarse = patches.reshape(spots, 4, p // 4, 4, p // 4, 3).mean((2, 4))
+        cost, _ = _misfit(coarse.reshape(spots, -1), self._coarse[None], 1.0)
+        likely = np.argpartition(cost, SHORTLIST, axis=1)[:, :SHORTLIST]
+        cost, gain = _misfit(patches.reshape(spots, -1), self._references[likely], self.keep)
+        pick = cost.argmin(1)
+        rows = np.arange(spots)
+        return likely[rows, pick], gain[rows, pick], cost[rows, pick]
+
+    def _tokens_seen(self, seen: np.ndarray, bare: np.ndarray) -> np.ndarray:
+        """Per field (spots, 4): 0 when ``bare``, what the field shows there without a
+        token, explains the colour ``seen`` through its ring best at any shading, else
+        1 + the index of the token that does."""
+        colours = self._token_colours
+        options = np.concatenate(
+            [bare[..., None, :], np.broadcast_to(colours, (*bare.shape[:2], *colours.shape))],
+            axis=2,
+        )
+        scale = (options * seen[..., None, :]).sum(-1) / np.maximum((options**2).sum(-1), 1e-9)
+        scale = scale.clip(0.25, 1.4)
+        error = np.linalg.norm(seen[..., None, :] - scale[..., None] * options, axis=-1)
+        return error.argmin(-1)
+
+
+#: candidates per spot that the coarse pass keeps for the full comparison
+SHORTLIST = 6
+
+
+def _misfit(patches: np.ndarray, references: np.ndarray, keep: float):
+    """How badly each reference explains each patch once scaled by its best gain:
+    the mean of the best ``keep`` fraction of per-pixel differences, relative to the
+    patch's brightness; and that gain. ``patches`` (spots, n), ``references``
+    (spots or 1, candidates, n), both linear RGB flattened."""
+    dot = (patches[:, None, :] * references).sum(-1)
+    gain = np.maximum(dot / np.maximum((references * references).sum(-1), 1e-9), 1e-6)
+    diff = np.abs(patches[:, None, :] - gain[..., None] * references)
+    per_pixel = diff.reshape(*diff.shape[:2], -1, 3).sum(-1)
+    kept = max(1, int(keep * per_pixel.shape[-1]))
+    if kept < per_pixel.shape[-1]:
+        per_pixel = np.partition(per_pixel, kept - 1, axis=-1)[..., :kept]
+    brightness = patches.reshape(len(patches), -1, 3).sum(-1).mean(-1)
+    return per_pixel.mean(-1) / np.maximum(brightness, 1e-6)[:, None], gain
+
+
+def _usable(frame) -> bool:
+    """A BGR frame with something in it (not all one value, as a dead camera gives)."""
+    return (
+        isinstance(frame, np.ndarray)
+        and frame.ndim == 3
+        and frame.shape[2] == 3
+        and frame.dtype == np.uint8
+        and min(frame.shape[:2]) >= 16
+        and int(frame.max()) - int(frame.min()) > 8
+    )
