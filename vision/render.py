@@ -241,7 +241,11 @@ class Renderer:
         image = self._base.copy()
         shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
         solids = self._solids(tokens, under or {})
-        self._shadows(shade, solids)
+        if solids:  # shadows fall on the board, never on the pieces drawn over them
+            self._shadows(shade, solids)
+            dim = cv2.resize(shade, image.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+            image = (image * (dim ** (1 / 2.2))[..., None]).astype(np.uint8)
+            shade[:] = 1.0
         self._draw_solids(image, solids)
         for cell in hands:
             self._hand(image, shade, cell)
