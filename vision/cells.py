@@ -42,6 +42,10 @@ UNEXPLAINED_SITES = 3
 REFRESH = 0.3
 #: how the top face of a solid is shaded relative to its colour in looks.toml
 TOP_SHADE = 0.95
+#: plain board points sampled to follow the overall light (auto exposure, white
+#: balance); they lie this far (mm) from any site and outside the markers' quiet zones
+PAPER_POINTS = 64
+PAPER_CLEARANCE_MM = 10.0
 _LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2 + 1e-3
 
 
@@ -113,11 +117,42 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         self.flat = (px[:, 1] * w + px[:, 0]).reshape(shape)
         self.centres = camera.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
+        paper = camera.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)
+        paper = np.round(paper).astype(np.int64)
+        paper = paper[
+            (paper[:, 0] >= 0) & (paper[:, 0] < w) & (paper[:, 1] >= 0) & (paper[:, 1] < h)
+        ]
+        self.paper_flat = paper[:, 1] * w + paper[:, 0]
 
     def features(self, frame: np.ndarray) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points."""
         pixels = frame.reshape(-1, 3)[self.flat]
         return _LINEAR[np.median(pixels, axis=2).astype(np.uint8)]
+
+    def paper(self, frame: np.ndarray) -> np.ndarray:
+        """Linear colour (points, 3) of the plain board points."""
+        return _LINEAR[frame.reshape(-1, 3)[self.paper_flat]]
+
+
+def _paper_points(sites: list[Site], look: Look, board) -> np.ndarray:
+    """Up to PAPER_POINTS board points (mm, z = 0) of plain printed board: clear of
+    every piece a site can hold and of the markers, inside the board's edge."""
+    left, bottom, right, top = looks.extent(board)
+    border = looks.data()["markers"]["border_mm"]
+    xs = np.linspace(left + border / 2, right - border / 2, 60)
+    ys = np.linspace(bottom + border / 2, top - border / 2, 60)
+    grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+    sites_xy = np.array([s.xy for s in sites])
+    reach = max(p.radius for p in look.pieces.values()) + PAPER_CLEARANCE_MM
+    near = np.sqrt(((grid[:, None] - sites_xy[None]) ** 2).sum(-1)).min(axis=1)
+    keep = near >= reach
+    for marker in looks.markers(board):
+        quiet = marker.size * 0.7 + PAPER_CLEARANCE_MM / 2
+        keep &= np.abs(grid - np.asarray(marker.xy)).max(axis=1) >= quiet
+    grid = grid[keep]
+    if len(grid) > PAPER_POINTS:
+        grid = grid[np.linspace(0, len(grid) - 1, PAPER_POINTS).round().astype(int)]
+    return np.c_[grid, np.zeros(len(grid))]
 
 
 def _rotation(pose: Pose) -> np.ndarray:
@@ -200,7 +235,10 @@ def _seen(look: Look, stack) -> tuple[str, ...]:
         base = 0.0
         for piece in stack:
             top = base + piece.height
-            if base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base):
+            inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
+            # a point inside a disk under a figure's foot is hidden by the figure
+            covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
+            if inside or covered:
                 what = piece.token
             base = top
         seen.append(what)
@@ -228,7 +266,8 @@ class Classifier:
         self.spread_empty = 0.12
         self.tokens: dict[str, np.ndarray] = {}
         self.spread: dict[str, float] = {}
-        self.last: list[str | None] = [None] * len(sites)
+        #: the plain board points as first learned: the light the references are in
+        self.paper: np.ndarray | None = None
         #: sites the last frame showed something unknown on
         self.unexplained = 0
 
@@ -238,9 +277,15 @@ class Classifier:
 
     # --- learning ----------------------------------------------------------------------
 
-    def learn(self, features: np.ndarray, labels: list[str | None], fresh: bool) -> None:
+    def learn(
+        self, features: np.ndarray, paper: np.ndarray, labels: list[str | None], fresh: bool
+    ) -> None:
         """Take ``labels`` (per site) as the truth of ``features``: refresh the empty
-        references and token colours (``fresh``: forget what was learned before)."""
+        references and token colours (``fresh``: forget what was learned before).
+        ``paper`` is the plain board seen in the same frame."""
+        if fresh or self.paper is None:
+            self.paper = paper
+        features = features / self._gain(paper)
         empty = np.array([label is None for label in labels])
         weight = 1.0 if fresh else REFRESH
         if fresh:
@@ -268,7 +313,6 @@ class Classifier:
             self.tokens[token] = mean
             self.spread[token] = spread
         self._infer_empty(features, labels)
-        self.last = list(labels)
 
     def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
         """A site never seen empty: what its piece looks like there, less what that
@@ -309,10 +353,9 @@ class Classifier:
 
     # --- reading -----------------------------------------------------------------------
 
-    def classify(self, features: np.ndarray, visible: np.ndarray) -> Observation:
+    def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
         """Name the piece on each site, and join sites into cells."""
-        gain = self._gain(features)
-        f = features / gain
+        f = features / self._gain(paper)
         board = np.log(f / self.empty)  # (S, K, 3)
         ratio = np.log(f / self.empty[:, :1])
         labels: list[str | None] = []
@@ -332,17 +375,14 @@ class Classifier:
                     probs.append([])
                 labels[i] = ranked[0][0]
                 probs[i] = ranked
-        if self.unexplained < UNEXPLAINED_SITES:
-            self.last = labels
         return self._cells(labels, probs, visible)
 
-    def _gain(self, features: np.ndarray) -> np.ndarray:
-        """The overall change of light since learning, from sites read empty before."""
-        empty = np.array([label is None for label in self.last]) & self.known
-        if empty.sum() < 3:
-            empty = self.known
-        ratio = features[empty, 0] / self.empty[empty, 0]
-        return np.median(ratio, axis=0)
+    def _gain(self, paper: np.ndarray) -> np.ndarray:
+        """The overall change of light since learning, from the plain board points
+        (their median: a shadow or a highlight on a few does not count)."""
+        if self.paper is None or not len(paper):
+            return np.ones(3, np.float32)
+        return np.median(paper / self.paper, axis=0)
 
     def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
         cost = np.zeros((len(board), len(hyps)), np.float32)

@@ -1,10 +1,11 @@
 """`boardref vision eval`: the reader against rendered frames of random positions,
 scored cell by cell against the truth the renderer drew.
 
-Each scene (camera pose, lens, light) starts with the bare board and then the start
-position, which the reader learns from, as it would while a game is set up; then it
-reads positions reached by random legal play, each first with a hand over the board
-(which must never yield an observation) and then clear. Seeds from
+Each scene (camera pose, lens, light) is one game: the bare board and then the start
+position with its set-up, which the reader learns from, as it would while a game is
+set up; then it reads positions reached from that start by random legal play, each
+first with a hand over the board (which must never yield an observation) and then
+clear. Seeds from
 ``render.HELD_OUT`` on are the held-out set; tuning uses seeds below it. Measures
 only; changes nothing it reads.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -26,11 +28,23 @@ from vision.stillness import STILL_FRAMES
 PER_SCENE = 10
 #: random plies from the start to a position (at most)
 MAX_PLIES = 80
+#: most frequent (truth, read) mistakes listed in the result
+CONFUSIONS = 8
 
 
-def random_position(game, rng: np.random.Generator, plies: int, stream: Stream):
-    """The state after up to ``plies`` random legal moves and chance draws."""
+def set_up(game, stream: Stream):
+    """The position when play begins: the start with its set-up drawn (Hakenschlagen's
+    disks and trees), as the referee knows it when the game starts."""
     state = game.initial_state()
+    while (spec := game.chance(state)) is not None:
+        state = game.resolve(state, spec.draw(stream))
+    return state
+
+
+def random_position(game, start, rng: np.random.Generator, plies: int, stream: Stream):
+    """The state after up to ``plies`` random legal moves and chance draws from
+    ``start``."""
+    state = start
     for _ in range(plies):
         if game.outcome(state) is not None:
             break
@@ -54,12 +68,14 @@ def evaluate(
     wrong = exact = unlocated = hand_frames = hand_seen = 0
     feed_ms: list[float] = []
     stages = dict.fromkeys(STAGES, 0.0)
-    reads = 0
-    start = game.observe(game.initial_state())
-    bare = dict.fromkeys(start)
-    reader = camera = None
+    reads = unread = 0
+    confusion: Counter[tuple[str | None, str | None]] = Counter()
+    bare = dict.fromkeys(game.observe(game.initial_state()))
+    reader = camera = begin = None
     for n in range(frames):
         if n % PER_SCENE == 0:
+            begin = set_up(game, stream)
+            start = game.observe(begin)
             scene_seed = seed * 1000 + n // PER_SCENE
             scene = random_scene(game.board, scene_seed, difficulty)
             camera = Renderer(game, scene, scene_seed)
@@ -68,7 +84,7 @@ def evaluate(
                 reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
             ):
                 reader = None
-        state = random_position(game, rng, int(rng.integers(1, MAX_PLIES)), stream)
+        state = random_position(game, begin, rng, int(rng.integers(1, MAX_PLIES)), stream)
         truth = game.observe(state)
         under = underlays(game, state)
         if reader is None:
@@ -87,9 +103,13 @@ def evaluate(
             observation = reader.feed(frame)
             feed_ms.append((time.perf_counter() - t) * 1000)
         if observation is None:
+            unread += 1
             wrong += cells
             continue
         errors = sum(observation.tokens[c] != truth[c] for c in truth)
+        confusion.update(
+            (truth[c], observation.tokens[c]) for c in truth if observation.tokens[c] != truth[c]
+        )
         wrong += errors
         exact += errors == 0
         reads += 1
@@ -107,6 +127,10 @@ def evaluate(
         "per_cell_error": round(wrong / (frames * cells), 6),
         "board_exact_rate": round(exact / frames, 4),
         "unlocated_scenes": unlocated,
+        "clear_frames_unread": unread,
+        "confusions": [
+            {"truth": t, "read": r, "cells": n} for (t, r), n in confusion.most_common(CONFUSIONS)
+        ],
         "hand_frames": hand_frames,
         "hand_frames_with_observation": hand_seen,
         "ms_per_frame_p50": round(statistics.median(feed_ms), 3) if feed_ms else None,

@@ -59,7 +59,7 @@ class BoardReader:
         self.classifier: Classifier | None = None
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
-        self._features: np.ndarray | None = None
+        self._features: tuple[np.ndarray, np.ndarray] | None = None
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.status = "unlocated"
 
@@ -95,12 +95,12 @@ class BoardReader:
         refreshed. Locates the board first if needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame):
             return False
-        features = self.sampler.features(frame)
+        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
         fresh = not self.classifier.ready
-        self.classifier.learn(features, site_labels(self.sites, truth), fresh=fresh)
+        self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
-        self._features = features
+        self._features = features, paper
         return True
 
     def confirm(self, truth: dict[str, str | None]) -> None:
@@ -108,7 +108,8 @@ class BoardReader:
         that was read (it showed this position)."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
-            self.classifier.learn(self._features, site_labels(self.sites, truth), fresh=False)
+            features, paper = self._features
+            self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=False)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -126,16 +127,16 @@ class BoardReader:
         self.status = state
         if state != "still" or not self.classifier.ready:
             return None
-        features = self.sampler.features(frame)
+        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
         t2 = time.perf_counter()
-        observation = self.classifier.classify(features, self.sampler.visible)
+        observation = self.classifier.classify(features, paper, self.sampler.visible)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
         if self.classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
-        self._features = features
+        self._features = features, paper
         return observation
 
     def _relocate(self, frame: np.ndarray) -> None:
