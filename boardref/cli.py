@@ -198,6 +198,7 @@ def vision_eval(
     difficulty: str = typer.Option("easy", help="easy or hard"),
 ) -> None:
     """Read rendered frames of random positions; JSON with the error rates and timings."""
+    from vision.coaster_eval import evaluate_coasters
     from vision.evaluate import evaluate
     from vision.render import DIFFICULTY
 
@@ -205,7 +206,10 @@ def vision_eval(
         typer.echo(f"error: difficulty {difficulty!r}; use easy or hard", err=True)
         raise typer.Exit(2)
     try:
-        result = evaluate(game, frames, seed, difficulty)
+        if game == "haegar":  # coasters on a table mat, read spot by spot
+            result = evaluate_coasters(frames, seed, difficulty)
+        else:
+            result = evaluate(game, frames, seed, difficulty)
     except (RulesError, KeyError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
