@@ -27,9 +27,11 @@ LINE_CLEARANCE_MM = 3.0
 #: a probe that cannot see the piece it tests costs this much (log units squared)
 UNSEEN_COST = 4.0
 #: spreads of log colour ratios: floor and ceiling of learned ones, and an unlearned one
-SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.07, 0.35, 0.3
+SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.12, 0.35, 0.3
 #: a probe this low sees the board just past the cell when nothing stands there
 LOW_PROBE_MM = 8.0
+#: the camera looks down at the board at least this steeply (degrees)
+LOWEST_VIEW_DEG = 30.0
 #: spread of a site's empty look borrowed from its neighbours (never seen empty)
 SPREAD_BORROWED = 0.3
 #: a probe's cost is capped so one odd probe cannot outvote the others entirely
@@ -42,11 +44,14 @@ UNEXPLAINED_SITES = 3
 REFRESH = 0.3
 #: how the top face of a solid is shaded relative to its colour in looks.toml
 TOP_SHADE = 0.95
+#: added to linear colour before taking ratios: a dark channel's few levels of sensor
+#: noise would otherwise swing its log ratio more than a piece's colour does
+DARK_FLOOR = 0.01
 #: plain board points sampled to follow the overall light (auto exposure, white
 #: balance); they lie this far (mm) from any site and outside the markers' quiet zones
 PAPER_POINTS = 64
 PAPER_CLEARANCE_MM = 10.0
-_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2 + 1e-3
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2 + DARK_FLOOR
 
 
 @dataclass(frozen=True)
@@ -238,11 +243,20 @@ def _seen(look: Look, stack) -> tuple[str, ...]:
             inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
             # a point inside a disk under a figure's foot is hidden by the figure
             covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
-            if inside or covered:
+            if inside or covered or _lands_on(probe, piece, top):
                 what = piece.token
             base = top
         seen.append(what)
     return tuple(seen)
+
+
+def _lands_on(probe, piece, top: float) -> bool:
+    """A front probe above a flat piece whose view lands on its top face from any
+    camera at least LOWEST_VIEW_DEG steep (the landing moves toward the far side)."""
+    if not (probe.front and piece.under and probe.z > top):
+        return False
+    reach = (probe.z - top) / math.tan(math.radians(LOWEST_VIEW_DEG))
+    return max(probe.r, abs(probe.r - reach)) <= piece.radius
 
 
 def _radius_at(piece, z: float) -> float:
@@ -264,8 +278,10 @@ class Classifier:
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
+        #: per token and probe: mean log colour ratio, its spread, whether learned
         self.tokens: dict[str, np.ndarray] = {}
-        self.spread: dict[str, float] = {}
+        self.spread: dict[str, np.ndarray] = {}
+        self.learned: dict[str, np.ndarray] = {}
         #: the plain board points as first learned: the light the references are in
         self.paper: np.ndarray | None = None
         #: sites the last frame showed something unknown on
@@ -304,14 +320,21 @@ class Classifier:
             rows = [i for i, label in enumerate(labels) if label == token and self.known[i]]
             if not probes or not rows:
                 continue
-            samples = ratio[rows][:, probes].reshape(-1, 3)
-            mean = samples.mean(axis=0)
-            spread = _spread(samples)
-            if token in self.tokens and not fresh:
-                mean = (1 - weight) * self.tokens[token] + weight * mean
-                spread = (1 - weight) * self.spread[token] + weight * spread
-            self.tokens[token] = mean
-            self.spread[token] = spread
+            if token not in self.tokens or fresh:
+                k = len(self.look.probes)
+                self.tokens[token] = np.zeros((k, 3), np.float32)
+                self.spread[token] = np.full(k, SPREAD_NOMINAL, np.float32)
+                self.learned[token] = np.zeros(k, bool)
+            # each probe on its own: a figure's top and its side are lit differently
+            for k in probes:
+                samples = ratio[rows, k]
+                mean, spread = samples.mean(axis=0), _spread(samples)
+                if self.learned[token][k]:
+                    mean = (1 - weight) * self.tokens[token][k] + weight * mean
+                    spread = (1 - weight) * self.spread[token][k] + weight * spread
+                self.tokens[token][k] = mean
+                self.spread[token][k] = spread
+                self.learned[token][k] = True
         self._infer_empty(features, labels)
 
     def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
@@ -320,7 +343,7 @@ class Classifier:
         for i in np.flatnonzero(~self.known):
             token = labels[i]
             if token is not None and 0 in self._own_probes(token):
-                self.empty[i, 0] = features[i, 0] / np.exp(self._prototype(token)[0])
+                self.empty[i, 0] = features[i, 0] / np.exp(self._prototype(token, 0)[0])
 
     def _own_probes(self, token: str) -> list[int]:
         """Probes that see ``token`` itself whatever lies under it."""
@@ -337,19 +360,27 @@ class Classifier:
             nearest = known[np.argsort(d)[:3]]
             self.empty[i] = np.exp(np.log(self.empty[nearest]).mean(axis=0))
 
-    def _prototype(self, token: str) -> tuple[np.ndarray, float]:
-        if token in self.tokens:
-            return self.tokens[token], self.spread[token]
+    def _prototype(self, token: str, probe: int) -> tuple[np.ndarray, float]:
+        """What ``token`` adds to an empty cell through ``probe`` (mean log colour
+        ratio) and its spread: as learned there, else as learned through its other
+        probes, else from its colour in looks.toml."""
+        if token in self.tokens and self.learned[token][probe]:
+            return self.tokens[token][probe], float(self.spread[token][probe])
+        if token in self.tokens and self.learned[token].any():
+            return self._learned_mean(token), SPREAD_NOMINAL
         colour = _LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE
-        anchors = [t for t in self.tokens if t in self.look.pieces]
+        anchors = [t for t in self.tokens if t in self.look.pieces and self.learned[t].any()]
         if anchors:  # relative to colours already learned under this light
             guesses = [
-                self.tokens[t]
+                self._learned_mean(t)
                 + np.log(colour / (_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE))
                 for t in anchors
             ]
             return np.mean(guesses, axis=0), SPREAD_NOMINAL
         return np.log(colour / _LINEAR[np.array(self.look.surface[::-1])]), SPREAD_NOMINAL
+
+    def _learned_mean(self, token: str) -> np.ndarray:
+        return self.tokens[token][self.learned[token]].mean(axis=0)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -395,7 +426,7 @@ class Classifier:
                     d = board[:, k] / spread_empty
                     cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
                 else:
-                    mean, spread = self._prototype(what)
+                    mean, spread = self._prototype(what, k)
                     d = (ratio[:, k] - mean) / spread
                     cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
         return cost
