@@ -95,7 +95,8 @@ def skin_tones() -> list[tuple[int, int, int]]:
 
 def look_for(game) -> Look:
     """The look of ``game`` (a loaded engine game): only the pieces it can put on the
-    board with its seats (a seat piece counts when a seat has its colour)."""
+    board with its seats (a seat piece counts when a seat has its colour) and options
+    (an ``option`` piece counts when the game has that option on)."""
     entry = data()["games"].get(game.name)
     if entry is None:
         raise KeyError(f"vision has no look for {game.name!r}; add it to vision/looks.toml")
@@ -103,6 +104,8 @@ def look_for(game) -> Look:
     pieces = {}
     for token, spec in entry["tokens"].items():
         if spec.get("seat") and spec["colour"] not in colours and token not in colours:
+            continue
+        if "option" in spec and not getattr(game, "options", {}).get(spec["option"]):
             continue
         pieces[token] = Piece(
             token,
