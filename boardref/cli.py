@@ -138,7 +138,9 @@ def simulate(
     seed: int = typer.Option(1, help="seed of the hands' choices and the sensor noise"),
     noise: float = typer.Option(0.0, min=0, max=0.5, help="chance a sensor misreads per scan"),
     moves: int = typer.Option(100, min=1, help="moves to play, over as many games as it takes"),
-    sensor: str = typer.Option("hall", help="hall (camera and both come with the camera)"),
+    sensor: str = typer.Option(
+        "hall", help="hall, camera (rendered frames) or both (hall presence, camera tokens)"
+    ),
     store: Path | None = typer.Option(
         None, help="event log to use and resume (default: a temporary one)"
     ),
@@ -148,13 +150,13 @@ def simulate(
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     from boardref.simulate import simulate as run
 
-    if sensor != "hall":
-        typer.echo(f"error: sensor {sensor!r} is not available yet; use hall", err=True)
+    if sensor not in ("hall", "camera", "both"):
+        typer.echo(f"error: sensor {sensor!r}: choose hall, camera or both", err=True)
         raise typer.Exit(2)
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
     try:
         seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
-        result = run(game, players, seed, noise, moves, store, on_commit, seats)
+        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor)
     except RulesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

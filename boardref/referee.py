@@ -19,6 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from boardref import fusion
 from boardref.store import Store, StoreError
 from engines import PASS, IllegalMove, Move, RulesError, load_game
 from engines.chance import Shuffle, Stream, commitment, new_seed
@@ -28,6 +31,8 @@ Reading = dict[str, str | None]
 SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
 #: the sensor of a table whose moves are tapped on the panel, not read from a board
 PANEL = "panel"
+#: the sensors of a table read by the camera alone, and by camera and hall sensors
+CAMERA, BOTH = "camera", "both"
 
 #: what the referee says, in English; the panel translates by key
 #: (boardref/panel/i18n/*.json hold the same keys)
@@ -104,6 +109,16 @@ class _Successors:
     moves: list[Move]
     sensor: str
     by_reading: dict[tuple, list[tuple[Move, Any]]] = field(default_factory=dict)
+    #: with camera and hall sensors: what the hall sensors feel for each reading
+    presence: dict[tuple, tuple] = field(default_factory=dict)
+    #: the readings as token ids, for weighing a camera observation (made on first use)
+    rows: Any = None
+
+
+def projection(sensor: str) -> str:
+    """The kind of reading ``game.sense`` gives for a table's sensor: a table with a
+    camera reads what the camera sees, hall sensors or not."""
+    return CAMERA if sensor == BOTH else sensor
 
 
 def index_successors(game, state, sensor: str) -> _Successors:
@@ -113,9 +128,10 @@ def index_successors(game, state, sensor: str) -> _Successors:
     found = _Successors([move for move, _ in pairs], sensor)
     for move, after in pairs:
         # sense() lists every cell in board order, so its values are the key
-        found.by_reading.setdefault(tuple(game.sense(after, sensor).values()), []).append(
-            (move, after)
-        )
+        key = tuple(game.sense(after, projection(sensor)).values())
+        found.by_reading.setdefault(key, []).append((move, after))
+        if sensor == BOTH:
+            found.presence[key] = tuple(game.sense(after, "presence").values())
     return found
 
 
@@ -152,6 +168,14 @@ class Referee:
         self._judged: Reading | None = None
         self._successors: dict[Any, _Successors] = {}
         self._view = _View()
+        #: the camera's last observation, the hall sensors' last reading and since when
+        self._observation = None
+        self._observed_at = 0.0
+        self._hall: Reading | None = None
+        self._hall_since = 0.0
+        self._tokens = fusion.Tokens()
+        #: the camera could not tell some legal outcomes apart: (reading, their readings)
+        self._doubt: tuple[tuple, tuple[tuple, ...]] | None = None
 
     # --- starting and resuming ---------------------------------------------------------
 
@@ -231,6 +255,8 @@ class Referee:
         self._successors = {}
         self._judged = None
         self._view = _View()
+        self._tokens = fusion.Tokens()
+        self._doubt = None
 
     def _replay(self, kind: str, data: dict[str, Any]) -> None:
         state = self.positions[-1]
@@ -261,10 +287,68 @@ class Referee:
     # --- sensing -------------------------------------------------------------------------
 
     def sense(self, reading: Reading, at: float) -> None:
-        """A new full reading of the board from the sensors, taken at time ``at``."""
+        """A new full reading of the board from the hall sensors, taken at time ``at``."""
+        if self.sensor != BOTH:
+            self._take(reading, at)
+            return
+        if reading != self._hall:
+            self._hall, self._hall_since = dict(reading), at
+        self._fuse(at)
+
+    def observe(self, observation, at: float) -> None:
+        """A camera observation (``vision.cells.Observation``) taken at ``at``: the
+        legal outcome it most likely shows becomes the reading (see ``fusion``)."""
+        self._observation, self._observed_at = observation, at
+        if self.sensor in (CAMERA, BOTH):
+            self._fuse(at)
+
+    def _take(self, reading: Reading, at: float) -> None:
         if reading != self.reading:
             self.reading = dict(reading)
             self._reading_since = at
+
+    def _fuse(self, at: float) -> None:
+        """Weigh the last camera observation against the position, its legal outcomes
+        and those of a tentative move; with hall sensors, only against those whose
+        presence they feel, and only once the camera has seen the board since the
+        hall sensors last felt it change."""
+        seen = self._observation
+        if seen is None or self.game is None or self.phase == OVER:
+            return
+        hall = None
+        if self.sensor == BOTH:
+            if self._hall is None or self._observed_at < self._hall_since:
+                return
+            hall = self._key(self._hall)
+        states = [self.current(), self.positions[-1]]
+        indexes = [self._successors_of(state) for state in self._wanted()]
+        keys = [self._key_of(state) for state in states]
+        presence = [tuple(self.game.sense(state, "presence").values()) for state in states]
+        key = fusion.sure_key(seen, self._cell_ids)
+        sure = key is not None and (key in keys or any(key in i.by_reading for i in indexes))
+        if sure and hall is not None:
+            felt = dict(zip(keys, presence))
+            for index in indexes:
+                felt.update(index.presence)
+            sure = felt.get(key) == hall
+        self._doubt = None
+        if not sure:
+            rows = [self._tokens.matrix(keys)]
+            for index in indexes:
+                if index.rows is None:
+                    index.rows = self._tokens.matrix(list(index.by_reading))
+                keys += index.by_reading
+                presence += [index.presence.get(k) for k in index.by_reading]
+                rows.append(index.rows)
+            rows = np.vstack(rows)
+            if hall is not None:
+                agree = [n for n, felt in enumerate(presence) if felt == hall]
+                keys, rows = [keys[n] for n in agree], rows[agree]
+            fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
+            key = fusion.seen_key(seen, self._cell_ids) if fused is None else fused.key
+            if fused is not None and fused.ties:
+                self._doubt = (key, fused.ties)
+        self._take(dict(zip(self._cell_ids, key)), at)
 
     def tick(self, now: float) -> bool:
         """Judge the reading if it has settled and was not judged yet; True if judged.
@@ -292,8 +376,11 @@ class Referee:
         """Positions whose successors the next verdict may need and nobody indexed."""
         if self.sensor == PANEL or self.phase not in (MOVE, AMBIGUOUS, SETUP):
             return []  # a panel table's moves are tapped, never read
-        wanted = [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
-        return [state for state in wanted if state not in self._successors]
+        return [state for state in self._wanted() if state not in self._successors]
+
+    def _wanted(self) -> list:
+        """The positions a reading may be one move from: the last, and a tentative one."""
+        return [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
 
     def adopt(self, game, state, index: _Successors) -> None:
         """Take an index built elsewhere (``index_successors``) if it still fits."""
@@ -341,6 +428,15 @@ class Referee:
         if key == self._key_of(self.current()):
             self._view.clear_problems()
             return
+        if self._doubt is not None and self._doubt[0] == key:
+            doubtful = {
+                state: move
+                for tie in self._doubt[1]
+                for move, state in self._successors_of(base).by_reading.get(tie, [])
+            }
+            if len(doubtful) > 1:
+                self._ask(doubtful.values())
+                return
         matches = self._successors_of(base).by_reading.get(key, [])
         if not matches and self.tentative is not None:
             after = self.tentative[1]
@@ -369,10 +465,7 @@ class Referee:
                 self._accept_move(move)
             return
         if distinct:
-            self.phase = AMBIGUOUS
-            self._view.candidates = tuple(str(m) for m in distinct.values())
-            self._view.say("ambiguous")
-            self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
+            self._ask(distinct.values())
             return
         if self.phase == AMBIGUOUS:
             self.phase = MOVE
@@ -423,8 +516,12 @@ class Referee:
         if len(unseen) == 1:
             self._accept_move(next(iter(unseen.values())))
             return
+        self._ask(unseen.values())
+
+    def _ask(self, moves) -> None:
+        """Several moves fit the board: the players choose on the panel."""
         self.phase = AMBIGUOUS
-        self._view.candidates = tuple(str(m) for m in unseen.values())
+        self._view.candidates = tuple(str(m) for m in moves)
         self._view.say("ambiguous")
         self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
 
@@ -617,7 +714,7 @@ class Referee:
     def expected_reading(self) -> Reading:
         """What the sensor should read now (the current position, tentative included)."""
         self._require_game()
-        return self.game.sense(self.current(), self.sensor)
+        return self.game.sense(self.current(), projection(self.sensor))
 
     # --- inside ----------------------------------------------------------------------------
 
@@ -634,7 +731,7 @@ class Referee:
 
     def _key_of(self, state) -> tuple:
         # sense() lists every cell in board order, so its values are the key
-        return tuple(self.game.sense(state, self.sensor).values())
+        return tuple(self.game.sense(state, projection(self.sensor)).values())
 
     def _successors_of(self, state) -> _Successors:
         found = self._successors.get(state)
@@ -731,7 +828,7 @@ class Referee:
         return self._show_differences(reading, self.current(), quiet=False)
 
     def _show_differences(self, reading: Reading, state, quiet: bool) -> bool:
-        expected = self.game.sense(state, self.sensor)
+        expected = self.game.sense(state, projection(self.sensor))
         differ = [c.id for c in self.game.board.cells if reading.get(c.id) != expected[c.id]]
         v = self._view
         v.clear_problems()
@@ -754,7 +851,7 @@ class Referee:
     def _explain(self, reading: Reading) -> None:
         """No legal move fits: a lifted piece, or an illegal or unreadable board."""
         base, current = self.positions[-1], self.current()
-        expected = self.game.sense(current, self.sensor)
+        expected = self.game.sense(current, projection(self.sensor))
         cells = [c.id for c in self.game.board.cells]
         vacated = [c for c in cells if expected[c] is not None and reading.get(c) is None]
         filled = [c for c in cells if expected[c] is None and reading.get(c) is not None]
@@ -807,7 +904,7 @@ class Referee:
         return all(before[i] is not None for i in extra) and len(after_moving) > len(extra)
 
     def _origin_in(self, base, reading: Reading) -> str:
-        expected = self.game.sense(base, self.sensor)
+        expected = self.game.sense(base, projection(self.sensor))
         gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]
         return gone[0] if gone else ""
 

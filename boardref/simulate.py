@@ -5,9 +5,11 @@ right.
 The hands lift, carry, put down, hesitate, set a jumping piece down mid-chain, bump
 a neighbour and put it back, leave a captured piece standing a moment, and now and
 then make a deliberate illegal move that they then undo; the sensors flicker at the
-``noise`` rate. Waiting happens on a simulated clock (the referee's settle time), so
-games run far faster than real play: only the MCU's own scanning runs in real time.
-This module plays the players; it never decides a rule itself.
+``noise`` rate. With ``sensor="camera"`` or ``"both"`` a rendered camera watches too
+(``FRAME_SIZE``, ``FPS``): the hand shows over the cell it works on and leaves the
+board when a move is set down. Waiting happens on a simulated clock (the referee's
+settle time), so games run far faster than real play: only the MCU's own scanning
+runs in real time. This module plays the players; it never decides a rule itself.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardref.referee import AMBIGUOUS, MOVE, OVER, Referee
+from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, OVER, Referee, projection
 from boardref.store import Store
 from boardref.table import Table
 from engines import Move
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
+from vision.stillness import STILL_FRAMES
 
 SETTLE = 0.3
 #: fast scanning and a long debounce: noise never passes, changes arrive in ~15 ms
@@ -44,6 +47,14 @@ HABITS = {
 COMPUTER_LEVEL = "easy"
 COMPUTER_SECONDS = 0.2
 WAIT = 10.0  # seconds of real time a scan may take to arrive before we give up
+#: the sensors ``simulate`` can play with, and the referee's sensor for each
+SENSORS = {"hall": "presence", "camera": CAMERA, "both": BOTH}
+#: the simulated camera: a quarter of 1280x720 keeps 200 moves within minutes
+FRAME_SIZE = (640, 360)
+FPS = 10
+#: the camera scene's difficulty (vision.render.DIFFICULTY)
+SCENE = "easy"
+SCENE_TRIES = 5
 
 
 @dataclass
@@ -74,40 +85,116 @@ class SimClock:
 
 
 class Rig:
-    """The simulated MCU, the real link and a table, kept in step on a simulated clock."""
+    """The simulated board: the hall sensors on the simulated MCU and the real link,
+    a rendered camera, or both, and a table, kept in step on a simulated clock."""
 
-    def __init__(self, referee: Referee, cells: list[str], noise: float, seed: int):
+    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str):
         self.clock = SimClock()
-        self.cells = cells
-        self.index = {cell: i for i, cell in enumerate(cells)}
-        self.mcu = Simulator(len(cells), noise=noise, seed=seed, settings=MCU_SETTINGS).start()
-        self.link = Link(self.mcu.path)
+        self.game = referee.game
+        self.cells = [cell.id for cell in self.game.board.cells]
+        self.index = {cell: i for i, cell in enumerate(self.cells)}
+        self.mcu = self.link = self.camera = None
         self.scans: queue.Queue[bytes] = queue.Queue()
-        self.link.subscribe(lambda scan: self.scans.put(bytes(scan.cells)))
-        self.link.open(timeout=WAIT)
-        lights = CellLights(cells, Palette.load())
-        self.table = Table(referee, cells, lights, send_leds=self.link.set_leds)
+        if sensor in ("hall", "both"):
+            settings = MCU_SETTINGS
+            self.mcu = Simulator(len(self.cells), noise=noise, seed=seed, settings=settings).start()
+            self.link = Link(self.mcu.path)
+            self.link.subscribe(lambda scan: self.scans.put(bytes(scan.cells)))
+            self.link.open(timeout=WAIT)
+        lights = CellLights(self.cells, Palette.load())
+        send = self.link.set_leds if self.link is not None else None
+        self.table = Table(referee, self.cells, lights, send_leds=send)
         self.verdict_ms: list[float] = []
-        self.delivered = bytes(len(cells))
+        self.delivered = bytes(len(self.cells))
+        #: what the camera sees: tokens, disks under figures, the cells under a hand
+        self.tokens: dict[str, str | None] = {}
+        self.under: dict[str, str] = {}
+        self.hands: tuple[str, ...] = ()
+        if sensor in ("camera", "both"):
+            self.camera = self._camera(referee, seed)
+
+    def _camera(self, referee: Referee, seed: int):
+        """The rendered camera, set up as at a real table: it learns the bare board,
+        then the start position. At ``FRAME_SIZE`` a scene now and then shows the
+        markers too small to find; then the next scene is used (``scene_seed``)."""
+        from boardref.camera import TableCamera
+        from hardware.camera_source import SyntheticSource
+        from vision.reader import BoardReader
+        from vision.render import Renderer, random_scene
+
+        start = self.game.initial_state()
+        for scene_seed in range(seed, seed + SCENE_TRIES):
+            scene = random_scene(self.game.board, scene_seed, SCENE, FRAME_SIZE)
+            source = SyntheticSource(Renderer(self.game, scene, scene_seed), self._shown)
+            camera = TableCamera(referee, source, BoardReader(self.game, scene.camera))
+            self.under = self._underlays(start)
+            learned = True
+            for truth in (dict.fromkeys(self.cells), self.game.observe(start)):
+                self.tokens = truth
+                learned = learned and camera.learn(truth)
+            if learned:
+                self.scene_seed = scene_seed
+                return camera
+            camera.close()
+        raise RuntimeError(f"the simulated camera found the board in none of {SCENE_TRIES} scenes")
+
+    def _shown(self):
+        under = {c: k for c, k in self.under.items() if self.tokens.get(c) not in (None, k)}
+        return self.tokens, self.hands, under
+
+    def _underlays(self, state) -> dict[str, str]:
+        from vision.render import underlays
+
+        return underlays(self.game, state)
 
     def close(self) -> None:
-        self.link.close()
-        self.mcu.close()
+        for part in (self.camera, self.link, self.mcu):
+            if part is not None:
+                part.close()
 
-    def set_board(self, reading: dict[str, str | None]) -> None:
-        """Put the true board in this state and wait until the host has seen it."""
-        states = bytes(1 if reading.get(cell) else 0 for cell in self.cells)
-        self.mcu.set_board(states)
-        self._until_seen(states)
+    def set_board(self, state) -> None:
+        """Put the true board in ``state`` (no hand over it) and wait until the host has
+        seen it."""
+        self.tokens, self.hands = self.game.observe(state), ()
+        self.under = self._underlays(state)
+        if self.mcu is not None:
+            felt = self.game.sense(state, "presence")
+            states = bytes(1 if felt[cell] else 0 for cell in self.cells)
+            self.mcu.set_board(states)
+            self._until_seen(states)
 
-    def set_cell(self, cell: str, present: bool) -> None:
-        self.mcu.set_cell(self.index[cell], 1 if present else 0)
-        self._until_seen(self.mcu.board)
+    def expect_disks(self, *states) -> None:
+        """The disks under figures of the positions a move passes through."""
+        self.under = {k: v for state in states for k, v in self._underlays(state).items()}
+
+    def set_cell(self, cell: str, token: str | None, felt: bool) -> None:
+        """A hand over ``cell`` leaves ``token`` there, which the hall sensor feels or not."""
+        self.tokens = {**self.tokens, cell: token}
+        self.hands = (cell,)
+        if self.mcu is not None:
+            self.mcu.set_cell(self.index[cell], 1 if felt else 0)
+            self._until_seen(self.mcu.board)
+
+    def withdraw(self) -> None:
+        """The hand leaves the board."""
+        self.hands = ()
 
     def pause(self, seconds: float) -> None:
-        """Let simulated time pass, judging whatever has settled meanwhile."""
+        """Let simulated time pass, judging whatever has settled meanwhile; the camera
+        takes its frames meanwhile."""
         self._drain()
-        self.clock.advance(seconds)
+        frames = 0 if self.camera is None else max(1, round(seconds * FPS))
+        for _ in range(frames):
+            self.clock.advance(seconds / frames)
+            if not self.camera.step(self.clock.now):
+                raise RuntimeError(f"the simulated camera failed: {self.camera.failure}")
+            self._drain()
+            self._tick()
+        if not frames:
+            self.clock.advance(seconds)
+            self._tick()
+
+    def _tick(self) -> None:
         start = time.perf_counter()
         if self.table.tick(self.clock.now):
             self.verdict_ms.append((time.perf_counter() - start) * 1000)
@@ -138,17 +225,28 @@ class Rig:
 class Hands:
     """Players' hands: they make the chosen moves on the board, with human habits."""
 
-    def __init__(self, rig: Rig, game, pick: random.Random):
+    def __init__(self, rig: Rig, game, pick: random.Random, sensor: str):
         self.rig, self.game, self.pick = rig, game, pick
+        self.view = projection(SENSORS[sensor])
+        # the camera needs a few still frames after the hand has gone
+        latency = 0.0 if rig.camera is None else (STILL_FRAMES + 2) / FPS
+        self.settle_time = SETTLE + 0.05 + latency
 
     def settle(self) -> None:
-        self.rig.pause(SETTLE + 0.05)
+        """Take the hand off the board and wait until the referee has judged."""
+        self.rig.withdraw()
+        self.rig.pause(self.settle_time)
+
+    def hold(self) -> None:
+        """Hold a lifted piece over the board past the settle time."""
+        self.rig.pause(self.settle_time)
 
     def quick(self) -> None:
         self.rig.pause(self.pick.uniform(0.02, SETTLE * 0.6))
 
     def reading(self, state) -> dict[str, str | None]:
-        return self.game.sense(state, "presence")
+        """What the referee's sensor reads of ``state``."""
+        return self.game.sense(state, self.view)
 
     def play(self, before, move, after) -> None:
         """Move the pieces from ``before`` to ``after``, the way hands do."""
@@ -171,27 +269,32 @@ class Hands:
             at = stop
 
     def carry(self, before, after, mover: str | None) -> None:
-        """Lift the moving piece, put it down, then take captured pieces off."""
-        was, now = self.reading(before), self.reading(after)
+        """Lift the moving piece, put it down, then take captured pieces off; what
+        only the camera sees change (a disk left bare) changes as the figure goes."""
+        was, now = self.game.sense(before, "presence"), self.game.sense(after, "presence")
+        shown = self.game.observe(after)
         gone = [c for c in was if was[c] and not now[c]]
         arrive = [c for c in now if now[c] and not was[c]]
         if mover in gone:  # the piece that moves goes first, whatever the board order
             gone.remove(mover)
             gone.insert(0, mover)
         moving, captured = gone[: len(arrive)], gone[len(arrive) :]
+        seen_before = self.game.observe(before)
+        others = [c for c in shown if shown[c] != seen_before[c] and c not in gone + arrive]
+        self.rig.expect_disks(before, after)
         for cell in moving:
-            self.rig.set_cell(cell, False)
+            self.rig.set_cell(cell, shown[cell], False)
             if self.pick.random() < HABITS["hesitate"]:
-                self.settle()
+                self.hold()
             else:
                 self.quick()
-        for cell in arrive:
-            self.rig.set_cell(cell, True)
+        for cell in arrive + others:
+            self.rig.set_cell(cell, shown[cell], bool(now[cell]))
             self.quick()
         for cell in captured:
             if self.pick.random() < HABITS["slow_capture"]:
                 self.settle()
-            self.rig.set_cell(cell, False)
+            self.rig.set_cell(cell, shown[cell], False)
             self.quick()
 
     def answer_panel(self, before, after) -> int:
@@ -225,53 +328,60 @@ class Hands:
             return 0
         referee = self.rig.table.referee
         before = len(referee.log)
-        self.rig.set_board(self.reading(self.game.apply(state, self.pick.choice(others))))
+        self.rig.set_board(self.game.apply(state, self.pick.choice(others)))
         self.settle()
         refused = len(referee.log) == before and referee.expected is not None
-        self.rig.set_board(self.reading(state))
+        self.rig.set_board(state)
         self.settle()
         return int(refused)
 
     def bump(self, state) -> None:
-        occupied = [c for c, token in self.reading(state).items() if token]
-        cell = self.pick.choice(occupied)
-        self.rig.set_cell(cell, False)
+        felt = self.game.sense(state, "presence")
+        shown = self.game.observe(state)
+        cell = self.pick.choice([c for c, token in felt.items() if token])
+        self.rig.expect_disks(state)
+        self.rig.set_cell(cell, self.rig.under.get(cell), False)
         self.rig.pause(0.02)
-        self.rig.set_cell(cell, True)
+        self.rig.set_cell(cell, shown[cell], True)
         self.quick()
 
     def try_illegal(self, state) -> bool | None:
-        """Carry a piece to a cell where the board then shows no legal outcome, then
-        put it back; True if the referee refused it, None if no such mistake exists."""
-        seen = self.reading(state)
+        """Carry a piece to an empty cell where the board then shows no legal outcome,
+        then put it back; True if the referee refused it, None if no such mistake
+        exists."""
+        seen, felt = self.reading(state), self.game.sense(state, "presence")
+        self.rig.expect_disks(state)
+        bare = self.rig.under  # what a figure leaves behind: the disk it stood on
         outcomes = {
             tuple(self.reading(self.game.apply(state, move)).values())
             for move in self.game.legal_moves(state)
         }
-        occupied = [c for c, token in seen.items() if token]
+        occupied = [c for c, token in felt.items() if token]
         empty = [c for c, token in seen.items() if not token]
         mistakes = [
             (origin, target)
             for origin in self.pick.sample(occupied, min(6, len(occupied)))
             for target in self.pick.sample(empty, min(6, len(empty)))
-            if tuple({**seen, origin: None, target: "piece"}.values()) not in outcomes
+            if tuple({**seen, origin: bare.get(origin), target: seen[origin]}.values())
+            not in outcomes
         ]
         if not mistakes:
             return None
         origin, target = self.pick.choice(mistakes)
+        piece = self.game.observe(state)[origin]
         referee = self.rig.table.referee
         before = len(referee.log)
         events: list[str] = []
         referee.listeners.append(_recorder(events))
         try:
-            self.rig.set_cell(origin, False)
+            self.rig.set_cell(origin, bare.get(origin), False)
             self.quick()
-            self.rig.set_cell(target, True)
+            self.rig.set_cell(target, piece, True)
             self.settle()
             caught = ("illegal" in events or "unreadable" in events) and len(referee.log) == before
-            self.rig.set_cell(target, False)
+            self.rig.set_cell(target, None, False)
             self.quick()
-            self.rig.set_cell(origin, True)
+            self.rig.set_cell(origin, piece, True)
             self.settle()
         finally:
             referee.listeners.pop()
@@ -287,17 +397,21 @@ def simulate(
     store_path: Path | None = None,
     on_commit=None,
     computer: tuple[int, ...] = (),
+    sensor: str = "hall",
 ) -> dict[str, Any]:
     """Play ``moves`` moves of random legal games; return the scores as a dict.
 
     With ``store_path`` the game is resumed from that log and kept there;
     ``on_commit(move_text)`` hears each move the moment it is in the log; the
-    ``computer`` seats are played by the computer, carried out by the hands.
+    ``computer`` seats are played by the computer, carried out by the hands;
+    ``sensor`` is "hall", "camera" or "both".
     """
+    if sensor not in SENSORS:
+        raise ValueError(f"sensor {sensor!r}: choose one of {', '.join(SENSORS)}")
     pick = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="boardref-simulate-") as scratch:
         store = Store(store_path or Path(scratch) / "simulate.db")
-        referee = Referee(store, sensor="presence", settle=SETTLE)
+        referee = Referee(store, sensor=SENSORS[sensor], settle=SETTLE)
         resumed = store_path is not None and referee.resume()
         if on_commit is not None:
             referee.listeners.append(
@@ -308,20 +422,21 @@ def simulate(
             if computer:
                 referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
-        cells = [cell.id for cell in game.board.cells]
-        rig = Rig(referee, cells, noise, seed)
+        started = time.perf_counter()
+        rig = Rig(referee, noise, seed, sensor)
         try:
-            score = _play(rig, referee, Hands(rig, game, pick), pick, moves)
+            score = _play(rig, referee, Hands(rig, game, pick, sensor), pick, moves)
         finally:
             rig.close()
             store.close()
+        seconds = time.perf_counter() - started
     timings = score.verdict_ms or [0.0]
     result = {
         "game": game_name,
         "players": game.players,
         "seed": seed,
         "noise": noise,
-        "sensor": "hall",
+        "sensor": sensor,
         "moves_played": score.moves_played,
         "committed": score.committed,
         "false_rejections": score.false_rejections,
@@ -337,8 +452,17 @@ def simulate(
         "computer_refusals": score.computer_refusals,
         "verdict_ms_p50": round(statistics.median(timings), 3),
         "verdict_ms_p99": round(_percentile(timings, 0.99), 3),
-        "mcu": rig.link.counters(),
+        "seconds": round(seconds, 1),
     }
+    if rig.link is not None:
+        result["mcu"] = rig.link.counters()
+    if rig.camera is not None:
+        result["camera"] = {
+            "frame_size": list(FRAME_SIZE),
+            "fps": FPS,
+            "scene": SCENE,
+            "scene_seed": rig.scene_seed,
+        }
     return result
 
 
@@ -346,7 +470,7 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     score = Score()
     game = referee.game
     truth = referee.positions[-1]
-    rig.set_board(hands.reading(truth))
+    rig.set_board(truth)
     hands.settle()
     while score.moves_played < moves:
         if referee.phase == OVER:
@@ -358,7 +482,7 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
             if computer:
                 referee.seat_computer(computer, COMPUTER_LEVEL)
             truth = referee.positions[-1]
-            rig.set_board(hands.reading(truth))
+            rig.set_board(truth)
             hands.settle()
             continue
         if game.chance(truth) is not None:

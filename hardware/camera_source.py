@@ -171,24 +171,19 @@ class FolderSource(FrameSource):
 
 
 class SyntheticSource(FrameSource):
-    """Frames the renderer (``vision.render.Renderer``) draws of the position
-    ``state()`` returns, with a hand over each cell ``hands()`` names: the camera of
-    ``serve --sim`` and ``simulate``."""
+    """Frames the renderer (``vision.render.Renderer``) draws of what ``shows()``
+    returns: the tokens on the board, the cells with a hand over them and the disks
+    under figures (``Renderer.frame``'s arguments). The camera of ``serve --sim``
+    and ``simulate``."""
 
-    def __init__(self, renderer, state, hands=tuple):
-        from vision.render import underlays  # the renderer's own, only for this source
-
+    def __init__(self, renderer, shows):
         self.renderer = renderer
-        self.state = state
-        self.hands = hands
-        self._underlays = underlays
+        self.shows = shows
         self.size = renderer.scene.camera.size
 
     def read(self) -> np.ndarray | None:
-        game, state = self.renderer.game, self.state()
-        return self.renderer.frame(
-            game.observe(state), tuple(self.hands()), self._underlays(game, state)
-        )
+        tokens, hands, under = self.shows()
+        return self.renderer.frame(tokens, tuple(hands), under)
 
 
 def open_source(spec: str, size: tuple[int, int] | None = None) -> FrameSource:

@@ -46,3 +46,23 @@ def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit():
     assert result["wrong_commits"] == 0 and result["missed_moves"] == 0
     assert result["false_rejections"] == 0 and result["final_state_match"]
     assert result["computer_refusals"] > 0, "the guest's other moves were refused"
+
+
+@pytest.mark.parametrize(("sensor", "seed"), [("camera", 21), ("both", 22)])
+def test_games_read_by_the_camera_are_refereed_without_a_mistake(sensor, seed):
+    """Frames rendered from the game (hands over the board while they work), read by
+    the board reader and weighed against the legal outcomes; with both, the hall
+    sensors' presence rules out what they contradict."""
+    result = simulate("sternhalma", 2, seed=seed, noise=0.0, moves=20, sensor=sensor)
+    assert result["sensor"] == sensor and result["camera"]["frame_size"]
+    assert result["committed"] == result["moves_played"] == 20
+    assert result["wrong_commits"] == result["missed_moves"] == 0
+    assert result["false_rejections"] == 0
+    assert result["illegal_caught"] == result["illegal_injected"]
+    assert result["final_state_match"]
+    assert ("mcu" in result) == (sensor == "both")
+
+
+def test_an_unknown_sensor_is_refused_in_words():
+    with pytest.raises(ValueError, match="choose one of hall, camera, both"):
+        simulate("sternhalma", 2, seed=1, noise=0.0, moves=1, sensor="sonar")

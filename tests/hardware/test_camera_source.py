@@ -73,7 +73,7 @@ def test_video_source_plays_a_file_written_by_videowriter(tmp_path, rendered):
 def test_synthetic_source_draws_the_position_and_the_hands_it_is_given(rendered):
     game, renderer, start, frames = rendered
     hands: list[str] = []
-    source = SyntheticSource(renderer, lambda: start, lambda: hands)
+    source = SyntheticSource(renderer, lambda: (game.observe(start), hands, {}))
     clear = source.read()
     assert clear.shape == (SIZE[1], SIZE[0], 3)
     assert np.abs(clear.astype(int) - frames[0]).mean() < 4  # same board, new sensor noise
