@@ -40,6 +40,8 @@ COST_CAP = 200.0
 #: (a finger, a sleeve); this many such sites and the frame is not read
 UNEXPLAINED_COST = 120.0
 UNEXPLAINED_SITES = 3
+#: readings per site an observation lists in ``ranked``
+RANKED = 3
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
 #: how the top face of a solid is shaded relative to its colour in looks.toml
@@ -215,6 +217,7 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
 # --- what each reading predicts through each probe ------------------------------------
 
 BOARD, ANY = "<board>", "<any>"
+_TOKEN, _BOARD, _ANY = 0, 1, 2
 
 
 def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str, ...]]]:
@@ -284,6 +287,7 @@ class Classifier:
         self.learned: dict[str, np.ndarray] = {}
         #: the plain board points as first learned: the light the references are in
         self.paper: np.ndarray | None = None
+        self._predicted: dict[int, tuple] = {}
         #: sites the last frame showed something unknown on
         self.unexplained = 0
 
@@ -299,6 +303,7 @@ class Classifier:
         """Take ``labels`` (per site) as the truth of ``features``: refresh the empty
         references and token colours (``fresh``: forget what was learned before).
         ``paper`` is the plain board seen in the same frame."""
+        self._predicted.clear()
         if fresh or self.paper is None:
             self.paper = paper
         features = features / self._gain(paper)
@@ -399,8 +404,7 @@ class Classifier:
             cost = self._costs(rows, board[rows], ratio[rows], hyps)
             limit = UNEXPLAINED_COST * len(self.look.probes)
             self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
-            for n, i in enumerate(rows):
-                ranked = _rank(cost[n], [label for label, _ in hyps])
+            for i, ranked in zip(rows, _rank(cost, [label for label, _ in hyps])):
                 while len(labels) <= i:
                     labels.append(None)
                     probs.append([])
@@ -416,20 +420,35 @@ class Classifier:
         return np.median(paper / self.paper, axis=0)
 
     def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
-        cost = np.zeros((len(board), len(hyps)), np.float32)
-        spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)[:, None]
+        """Cost (sites, hypotheses): per probe the squared distance, in spreads, of
+        what it shows from what the hypothesis predicts there, each capped."""
+        means, spreads, kinds = self._tables(hyps)
+        spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
+        d = (ratio[:, None] - means[None]) / spreads[None, :, :, None]
+        token = (d * d).sum(axis=3)  # (S, H, K)
+        e = board / spread_empty[:, None, None]
+        empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
+        per = np.where(kinds == _TOKEN, token, np.where(kinds == _BOARD, empty, UNSEEN_COST * 0.5))
+        return np.minimum(per, COST_CAP).sum(axis=2)
+
+    def _tables(self, hyps):
+        """Per hypothesis and probe: predicted mean and spread, and what is seen
+        (kept until the next learning)."""
+        if id(hyps) in self._predicted:
+            return self._predicted[id(hyps)]
+        k = len(self.look.probes)
+        means = np.zeros((len(hyps), k, 3), np.float32)
+        spreads = np.ones((len(hyps), k), np.float32)
+        kinds = np.full((len(hyps), k), _ANY)
         for h, (_, seen) in enumerate(hyps):
-            for k, what in enumerate(seen):
-                if what == ANY:
-                    cost[:, h] += UNSEEN_COST * 0.5
-                elif what == BOARD:
-                    d = board[:, k] / spread_empty
-                    cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
-                else:
-                    mean, spread = self._prototype(what, k)
-                    d = (ratio[:, k] - mean) / spread
-                    cost[:, h] += np.minimum((d * d).sum(axis=1), COST_CAP)
-        return cost
+            for p, what in enumerate(seen):
+                if what == BOARD:
+                    kinds[h, p] = _BOARD
+                elif what != ANY:
+                    kinds[h, p] = _TOKEN
+                    means[h, p], spreads[h, p] = self._prototype(what, p)
+        self._predicted[id(hyps)] = means, spreads, kinds
+        return means, spreads, kinds
 
     def _cells(self, labels, probs, visible) -> Observation:
         tokens: dict[str, str | None] = {}
@@ -440,7 +459,7 @@ class Classifier:
             if site.slot is None:
                 tokens[site.cell] = label
                 confidence[site.cell] = conf
-                ranked[site.cell] = tuple(rank[:3])
+                ranked[site.cell] = tuple(rank)
                 continue
             parts = looks.split(tokens.get(site.cell))
             if label is not None:
@@ -458,12 +477,14 @@ def _spread(samples: np.ndarray) -> float:
     return float(np.clip(2 * deviation + 0.03, SPREAD_MIN, SPREAD_MAX))
 
 
-def _rank(cost: np.ndarray, labels: list) -> list[tuple[str | None, float]]:
-    """Labels by probability (a label's best hypothesis), most likely first."""
-    logp = -0.5 * (cost - cost.min())
-    p = np.exp(logp)
-    best: dict = {}
-    for label, value in zip(labels, p):
-        best[label] = max(best.get(label, 0.0), float(value))
-    total = sum(best.values())
-    return sorted(((label, v / total) for label, v in best.items()), key=lambda lv: -lv[1])
+def _rank(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:
+    """Per site (rows of ``cost``), its best RANKED labels by probability (a label's
+    best hypothesis), most likely first."""
+    names = list(dict.fromkeys(labels))
+    member = np.zeros((len(labels), len(names)), np.float32)
+    member[np.arange(len(labels)), [names.index(label) for label in labels]] = 1.0
+    p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
+    best = (p[:, :, None] * member[None]).max(axis=1)
+    best /= best.sum(axis=1, keepdims=True)
+    order = np.argsort(-best, axis=1)[:, :RANKED]
+    return [[(names[j], float(best[n, j])) for j in row] for n, row in enumerate(order)]
