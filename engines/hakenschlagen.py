@@ -75,13 +75,16 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import combinations
 from typing import Any
 
 from engines.chance import Bag, Shuffle
 from engines.core import Game, Option, Outcome
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
+from engines.outcomes import Outcomes
 
 FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
 FOX, MOLEHILL, TREE = "fox", "molehill", "tree"
@@ -147,31 +150,97 @@ class Survey:
     targets: dict[str, list[tuple[str, int]]]
     blockers: tuple[int | None, ...]
     lanes: tuple[list[int], ...]
+    #: (kind, live) -> (cells, sources) for ``changes``, filled on first use
+    _sensitive: dict = field(default_factory=dict, compare=False, repr=False)
 
     def changes(self, kind: str, source: int | None, cell: int, live: frozenset[str]) -> bool:
         """Whether moving the fox, or placing or moving a molehill, from ``source`` to
         ``cell`` changes where some colour in ``live`` would take the hare."""
+        found = self._sensitive.get((kind, live))
+        if found is None:
+            found = self._sensitive[kind, live] = self._sensitive_to(kind, live)
+        cells, sources = found
+        return cell in cells or source in sources
+
+    def _sensitive_to(self, kind: str, live: frozenset[str]) -> tuple[frozenset, frozenset]:
+        """The cells a placement of ``kind`` changes a jump of ``live`` by going to,
+        and the cells it does by leaving."""
         if kind == FOX:
             wanted = {c for colour in live for _, c in self.targets[colour]}
+            # the fox blocks a lane at or before a target of a live colour
+            cells = {c for lane in self.lanes for c in lane[: _last(lane, wanted) + 1]}
             # the fox leaving the end of a lane opens it for a live colour with no
             # target before the fox
-            for lane, blocker in zip(self.lanes, self.blockers):
-                if blocker == source and any(
-                    not set(lane) & {c for _, c in self.targets[colour]} for colour in live
-                ):
-                    return True
-            # the fox blocks a lane at or before a target of a live colour
-            return any(cell in lane[: _last(lane, wanted) + 1] for lane in self.lanes)
+            sources = {
+                blocker
+                for lane, blocker in zip(self.lanes, self.blockers)
+                if blocker is not None
+                and any(not set(lane) & {c for _, c in self.targets[colour]} for colour in live)
+            }
+            return frozenset(cells), frozenset(sources)
         if FIELD not in live:
-            return False
+            return frozenset(), frozenset()
         fields = {c for _, c in self.targets[FIELD]}
-        if cell in fields:
-            return True
         # a molehill taken off a lane before its field target opens a nearer target
-        return source is not None and any(
-            source in lane[: _last(lane, fields) + 1] if fields & set(lane) else source in lane
+        sources = {
+            c
             for lane in self.lanes
-        )
+            for c in (lane[: _last(lane, fields) + 1] if fields & set(lane) else lane)
+        }
+        return frozenset(fields), frozenset(sources)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A way the turn search reached some ends: the uses ``done`` to ``node``, then
+    placements of the kinds in ``order`` (each passing ``keep``), then ``tail``."""
+
+    done: tuple[Use, ...]
+    node: tuple
+    order: tuple
+    keep: Any
+    tail: tuple[Use, ...]
+
+
+@dataclass
+class _Found:
+    """The distinct ends of one turn (packed, ``_pack``) and the group that reached
+    each first; ``turn`` writes the uses to one end out."""
+
+    game: Hakenschlagen
+    others: frozenset[int]
+    layout: tuple[str, ...]
+    ends: dict[int, int] = field(default_factory=dict)
+    groups: list[_Group] = field(default_factory=list)
+    _fields: dict[tuple, list[int]] = field(default_factory=dict)
+
+    def add(self, ends: set[int], group: _Group) -> None:
+        # difference() with the dict itself looks each new end up (with ``.keys()``
+        # it would walk every end found so far)
+        new = ends.difference(self.ends)
+        if new:
+            self.ends.update(dict.fromkeys(new, len(self.groups)))
+            self.groups.append(group)
+
+    def free_fields(self, node: tuple) -> list[int]:
+        if node not in self._fields:
+            self._fields[node] = self.game._free_fields(node, self.others, self.layout)
+        return self._fields[node]
+
+    def turn(self, end: int) -> Turn:
+        group = self.groups[self.ends[end]]
+        _, fox, mask, _ = _unpack(end)
+        names = self.game._names
+        placed = ()
+        if group.order:
+            steps = self.game._steps_to(
+                group, fox, mask, self.others, self.layout, self.free_fields
+            )
+            placed = tuple(
+                Use(marbles, kind, names[c], _source_name(kind, names, s))
+                for (marbles, kind), (s, c) in zip(group.order, steps)
+            )
+        return Turn(group.done + placed + group.tail)
 
 
 @dataclass(frozen=True)
@@ -447,15 +516,33 @@ class Hakenschlagen(Game):
     def _to_move(self, state: HakenschlagenState) -> int:
         return state.turn
 
-    def _legal_moves(self, state: HakenschlagenState) -> list[Turn]:
-        return [Turn(uses) for uses, _ in self._outcomes(state)]
+    def _legal_moves(self, state: HakenschlagenState) -> Outcomes:
+        found = self._outcomes(state)
+        return Outcomes(found.ends, found.turn, partial(self._end_of, state))
 
     def successors(self, state: HakenschlagenState) -> list[tuple[Turn, HakenschlagenState]]:
         """Each distinct turn with the position it ends in, taken from the search
         itself rather than replaying thousands of turns (the referee indexes them)."""
         if self.to_move(state) is None:
             return []
-        return [(Turn(uses), self._ending(state, *end)) for uses, end in self._outcomes(state)]
+        found = self._outcomes(state)
+        molehills: dict[int, frozenset[int]] = {}
+        pairs = []
+        for key in found.ends:
+            hare, fox, mask, turned = _unpack(key)
+            if mask not in molehills:
+                molehills[mask] = _cells(mask)
+            pairs.append((found.turn(key), self._ending(state, hare, fox, molehills[mask], turned)))
+        return pairs
+
+    def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
+        """The packed end of ``move`` from ``state``, or None if it is not legal."""
+        try:
+            after = self._apply(state, move)
+        except RulesError:
+            return None
+        seat = state.turn
+        return _pack(after.hares[seat], after.fox, _mask(after.molehills), after.turned[seat])
 
     def hints(self, state: HakenschlagenState) -> frozenset[str]:
         """Where the colour marbles in hand would take the hare now (for the LEDs)."""
@@ -515,20 +602,22 @@ class Hakenschlagen(Game):
             return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
         return self._molehill_moves(hare, fox, moles, others, layout)
 
-    def _outcomes(self, state: HakenschlagenState) -> list[tuple[tuple[Use, ...], tuple]]:
-        """One order of uses for each distinct end of the turn, with that end
-        ``(hare, fox, molehills, turned)``.
+    def _outcomes(self, state: HakenschlagenState) -> _Found:
+        """Every distinct end of the turn, packed (``_pack``), each with the group
+        of ways that first reached it (``_Group``), from which ``_Found.turn``
+        writes one order of uses out.
 
         A depth-first search over the steps of a turn. Fox and molehill moves are
         the expensive branches (dozens of cells each), so before a jump only those
         that change where some colour still in hand would jump are tried: any other
         placement can as well be made after the jump. When no jump follows, or the
-        jump wins, the remaining placements are added all at once by ``_finish``.
+        jump wins, the remaining placements are added all at once by ``_finish``,
+        as sets of packed ends (a hand with fox and molehill ends in thousands).
         """
         hare, others = self._hare_and_others(state)
-        layout, names = state.layout, self._names
+        layout = state.layout
         start = (hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)
-        found: dict[tuple, tuple] = {}
+        found = _Found(self, others, layout)
         seen = set()
         stack = [(start, ())]
         while stack:
@@ -537,8 +626,9 @@ class Hakenschlagen(Game):
                 continue
             seen.add(node)
             hare, fox, moles, hand, turned, won = node
-            if won:
-                found.setdefault((hare, fox, moles, turned), (done, (), (), ()))
+            if won or not hand:
+                end = _pack(hare, fox, _mask(moles), turned)
+                found.add({end}, _Group(done, node, (), None, ()))
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -552,18 +642,7 @@ class Hakenschlagen(Game):
                 stack.append((after, done_after))
             for step in self._vacate_then_fill(node, survey, others, layout):
                 stack.append((step[-1], done + step[:-1]))
-        made: dict[tuple, Use] = {}
-
-        def use(marbles, kind, s, c):
-            key = (marbles, kind, s, c)
-            if key not in made:
-                made[key] = Use(marbles, kind, names[c], _source_name(kind, names, s))
-            return made[key]
-
-        return [
-            (done + tuple(use(m, k, s, c) for (m, k), (s, c) in zip(order, steps)) + tail, end)
-            for end, (done, order, steps, tail) in found.items()
-        ]
+        return found
 
     def _vacate_then_fill(self, node, survey, others, layout):
         """Two placements before a jump where the second needs the first's space.
@@ -629,72 +708,125 @@ class Hakenschlagen(Game):
             for second in placing[n + 1 :]:
                 if not Counter(first[0]) + Counter(second[0]) - Counter(free):
                     options.append((first, second))
+        base = _pack(landing, 0, 0, turned)
         for chosen in options:
             if win is None:
                 # colour marbles left over go back, so none may offer a target now
                 left = Counter(free) - sum((Counter(m) for m, _ in chosen), Counter())
                 if any(survey.targets[m] for m in left if m in COLOURS):
                     continue
-            for order, steps, f2, m2 in self._placed_all(chosen, node, others, layout, keep):
-                key = (landing, f2, m2, turned)
-                if key not in found:
-                    found[key] = (done, order, steps, tail)
+            for order, ends in self._placed_all(chosen, node, others, layout, keep, base):
+                found.add(ends, _Group(done, node, order, keep, tail))
 
-    def _placed_all(self, chosen, node, others, layout, keep):
-        """``(order, steps, fox, molehills)`` for each way to make the placements
-        ``chosen``, in either order, each step passing ``keep`` (when given)."""
-        hare, fox, moles = node[:3]
-        if not chosen:
-            yield (), (), fox, moles
-            return
-        first = [
-            (s, c, *_placed(chosen[0][1], s, c, fox, moles))
-            for s, c in self._placements_of(chosen[0][1], node, others, layout)
-            if keep is None or keep(chosen[0][1], s, c)
+    def _allowed(self, kind, node, others, layout, keep):
+        return [
+            (s, c)
+            for s, c in self._placements_of(kind, node, others, layout)
+            if keep is None or keep(kind, s, c)
         ]
+
+    def _placed_all(self, chosen, node, others, layout, keep, base):
+        """``(order, packed ends)`` for the placements ``chosen`` made in ``order``
+        (both orders when they differ), each step passing ``keep`` (when given)."""
+        hare, fox, moles = node[:3]
+        mask = _mask(moles)
+        if not chosen:
+            yield (), {base | fox << 7 | mask << 15}
+            return
+        kinds = [kind for _, kind in chosen]
         if len(chosen) == 1:
-            for s, c, f1, m1 in first:
-                yield chosen, ((s, c),), f1, m1
+            placed = self._allowed(kinds[0], node, others, layout, keep)
+            if kinds[0] == FOX:
+                yield chosen, {base | c << 7 | mask << 15 for _, c in placed}
+            else:
+                yield chosen, {base | fox << 7 | _moved(mask, s, c) << 15 for s, c in placed}
             return
-        if chosen[0][1] == chosen[1][1]:
-            kind = chosen[0][1]
-            for s, c, f1, m1 in first:
-                for s2, c2 in self._placements_of(kind, (hare, f1, m1), others, layout):
-                    if keep is None or keep(kind, s2, c2):
-                        yield chosen, ((s, c), (s2, c2)), *_placed(kind, s2, c2, f1, m1)
+        if kinds == [MOLEHILL, MOLEHILL] and keep is None:
+            fields = self._free_fields(node, others, layout)
+            yield chosen, {base | fox << 7 | m << 15 for m in _two_molehills(moles, fields)}
             return
-        fox_first = chosen if chosen[0][1] == FOX else chosen[::-1]
-        foxes = first if chosen[0][1] == FOX else None
-        if foxes is None:
-            foxes = [
-                (s, c, c, moles)
-                for s, c in self._placements_of(FOX, node, others, layout)
-                if keep is None or keep(FOX, s, c)
-            ]
-            hills = first
-        else:
-            hills = [
-                (s, c, fox, m)
-                for s, c in self._placements_of(MOLEHILL, node, others, layout)
-                if keep is None or keep(MOLEHILL, s, c)
-                for m in [_placed(MOLEHILL, s, c, fox, moles)[1]]
-            ]
+        if kinds[0] == kinds[1]:
+            kind, ends = kinds[0], set()
+            for s, c in self._allowed(kind, node, others, layout, keep):
+                f1, m1 = _placed(kind, s, c, fox, moles)
+                m1_mask = _mask(m1)
+                for s2, c2 in self._allowed(kind, (hare, f1, m1), others, layout, keep):
+                    if kind == FOX:
+                        ends.add(base | c2 << 7 | m1_mask << 15)
+                    else:
+                        ends.add(base | f1 << 7 | _moved(m1_mask, s2, c2) << 15)
+            yield chosen, ends
+            return
+        fox_first = chosen if kinds[0] == FOX else chosen[::-1]
+        foxes = [c for _, c in self._allowed(FOX, node, others, layout, keep)]
+        hills = [
+            (s, c, _moved(mask, s, c))
+            for s, c in self._allowed(MOLEHILL, node, others, layout, keep)
+        ]
         # the fox first: a molehill may then go to the fox's old space
         into_den = []
-        if layout[fox] == FIELD and (keep is None or keep(MOLEHILL, None, fox)):
+        if layout[fox] == FIELD:
             sources = [None] if len(moles) < MOLEHILLS else sorted(moles)
-            into_den = [(s, fox, fox, _placed(MOLEHILL, s, fox, fox, moles)[1]) for s in sources]
-        for fs, fc, _, _ in foxes:
-            for hs, hc, _, hm in hills + into_den:
-                if hc != fc:
-                    yield fox_first, ((fs, fc), (hs, hc)), fc, hm
-        # the molehill first: the fox may then go to the molehill's old space
-        hill_first = fox_first[::-1]
-        for hs, hc, _, hm in hills:
-            extra = [(fox, hs)] if hs is not None and (keep is None or keep(FOX, fox, hs)) else []
-            for fs, fc in [(s, c) for s, c, _, _ in foxes] + extra:
-                if fc != hc:
-                    yield hill_first, ((hs, hc), (fs, fc)), fc, hm
+            into_den = [
+                (s, fox, _moved(mask, s, fox))
+                for s in sources
+                if keep is None or keep(MOLEHILL, s, fox)
+            ]
+        yield (
+            fox_first,
+            {
+                base | fc << 7 | hm << 15
+                for fc in foxes
+                for _, hc, hm in hills + into_den
+                if fc != hc
+            },
+        )
+        # the molehill first: the fox may then go to the molehill's old space (with
+        # molehills from the supply, this order reaches nothing new)
+        if len(moles) == MOLEHILLS:
+            yield (
+                fox_first[::-1],
+                {
+                    base | fc << 7 | hm << 15
+                    for hs, hc, hm in hills
+                    for fc in (foxes + [hs] if keep is None or keep(FOX, fox, hs) else foxes)
+                    if fc != hc
+                },
+            )
+
+    def _free_fields(self, node, others, layout) -> list[int]:
+        """The field spaces a molehill may go to from ``node``, whatever the supply."""
+        hare, fox, moles = node[:3]
+        return [
+            c
+            for _, c in self._molehill_moves(hare, fox, frozenset(), others, layout)
+            if c not in moles
+        ]
+
+    def _steps_to(self, group: _Group, fox_end: int, mask_end: int, others, layout, fields):
+        """The placements of ``group`` that lead from its node to ``fox_end`` and the
+        molehills ``mask_end``: ``(s, c)`` per use of ``group.order``; ``fields(node)``
+        gives ``_free_fields`` (the caller keeps them)."""
+        hare, fox, moles = group.node[:3]
+        kinds = [kind for _, kind in group.order]
+        if kinds == [MOLEHILL, MOLEHILL] and group.keep is None:
+            return _two_molehill_steps(moles, mask_end, fields(group.node))
+        if len(kinds) == 2 and kinds[0] == kinds[1]:
+            # two of a kind: try where the first goes, the second is then forced
+            for s, c in self._allowed(kinds[0], group.node, others, layout, group.keep):
+                f1, m1 = _placed(kinds[0], s, c, fox, moles)
+                second = _step(kinds[0], f1, m1, fox_end, mask_end)
+                if second and second in self._allowed(
+                    kinds[0], (hare, f1, m1), others, layout, group.keep
+                ):
+                    return [(s, c), second]
+            raise AssertionError("a recorded end no placement reaches")
+        steps = []
+        for kind in kinds:
+            step = _step(kind, fox, moles, fox_end, mask_end)
+            fox, moles = _placed(kind, *step, fox, moles)
+            steps.append(step)
+        return steps
 
     # --- applying a turn ------------------------------------------------------------
 
@@ -980,3 +1112,93 @@ def _placed(kind, source, cell, fox, moles):
 
 def _source_name(kind, names, source) -> str | None:
     return names[source] if kind == MOLEHILL and source is not None else None
+
+
+# An end of a turn packed in one int: the hare's hollow (7 bits), the fox's (7 bits),
+# whether the hare has turned (1 bit), then one bit per hollow with a molehill.
+def _pack(hare: int, fox: int, mask: int, turned: bool) -> int:
+    return hare | fox << 7 | turned << 14 | mask << 15
+
+
+def _unpack(end: int) -> tuple[int, int, int, bool]:
+    return end & 127, end >> 7 & 127, end >> 15, bool(end >> 14 & 1)
+
+
+def _mask(moles: Iterable[int]) -> int:
+    mask = 0
+    for cell in moles:
+        mask |= 1 << cell
+    return mask
+
+
+def _cells(mask: int) -> frozenset[int]:
+    cells = []
+    while mask:
+        low = mask & -mask
+        cells.append(low.bit_length() - 1)
+        mask ^= low
+    return frozenset(cells)
+
+
+def _moved(mask: int, source: int | None, cell: int) -> int:
+    """The molehill mask after placing one on ``cell`` (taken from ``source``)."""
+    return (mask & ~(1 << source) if source is not None else mask) | 1 << cell
+
+
+def _step(kind, fox, moles, fox_end, mask_end):
+    """The one placement of ``kind`` from ``(fox, moles)`` towards ``fox_end`` /
+    ``mask_end``: ``(source, cell)``, or None when one step cannot do it."""
+    if kind == FOX:
+        return (fox, fox_end) if fox_end != fox else None
+    mask = _mask(moles)
+    added, removed = _cells(mask_end & ~mask), _cells(mask & ~mask_end)
+    if len(added) != 1 or len(removed) > 1:
+        return None
+    return (next(iter(removed), None), next(iter(added)))
+
+
+def _two_molehills(moles: frozenset[int], fields: list[int]) -> set[int]:
+    """The molehill masks two molehill uses can leave, from ``moles`` with the free
+    field spaces ``fields``. A use places one from the supply while
+    there is one, else it moves one (perhaps the one just placed, or back)."""
+    mask, supply = _mask(moles), MOLEHILLS - len(moles)
+    if len(fields) < (2 if supply else 1):
+        return set()
+    pairs = [1 << a | 1 << b for a, b in combinations(fields, 2)]
+    if supply >= 2:
+        return {mask | pair for pair in pairs}
+    # the first from the supply (or moved), the second moves one: net, one
+    # molehill fewer than two new ones stays where it was
+    singles = [1 << c for c in fields]
+    if supply == 1:
+        found = {mask | single for single in singles}
+        return found | {mask & ~(1 << a) | pair for a in moles for pair in pairs}
+    found = {mask}
+    found.update(mask & ~(1 << a) | single for a in moles for single in singles)
+    found.update(
+        mask & ~(1 << a | 1 << b) | pair
+        for a, b in combinations(sorted(moles), 2)
+        for pair in pairs
+    )
+    return found
+
+
+def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> list[tuple]:
+    """``(source, cell)`` of two molehill uses from ``moles`` to the mask ``end``, one
+    of those ``_two_molehills`` counts."""
+    mask = _mask(moles)
+    added, removed = sorted(_cells(end & ~mask)), sorted(_cells(mask & ~end))
+    if MOLEHILLS - len(moles) >= 2:
+        return [(None, added[0]), (None, added[1])]
+    if len(moles) < MOLEHILLS:
+        if removed:
+            return [(None, added[0]), (removed[0], added[1])]
+        spare = next(c for c in fields if c != added[0])
+        return [(None, spare), (spare, added[0])]
+    if len(added) == 2:
+        return [(removed[0], added[0]), (removed[1], added[1])]
+    if added:
+        # another one goes to the new space first, then takes the old one's place
+        other = min(moles - {removed[0]})
+        return [(other, added[0]), (removed[0], other)]
+    return [(min(moles), fields[0]), (fields[0], min(moles))]

@@ -376,3 +376,29 @@ def test_the_turn_search_finds_exactly_the_outcomes_of_an_exhaustive_one(board):
         for hand in HANDS:
             probe = dataclasses.replace(state, hand=hand)
             assert ends_of(game, probe) == exhaustive(game, probe), (hand, game.render(probe))
+
+
+# two placements of one kind (a joker as the second), with the supply of molehills
+# full, down to one, and empty (then each use moves one)
+TWO_OF_A_KIND = [("field", "field", "molehill"), ("fox", "lettuce", "lettuce")]
+
+
+@pytest.mark.parametrize("on_board", [0, 5, 6])
+def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one(on_board):
+    game, found = early_positions("hex", 6)
+    state = found[5]
+    taken = {state.fox, *state.hares}
+    fields = [c for c in game.inner if state.layout[c] == "field" and c not in taken]
+    probe = dataclasses.replace(state, molehills=frozenset(fields[:on_board]))
+    seat = state.turn
+    for hand in TWO_OF_A_KIND:
+        probe = dataclasses.replace(probe, hand=hand)
+        pairs = game.successors(probe)
+        ends = [(s.hares[seat], s.fox, s.molehills, s.turned[seat]) for _, s in pairs]
+        assert len(ends) == len(set(ends)) == len(game.legal_moves(probe))
+        assert set(ends) == exhaustive(game, probe), hand
+        # thousands of outcomes: each written-out turn of a sample leads where the
+        # search says it does, and counts as one of the legal moves
+        moves = game.legal_moves(probe)
+        for move, after in pairs[:: max(1, len(pairs) // 60)]:
+            assert game.apply(probe, move) == after and move in moves
