@@ -345,10 +345,31 @@ class Referee:
                 agree = [n for n, felt in enumerate(presence) if felt == hall]
                 keys, rows = [keys[n] for n in agree], rows[agree]
             fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
-            key = fusion.seen_key(seen, self._cell_ids) if fused is None else fused.key
-            if fused is not None and fused.ties:
-                self._doubt = (key, fused.ties)
+            if fused is None:
+                key = fusion.seen_key(seen, self._cell_ids)
+                if hall is not None:
+                    key = self._as_felt(key, hall)
+            else:
+                key = fused.key
+                if fused.ties:
+                    self._doubt = (key, fused.ties)
         self._take(dict(zip(self._cell_ids, key)), at)
+
+    def _as_felt(self, key: tuple, hall: tuple) -> tuple:
+        """The camera's reading where the hall sensors agree with it, and where they do
+        not, what they feel (a piece of unknown kind, or nothing): a board the sensors
+        disagree on is never taken for a legal outcome."""
+        current = self.current()
+        figure = {
+            token: felt is not None
+            for token, felt in zip(
+                self._key_of(current), self.game.sense(current, "presence").values()
+            )
+        }
+        return tuple(
+            token if figure.get(token, token is not None) == (felt is not None) else felt
+            for token, felt in zip(key, hall)
+        )
 
     def tick(self, now: float) -> bool:
         """Judge the reading if it has settled and was not judged yet; True if judged.

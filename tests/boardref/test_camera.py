@@ -1,0 +1,204 @@
+"""The camera as the referee's sensor: observations weighed against the legal outcomes
+(a doubtful cell settled by the rules, near ties asked on the panel, a board no
+outcome explains refused), hall presence fused with camera tokens, and the table's
+camera: frames in, committed positions back to the reader, a failing source that
+leaves the game as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardref.camera import TableCamera
+from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
+from hardware.camera_source import FolderSource, SyntheticSource
+from vision.cells import Observation
+from vision.reader import BoardReader
+from vision.render import Renderer, random_scene
+
+SETTLE = 0.3
+
+
+class Watched:
+    """A Sternhalma referee read by the camera (and the hall sensors with ``BOTH``)."""
+
+    def __init__(self, store, sensor: str):
+        self.referee = Referee(store, sensor=sensor, settle=SETTLE)
+        self.referee.new_game("sternhalma", 2, seed=b"camera")
+        self.game = self.referee.game
+        self.now = 0.0
+        self.events: list[str] = []
+        self.referee.listeners.append(lambda e: self.events.append(e.kind))
+
+    def tokens(self, state=None) -> dict:
+        return self.game.observe(self.referee.positions[-1] if state is None else state)
+
+    def see(self, tokens: dict, doubt: dict | None = None, hall: bool = True) -> None:
+        """The camera reads ``tokens`` surely, but for ``doubt`` (cell -> ranked
+        readings, best first); with hall sensors they feel the presence of
+        ``tokens`` first. Then the reading settles."""
+        doubt = doubt or {}
+        if self.referee.sensor == BOTH and hall:
+            self.referee.sense({c: "piece" if t else None for c, t in tokens.items()}, self.now)
+        ranked = {c: doubt.get(c, ((t, 1.0),)) for c, t in tokens.items()}
+        self.now += 0.05
+        self.referee.observe(
+            Observation(
+                {c: r[0][0] for c, r in ranked.items()},
+                {c: r[0][1] for c, r in ranked.items()},
+                ranked,
+            ),
+            self.now,
+        )
+        self.now += SETTLE + 0.01
+        self.referee.tick(self.now)
+
+    def start(self) -> None:
+        self.see(self.tokens())
+        assert self.referee.phase == MOVE
+
+    def moves(self) -> list[str]:
+        return [data["move"] for kind, data in self.referee.log if kind == "move"]
+
+
+def _two_steps(game, state):
+    """Two step moves of one piece to different cells."""
+    by_origin: dict[str, list] = {}
+    for move in game.legal_moves(state):
+        if not move.leap:
+            by_origin.setdefault(move.origin, []).append(move)
+    return next(moves[:2] for moves in by_origin.values() if len(moves) >= 2)
+
+
+def test_a_surely_read_step_is_committed(store):
+    t = Watched(store, CAMERA)
+    t.start()
+    move = t.game.legal_moves(t.referee.positions[-1])[0]
+    t.see(t.tokens(t.game.apply(t.referee.positions[-1], move)))
+    assert t.moves() == [str(move)]
+
+
+def test_a_doubtful_cell_is_read_as_the_only_legal_outcome_that_fits(store):
+    t = Watched(store, CAMERA)
+    t.start()
+    base = t.referee.positions[-1]
+    move = _two_steps(t.game, base)[0]
+    after = t.tokens(t.game.apply(base, move))
+    mover = after[move.destination]
+    other = "blue" if mover == "red" else "red"
+    # the camera leans towards the colour not to move: no legal outcome has it there
+    t.see(after, {move.destination: ((other, 0.6), (mover, 0.4))})
+    assert t.moves() == [str(move)]
+    assert "illegal" not in t.events and "unreadable" not in t.events
+
+
+def test_outcomes_the_camera_cannot_tell_apart_are_asked_on_the_panel(store):
+    t = Watched(store, CAMERA)
+    t.start()
+    base = t.referee.positions[-1]
+    first, second = _two_steps(t.game, base)
+    board = t.tokens(t.game.apply(base, first))
+    piece = board[first.destination]
+    half = ((piece, 0.5), (None, 0.5))
+    t.see(board, {first.destination: half, second.destination: half})
+    assert t.referee.phase == AMBIGUOUS
+    assert set(t.referee.display().candidates) == {str(first), str(second)}
+    assert t.moves() == []
+    t.referee.choose(str(second))
+    assert t.moves() == [str(second)]
+
+
+def test_a_board_no_legal_outcome_explains_is_refused_and_nothing_is_logged(store):
+    t = Watched(store, CAMERA)
+    t.start()
+    board = t.tokens()
+    origin = next(c for c, token in board.items() if token == "red")
+    far = [c for c, token in board.items() if token is None][-1]
+    t.see({**board, origin: None, far: "red"})
+    assert t.moves() == []
+    assert {"illegal", "unreadable"} & set(t.events)
+    assert far in t.referee.display().errors
+
+
+def test_with_hall_sensors_their_presence_decides_what_the_camera_doubts(store):
+    t = Watched(store, BOTH)
+    t.start()
+    base = t.referee.positions[-1]
+    first, second = _two_steps(t.game, base)
+    board = t.tokens(t.game.apply(base, second))
+    piece = board[second.destination]
+    half = ((piece, 0.5), (None, 0.5))
+    # the camera cannot tell the two destinations apart; the hall sensors feel one
+    t.see(board, {first.destination: half, second.destination: half})
+    assert t.moves() == [str(second)]
+    assert t.referee.phase == MOVE
+
+
+def test_with_hall_sensors_a_camera_view_older_than_their_change_is_not_judged(store):
+    t = Watched(store, BOTH)
+    t.start()
+    base = t.referee.positions[-1]
+    after = t.tokens(t.game.apply(base, t.game.legal_moves(base)[0]))
+    t.see(after, hall=False)  # the camera saw the move...
+    t.referee.sense({c: "piece" if v else None for c, v in after.items()}, t.now)
+    t.now += SETTLE + 0.01
+    t.referee.tick(t.now)
+    assert t.moves() == []  # ...before the hall sensors felt it: wait for a new frame
+    t.see(after)
+    assert len(t.moves()) == 1
+
+
+@pytest.fixture(scope="module")
+def scene():
+    from engines import load_game
+
+    game = load_game("sternhalma", 2)
+    view = random_scene(game.board, 1, "easy", (640, 360))
+    return view, Renderer(game, view, 1)
+
+
+def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, scene):
+    view, renderer = scene
+    t = Watched(store, CAMERA)
+    shown = {"tokens": t.tokens(), "hands": ()}
+    source = SyntheticSource(renderer, lambda: (shown["tokens"], shown["hands"], {}))
+    camera = TableCamera(t.referee, source, BoardReader(t.game, view.camera))
+    assert camera.learn(t.tokens())
+
+    def frames(n: int) -> None:
+        for _ in range(n):
+            t.now += 0.1
+            assert camera.step(t.now)
+            t.referee.tick(t.now)
+
+    frames(8)
+    assert t.referee.phase == MOVE
+    base = t.referee.positions[-1]
+    move = t.game.legal_moves(base)[0]
+    shown["hands"] = (move.destination,)
+    shown["tokens"] = t.tokens(t.game.apply(base, move))
+    frames(3)
+    assert t.moves() == [], "a hand over the board is never read"
+    shown["hands"] = ()
+    frames(9)
+    assert t.moves() == [str(move)]
+    assert camera.reader.truth == t.tokens()
+    png = camera.snapshot()
+    assert png.startswith(b"\x89PNG")
+
+
+def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tmp_path, scene):
+    import cv2
+
+    view, renderer = scene
+    t = Watched(store, CAMERA)
+    t.start()
+    cv2.imwrite(str(tmp_path / "0.png"), renderer.frame(t.tokens()))
+    camera = TableCamera(t.referee, FolderSource(tmp_path), BoardReader(t.game, view.camera))
+    assert camera.learn(t.tokens())
+    before = (list(t.referee.log), t.referee.phase)
+    assert not camera.step(t.now)
+    assert "no more images" in camera.failure
+    assert (list(t.referee.log), t.referee.phase) == before
+    assert camera.snapshot().startswith(b"\x89PNG")  # the last frame it had
+    camera.close()
+    assert camera._on_event not in t.referee.listeners
