@@ -40,6 +40,8 @@ COST_CAP = 200.0
 #: (a finger, a sleeve); this many such sites and the frame is not read
 UNEXPLAINED_COST = 120.0
 UNEXPLAINED_SITES = 3
+#: a site and this many of its nearest ones share their board level
+NEIGHBOURS = 7
 #: readings per site an observation lists in ``ranked``
 RANKED = 3
 #: weight of the newest sample when a reference is refreshed
@@ -202,7 +204,9 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
         along = landing @ direction
         across = np.abs(landing @ np.array([-direction[1], direction[0]]))
         clearance = np.minimum(clearance, np.where(along > 0, across, np.inf))
-    clear = candidates[clearance >= min(clearance.max(), LINE_CLEARANCE_MM)]
+    # where lines cross at the cell, take the POINTS clearest angles, never one pixel
+    enough = np.sort(clearance)[-POINTS]
+    clear = candidates[clearance >= min(enough, LINE_CLEARANCE_MM)]
     angles = clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
     return np.stack(
         [
@@ -288,6 +292,10 @@ class Classifier:
         #: the plain board points as first learned: the light the references are in
         self.paper: np.ndarray | None = None
         self._predicted: dict[int, tuple] = {}
+        self._levels: np.ndarray | None = None
+        #: each site and its nearest neighbours in the frame
+        distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+        self.near = np.argsort(distance, axis=1)[:, :NEIGHBOURS]
         #: sites the last frame showed something unknown on
         self.unexplained = 0
 
@@ -304,6 +312,7 @@ class Classifier:
         references and token colours (``fresh``: forget what was learned before).
         ``paper`` is the plain board seen in the same frame."""
         self._predicted.clear()
+        self._levels = None
         if fresh or self.paper is None:
             self.paper = paper
         features = features / self._gain(paper)
@@ -318,7 +327,7 @@ class Classifier:
         self._fill_unknown()
         if empty.any():
             self.spread_empty = _spread(np.log(features[empty] / self.empty[empty]).reshape(-1, 3))
-        ratio = np.log(features / self.empty[:, :1])
+        ratio = np.log(features / self._level())
         for token in {label for label in labels if label is not None}:
             probes = self._own_probes(token)
             # only where the empty cell was seen does the ratio say what the piece adds
@@ -341,6 +350,15 @@ class Classifier:
                 self.spread[token][k] = spread
                 self.learned[token][k] = True
         self._infer_empty(features, labels)
+        self._levels = None  # the inferred empty looks change the levels
+
+    def _level(self) -> np.ndarray:
+        """(sites, 1, 3) what a piece's colour is compared with: the plain board under
+        the light at each site, the brighter empty looks among it and its neighbours
+        (a probe near a printed line or a coloured ring sees that, not the light)."""
+        if self._levels is None:
+            self._levels = np.percentile(self.empty[self.near, 0], 75, axis=1)[:, None]
+        return self._levels
 
     def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
         """A site never seen empty: what its piece looks like there, less what that
@@ -393,7 +411,7 @@ class Classifier:
         """Name the piece on each site, and join sites into cells."""
         f = features / self._gain(paper)
         board = np.log(f / self.empty)  # (S, K, 3)
-        ratio = np.log(f / self.empty[:, :1])
+        ratio = np.log(f / self._level())
         labels: list[str | None] = []
         probs: list[list[tuple[str | None, float]]] = []
         self.unexplained = 0

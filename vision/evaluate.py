@@ -5,9 +5,9 @@ Each scene (camera pose, lens, light) is one game: the bare board and then the s
 position with its set-up, which the reader learns from, as it would while a game is
 set up; then it reads positions reached from that start by random legal play, each
 first with a hand over the board (which must never yield an observation) and then
-clear. Seeds from
-``render.HELD_OUT`` on are the held-out set; tuning uses seeds below it. Measures
-only; changes nothing it reads.
+clear. Seeds from ``render.HELD_OUT`` on are the held-out set; tuning uses seeds
+below it. Times are on one OpenCV thread, as the budget is. Measures only; changes
+nothing it reads.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import statistics
 import time
 from collections import Counter
 
+import cv2
 import numpy as np
 
 from engines import load_game
@@ -61,6 +62,7 @@ def evaluate(
     game_name: str, frames: int, seed: int, difficulty: str = "easy", players: int | None = None
 ) -> dict:
     """Read ``frames`` positions; the figures as a JSON-able dict."""
+    cv2.setNumThreads(1)  # the time budget is for one core
     game = load_game(game_name, players)
     rng = np.random.default_rng(seed)
     stream = Stream(f"vision eval {seed}".encode())
