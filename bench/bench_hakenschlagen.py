@@ -3,6 +3,11 @@ over positions from seeded random 5-player games, the number of distinct outcome
 per turn, and a chi-square check of the bag's draws on a fixed seed. Prints one
 JSON line.
 
+The enumeration finds every distinct end of the turn (``legal_moves`` returns them
+as packed ends; a turn's uses are written out when read): the bench also times
+writing one out, and writing all out with their positions (``successors``, what
+the referee indexes in a worker thread once the marbles are drawn).
+
 Every position is timed in several rounds and all timings count, so p99 includes
 the machine's own noise. The chi-square test compares the hands drawn from one
 stream with the exact hand probabilities of ``BagDraw.outcomes()``.
@@ -29,6 +34,9 @@ from engines.hakenschlagen import BAG  # noqa: E402
 PLAYERS = 5
 GAMES = 2
 ROUNDS = 2
+#: every how many positions the turn is also written out whole, with the position
+#: each outcome leads to (what the referee indexes while the player thinks)
+WRITE_OUT_EVERY = 10
 BUDGET_P99_MS = 50.0
 GOAL_P99_MS = 5.0
 DRAWS = 200_000
@@ -68,20 +76,32 @@ def positions(board: str) -> tuple[list, object, list[int]]:
 
 def bench_turns(board: str) -> dict:
     found, game, lengths = positions(board)
-    samples, outcomes = [], []
-    for _ in range(ROUNDS):
+    samples, outcomes, one, every = [], [], [], []
+    pick = random.Random(5)
+    for round_ in range(ROUNDS):
         outcomes.clear()
-        for state in found:
+        for n, state in enumerate(found):
             start = time.perf_counter_ns()
             moves = game.legal_moves(state)
             samples.append((time.perf_counter_ns() - start) / 1e6)
             outcomes.append(len(moves))
+            start = time.perf_counter_ns()
+            moves[pick.randrange(len(moves))]
+            one.append((time.perf_counter_ns() - start) / 1e6)
+            if round_ == 0 and n % WRITE_OUT_EVERY == 0:
+                start = time.perf_counter_ns()
+                game.successors(state)
+                every.append((time.perf_counter_ns() - start) / 1e6)
     return {
         "positions": len(found),
         "turns_per_game_mean": round(statistics.mean(lengths), 1),
         "full_turn_ms_p50": round(percentile(samples, 0.50), 3),
         "full_turn_ms_p99": round(percentile(samples, 0.99), 3),
         "full_turn_ms_max": round(max(samples), 3),
+        "one_turn_written_out_ms_p99": round(percentile(one, 0.99), 3),
+        "successors_all_written_out_ms_p50": round(percentile(every, 0.50), 1),
+        "successors_all_written_out_ms_p99": round(percentile(every, 0.99), 1),
+        "successors_positions": len(every),
         "outcomes_per_turn_p50": percentile(outcomes, 0.50),
         "outcomes_per_turn_p99": percentile(outcomes, 0.99),
         "outcomes_per_turn_max": max(outcomes),

@@ -76,7 +76,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 from itertools import combinations
 from typing import Any
 
@@ -204,23 +204,51 @@ class _Group:
 
 @dataclass
 class _Found:
-    """The distinct ends of one turn (packed, ``_pack``) and the group that reached
-    each first; ``turn`` writes the uses to one end out."""
+    """The distinct ends of one turn and the group that reached each first; ``turn``
+    writes the uses to one end out. Iterating gives the ends packed (``_pack``).
+
+    Ends are kept by row (the end without the fox, ``_row``) with the fox's spaces
+    as the bits of one int: a fox marble then adds a row's ends in one operation.
+    """
 
     game: Hakenschlagen
     others: frozenset[int]
     layout: tuple[str, ...]
-    ends: dict[int, int] = field(default_factory=dict)
+    #: row -> every fox space found with it (bits)
+    foxes: dict[int, int] = field(default_factory=dict)
+    #: (row, group, fox bits) in the order found; by row once a turn is written out
+    claims: list[tuple[int, int, int]] = field(default_factory=list)
     groups: list[_Group] = field(default_factory=list)
+    count: int = 0
     _fields: dict[tuple, list[int]] = field(default_factory=dict)
+    _by_row: dict[int, list[tuple[int, int]]] | None = None
 
-    def add(self, ends: set[int], group: _Group) -> None:
-        # difference() with the dict itself looks each new end up (with ``.keys()``
-        # it would walk every end found so far)
-        new = ends.difference(self.ends)
-        if new:
-            self.ends.update(dict.fromkeys(new, len(self.groups)))
+    def add(self, rows: dict[int, int], group: _Group) -> None:
+        """Record the ends ``rows`` (row -> fox bits) that ``group`` reaches."""
+        gid, foxes, claims, count = len(self.groups), self.foxes, self.claims, self.count
+        for row, bits in rows.items():
+            have = foxes.get(row, 0)
+            new = bits & ~have
+            if new:
+                foxes[row] = have | new
+                claims.append((row, gid, new))
+                count += new.bit_count()
+        if count > self.count:
+            self.count = count
             self.groups.append(group)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        for row, _, bits in self.claims:
+            while bits:
+                low = bits & -bits
+                yield row | (low.bit_length() - 1) << 7
+                bits ^= low
+
+    def __contains__(self, end: object) -> bool:
+        return isinstance(end, int) and self.foxes.get(_row(end), 0) >> (end >> 7 & 127) & 1
 
     def free_fields(self, node: tuple) -> list[int]:
         if node not in self._fields:
@@ -228,7 +256,12 @@ class _Found:
         return self._fields[node]
 
     def turn(self, end: int) -> Turn:
-        group = self.groups[self.ends[end]]
+        if self._by_row is None:
+            self._by_row = {}
+            for row, gid, bits in self.claims:
+                self._by_row.setdefault(row, []).append((gid, bits))
+        fox_bit = 1 << (end >> 7 & 127)
+        group = next(self.groups[g] for g, bits in self._by_row[_row(end)] if bits & fox_bit)
         _, fox, mask, _ = _unpack(end)
         names = self.game._names
         placed = ()
@@ -518,7 +551,7 @@ class Hakenschlagen(Game):
 
     def _legal_moves(self, state: HakenschlagenState) -> Outcomes:
         found = self._outcomes(state)
-        return Outcomes(found.ends, found.turn, partial(self._end_of, state))
+        return Outcomes(found, found.turn, partial(self._end_of, state))
 
     def successors(self, state: HakenschlagenState) -> list[tuple[Turn, HakenschlagenState]]:
         """Each distinct turn with the position it ends in, taken from the search
@@ -528,7 +561,7 @@ class Hakenschlagen(Game):
         found = self._outcomes(state)
         molehills: dict[int, frozenset[int]] = {}
         pairs = []
-        for key in found.ends:
+        for key in found:
             hare, fox, mask, turned = _unpack(key)
             if mask not in molehills:
                 molehills[mask] = _cells(mask)
@@ -554,16 +587,6 @@ class Hakenschlagen(Game):
             for cell in self.marble_targets(state, marble).values()
         )
 
-    def _uses(self, hand: tuple[str, ...]):
-        """``(marbles, kind)`` for each way to spend part of ``hand`` once."""
-        counts = Counter(hand)
-        for marble in sorted(counts):
-            yield (marble,), marble
-            if counts[marble] >= 2:
-                for kind in MARBLES:
-                    if kind != marble:
-                        yield (marble, marble), kind
-
     def _transitions(self, node, others, layout, survey=None):
         """Every single step of a turn from ``node``: ``(use or None, next node)``.
 
@@ -577,7 +600,7 @@ class Hakenschlagen(Game):
             return
         names = self._names
         targets = (survey or self._survey(hare, fox, moles, others, layout)).targets
-        for marbles, kind in self._uses(hand):
+        for marbles, kind in _uses(hand):
             left = _without(hand, marbles)
             if kind in COLOURS:
                 for _, c in targets[kind]:
@@ -627,8 +650,8 @@ class Hakenschlagen(Game):
             seen.add(node)
             hare, fox, moles, hand, turned, won = node
             if won or not hand:
-                end = _pack(hare, fox, _mask(moles), turned)
-                found.add({end}, _Group(done, node, (), None, ()))
+                row = _pack(hare, 0, _mask(moles), turned)
+                found.add({row: 1 << fox}, _Group(done, node, (), None, ()))
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -653,35 +676,25 @@ class Hakenschlagen(Game):
         """
         hare, fox, moles, hand, turned, _ = node
         names = self._names
-        placing = [(m, k) for m, k in self._uses(hand) if k in PLACING]
-        for first_marbles, first in placing:
-            left = _without(hand, first_marbles)
-            for second_marbles, second in placing:
-                if second == first or Counter(second_marbles) - Counter(left):
+        for first_marbles, first, live_left, second_marbles, second, live in _placement_pairs(hand):
+            rest = _without(_without(hand, first_marbles), second_marbles)
+            for source, c in self._placements_of(first, node, others, layout):
+                if source is None or survey.changes(first, source, c, live_left):
                     continue
-                rest = _without(left, second_marbles)
-                live = _live(rest)
-                if not live:
-                    continue
-                for source, c in self._placements_of(first, node, others, layout):
-                    if source is None or survey.changes(first, source, c, _live(left)):
+                f1, m1 = _placed(first, source, c, fox, moles)
+                mid = (hare, f1, m1)
+                first_use = Use(first_marbles, first, names[c], _source_name(first, names, source))
+                later = None
+                for s2, c2 in self._placements_of(second, mid, others, layout):
+                    if c2 != source:
                         continue
-                    f1, m1 = _placed(first, source, c, fox, moles)
-                    mid = (hare, f1, m1)
-                    first_use = Use(
-                        first_marbles, first, names[c], _source_name(first, names, source)
-                    )
-                    later = None
-                    for s2, c2 in self._placements_of(second, mid, others, layout):
-                        if c2 != source:
-                            continue
-                        later = later or self._survey(hare, f1, m1, others, layout)
-                        if later.changes(second, s2, c2, live):
-                            use = Use(
-                                second_marbles, second, names[c2], _source_name(second, names, s2)
-                            )
-                            end = (hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
-                            yield first_use, use, end
+                    later = later or self._survey(hare, f1, m1, others, layout)
+                    if later.changes(second, s2, c2, live):
+                        use = Use(
+                            second_marbles, second, names[c2], _source_name(second, names, s2)
+                        )
+                        end = (hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
+                        yield first_use, use, end
 
     def _finish(self, node, done, survey, others, layout, found, win=None):
         """Record the ends of the turn reached from ``node`` by placements alone.
@@ -701,22 +714,13 @@ class Hakenschlagen(Game):
             def keep(kind, s, c, live=frozenset((jump.kind,))):
                 return not survey.changes(kind, s, c, live)
 
-        placing = [(m, k) for m, k in self._uses(free) if k in PLACING]
-        options: list[tuple] = [()]
-        for n, first in enumerate(placing):
-            options.append((first,))
-            for second in placing[n + 1 :]:
-                if not Counter(first[0]) + Counter(second[0]) - Counter(free):
-                    options.append((first, second))
         base = _pack(landing, 0, 0, turned)
-        for chosen in options:
-            if win is None:
-                # colour marbles left over go back, so none may offer a target now
-                left = Counter(free) - sum((Counter(m) for m, _ in chosen), Counter())
-                if any(survey.targets[m] for m in left if m in COLOURS):
-                    continue
-            for order, ends in self._placed_all(chosen, node, others, layout, keep, base):
-                found.add(ends, _Group(done, node, order, keep, tail))
+        for chosen, left in _placement_plans(free):
+            # colour marbles left over go back, so none may offer a target now
+            if win is None and any(survey.targets[m] for m in left):
+                continue
+            for order, rows in self._placed_all(chosen, node, others, layout, keep, base):
+                found.add(rows, _Group(done, node, order, keep, tail))
 
     def _allowed(self, kind, node, others, layout, keep):
         return [
@@ -726,39 +730,42 @@ class Hakenschlagen(Game):
         ]
 
     def _placed_all(self, chosen, node, others, layout, keep, base):
-        """``(order, packed ends)`` for the placements ``chosen`` made in ``order``
-        (both orders when they differ), each step passing ``keep`` (when given)."""
+        """``(order, rows)`` for the placements ``chosen`` made in ``order`` (both
+        orders when they differ), each step passing ``keep`` (when given); ``rows``
+        maps each end's row (``_row``) to the fox's spaces in those ends (bits)."""
         hare, fox, moles = node[:3]
         mask = _mask(moles)
+        here = 1 << fox
         if not chosen:
-            yield (), {base | fox << 7 | mask << 15}
+            yield (), {base | mask << 15: here}
             return
         kinds = [kind for _, kind in chosen]
         if len(chosen) == 1:
             placed = self._allowed(kinds[0], node, others, layout, keep)
             if kinds[0] == FOX:
-                yield chosen, {base | c << 7 | mask << 15 for _, c in placed}
+                yield chosen, {base | mask << 15: _mask(c for _, c in placed)}
             else:
-                yield chosen, {base | fox << 7 | _moved(mask, s, c) << 15 for s, c in placed}
+                yield chosen, {base | _moved(mask, s, c) << 15: here for s, c in placed}
             return
         if kinds == [MOLEHILL, MOLEHILL] and keep is None:
             fields = self._free_fields(node, others, layout)
-            yield chosen, {base | fox << 7 | m << 15 for m in _two_molehills(moles, fields)}
+            yield chosen, {base | m << 15: here for m in _two_molehills(moles, fields)}
             return
         if kinds[0] == kinds[1]:
-            kind, ends = kinds[0], set()
+            kind, rows = kinds[0], {}
             for s, c in self._allowed(kind, node, others, layout, keep):
                 f1, m1 = _placed(kind, s, c, fox, moles)
                 m1_mask = _mask(m1)
                 for s2, c2 in self._allowed(kind, (hare, f1, m1), others, layout, keep):
                     if kind == FOX:
-                        ends.add(base | c2 << 7 | m1_mask << 15)
+                        row, bit = base | m1_mask << 15, 1 << c2
                     else:
-                        ends.add(base | f1 << 7 | _moved(m1_mask, s2, c2) << 15)
-            yield chosen, ends
+                        row, bit = base | _moved(m1_mask, s2, c2) << 15, here
+                    rows[row] = rows.get(row, 0) | bit
+            yield chosen, rows
             return
         fox_first = chosen if kinds[0] == FOX else chosen[::-1]
-        foxes = [c for _, c in self._allowed(FOX, node, others, layout, keep)]
+        foxes = _mask(c for _, c in self._allowed(FOX, node, others, layout, keep))
         hills = [
             (s, c, _moved(mask, s, c))
             for s, c in self._allowed(MOLEHILL, node, others, layout, keep)
@@ -772,25 +779,17 @@ class Hakenschlagen(Game):
                 for s in sources
                 if keep is None or keep(MOLEHILL, s, fox)
             ]
-        yield (
-            fox_first,
-            {
-                base | fc << 7 | hm << 15
-                for fc in foxes
-                for _, hc, hm in hills + into_den
-                if fc != hc
-            },
-        )
-        # the molehill first: the fox may then go to the molehill's old space (with
-        # molehills from the supply, this order reaches nothing new)
+        rows = {base | hm << 15: foxes & ~(1 << hc) for _, hc, hm in hills + into_den}
+        yield fox_first, {row: bits for row, bits in rows.items() if bits}
+        # the molehill first reaches one thing more: the fox on the space a moved
+        # molehill left (every other pair the fox-first order has reached)
         if len(moles) == MOLEHILLS:
             yield (
                 fox_first[::-1],
                 {
-                    base | fc << 7 | hm << 15
-                    for hs, hc, hm in hills
-                    for fc in (foxes + [hs] if keep is None or keep(FOX, fox, hs) else foxes)
-                    if fc != hc
+                    base | hm << 15: 1 << hs
+                    for hs, _, hm in hills
+                    if keep is None or keep(FOX, fox, hs)
                 },
             )
 
@@ -1202,3 +1201,57 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
         other = min(moles - {removed[0]})
         return [(other, added[0]), (removed[0], other)]
     return [(min(moles), fields[0]), (fields[0], min(moles))]
+
+
+def _row(end: int) -> int:
+    """A packed end without its fox."""
+    return end & ~(127 << 7)
+
+
+@cache
+def _uses(hand: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """``(marbles, kind)`` for each way to spend part of ``hand`` once."""
+    counts = Counter(hand)
+    found = []
+    for marble in sorted(counts):
+        found.append(((marble,), marble))
+        if counts[marble] >= 2:
+            found.extend(((marble, marble), kind) for kind in MARBLES if kind != marble)
+    return tuple(found)
+
+
+@cache
+def _placement_plans(hand: tuple[str, ...]) -> tuple[tuple[tuple, tuple[str, ...]], ...]:
+    """``(chosen, colours left)`` for each set of at most two placements (fox,
+    molehill, or a joker for one) that ``hand`` can make, with the colour marbles
+    it leaves."""
+    placing = [(m, k) for m, k in _uses(hand) if k in PLACING]
+    options: list[tuple] = [()]
+    for n, first in enumerate(placing):
+        options.append((first,))
+        for second in placing[n + 1 :]:
+            if not Counter(first[0]) + Counter(second[0]) - Counter(hand):
+                options.append((first, second))
+    plans = []
+    for chosen in options:
+        left = Counter(hand) - sum((Counter(m) for m, _ in chosen), Counter())
+        plans.append((chosen, tuple(m for m in left if m in COLOURS)))
+    return tuple(plans)
+
+
+@cache
+def _placement_pairs(hand: tuple[str, ...]) -> tuple[tuple, ...]:
+    """``(first marbles, first kind, live after it, second marbles, second kind,
+    live after both)`` for two placements of different kinds from ``hand`` that
+    leave a colour to jump with."""
+    placing = [(m, k) for m, k in _uses(hand) if k in PLACING]
+    pairs = []
+    for first_marbles, first in placing:
+        left = _without(hand, first_marbles)
+        for second_marbles, second in placing:
+            if second == first or Counter(second_marbles) - Counter(left):
+                continue
+            live = _live(_without(left, second_marbles))
+            if live:
+                pairs.append((first_marbles, first, _live(left), second_marbles, second, live))
+    return tuple(pairs)
