@@ -41,6 +41,8 @@ from vision.stillness import ACCEPT_AFTER, Stillness
 
 #: a new pose this far (px) from the old one means the board or the camera moved
 MOVED_PX = 2.0
+#: the band of table around the board that no piece covers and every arm crosses, mm
+SURROUND_MM = 60.0
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -84,7 +86,9 @@ class BoardReader:
         self.pose = pose
         self.sampler = Sampler(self.sites, self.look, self.camera, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres)
-        self.stillness = Stillness(self.camera.size, self._outline(), self._piece_zones())
+        self.stillness = Stillness(
+            self.camera.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
+        )
         self.status = "located"
         return True
 
@@ -148,8 +152,10 @@ class BoardReader:
 
     # --- geometry for stillness --------------------------------------------------------
 
-    def _outline(self) -> np.ndarray:
+    def _outline(self, margin: float = 0.0) -> np.ndarray:
+        """The printed board's corners in the frame, ``margin`` mm beyond its edge."""
         left, bottom, right, top = looks.extent(self.game.board)
+        left, bottom, right, top = left - margin, bottom - margin, right + margin, top + margin
         corners = np.array([[left, bottom, 0], [right, bottom, 0], [right, top, 0], [left, top, 0]])
         return self.camera.project(corners, self.pose.rvec, self.pose.tvec)
 

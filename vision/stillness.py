@@ -29,17 +29,23 @@ SCALE = 4
 class Stillness:
     """Motion and obstruction over one board in one pose."""
 
-    def __init__(self, size: tuple[int, int], board_outline: np.ndarray, piece_zones):
+    def __init__(
+        self, size: tuple[int, int], board_outline: np.ndarray, piece_zones, surround: np.ndarray
+    ):
+        """``surround`` is the board with a band of table around it: an arm reaching
+        over the board crosses that band even where tall pieces hide the board's rim."""
         w, h = size
         self.size = (w // SCALE, h // SCALE)
         roi = np.zeros(self.size[::-1], np.uint8)
         cv2.fillConvexPoly(roi, np.round(board_outline / SCALE).astype(np.int32), 255)
+        around = np.zeros_like(roi)
+        cv2.fillConvexPoly(around, np.round(surround / SCALE).astype(np.int32), 255)
         zones = np.zeros_like(roi)
         for polygon in piece_zones:
             cv2.fillConvexPoly(zones, np.round(polygon / SCALE).astype(np.int32), 255)
         zones = cv2.dilate(zones, np.ones((3, 3), np.uint8))
         self.roi = roi
-        self.background_mask = cv2.bitwise_and(roi, cv2.bitwise_not(zones))
+        self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(zones))
         self.previous: np.ndarray | None = None
         self.background: np.ndarray | None = None
         self.still = 0
