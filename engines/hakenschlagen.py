@@ -216,8 +216,8 @@ class _Found:
     layout: tuple[str, ...]
     #: row -> every fox space found with it (bits)
     foxes: dict[int, int] = field(default_factory=dict)
-    #: (row, group, fox bits) in the order found; by row once a turn is written out
-    claims: list[tuple[int, int, int]] = field(default_factory=list)
+    #: (group, {row: fox bits}) with the ends each group found first, in order
+    claims: list[tuple[int, dict[int, int]]] = field(default_factory=list)
     groups: list[_Group] = field(default_factory=list)
     count: int = 0
     _fields: dict[tuple, list[int]] = field(default_factory=dict)
@@ -225,27 +225,32 @@ class _Found:
 
     def add(self, rows: dict[int, int], group: _Group) -> None:
         """Record the ends ``rows`` (row -> fox bits) that ``group`` reaches."""
-        gid, foxes, claims, count = len(self.groups), self.foxes, self.claims, self.count
-        for row, bits in rows.items():
-            have = foxes.get(row, 0)
-            new = bits & ~have
+        foxes = self.foxes
+        # set operations on the keys run in C; only rows found before are looked at
+        known = foxes.keys() & rows.keys()
+        fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
+        foxes.update(fresh)
+        for row in known:
+            have = foxes[row]
+            new = rows[row] & ~have
             if new:
+                fresh[row] = new
                 foxes[row] = have | new
-                claims.append((row, gid, new))
-                count += new.bit_count()
-        if count > self.count:
-            self.count = count
+        if fresh:
+            self.claims.append((len(self.groups), fresh))
             self.groups.append(group)
+            self.count += sum(map(int.bit_count, fresh.values()))
 
     def __len__(self) -> int:
         return self.count
 
     def __iter__(self):
-        for row, _, bits in self.claims:
-            while bits:
-                low = bits & -bits
-                yield row | (low.bit_length() - 1) << 7
-                bits ^= low
+        for _, rows in self.claims:
+            for row, bits in rows.items():
+                while bits:
+                    low = bits & -bits
+                    yield row | (low.bit_length() - 1) << 7
+                    bits ^= low
 
     def __contains__(self, end: object) -> bool:
         return isinstance(end, int) and self.foxes.get(_row(end), 0) >> (end >> 7 & 127) & 1
@@ -258,8 +263,9 @@ class _Found:
     def turn(self, end: int) -> Turn:
         if self._by_row is None:
             self._by_row = {}
-            for row, gid, bits in self.claims:
-                self._by_row.setdefault(row, []).append((gid, bits))
+            for gid, rows in self.claims:
+                for row, bits in rows.items():
+                    self._by_row.setdefault(row, []).append((gid, bits))
         fox_bit = 1 << (end >> 7 & 127)
         group = next(self.groups[g] for g, bits in self._by_row[_row(end)] if bits & fox_bit)
         _, fox, mask, _ = _unpack(end)

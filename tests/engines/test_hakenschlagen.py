@@ -402,3 +402,20 @@ def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one
         moves = game.legal_moves(probe)
         for move, after in pairs[:: max(1, len(pairs) // 60)]:
             assert game.apply(probe, move) == after and move in moves
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("board", ["hex", "square"])
+def test_random_games_on_both_boards_end_with_a_winner(board, players):
+    game = load_game("hakenschlagen", players=players, board=board)
+    pick, stream, state = random.Random(players), Stream(f"{board} {players}"), game.initial_state()
+    while game.outcome(state) is None:
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+            continue
+        assert state.turns < 5000, "a random game that does not end"
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    outcome = game.outcome(state)
+    assert state.winner is not None and outcome.winners == (state.winner,)
+    assert state.turned[state.winner] and state.hares[state.winner] in game.start_spaces
