@@ -220,8 +220,8 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
 
 # --- what each reading predicts through each probe ------------------------------------
 
-BOARD, ANY = "<board>", "<any>"
-_TOKEN, _BOARD, _ANY = 0, 1, 2
+BOARD, ANY, BEYOND = "<board>", "<any>", "<beyond>"
+_TOKEN, _BOARD, _ANY, _BEYOND = 0, 1, 2, 3
 
 
 def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str, ...]]]:
@@ -243,7 +243,9 @@ def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[s
 def _seen(look: Look, stack) -> tuple[str, ...]:
     seen = []
     for probe in look.probes:
-        what = BOARD if probe.z <= LOW_PROBE_MM else ANY
+        # a high probe over an empty cell sees past it: the board as learned there, or
+        # a neighbour's piece
+        what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
         base = 0.0
         for piece in stack:
             top = base + piece.height
@@ -446,7 +448,12 @@ class Classifier:
         token = (d * d).sum(axis=3)  # (S, H, K)
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
-        per = np.where(kinds == _TOKEN, token, np.where(kinds == _BOARD, empty, UNSEEN_COST * 0.5))
+        beyond = np.minimum(empty, UNSEEN_COST * 2)
+        per = np.select(
+            [kinds == _TOKEN, kinds == _BOARD, kinds == _BEYOND],
+            [token, np.broadcast_to(empty, token.shape), np.broadcast_to(beyond, token.shape)],
+            UNSEEN_COST * 0.5,
+        )
         return np.minimum(per, COST_CAP).sum(axis=2)
 
     def _tables(self, hyps):
@@ -462,7 +469,9 @@ class Classifier:
             for p, what in enumerate(seen):
                 if what == BOARD:
                     kinds[h, p] = _BOARD
-                elif what != ANY:
+                elif what == BEYOND:
+                    kinds[h, p] = _BEYOND
+                elif what != ANY:  # a token
                     kinds[h, p] = _TOKEN
                     means[h, p], spreads[h, p] = self._prototype(what, p)
         self._predicted[id(hyps)] = means, spreads, kinds

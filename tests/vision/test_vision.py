@@ -14,13 +14,15 @@ from typer.testing import CliRunner
 
 from boardref.cli import app
 from engines import load_game
+from engines.chance import Stream
 from engines.errors import BoardFileError
 from engines.geometry import parse_board
 from vision.camera import Camera, calibrate
 from vision.drawings import marker_sheet, overlay_png
+from vision.evaluate import random_position, set_up
 from vision.locate import Locator
 from vision.reader import BoardReader
-from vision.render import Renderer, random_scene
+from vision.render import Renderer, random_scene, underlays
 from vision.stillness import STILL_FRAMES
 
 PHOTOS = sorted(glob.glob("/usr/share/doc/opencv-doc/examples/data/left[0-9]*.jpg"))
@@ -76,6 +78,75 @@ def test_reader_reads_random_positions_exactly_after_learning_the_start():
         assert seen is not None and seen.tokens == truth
         assert min(seen.confidence.values()) > 0.5
         reader.confirm(truth)
+
+
+GAMES = ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut")
+
+
+#: Hakenschlagen's disk of each hare colour that has one
+OWN_DISK = {"hare_yellow": "dandelion", "hare_green": "lettuce"}
+
+
+def _unresolvable(game, state, truth) -> bool:
+    """The known limits (docs/vision.md): several hats nested on one field that is not
+    a home show one top; a hare on a disk of its own colour looks like the bare disk
+    from straight above."""
+    kinds = {cell.id: cell.kind for cell in game.board.cells}
+    stacked = any(t and "+" in t and kinds[c] != "home" for c, t in truth.items())
+    under = underlays(game, state)
+    return stacked or any(OWN_DISK.get(truth[c]) == disk for c, disk in under.items())
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_reads_random_positions_from_its_set_up_exactly(name):
+    game = load_game(name)
+    scene = random_scene(game.board, 21)
+    camera = Renderer(game, scene, 21)
+    reader = BoardReader(game, scene.camera)
+    stream = Stream(b"vision test")
+    begin = set_up(game, stream)
+    start = game.observe(begin)
+    bare = dict.fromkeys(start)
+    assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+    rng = np.random.default_rng(21)
+    read = 0
+    while read < 3:
+        state = random_position(game, begin, rng, int(rng.integers(1, 30)), stream)
+        truth = game.observe(state)
+        if _unresolvable(game, state, truth):
+            continue
+        seen = _read(reader, camera.frame(truth, (), underlays(game, state)))
+        assert seen is not None and seen.tokens == truth
+        reader.confirm(truth)
+        read += 1
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_hand_over_any_board_never_yields_an_observation(name):
+    game, camera, reader, start = _set_up(name, 23, "hard")
+    cells = [c.id for c in game.board.cells]
+    for cell in (cells[0], cells[len(cells) // 2], cells[-1]):
+        frame = camera.frame(start, hands=(cell,))
+        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3))
+
+
+def test_a_hare_on_a_disk_is_read_as_the_hare():
+    game = load_game("hakenschlagen")
+    scene = random_scene(game.board, 24)
+    camera = Renderer(game, scene, 24)
+    reader = BoardReader(game, scene.camera)
+    begin = set_up(game, Stream(b"hare on a disk"))
+    start = game.observe(begin)
+    bare = dict.fromkeys(start)
+    assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+    disks = [c for c, t in start.items() if t in ("dandelion", "lettuce", "carrot")]
+    hares = [c for c, t in start.items() if t and t.startswith("hare_")]
+    truth = dict(start)
+    for hare in hares:  # each onto the first free disk of another colour than its own
+        disk = next(d for d in disks if truth[d] == start[d] != OWN_DISK.get(start[hare]))
+        truth[disk], truth[hare] = start[hare], None
+    seen = _read(reader, camera.frame(truth, (), {d: start[d] for d in disks}))
+    assert seen is not None and seen.tokens == truth
 
 
 def test_catch_the_hare_tells_the_hare_from_the_hunters():
