@@ -158,7 +158,7 @@ def _shield(image, px, field_centre, side: int, half: float, width: float) -> No
     def at(along: float, inward: float) -> tuple[int, int]:
         return px(ex + ax * along - dx * inward, ey + ay * along - dy * inward)
 
-    outline = [at(-w, 0), at(w, 0), at(w, 0.5 * width), at(0, 0.95 * width), at(-w, 0.5 * width)]
+    outline = [at(-w, 0), at(w, 0), at(w, 0.3 * width), at(0, 0.6 * width), at(-w, 0.3 * width)]
     cv2.fillConvexPoly(image, np.array(outline, np.int32), _rgb("shield"), cv2.LINE_AA, 4)
 
 
@@ -270,11 +270,7 @@ class CoasterReader:
         small = [
             cv2.resize(p, (self.patch, self.patch), interpolation=cv2.INTER_AREA) for p in pictures
         ]
-        references = _LINEAR[np.stack(small)]
-        p = self.patch
-        self._coarse = references.reshape(-1, 4, p // 4, 4, p // 4, 3).mean((2, 4))
-        self._coarse = self._coarse.reshape(len(small), -1)
-        return tuple(candidates), references.reshape(len(small), -1)
+        return tuple(candidates), _LINEAR[np.stack(small)].reshape(len(small), -1)
 
     # --- the pose ---------------------------------------------------------------------
 
@@ -342,7 +338,13 @@ class CoasterReader:
         p = self.patch
         pooled = cv2.resize(samples, (p, p * len(self.spots)), interpolation=cv2.INTER_AREA)
         patches = _LINEAR[pooled[..., ::-1]].reshape(len(self.spots), p, p, 3)
-        best, gain, misfit = self._match(patches)
+        # a first match tells which picture each spot shows; the camera's tone curve
+        # fitted from those pairs then recolours the pictures for the second
+        best, _, _ = self._match(patches, self._references)
+        slope, tint = _tone(patches.reshape(len(self.spots), -1), self._references[best])
+        pictures = tint * self._references.reshape(len(self._candidates), -1, 3) ** slope
+        pictures = pictures.reshape(len(self._candidates), -1)
+        best, gain, misfit = self._match(patches, pictures)
         reading = TableReading(True)
         h, w = frame.shape[:2]
         ring_px[:, 0].clip(0, w - 1, out=ring_px[:, 0])
@@ -352,9 +354,10 @@ class CoasterReader:
             return reading
         rings = _LINEAR[frame[ring_px[:, 1], ring_px[:, 0], ::-1]].reshape(-1, 4, 8, 3)[laid]
         seen = np.median(rings, axis=2) / gain[laid, None, None]
-        pictures = self._references[best[laid]].reshape(len(laid), -1, 3)
-        under = pictures[np.arange(len(laid))[:, None, None], landing[laid]]
-        tokens = self._tokens_seen(seen, np.median(under, axis=2))
+        laid_pictures = pictures[best[laid]].reshape(len(laid), -1, 3)
+        under = laid_pictures[np.arange(len(laid))[:, None, None], landing[laid]]
+        colours = tint * self._token_colours**slope
+        tokens = self._tokens_seen(seen, np.median(under, axis=2), colours)
         for n, s in enumerate(laid):
             coaster_id, turn = self._candidates[best[s]]
             fields = self.game.coasters[coaster_id].on_table(turn)
@@ -366,24 +369,22 @@ class CoasterReader:
                     reading.tokens[f"{spot}_{corner}"] = self._tokens[tokens[n, k] - 1]
         return reading
 
-    def _match(self, patches: np.ndarray):
-        """Each spot's best candidate, the light gain it was seen at, and its misfit.
-        A coarse pass (4 x 4 blocks) keeps the few likeliest candidates per spot; the
-        full patches decide among them."""
-        spots, p = len(patches), self.patch
-        coarse = patches.reshape(spots, 4, p // 4, 4, p // 4, 3).mean((2, 4))
-        cost, _ = _misfit(coarse.reshape(spots, -1), self._coarse[None], 1.0)
+    def _match(self, patches: np.ndarray, pictures: np.ndarray):
+        """Each spot's best candidate among ``pictures``, the light gain it was seen
+        at, and its misfit. A coarse pass (4 x 4 blocks) keeps the few likeliest
+        candidates per spot; the full patches decide among them."""
+        spots = len(patches)
+        cost, _ = _misfit(_blocks(patches), _blocks(pictures)[None], 1.0)
         likely = np.argpartition(cost, SHORTLIST, axis=1)[:, :SHORTLIST]
-        cost, gain = _misfit(patches.reshape(spots, -1), self._references[likely], self.keep)
+        cost, gain = _misfit(patches.reshape(spots, -1), pictures[likely], self.keep)
         pick = cost.argmin(1)
         rows = np.arange(spots)
         return likely[rows, pick], gain[rows, pick], cost[rows, pick]
 
-    def _tokens_seen(self, seen: np.ndarray, bare: np.ndarray) -> np.ndarray:
+    def _tokens_seen(self, seen: np.ndarray, bare: np.ndarray, colours: np.ndarray):
         """Per field (spots, 4): 0 when ``bare``, what the field shows there without a
         token, explains the colour ``seen`` through its ring best at any shading, else
-        1 + the index of the token that does."""
-        colours = self._token_colours
+        1 + the index of the token (of ``colours``) that does."""
         options = np.concatenate(
             [bare[..., None, :], np.broadcast_to(colours, (*bare.shape[:2], *colours.shape))],
             axis=2,
@@ -396,6 +397,42 @@ class CoasterReader:
 
 #: candidates per spot that the coarse pass keeps for the full comparison
 SHORTLIST = 6
+#: how strongly the tone curve's slope is held at 1 when few colours are seen
+_SLOPE_PRIOR = 0.02
+#: the fraction of pixels the tone curve is refitted to (tokens and misreads dropped)
+_TONE_KEEP = 0.8
+
+
+def _blocks(images: np.ndarray) -> np.ndarray:
+    """Square linear pictures (flattened or not) as means of 4 x 4 blocks, flattened."""
+    n = len(images)
+    side = int(round(np.sqrt(images[0].size // 3)))
+    return images.reshape(n, 4, side // 4, 4, side // 4, 3).mean((2, 4)).reshape(n, -1)
+
+
+def _tone(patches: np.ndarray, pictures: np.ndarray) -> tuple[float, np.ndarray]:
+    """The camera's tone curve from pairs of seen patches and the pictures they show
+    (both (spots, n), linear): seen = gain(spot) * tint(channel) * picture ** slope,
+    which is what white balance, exposure and a gamma off the standard one do. Fitted
+    in logarithms, each spot's own gain removed, twice (the second time without the
+    worst-fitting pixels); returns the slope and the tint (3,)."""
+    spots = len(patches)
+    y = np.log(patches.reshape(spots, -1, 3) + 1e-3)
+    x = np.log(pictures.reshape(spots, -1, 3) + 1e-3)
+    y = (y - y.mean((1, 2), keepdims=True)).reshape(-1, 3)
+    x = (x - x.mean((1, 2), keepdims=True)).reshape(-1, 3)
+    channel = np.broadcast_to(np.eye(3), (len(x), 3, 3)).reshape(-1, 3)
+    design = np.column_stack([x.ravel(), channel])
+    target = y.ravel()
+    keep = np.ones(len(target), bool)
+    for _ in range(2):
+        a, b = design[keep], target[keep]
+        prior = _SLOPE_PRIOR * len(b)
+        normal = a.T @ a + np.diag([prior, 0, 0, 0])
+        solution = np.linalg.solve(normal + 1e-9 * np.eye(4), a.T @ b + [prior, 0, 0, 0])
+        residual = np.abs(design @ solution - target)
+        keep = residual <= np.quantile(residual, _TONE_KEEP)
+    return float(solution[0]), np.exp(solution[1:])
 
 
 def _misfit(patches: np.ndarray, references: np.ndarray, keep: float):
@@ -403,13 +440,21 @@ def _misfit(patches: np.ndarray, references: np.ndarray, keep: float):
     the mean of the best ``keep`` fraction of per-pixel differences, relative to the
     patch's brightness; and that gain. ``patches`` (spots, n), ``references``
     (spots or 1, candidates, n), both linear RGB flattened."""
-    dot = (patches[:, None, :] * references).sum(-1)
-    gain = np.maximum(dot / np.maximum((references * references).sum(-1), 1e-9), 1e-6)
+    n = len(patches)
+    seen = patches.reshape(n, 1, -1, 3).sum(-1)
+    shown = references.reshape(*references.shape[:2], -1, 3).sum(-1)
+    # the median brightness ratio: a token or a shadow over part of the coaster does
+    # not pull the gain the way a least-squares fit would
+    gain = np.maximum(np.median(seen / np.maximum(shown, 1e-6), axis=-1), 1e-6)
     diff = np.abs(patches[:, None, :] - gain[..., None] * references)
-    per_pixel = diff.reshape(*diff.shape[:2], -1, 3).sum(-1)
+    side = int(round(np.sqrt(diff.shape[-1] // 3)))
+    # per field (quarter of the patch), so trimming never hides a whole field
+    per_pixel = diff.reshape(*diff.shape[:2], 2, side // 2, 2, side // 2, 3).sum(-1)
+    per_pixel = per_pixel.transpose(0, 1, 2, 4, 3, 5).reshape(*diff.shape[:2], 4, -1)
     kept = max(1, int(keep * per_pixel.shape[-1]))
     if kept < per_pixel.shape[-1]:
         per_pixel = np.partition(per_pixel, kept - 1, axis=-1)[..., :kept]
+    per_pixel = per_pixel.reshape(*diff.shape[:2], -1)
     brightness = patches.reshape(len(patches), -1, 3).sum(-1).mean(-1)
     return per_pixel.mean(-1) / np.maximum(brightness, 1e-6)[:, None], gain
 
