@@ -293,7 +293,7 @@ class Classifier:
         self.learned: dict[str, np.ndarray] = {}
         #: the plain board points as first learned: the light the references are in
         self.paper: np.ndarray | None = None
-        self._predicted: dict[int, tuple] = {}
+        self._predicted: dict = {}
         self._levels: np.ndarray | None = None
         #: each site and its nearest neighbours in the frame
         distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
@@ -393,16 +393,31 @@ class Classifier:
             return self.tokens[token][probe], float(self.spread[token][probe])
         if token in self.tokens and self.learned[token].any():
             return self._learned_mean(token), SPREAD_NOMINAL
-        colour = _LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE
-        anchors = [t for t in self.tokens if t in self.look.pieces and self.learned[t].any()]
-        if anchors:  # relative to colours already learned under this light
-            guesses = [
-                self._learned_mean(t)
-                + np.log(colour / (_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE))
-                for t in anchors
-            ]
-            return np.mean(guesses, axis=0), SPREAD_NOMINAL
-        return np.log(colour / _LINEAR[np.array(self.look.surface[::-1])]), SPREAD_NOMINAL
+        colour = np.log(_LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE)
+        light = self._light()
+        if light is not None:  # relative to colours already learned under this light
+            return colour + light, SPREAD_NOMINAL
+        return colour - np.log(_LINEAR[np.array(self.look.surface[::-1])]), SPREAD_NOMINAL
+
+    def _light(self) -> np.ndarray | None:
+        """How learned token colours relate to their colours in looks.toml (mean log
+        offset over the learned ones), None before any was learned; kept until the
+        next learning."""
+        if "light" not in self._predicted:
+            anchors = [t for t in self.tokens if t in self.look.pieces and self.learned[t].any()]
+            self._predicted["light"] = (
+                np.mean(
+                    [
+                        self._learned_mean(t)
+                        - np.log(_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE)
+                        for t in anchors
+                    ],
+                    axis=0,
+                )
+                if anchors
+                else None
+            )
+        return self._predicted["light"]
 
     def _learned_mean(self, token: str) -> np.ndarray:
         return self.tokens[token][self.learned[token]].mean(axis=0)
@@ -465,6 +480,7 @@ class Classifier:
         means = np.zeros((len(hyps), k, 3), np.float32)
         spreads = np.ones((len(hyps), k), np.float32)
         kinds = np.full((len(hyps), k), _ANY)
+        known: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
         for h, (_, seen) in enumerate(hyps):
             for p, what in enumerate(seen):
                 if what == BOARD:
@@ -473,7 +489,9 @@ class Classifier:
                     kinds[h, p] = _BEYOND
                 elif what != ANY:  # a token
                     kinds[h, p] = _TOKEN
-                    means[h, p], spreads[h, p] = self._prototype(what, p)
+                    if (what, p) not in known:
+                        known[what, p] = self._prototype(what, p)
+                    means[h, p], spreads[h, p] = known[what, p]
         self._predicted[id(hyps)] = means, spreads, kinds
         return means, spreads, kinds
 

@@ -62,7 +62,9 @@ class BoardReader:
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
         self._features: tuple[np.ndarray, np.ndarray] | None = None
+        #: seconds spent per stage, and how many frames went through it
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
         self.status = "unlocated"
 
     # --- set-up ------------------------------------------------------------------------
@@ -126,6 +128,7 @@ class BoardReader:
         state = self.stillness.look(frame)
         t1 = time.perf_counter()
         self.timings["stillness"] += t1 - t0
+        self.timed["stillness"] += 1
         if state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
             self._relocate(frame)
         self.status = state
@@ -137,6 +140,8 @@ class BoardReader:
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
+        self.timed["sample"] += 1
+        self.timed["classify"] += 1
         if self.classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
