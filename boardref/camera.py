@@ -31,13 +31,18 @@ class TableCamera:
     def learn(self, truth: dict[str, str | None]) -> bool:
         """Learn the look of the board from the next frame, known to show ``truth``
         (a ``game.observe`` dict); False if there is no frame or no board in it."""
-        frame = self._read()
+        frame = self._keep(self.source.read())
         return frame is not None and self.reader.learn(frame, truth)
 
     def step(self, at: float) -> bool:
-        """Read a frame taken at ``at`` and hand the referee what it shows, if the view
-        is still and clear; False when the source gives no frame."""
-        frame = self._read()
+        """Read a frame taken at ``at`` and hand the referee what it shows."""
+        return self.take(self.source.read(), at)
+
+    def take(self, frame, at: float) -> bool:
+        """Hand the referee what ``frame`` (taken at ``at``) shows, if the view is still
+        and clear; False when the source gave no frame (``failure`` says why). The
+        service reads frames off its loop and hands them over here, on the loop."""
+        frame = self._keep(frame)
         if frame is None:
             return False
         if self.reader.truth is None and self.referee.game is not None:
@@ -64,8 +69,7 @@ class TableCamera:
             self.referee.listeners.remove(self._on_event)
         self.source.close()
 
-    def _read(self):
-        frame = self.source.read()
+    def _keep(self, frame):
         if frame is None:
             self.failure = self.source.failure or "the camera gave no frame"
             return None

@@ -51,6 +51,11 @@ def serve(
     port: int | None = typer.Option(None, help="panel port (overrides the config)"),
     mqtt: str | None = typer.Option(None, help="report to this broker: mqtt://host:1883"),
     table_id: str | None = typer.Option(None, help="this table's name on the broker"),
+    camera: str | None = typer.Option(
+        None,
+        help="camera over the board: 0 or /dev/video0, picamera, a video file, an image "
+        "folder, or synthetic (rendered, with --sim); overrides the config",
+    ),
 ) -> None:
     """Run the referee service: sensors in, verdicts out, until SIGTERM."""
     import asyncio
@@ -69,6 +74,7 @@ def serve(
             ("panel.port", port),
             ("fleet.url", mqtt),
             ("fleet.table_id", table_id),
+            ("camera.source", camera),
         )
         if value is not None
     }

@@ -51,6 +51,27 @@ class SensorsConfig(_Section):
     settle_ms: int = Field(300, ge=20, le=5000)
 
 
+class CameraConfig(_Section):
+    """The camera over the board; without a source the table has none."""
+
+    #: "0" or "/dev/video0" (USB), "picamera" (the Pi's camera module), a video file
+    #: or an image folder (replayed), "synthetic" (rendered; with --sim only)
+    source: str | None = None
+    #: the lens from `boardref vision calibrate-camera`; none: the default path if it
+    #: exists, else a 60-degree guess
+    calibration: Path | None = None
+    size: tuple[int, int] = (1280, 720)
+    #: frames read a second
+    fps: float = Field(10.0, gt=0, le=60)
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, size):
+        if not (160 <= size[0] <= 4096 and 120 <= size[1] <= 4096):
+            raise ValueError("width and height in pixels, 160x120 to 4096x4096")
+        return size
+
+
 class GpioConfig(_Section):
     """BCM pin numbers; leave a pin out when that part is not fitted."""
 
@@ -101,6 +122,7 @@ class FleetConfig(_Section):
 class Config(_Section):
     game: GameConfig = Field(default_factory=GameConfig)
     sensors: SensorsConfig = Field(default_factory=SensorsConfig)
+    camera: CameraConfig = Field(default_factory=CameraConfig)
     gpio: GpioConfig = Field(default_factory=GpioConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     panel: PanelConfig = Field(default_factory=PanelConfig)

@@ -46,11 +46,12 @@ class Tokens:
     def id(self, token: str | None) -> int:
         return self.ids.setdefault(token, len(self.ids))
 
-    def matrix(self, keys) -> np.ndarray:
-        """Candidate keys (each a tuple of tokens) as rows of token ids."""
-        return np.array([[self.id(t) for t in key] for key in keys], dtype=np.int32).reshape(
-            len(keys), -1
-        )
+    def matrix(self, keys, cells: int) -> np.ndarray:
+        """Candidate keys (each a tuple of ``cells`` tokens) as rows of token ids."""
+        rows = np.zeros((len(keys), cells), dtype=np.int32)
+        for n, key in enumerate(keys):
+            rows[n] = [self.id(t) for t in key]
+        return rows
 
 
 def seen_key(observation, cells: list[str]) -> tuple:

@@ -333,10 +333,10 @@ class Referee:
             sure = felt.get(key) == hall
         self._doubt = None
         if not sure:
-            rows = [self._tokens.matrix(keys)]
+            rows = [self._tokens.matrix(keys, len(self._cell_ids))]
             for index in indexes:
                 if index.rows is None:
-                    index.rows = self._tokens.matrix(list(index.by_reading))
+                    index.rows = self._tokens.matrix(list(index.by_reading), len(self._cell_ids))
                 keys += index.by_reading
                 presence += [index.presence.get(k) for k in index.by_reading]
                 rows.append(index.rows)
@@ -642,8 +642,10 @@ class Referee:
     def use_sensor(self, sensor: str) -> None:
         """Read the board with ``sensor`` from now on. A panel table has no board to
         lay out, so its game starts at once."""
-        self.sensor = sensor
+        was, self.sensor = self.sensor, sensor
         self._successors.clear()
+        if was == BOTH and sensor != BOTH and self._hall is not None:
+            self._take(self._hall, self._hall_since)  # the hall sensors' reading goes on
         if sensor == PANEL and self.game is not None and self.phase == SETUP:
             self._start_play()
             self._emit(Event("display", {}))

@@ -1,10 +1,12 @@
 """`boardref serve`: the long-running service on the Pi.
 
-It resumes the open game (or starts one), links the hall-sensor board, the status LED,
-buzzer and buttons, and runs the referee's clock in an asyncio loop; it tells systemd
-when it is ready and pings its watchdog. ``--sim`` swaps the hardware for the
-simulated MCU and gpiozero's mock pins, so the very same paths run on any machine.
-Device threads only hand work to the loop; the referee is touched on the loop alone.
+It resumes the open game (or starts one), links the hall-sensor board, the camera,
+the status LED, buzzer and buttons, and runs the referee's clock in an asyncio loop; it
+tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
+for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
+paths run on any machine. Device threads only hand work to the loop; the referee is
+touched on the loop alone. A camera that cannot be opened or stops giving frames is
+logged and the table goes on with its hall sensors (or the panel).
 """
 
 from __future__ import annotations
@@ -21,17 +23,19 @@ from pathlib import Path
 
 import uvicorn
 
+from boardref.camera import TableCamera
 from boardref.config import Config
 from boardref.fleet import Broker, Reporter, dashboard_state
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
-from boardref.referee import PANEL, Referee, RefereeError, index_successors
+from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError, index_successors
 from boardref.store import Store, StoreError
 from boardref.table import Table
 from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
+from hardware.camera_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
 
@@ -62,6 +66,9 @@ class Service:
         self.palette: Palette | None = None
         self.panel: Panel | None = None
         self.reporter: Reporter | None = None
+        self.camera: TableCamera | None = None
+        #: what the simulated camera shows as held in the hand (see ``_sim_view``)
+        self._in_hand: str | None = None
         self._thinking: asyncio.Future | None = None
         self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -147,7 +154,11 @@ class Service:
         self.link = self.simulator = None
         hall = config.sensors.hall is not None or self.sim
         sensed = hall and "presence" in self.referee.game.SENSORS
-        self.referee.use_sensor("presence" if sensed else PANEL)
+        self._connect_camera()
+        seen = self.camera is not None
+        self.referee.use_sensor(
+            (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
+        )
         cells = config.sensor_cells(self.referee.game.board)
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
         if sensed and self.sim:
@@ -193,9 +204,11 @@ class Service:
                 raise OSError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
         log.info("panel on http://%s:%d/", panel.host, panel.port)
+        watching = asyncio.create_task(self._watch(stop))
         try:
             await self._tick(stop)
         finally:
+            await watching
             server.should_exit = True
             await serving
 
@@ -222,8 +235,115 @@ class Service:
                 await asyncio.wait_for(stop.wait(), TICK)
         notify("STOPPING=1")
 
+    def _connect_camera(self) -> None:
+        """Open the camera the config names for the current game's board; one that
+        cannot be opened is logged and the table goes on without it."""
+        if self.camera is not None:
+            self.camera.close()
+            self.camera = None
+        settings, game = self.config.camera, self.referee.game
+        if settings.source is None or "camera" not in game.SENSORS:
+            return
+        from vision.reader import BoardReader
+
+        try:
+            source, lens = self._camera_source(settings)
+        except CameraError as exc:
+            log.error("camera: %s; refereeing without it", exc)
+            return
+        try:
+            reader = BoardReader(game, lens.scaled_to(source.size))
+        except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
+            source.close()
+            log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
+            return
+        self.camera = TableCamera(self.referee, source, reader)
+        log.info("camera %s on %s", settings.source, game.name)
+
+    def _camera_source(self, settings):
+        """The frame source and its lens: a calibration file, else a guess; the
+        rendered camera of ``--sim`` knows its own."""
+        if settings.source == "synthetic":
+            if not self.sim:
+                raise CameraError("the synthetic camera is for --sim only")
+            from vision.render import Renderer, random_scene
+
+            scene = random_scene(self.referee.game.board, 1, "easy", settings.size)
+            renderer = Renderer(self.referee.game, scene, 1)
+            return SyntheticSource(renderer, self._sim_view), scene.camera
+        from vision.camera import CalibrationError, Camera, default_path
+
+        source = open_source(settings.source, settings.size)
+        path = settings.calibration or default_path()
+        try:
+            lens = Camera.load(path) if path.exists() else Camera.guess(source.size)
+        except CalibrationError as exc:
+            source.close()
+            raise CameraError(f"lens calibration {path}: {exc}") from None
+        return source, lens
+
+    async def _watch(self, stop: asyncio.Event) -> None:
+        """Read camera frames in a worker thread (a read waits for the device) and
+        hand each to the table's camera on the loop."""
+        period = 1 / self.config.camera.fps
+        failed = False
+        while not stop.is_set():
+            camera, started = self.camera, time.monotonic()
+            if camera is not None:
+                frame = await asyncio.to_thread(camera.source.read)
+                if camera is self.camera:  # not replaced by a new game's meanwhile
+                    try:
+                        working = camera.take(frame, time.monotonic())
+                    except Exception:  # a fault in one frame must not stop the camera
+                        log.exception("the camera failed on a frame; the game stays as it was")
+                        working = True
+                    if not working and not failed:
+                        self._camera_failed(camera.failure)
+                    failed = not working
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), max(0.0, period - time.monotonic() + started))
+
+    def _camera_failed(self, why: str) -> None:
+        """The camera stopped giving frames: say so, and referee from the hall sensors
+        alone where they are fitted. The game stays exactly as it was."""
+        if self.referee.sensor == BOTH:
+            self.referee.use_sensor("presence")
+            log.error("camera: %s; refereeing from the hall sensors alone", why)
+        else:
+            log.error("camera: %s; waiting for frames", why)
+        if self.status is not None:
+            self.status.signal("error")
+
+    def _sim_view(self):
+        """What the rendered camera of ``--sim`` sees: the game's position as the
+        virtual board holds it. A piece lifted there is gone; a piece put down shows
+        the token last lifted."""
+        from vision.render import underlays
+
+        game, state = self.referee.game, self.referee.current()
+        tokens = game.observe(state)
+        felt = game.sense(state, "presence")
+        board = self.sim_board()
+        under = underlays(game, state)
+        vacated = [c for c, present in board.items() if felt[c] and not present]
+        for cell in vacated:
+            self._in_hand = tokens[cell]
+            tokens[cell] = under.get(cell)
+        for cell, present in board.items():
+            if present and not felt[cell]:
+                tokens[cell] = self._in_hand
+        shown = {c: k for c, k in under.items() if tokens.get(c) not in (None, k)}
+        return tokens, (), shown
+
     def close(self) -> None:
-        for part in (self.reporter, self.link, self.simulator, self.status, self.store):
+        for part in (
+            self.camera,
+            self.reporter,
+            self.link,
+            self.simulator,
+            self.status,
+            self.store,
+        ):
             if part is not None:
                 part.close()
 
@@ -296,10 +416,11 @@ class Service:
             raise RefereeError(
                 f"this table's sensors are wired for {self.referee.game.board.title}"
             )
+        renamed = name != self.referee.game.name  # the camera reads one game's pieces
         self.referee.new_game(name, players, options)
         if computer:
             self.referee.seat_computer(computer, level)
-        if board_changes:
+        if board_changes or (renamed and self.config.camera.source is not None):
             self._connect_board()
         elif self.simulator is not None:
             self._lay_out()
@@ -346,9 +467,9 @@ class Service:
 
     def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
-        expected = self.referee.expected_reading()
+        felt = self.referee.game.sense(self.referee.current(), "presence")
         cells = self.table.sensor_cells
-        self.simulator.set_board(bytes(1 if expected.get(c) else 0 for c in cells))
+        self.simulator.set_board(bytes(1 if felt.get(c) else 0 for c in cells))
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
         gpio = self.config.gpio

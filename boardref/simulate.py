@@ -23,7 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, OVER, Referee, projection
+from boardref.referee import (
+    AMBIGUOUS,
+    BOTH,
+    CAMERA,
+    MOVE,
+    OVER,
+    Referee,
+    RefereeError,
+    projection,
+)
 from boardref.store import Store
 from boardref.table import Table
 from engines import Move
@@ -304,8 +313,11 @@ class Hands:
         taps = 0
         unseen = self.reading(before) == self.reading(after)
         if unseen and referee.positions[-1] == before and referee.phase == MOVE:
-            referee.confirm()
-            taps += 1
+            try:
+                referee.confirm()
+                taps += 1
+            except RefereeError:
+                pass  # the referee reads another board than the one played: scored below
         if referee.phase == AMBIGUOUS:
             base = referee.positions[-1]
             for text in referee.display().candidates:

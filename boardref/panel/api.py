@@ -9,6 +9,7 @@ it runs on the service's event loop so the referee is never touched from a threa
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from importlib import resources
@@ -382,7 +383,21 @@ class Panel:
                 settle_ms=round(referee.settle * 1000),
                 sensor=referee.sensor,
                 subscribers=len(self.hub.subscribers),
+                camera=_camera_status(service.camera),
             )
+
+        @app.get("/api/camera.png", responses={200: {"content": {"image/png": {}}}})
+        async def camera_view(request: Request) -> Response:
+            """The camera's last frame with the cell overlay (referee only)."""
+            self._require(request, "referee")
+            camera = self.service.camera
+            if camera is None:
+                raise HTTPException(404, "this table has no camera")
+            # encoding a full frame takes tens of milliseconds: off the loop
+            png = await asyncio.to_thread(camera.snapshot)
+            if png is None:
+                raise HTTPException(404, camera.failure or "no frame yet")
+            return Response(png, media_type="image/png")
 
     def _simulator(self, app: FastAPI, change: list) -> None:
         def simulator():
@@ -405,6 +420,13 @@ class Panel:
             self._require(request, "table referee")
             simulator().sim_set(body.cell, True)
             return models.Done()
+
+
+def _camera_status(camera) -> str:
+    """What the diagnostics say of the camera: none, why it fails, or the reader's state."""
+    if camera is None:
+        return "none"
+    return camera.failure or camera.reader.status
 
 
 def _page(name: str):

@@ -154,6 +154,8 @@ class Diagnostics(BaseModel):
     settle_ms: int
     sensor: str
     subscribers: int
+    #: "none" without a camera, else the reader's status or why the camera gives no frames
+    camera: str = "none"
 
 
 class Done(BaseModel):

@@ -6,10 +6,16 @@ leaves the game as it was."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from boardref.camera import TableCamera
 from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
+from engines import load_game
 from hardware.camera_source import FolderSource, SyntheticSource
 from vision.cells import Observation
 from vision.reader import BoardReader
@@ -149,8 +155,6 @@ def test_with_hall_sensors_a_camera_view_older_than_their_change_is_not_judged(s
 
 @pytest.fixture(scope="module")
 def scene():
-    from engines import load_game
-
     game = load_game("sternhalma", 2)
     view = random_scene(game.board, 1, "easy", (640, 360))
     return view, Renderer(game, view, 1)
@@ -202,3 +206,91 @@ def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tm
     assert camera.snapshot().startswith(b"\x89PNG")  # the last frame it had
     camera.close()
     assert camera._on_event not in t.referee.listeners
+
+
+def _serve(tmp_path, config: str, *args: str):
+    """`boardref serve --sim` with ``config``; the process and a client once it answers."""
+    import httpx
+
+    from tests.boardref.conftest import free_port
+
+    port = free_port()
+    path = tmp_path / "config.toml"
+    path.write_text(f'[store]\npath = "{tmp_path}/log.db"\n{config}')
+    args = ["--sim", "--config", str(path), "--port", str(port), *args]
+    service = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", *args],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    client = httpx.Client(base_url=url, headers={"origin": url}, timeout=10)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            client.get("/api/health").raise_for_status()
+            return service, client
+        except httpx.HTTPError:
+            if time.monotonic() > deadline or service.poll() is not None:
+                service.kill()
+                raise AssertionError(service.communicate()[1]) from None
+            time.sleep(0.2)
+
+
+def _play_a_step(client) -> None:
+    """Carry the first step of a red piece on the virtual board; wait for the log."""
+    deadline = time.monotonic() + 20
+    while client.get("/api/state").json()["phase"] != MOVE:  # the start is being read
+        assert time.monotonic() < deadline, "the start position was never seen"
+        time.sleep(0.2)
+    board = client.get("/api/state").json()["position"]
+    events = client.get("/api/health").json()["events"]
+    game = load_game("sternhalma", 2)
+    state = game.initial_state()
+    move = next(m for m in game.legal_moves(state) if not m.leap)
+    assert board[move.origin] == "red"
+    client.post("/api/sim/lift", json={"cell": move.origin}).raise_for_status()
+    client.post("/api/sim/place", json={"cell": move.destination}).raise_for_status()
+    deadline = time.monotonic() + 20
+    while client.get("/api/health").json()["events"] == events:
+        assert time.monotonic() < deadline, "the move was never logged"
+        time.sleep(0.2)
+
+
+def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path):
+    from boardref.panel.access import hash_pin
+
+    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n'
+    service, client = _serve(tmp_path, config, "--camera", "synthetic")
+    try:
+        assert client.get("/api/camera.png").status_code == 403, "referee only"
+        client.post("/api/referee/login", json={"pin": "2468"}).raise_for_status()
+        assert client.get("/api/diagnostics").json()["sensor"] == BOTH
+        _play_a_step(client)
+        picture = client.get("/api/camera.png")
+        assert picture.headers["content-type"] == "image/png"
+        assert picture.content.startswith(b"\x89PNG")
+        assert client.get("/api/diagnostics").json()["camera"] in ("still", "moving", "located")
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=30)
+
+
+def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scene):
+    import cv2
+
+    view, renderer = scene
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    start = load_game("sternhalma", 2).initial_state()
+    cv2.imwrite(str(folder / "0.png"), renderer.frame(load_game("sternhalma", 2).observe(start)))
+    # one frame, then none: the camera is gone a moment after the service started
+    service, client = _serve(tmp_path, f'[camera]\nsource = "{folder}"\nsize = [640, 360]\n')
+    try:
+        _play_a_step(client)
+        assert client.get("/api/state").json()["phase"] == MOVE
+    finally:
+        service.send_signal(signal.SIGTERM)
+        _, errors = service.communicate(timeout=30)
+    assert "no more images; refereeing from the hall sensors alone" in errors

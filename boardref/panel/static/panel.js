@@ -124,6 +124,7 @@ function render() {
   if (role === "play") showSeat();
   if (role === "sim") $("hand").textContent = inHand ? say("in_hand", { cell: inHand.cell }) : say("sim_help");
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
+  if (role === "referee" && $("camera-view").open) loadCameraView();
   $("link").textContent = state.link === "up" || state.link === "none" ? "" : say("offline");
 }
 
@@ -327,6 +328,26 @@ async function loadDiagnostics() {
   if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
 }
 
+// the snapshot with the cell overlay: fetched after a change, at most every 2 s
+let cameraFetched = 0;
+async function loadCameraView(force = false) {
+  if (!force && Date.now() - cameraFetched < 2000) return;
+  cameraFetched = Date.now();
+  const response = await fetch("/api/camera.png");
+  const note = $("camera-note");
+  if (!response.ok) {
+    const reason = (await response.json().catch(() => ({}))).detail || response.status;
+    note.textContent = say("no_camera_view", { reason });
+    $("camera-picture").hidden = true;
+    return;
+  }
+  const picture = $("camera-picture");
+  if (picture.src) URL.revokeObjectURL(picture.src);
+  picture.src = URL.createObjectURL(await response.blob());
+  picture.hidden = false;
+  note.textContent = "";
+}
+
 async function refereeSession() {
   const session = await (await fetch("/api/referee/session")).json();
   document.body.dataset.referee = session.ok ? "yes" : "no";
@@ -353,6 +374,7 @@ function wire() {
     try { post("/api/position", { record: JSON.parse($("position-record").value) }); }
     catch (error) { showRefusal(String(error)); }
   });
+  if ($("camera-view")) $("camera-view").ontoggle = () => { if ($("camera-view").open) loadCameraView(true); };
   if ($("diagnostics")) $("diagnostics").ontoggle = () => { if ($("diagnostics").open) loadDiagnostics(); };
 }
 
