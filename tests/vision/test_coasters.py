@@ -1,0 +1,117 @@
+"""Hägar's coasters seen by the camera, on a few rendered frames (accuracy over many
+layouts is `boardref vision eval --game haegar` and bench/bench_vision.py's job)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boardref.cli import app
+from engines import load_game
+from engines.chance import Stream
+from engines.players import random_playout
+from vision.coaster_render import CoasterRenderer
+from vision.coasters import CoasterReader, layout_of, mat_board
+from vision.render import random_scene
+
+
+@pytest.fixture(scope="module")
+def table():
+    game = load_game("haegar")
+    scene = random_scene(mat_board(game), 11, "easy")
+    return game, CoasterRenderer(game, scene, 11), scene.camera
+
+
+def _laid(coaster: str, turn: int, game) -> dict:
+    """A ``game.observe`` dict with only ``coaster`` on the first spot at ``turn``."""
+    seen = dict.fromkeys(cell.id for cell in game.board.cells)
+    for corner, printed, _ in game.coasters[coaster].on_table(turn):
+        seen[f"n0e0_{corner}"] = f"{coaster}_{printed}"
+    return seen
+
+
+def test_rendered_layouts_of_random_games_read_exactly_as_the_engine_observes_them(table):
+    game, camera, lens = table
+    reader = CoasterReader(game, lens)
+    pick = random.Random(5)
+    for n in range(3):
+        states = random_playout(game, game.initial_state(), pick, Stream(b"layout %d" % n))
+        state = states[len(states) * (n + 1) // 4]
+        truth = game.observe(state)
+        reading = reader.read(camera.frame(truth))
+        assert reading.found
+        assert reading.observation(game) == truth
+        spots, _ = layout_of(game, truth)
+        assert {s: (r.coaster, r.turn) for s, r in reading.spots.items()} == spots
+
+
+@pytest.mark.parametrize("turn", range(4))
+def test_an_all_land_coaster_is_read_at_its_turn_from_its_printed_gold_and_shield(table, turn):
+    game, camera, lens = table
+    assert {f.landscape for f in game.coasters["c02"].fields.values()} == {"land"}
+    reading = CoasterReader(game, lens).read(camera.frame(_laid("c02", turn, game)))
+    assert set(reading.spots) == {"n0e0"}
+    spot = reading.spots["n0e0"]
+    assert (spot.coaster, spot.turn) == ("c02", turn)
+    assert dict(spot.quarters) == dict.fromkeys(("sw", "se", "nw", "ne"), "land")
+
+
+def test_quarters_follow_the_turn(table):
+    game, camera, lens = table
+    reading = CoasterReader(game, lens).read(camera.frame(_laid("c01", 1, game)))
+    # c01 upright: nw water, ne water (skull), sw forest, se land; a quarter turn
+    # clockwise brings nw to ne, ne to se, se to sw, sw to nw
+    assert dict(reading.spots["n0e0"].quarters) == {
+        "ne": "water",
+        "se": "water",
+        "sw": "land",
+        "nw": "forest",
+    }
+
+
+def test_an_empty_table_reads_empty(table):
+    game, camera, lens = table
+    reading = CoasterReader(game, lens).read(camera.frame(dict.fromkeys(game.board.index)))
+    assert reading.found and reading.problem is None
+    assert reading.spots == {} and reading.tokens == {}
+    assert set(reading.observation(game).values()) == {None}
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        np.zeros((720, 1280, 3), np.uint8),
+        np.full((720, 1280, 3), 255, np.uint8),
+        np.zeros((720, 1280), np.uint8),
+        None,
+    ],
+    ids=["black", "white", "grey-scale", "none"],
+)
+def test_a_frame_that_is_no_picture_says_so(table, frame):
+    game, _, lens = table
+    reading = CoasterReader(game, lens).read(frame)
+    assert not reading.found and reading.spots == {}
+    assert reading.problem.startswith("no picture")
+
+
+def test_a_table_without_the_mat_is_not_found(table):
+    game, _, lens = table
+    noise = np.random.default_rng(3).integers(60, 200, (720, 1280, 3), dtype=np.uint8)
+    reading = CoasterReader(game, lens).read(noise)
+    assert not reading.found
+    assert reading.problem.startswith("table not found")
+
+
+def test_vision_eval_for_haegar_prints_the_layout_rates():
+    result = CliRunner().invoke(
+        app, ["vision", "eval", "--game", "haegar", "--frames", "2", "--seed", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    for key in ("position", "rotation", "quarters", "tokens"):
+        assert 0 <= figures[f"{key}_exact_rate"] <= 1
+    assert figures["frames"] == 2 and figures["ms_per_frame_p50"] > 0
