@@ -432,9 +432,11 @@ class Referee:
     def _looks_lifted(self, base, key: tuple) -> bool:
         """Whether a move's reading only empties cells, as a piece held in the hand
         does (a hat put onto a tower the sensor already feels): it waits for the
-        player's confirm or the next player rather than being taken at once."""
+        player's confirm or the next player rather than being taken at once. A cell
+        that shows something else (the camera sees a figure land on a disk) is a
+        piece put down, not lifted."""
         before = self._key_of(base)
-        return all(then is None or now is not None for now, then in zip(before, key)) and any(
+        return all(then is None or now == then for now, then in zip(before, key)) and any(
             now is not None and then is None for now, then in zip(before, key)
         )
 
@@ -479,7 +481,7 @@ class Referee:
                 self.game.can_extend(base, move) or self._looks_lifted(base, key)
             ):
                 self.tentative = (move, state)
-                self._view.last_move = move.path
+                self._view.last_move = getattr(move, "path", ())
                 self._emit(Event("tentative", {"move": str(move)}))
             else:
                 self.tentative = None

@@ -499,7 +499,12 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
             continue
         if game.chance(truth) is not None:
             referee.draw()
-            truth = referee.positions[-1]
+            drawn, truth = truth, referee.positions[-1]
+            if rig.camera is not None and game.observe(drawn) != game.observe(truth):
+                # a draw that lays things out (Hakenschlagen's setup) starts the game:
+                # the hands lay it out and the reader learns it, as at any game's start
+                rig.set_board(truth)
+                rig.camera.learn(game.observe(truth))
             rig.pause(1.0)  # the player looks at the draw; the referee prepares meanwhile
             continue
         if pick.random() < HABITS["illegal"]:
