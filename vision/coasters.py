@@ -270,7 +270,9 @@ class CoasterReader:
         small = [
             cv2.resize(p, (self.patch, self.patch), interpolation=cv2.INTER_AREA) for p in pictures
         ]
-        return tuple(candidates), _LINEAR[np.stack(small)].reshape(len(small), -1)
+        references = _LINEAR[np.stack(small)].reshape(len(small), -1)
+        self._blocks = _blocks(references)
+        return tuple(candidates), references
 
     # --- the pose ---------------------------------------------------------------------
 
@@ -338,13 +340,14 @@ class CoasterReader:
         p = self.patch
         pooled = cv2.resize(samples, (p, p * len(self.spots)), interpolation=cv2.INTER_AREA)
         patches = _LINEAR[pooled[..., ::-1]].reshape(len(self.spots), p, p, 3)
-        # a first match tells which picture each spot shows; the camera's tone curve
-        # fitted from those pairs then recolours the pictures for the second
-        best, _, _ = self._match(patches, self._references)
-        slope, tint = _tone(patches.reshape(len(self.spots), -1), self._references[best])
+        blocks = _blocks(patches)
+        # the blocks tell which picture each spot shows; the camera's tone curve fitted
+        # from those pairs recolours the pictures before the closer comparison
+        coarse, _ = _misfit(blocks, self._blocks[None], 1.0)
+        slope, tint = _tone(blocks, self._blocks[coarse.argmin(1)])
         pictures = tint * self._references.reshape(len(self._candidates), -1, 3) ** slope
         pictures = pictures.reshape(len(self._candidates), -1)
-        best, gain, misfit = self._match(patches, pictures)
+        best, gain, misfit = self._match(patches, blocks, pictures)
         reading = TableReading(True)
         h, w = frame.shape[:2]
         ring_px[:, 0].clip(0, w - 1, out=ring_px[:, 0])
@@ -369,17 +372,26 @@ class CoasterReader:
                     reading.tokens[f"{spot}_{corner}"] = self._tokens[tokens[n, k] - 1]
         return reading
 
-    def _match(self, patches: np.ndarray, pictures: np.ndarray):
+    def _match(self, patches: np.ndarray, blocks: np.ndarray, pictures: np.ndarray):
         """Each spot's best candidate among ``pictures``, the light gain it was seen
-        at, and its misfit. A coarse pass (4 x 4 blocks) keeps the few likeliest
-        candidates per spot; the full patches decide among them."""
-        spots = len(patches)
-        cost, _ = _misfit(_blocks(patches), _blocks(pictures)[None], 1.0)
-        likely = np.argpartition(cost, SHORTLIST, axis=1)[:, :SHORTLIST]
-        cost, gain = _misfit(patches.reshape(spots, -1), pictures[likely], self.keep)
-        pick = cost.argmin(1)
-        rows = np.arange(spots)
-        return likely[rows, pick], gain[rows, pick], cost[rows, pick]
+        at, and its misfit. The blocks (4 x 4 per spot) settle the spots that plainly
+        show the bare mat and keep the few likeliest candidates for the others; their
+        full patches decide among those."""
+        cost, gain = _misfit(blocks, _blocks(pictures)[None], 1.0)
+        order = np.argsort(cost, axis=1)
+        rows = np.arange(len(patches))
+        best = order[:, 0].copy()
+        seen_gain, misfit = gain[rows, best], cost[rows, best]
+        plain = (best == 0) & (misfit * PLAINLY < cost[rows, order[:, 1]])
+        look = np.flatnonzero(~plain)
+        if look.size:
+            likely = order[look, :SHORTLIST]
+            cost, gain = _misfit(patches[look].reshape(len(look), -1), pictures[likely], self.keep)
+            pick = cost.argmin(1)
+            at = np.arange(len(look))
+            best[look], seen_gain[look] = likely[at, pick], gain[at, pick]
+            misfit[look] = cost[at, pick]
+        return best, seen_gain, misfit
 
     def _tokens_seen(self, seen: np.ndarray, bare: np.ndarray, colours: np.ndarray):
         """Per field (spots, 4): 0 when ``bare``, what the field shows there without a
@@ -397,6 +409,8 @@ class CoasterReader:
 
 #: candidates per spot that the coarse pass keeps for the full comparison
 SHORTLIST = 6
+#: a spot is plainly bare mat when every coaster fits its blocks this many times worse
+PLAINLY = 3.0
 #: how strongly the tone curve's slope is held at 1 when few colours are seen
 _SLOPE_PRIOR = 0.02
 #: the fraction of pixels the tone curve is refitted to (tokens and misreads dropped)
