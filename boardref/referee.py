@@ -345,14 +345,15 @@ class Referee:
                 agree = [n for n, felt in enumerate(presence) if felt == hall]
                 keys, rows = [keys[n] for n in agree], rows[agree]
             fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
-            if fused is None:
+            if fused is None or fused.ties:
+                # as seen: steady while the view is, where the best of near ties is not
                 key = fusion.seen_key(seen, self._cell_ids)
                 if hall is not None:
                     key = self._as_felt(key, hall)
+                if fused is not None:
+                    self._doubt = (key, fused.ties)
             else:
                 key = fused.key
-                if fused.ties:
-                    self._doubt = (key, fused.ties)
         self._take(dict(zip(self._cell_ids, key)), at)
 
     def _as_felt(self, key: tuple, hall: tuple) -> tuple:
@@ -448,18 +449,18 @@ class Referee:
 
     def _judge_move(self, reading: Reading) -> None:
         base, key = self.positions[-1], self._key(reading)
-        if key == self._key_of(self.current()):
-            self._view.clear_problems()
-            return
         if self._doubt is not None and self._doubt[0] == key:
             doubtful = {
                 state: move
                 for tie in self._doubt[1]
                 for move, state in self._successors_of(base).by_reading.get(tie, [])
             }
-            if len(doubtful) > 1:
+            if doubtful:
                 self._ask(doubtful.values())
                 return
+        if key == self._key_of(self.current()):
+            self._view.clear_problems()
+            return
         matches = self._successors_of(base).by_reading.get(key, [])
         if not matches and self.tentative is not None:
             after = self.tentative[1]
