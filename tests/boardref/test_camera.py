@@ -294,3 +294,19 @@ def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scen
         service.send_signal(signal.SIGTERM)
         _, errors = service.communicate(timeout=30)
     assert "no more images; refereeing from the hall sensors alone" in errors
+
+
+def test_the_camera_section_of_the_config_is_checked(tmp_path):
+    from boardref.config import ConfigError, load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('[camera]\nsource = "picamera"\nsize = [1920, 1080]\nfps = 15\n')
+    camera = load_config(path).camera
+    assert (camera.source, camera.size, camera.fps) == ("picamera", (1920, 1080), 15)
+    assert load_config(None).camera.source is None, "no camera unless one is named"
+    path.write_text("[camera]\nsize = [10, 10]\n")
+    with pytest.raises(ConfigError, match="camera.size.*160x120"):
+        load_config(path)
+    path.write_text("[camera]\nlens = 3\n")
+    with pytest.raises(ConfigError, match="camera.lens is not a setting"):
+        load_config(path)
