@@ -1,6 +1,8 @@
 """The camera pipeline: accuracy on the held-out seeds (never used while tuning) for
 every game the camera reads, easy and hard, and the time per 1280x720 frame on one
-core, stage by stage. Prints one JSON line.
+core, stage by stage (locate once per set-up; stillness on every frame; sample and
+classify on the frames that are read). Prints one JSON line with the budgets beside
+the figures.
 
 Peers are quoted as published, not run here: chesscog (Wölflein & Arandjelović,
 2021) 0.23 % per-square error at 2.1 s per image on a CPU; LiveChess2FEN (Mallasén
@@ -25,8 +27,15 @@ from vision.locate import Locator  # noqa: E402
 from vision.render import HELD_OUT, Renderer, random_scene  # noqa: E402
 
 GAMES = ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut")
-FRAMES = 40
+FRAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 LOCATE_SAMPLES = 20
+#: issue 9's targets
+BUDGET = {
+    "easy": {"per_cell_error": 0.001, "board_exact_rate": 0.99},
+    "hard": {"per_cell_error": 0.005, "board_exact_rate": 0.95},
+    "hand_frames_with_observation": 0,
+    "ms_per_frame_p50": 8.0,
+}
 PEERS = {
     "chesscog": {"per_square_error": 0.0023, "s_per_image_cpu": 2.1, "source": "published"},
     "livechess2fen": {"s_per_board_jetson_nano": [0.5, 0.7], "source": "published"},
@@ -60,9 +69,14 @@ def main() -> None:
                     "board_exact_rate",
                     "hand_frames",
                     "hand_frames_with_observation",
+                    "unlocated_scenes",
+                    "clear_frames_unread",
+                    "confusions",
                     "ms_per_frame_p50",
                     "ms_per_frame_p95",
-                    "ms_per_read_stages_last_scene",
+                    "ms_per_read_p50",
+                    "ms_per_read_p95",
+                    "ms_per_stage",
                 )
             }
     print(
@@ -75,7 +89,7 @@ def main() -> None:
                 "seeds": f">= {HELD_OUT} (held out)",
                 "locate_ms_p50": locate_ms(),
                 "results": results,
-                "budget_ms_per_frame_p50": 8.0,
+                "budget": BUDGET,
                 "peers": PEERS,
             }
         )
