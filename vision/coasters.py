@@ -1,5 +1,5 @@
-"""Hägar's coasters seen by the camera. The table mat carries four ArUco markers at
-its corners and a dot grid where coasters go (``vision/coasters.toml``); the reader
+"""Hägar's coasters seen by the camera. The table mat carries ArUco markers around its
+edge and a dot grid where coasters go (``vision/coasters.toml``); the reader
 finds the mat, then reads every spot of its grid: bare mat, or which coaster lies
 there at which quarter turn (and so the landscape of each quarter), and the token on
 each field of it. The result compares directly with ``game.observe``.
@@ -48,7 +48,7 @@ def coaster_mm(game) -> float:
 
 def mat_board(game) -> Board:
     """The table mat as a board: a cell per spot within the mat's reach of the first
-    coaster's spot, and a marker at each corner."""
+    coaster's spot, and its markers around them."""
     return _mat_board(game.board)
 
 
@@ -72,8 +72,7 @@ def _mat_board(table: Board) -> Board:
     )
     size = float(spec["marker_mm"])
     out = (reach + 0.5) * side + float(spec["marker_gap_mm"]) + size / 2
-    corners = [(-out, out), (out, out), (out, -out), (-out, -out)]
-    markers = tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
+    markers = tuple(Marker(i, (x * out, y * out), size) for i, (x, y) in enumerate(spec["markers"]))
     return Board(f"{table.name}_mat", "the table mat", cells, (), {}, markers=markers)
 
 
@@ -333,7 +332,7 @@ class CoasterReader:
             return TableReading(False, "no picture: the frame is empty, blank or not BGR")
         if self.pose is None and not self.locate(frame):
             return TableReading(
-                False, "table not found: fewer than two of the mat's four markers are seen"
+                False, "table not found: fewer than two of the mat's markers are seen"
             )
         map_x, map_y, ring_px, landing = self._maps
         samples = cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
