@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 
 from engines import load_game  # noqa: E402
+from vision.coaster_eval import evaluate_coasters  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 from vision.locate import Locator  # noqa: E402
 from vision.render import HELD_OUT, Renderer, random_scene  # noqa: E402
@@ -35,6 +36,7 @@ BUDGET = {
     "hard": {"per_cell_error": 0.005, "board_exact_rate": 0.95},
     "hand_frames_with_observation": 0,
     "ms_per_frame_p50": 8.0,
+    "haegar_easy_layouts_exact_rate": 0.99,
 }
 PEERS = {
     "chesscog": {"per_square_error": 0.0023, "s_per_image_cpu": 2.1, "source": "published"},
@@ -79,6 +81,11 @@ def main() -> None:
                     "ms_per_stage",
                 )
             }
+    for difficulty in ("easy", "hard"):  # Hägar: coasters on the mat, layout by layout
+        r = evaluate_coasters(FRAMES, HELD_OUT // 1000 + 1, difficulty)
+        results[f"haegar/{difficulty}"] = {
+            k: v for k, v in r.items() if k.endswith("_rate") or k.startswith("ms_per")
+        }
     print(
         json.dumps(
             {
