@@ -251,10 +251,13 @@ def vision_markers(
 ) -> None:
     """Write the sheet of the board's ArUco markers at true size."""
     from engines import load_game
+    from vision.coasters import mat_board
     from vision.drawings import marker_sheet
 
     try:
-        board = load_game(game).board
+        loaded = load_game(game)
+        # Hägar has no board: its markers go round the table mat the coasters lie on
+        board = mat_board(loaded) if game == "haegar" else loaded.board
     except RulesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

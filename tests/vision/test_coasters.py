@@ -115,3 +115,16 @@ def test_vision_eval_for_haegar_prints_the_layout_rates():
     for key in ("position", "rotation", "quarters", "tokens"):
         assert 0 <= figures[f"{key}_exact_rate"] <= 1
     assert figures["frames"] == 2 and figures["ms_per_frame_p50"] > 0
+
+
+def test_the_marker_sheet_for_haegar_holds_the_mats_markers(tmp_path):
+    import cv2
+
+    out = tmp_path / "mat.png"
+    result = CliRunner().invoke(app, ["vision", "markers", "--game", "haegar", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    sheet = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    _, ids, _ = detector.detectMarkers(sheet)
+    game = load_game("haegar")
+    assert sorted(ids.ravel().tolist()) == [m.id for m in mat_board(game).markers]
