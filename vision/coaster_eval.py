@@ -2,8 +2,9 @@
 of random legal games, scored layout by layout against the truth the renderer drew:
 where coasters lie, which coaster at which turn, the landscape of each quarter, and
 the tokens. Each scene (camera pose, lens, light) shows ``PER_SCENE`` layouts, each
-a random moment of its own random game. Seeds from ``render.HELD_OUT`` on are the
-held-out set. Measures only; changes nothing it reads.
+a random moment of its own random game, first with a hand over one of its coasters
+(a reading of that frame must not be clear) and then clear. Seeds from
+``render.HELD_OUT`` on are the held-out set. Measures only; changes nothing it reads.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def evaluate_coasters(
     stream = Stream(f"coaster eval {seed}".encode())
     fields = [cell.id for cell in game.board.cells]
     right = dict.fromkeys(CHECKS, 0)
-    exact = board_exact = unfound = wrong_fields = 0
+    exact = board_exact = unfound = unclear = hands_clear = wrong_fields = 0
     read_ms: list[float] = []
     renderer = reader = None
     for n in range(frames):
@@ -46,12 +47,16 @@ def evaluate_coasters(
             reader = CoasterReader(game, _calibrated(scene.camera, rng, difficulty))
         states = random_playout(game, game.initial_state(), pick, stream)
         truth = game.observe(pick.choice(states))
+        spots = sorted(layout_of(game, truth)[0]) or ["n0e0"]
+        hand = renderer.frame(truth, (pick.choice(spots),))
         frame = renderer.frame(truth)
         if reader.pose is None:
             reader.locate(frame)  # once per scene, as the service does at start
         start = time.perf_counter()
         reading = reader.read(frame)
         read_ms.append((time.perf_counter() - start) * 1000)
+        hands_clear += reader.read(hand).clear
+        unclear += reading.found and not reading.clear
         if not reading.found:
             unfound += 1
             wrong_fields += sum(truth[f] is not None for f in fields)
@@ -73,6 +78,8 @@ def evaluate_coasters(
         "per_cell_error": round(wrong_fields / (frames * len(fields)), 6),
         "board_exact_rate": round(board_exact / frames, 4),
         "table_not_found": unfound,
+        "layouts_with_unclear_spots": unclear,
+        "hand_frames_read_clear": hands_clear,
         "ms_per_frame_p50": round(statistics.median(read_ms), 3),
         "ms_per_frame_p95": round(_percentile(read_ms, 0.95), 3),
     }

@@ -212,12 +212,19 @@ class SpotReading:
 class TableReading:
     """What the camera saw on the mat. ``found`` is False (with ``problem`` saying
     why) when the mat itself was not seen; ``spots`` holds the coasters by spot,
-    ``tokens`` the tokens by field."""
+    ``tokens`` the tokens by field; ``unclear`` the spots where neither the bare mat
+    nor any coaster fits (a hand, a glass, a coaster far off its spot), which are in
+    neither. Only a ``clear`` reading describes the whole table."""
 
     found: bool
     problem: str | None = None
     spots: dict[str, SpotReading] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
+    unclear: tuple[str, ...] = ()
+
+    @property
+    def clear(self) -> bool:
+        return self.found and not self.unclear
 
     def observation(self, game) -> dict[str, str | None]:
         """Per table field, as ``game.observe`` writes it (fields off the mat: None)."""
@@ -243,6 +250,7 @@ class CoasterReader:
         spec = data()["reader"]
         self.patch = int(spec["patch_px"])
         self.keep = float(spec["keep"])
+        self.unclear = float(spec["unclear"])
         self.side = coaster_mm(game)
         self.spots = tuple(cell.id for cell in self.mat.cells)
         self._candidates, self._references = self._pictures()
@@ -347,11 +355,16 @@ class CoasterReader:
         pictures = tint * self._references.reshape(len(self._candidates), -1, 3) ** slope
         pictures = pictures.reshape(len(self._candidates), -1)
         best, gain, misfit = self._match(patches, blocks, pictures)
-        reading = TableReading(True)
+        unclear = misfit > self.unclear
+        reading = TableReading(True, unclear=tuple(np.array(self.spots)[unclear]))
         h, w = frame.shape[:2]
         ring_px[:, 0].clip(0, w - 1, out=ring_px[:, 0])
         ring_px[:, 1].clip(0, h - 1, out=ring_px[:, 1])
-        laid = [s for s in range(len(self.spots)) if self._candidates[best[s]] is not BARE]
+        laid = [
+            s
+            for s in range(len(self.spots))
+            if self._candidates[best[s]] is not BARE and not unclear[s]
+        ]
         if not laid:
             return reading
         rings = _LINEAR[frame[ring_px[:, 1], ring_px[:, 0], ::-1]].reshape(-1, 4, 8, 3)[laid]

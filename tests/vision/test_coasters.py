@@ -73,10 +73,20 @@ def test_quarters_follow_the_turn(table):
     }
 
 
+def test_a_hand_over_a_coaster_makes_the_reading_unclear_there(table):
+    game, camera, lens = table
+    reader = CoasterReader(game, lens)
+    laid = _laid("c07", 2, game)
+    assert reader.read(camera.frame(laid)).clear
+    reading = reader.read(camera.frame(laid, hands=("n0e0",)))
+    assert reading.found and not reading.clear
+    assert "n0e0" in reading.unclear and "n0e0" not in reading.spots
+
+
 def test_an_empty_table_reads_empty(table):
     game, camera, lens = table
     reading = CoasterReader(game, lens).read(camera.frame(dict.fromkeys(game.board.index)))
-    assert reading.found and reading.problem is None
+    assert reading.clear and reading.problem is None
     assert reading.spots == {} and reading.tokens == {}
     assert set(reading.observation(game).values()) == {None}
 
