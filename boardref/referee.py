@@ -113,6 +113,19 @@ class _Successors:
     presence: dict[tuple, tuple] = field(default_factory=dict)
     #: the readings as token ids, for weighing a camera observation (made on first use)
     rows: Any = None
+    #: the reading of the position itself, and for each reading the cells where it
+    #: differs from that (a few), so a wrong board is compared in a few steps a move
+    base: tuple = ()
+    changed: dict[tuple, tuple[int, ...]] = field(default_factory=dict)
+
+    def apart(self, reading: tuple, off_base: set[int], key: tuple) -> list[int]:
+        """The cells where ``reading`` differs from the successor ``key``, given
+        ``off_base``, the cells where it differs from ``base``."""
+        moved = self.changed[key]
+        return sorted(off_base.difference(moved).union(i for i in moved if reading[i] != key[i]))
+
+    def off_base(self, reading: tuple) -> set[int]:
+        return {i for i, (now, then) in enumerate(zip(reading, self.base)) if now != then}
 
 
 def projection(sensor: str) -> str:
@@ -126,9 +139,14 @@ def index_successors(game, state, sensor: str) -> _Successors:
     the service runs it in a worker thread and hands the result to ``adopt``."""
     pairs = game.successors(state)
     found = _Successors([move for move, _ in pairs], sensor)
+    # sense() lists every cell in board order, so its values are the key
+    base = found.base = tuple(game.sense(state, projection(sensor)).values())
     for move, after in pairs:
-        # sense() lists every cell in board order, so its values are the key
         key = tuple(game.sense(after, projection(sensor)).values())
+        if key not in found.by_reading:
+            found.changed[key] = tuple(
+                i for i, (now, then) in enumerate(zip(key, base)) if now != then
+            )
         found.by_reading.setdefault(key, []).append((move, after))
         if sensor == BOTH:
             found.presence[key] = tuple(game.sense(after, "presence").values())
@@ -915,8 +933,14 @@ class Referee:
         keys = self._key(reading)
         cells = self.game.board.cells
         for state in [self.positions[-1]] + ([self.tentative[1]] if self.tentative else []):
-            for key in self._successors_of(state).by_reading:
-                extra = [i for i, (now, then) in enumerate(zip(keys, key)) if now != then]
+            index = self._successors_of(state)
+            off_base = index.off_base(keys)
+            for key, moved in index.changed.items():
+                # a capture left standing differs from the successor only on cells
+                # the move changed (they held a piece before and it shows one now)
+                if not off_base.issubset(moved):
+                    continue
+                extra = index.apart(keys, off_base, key)
                 left = extra and all(keys[i] is not None and key[i] is None for i in extra)
                 if left and self._leaves_board(state, key, extra):
                     return [cells[i].id for i in extra]
@@ -951,16 +975,27 @@ class Referee:
         states = [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
         keys = self._key(reading)
         for state in states:
-            for key, entries in self._successors_of(state).by_reading.items():
-                added = [
-                    i
-                    for i, (now, then) in enumerate(zip(keys, key))
-                    if now is None and then is not None
-                ]
-                changed = any(
-                    now is not None and then is not None and now != then
-                    for now, then in zip(keys, key)
-                )
+            index = self._successors_of(state)
+            off_base = index.off_base(keys)
+            # cells off the position that are empty now, and that show another piece
+            empty = {i for i in off_base if keys[i] is None}
+            other = {i for i in off_base if keys[i] is not None and index.base[i] is not None}
+            for key, entries in index.by_reading.items():
+                moved = index.changed[key]
+                if not other.issubset(moved):
+                    continue
+                # the cells the successor fills that are empty now: one, the place
+                # the lifted piece goes
+                fills = empty.difference(moved)
+                if len(fills) > 1:
+                    continue
+                fills = fills.union(i for i in moved if key[i] is not None and keys[i] is None)
+                if len(fills) != 1:
+                    continue
+                apart = index.apart(keys, off_base, key)
+                added = [i for i in apart if keys[i] is None]
+                # cells where both show a piece, but not the same
+                changed = any(keys[i] is not None and key[i] is not None for i in apart)
                 if len(added) == 1 and not changed and entries:
                     found.add(self.game.board.cells[added[0]].id)
         return frozenset(found)
