@@ -34,11 +34,13 @@ class Level:
     seconds: float | None
 
 
-#: difficulty levels, weakest first; "hard" is the strongest and stays within 2 s
+#: difficulty levels, weakest first; "hard" is the strongest and stays within 2 s.
+#: A playout is one iteration of the tree search, or one position judged by the
+#: alpha-beta search (Catch the Hare, two-seat Sternhalma)
 LEVELS = {
     "easy": Level(playouts=25, seconds=0.5),
-    "medium": Level(playouts=100, seconds=1.0),
-    "hard": Level(playouts=None, seconds=2.0),
+    "medium": Level(playouts=200, seconds=1.0),
+    "hard": Level(playouts=2000, seconds=2.0),
 }
 #: the names ``player`` understands: "random", "search" (the strongest level), a
 #: level, or "search:N" (N playouts a move, no clock)

@@ -33,13 +33,23 @@ class Knowledge:
     #: plies an alpha-beta search may look ahead instead of the tree search (two
     #: seats, no hidden information; see ``engines.players.minimax``); 0: tree search
     lookahead: int = 0
+    #: the alpha-beta search's value of a position for one seat, when it is not
+    #: simply that seat's advantage less the other's
+    judgement: Callable[[Game, Any, int], float] | None = None
     unseen: Callable[[Game, dict, random.Random], Any] | None = None
 
 
 # --- Sternhalma: race every piece into the target point -----------------------------
 
-#: what a foreign piece shut in a seat's target point costs that seat, in steps
-SEALED = 10.0
+#: what a foreign piece standing in a seat's target point costs that seat, in steps
+#: (the point cannot be filled while it stays)
+SQUATTER = 10.0
+#: what each way out of the target point that a squatter has is worth to the seat
+#: waiting for it, in steps: a random or careless owner moves it out sooner the
+#: more ways it has (a chain of jumps to each landing hole is a move of its own)
+WAY_OUT = 1.0
+#: the ways out counted per squatter
+WAYS_OUT_CAP = 8
 
 
 @cache
@@ -63,26 +73,61 @@ def _hole_pitch(game) -> float:
 
 
 def sternhalma_advantage(game, state) -> list[float]:
-    """Minus the steps every piece of a seat still has to its target tip: the race.
+    """Minus the steps every piece of a seat still has to its target tip (the
+    race), and minus what squatters in its target point cost it (see
+    ``sternhalma_judgement``)."""
+    race, squat = _sternhalma_race(game, state)
+    return [-(steps + cost) for steps, cost in zip(race, squat)]
 
-    A foreign piece in a seat's target point that the seat's own pieces help shut
-    in (no free hole beside it) cannot leave, and the point cannot be filled while
-    it stays: each such piece costs the seat ``SEALED`` steps, so the search keeps
-    a way out open."""
-    cells, pitch, neighbours = game.board.cells, _hole_pitch(game), game.board.neighbours
+
+def sternhalma_judgement(game, state, seat: int) -> float:
+    """How far ``seat`` leads the race, less what squatters in its own target cost it.
+
+    A foreign piece in a seat's target point (a squatter) keeps the seat from
+    winning until it leaves: it costs the seat ``SQUATTER`` steps, less ``WAY_OUT``
+    for each hole outside the point it could move to now, so the seat keeps ways
+    out open (a shut-in squatter would block the win forever) and builds ladders of
+    jumps for it. Only the searching seat's own target counts: in a difference of
+    both seats' costs the squatter's owner would gain by squatting with no way out."""
+    race, squat = _sternhalma_race(game, state)
+    return max(r for other, r in enumerate(race) if other != seat) - race[seat] - squat[seat]
+
+
+def _sternhalma_race(game, state) -> tuple[list[float], list[float]]:
+    """The steps each seat's pieces still have to its target tip, and what the
+    squatters in each seat's target cost it."""
+    cells, pitch = game.board.cells, _hole_pitch(game)
     tips, goals = _sternhalma_tips(game), _sternhalma_goals(game)
     holes = state.holes
-    left = [0.0] * game.players
+    race = [0.0] * game.players
+    squat = [0.0] * game.players
     for hole, seat in enumerate(holes):
         if seat < 0:
             continue
-        left[seat] += math.dist(cells[hole].xy, tips[seat]) / pitch
+        race[seat] += math.dist(cells[hole].xy, tips[seat]) / pitch
         for owner, goal in enumerate(goals):
             if owner != seat and hole in goal:
-                around = [holes[n] for n in neighbours[hole]]
-                if owner in around and min(around) >= 0:
-                    left[owner] += SEALED
-    return [-steps for steps in left]
+                ways = min(WAYS_OUT_CAP, _ways_out(game, holes, hole, goal))
+                squat[owner] += SQUATTER - WAY_OUT * ways
+    return race, squat
+
+
+def _ways_out(game, holes: tuple[int, ...], origin: int, goal: frozenset[int]) -> int:
+    """The holes outside ``goal`` the piece on ``origin`` can move to in one move:
+    steps, and landing holes of jump chains (each a move of its own)."""
+    neighbours, jumps = game.board.neighbours, game.board.jumps
+    ways = sum(1 for n in neighbours[origin] if holes[n] < 0 and n not in goal)
+    landed, todo = {origin}, [origin]
+    while todo:
+        at = todo.pop()
+        for over, land in jumps[at]:
+            if land in landed or over == origin or holes[over] < 0 or holes[land] >= 0:
+                continue
+            landed.add(land)
+            todo.append(land)
+            if land not in goal:
+                ways += 1
+    return ways
 
 
 @cache
@@ -212,7 +257,9 @@ def deal_unseen(game, view: dict, rng: random.Random):
 
 #: the knowledge of each game that has some; others are played out at random
 KNOWLEDGE = {
-    "sternhalma": Knowledge(sternhalma_advantage, scale=0.15, depth=0),
+    "sternhalma": Knowledge(
+        sternhalma_advantage, scale=0.15, depth=0, lookahead=4, judgement=sternhalma_judgement
+    ),
     "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0, lookahead=8),
     "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0),
     "fang_den_hut": Knowledge(fang_den_hut_advantage, scale=0.7, depth=8),

@@ -109,5 +109,10 @@ class _AlphaBeta:
             if self.stop is not None and self.judged % 16 == 0 and time.perf_counter() > self.stop:
                 raise _OutOfBudget
         self.judged += 1
-        advantage = self.knowledge.advantage(self.game, state)
-        return advantage[acting] - advantage[1 - acting]
+        knowledge = self.knowledge
+        if knowledge.judgement is None:
+            advantage = knowledge.advantage(self.game, state)
+            return advantage[acting] - advantage[1 - acting]
+        # a judgement for one seat: the searcher's, negated for the other seat
+        value = knowledge.judgement(self.game, state, self.seat)
+        return value if acting == self.seat else -value
