@@ -28,6 +28,8 @@ LINE_CLEARANCE_MM = 3.0
 UNSEEN_COST = 4.0
 #: spreads of log colour ratios: floor and ceiling of learned ones, and an unlearned one
 SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.12, 0.35, 0.3
+#: the floor of a spread learned from a single sample (shrinking with more)
+SPREAD_FEW = 0.2
 #: a probe this low sees the board just past the cell when nothing stands there
 LOW_PROBE_MM = 8.0
 #: the camera looks down at the board at least this steeply (degrees)
@@ -40,6 +42,8 @@ COST_CAP = 200.0
 #: (a finger, a sleeve); this many such sites and the frame is not read
 UNEXPLAINED_COST = 120.0
 UNEXPLAINED_SITES = 3
+#: extra cost of a reading with a figure on a disk (-2 log of its prior odds)
+STACK_COST = 4.0
 #: a site and this many of its nearest ones share their board level
 NEIGHBOURS = 7
 #: readings per site an observation lists in ``ranked``
@@ -344,7 +348,11 @@ class Classifier:
             # each probe on its own: a figure's top and its side are lit differently
             for k in probes:
                 samples = ratio[rows, k]
-                mean, spread = samples.mean(axis=0), _spread(samples)
+                mean = samples.mean(axis=0)
+                # a spread from few samples says little: no tighter than the nominal shrunk
+                spread = max(
+                    _spread(samples), min(SPREAD_FEW, SPREAD_NOMINAL / math.sqrt(len(samples)))
+                )
                 if self.learned[token][k]:
                     mean = (1 - weight) * self.tokens[token][k] + weight * mean
                     spread = (1 - weight) * self.spread[token][k] + weight * spread
@@ -457,7 +465,7 @@ class Classifier:
     def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
         """Cost (sites, hypotheses): per probe the squared distance, in spreads, of
         what it shows from what the hypothesis predicts there, each capped."""
-        means, spreads, kinds = self._tables(hyps)
+        means, spreads, kinds, prior = self._tables(hyps)
         spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
         d = (ratio[:, None] - means[None]) / spreads[None, :, :, None]
         token = (d * d).sum(axis=3)  # (S, H, K)
@@ -469,7 +477,7 @@ class Classifier:
             [token, np.broadcast_to(empty, token.shape), np.broadcast_to(beyond, token.shape)],
             UNSEEN_COST * 0.5,
         )
-        return np.minimum(per, COST_CAP).sum(axis=2)
+        return np.minimum(per, COST_CAP).sum(axis=2) + prior
 
     def _tables(self, hyps):
         """Per hypothesis and probe: predicted mean and spread, and what is seen
@@ -480,6 +488,14 @@ class Classifier:
         means = np.zeros((len(hyps), k, 3), np.float32)
         spreads = np.ones((len(hyps), k), np.float32)
         kinds = np.full((len(hyps), k), _ANY)
+        # a figure on a disk is rarer than a bare disk: when both fit, the disk
+        prior = np.array(
+            [
+                STACK_COST * any(w not in (label, BOARD, ANY, BEYOND) for w in seen)
+                for label, seen in hyps
+            ],
+            np.float32,
+        )
         known: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
         for h, (_, seen) in enumerate(hyps):
             for p, what in enumerate(seen):
@@ -492,8 +508,8 @@ class Classifier:
                     if (what, p) not in known:
                         known[what, p] = self._prototype(what, p)
                     means[h, p], spreads[h, p] = known[what, p]
-        self._predicted[id(hyps)] = means, spreads, kinds
-        return means, spreads, kinds
+        self._predicted[id(hyps)] = means, spreads, kinds, prior
+        return self._predicted[id(hyps)]
 
     def _cells(self, labels, probs, visible) -> Observation:
         tokens: dict[str, str | None] = {}
