@@ -81,9 +81,9 @@ class TableCamera:
         """After a verdict, when the board as read is the position the referee holds,
         the last frame read shows that position: the reader learns from it."""
         referee = self.referee
-        if event.kind != "display" or referee.game is None or referee.reading is None:
+        if event.kind != "display" or referee.game is None or referee.read_as is None:
             return
         truth = referee.game.observe(referee.current())
-        if referee.reading == truth and truth != self._confirmed:
+        if referee.read_as == truth and truth != self._confirmed:
             self.reader.confirm(truth)
             self._confirmed = truth

@@ -59,12 +59,10 @@ def seen_key(observation, cells: list[str]) -> tuple:
     return tuple(observation.tokens.get(cell) for cell in cells)
 
 
-def sure_key(observation, cells: list[str]) -> tuple | None:
-    """The camera's best guess when every cell was read sure enough to take it as it
-    is (if it is a candidate), else None."""
-    if min(observation.confidence.values(), default=1.0) < SURE:
-        return None
-    return seen_key(observation, cells)
+def is_sure(observation) -> bool:
+    """Whether every cell was read sure enough to take the reading as it is, when
+    it is a candidate."""
+    return min(observation.confidence.values(), default=1.0) >= SURE
 
 
 def costs(observation, cells: list[str], tokens: Tokens) -> np.ndarray:

@@ -182,6 +182,8 @@ class Referee:
         self.computer: frozenset[int] = frozenset()
         self.level = "hard"
         self.reading: Reading | None = None
+        #: the reading the last verdict judged: with a camera, the legal outcome it fits
+        self.read_as: Reading | None = None
         self._reading_since = 0.0
         self._judged: Reading | None = None
         self._successors: dict[Any, _Successors] = {}
@@ -275,6 +277,7 @@ class Referee:
         self._view = _View()
         self._tokens = fusion.Tokens()
         self._doubt = None
+        self.read_as = None
 
     def _replay(self, kind: str, data: dict[str, Any]) -> None:
         state = self.positions[-1]
@@ -314,8 +317,8 @@ class Referee:
         self._fuse(at)
 
     def observe(self, observation, at: float) -> None:
-        """A camera observation (``vision.cells.Observation``) taken at ``at``: the
-        legal outcome it most likely shows becomes the reading (see ``fusion``)."""
+        """A camera observation (``vision.cells.Observation``) taken at ``at``; the
+        verdict weighs it against the legal outcomes (``_weigh``, ``fusion``)."""
         self._observation, self._observed_at = observation, at
         if self.sensor in (CAMERA, BOTH):
             self._fuse(at)
@@ -326,53 +329,59 @@ class Referee:
             self._reading_since = at
 
     def _fuse(self, at: float) -> None:
-        """Weigh the last camera observation against the position, its legal outcomes
-        and those of a tentative move; with hall sensors, only against those whose
-        presence they feel, and only once the camera has seen the board since the
-        hall sensors last felt it change."""
+        """The camera's observation as the reading to judge, as seen. With hall
+        sensors, only once the camera has seen the board since they last felt it
+        change, and where the two disagree, what the hall sensors feel. ``_weigh``
+        weighs it when it is judged."""
         seen = self._observation
-        if seen is None or self.game is None or self.phase == OVER:
+        if seen is None or self.game is None:
             return
-        hall = None
+        key = fusion.seen_key(seen, self._cell_ids)
         if self.sensor == BOTH:
             if self._hall is None or self._observed_at < self._hall_since:
                 return
-            hall = self._key(self._hall)
+            key = self._as_felt(key, self._key(self._hall))
+        # the reader emits only views that have been still for a few frames: the
+        # reading has settled already and counts at the next tick
+        self._take(dict(zip(self._cell_ids, key)), at - self.settle)
+
+    def _weigh(self, reading: Reading) -> Reading:
+        """The legal outcome a settled camera reading most likely shows: weighed
+        against the position, its legal outcomes and those of a tentative move (with
+        hall sensors, only those whose presence they feel). Near ties leave the
+        reading as it is and note the tying readings in ``_doubt``; a reading nothing
+        explains stays as it is, for the referee to say what is wrong."""
+        seen, key = self._observation, self._key(reading)
+        self._doubt = None
+        hall = self._key(self._hall) if self.sensor == BOTH else None
         states = [self.current(), self.positions[-1]]
         indexes = [self._successors_of(state) for state in self._wanted()]
         keys = [self._key_of(state) for state in states]
         presence = [tuple(self.game.sense(state, "presence").values()) for state in states]
-        key = fusion.sure_key(seen, self._cell_ids)
-        sure = key is not None and (key in keys or any(key in i.by_reading for i in indexes))
-        if sure and hall is not None:
+        if fusion.is_sure(seen) and (key in keys or any(key in i.by_reading for i in indexes)):
             felt = dict(zip(keys, presence))
             for index in indexes:
                 felt.update(index.presence)
-            sure = felt.get(key) == hall
-        self._doubt = None
-        if not sure:
-            rows = [self._tokens.matrix(keys, len(self._cell_ids))]
-            for index in indexes:
-                if index.rows is None:
-                    index.rows = self._tokens.matrix(list(index.by_reading), len(self._cell_ids))
-                keys += index.by_reading
-                presence += [index.presence.get(k) for k in index.by_reading]
-                rows.append(index.rows)
-            rows = np.vstack(rows)
-            if hall is not None:
-                agree = [n for n, felt in enumerate(presence) if felt == hall]
-                keys, rows = [keys[n] for n in agree], rows[agree]
-            fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
-            if fused is None or fused.ties:
-                # as seen: steady while the view is, where the best of near ties is not
-                key = fusion.seen_key(seen, self._cell_ids)
-                if hall is not None:
-                    key = self._as_felt(key, hall)
-                if fused is not None:
-                    self._doubt = (key, fused.ties)
-            else:
-                key = fused.key
-        self._take(dict(zip(self._cell_ids, key)), at)
+            if hall is None or felt.get(key) == hall:
+                return reading
+        rows = [self._tokens.matrix(keys, len(self._cell_ids))]
+        for index in indexes:
+            if index.rows is None:
+                index.rows = self._tokens.matrix(list(index.by_reading), len(self._cell_ids))
+            keys += index.by_reading
+            presence += [index.presence.get(k) for k in index.by_reading]
+            rows.append(index.rows)
+        rows = np.vstack(rows)
+        if hall is not None:
+            agree = [n for n, felt in enumerate(presence) if felt == hall]
+            keys, rows = [keys[n] for n in agree], rows[agree]
+        fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
+        if fused is None:
+            return reading
+        if fused.ties:
+            self._doubt = (key, fused.ties)
+            return reading
+        return dict(zip(self._cell_ids, fused.key))
 
     def _as_felt(self, key: tuple, hall: tuple) -> tuple:
         """The camera's reading where the hall sensors agree with it, and where they do
@@ -429,6 +438,9 @@ class Referee:
 
     def judge(self, reading: Reading) -> None:
         """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
+        if self.sensor in (CAMERA, BOTH) and self._observation is not None:
+            reading = self._weigh(reading)
+        self.read_as = reading
         if self.phase == OVER:
             self._show_differences(reading, self.current(), quiet=True)
         elif self.phase == SETUP:
@@ -549,7 +561,7 @@ class Referee:
 
     def _offer_unseen(self) -> None:
         base = self.positions[-1]
-        key = self._key(self.reading)
+        key = self._key(self.reading if self.read_as is None else self.read_as)
         if key != self._key_of(base):
             raise RefereeError("the board does not show the position; there is nothing to confirm")
         unseen = {state: move for move, state in self._successors_of(base).by_reading.get(key, [])}
