@@ -1,6 +1,7 @@
 """Referee speed, per game: a settled reading to its verdict, and a settled reading to
 the LED frame leaving the host (written to the serial port by the real link, on the
-simulated MCU's pseudo-terminal). Prints one JSON line.
+simulated MCU's pseudo-terminal); for Hakenschlagen's full turns (5 players), the
+verdict on the turn played and on a wrong board. Prints one JSON line.
 
 Positions come from seeded random games. Before each reading settles the referee has
 had an idle tick, as it does while players think, so the verdict is the lookup, the
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stats import percentile  # noqa: E402
 
-from boardref.referee import OVER, Referee  # noqa: E402
+from boardref.referee import AMBIGUOUS, OVER, Referee  # noqa: E402
 from boardref.simulate import Rig  # noqa: E402
 from boardref.store import Store  # noqa: E402
 
@@ -29,6 +30,10 @@ TABLES = [("sternhalma", 2), ("sternhalma", 3), ("catch_the_hare", 2)]
 MOVES = 300
 LED_SAMPLES = 150
 BUDGET_VERDICT_P99_MS = 5.0
+#: Hakenschlagen's full turns: players, turns played, and the budget (DESIGN.md)
+FULL_TURN_PLAYERS = 5
+FULL_TURNS = 200
+BUDGET_FULL_TURN_P99_MS = 50.0
 BUDGET_LED_P99_MS = 10.0
 
 
@@ -62,6 +67,61 @@ def verdicts(game_name: str, players: int, scratch: Path) -> list[float]:
             referee.confirm()
     store.close()
     return samples
+
+
+def full_turns(scratch: Path) -> dict[str, list[float]]:
+    """Hakenschlagen, 5 players (a turn is one move with up to tens of thousands of
+    outcomes): milliseconds from a settled reading to the verdict for the turn
+    played, and for a wrong board (a hare put where no outcome puts it)."""
+    store = Store(scratch / "hakenschlagen.db")
+    referee = Referee(store, settle=0.3)
+    referee.new_game("hakenschlagen", FULL_TURN_PLAYERS, seed=b"bench")
+    game, pick, now = referee.game, random.Random(3), 0.0
+    found: dict[str, list[float]] = {"turn": [], "wrong": [], "outcomes": []}
+
+    def settle(reading) -> float:
+        nonlocal now
+        now += 2
+        referee.sense(reading, now)
+        start = time.perf_counter()
+        assert referee.tick(now + 0.5)
+        return (time.perf_counter() - start) * 1000
+
+    settle(game.sense(game.initial_state(), "presence"))  # the figures set out
+    referee.draw()  # the disks and trees, laid out at once (the hall sensors feel none)
+    while len(found["turn"]) < FULL_TURNS and referee.phase != OVER:
+        if referee.tentative is not None:
+            referee.confirm()
+        base = referee.positions[-1]
+        if game.chance(base) is not None:
+            referee.draw()
+            continue
+        referee.tick(now + 0.1)  # idle: the referee indexes the outcomes meanwhile
+        moves = game.legal_moves(base)
+        found["outcomes"].append(len(moves))
+        if len(found["turn"]) % 4 == 0:
+            wrong = dict(game.sense(base, "presence"))
+            hare = game._names[base.hares[base.turn]]
+            empty = [c for c, token in wrong.items() if token is None and c != hare]
+            wrong[hare], wrong[pick.choice(empty)] = None, wrong[hare]
+            if all(game.sense(after, "presence") != wrong for _, after in game.successors(base)):
+                found["wrong"].append(settle(wrong))
+                settle(game.sense(base, "presence"))  # put back as it was
+        after = game.apply(base, pick.choice(moves))
+        if game.sense(after, "presence") == game.sense(base, "presence"):
+            referee.confirm()  # a turn no sensor sees (marbles back unused): named on the panel
+            continue
+        found["turn"].append(settle(game.sense(after, "presence")))
+        if referee.phase == AMBIGUOUS:  # the panel names the turn among those that fit
+            referee.choose(
+                next(t for t in referee.display().candidates if _leads(game, base, t, after))
+            )
+    store.close()
+    return found
+
+
+def _leads(game, base, text: str, after) -> bool:
+    return game.apply(base, game.parse_move(base, text)) == after
 
 
 def led_frames(game_name: str, players: int, scratch: Path) -> list[float]:
@@ -115,10 +175,23 @@ def main() -> None:
                 "led_frame_ms_p99": round(percentile(led, 0.99), 3),
                 "samples": [len(verdict), len(led)],
             }
+        turns = full_turns(Path(scratch))
     tables = result["tables"].values()
+    result["hakenschlagen_5p_full_turn"] = {
+        "verdict_ms_p50": round(percentile(turns["turn"], 0.5), 3),
+        "verdict_ms_p99": round(percentile(turns["turn"], 0.99), 3),
+        "wrong_board_verdict_ms_p50": round(percentile(turns["wrong"], 0.5), 3),
+        "wrong_board_verdict_ms_p99": round(percentile(turns["wrong"], 0.99), 3),
+        "outcomes_per_turn_p99": percentile(turns["outcomes"], 0.99),
+        "samples": [len(turns["turn"]), len(turns["wrong"])],
+        "budget_ms_p99": BUDGET_FULL_TURN_P99_MS,
+    }
     result["within_budget"] = all(
         t["verdict_ms_p99"] <= BUDGET_VERDICT_P99_MS and t["led_frame_ms_p99"] <= BUDGET_LED_P99_MS
         for t in tables
+    ) and all(
+        result["hakenschlagen_5p_full_turn"][k] <= BUDGET_FULL_TURN_P99_MS
+        for k in ("verdict_ms_p99", "wrong_board_verdict_ms_p99")
     )
     print(json.dumps(result))
 
