@@ -472,7 +472,8 @@ def _misfit(patches: np.ndarray, references: np.ndarray, keep: float):
     # the median brightness ratio: a token or a shadow over part of the coaster does
     # not pull the gain the way a least-squares fit would
     gain = np.maximum(np.median(seen / np.maximum(shown, 1e-6), axis=-1), 1e-6)
-    diff = np.abs(patches[:, None, :] - gain[..., None] * references)
+    # a camera saturates: nothing brighter than white is ever seen
+    diff = np.abs(patches[:, None, :] - np.minimum(gain[..., None] * references, 1.0))
     side = int(round(np.sqrt(diff.shape[-1] // 3)))
     # per field (quarter of the patch), so trimming never hides a whole field
     per_pixel = diff.reshape(*diff.shape[:2], 2, side // 2, 2, side // 2, 3).sum(-1)
