@@ -11,7 +11,7 @@ import pytest
 
 from engines import GAMES, RulesError, load_game
 from engines.chance import Stream
-from engines.players import LEVELS, RandomPlayer, SearchPlayer, computer_move, player
+from engines.players import LEVELS, RandomPlayer, SearchPlayer, computer_move, knowledge, player
 from engines.players.arena import Match, play_match, wilson
 from engines.players.knowledge import deal_unseen
 
@@ -149,7 +149,6 @@ def test_a_card_deal_agrees_with_the_seats_view():
 
 
 def test_a_hidden_game_without_a_dealer_is_refused_not_peeked_at(monkeypatch):
-    from engines.players import knowledge
 
     monkeypatch.setitem(knowledge.KNOWLEDGE, "fang_den_hut_cards", knowledge.Knowledge())
     game, state = _dealt_cards(2, "refused")
@@ -189,3 +188,76 @@ def test_an_arena_match_is_reproducible_under_a_playout_budget():
         for entry in result["results"]:
             entry.pop("move_seconds")
     assert first == again
+
+
+# --- game knowledge: the alpha-beta games ----------------------------------------------
+
+
+def _hare_position(hare: str, hunters: list[str], turn: str):
+    game = load_game("catch_the_hare")
+    record = game.to_json(game.initial_state())
+    record["state"] = {"hare": hare, "hunters": hunters, "turn": turn, "ply": 0}
+    return game, game.from_json(record)
+
+
+def test_the_hunters_close_the_net_when_one_move_encloses_the_hare():
+    # the hare in the a5 corner; b3-b4 shuts its last way out with c3 behind b4
+    hunters = ["a4", "a3", "b5", "c5", "c3", "b3", "d1", "e1", "d2", "e2"]
+    game, state = _hare_position("a5", hunters, "hunters")
+    for seed in range(3):
+        move = SearchPlayer(seed, playouts=LEVELS["easy"].playouts).choose(game, state)
+        ended = game.outcome(game.apply(state, move))
+        assert ended is not None and ended.winners == (0,), str(move)
+
+
+def test_the_hare_takes_the_capture_that_wins():
+    # ten hunters, ten needed: one leap (c3 over c4 to c5) wins for the hare
+    hunters = ["c4", "a1", "a2", "b1", "b2", "c1", "d1", "d2", "e1", "e2"]
+    game, state = _hare_position("c3", hunters, "hare")
+    move = SearchPlayer(1, playouts=LEVELS["easy"].playouts).choose(game, state)
+    assert game.outcome(game.apply(state, move)).winners == (1,)
+
+
+def _sternhalma(red: list[str], blue: list[str]):
+    game = load_game("sternhalma", 2)
+    record = game.to_json(game.initial_state())
+    record["state"] = {"pieces": [red, blue], "turn": 0, "ply": 0, "passes": 0}
+    return game, game.from_json(record)
+
+
+#: blue's pieces out in the middle of the star, away from both targets
+BLUE_ABROAD = ["e9", "g9", "i9", "k9", "m9", "o9", "q9", "s9", "u9", "d10"]
+
+
+def test_the_sternhalma_search_fills_its_target_when_it_can():
+    north = ["l14", "n14", "p14", "k15", "m15", "o15", "l16", "n16", "m17"]
+    game, state = _sternhalma([*north, "i13"], BLUE_ABROAD)
+    move = SearchPlayer(2, playouts=LEVELS["medium"].playouts).choose(game, state)
+    assert str(move) == "i13-j14"
+    assert game.outcome(game.apply(state, move)).winners == (0,)
+
+
+def test_a_squatter_costs_its_target_owner_less_with_ways_out_and_pays_nobody():
+    # a blue piece on m17 (red's target tip) shut in by red, or on j14 with free
+    # holes outside the target beside it
+    red_rest = ["f10", "h10", "j10", "l10", "l8", "n8"]
+    blue_rest = BLUE_ABROAD[:9]
+    shut = _sternhalma([*red_rest, "l16", "n16", "k15", "o15"], [*blue_rest, "m17"])
+    open_ = _sternhalma([*red_rest, "l16", "n16", "k15", "o15"], [*blue_rest, "j14"])
+    costs = [
+        -(knowledge.sternhalma_judgement(g, s, 0) + knowledge.sternhalma_judgement(g, s, 1))
+        for g, s in (shut, open_)
+    ]
+    assert costs[0] == pytest.approx(knowledge.SQUATTER)
+    assert 0 < costs[1] <= knowledge.SQUATTER - 2 * knowledge.WAY_OUT
+
+
+@pytest.mark.parametrize("name", ["catch_the_hare", "sternhalma"])
+def test_the_alpha_beta_search_keeps_to_its_playout_budget(name):
+    game, positions = _positions(name, 2, seed=3)
+    for state in positions:
+        first_depth = len(game.legal_moves(state))
+        for budget in (25, 200):
+            chooser = SearchPlayer(4, playouts=budget)
+            assert chooser.choose(game, state) in game.legal_moves(state)
+            assert chooser.last_playouts <= max(budget, first_depth)
