@@ -767,11 +767,6 @@ class Referee:
             plies=sum(k == "move" for k, _ in self.log),
         )
 
-    def expected_reading(self) -> Reading:
-        """What the sensor should read now (the current position, tentative included)."""
-        self._require_game()
-        return self.game.sense(self.current(), projection(self.sensor))
-
     # --- inside ----------------------------------------------------------------------------
 
     def current(self):
