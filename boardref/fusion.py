@@ -46,12 +46,20 @@ class Tokens:
     def id(self, token: str | None) -> int:
         return self.ids.setdefault(token, len(self.ids))
 
-    def matrix(self, keys, cells: int) -> np.ndarray:
-        """Candidate keys (each a tuple of ``cells`` tokens) as rows of token ids."""
-        rows = np.zeros((len(keys), cells), dtype=np.int32)
-        for n, key in enumerate(keys):
-            rows[n] = [self.id(t) for t in key]
-        return rows
+    def of(self, names) -> np.ndarray:
+        """The ids of ``names`` (tokens), to turn ``token_rows``'s own ids into these."""
+        return np.array([self.id(token) for token in names], dtype=np.int32)
+
+
+def token_rows(keys, cells: int) -> tuple[np.ndarray, tuple]:
+    """Candidate keys (each a tuple of ``cells`` tokens) as rows of token ids, and the
+    tokens those ids stand for, in id order. Pure, so it runs where the successors
+    are indexed (a worker thread in the service), not in the verdict."""
+    names: dict[str | None, int] = {}
+    rows = np.zeros((len(keys), cells), dtype=np.int32)
+    for n, key in enumerate(keys):
+        rows[n] = [names.setdefault(token, len(names)) for token in key]
+    return rows, tuple(names)
 
 
 def seen_key(observation, cells: list[str]) -> tuple:

@@ -111,8 +111,9 @@ class _Successors:
     by_reading: dict[tuple, list[tuple[Move, Any]]] = field(default_factory=dict)
     #: with camera and hall sensors: what the hall sensors feel for each reading
     presence: dict[tuple, tuple] = field(default_factory=dict)
-    #: the readings as token ids, for weighing a camera observation (made on first use)
+    #: with a camera: the readings as rows of token ids, and the tokens of those ids
     rows: Any = None
+    tokens: tuple = ()
     #: the reading of the position itself, and for each reading the cells where it
     #: differs from that (a few), so a wrong board is compared in a few steps a move
     base: tuple = ()
@@ -150,6 +151,8 @@ def index_successors(game, state, sensor: str) -> _Successors:
         found.by_reading.setdefault(key, []).append((move, after))
         if sensor == BOTH:
             found.presence[key] = tuple(game.sense(after, "presence").values())
+    if sensor in (CAMERA, BOTH):
+        found.rows, found.tokens = fusion.token_rows(list(found.by_reading), len(game.board.cells))
     return found
 
 
@@ -364,13 +367,12 @@ class Referee:
                 felt.update(index.presence)
             if hall is None or felt.get(key) == hall:
                 return reading
-        rows = [self._tokens.matrix(keys, len(self._cell_ids))]
+        own, names = fusion.token_rows(keys, len(self._cell_ids))
+        rows = [self._tokens.of(names)[own]]
         for index in indexes:
-            if index.rows is None:
-                index.rows = self._tokens.matrix(list(index.by_reading), len(self._cell_ids))
             keys += index.by_reading
             presence += [index.presence.get(k) for k in index.by_reading]
-            rows.append(index.rows)
+            rows.append(self._tokens.of(index.tokens)[index.rows])
         rows = np.vstack(rows)
         if hall is not None:
             agree = [n for n, felt in enumerate(presence) if felt == hall]
