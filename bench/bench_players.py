@@ -11,12 +11,20 @@ reproducible: in Catch the Hare and Sternhalma (the alpha-beta search) that is
 "hard" exactly as shipped (2000 positions judged a move), and the seconds a move
 show it stays inside the level's 2 s cap; in the other games the tree search gets
 fewer playouts than the 2 s "hard" buys (``HARD_PLAYOUTS``), so their rates are a
-lower bound. The ladder plays the levels as shipped (clock included). Every game of
-every match goes into one process pool over the machine's cores.
+lower bound. The ladder plays the levels as shipped (clock included). The games of
+one game's matches go into one process pool over the machine's cores; each game's
+figures go to stderr as soon as they are in, so a long run under load loses
+nothing it has measured.
+
+    python bench/bench_players.py [--games N] [--rung-games M] [GAME ...]
+
+``--games`` and ``--rung-games`` replace the counts below (a quicker, wider
+interval on a busy machine).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -52,13 +60,13 @@ TARGET_OTHERS = 0.90
 MOVE_BUDGET_S = LEVELS["hard"].seconds
 
 
-def matches(name: str) -> dict[str, Match]:
+def matches(name: str, games: int | None, rung_games: int | None) -> dict[str, Match]:
     """The matches of one game: the search against random, then the ladder."""
     hard = f"search:{HARD_PLAYOUTS.get(name, LEVELS['hard'].playouts)}"
-    games = GAMES_VS_RANDOM_OF.get(name, GAMES_VS_RANDOM)
-    found = {"search_vs_random": Match(name, (hard, "random"), games, SEED)}
+    count = games or GAMES_VS_RANDOM_OF.get(name, GAMES_VS_RANDOM)
+    found = {"search_vs_random": Match(name, (hard, "random"), count, SEED)}
     for pair in (("easy", "random"), ("medium", "easy"), (hard, "medium")):
-        found["+".join(pair)] = Match(name, pair, GAMES_PER_RUNG, SEED)
+        found["+".join(pair)] = Match(name, pair, rung_games or GAMES_PER_RUNG, SEED)
     return found
 
 
@@ -79,37 +87,44 @@ def row(summary: dict) -> dict:
     }
 
 
+def measure(name: str, plan: dict[str, Match], pool: ProcessPoolExecutor) -> dict:
+    """Every game of one game's matches, summed up against the target and budget."""
+    started = time.perf_counter()
+    jobs = [(key, number) for key, match in plan.items() for number in range(match.games)]
+    done = pool.map(play_game, [plan[key] for key, _ in jobs], [number for _, number in jobs])
+    results: dict[str, list] = {key: [] for key in plan}
+    for (key, _), result in zip(jobs, done):
+        results[key].append(result)
+    rows = {key: row(summarise(match, results[key])) for key, match in plan.items()}
+    vs_random = rows.pop("search_vs_random")
+    target = TARGETS.get(name, TARGET_OTHERS)
+    return {
+        "search_playouts": int(vs_random["players"].split("+")[0].partition(":")[2]),
+        "search_vs_random": vs_random,
+        "target": target,
+        "rate_meets_target": vs_random["win_rate"] >= target,
+        "interval_clears_target": vs_random["interval95"][0] >= target,
+        "max_move_seconds": vs_random["move_seconds"]["max"],
+        "within_move_budget": vs_random["move_seconds"]["max"] <= MOVE_BUDGET_S,
+        "ladder": list(rows.values()),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, help="games against random, per game")
+    parser.add_argument("--rung-games", type=int, help="games a ladder rung, per game")
+    parser.add_argument("names", nargs="*", choices=[*GAMES, []], metavar="GAME")
+    args = parser.parse_args()
     started = time.perf_counter()
     workers = os.cpu_count() or 1
-    names = sys.argv[1:] or list(GAMES)
-    plan = {name: matches(name) for name in names}
-    jobs = [
-        (name, key, number)
-        for name in names
-        for key, match in plan[name].items()
-        for number in range(match.games)
-    ]
-    with ProcessPoolExecutor(workers) as pool:
-        done = list(pool.map(play_game, [plan[n][k] for n, k, _ in jobs], [i for _, _, i in jobs]))
-    results: dict[tuple[str, str], list] = {}
-    for (name, key, _), result in zip(jobs, done):
-        results.setdefault((name, key), []).append(result)
     games = {}
-    for name in names:
-        rows = {key: row(summarise(match, results[name, key])) for key, match in plan[name].items()}
-        vs_random = rows.pop("search_vs_random")
-        target = TARGETS.get(name, TARGET_OTHERS)
-        games[name] = {
-            "search_playouts": int(vs_random["players"].split("+")[0].partition(":")[2]),
-            "search_vs_random": vs_random,
-            "target": target,
-            "rate_meets_target": vs_random["win_rate"] >= target,
-            "interval_clears_target": vs_random["interval95"][0] >= target,
-            "max_move_seconds": vs_random["move_seconds"]["max"],
-            "within_move_budget": vs_random["move_seconds"]["max"] <= MOVE_BUDGET_S,
-            "ladder": list(rows.values()),
-        }
+    with ProcessPoolExecutor(workers) as pool:
+        for name in args.names or GAMES:
+            plan = matches(name, args.games, args.rung_games)
+            games[name] = measure(name, plan, pool)
+            print(json.dumps({name: games[name]}), file=sys.stderr, flush=True)
     print(
         json.dumps(
             {
