@@ -119,6 +119,8 @@ class Rig:
         self.tokens: dict[str, str | None] = {}
         self.under: dict[str, str] = {}
         self.hands: tuple[str, ...] = ()
+        #: frames taken with a hand over the board, and those the reader read anyway
+        self.hand_frames = self.hand_frames_read = 0
         if sensor in ("camera", "both"):
             self.camera = self._camera(referee, seed)
 
@@ -195,8 +197,12 @@ class Rig:
         frames = 0 if self.camera is None else max(1, round(seconds * FPS))
         for _ in range(frames):
             self.clock.advance(seconds / frames)
+            last = self.camera.observation
             if not self.camera.step(self.clock.now):
                 raise RuntimeError(f"the simulated camera failed: {self.camera.failure}")
+            if self.hands:
+                self.hand_frames += 1
+                self.hand_frames_read += self.camera.observation is not last
             self._drain()
             self._tick()
         if not frames:
@@ -474,6 +480,8 @@ def simulate(
             "fps": FPS,
             "scene": SCENE,
             "scene_seed": rig.scene_seed,
+            "hand_frames": rig.hand_frames,
+            "hand_frames_read": rig.hand_frames_read,
         }
     return result
 

@@ -61,6 +61,8 @@ def test_games_read_by_the_camera_are_refereed_without_a_mistake(sensor, seed):
     assert result["illegal_caught"] == result["illegal_injected"]
     assert result["final_state_match"]
     assert ("mcu" in result) == (sensor == "both")
+    assert result["camera"]["hand_frames"] > 0
+    assert result["camera"]["hand_frames_read"] == 0, "a hand over the board is never read"
 
 
 def test_an_unknown_sensor_is_refused_in_words():
