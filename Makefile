@@ -14,11 +14,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(INSTALLED): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev,vision]'
+	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
 $(BENCH_INSTALLED): pyproject.toml | $(INSTALLED)
-	$(PY) -m pip install --quiet -e '.[dev,vision,bench]'
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	touch $@
 
 test: install
