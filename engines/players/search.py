@@ -16,6 +16,9 @@
 - a playout makes random moves to the end, or ``Knowledge.depth`` moves and then
   judges the position with ``Knowledge.advantage``.
 
+A game whose knowledge asks for ``lookahead`` (two seats, perfect information) is
+searched with alpha-beta instead (``engines.players.minimax``), on the same budget.
+
 The time budget reads ``time.perf_counter``; it never touches the rules, which stay
 as pure as the rest of ``engines``. A playout budget alone is reproducible: the same
 seed, state and budget give the same move.
