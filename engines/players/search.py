@@ -43,6 +43,9 @@ EXPLORATION = 0.7
 MAX_CHANCE_CHILDREN = 64
 #: a playout of a game with no ``depth`` is cut (and judged, or drawn) after this
 PLAYOUT_CAP = 1000
+#: above this many moves, untried moves are drawn at random by index rather than
+#: queued (far more than any budget tries, so a draw rarely repeats)
+DRAWN_ABOVE = 4096
 #: a solo game's reward for ``points``: points / (points + SOLO_POINTS)
 SOLO_POINTS = 10.0
 
@@ -244,6 +247,15 @@ class _Search:
 
     def _untried(self, node: _Node, moves: list, legal: set | None):
         """A legal move not yet tried at ``node`` (random order), or None."""
+        if legal is None and len(moves) > DRAWN_ABOVE:
+            # thousands of outcomes (a Hakenschlagen turn): draw untried ones by
+            # index, never writing every move out
+            if len(node.children) >= len(moves):
+                return None
+            while True:
+                move = moves[self.rng.randrange(len(moves))]
+                if move not in node.children:
+                    return move
         if node.merged is not moves:
             node.merged = moves
             queue = node.queue
