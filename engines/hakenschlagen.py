@@ -34,7 +34,9 @@ One move is one whole turn, the ordered uses of the drawn marbles (``Turn``):
   space after turning wins at once; marbles still in hand are forfeited.
 
 ``legal_moves`` lists every distinct outcome of the turn once (one representative
-order of uses each). ``marble_targets`` and ``placements`` tell the panel and the
+order of uses each), as an ``engines.outcomes.Outcomes``: a hand with the fox and
+molehill marbles ends in tens of thousands of ways, so each turn is written out only
+when read. ``marble_targets`` and ``placements`` tell the panel and the
 LEDs where one marble would take the hare, the fox or a molehill.
 
 Hall sensors feel the figures (hares, fox, molehills) but not disks or trees;
