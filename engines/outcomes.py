@@ -10,22 +10,26 @@ slicing, iteration, ``in`` and ``==`` with a list. It never changes after it is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from typing import Any
 
 
 class Outcomes(Sequence):
-    """Moves, one per key of ``ends`` (each key one distinct outcome, in order).
+    """Moves, one per key in ``ends`` (each key one distinct outcome, in order).
 
     ``move_of(key)`` writes a key's move out; ``key_of(move)`` is the key a move
     leads to, or None when the move is not legal here.
+
+    >>> moves = Outcomes([1, 2, 3], lambda key: f"m{key}", lambda move: int(move[1:]))
+    >>> len(moves), moves[0], moves[-2:], "m2" in moves, moves == ["m1", "m2", "m3"]
+    (3, 'm1', ['m2', 'm3'], True, True)
     """
 
     __slots__ = ("ends", "_order", "_move_of", "_key_of")
 
     def __init__(
         self,
-        ends: Mapping[Hashable, Any],
+        ends: Collection[Hashable],
         move_of: Callable[[Any], Any],
         key_of: Callable[[Any], Hashable | None],
     ):
