@@ -105,7 +105,8 @@ def test_unplug_is_noticed_and_replug_resynchronises_without_losing_a_change(sim
     link.set_leds(lit)
     wait_for(lambda: link.shown == lit)
     sim.unplug()
-    wait_for(lambda: link.state != UP)
+    # the state changes first, then the listeners hear it on the link's thread
+    wait_for(lambda: states)
     assert states[0][0] == DOWN and "lost" in states[0][1]
     # A piece moves while the cable is out.
     sim.set_cell(42, 1)
