@@ -30,6 +30,7 @@ from bench_engines import percentile  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 from engines.hakenschlagen import BAG  # noqa: E402
+from engines.players import random_playout  # noqa: E402
 
 PLAYERS = 5
 GAMES = 2
@@ -61,16 +62,10 @@ def positions(board: str) -> tuple[list, object, list[int]]:
     game = load_game("hakenschlagen", PLAYERS, board=board)
     pick, found, lengths = random.Random(2026), [], []
     for n in range(GAMES):
-        stream, state, turns = Stream(f"bench game {n}"), game.initial_state(), 0
-        while game.outcome(state) is None:
-            spec = game.chance(state)
-            if spec is not None:
-                state = game.resolve(state, spec.draw(stream))
-                continue
-            found.append(state)
-            state = game.apply(state, pick.choice(game.legal_moves(state)))
-            turns += 1
-        lengths.append(turns)
+        played = random_playout(game, game.initial_state(), pick, Stream(f"bench game {n}"))
+        turns = [s for s in played if game.to_move(s) is not None]
+        found.extend(turns)
+        lengths.append(len(turns))
     return found, game, lengths
 
 

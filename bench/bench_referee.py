@@ -101,7 +101,7 @@ def full_turns(scratch: Path) -> dict[str, list[float]]:
         found["outcomes"].append(len(moves))
         if len(found["turn"]) % 4 == 0:
             wrong = dict(game.sense(base, "presence"))
-            hare = game._names[base.hares[base.turn]]
+            hare = game.board.cells[base.hares[base.turn]].id
             empty = [c for c, token in wrong.items() if token is None and c != hare]
             wrong[hare], wrong[pick.choice(empty)] = None, wrong[hare]
             if all(game.sense(after, "presence") != wrong for _, after in game.successors(base)):

@@ -97,15 +97,20 @@ def test_a_doubtful_cell_is_read_as_the_only_legal_outcome_that_fits(store):
     assert "illegal" not in t.events and "unreadable" not in t.events
 
 
+def _see_in_doubt(t, base, played, doubted) -> None:
+    """The board after ``played``, the camera torn between a piece and nothing on
+    the destinations of the moves ``doubted``."""
+    board = t.tokens(t.game.apply(base, played))
+    half = ((board[played.destination], 0.5), (None, 0.5))
+    t.see(board, {move.destination: half for move in doubted})
+
+
 def test_outcomes_the_camera_cannot_tell_apart_are_asked_on_the_panel(store):
     t = Watched(store, CAMERA)
     t.start()
     base = t.referee.positions[-1]
     first, second = _two_steps(t.game, base)
-    board = t.tokens(t.game.apply(base, first))
-    piece = board[first.destination]
-    half = ((piece, 0.5), (None, 0.5))
-    t.see(board, {first.destination: half, second.destination: half})
+    _see_in_doubt(t, base, first, (first, second))
     assert t.referee.phase == AMBIGUOUS
     assert set(t.referee.display().candidates) == {str(first), str(second)}
     assert t.moves() == []
@@ -130,11 +135,8 @@ def test_with_hall_sensors_their_presence_decides_what_the_camera_doubts(store):
     t.start()
     base = t.referee.positions[-1]
     first, second = _two_steps(t.game, base)
-    board = t.tokens(t.game.apply(base, second))
-    piece = board[second.destination]
-    half = ((piece, 0.5), (None, 0.5))
     # the camera cannot tell the two destinations apart; the hall sensors feel one
-    t.see(board, {first.destination: half, second.destination: half})
+    _see_in_doubt(t, base, second, (first, second))
     assert t.moves() == [str(second)]
     assert t.referee.phase == MOVE
 

@@ -12,6 +12,7 @@ import pytest
 from engines import IllegalMove, load_game
 from engines.chance import BagDraw, Shuffle, Stream, commitment, verify
 from engines.hakenschlagen import COLOURS, SetupError, Turn
+from engines.players import random_playout
 
 KINDS = {"tree": "trees", "dandelion": "dandelions", "lettuce": "lettuces", "carrot": "carrots"}
 
@@ -408,14 +409,8 @@ def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one
 @pytest.mark.parametrize("board", ["hex", "square"])
 def test_random_games_on_both_boards_end_with_a_winner(board, players):
     game = load_game("hakenschlagen", players=players, board=board)
-    pick, stream, state = random.Random(players), Stream(f"{board} {players}"), game.initial_state()
-    while game.outcome(state) is None:
-        spec = game.chance(state)
-        if spec is not None:
-            state = game.resolve(state, spec.draw(stream))
-            continue
-        assert state.turns < 5000, "a random game that does not end"
-        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    pick, stream = random.Random(players), Stream(f"{board} {players}")
+    state = random_playout(game, game.initial_state(), pick, stream)[-1]
     outcome = game.outcome(state)
     assert state.winner is not None and outcome.winners == (state.winner,)
     assert state.turned[state.winner] and state.hares[state.winner] in game.start_spaces
