@@ -1,5 +1,5 @@
 """Where the board lies in the frame: ArUco markers at the positions the board's data
-gives (``vision.looks.markers``), or four board corners clicked on the referee page,
+gives (``vision.looks.markers``), or the board's four corner cells clicked on the referee page,
 turned into the camera's pose over the board plane.
 
 Finds the pose only; deciding when to look again is the reader's job.
@@ -80,18 +80,20 @@ class Locator:
         )
         back = self.camera.project(obj, rvec, tvec)
         error = float(np.sqrt(np.mean(np.sum((back - img.reshape(-1, 2)) ** 2, axis=1))))
-        if error > MAX_REPROJECTION_PX or tvec[2, 0] <= 0:
+        # the camera must look at the board from above: points given out of order
+        # can fit a mirrored board seen from below
+        above = -(cv2.Rodrigues(rvec)[0].T @ tvec)[2, 0] > 0
+        if error > MAX_REPROJECTION_PX or tvec[2, 0] <= 0 or not above:
             return None
         return Pose(rvec, tvec, error, markers)
 
-    def from_corners(self, image_corners) -> Pose | None:
-        """The manual fallback: the frame positions of the printed board's four corners
-        (left-top, right-top, right-bottom, left-bottom, as on the referee page)."""
-        left, bottom, right, top = looks.extent(self.board)
-        board_pts = np.array(
-            [[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]], float
-        )
-        return self.from_points(board_pts, np.asarray(image_corners, float).reshape(4, 2))
+    def from_corner_cells(self, image_points) -> Pose | None:
+        """The manual fallback: where the centres of the board's four corner cells
+        (``looks.corner_cells``: left-top, right-top, right-bottom, left-bottom) are
+        in the frame, clicked on the referee page."""
+        cells = looks.corner_cells(self.board)
+        board_pts = np.array([[*c.xy, 0.0] for c in cells])
+        return self.from_points(board_pts, np.asarray(image_points, float).reshape(4, 2))
 
 
 def _corners(xy, size) -> np.ndarray:

@@ -15,7 +15,7 @@ from importlib import resources
 
 import numpy as np
 
-from engines.geometry import Board, Marker
+from engines.geometry import Board, Cell, Marker
 
 #: a slot cell's observation joins the tokens on its spots with this, sorted
 JOIN = "+"
@@ -149,6 +149,18 @@ def markers(board: Board) -> tuple[Marker, ...]:
     bottom, top = min(ys) - reach, max(ys) + reach
     corners = [(left, top), (right, top), (right, bottom), (left, bottom)]
     return tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
+
+
+def corner_cells(board: Board) -> tuple[Cell, Cell, Cell, Cell]:
+    """The cells furthest towards the board's left-top, right-top, right-bottom and
+    left-bottom (the tips of Sternhalma's star, the corner points of a grid): the
+    four a referee clicks on the camera picture when the markers cannot be seen."""
+    chosen = []
+    for sx, sy in ((-1, 1), (1, 1), (1, -1), (-1, -1)):
+        chosen.append(max(board.cells, key=lambda c: (sx * c.xy[0] + sy * c.xy[1], c.id)))
+    if len({c.id for c in chosen}) < 4:
+        raise ValueError(f"{board.name}: fewer than four distinct corner cells")
+    return tuple(chosen)
 
 
 def _cell_reach(board: Board) -> float:

@@ -73,10 +73,11 @@ class BoardReader:
         """Find the board in ``frame`` by its markers; True if found."""
         return self._use(self.locator.locate(frame))
 
-    def set_corners(self, corners) -> bool:
-        """The manual fallback: the printed board's corners clicked on the referee page
-        (left-top, right-top, right-bottom, left-bottom), in frame pixels."""
-        return self._use(self.locator.from_corners(corners))
+    def set_corners(self, points) -> bool:
+        """The manual fallback: the centres of the board's four corner cells clicked on
+        the referee page (``looks.corner_cells`` order), in frame pixels. False if they
+        give no plausible pose (clicked out of order, or not on those cells)."""
+        return self._use(self.locator.from_corner_cells(points))
 
     def _use(self, pose: Pose | None) -> bool:
         if pose is None:

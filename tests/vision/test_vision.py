@@ -170,24 +170,23 @@ def test_nothing_is_read_until_the_view_has_been_still():
     assert seen[0] is None and seen[-1] is not None
 
 
-def test_the_four_corner_fallback_finds_the_same_pose_as_the_markers():
-    game = load_game("catch_the_hare")
+@pytest.mark.parametrize("name", ["catch_the_hare", "sternhalma", "hakenschlagen"])
+def test_the_four_corner_cells_clicked_by_hand_find_the_pose_the_markers_find(name):
+    from vision import looks
+
+    game = load_game(name)
     scene = random_scene(game.board, 4)
     frame = Renderer(game, scene).frame({})
     locator = Locator(game.board, scene.camera)
     by_markers = locator.locate(frame)
-    from vision import looks
-
-    left, bottom, right, top = looks.extent(game.board)
-    corners = scene.camera.project(
-        np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]]),
-        scene.rvec,
-        scene.tvec,
-    )
-    by_hand = locator.from_corners(corners)
+    corners = np.array([[*c.xy, 0.0] for c in looks.corner_cells(game.board)])
+    clicks = scene.camera.project(corners, scene.rvec, scene.tvec)
+    clicks += np.random.default_rng(4).uniform(-1.5, 1.5, clicks.shape)  # a hand's click
+    by_hand = locator.from_corner_cells(clicks)
     cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
     assert by_markers is not None and by_hand is not None
-    assert by_hand.moved_from(by_markers, scene.camera, cells) < 2.0
+    assert by_hand.moved_from(by_markers, scene.camera, cells) < 4.0
+    assert locator.from_corner_cells(clicks[::-1]) is None, "clicked in the wrong order"
 
 
 def test_an_empty_frame_finds_no_board():
