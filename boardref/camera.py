@@ -9,7 +9,7 @@ never decides what a reading means, and a failing source only stops the camera.
 
 from __future__ import annotations
 
-from boardref.referee import Event, Referee
+from boardref.referee import Event, Referee, RefereeError
 from hardware.camera_source import FrameSource
 from vision.reader import BoardReader
 
@@ -27,6 +27,32 @@ class TableCamera:
         self.failure: str | None = None
         self._confirmed: dict | None = None
         referee.listeners.append(self._on_event)
+
+    def corner_cells(self) -> list[str]:
+        """The cells the referee clicks, in order, when the markers cannot be seen."""
+        from vision.looks import corner_cells
+
+        return [cell.id for cell in corner_cells(self.reader.game.board)]
+
+    def set_corners(self, points) -> None:
+        """The referee clicked the corner cells (``corner_cells``) on the last frame:
+        take the board's pose from them and learn the look of the position the
+        referee holds from that frame."""
+        frame = self._last_frame()
+        if not self.reader.set_corners(points):
+            raise RefereeError(
+                "those four points give no view of the board from above: click the "
+                f"centres of {', '.join(self.corner_cells())}, in that order"
+            )
+        self._learn_shown(frame)
+
+    def learn_now(self) -> None:
+        """The referee says the last frame shows the position the referee holds (the
+        start laid out, Hakenschlagen's disks put down): learn the board's look from it."""
+        frame = self._last_frame()
+        if self.reader.pose is None and not self.reader.locate(frame):
+            raise RefereeError("the board's markers are not in view: set its corners by hand first")
+        self._learn_shown(frame)
 
     def learn(self, truth: dict[str, str | None]) -> bool:
         """Learn the look of the board from the next frame, known to show ``truth``
@@ -46,9 +72,11 @@ class TableCamera:
         if frame is None:
             return False
         if self.reader.truth is None and self.referee.game is not None:
-            # nothing learned yet: the players laid out the game's position before
-            # the camera started (the panel says what to lay out)
-            self.reader.learn(frame, self.referee.game.observe(self.referee.current()))
+            # nothing learned yet: the first still, clear view is taken to show the
+            # position the panel asks to lay out; "learn now" on the referee page
+            # learns again if it was taken too early
+            if self._settled(frame):
+                self.reader.learn(frame, self.referee.game.observe(self.referee.current()))
             return True
         observation = self.reader.feed(frame)
         if observation is not None:
@@ -68,6 +96,26 @@ class TableCamera:
         if self._on_event in self.referee.listeners:
             self.referee.listeners.remove(self._on_event)
         self.source.close()
+
+    def _settled(self, frame) -> bool:
+        """Whether the board is in view and has been still and clear for a while."""
+        reader = self.reader
+        if reader.pose is None and not reader.locate(frame):
+            return False
+        return reader.stillness.look(frame) == "still"
+
+    def _last_frame(self):
+        if self.frame is None:
+            raise RefereeError(self.failure or "the camera has given no frame yet")
+        return self.frame
+
+    def _learn_shown(self, frame) -> None:
+        referee = self.referee
+        if referee.game is None:
+            raise RefereeError("no game to learn the position of")
+        # what was learned before may have been learned from a board not yet laid out
+        self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True)
+        self._confirmed = None
 
     def _keep(self, frame):
         if frame is None:

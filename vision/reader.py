@@ -95,15 +95,16 @@ class BoardReader:
         self.status = "located"
         return True
 
-    def learn(self, frame: np.ndarray, truth: dict[str, str | None]) -> bool:
+    def learn(self, frame: np.ndarray, truth: dict[str, str | None], fresh: bool = False) -> bool:
         """Learn the look of cells and pieces from ``frame``, known to show ``truth``
         (a ``game.observe`` dict): the empty board while it is set up, the start
         position when a game starts. What was learned in this pose is kept and
-        refreshed. Locates the board first if needed; False if it cannot be found."""
+        refreshed, or forgotten first when ``fresh``. Locates the board first if
+        needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame):
             return False
         features, paper = self.sampler.features(frame), self.sampler.paper(frame)
-        fresh = not self.classifier.ready
+        fresh = fresh or not self.classifier.ready
         self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)

@@ -399,6 +399,31 @@ class Panel:
                 raise HTTPException(404, camera.failure or "no frame yet")
             return Response(png, media_type="image/png")
 
+        def table_camera():
+            camera = self.service.camera
+            if camera is None:
+                raise HTTPException(404, "this table has no camera")
+            return camera
+
+        @app.get("/api/camera/corners", response_model=models.CornerCells)
+        async def corner_cells(request: Request) -> models.CornerCells:
+            """The cells to click on the camera picture when its markers are not seen."""
+            self._require(request, "referee")
+            return models.CornerCells(cells=table_camera().corner_cells())
+
+        @app.post("/api/camera/corners", response_model=models.Done, dependencies=change)
+        async def set_corners(body: models.Corners, request: Request) -> models.Done:
+            self._require(request, "referee")
+            camera = table_camera()
+            camera.set_corners(body.points)  # a few milliseconds, on the loop like frames
+            return models.Done(detail=f"board located by hand; camera {camera.reader.status}")
+
+        @app.post("/api/camera/learn", response_model=models.Done, dependencies=change)
+        async def learn_board(request: Request) -> models.Done:
+            self._require(request, "referee")
+            table_camera().learn_now()
+            return models.Done(detail="the camera learned the board as it lies now")
+
     def _simulator(self, app: FastAPI, change: list) -> None:
         def simulator():
             if not self.service.sim:

@@ -3,11 +3,13 @@ these, validated before anything is done, so /openapi.json describes the real AP
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
+#: a position on a camera picture, in its pixels (finite, within any sensor's size)
+PIXEL = Annotated[float, Field(ge=-100_000, le=100_000, allow_inf_nan=False)]
 
 
 class _Body(BaseModel):
@@ -50,6 +52,16 @@ class Settings(_Body):
     """What the referee may tune while the table plays."""
 
     settle_ms: int = Field(ge=20, le=5000)
+
+
+class Corners(_Body):
+    """The camera picture's pixels (x, y) of the board's corner cells, in order."""
+
+    points: list[tuple[PIXEL, PIXEL]] = Field(min_length=4, max_length=4)
+
+
+class CornerCells(BaseModel):
+    cells: list[str]
 
 
 class Pin(_Body):

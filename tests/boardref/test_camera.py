@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from boardref.camera import TableCamera
@@ -312,3 +313,101 @@ def test_the_camera_section_of_the_config_is_checked(tmp_path):
     path.write_text("[camera]\nlens = 3\n")
     with pytest.raises(ConfigError, match="camera.lens is not a setting"):
         load_config(path)
+
+
+class Unmarked(SyntheticSource):
+    """The rendered camera on a board whose markers are covered (lost, or never
+    printed): only the corner cells clicked by hand can locate it."""
+
+    def __init__(self, renderer, shows):
+        super().__init__(renderer, shows)
+        from vision import looks
+
+        scene = renderer.scene
+        self.patches = []
+        for marker in looks.markers(renderer.game.board):
+            h = marker.size * 0.75
+            x, y = marker.xy
+            corners = [[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]]
+            px = scene.camera.project(np.array(corners, float), scene.rvec, scene.tvec)
+            self.patches.append(np.round(px).astype(np.int32))
+
+    def read(self):
+        import cv2
+
+        frame = super().read()
+        cv2.fillPoly(frame, self.patches, (90, 110, 130))
+        return frame
+
+
+def _watched_camera(store, scene, shown, source=SyntheticSource):
+    view, renderer = scene
+    t = Watched(store, CAMERA)
+    shows = lambda: (shown["tokens"], shown["hands"], {})  # noqa: E731
+    camera = TableCamera(t.referee, source(renderer, shows), BoardReader(t.game, view.camera))
+
+    def frames(n: int) -> None:
+        for _ in range(n):
+            t.now += 0.1
+            assert camera.step(t.now)
+            t.referee.tick(t.now)
+
+    return t, camera, frames
+
+
+def _play_first_step(t, shown, frames) -> None:
+    base = t.referee.positions[-1]
+    move = next(m for m in t.game.legal_moves(base) if not m.leap)
+    shown["tokens"] = t.tokens(t.game.apply(base, move))
+    frames(6)
+    assert t.moves() == [str(move)]
+
+
+def test_the_start_is_learned_only_once_the_view_is_still_and_clear(store, scene):
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown)
+    shown["tokens"] = t.tokens()
+    for cell in ("a13", "e9", "i5", "m9"):  # hands still laying out the pieces
+        shown["hands"] = (cell,)
+        frames(1)
+    assert camera.reader.truth is None, "nothing is learned while hands are over the board"
+    shown["hands"] = ()
+    frames(60)  # the first view had a hand in it: clear once it has been gone a while
+    assert camera.reader.truth == t.tokens()
+    assert t.referee.phase == MOVE
+    _play_first_step(t, shown, frames)
+
+
+def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, scene):
+    shown = {"tokens": {}, "hands": ()}  # the camera sees a bare board...
+    t, camera, frames = _watched_camera(store, scene, shown)
+    frames(5)  # ...and takes it for the start position the panel asks for
+    assert camera.reader.truth == t.tokens()
+    shown["tokens"] = t.tokens()  # the players lay the pieces out
+    frames(5)
+    camera.learn_now()  # the referee presses "learn the board now"
+    frames(5)
+    assert t.referee.phase == MOVE
+    _play_first_step(t, shown, frames)
+
+
+def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene):
+    from boardref.referee import RefereeError
+    from vision import looks
+
+    view, _ = scene
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown, Unmarked)
+    shown["tokens"] = t.tokens()
+    frames(5)
+    assert camera.reader.status == "unlocated" and camera.reader.truth is None
+    assert camera.corner_cells() == ["a13", "y13", "y5", "a5"]
+    cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(t.game.board)])
+    clicks = view.camera.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]
+    with pytest.raises(RefereeError, match="a13, y13, y5, a5, in that order"):
+        camera.set_corners(clicks[::-1])
+    camera.set_corners(clicks)
+    assert camera.reader.truth == t.tokens()
+    frames(5)
+    assert t.referee.phase == MOVE
+    _play_first_step(t, shown, frames)
