@@ -9,18 +9,41 @@ never decides what a reading means, and a failing source only stops the camera.
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
+
 from boardref.referee import Event, Referee, RefereeError
 from hardware.camera_source import FrameSource
 from vision.reader import BoardReader
+
+log = logging.getLogger("boardref")
 
 
 class TableCamera:
     """A referee's camera: a frame source and the reader of this game's board."""
 
-    def __init__(self, referee: Referee, source: FrameSource, reader: BoardReader):
+    def __init__(
+        self,
+        referee: Referee,
+        source: FrameSource,
+        reader: BoardReader,
+        corners_file: Path | None = None,
+    ):
+        """``corners_file`` keeps the corner cells clicked by hand per board and frame
+        size, so a board without markers is located again after a restart."""
         self.referee = referee
         self.source = source
         self.reader = reader
+        self.corners_file = corners_file
+        saved = self._saved_corners().get(self._corners_key())
+        if saved is not None:
+            try:
+                located = reader.set_corners(saved)
+            except (ValueError, TypeError):  # not four points
+                located = False
+            if not located:
+                log.warning("camera: the corners saved in %s give no board", corners_file)
         self.frame = None
         self.observation = None
         #: why the source gives no frames, in words; None while it works
@@ -45,6 +68,13 @@ class TableCamera:
                 f"centres of {', '.join(self.corner_cells())}, in that order"
             )
         self._learn_shown(frame)
+        if self.corners_file is not None:
+            saved = self._saved_corners()
+            saved[self._corners_key()] = [[float(x), float(y)] for x, y in points]
+            self.corners_file.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.corners_file.with_suffix(".partial")
+            partial.write_text(json.dumps(saved, indent=1))
+            partial.replace(self.corners_file)
 
     def learn_now(self) -> None:
         """The referee says the last frame shows the position the referee holds (the
@@ -96,6 +126,22 @@ class TableCamera:
         if self._on_event in self.referee.listeners:
             self.referee.listeners.remove(self._on_event)
         self.source.close()
+
+    def _corners_key(self) -> str:
+        width, height = self.reader.camera.size
+        return f"{self.reader.game.board.name} {width}x{height}"
+
+    def _saved_corners(self) -> dict:
+        if self.corners_file is None or not self.corners_file.exists():
+            return {}
+        try:
+            saved = json.loads(self.corners_file.read_text())
+        except (OSError, ValueError) as exc:
+            log.warning(
+                "camera: cannot read %s (%s); click the corners again", self.corners_file, exc
+            )
+            return {}
+        return saved if isinstance(saved, dict) else {}
 
     def _settled(self, frame) -> bool:
         """Whether the board is in view and has been still and clear for a while."""

@@ -257,7 +257,10 @@ class Service:
             source.close()
             log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
             return
-        self.camera = TableCamera(self.referee, source, reader)
+        from vision.camera import default_path
+
+        corners = default_path().with_name("corners.json")
+        self.camera = TableCamera(self.referee, source, reader, corners)
         log.info("camera %s on %s", settings.source, game.name)
 
     def _camera_source(self, settings):

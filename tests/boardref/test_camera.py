@@ -340,11 +340,12 @@ class Unmarked(SyntheticSource):
         return frame
 
 
-def _watched_camera(store, scene, shown, source=SyntheticSource):
+def _watched_camera(store, scene, shown, source=SyntheticSource, corners_file=None):
     view, renderer = scene
     t = Watched(store, CAMERA)
     shows = lambda: (shown["tokens"], shown["hands"], {})  # noqa: E731
-    camera = TableCamera(t.referee, source(renderer, shows), BoardReader(t.game, view.camera))
+    reader = BoardReader(t.game, view.camera)
+    camera = TableCamera(t.referee, source(renderer, shows), reader, corners_file)
 
     def frames(n: int) -> None:
         for _ in range(n):
@@ -391,13 +392,14 @@ def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, 
     _play_first_step(t, shown, frames)
 
 
-def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene):
+def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene, tmp_path):
     from boardref.referee import RefereeError
     from vision import looks
 
     view, _ = scene
     shown = {"tokens": None, "hands": ()}
-    t, camera, frames = _watched_camera(store, scene, shown, Unmarked)
+    saved = tmp_path / "corners.json"
+    t, camera, frames = _watched_camera(store, scene, shown, Unmarked, saved)
     shown["tokens"] = t.tokens()
     frames(5)
     assert camera.reader.status == "unlocated" and camera.reader.truth is None
@@ -411,3 +413,15 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     frames(5)
     assert t.referee.phase == MOVE
     _play_first_step(t, shown, frames)
+
+    # after a restart the saved clicks locate the board at once
+    shown["tokens"] = t.tokens(t.referee.positions[-1])
+    again = TableCamera(
+        t.referee, Unmarked(scene[1], camera.source.shows), BoardReader(t.game, view.camera), saved
+    )
+    assert again.reader.status == "located"
+    saved.write_text("[1, 2")  # a damaged file is said and passed over
+    assert (
+        TableCamera(t.referee, camera.source, BoardReader(t.game, view.camera), saved).reader.pose
+        is None
+    )
