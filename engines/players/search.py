@@ -126,12 +126,16 @@ class SearchPlayer:
         search = _Search(game, knowledge, self.rng, self.exploration)
         deal = search.dealer(state, seat)
         root = _Node(game.players)
-        done = 0
+        done, longest, now = 0, 0.0, time.perf_counter()
+        # the clock is read between iterations: one starts only if the longest so
+        # far would still end in time, so a move keeps within its seconds
         while (self.playouts is None or done < self.playouts) and (
-            stop is None or done == 0 or time.perf_counter() < stop
+            stop is None or done == 0 or now + longest < stop
         ):
             search.iterate(root, deal())
             done += 1
+            before, now = now, time.perf_counter()
+            longest = max(longest, now - before)
         self.last_playouts = done
         return max(
             root.children.items(),
