@@ -76,13 +76,15 @@ class Match:
 @dataclass(frozen=True)
 class GameResult:
     """One game: who sat where, the winning seats, why it ended, its length, and
-    the seconds each player took per move."""
+    per player the seconds each move took and the playouts each searched move ran
+    (a search player's ``last_playouts``; none for the random player or a forced move)."""
 
     seating: tuple[int, ...]
     winners: tuple[int, ...]
     reason: str
     plies: int
     move_seconds: tuple[tuple[float, ...], ...]
+    move_playouts: tuple[tuple[int, ...], ...]
 
 
 def play_game(match: Match, number: int) -> GameResult:
@@ -95,6 +97,7 @@ def play_game(match: Match, number: int) -> GameResult:
         for index, name in enumerate(match.players)
     ]
     times: list[list[float]] = [[] for _ in players]
+    playouts: list[list[int]] = [[] for _ in players]
     stream = Stream(f"arena {match.seed} game {number}")
     state, plies = game.initial_state(), 0
     while game.outcome(state) is None and plies < CAP_PLIES:
@@ -106,12 +109,16 @@ def play_game(match: Match, number: int) -> GameResult:
         started = time.perf_counter()
         move = players[index].choose(game, state)
         times[index].append(time.perf_counter() - started)
+        if getattr(players[index], "last_playouts", 0):
+            playouts[index].append(players[index].last_playouts)
         state = game.apply(state, move)
         plies += 1
     ended = game.outcome(state)
     winners = () if ended is None else ended.winners
     reason = f"stopped after {CAP_PLIES} moves" if ended is None else ended.reason
-    return GameResult(seating, winners, reason, plies, tuple(map(tuple, times)))
+    return GameResult(
+        seating, winners, reason, plies, tuple(map(tuple, times)), tuple(map(tuple, playouts))
+    )
 
 
 def play_match(match: Match, map: Callable[..., Iterable] = map) -> dict:
@@ -127,7 +134,7 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
     for index, name in enumerate(match.players):
         tally: Counter[str] = Counter()
         seats: list[Counter[str]] = [Counter() for _ in range(game.players)]
-        seconds = []
+        seconds, playouts = [], []
         for result in results:
             seat = result.seating.index(index)
             verdict = _verdict(seat, result.winners)
@@ -135,6 +142,7 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
             seats[seat][verdict] += 1
             seats[seat]["games"] += 1
             seconds.extend(result.move_seconds[index])
+            playouts.extend(result.move_playouts[index])
         summary.append(
             {
                 "player": name,
@@ -147,6 +155,7 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
                     for seat, t in enumerate(seats)
                 ],
                 "move_seconds": _spread(seconds),
+                "move_playouts": _spread(playouts),
             }
         )
     return {

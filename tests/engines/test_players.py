@@ -181,6 +181,14 @@ def test_the_arena_rotates_seats_and_reports_rates_with_intervals():
     assert search["wins"] + rand["wins"] + search["draws"] + search["shared"] == 4
 
 
+def test_the_arena_counts_the_playouts_of_each_searched_move():
+    match = Match("fang_den_hut_cards", ("easy", "random"), 1, 5, {"single_game": True}, 10)
+    search, rand = play_match(match)["results"]
+    assert search["move_playouts"]["p50"] == search["move_playouts"]["max"] == 10
+    assert 0 < search["move_playouts"]["moves"] <= search["move_seconds"]["moves"]
+    assert rand["move_playouts"] is None
+
+
 def test_an_arena_match_is_reproducible_under_a_playout_budget():
     match = Match("fang_den_hut_cards", ("easy", "random"), 2, 5, {"single_game": True}, 10)
     first, again = play_match(match), play_match(match)
