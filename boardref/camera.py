@@ -1,6 +1,8 @@
 """One table's camera at work: frames from a source (``hardware.camera_source``)
-through the board reader (``vision.reader``) into the referee, and the referee's
-committed positions back to the reader so it keeps learning. The service and
+through the game's reader into the referee, and the referee's committed positions
+back to the reader so it keeps learning. A board game's reader is
+``vision.reader.BoardReader``; Hägar's coasters on their mat are read by
+``vision.coaster_sensor.CoasterSensor`` (``reader_for`` picks). The service and
 ``boardref simulate`` both drive a ``TableCamera``.
 
 It passes things on and remembers the last frame for the referee page's snapshot; it
@@ -18,6 +20,34 @@ from hardware.camera_source import FrameSource
 from vision.reader import BoardReader
 
 log = logging.getLogger("boardref")
+
+#: the game whose pieces lie on a table mat rather than a board
+COASTER_GAME = "haegar"
+
+
+def reader_for(game, lens):
+    """The reader of ``game``'s table through a camera with ``lens``: the coaster
+    sensor for Hägar, the board reader for the board games."""
+    if game.name == COASTER_GAME:
+        from vision.coaster_sensor import CoasterSensor
+
+        return CoasterSensor(game, lens)
+    return BoardReader(game, lens)
+
+
+def rendered_camera(game, seed: int, difficulty: str, size: tuple[int, int]):
+    """The synthetic camera of ``serve --sim`` and ``simulate``: a renderer of
+    ``game``'s table at a random scene for ``seed``, and the lens it sees through."""
+    from vision.render import Renderer, random_scene
+
+    if game.name == COASTER_GAME:
+        from vision.coaster_render import CoasterRenderer
+        from vision.coasters import mat_board
+
+        scene = random_scene(mat_board(game), seed, difficulty, size)
+        return CoasterRenderer(game, scene, seed), scene.camera
+    scene = random_scene(game.board, seed, difficulty, size)
+    return Renderer(game, scene, seed), scene.camera
 
 
 class TableCamera:
@@ -55,7 +85,7 @@ class TableCamera:
         """The cells the referee clicks, in order, when the markers cannot be seen."""
         from vision.looks import corner_cells
 
-        return [cell.id for cell in corner_cells(self.reader.game.board)]
+        return [cell.id for cell in corner_cells(self._board())]
 
     def set_corners(self, points) -> None:
         """The referee clicked the corner cells (``corner_cells``) on the last frame:
@@ -118,14 +148,23 @@ class TableCamera:
         """The last frame with the cell overlay as a PNG, None before the first frame."""
         if self.frame is None:
             return None
-        from vision.drawings import overlay_png  # drawing is needed only when asked
+        # drawing is needed only when asked
+        if isinstance(self.reader, BoardReader):
+            from vision.drawings import overlay_png
 
-        return overlay_png(self.reader, self.frame, self.observation)
+            return overlay_png(self.reader, self.frame, self.observation)
+        from vision.drawings import mat_overlay_png
+
+        return mat_overlay_png(self.reader, self.frame, self.observation)
 
     def close(self) -> None:
         if self._on_event in self.referee.listeners:
             self.referee.listeners.remove(self._on_event)
         self.source.close()
+
+    def _board(self):
+        """What the camera locates: the game's board, or Hägar's mat."""
+        return getattr(self.reader, "mat", self.reader.game.board)
 
     def _corners_key(self) -> str:
         width, height = self.reader.camera.size

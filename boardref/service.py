@@ -23,7 +23,7 @@ from pathlib import Path
 
 import uvicorn
 
-from boardref.camera import TableCamera
+from boardref.camera import TableCamera, reader_for, rendered_camera
 from boardref.config import Config
 from boardref.fleet import Broker, Reporter, dashboard_state
 from boardref.notify import notify, watchdog_interval
@@ -244,15 +244,13 @@ class Service:
         settings, game = self.config.camera, self.referee.game
         if settings.source is None or "camera" not in game.SENSORS:
             return
-        from vision.reader import BoardReader
-
         try:
             source, lens = self._camera_source(settings)
         except CameraError as exc:
             log.error("camera: %s; refereeing without it", exc)
             return
         try:
-            reader = BoardReader(game, lens.scaled_to(source.size))
+            reader = reader_for(game, lens.scaled_to(source.size))
         except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
             source.close()
             log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
@@ -269,11 +267,8 @@ class Service:
         if settings.source == "synthetic":
             if not self.sim:
                 raise CameraError("the synthetic camera is for --sim only")
-            from vision.render import Renderer, random_scene
-
-            scene = random_scene(self.referee.game.board, 1, "easy", settings.size)
-            renderer = Renderer(self.referee.game, scene, 1)
-            return SyntheticSource(renderer, self._sim_view), scene.camera
+            renderer, lens = rendered_camera(self.referee.game, 1, "easy", settings.size)
+            return SyntheticSource(renderer, self._sim_view), lens
         from vision.camera import CalibrationError, Camera, default_path
 
         source = open_source(settings.source, settings.size)

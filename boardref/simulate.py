@@ -36,6 +36,7 @@ from boardref.referee import (
 from boardref.store import Store
 from boardref.table import Table
 from engines import Move
+from engines.coasters import SIDES
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
@@ -128,16 +129,14 @@ class Rig:
         """The rendered camera, set up as at a real table: it learns the bare board,
         then the start position. At ``FRAME_SIZE`` a scene now and then shows the
         markers too small to find; then the next scene is used (``scene_seed``)."""
-        from boardref.camera import TableCamera
+        from boardref.camera import TableCamera, reader_for, rendered_camera
         from hardware.camera_source import SyntheticSource
-        from vision.reader import BoardReader
-        from vision.render import Renderer, random_scene
 
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
-            scene = random_scene(self.game.board, scene_seed, SCENE, FRAME_SIZE)
-            source = SyntheticSource(Renderer(self.game, scene, scene_seed), self._shown)
-            camera = TableCamera(referee, source, BoardReader(self.game, scene.camera))
+            renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+            source = SyntheticSource(renderer, self._shown)
+            camera = TableCamera(referee, source, reader_for(self.game, lens))
             self.under = self._underlays(start)
             learned = True
             for truth in (dict.fromkeys(self.cells), self.game.observe(start)):
@@ -185,6 +184,12 @@ class Rig:
         if self.mcu is not None:
             self.mcu.set_cell(self.index[cell], 1 if felt else 0)
             self._until_seen(self.mcu.board)
+
+    def show(self, tokens: dict[str, str | None], hand: str) -> None:
+        """A hand over ``hand`` leaves the table showing ``tokens`` (a coaster laid
+        whole: only the camera sees Hägar's table)."""
+        self.tokens = dict(tokens)
+        self.hands = (hand,)
 
     def withdraw(self) -> None:
         """The hand leaves the board."""
@@ -356,7 +361,10 @@ class Hands:
     def bump(self, state) -> None:
         felt = self.game.sense(state, "presence")
         shown = self.game.observe(state)
-        cell = self.pick.choice([c for c, token in felt.items() if token])
+        standing = [c for c, token in felt.items() if token]
+        if not standing:  # Hägar's table before the first coaster
+            return
+        cell = self.pick.choice(standing)
         self.rig.expect_disks(state)
         self.rig.set_cell(cell, self.rig.under.get(cell), False)
         self.rig.pause(0.02)
@@ -366,7 +374,10 @@ class Hands:
     def try_illegal(self, state) -> bool | None:
         """Carry a piece to an empty cell where the board then shows no legal outcome,
         then put it back; True if the referee refused it, None if no such mistake
-        exists."""
+        exists. At Hägar's table the mistake is a coaster laid where the rules forbid
+        (``try_illegal_lay``)."""
+        if hasattr(self.game, "coasters"):
+            return self.try_illegal_lay(state)
         seen, felt = self.reading(state), self.game.sense(state, "presence")
         self.rig.expect_disks(state)
         bare = self.rig.under  # what a figure leaves behind: the disk it stood on
@@ -400,6 +411,52 @@ class Hands:
             self.rig.set_cell(target, None, False)
             self.quick()
             self.rig.set_cell(origin, piece, True)
+            self.settle()
+        finally:
+            referee.listeners.pop()
+        return caught
+
+    def try_illegal_lay(self, state) -> bool | None:
+        """Lay Hägar's coaster in hand on a free spot of the mat at a facing the rules
+        forbid there (not beside a laid one, or not meeting a like landscape, or a
+        beer glass turned away from its seat), then take it back; True if the referee
+        refused it, None when no coaster is in hand or no such lay exists."""
+        from vision.coasters import layout_of, mat_board
+
+        legal = {str(move) for move in self.game.legal_moves(state)}
+        if not legal or not all(len(text.split()) == 3 for text in legal):
+            return None  # not the laying of a coaster
+        coaster = self.game.coasters[state.hand]
+        seen = self.game.observe(state)
+        laid, _ = layout_of(self.game, seen)
+        outcomes = {
+            tuple(self.reading(self.game.apply(state, move)).values())
+            for move in self.game.legal_moves(state)
+        }
+        lays = []
+        for spot in (cell.id for cell in mat_board(self.game).cells):
+            for turn, side in enumerate(SIDES):
+                if spot in laid or f"{coaster.id} {spot} {side}" in legal:
+                    continue
+                shown = dict(seen)
+                for corner, printed, _ in coaster.on_table(turn):
+                    shown[f"{spot}_{corner}"] = f"{coaster.id}_{printed}"
+                if tuple(shown.values()) not in outcomes:
+                    lays.append((spot, shown))
+        if not lays:
+            return None
+        spot, shown = self.pick.choice(lays)
+        referee = self.rig.table.referee
+        before = len(referee.log)
+        events: list[str] = []
+        referee.listeners.append(_recorder(events))
+        try:
+            self.rig.show(shown, spot)
+            self.quick()
+            self.settle()
+            caught = ("illegal" in events or "unreadable" in events) and len(referee.log) == before
+            self.rig.show(seen, spot)
+            self.quick()
             self.settle()
         finally:
             referee.listeners.pop()

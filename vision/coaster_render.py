@@ -63,7 +63,9 @@ class CoasterRenderer(Renderer):
         y = (self._reach - self._plane[..., 1]) * LAYER_PX_PER_MM
         self._layer_map = (x.astype(np.float32), y.astype(np.float32))
         self._faces = {c.id: face(c, self.side, LAYER_PX_PER_MM) for c in game.coasters.values()}
-        self._off: dict[tuple[str, str], tuple[float, float, float]] = {}
+        #: how far each laid coaster and standing token lies off its place
+        self._spots = {cell.id: cell.xy for cell in self.board.cells}
+        self._off: dict[tuple[str, str], tuple[float, ...]] = {}
 
     def frame(
         self,
@@ -72,8 +74,9 @@ class CoasterRenderer(Renderer):
         under: dict[str, str] | None = None,
     ) -> np.ndarray:
         """A BGR frame of the table holding what ``tokens`` (a ``game.observe`` dict)
-        says: the coasters and the tokens on their fields; a hand over each spot of the
-        mat named in ``hands``. ``under`` is unused (nothing lies under a token)."""
+        says: the coasters and the tokens on their fields; a hand over each spot or
+        table field named in ``hands`` (one beyond the mat reaches across the mat's
+        nearest spot). ``under`` is unused (nothing lies under a token)."""
         spots, on_fields = layout_of(self.game, tokens)
         image = self._base.copy()
         self._lay(image, spots)
@@ -81,9 +84,16 @@ class CoasterRenderer(Renderer):
         solids = self._tokens(on_fields)
         self._shadows(shade, solids)
         self._draw_solids(image, solids)
-        for spot in hands:
-            self._hand(image, shade, spot)
+        for name in hands:
+            self._hand(image, shade, self._spot_near(name))
         return self._expose(image, shade)
+
+    def _spot_near(self, name: str) -> str:
+        """The mat's spot ``name`` is, or the one nearest the table field ``name``."""
+        if name in self._spots:
+            return name
+        x, y = self.game.board.cell(name).xy
+        return min(self._spots, key=lambda spot: np.hypot(*np.subtract(self._spots[spot], (x, y))))
 
     def _offset(self, spot: str, coaster: str) -> tuple[float, float, float]:
         """How far this coaster lies off its spot: drawn once, kept while it lies."""
@@ -96,6 +106,14 @@ class CoasterRenderer(Renderer):
                 float(r.uniform(-LAID_OFF_DEGREES, LAID_OFF_DEGREES)),
             )
         return self._off[key]
+
+    def _stands(self, name: str, token: str) -> np.ndarray:
+        """How far off its field's centre a token stands: drawn once, kept while it
+        stands there (frames of a still table are still)."""
+        key = (name, token)
+        if key not in self._off:
+            self._off[key] = tuple(self.rng.uniform(-TOKEN_OFF_MM, TOKEN_OFF_MM, 2))
+        return np.array(self._off[key])
 
     def _lay(self, image: np.ndarray, spots: dict[str, tuple[str, int]]) -> None:
         """Print the laid coasters onto the frame through the scene's view of the
@@ -134,8 +152,9 @@ class CoasterRenderer(Renderer):
         solids = []
         for name, token in sorted(on_fields.items()):
             x, y = self.game.board.cell(name).xy
-            jitter = self.rng.uniform(-TOKEN_OFF_MM, TOKEN_OFF_MM, 2)
-            solids.append((np.array([x, y]) + jitter, self.look.piece(token), 0.0))
+            solids.append(
+                (np.array([x, y]) + self._stands(name, token), self.look.piece(token), 0.0)
+            )
         if not solids:
             return []
         bases = np.array([[*xy, z] for xy, _, z in solids])

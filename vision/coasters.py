@@ -221,6 +221,12 @@ class TableReading:
     spots: dict[str, SpotReading] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     unclear: tuple[str, ...] = ()
+    #: per spot, the pictures that fitted it best: ((coaster id, turn) or None for the
+    #: bare mat, misfit), best first; how sure the reading is comes from the gaps
+    fits: dict[str, tuple[tuple[tuple[str, int] | None, float], ...]] = field(default_factory=dict)
+    #: per field of a coaster read, each token (None: no token) and how far the colour
+    #: seen on the field is from it, best first
+    token_fits: dict[str, tuple[tuple[str | None, float], ...]] = field(default_factory=dict)
 
     @property
     def clear(self) -> bool:
@@ -285,7 +291,11 @@ class CoasterReader:
 
     def locate(self, frame: np.ndarray) -> bool:
         """Find the mat's markers in ``frame``; True if the pose is known now."""
-        pose = self.locator.locate(frame) if _usable(frame) else None
+        return self.use(self.locator.locate(frame) if _usable(frame) else None)
+
+    def use(self, pose: Pose | None) -> bool:
+        """Read from now on in ``pose`` (found by the markers, or from the mat's corner
+        spots clicked by hand); False, and the old pose kept, when it is None."""
         if pose is not None:
             self.pose = pose
             self._maps = self._sampling_maps(pose)
@@ -354,9 +364,13 @@ class CoasterReader:
         slope, tint = _tone(blocks, self._blocks[coarse.argmin(1)])
         pictures = tint * self._references.reshape(len(self._candidates), -1, 3) ** slope
         pictures = pictures.reshape(len(self._candidates), -1)
-        best, gain, misfit = self._match(patches, blocks, pictures)
+        best, gain, misfit, shortlist, costs = self._match(patches, blocks, pictures)
         unclear = misfit > self.unclear
         reading = TableReading(True, unclear=tuple(np.array(self.spots)[unclear]))
+        for s, spot in enumerate(self.spots):
+            reading.fits[spot] = tuple(
+                (self._candidates[c], float(cost)) for c, cost in zip(shortlist[s], costs[s])
+            )
         h, w = frame.shape[:2]
         ring_px[:, 0].clip(0, w - 1, out=ring_px[:, 0])
         ring_px[:, 1].clip(0, h - 1, out=ring_px[:, 1])
@@ -372,7 +386,10 @@ class CoasterReader:
         laid_pictures = pictures[best[laid]].reshape(len(laid), -1, 3)
         under = laid_pictures[np.arange(len(laid))[:, None, None], landing[laid]]
         colours = tint * self._token_colours**slope
-        tokens = self._tokens_seen(seen, np.median(under, axis=2), colours)
+        error = self._tokens_seen(seen, np.median(under, axis=2), colours)
+        tokens = error.argmin(-1)
+        order = np.argsort(error, axis=-1)
+        names = (None, *self._tokens)
         for n, s in enumerate(laid):
             coaster_id, turn = self._candidates[best[s]]
             fields = self.game.coasters[coaster_id].on_table(turn)
@@ -380,43 +397,52 @@ class CoasterReader:
             spot = self.spots[s]
             reading.spots[spot] = SpotReading(coaster_id, turn, quarters, float(misfit[s]))
             for k, corner in enumerate(CORNERS):
+                name = f"{spot}_{corner}"
                 if tokens[n, k] > 0:
-                    reading.tokens[f"{spot}_{corner}"] = self._tokens[tokens[n, k] - 1]
+                    reading.tokens[name] = self._tokens[tokens[n, k] - 1]
+                reading.token_fits[name] = tuple(
+                    (names[t], float(error[n, k, t])) for t in order[n, k]
+                )
         return reading
 
     def _match(self, patches: np.ndarray, blocks: np.ndarray, pictures: np.ndarray):
         """Each spot's best candidate among ``pictures``, the light gain it was seen
-        at, and its misfit. The blocks (4 x 4 per spot) settle the spots that plainly
-        show the bare mat and keep the few likeliest candidates for the others; their
-        full patches decide among those."""
+        at, its misfit, and its shortlist of candidates with their misfits, best
+        first. The blocks (4 x 4 per spot) settle the spots that plainly show the bare
+        mat and keep the few likeliest candidates for the others; their full patches
+        decide among those."""
         cost, gain = _misfit(blocks, _blocks(pictures)[None], 1.0)
         order = np.argsort(cost, axis=1)
         rows = np.arange(len(patches))
         best = order[:, 0].copy()
         seen_gain, misfit = gain[rows, best], cost[rows, best]
+        shortlist = order[:, :SHORTLIST].copy()
+        costs = np.take_along_axis(cost, shortlist, axis=1)
         plain = (best == 0) & (misfit * PLAINLY < cost[rows, order[:, 1]])
         look = np.flatnonzero(~plain)
         if look.size:
-            likely = order[look, :SHORTLIST]
+            likely = shortlist[look]
             cost, gain = _misfit(patches[look].reshape(len(look), -1), pictures[likely], self.keep)
-            pick = cost.argmin(1)
+            ranks = np.argsort(cost, axis=1)
             at = np.arange(len(look))
+            pick = ranks[:, 0]
             best[look], seen_gain[look] = likely[at, pick], gain[at, pick]
             misfit[look] = cost[at, pick]
-        return best, seen_gain, misfit
+            shortlist[look] = np.take_along_axis(likely, ranks, axis=1)
+            costs[look] = np.take_along_axis(cost, ranks, axis=1)
+        return best, seen_gain, misfit, shortlist, costs
 
     def _tokens_seen(self, seen: np.ndarray, bare: np.ndarray, colours: np.ndarray):
-        """Per field (spots, 4): 0 when ``bare``, what the field shows there without a
-        token, explains the colour ``seen`` through its ring best at any shading, else
-        1 + the index of the token (of ``colours``) that does."""
+        """Per field (spots, 4) and option (no token, then each token of ``colours``):
+        how far the colour ``seen`` through the field's ring is from the option at its
+        best shading; no token means ``bare``, what the field shows there."""
         options = np.concatenate(
             [bare[..., None, :], np.broadcast_to(colours, (*bare.shape[:2], *colours.shape))],
             axis=2,
         )
         scale = (options * seen[..., None, :]).sum(-1) / np.maximum((options**2).sum(-1), 1e-9)
         scale = scale.clip(0.25, 1.4)
-        error = np.linalg.norm(seen[..., None, :] - scale[..., None] * options, axis=-1)
-        return error.argmin(-1)
+        return np.linalg.norm(seen[..., None, :] - scale[..., None] * options, axis=-1)
 
 
 #: candidates per spot that the coarse pass keeps for the full comparison

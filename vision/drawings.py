@@ -12,6 +12,7 @@ import zlib
 import cv2
 import numpy as np
 
+from engines.coasters import CORNERS
 from vision import looks
 from vision.reader import BoardReader
 
@@ -79,17 +80,7 @@ def overlay_png(reader: BoardReader, frame: np.ndarray, observation=None) -> byt
     the last reading was, and the markers' outline: a PNG for the referee page."""
     image = frame.copy()
     if reader.sampler is None:
-        cv2.putText(
-            image,
-            "board not found: check the markers or set the corners",
-            (20, 40),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            1.0,
-            UNSEEN,
-            2,
-            cv2.LINE_AA,
-        )
-        return cv2.imencode(".png", image)[1].tobytes()
+        return _not_found(image, "board")
     outline = np.round(reader._outline()).astype(np.int32)
     cv2.polylines(image, [outline], True, (255, 255, 255), 2, cv2.LINE_AA)
     done: set[str] = set()
@@ -106,16 +97,53 @@ def overlay_png(reader: BoardReader, frame: np.ndarray, observation=None) -> byt
             text = f"{site.cell} {token}" if token else site.cell
         elif seen:
             colour = SURE
-        c = tuple(int(round(v)) for v in centre)
-        cv2.circle(image, c, 5, colour, 2, cv2.LINE_AA)
-        cv2.putText(
-            image,
-            text,
-            (c[0] + 6, c[1] - 6),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.35,
-            colour,
-            1,
-            cv2.LINE_AA,
-        )
+        _mark(image, centre, text, colour)
+    return cv2.imencode(".png", image)[1].tobytes()
+
+
+def mat_overlay_png(sensor, frame: np.ndarray, observation=None) -> bytes:
+    """The camera frame with Hägar's mat outlined and each spot's centre marked,
+    named with the coaster read there, coloured by how sure the last reading was
+    (its least sure field): a PNG for the referee page. ``sensor`` is a
+    ``vision.coaster_sensor.CoasterSensor``."""
+    image = frame.copy()
+    if sensor.pose is None:
+        return _not_found(image, "mat")
+    pose, camera = sensor.pose, sensor.camera
+    outline = np.round(sensor.outline()).astype(np.int32)
+    cv2.polylines(image, [outline], True, (255, 255, 255), 2, cv2.LINE_AA)
+    spots = sensor.mat.cells
+    centres = camera.project(np.array([[*c.xy, 0.0] for c in spots]), pose.rvec, pose.tvec)
+    for spot, centre in zip(spots, centres):
+        colour, text = SURE, ""
+        if observation is not None:
+            fields = [f"{spot.id}_{corner}" for corner in CORNERS]
+            sure = min(observation.confidence.get(f, 1.0) for f in fields)
+            colour = SURE if sure >= DOUBT else DOUBTFUL if sure > 0 else UNSEEN
+            token = observation.tokens.get(fields[0])
+            text = token.split("_")[0] if token else ""
+        _mark(image, centre, text, colour)
+    return cv2.imencode(".png", image)[1].tobytes()
+
+
+def _mark(image: np.ndarray, centre, text: str, colour) -> None:
+    """A ring at ``centre`` with ``text`` beside it."""
+    c = tuple(int(round(v)) for v in centre)
+    cv2.circle(image, c, 5, colour, 2, cv2.LINE_AA)
+    cv2.putText(
+        image, text, (c[0] + 6, c[1] - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA
+    )
+
+
+def _not_found(image: np.ndarray, what: str) -> bytes:
+    cv2.putText(
+        image,
+        f"{what} not found: check the markers or set the corners",
+        (20, 40),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        1.0,
+        UNSEEN,
+        2,
+        cv2.LINE_AA,
+    )
     return cv2.imencode(".png", image)[1].tobytes()

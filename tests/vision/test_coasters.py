@@ -74,7 +74,11 @@ def test_quarters_follow_the_turn(table):
 
 
 def test_a_hand_over_a_coaster_makes_the_reading_unclear_there(table):
-    game, camera, lens = table
+    game, _, lens = table
+    # its own renderer: the shared one's draws (and so this hand) depend on the tests
+    # before; a palm over a spot reads as the all-land c02 in about 1 of 20 draws,
+    # which is why the referee's camera reads no frame with a hand in view at all
+    camera = CoasterRenderer(game, random_scene(mat_board(game), 11, "easy"), 11)
     reader = CoasterReader(game, lens)
     laid = _laid("c07", 2, game)
     assert reader.read(camera.frame(laid)).clear
