@@ -50,8 +50,12 @@ NEIGHBOURS = 7
 RANKED = 3
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
-#: how the top face of a solid is shaded relative to its colour in looks.toml
-TOP_SHADE = 0.95
+#: how the top face and the side of a solid are shaded relative to its colour in
+#: looks.toml, for a piece not learned yet (the side gets less of the light from above)
+TOP_SHADE, SIDE_SHADE = 0.95, 0.62
+#: what a probe sees of a solid it lies in: its flat top, or its side (or a cone's
+#: slope), depending on the camera's angle at that cell
+TOP, SIDE = 0, 1
 #: added to linear colour before taking ratios: a dark channel's few levels of sensor
 #: noise would otherwise swing its log ratio more than a piece's colour does
 DARK_FLOOR = 0.01
@@ -121,10 +125,12 @@ class Sampler:
             for probe in look.probes:
                 pts.append(_probe_points(site.xy, probe, eye, lines, look.cell_radius))
         pts = np.concatenate(pts)
+        shape = (len(sites), len(look.probes), POINTS)
+        #: each probe point on the board's axes (mm), and the camera's centre
+        self.points, self.eye = pts.reshape(shape + (3,)), eye
         px = camera.project(pts, pose.rvec, pose.tvec)
         px = np.round(px).astype(np.int64)
         inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-        shape = (len(sites), len(look.probes), POINTS)
         self.visible = inside.reshape(shape).all(axis=(1, 2))
         px[:, 0] = np.clip(px[:, 0], 0, w - 1)
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
@@ -231,36 +237,65 @@ _TOKEN, _BOARD, _ANY, _BEYOND = 0, 1, 2, 3
 def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str, ...]]]:
     """Every reading a site can have, with what each probe sees then: a piece's
     colour (its token), the empty board, or anything (the probe misses the piece)."""
+    return [
+        (label, tuple(_sight(probe, stack)[0] for probe in look.probes))
+        for label, stack in _stacks(look, slot)
+    ]
+
+
+def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
+    """Every reading a site can have and the pieces standing there, bottom first."""
     standing = [p for p in look.pieces.values() if not p.under]
     under = [p for p in look.pieces.values() if p.under]
-    found: list[tuple[str | None, tuple[str, ...]]] = [(None, _seen(look, []))]
+    found: list[tuple[str | None, list]] = [(None, [])]
     for piece in standing:
         for below in [None, *([] if slot else under)]:
-            stack = [below, piece] if below else [piece]
-            found.append((piece.token, _seen(look, stack)))
+            found.append((piece.token, [below, piece] if below else [piece]))
     if not slot:
-        for below in under:
-            found.append((below.token, _seen(look, [below])))
+        found.extend((below.token, [below]) for below in under)
     return found
 
 
-def _seen(look: Look, stack) -> tuple[str, ...]:
-    seen = []
-    for probe in look.probes:
-        # a high probe over an empty cell sees past it: the board as learned there, or
-        # a neighbour's piece
-        what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
-        base = 0.0
-        for piece in stack:
+def _sight(probe, stack) -> tuple[str, tuple | None]:
+    """What ``probe`` sees of ``stack``, and (piece, height of its base) when the
+    probe lies inside that piece's solid."""
+    # a high probe over an empty cell sees past it: the board as learned there, or
+    # a neighbour's piece
+    what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
+    solid = None
+    base = 0.0
+    for piece in stack:
+        top = base + piece.height
+        inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
+        # a point inside a disk under a figure's foot is hidden by the figure
+        covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
+        if inside or covered or _lands_on(probe, piece, top):
+            what, solid = piece.token, ((piece, base) if inside else None)
+        base = top
+    return what, solid
+
+
+def views(look: Look, stacks, sites: list[Site], points: np.ndarray, eye) -> np.ndarray:
+    """(sites, stacks, probes): whether each probe sees the TOP or the SIDE of the solid
+    it lies in, by where the camera's ray from most of its points leaves that solid
+    (``points`` as ``Sampler.points``). Near straight above a figure's front probe
+    sees its top, from a slanted view its side: they are lit differently."""
+    found = np.full((len(points), len(stacks), len(look.probes)), TOP, np.int8)
+    centres = np.array([site.xy for site in sites])
+    for h, stack in enumerate(stacks):
+        for k, probe in enumerate(look.probes):
+            solid = _sight(probe, stack)[1]
+            if solid is None:
+                continue
+            piece, base = solid
             top = base + piece.height
-            inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
-            # a point inside a disk under a figure's foot is hidden by the figure
-            covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
-            if inside or covered or _lands_on(probe, piece, top):
-                what = piece.token
-            base = top
-        seen.append(what)
-    return tuple(seen)
+            p = points[:, k]  # (sites, POINTS, 3)
+            ray = eye - p
+            reach = (top - p[..., 2]) / np.maximum(ray[..., 2], 1e-6)
+            out = p[..., :2] + reach[..., None] * ray[..., :2] - centres[:, None]
+            side = np.linalg.norm(out, axis=2) > _radius_at(piece, piece.height)
+            found[:, h, k] = np.where(side.mean(axis=1) > 0.5, SIDE, TOP)
+    return found
 
 
 def _lands_on(probe, piece, top: float) -> bool:
@@ -279,19 +314,39 @@ def _radius_at(piece, z: float) -> float:
 
 
 class Classifier:
-    """Learned references for one pose: empty sites per probe, token colours."""
+    """Learned references for one pose: empty sites per probe, token colours.
 
-    def __init__(self, sites: list[Site], look: Look, centres: np.ndarray):
+    ``sight`` is the probes' points and the camera's centre (``Sampler.points``,
+    ``Sampler.eye``): with it a piece's colour is learned and predicted apart for
+    probes that see its top and its side (without it, all as its top)."""
+
+    def __init__(self, sites: list[Site], look: Look, centres: np.ndarray, sight=None):
         self.sites, self.look = sites, look
         self.centres = centres
         slots = np.array([s.slot is not None for s in sites])
         self.slotted = slots
         self.hyp_plain = hypotheses(look)
         self.hyp_slot = hypotheses(look, slot=True)
+        #: per hypothesis list: (sites, hypotheses, probes) TOP or SIDE
+        self.view: dict[int, np.ndarray] = {}
+        for hyps, slot in ((self.hyp_plain, False), (self.hyp_slot, True)):
+            stacks = [stack for _, stack in _stacks(look, slot)]
+            self.view[id(hyps)] = (
+                views(look, stacks, sites, *sight)
+                if sight is not None
+                else np.full((len(sites), len(stacks), len(look.probes)), TOP, np.int8)
+            )
+        #: per token: (sites, probes) what each probe sees of it standing alone
+        self.alone = {
+            label: self.view[id(self.hyp_plain)][:, h]
+            for h, (label, stack) in enumerate(_stacks(look, False))
+            if len(stack) == 1
+        }
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
-        #: per token and probe: mean log colour ratio, its spread, whether learned
+        #: per token and channel (a probe through the TOP, then the same through the
+        #: SIDE): mean log colour ratio, its spread, whether learned
         self.tokens: dict[str, np.ndarray] = {}
         self.spread: dict[str, np.ndarray] = {}
         self.learned: dict[str, np.ndarray] = {}
@@ -341,26 +396,34 @@ class Classifier:
             if not probes or not rows:
                 continue
             if token not in self.tokens or fresh:
-                k = len(self.look.probes)
+                k = 2 * len(self.look.probes)
                 self.tokens[token] = np.zeros((k, 3), np.float32)
                 self.spread[token] = np.full(k, SPREAD_NOMINAL, np.float32)
                 self.learned[token] = np.zeros(k, bool)
-            # each probe on its own: a figure's top and its side are lit differently
+            # each probe and view on its own: a figure's top and its side are lit
+            # differently
+            rows = np.array(rows)
             for k in probes:
-                samples = ratio[rows, k]
-                mean = samples.mean(axis=0)
-                # a spread from few samples says little: no tighter than the nominal shrunk
-                spread = max(
-                    _spread(samples), min(SPREAD_FEW, SPREAD_NOMINAL / math.sqrt(len(samples)))
-                )
-                if self.learned[token][k]:
-                    mean = (1 - weight) * self.tokens[token][k] + weight * mean
-                    spread = (1 - weight) * self.spread[token][k] + weight * spread
-                self.tokens[token][k] = mean
-                self.spread[token][k] = spread
-                self.learned[token][k] = True
+                channels = self._channel(token, rows, k)
+                for c in np.unique(channels):
+                    self._learn_channel(token, c, ratio[rows[channels == c], k], weight)
         self._infer_empty(features, labels)
         self._levels = None  # the inferred empty looks change the levels
+
+    def _learn_channel(self, token: str, c: int, samples: np.ndarray, weight: float) -> None:
+        mean = samples.mean(axis=0)
+        # a spread from few samples says little: no tighter than the nominal shrunk
+        spread = max(_spread(samples), min(SPREAD_FEW, SPREAD_NOMINAL / math.sqrt(len(samples))))
+        if self.learned[token][c]:
+            mean = (1 - weight) * self.tokens[token][c] + weight * mean
+            spread = (1 - weight) * self.spread[token][c] + weight * spread
+        self.tokens[token][c] = mean
+        self.spread[token][c] = spread
+        self.learned[token][c] = True
+
+    def _channel(self, token: str, sites, probe: int):
+        """The channel through which ``probe`` sees ``token`` alone on ``sites``."""
+        return probe + len(self.look.probes) * self.alone[token][sites, probe].astype(int)
 
     def _level(self) -> np.ndarray:
         """(sites, 1, 3) what a piece's colour is compared with: the plain board under
@@ -376,7 +439,8 @@ class Classifier:
         for i in np.flatnonzero(~self.known):
             token = labels[i]
             if token is not None and 0 in self._own_probes(token):
-                self.empty[i, 0] = features[i, 0] / np.exp(self._prototype(token, 0)[0])
+                mean = self._prototype(token, int(self._channel(token, i, 0)))[0]
+                self.empty[i, 0] = features[i, 0] / np.exp(mean)
 
     def _own_probes(self, token: str) -> list[int]:
         """Probes that see ``token`` itself whatever lies under it."""
@@ -393,19 +457,31 @@ class Classifier:
             nearest = known[np.argsort(d)[:3]]
             self.empty[i] = np.exp(np.log(self.empty[nearest]).mean(axis=0))
 
-    def _prototype(self, token: str, probe: int) -> tuple[np.ndarray, float]:
-        """What ``token`` adds to an empty cell through ``probe`` (mean log colour
+    def _prototype(self, token: str, channel: int) -> tuple[np.ndarray, float]:
+        """What ``token`` adds to an empty cell through ``channel`` (mean log colour
         ratio) and its spread: as learned there, else as learned through its other
-        probes, else from its colour in looks.toml."""
-        if token in self.tokens and self.learned[token][probe]:
-            return self.tokens[token][probe], float(self.spread[token][probe])
-        if token in self.tokens and self.learned[token].any():
-            return self._learned_mean(token), SPREAD_NOMINAL
+        probes with the same view, else as learned through the other view shaded
+        like this one, else from its colour in looks.toml."""
+        view = channel // len(self.look.probes)
+        shade = math.log((TOP_SHADE, SIDE_SHADE)[view] / TOP_SHADE)
+        if token in self.tokens:
+            learned = self.learned[token]
+            if learned[channel]:
+                return self.tokens[token][channel], float(self.spread[token][channel])
+            same = learned & (self._views() == view)
+            if same.any():
+                return self.tokens[token][same].mean(axis=0), SPREAD_NOMINAL
+            if learned.any():
+                return self._as_top(token) + shade, SPREAD_NOMINAL
         colour = np.log(_LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE)
         light = self._light()
         if light is not None:  # relative to colours already learned under this light
-            return colour + light, SPREAD_NOMINAL
-        return colour - np.log(_LINEAR[np.array(self.look.surface[::-1])]), SPREAD_NOMINAL
+            return colour + light + shade, SPREAD_NOMINAL
+        return colour - np.log(_LINEAR[np.array(self.look.surface[::-1])]) + shade, SPREAD_NOMINAL
+
+    def _views(self) -> np.ndarray:
+        """The view (TOP or SIDE) of each channel."""
+        return np.repeat([TOP, SIDE], len(self.look.probes))
 
     def _light(self) -> np.ndarray | None:
         """How learned token colours relate to their colours in looks.toml (mean log
@@ -416,7 +492,7 @@ class Classifier:
             self._predicted["light"] = (
                 np.mean(
                     [
-                        self._learned_mean(t)
+                        self._as_top(t)
                         - np.log(_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE)
                         for t in anchors
                     ],
@@ -427,8 +503,11 @@ class Classifier:
             )
         return self._predicted["light"]
 
-    def _learned_mean(self, token: str) -> np.ndarray:
-        return self.tokens[token][self.learned[token]].mean(axis=0)
+    def _as_top(self, token: str) -> np.ndarray:
+        """A learned token's mean log colour ratio as its top would show it."""
+        learned = self.learned[token]
+        side = math.log(SIDE_SHADE / TOP_SHADE) * (self._views()[learned] == SIDE)
+        return (self.tokens[token][learned] - side[:, None]).mean(axis=0)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -465,9 +544,9 @@ class Classifier:
     def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
         """Cost (sites, hypotheses): per probe the squared distance, in spreads, of
         what it shows from what the hypothesis predicts there, each capped."""
-        means, spreads, kinds, prior = self._tables(hyps)
+        means, spreads, kinds, prior = self._tables(hyps, rows)
         spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
-        d = (ratio[:, None] - means[None]) / spreads[None, :, :, None]
+        d = (ratio[:, None] - means) / spreads[..., None]
         token = (d * d).sum(axis=3)  # (S, H, K)
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
@@ -479,14 +558,15 @@ class Classifier:
         )
         return np.minimum(per, COST_CAP).sum(axis=2) + prior
 
-    def _tables(self, hyps):
-        """Per hypothesis and probe: predicted mean and spread, and what is seen
-        (kept until the next learning)."""
+    def _tables(self, hyps, rows):
+        """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by
+        what the probe sees of the piece there, its top or its side); per hypothesis
+        and probe what is seen (kept until the next learning)."""
         if id(hyps) in self._predicted:
             return self._predicted[id(hyps)]
         k = len(self.look.probes)
-        means = np.zeros((len(hyps), k, 3), np.float32)
-        spreads = np.ones((len(hyps), k), np.float32)
+        means = np.zeros((len(hyps), 2 * k, 3), np.float32)
+        spreads = np.ones((len(hyps), 2 * k), np.float32)
         kinds = np.full((len(hyps), k), _ANY)
         # a figure on a disk is rarer than a bare disk: when both fit, the disk
         prior = np.array(
@@ -505,10 +585,13 @@ class Classifier:
                     kinds[h, p] = _BEYOND
                 elif what != ANY:  # a token
                     kinds[h, p] = _TOKEN
-                    if (what, p) not in known:
-                        known[what, p] = self._prototype(what, p)
-                    means[h, p], spreads[h, p] = known[what, p]
-        self._predicted[id(hyps)] = means, spreads, kinds, prior
+                    for c in (p, p + k):
+                        if (what, c) not in known:
+                            known[what, c] = self._prototype(what, c)
+                        means[h, c], spreads[h, c] = known[what, c]
+        channel = np.arange(k) + k * self.view[id(hyps)][rows].astype(int)  # (S, H, K)
+        h = np.arange(len(hyps))[None, :, None]
+        self._predicted[id(hyps)] = means[h, channel], spreads[h, channel], kinds, prior
         return self._predicted[id(hyps)]
 
     def _cells(self, labels, probs, visible) -> Observation:

@@ -236,3 +236,14 @@ def test_board_files_may_place_markers():
 def test_bad_markers_are_refused_with_the_place(markers):
     with pytest.raises(BoardFileError, match="marker"):
         parse_board(BOARD + markers + "\n", "tiny")
+
+
+def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start():
+    # scene 5003 looks down at 77 degrees: the start's hare on c3 showed its side to
+    # the side probe, a hare on the near row shows only its top there
+    game, camera, reader, start = _set_up("catch_the_hare", 5003)
+    assert start["c3"] == "hare"
+    for cell in ("b5", "c5", "d5", "e5", "d4"):
+        truth = dict(start, c3=None, **{cell: "hare"})
+        seen = _read(reader, camera.frame(truth))
+        assert seen is not None and seen.tokens == truth, cell
