@@ -10,6 +10,7 @@ frame is still enough to read is ``vision.stillness``'s business.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -44,6 +45,17 @@ UNEXPLAINED_COST = 120.0
 UNEXPLAINED_SITES = 3
 #: extra cost of a reading with a figure on a disk (-2 log of its prior odds)
 STACK_COST = 4.0
+#: extra cost of each hat beyond the first on one field (-2 log of its odds: in random
+#: Fang den Hut! games about one field in 16 that holds hats holds two, and one in 16
+#: of those three)
+CROWD_COST = 5.5
+#: a probe sees a hat (or none) of a crowded field when more than this share of its
+#: points' rays meets that hat first (or none): their median shows it
+CROWD_SHARE = 1 / 2
+#: heights at which a ray is tested against the hats of a crowded field
+RAY_STEPS = 33
+#: the darkest shadow a hat casts beside it (log of the light left)
+SHADOW = math.log(0.4)
 #: a site and this many of its nearest ones share their board level
 NEIGHBOURS = 7
 #: readings per site an observation lists in ``ranked``
@@ -78,19 +90,25 @@ class Observation:
 
 @dataclass(frozen=True)
 class Site:
-    """One place a piece stands: a cell, or one marked spot of a home field."""
+    """One place a piece stands: a cell, one marked spot of a home field, or one spot
+    (``spot``, 1 on) beside the centre of a field several hats may share."""
 
     cell: str
     xy: tuple[float, float]
     slot: int | None = None
+    spot: int | None = None
 
 
 def sites_of(board, look: Look) -> list[Site]:
     sites = []
+    crowded = bool(crowd_layouts(look)[1])
     for cell in board.cells:
         slots = look.slots.get(cell.kind)
         if slots is None:
             sites.append(Site(cell.id, cell.xy))
+            if crowded:
+                spots = crowd_spots(board, cell, look)[1:]
+                sites.extend(Site(cell.id, xy, spot=k) for k, xy in enumerate(spots, 1))
         else:
             for k, (dx, dy) in enumerate(slots.offsets()):
                 sites.append(Site(cell.id, (cell.xy[0] + dx, cell.xy[1] + dy), k))
@@ -99,16 +117,50 @@ def sites_of(board, look: Look) -> list[Site]:
 
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
-    spots in sorted order, as the renderer lays them out."""
+    spots in sorted order, as the renderer lays them out. A site that shows no single
+    piece for sure (a crowded field's) is neither learned as empty nor as a piece."""
     labels = []
     for site in sites:
         token = tokens.get(site.cell)
-        if site.slot is None:
+        if site.spot is not None:
+            # a hat in the middle or several hats only partly cover a spot beside it
+            labels.append(None if token is None else CROWDED)
+        elif site.slot is None:
             labels.append(token)
         else:
             parts = sorted(looks.split(token))
             labels.append(parts[site.slot] if site.slot < len(parts) else None)
     return labels
+
+
+def crowd_layouts(look: Look) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
+    """Where several hats stand on one field, from the look's ``crowd``: the distinct
+    spots (mm along and across the track, the middle first) and per count of hats the
+    spots they stand on; (no spots, {}) for a game without."""
+    crowd = looks.data()["games"][look.game].get("crowd", {})
+    if not crowd:
+        return np.zeros((0, 2)), {}
+    spots: list[tuple[float, float]] = [(0.0, 0.0)]
+    layouts = {1: (0,)}
+    for count, places in sorted((int(n), places) for n, places in crowd.items()):
+        if len(places) != count:
+            raise ValueError(f"looks.toml {look.game} crowd.{count} has {len(places)} spots")
+        for place in map(tuple, places):
+            if place not in spots:
+                spots.append(place)
+        layouts[count] = tuple(spots.index(tuple(place)) for place in places)
+    return np.array(spots, float), layouts
+
+
+def crowd_spots(board, cell, look: Look) -> np.ndarray:
+    """The spots of ``crowd_layouts`` on ``cell`` (mm on the board), turned with the
+    track there: the mean direction of the lines to its neighbours, taken as axes."""
+    angles = _line_angles(board, Site(cell.id, cell.xy))
+    track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum())
+    along = np.array([math.cos(track), math.sin(track)])
+    across = np.array([-along[1], along[0]])
+    spots = crowd_layouts(look)[0]
+    return np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * across
 
 
 class Sampler:
@@ -231,6 +283,8 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
 # --- what each reading predicts through each probe ------------------------------------
 
 BOARD, ANY, BEYOND = "<board>", "<any>", "<beyond>"
+#: a site's label while learning when it shows part of one or more pieces
+CROWDED = "<crowded>"
 _TOKEN, _BOARD, _ANY, _BEYOND = 0, 1, 2, 3
 
 
@@ -313,6 +367,93 @@ def _radius_at(piece, z: float) -> float:
     return piece.radius
 
 
+class Crowds:
+    """The fields several hats may share, for one pose: their sites (centre first) and,
+    per count of hats, what the camera sees through each site's probes (the hat on one
+    spot, no hat, or a mix), from which each reading of a field is scored."""
+
+    CLEAR, MIXED = -1, -2
+
+    def __init__(self, sites: list[Site], look: Look, points: np.ndarray, eye: np.ndarray):
+        _, layouts = crowd_layouts(look)
+        hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
+        self.colours = [p.token for p in look.pieces.values() if not p.under]
+        self.probes = len(look.probes)
+        fields: dict[str, list[int]] = {}
+        for i, site in enumerate(sites):
+            if site.slot is None:
+                fields.setdefault(site.cell, []).append(i)
+        #: (fields, sites of a field): the site rows, the centre first
+        self.rows = np.array(list(fields.values()))
+        xy = np.array([site.xy for site in sites])
+        index, names, prior = [], [None], [0.0]
+        for count, layout in sorted(layouts.items()):
+            views = np.array(
+                [self._views(points[rows], eye, xy[rows[list(layout)]], hat) for rows in self.rows]
+            )
+            # every way of setting ``count`` of the colours on the spots
+            sets = np.array(list(itertools.product(range(len(self.colours)), repeat=count)))
+            pick = np.where(
+                views[:, None] >= 0, sets[:, np.maximum(views, 0)].transpose(1, 0, 2), 0
+            )
+            clear = len(self.colours) + (views[:, None] == self.MIXED)
+            index.append(np.where(views[:, None] >= 0, pick, clear))
+            names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
+            prior += [CROWD_COST * (count - 1)] * len(sets)
+        #: (fields, readings, sites): which option of each site a reading counts
+        self.index = np.concatenate(index, axis=1)
+        self.names = names
+        self.prior = np.array(prior, np.float32)
+
+    def _views(self, points, eye, hats, hat) -> np.ndarray:
+        """Per site (``points`` of its probes): the hat it sees, CLEAR or MIXED."""
+        hits = _first_hat(points.reshape(-1, 3), eye, hats, hat).reshape(points.shape[:3])
+        shares = np.stack([(hits == j).mean(axis=2) for j in range(-1, len(hats))], axis=2)
+        best = shares.min(axis=1).argmax(axis=1)  # the one most seen by every probe
+        sure = shares.min(axis=1).max(axis=1) > CROWD_SHARE
+        return np.where(sure, best - 1, self.MIXED)
+
+    def read(self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, shaded):
+        """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
+        readings ``names``) into (rows, cost, names, limit) of the single sites and of
+        the fields (each on its centre row, a reading's name as ``observe`` joins it).
+        ``shaded`` (sites) is what the board, perhaps in a hat's shadow, costs."""
+        at = np.searchsorted(rows, self.rows)
+        site = cost[at]  # (fields, sites, readings)
+        empty = site[..., names.index(None)]
+        unseen = np.full(empty.shape, UNSEEN_COST * 0.5 * self.probes, np.float32)
+        options = np.concatenate(
+            [
+                site[..., [names.index(colour) for colour in self.colours]],
+                np.minimum(empty, shaded[at])[..., None],
+                unseen[..., None],
+            ],
+            axis=2,
+        )
+        fields, width = self.rows.shape
+        spread = options[np.arange(fields)[:, None, None], np.arange(width), self.index]
+        field = np.concatenate([empty.sum(axis=1)[:, None], spread.sum(axis=2)], axis=1)
+        single = ~np.isin(rows, self.rows)
+        return [
+            (rows[single], cost[single], names, limit),
+            (self.rows[:, 0], field + self.prior, self.names, limit * width),
+        ]
+
+
+def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat) -> np.ndarray:
+    """For each point (n, 3): the hat (of ``hats`` standing at (k, 2) mm, shaped as
+    ``hat``) that the camera's ray through it meets first, -1 for none."""
+    heights = np.linspace(hat.height, 0.0, RAY_STEPS)
+    reach = (eye[2] - heights[None]) / np.maximum(eye[2] - points[:, 2:3], 1e-6)
+    xy = eye[:2] + reach[..., None] * (points[:, None, :2] - eye[:2])  # (n, heights, 2)
+    radius = np.broadcast_to(_radius_at(hat, heights), heights.shape)
+    distance = np.linalg.norm(xy[:, :, None] - hats[None, None], axis=3) / radius[:, None]
+    inside = (distance <= 1).any(axis=2)
+    first = inside.argmax(axis=1)
+    nearest = distance[np.arange(len(points)), first].argmin(axis=1)
+    return np.where(inside.any(axis=1), nearest, -1)
+
+
 class Classifier:
     """Learned references for one pose: empty sites per probe, token colours.
 
@@ -327,6 +468,12 @@ class Classifier:
         self.slotted = slots
         self.hyp_plain = hypotheses(look)
         self.hyp_slot = hypotheses(look, slot=True)
+        #: the fields several hats may share (needs the probes' points and the camera)
+        self.crowds = (
+            Crowds(sites, look, *sight)
+            if sight is not None and any(s.spot is not None for s in sites)
+            else None
+        )
         #: per hypothesis list: (sites, hypotheses, probes) TOP or SIDE
         self.view: dict[int, np.ndarray] = {}
         for hyps, slot in ((self.hyp_plain, False), (self.hyp_slot, True)):
@@ -389,7 +536,7 @@ class Classifier:
         if empty.any():
             self.spread_empty = _spread(np.log(features[empty] / self.empty[empty]).reshape(-1, 3))
         ratio = np.log(features / self._level())
-        for token in {label for label in labels if label is not None}:
+        for token in {label for label in labels if label in self.look.pieces}:
             probes = self._own_probes(token)
             # only where the empty cell was seen does the ratio say what the piece adds
             rows = [i for i, label in enumerate(labels) if label == token and self.known[i]]
@@ -438,7 +585,7 @@ class Classifier:
         piece adds to an empty cell, is the light on it (closer than a neighbour's)."""
         for i in np.flatnonzero(~self.known):
             token = labels[i]
-            if token is not None and 0 in self._own_probes(token):
+            if token in self.look.pieces and 0 in self._own_probes(token):
                 mean = self._prototype(token, int(self._channel(token, i, 0)))[0]
                 self.empty[i, 0] = features[i, 0] / np.exp(mean)
 
@@ -516,23 +663,34 @@ class Classifier:
         f = features / self._gain(paper)
         board = np.log(f / self.empty)  # (S, K, 3)
         ratio = np.log(f / self._level())
-        labels: list[str | None] = []
-        probs: list[list[tuple[str | None, float]]] = []
+        labels: list[str | None] = [None] * len(self.sites)
+        probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
         self.unexplained = 0
         for group, hyps in ((~self.slotted, self.hyp_plain), (self.slotted, self.hyp_slot)):
             rows = np.flatnonzero(group)
             if not len(rows):
                 continue
             cost = self._costs(rows, board[rows], ratio[rows], hyps)
-            limit = UNEXPLAINED_COST * len(self.look.probes)
-            self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
-            for i, ranked in zip(rows, _rank(cost, [label for label, _ in hyps])):
-                while len(labels) <= i:
-                    labels.append(None)
-                    probs.append([])
-                labels[i] = ranked[0][0]
-                probs[i] = ranked
+            parts = [
+                (rows, cost, [label for label, _ in hyps], UNEXPLAINED_COST * len(self.look.probes))
+            ]
+            if hyps is self.hyp_plain and self.crowds is not None:
+                # a field several hats may share is read from all its sites at once
+                parts = self.crowds.read(*parts[0], self._shaded(rows, board[rows]))
+            for rows, cost, names, limit in parts:
+                self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
+                for i, ranked in zip(rows, _rank(cost, names)):
+                    labels[i] = ranked[0][0]
+                    probs[i] = ranked
         return self._cells(labels, probs, visible)
+
+    def _shaded(self, rows, board) -> np.ndarray:
+        """Per site: the cost of its empty look dimmed evenly, by no more than SHADOW
+        (the board in a neighbouring hat's shadow)."""
+        dim = np.clip(board.mean(axis=2, keepdims=True), SHADOW, 0.0)
+        spread = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
+        e = (board - dim) / spread[:, None, None]
+        return np.minimum((e * e).sum(axis=2), COST_CAP).sum(axis=1)
 
     def _gain(self, paper: np.ndarray) -> np.ndarray:
         """The overall change of light since learning, from the plain board points
@@ -599,6 +757,8 @@ class Classifier:
         confidence: dict[str, float] = {}
         ranked: dict[str, tuple] = {}
         for site, label, rank, seen in zip(self.sites, labels, probs, visible):
+            if site.spot is not None:  # read with its field's centre
+                continue
             conf = rank[0][1] if seen else 0.0
             if site.slot is None:
                 tokens[site.cell] = label

@@ -19,6 +19,7 @@ import numpy as np
 
 from vision import looks
 from vision.camera import Camera
+from vision.cells import crowd_layouts, crowd_spots
 from vision.looks import Look, Piece
 
 SIZE = (1280, 720)
@@ -172,6 +173,7 @@ class Renderer:
         self._texture, self._to_texture = _board_texture(self.board, self.look)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
+        self._layouts = crowd_layouts(self.look)[1]
 
     # --- the static part ---------------------------------------------------------------
 
@@ -268,13 +270,18 @@ class Renderer:
         return [(depth[i], *solids[i]) for i in order]
 
     def _stack(self, cell, token, below: str | None):
-        """The pieces a token stands for on ``cell``: one, a figure on its disk, or a
-        home field's hats on their spots."""
+        """The pieces a token stands for on ``cell``: one, a figure on its disk, a
+        home field's hats on their spots, or several hats side by side on a field."""
         pieces = [self.look.piece(t) for t in sorted(looks.split(token))]
         slots = self.look.slots.get(cell.kind)
         x, y = cell.xy
         if slots is not None:
             return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(slots.offsets(), pieces)]
+        if len(pieces) > 1 and self._layouts:
+            spots = crowd_spots(self.board, cell, self.look)
+            # more hats than the largest layout stand on its spots again
+            layout = self._layouts[min(len(pieces), max(self._layouts))]
+            return [(tuple(spots[layout[n % len(layout)]]), p, 0.0) for n, p in enumerate(pieces)]
         if below is not None:
             disk = self.look.piece(below)
             return [((x, y), disk, 0.0), ((x, y), pieces[0], disk.height)]
