@@ -5,6 +5,8 @@ the rules forbid; a hand over the mat is never read."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from boardref.camera import TableCamera, reader_for, rendered_camera
@@ -143,3 +145,26 @@ def test_a_short_simulated_game_through_the_camera_is_refereed_without_a_mistake
     assert result["illegal_caught"] == result["illegal_injected"]
     assert result["camera"]["hand_frames"] > 0
     assert result["camera"]["hand_frames_read"] == 0
+
+
+def test_serve_reads_haegars_table_with_the_rendered_camera_and_shows_the_mat(tmp_path):
+    import signal
+
+    from boardref.panel.access import hash_pin
+    from tests.boardref.test_camera import _serve
+
+    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n'
+    service, client = _serve(tmp_path, config, "--game", "haegar", "--camera", "synthetic")
+    try:
+        client.post("/api/referee/login", json={"pin": "2468"}).raise_for_status()
+        assert client.get("/api/diagnostics").json()["sensor"] == CAMERA
+        deadline = time.monotonic() + 30
+        # the bare table, read by the camera, is the start: the first coaster is drawn
+        while client.get("/api/state").json()["phase"] == "setup":
+            assert time.monotonic() < deadline, "the bare table was never read"
+            time.sleep(0.2)
+        picture = client.get("/api/camera.png")
+        assert picture.content.startswith(b"\x89PNG")
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=30)
