@@ -3,8 +3,11 @@ of random legal games, scored layout by layout against the truth the renderer dr
 where coasters lie, which coaster at which turn, the landscape of each quarter, and
 the tokens. Each scene (camera pose, lens, light) shows ``PER_SCENE`` layouts, each
 a random moment of its own random game, first with a hand over one of its coasters
-(a reading of that frame must not be clear) and then clear. Seeds from
-``render.HELD_OUT`` on are the held-out set. Measures only; changes nothing it reads.
+(a reading of that frame must not be clear) and then clear. The referee's sensor
+(``vision.coaster_sensor``) watches the same layouts as a still table: the hand's
+frame, then ``WATCHED`` frames of the layout (fresh sensor noise each), timed per
+frame once the first has been read. Seeds from ``render.HELD_OUT`` on are the
+held-out set. Measures only; changes nothing it reads.
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ from engines import load_game
 from engines.chance import Stream
 from engines.players import random_playout
 from vision.coaster_render import CoasterRenderer
+from vision.coaster_sensor import CoasterSensor
 from vision.coasters import CoasterReader, layout_of, mat_board
 from vision.evaluate import PER_SCENE, _calibrated, _percentile
 from vision.render import random_scene
+from vision.stillness import STILL_FRAMES
 
 CHECKS = ("position", "coaster", "rotation", "quarters", "tokens")
+#: frames of each layout the sensor watches after the hand has gone
+WATCHED = STILL_FRAMES + 4
 
 
 def evaluate_coasters(
@@ -38,13 +45,16 @@ def evaluate_coasters(
     right = dict.fromkeys(CHECKS, 0)
     exact = board_exact = unfound = unclear = hands_clear = wrong_fields = 0
     read_ms: list[float] = []
-    renderer = reader = None
+    still_ms: list[float] = []
+    sensor_hands = sensor_wrong = 0
+    renderer = reader = sensor = None
     for n in range(frames):
         if n % PER_SCENE == 0:
             scene_seed = seed * 1000 + n // PER_SCENE
             scene = random_scene(mat_board(game), scene_seed, difficulty)
             renderer = CoasterRenderer(game, scene, scene_seed)
-            reader = CoasterReader(game, _calibrated(scene.camera, rng, difficulty))
+            lens = _calibrated(scene.camera, rng, difficulty)
+            reader, sensor = CoasterReader(game, lens), CoasterSensor(game, lens)
         states = random_playout(game, game.initial_state(), pick, stream)
         truth = game.observe(pick.choice(states))
         spots = sorted(layout_of(game, truth)[0]) or ["n0e0"]
@@ -56,6 +66,11 @@ def evaluate_coasters(
         reading = reader.read(frame)
         read_ms.append((time.perf_counter() - start) * 1000)
         hands_clear += reader.read(hand).clear
+        if sensor.truth is None:
+            sensor.learn(frame, truth)  # the table's set-up: a view clear of hands
+        sensor_hands += sensor.feed(hand) is not None
+        seen_still = _watch(sensor, renderer, truth, still_ms)
+        sensor_wrong += seen_still is not None and seen_still.tokens != truth
         unclear += reading.found and not reading.clear
         if not reading.found:
             unfound += 1
@@ -82,7 +97,25 @@ def evaluate_coasters(
         "hand_frames_read_clear": hands_clear,
         "ms_per_frame_p50": round(statistics.median(read_ms), 3),
         "ms_per_frame_p95": round(_percentile(read_ms, 0.95), 3),
+        "sensor_hand_frames_read": sensor_hands,
+        "sensor_layouts_misread": sensor_wrong,
+        "ms_per_still_frame_p50": round(statistics.median(still_ms or [0.0]), 3),
+        "ms_per_still_frame_mean": round(statistics.fmean(still_ms or [0.0]), 3),
     }
+
+
+def _watch(sensor: CoasterSensor, renderer, truth: dict, still_ms: list[float]):
+    """Show the sensor ``WATCHED`` frames of a still table holding ``truth``; time
+    each frame after the first one read into ``still_ms``; its last observation."""
+    observation = None
+    for _ in range(WATCHED):
+        frame = renderer.frame(truth)
+        start = time.perf_counter()
+        seen = sensor.feed(frame)
+        if observation is not None:
+            still_ms.append((time.perf_counter() - start) * 1000)
+        observation = seen or observation
+    return observation
 
 
 def _compare(game, truth: dict, seen: dict) -> dict[str, bool]:
