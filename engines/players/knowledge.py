@@ -36,6 +36,10 @@ class Knowledge:
     #: the alpha-beta search's value of a position for one seat, when it is not
     #: simply that seat's advantage less the other's
     judgement: Callable[[Game, Any, int], float] | None = None
+    #: a cheap guess of how good a move is for the seat making it (higher first):
+    #: the alpha-beta search tries moves in this order, so it cuts off sooner and
+    #: a budget reaches deeper
+    order: Callable[[Game, Any, Any], float] | None = None
     unseen: Callable[[Game, dict, random.Random], Any] | None = None
 
 
@@ -50,6 +54,11 @@ SQUATTER = 10.0
 WAY_OUT = 1.0
 #: the ways out counted per squatter
 WAYS_OUT_CAP = 8
+#: the alpha-beta judgement counts a seat's squatters in full once its pieces are
+#: this many steps from a full target, fading to nothing at twice as far: until
+#: then the other seat's pieces at home are no block yet, and a squatter cost would
+#: make the searched reply of the other seat stay at home instead of racing
+ENDGAME_STEPS = 20.0
 
 
 @cache
@@ -88,9 +97,36 @@ def sternhalma_judgement(game, state, seat: int) -> float:
     for each hole outside the point it could move to now, so the seat keeps ways
     out open (a shut-in squatter would block the win forever) and builds ladders of
     jumps for it. Only the searching seat's own target counts: in a difference of
-    both seats' costs the squatter's owner would gain by squatting with no way out."""
+    both seats' costs the squatter's owner would gain by squatting with no way out.
+    The cost weighs in only near the end of the seat's race (``ENDGAME_STEPS``)."""
     race, squat = _sternhalma_race(game, state)
-    return max(r for other, r in enumerate(race) if other != seat) - race[seat] - squat[seat]
+    left = race[seat] - _sternhalma_filled(game)[seat]
+    weight = min(1.0, max(0.0, 2.0 - left / ENDGAME_STEPS))
+    ahead = max(r for other, r in enumerate(race) if other != seat) - race[seat]
+    return ahead - weight * squat[seat]
+
+
+@cache
+def _sternhalma_filled(game) -> tuple[float, ...]:
+    """Each seat's race when its target point is full of its own pieces."""
+    cells, pitch, tips = game.board.cells, _hole_pitch(game), _sternhalma_tips(game)
+    return tuple(
+        sum(math.dist(cells[hole].xy, tip) for hole in goal) / pitch
+        for goal, tip in zip(_sternhalma_goals(game), tips)
+    )
+
+
+def sternhalma_progress(game, state, move) -> float:
+    """How much nearer its seat's target tip ``move`` brings its piece (0 for a pass)."""
+    if not move.path:
+        return 0.0
+    places, tip = _sternhalma_places(game), _sternhalma_tips(game)[game.to_move(state)]
+    return math.dist(places[move.origin], tip) - math.dist(places[move.destination], tip)
+
+
+@cache
+def _sternhalma_places(game) -> dict[str, tuple[float, float]]:
+    return {cell.id: cell.xy for cell in game.board.cells}
 
 
 def _sternhalma_race(game, state) -> tuple[list[float], list[float]]:
@@ -258,7 +294,12 @@ def deal_unseen(game, view: dict, rng: random.Random):
 #: the knowledge of each game that has some; others are played out at random
 KNOWLEDGE = {
     "sternhalma": Knowledge(
-        sternhalma_advantage, scale=0.15, depth=0, lookahead=4, judgement=sternhalma_judgement
+        sternhalma_advantage,
+        scale=0.15,
+        depth=0,
+        lookahead=4,
+        judgement=sternhalma_judgement,
+        order=sternhalma_progress,
     ),
     "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0, lookahead=8),
     "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0),

@@ -93,12 +93,20 @@ class _AlphaBeta:
             return WON - ply if ended.winners[0] == acting else ply - WON
         if depth == 0 or game.chance(state) is not None:
             return self._judge(state, acting)
-        for _, after in game.successors(state):
+        for _, after in self._ordered(state, game.successors(state)):
             value = -self.negamax(after, depth - 1, -beta, -alpha, ply + 1)
             if value >= beta:
                 return beta
             alpha = max(alpha, value)
         return alpha
+
+    def _ordered(self, state, successors: list) -> list:
+        """``successors`` most promising first, by the game's cheap guess if it has one
+        (a good reply searched first lets alpha-beta cut off the rest)."""
+        order = self.knowledge.order
+        if order is None:
+            return successors
+        return sorted(successors, key=lambda pair: -order(self.game, state, pair[0]))
 
     def _judge(self, state, acting: int) -> float:
         """The advantage of the seat to act over the other, counted against the

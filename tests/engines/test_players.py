@@ -245,19 +245,27 @@ def test_the_sternhalma_search_fills_its_target_when_it_can():
     assert game.outcome(game.apply(state, move)).winners == (0,)
 
 
-def test_a_squatter_costs_its_target_owner_less_with_ways_out_and_pays_nobody():
-    # a blue piece on m17 (red's target tip) shut in by red, or on j14 with free
-    # holes outside the target beside it
-    red_rest = ["f10", "h10", "j10", "l10", "l8", "n8"]
+def _squatter_costs(red_rest: list[str]) -> list[float]:
+    """What a blue piece costs red (the judgements' sum) on m17, red's target tip,
+    shut in by red, and on j14 with free holes outside the target beside it."""
+    red = [*red_rest, "l16", "n16", "k15", "o15"]
     blue_rest = BLUE_ABROAD[:9]
-    shut = _sternhalma([*red_rest, "l16", "n16", "k15", "o15"], [*blue_rest, "m17"])
-    open_ = _sternhalma([*red_rest, "l16", "n16", "k15", "o15"], [*blue_rest, "j14"])
-    costs = [
+    return [
         -(knowledge.sternhalma_judgement(g, s, 0) + knowledge.sternhalma_judgement(g, s, 1))
-        for g, s in (shut, open_)
+        for g, s in (_sternhalma(red, [*blue_rest, "m17"]), _sternhalma(red, [*blue_rest, "j14"]))
     ]
+
+
+def test_a_squatter_costs_its_target_owner_less_with_ways_out_and_pays_nobody():
+    # red's other six pieces just outside its target: the end of its race
+    costs = _squatter_costs(["m13", "o13", "q13", "n12", "p12", "r12"])
     assert costs[0] == pytest.approx(knowledge.SQUATTER)
     assert 0 < costs[1] <= knowledge.SQUATTER - 2 * knowledge.WAY_OUT
+
+
+def test_a_squatter_costs_nothing_while_its_target_owner_is_far_from_home():
+    # red's other six pieces in the south of the star: blue's piece is no block yet
+    assert _squatter_costs(["k5", "m5", "j6", "l6", "n6", "p6"]) == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("name", ["catch_the_hare", "sternhalma"])
