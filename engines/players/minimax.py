@@ -8,8 +8,11 @@ judged (one judgement stands for one playout of the tree search, so a level mean
 the same work in both searches) and/or seconds; a depth cut short by the budget is
 dropped and the last whole depth decides. Moves are searched in an order shuffled
 by the player's RNG, so equal moves are chosen at random and a seeded search is
-reproducible under a judgement budget. It never reads the clock but through
-``time.perf_counter`` and never changes the rules' state.
+reproducible under a judgement budget; below the root, a game with a cheap guess
+of a move's worth (``Knowledge.order``, Sternhalma's progress) has its replies
+tried best first, so cut-offs come sooner and the same budget reaches deeper. It
+never reads the clock but through ``time.perf_counter`` and never changes the
+rules' state.
 """
 
 from __future__ import annotations
