@@ -1,25 +1,28 @@
 """Strength of the computer players, per game (2 seats): the search player against
 the random player, and each difficulty against the one below, as wins, draws and
 losses with 95% Wilson intervals of the win rate, beside the issue's target, and
-the seconds a move the search took (p50 and max, beside the 2 s budget). Prints
-one JSON line.
+the seconds and playouts a move the search took (p50 and max, beside the 2 s
+budget). Prints one JSON line.
 
 Seats rotate between games, so each player sits in each seat equally often; a game
 that reaches its move limit (``max_plies``, 1000 moves) is a draw and counted as
-one. The search plays on a fixed playout budget with no clock, so the run is
-reproducible: in Catch the Hare and Sternhalma (the alpha-beta search) that is
-"hard" exactly as shipped (2000 positions judged a move), and the seconds a move
-show it stays inside the level's 2 s cap; in the other games the tree search gets
-fewer playouts than the 2 s "hard" buys (``HARD_PLAYOUTS``), so their rates are a
-lower bound. The ladder plays the levels as shipped (clock included). The games of
-one game's matches go into one process pool over the machine's cores; each game's
-figures go to stderr as soon as they are in, so a long run under load loses
-nothing it has measured.
+one. Against random the search plays, by default, on a fixed playout budget with
+no clock, so the run is reproducible: in Catch the Hare and Sternhalma (the
+alpha-beta search) that is "hard" as shipped (2000 positions judged a move, far
+inside the 2 s cap), in the other games fewer playouts than "hard" gets
+(``HARD_PLAYOUTS``, a quicker lower bound). ``--as-shipped`` plays "hard" itself:
+2000 playouts or 2 s, whichever ends first, so a move's playouts depend on the
+machine and its load (a busy machine buys fewer: the rate is then a lower bound).
+The ladder (easy > random, medium > easy, hard > medium) always plays the levels as
+shipped, clocks included. Games run in a pool of ``--workers`` processes (2 by
+default: the machine is shared); each game's result goes to stderr as soon as it
+is in, so a long run loses nothing it has measured.
 
-    python bench/bench_players.py [--games N] [--rung-games M] [GAME ...]
+    python bench/bench_players.py [--games N] [--rung-games M] [--as-shipped]
+                                  [--part random|ladder|both] [--workers W] [GAME ...]
 
-``--games`` and ``--rung-games`` replace the counts below (a quicker, wider
-interval on a busy machine).
+``--games`` and ``--rung-games`` replace the counts below; ``--part`` runs only
+the matches against random or only the ladder.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ SEED = 11
 GAMES_VS_RANDOM = 60
 GAMES_VS_RANDOM_OF = {"catch_the_hare": 100, "sternhalma": 40}
 #: games of each difficulty against the one below, per game
-GAMES_PER_RUNG = 10
+GAMES_PER_RUNG = 20
 #: the playouts a move the search gets here, per game; a game not listed gets
 #: the "hard" level's own budget
 HARD_PLAYOUTS = {
@@ -72,7 +75,7 @@ def matches(
     if parts != "ladder":
         found["search_vs_random"] = Match(name, (hard, "random"), count, SEED)
     if parts != "random":
-        for pair in (("easy", "random"), ("medium", "easy"), (hard, "medium")):
+        for pair in (("easy", "random"), ("medium", "easy"), ("hard", "medium")):
             found["+".join(pair)] = Match(name, pair, rung_games or GAMES_PER_RUNG, SEED)
     return found
 
