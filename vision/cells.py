@@ -54,6 +54,9 @@ CROWD_COST = 5.5
 CROWD_SHARE = 1 / 2
 #: heights at which a ray is tested against the hats of a crowded field
 RAY_STEPS = 33
+#: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's
+#: colour at half resolution): a probe that close to one shows no clear board
+BLEED_MM = 4.0
 #: the darkest shadow a hat casts beside it (log of the light left)
 SHADOW = math.log(0.4)
 #: a site and this many of its nearest ones share their board level
@@ -407,11 +410,14 @@ class Crowds:
 
     def _views(self, points, eye, hats, hat) -> np.ndarray:
         """Per site (``points`` of its probes): the hat it sees, CLEAR or MIXED."""
-        hits = _first_hat(points.reshape(-1, 3), eye, hats, hat).reshape(points.shape[:3])
-        shares = np.stack([(hits == j).mean(axis=2) for j in range(-1, len(hats))], axis=2)
-        best = shares.min(axis=1).argmax(axis=1)  # the one most seen by every probe
-        sure = shares.min(axis=1).max(axis=1) > CROWD_SHARE
-        return np.where(sure, best - 1, self.MIXED)
+        flat = points.reshape(-1, 3)
+        hits = _first_hat(flat, eye, hats, hat).reshape(points.shape[:3])
+        near = _first_hat(flat, eye, hats, hat, BLEED_MM).reshape(points.shape[:3])
+        shares = np.stack(
+            [(near < 0).mean(axis=2), *((hits == j).mean(axis=2) for j in range(len(hats)))],
+            axis=2,
+        ).min(axis=1)  # each probe must see it
+        return np.where(shares.max(axis=1) > CROWD_SHARE, shares.argmax(axis=1) - 1, self.MIXED)
 
     def read(self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, shaded):
         """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
@@ -440,13 +446,14 @@ class Crowds:
         ]
 
 
-def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat) -> np.ndarray:
+def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margin=0.0):
     """For each point (n, 3): the hat (of ``hats`` standing at (k, 2) mm, shaped as
-    ``hat``) that the camera's ray through it meets first, -1 for none."""
+    ``hat`` and ``margin`` mm wider) that the camera's ray through it meets first, -1
+    for none."""
     heights = np.linspace(hat.height, 0.0, RAY_STEPS)
     reach = (eye[2] - heights[None]) / np.maximum(eye[2] - points[:, 2:3], 1e-6)
     xy = eye[:2] + reach[..., None] * (points[:, None, :2] - eye[:2])  # (n, heights, 2)
-    radius = np.broadcast_to(_radius_at(hat, heights), heights.shape)
+    radius = np.broadcast_to(_radius_at(hat, heights), heights.shape) + margin
     distance = np.linalg.norm(xy[:, :, None] - hats[None, None], axis=3) / radius[:, None]
     inside = (distance <= 1).any(axis=2)
     first = inside.argmax(axis=1)
