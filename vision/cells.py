@@ -389,7 +389,7 @@ class Crowds:
         #: (fields, sites of a field): the site rows, the centre first
         self.rows = np.array(list(fields.values()))
         xy = np.array([site.xy for site in sites])
-        index, names, prior = [], [None], [0.0]
+        index, holds, names, prior = [], [], [None], [0.0]
         for count, layout in sorted(layouts.items()):
             views = np.array(
                 [self._views(points[rows], eye, xy[rows[list(layout)]], hat) for rows in self.rows]
@@ -401,10 +401,13 @@ class Crowds:
             )
             clear = len(self.colours) + (views[:, None] == self.MIXED)
             index.append(np.where(views[:, None] >= 0, pick, clear))
+            holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
             prior += [CROWD_COST * (count - 1)] * len(sets)
         #: (fields, readings, sites): which option of each site a reading counts
         self.index = np.concatenate(index, axis=1)
+        #: (readings, colours): the colours each reading holds
+        self.holds = np.concatenate([h.any(axis=1) for h in holds])
         self.names = names
         self.prior = np.array(prior, np.float32)
 
@@ -427,17 +430,19 @@ class Crowds:
         at = np.searchsorted(rows, self.rows)
         site = cost[at]  # (fields, sites, readings)
         empty = site[..., names.index(None)]
+        colour = site[..., [names.index(colour) for colour in self.colours]]
         unseen = np.full(empty.shape, UNSEEN_COST * 0.5 * self.probes, np.float32)
         options = np.concatenate(
-            [
-                site[..., [names.index(colour) for colour in self.colours]],
-                np.minimum(empty, shaded[at])[..., None],
-                unseen[..., None],
-            ],
-            axis=2,
+            [colour, np.minimum(empty, shaded[at])[..., None], unseen[..., None]], axis=2
         )
         fields, width = self.rows.shape
         spread = options[np.arange(fields)[:, None, None], np.arange(width), self.index]
+        # a site partly on a hat and partly on the board shows a blend of them; a clean
+        # colour of no hat the reading holds there is unlikely, though how unlikely the
+        # blend does not say
+        held = np.where(self.holds[None, :, None], colour[:, None], np.inf).min(axis=3)
+        blend = np.clip(np.minimum(held, shaded[at][:, None]), unseen[:1, :1], 4 * unseen[:1, :1])
+        spread = np.where(self.index == len(self.colours) + 1, blend, spread)
         field = np.concatenate([empty.sum(axis=1)[:, None], spread.sum(axis=2)], axis=1)
         single = ~np.isin(rows, self.rows)
         return [
