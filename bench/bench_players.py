@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engines import GAMES  # noqa: E402
 from engines.players import LEVELS  # noqa: E402
-from engines.players.arena import Match, play_game, summarise  # noqa: E402
+from engines.players.arena import Match, play_game, summarise, verdict  # noqa: E402
 
 SEED = 11
 #: games of the search player against the random player, per game; a game not
@@ -107,11 +107,10 @@ def measure(name: str, plan: dict[str, Match], pool: ProcessPoolExecutor) -> dic
     results: dict[str, list] = {key: [] for key in plan}
     for (key, number), result in zip(jobs, done):
         results[key].append(result)
-        strong = result.seating.index(0)
-        verdict = "win" if result.winners == (strong,) else "not won"
+        end = verdict(result.seating.index(0), result.winners)
         seconds = max(result.move_seconds[0], default=0.0)
         print(
-            f"{name} {key} game {number}: {verdict} ({result.reason}), {result.plies} moves, "
+            f"{name} {key} game {number}: {end} ({result.reason}), {result.plies} moves, "
             f"slowest move {seconds:.2f} s",
             file=sys.stderr,
             flush=True,

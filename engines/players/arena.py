@@ -137,9 +137,9 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
         seconds, playouts = [], []
         for result in results:
             seat = result.seating.index(index)
-            verdict = _verdict(seat, result.winners)
-            tally[verdict] += 1
-            seats[seat][verdict] += 1
+            end = verdict(seat, result.winners)
+            tally[end] += 1
+            seats[seat][end] += 1
             seats[seat]["games"] += 1
             seconds.extend(result.move_seconds[index])
             playouts.extend(result.move_playouts[index])
@@ -171,7 +171,8 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
     }
 
 
-def _verdict(seat: int, winners: tuple[int, ...]) -> str:
+def verdict(seat: int, winners: tuple[int, ...]) -> str:
+    """The game's end for ``seat``: "win", "shared" (a win with others), "loss" or "draw"."""
     if not winners:
         return "draw"
     if seat not in winners:
