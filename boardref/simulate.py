@@ -423,9 +423,9 @@ class Hands:
         refused it, None when no coaster is in hand or no such lay exists."""
         from vision.coasters import layout_of, mat_board
 
-        legal = {str(move) for move in self.game.legal_moves(state)}
-        if not legal or not all(len(text.split()) == 3 for text in legal):
-            return None  # not the laying of a coaster
+        legal = {str(move) for move in self.game.placements(state)}
+        if not legal:
+            return None  # no coaster in hand
         coaster = self.game.coasters[state.hand]
         seen = self.game.observe(state)
         laid, _ = layout_of(self.game, seen)
