@@ -57,6 +57,8 @@ RAY_STEPS = 33
 #: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's
 #: colour at half resolution): a probe that close to one shows no clear board
 BLEED_MM = 4.0
+#: the most a probe that shows a blend of hats and board may cost
+BLEND_MOST = 25.0
 #: the darkest shadow a hat casts beside it (log of the light left)
 SHADOW = math.log(0.4)
 #: a site and this many of its nearest ones share their board level
@@ -406,8 +408,10 @@ class Crowds:
             prior += [CROWD_COST * (count - 1)] * len(sets)
         #: (fields, readings, sites): which option of each site a reading counts
         self.index = np.concatenate(index, axis=1)
-        #: (readings, colours): the colours each reading holds
-        self.holds = np.concatenate([h.any(axis=1) for h in holds])
+        #: the sets of colours readings hold (colours), and which each reading holds
+        self.holds, self.held = np.unique(
+            np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
+        )
         self.names = names
         self.prior = np.array(prior, np.float32)
 
@@ -441,7 +445,9 @@ class Crowds:
         # colour of no hat the reading holds there is unlikely, though how unlikely the
         # blend does not say
         held = np.where(self.holds[None, :, None], colour[:, None], np.inf).min(axis=3)
-        blend = np.clip(np.minimum(held, shaded[at][:, None]), unseen[:1, :1], 4 * unseen[:1, :1])
+        held = held[:, self.held.ravel()]
+        most = BLEND_MOST * self.probes
+        blend = np.clip(np.minimum(held, shaded[at][:, None]), unseen[:1, :1], most)
         spread = np.where(self.index == len(self.colours) + 1, blend, spread)
         field = np.concatenate([empty.sum(axis=1)[:, None], spread.sum(axis=2)], axis=1)
         single = ~np.isin(rows, self.rows)

@@ -1,0 +1,68 @@
+"""Several hats on one Fang den Hut! field: drawn side by side and read as a sorted
+multiset of their colours, the form ``FangDenHut.observe`` gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engines import load_game
+from vision.cells import crowd_layouts, crowd_spots, sites_of
+from vision.looks import look_for
+from vision.reader import BoardReader
+from vision.render import Renderer, random_scene
+from vision.stillness import STILL_FRAMES
+
+
+def _camera(seed: int, difficulty: str = "easy"):
+    game = load_game("fang_den_hut")
+    scene = random_scene(game.board, seed, difficulty)
+    camera = Renderer(game, scene, seed)
+    reader = BoardReader(game, scene.camera)
+    start = game.observe(game.initial_state())
+    bare = dict.fromkeys(start)
+    assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+    return camera, reader, start
+
+
+def _read(reader, camera, tokens):
+    seen = None
+    for _ in range(STILL_FRAMES + 1):
+        seen = reader.feed(camera.frame(tokens))
+    assert seen is not None
+    return seen.tokens
+
+
+def test_two_hats_on_a_field_stand_across_the_track_and_three_as_a_triangle():
+    game = load_game("fang_den_hut")
+    look = look_for(game)
+    spots, layouts = crowd_layouts(look)
+    assert layouts == {1: (0,), 2: (1, 2), 3: (1, 2, 3)}
+    r2 = game.board.cell("r2")  # on the top side of the ring: the track runs along x
+    on_board = crowd_spots(game.board, r2, look)
+    assert np.allclose(on_board[layouts[2], 0], r2.xy[0])
+    assert np.allclose(sorted(on_board[layouts[2], 1] - r2.xy[1]), [-10.0, 10.0])
+    # every field but the homes gets its centre and the three spots beside it
+    fields = [c for c in game.board.cells if c.kind != "home"]
+    crowded = [s for s in sites_of(game.board, look) if s.spot is not None]
+    assert len(crowded) == 3 * len(fields)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_two_and_three_hats_on_one_field_read_as_observe_joins_them(seed):
+    camera, reader, start = _camera(seed)
+    truth = dict(start)
+    truth.update({"r2": "red+red", "r6": "green+yellow", "r17": "blue+red+yellow"})
+    truth.update({"r28": "blue", "r36": "green+green+red"})
+    assert _read(reader, camera, truth) == truth
+
+
+def test_a_field_of_two_hats_that_loses_one_reads_the_change():
+    camera, reader, start = _camera(3)
+    before = dict(start)
+    before.update({"r6": "red+red", "r30": "yellow"})
+    assert _read(reader, camera, before) == before
+    reader.confirm(before)
+    after = dict(before)
+    after.update({"r6": "red", "r9": "red"})
+    assert _read(reader, camera, after) == after
