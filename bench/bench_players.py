@@ -23,6 +23,13 @@ is in, so a long run loses nothing it has measured.
 
 ``--games`` and ``--rung-games`` replace the counts below; ``--part`` runs only
 the matches against random or only the ladder.
+
+Measured (docs/players.md has the tables; the machine shared, load 5-7 on 2
+cores): ``--games 36 --part random --as-shipped hakenschlagen haegar
+fang_den_hut_cards fang_den_hut`` took 3630 s, and ``--part ladder --rung-games 10
+--workers 1 sternhalma haegar hakenschlagen catch_the_hare`` 1993 s. A Catch the
+Hare rung between two searchers is slow: most of its games run to the 1000-move
+draw.
 """
 
 from __future__ import annotations
