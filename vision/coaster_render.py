@@ -52,7 +52,7 @@ class CoasterRenderer(Renderer):
         self.game, self.scene = game, scene
         self.look = mat_look(game)
         self.board = mat_board(game)
-        self.rng = np.random.default_rng(seed)
+        self._seed(seed)
         self._texture, self._to_texture = _board_texture(self.board, self.look)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()

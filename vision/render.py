@@ -169,11 +169,18 @@ class Renderer:
         self.game, self.scene = game, scene
         self.look: Look = looks.look_for(game)
         self.board = game.board
-        self.rng = np.random.default_rng(seed)
+        self._seed(seed)
         self._texture, self._to_texture = _board_texture(self.board, self.look)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
+
+    def _seed(self, seed: int) -> None:
+        """The frames' randomness: hands and glare from ``rng``, and the sensor noise
+        from seeds of its own, so a frame does not depend on what else the process
+        drew before it (OpenCV's generator is shared by the whole thread)."""
+        self.rng = np.random.default_rng(seed)
+        self._noise_seeds = np.random.default_rng([seed, 1])
 
     # --- the static part ---------------------------------------------------------------
 
@@ -405,6 +412,7 @@ class Renderer:
         if light["blur"] > 0.3:
             cv2.GaussianBlur(out, (0, 0), light["blur"], dst=out)
         noise = np.empty_like(out)
+        cv2.setRNGSeed(int(self._noise_seeds.integers(2**31)))
         cv2.randn(noise, 0, light["noise"])
         out += noise
         frame = np.clip(out, 0, 255).astype(np.uint8)
