@@ -81,6 +81,10 @@ class RandomPlayer:
         return self.rng.choice(_legal(game, state, seat))
 
 
+class _OutOfTime(Exception):
+    """The clock ran out in the middle of an iteration, which is dropped."""
+
+
 class SearchPlayer:
     """Monte Carlo tree search within ``playouts`` iterations and/or ``deadline_s``
     seconds a move (at least one must be given); ``seed`` makes it reproducible
@@ -123,24 +127,30 @@ class SearchPlayer:
                 game, state, knowledge, self.rng, self.playouts, stop
             )
             return move
-        search = _Search(game, knowledge, self.rng, self.exploration)
+        search = _Search(game, knowledge, self.rng, self.exploration, stop)
         deal = search.dealer(state, seat)
         root = _Node(game.players)
         done, longest, now = 0, 0.0, time.perf_counter()
-        # the clock is read between iterations: one starts only if the longest so
-        # far would still end in time, so a move keeps within its seconds
+        # one iteration starts only if the longest so far would still end in time, and
+        # the clock is also read at every step inside one (a busy machine can stretch
+        # an iteration), which is then dropped
         while (self.playouts is None or done < self.playouts) and (
             stop is None or done == 0 or now + longest < stop
         ):
-            search.iterate(root, deal())
+            try:
+                search.iterate(root, deal())
+            except _OutOfTime:
+                break
             done += 1
             before, now = now, time.perf_counter()
             longest = max(longest, now - before)
         self.last_playouts = done
-        return max(
-            root.children.items(),
-            key=lambda item: (item[1].visits, item[1].value[seat] / item[1].visits),
-        )[0]
+        tried = [item for item in root.children.items() if item[1].visits]
+        if not tried:  # not one iteration in the time: any legal move
+            return self.rng.choice(moves)
+        return max(tried, key=lambda item: (item[1].visits, item[1].value[seat] / item[1].visits))[
+            0
+        ]
 
 
 def _legal(game: Game, state, seat: int | None) -> list:
@@ -176,8 +186,17 @@ class _Node:
 class _Search:
     """One move's search: the game, what is known about it, and per-search caches."""
 
-    def __init__(self, game: Game, knowledge: Knowledge, rng: random.Random, exploration: float):
+    def __init__(
+        self,
+        game: Game,
+        knowledge: Knowledge,
+        rng: random.Random,
+        exploration: float,
+        stop: float | None = None,
+    ):
+        """``stop``: the ``time.perf_counter`` reading at which an iteration is dropped."""
         self.game = game
+        self.stop = stop
         self.knowledge = knowledge
         self.rng = rng
         self.exploration = exploration
@@ -205,6 +224,7 @@ class _Search:
         game, node, path = self.game, root, [root]
         rewards = None
         while True:
+            self._check_clock()
             ended = game.outcome(state)
             if ended is not None:
                 rewards = self.rewards(ended)
@@ -241,6 +261,10 @@ class _Search:
             visited.visits += 1
             for seat, reward in enumerate(rewards):
                 visited.value[seat] += reward
+
+    def _check_clock(self) -> None:
+        if self.stop is not None and time.perf_counter() > self.stop:
+            raise _OutOfTime
 
     def legal_moves(self, state) -> list:
         """The moves at ``state``, one list object per state (nodes merge by identity)."""
@@ -296,6 +320,7 @@ class _Search:
         limit = PLAYOUT_CAP if knowledge.depth is None else knowledge.depth
         plies = 0
         while True:
+            self._check_clock()
             ended = game.outcome(state)
             if ended is not None:
                 return self.rewards(ended)

@@ -92,6 +92,23 @@ def test_computer_move_answers_within_its_time_budget():
     assert computer_move(game, state, seconds=0.2, seed=1) in game.legal_moves(state)
 
 
+@pytest.mark.parametrize("name", ["haegar", "fang_den_hut"])
+def test_a_clock_that_runs_out_inside_an_iteration_still_gives_a_legal_move(name, monkeypatch):
+    from engines.players import search
+
+    game = load_game(name, 2)
+    stream = Stream(b"clock")
+    state = game.initial_state()
+    while game.to_move(state) is None:
+        state = game.resolve(state, game.chance(state).draw(stream))
+    # a clock that jumps a second at each reading: every iteration is cut short
+    ticks = iter(range(1_000_000))
+    monkeypatch.setattr(search.time, "perf_counter", lambda: float(next(ticks)))
+    bot = SearchPlayer(seed=1, deadline_s=2.5)
+    assert bot.choose(game, state) in game.legal_moves(state)
+    assert bot.last_playouts == 0, "an iteration the clock cut is not counted"
+
+
 def test_player_names_every_level_and_refuses_others():
     assert isinstance(player("random"), RandomPlayer)
     assert player("search").deadline_s == LEVELS["hard"].seconds
