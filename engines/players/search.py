@@ -46,6 +46,9 @@ PLAYOUT_CAP = 1000
 #: above this many moves, untried moves are drawn at random by index rather than
 #: queued (far more than any budget tries, so a draw rarely repeats)
 DRAWN_ABOVE = 4096
+#: seconds kept back from a move's clock: to pick the move and return it, and for a
+#: step that takes longer than any before it (a busy machine, a new turn listed)
+FINISH_S = 0.1
 #: a solo game's reward for ``points``: points / (points + SOLO_POINTS)
 SOLO_POINTS = 10.0
 
@@ -121,7 +124,7 @@ class SearchPlayer:
             return moves[0]
         seat = game.to_move(state)
         knowledge = knowledge_of(game)
-        stop = None if self.deadline_s is None else started + self.deadline_s
+        stop = None if self.deadline_s is None else started + self.deadline_s - FINISH_S
         if minimax.fits(game, knowledge):
             move, self.last_playouts = minimax.best_move(
                 game, state, knowledge, self.rng, self.playouts, stop
@@ -197,6 +200,8 @@ class _Search:
         """``stop``: the ``time.perf_counter`` reading at which an iteration is dropped."""
         self.game = game
         self.stop = stop
+        self._checked: float | None = None
+        self._longest_step = 0.0
         self.knowledge = knowledge
         self.rng = rng
         self.exploration = exploration
@@ -263,7 +268,15 @@ class _Search:
                 visited.value[seat] += reward
 
     def _check_clock(self) -> None:
-        if self.stop is not None and time.perf_counter() > self.stop:
+        """Drop the iteration when the longest step so far would end after ``stop``
+        (a step, such as listing a Hakenschlagen turn, cannot be cut)."""
+        if self.stop is None:
+            return
+        now = time.perf_counter()
+        if self._checked is not None:
+            self._longest_step = max(self._longest_step, now - self._checked)
+        self._checked = now
+        if now + self._longest_step > self.stop:
             raise _OutOfTime
 
     def legal_moves(self, state) -> list:
