@@ -825,6 +825,8 @@ class Referee:
             return False
         self.log.append((kind, data))
         self._step(kind, data, state)
+        # a move the computer announced was for the position before this one
+        self.expected = None
         self._view.clear_problems()
         self._emit(Event(kind, data, accepted=True))
         return True
