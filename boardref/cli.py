@@ -163,7 +163,7 @@ def simulate(
     try:
         seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
         result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor)
-    except RulesError as exc:
+    except (RulesError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(result))

@@ -38,6 +38,7 @@ from boardref.table import Table
 from engines import Move
 from engines.coasters import SIDES
 from firmware_bridge.host import Link
+from firmware_bridge.protocol import MAX_CELLS
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
 from vision.stillness import STILL_FRAMES
@@ -106,6 +107,11 @@ class Rig:
         self.mcu = self.link = self.camera = None
         self.scans: queue.Queue[bytes] = queue.Queue()
         if sensor in ("hall", "both"):
+            if len(self.cells) > MAX_CELLS:
+                raise ValueError(
+                    f"{self.game.name}: {len(self.cells)} places are more than a hall-sensor "
+                    f"board scans ({MAX_CELLS}); use --sensor camera"
+                )
             settings = MCU_SETTINGS
             self.mcu = Simulator(len(self.cells), noise=noise, seed=seed, settings=settings).start()
             self.link = Link(self.mcu.path)

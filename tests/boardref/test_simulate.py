@@ -76,3 +76,8 @@ def test_games_read_by_the_camera_are_refereed_without_a_mistake(sensor, seed):
 def test_an_unknown_sensor_is_refused_in_words():
     with pytest.raises(ValueError, match="choose one of hall, camera, both"):
         simulate("sternhalma", 2, seed=1, noise=0.0, moves=1, sensor="sonar")
+
+
+def test_a_table_no_hall_board_can_scan_is_refused_with_what_to_use():
+    with pytest.raises(ValueError, match="1060 places .* use --sensor camera"):
+        simulate("haegar", 2, seed=1, noise=0.0, moves=5, sensor="hall")
