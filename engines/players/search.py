@@ -151,9 +151,10 @@ class SearchPlayer:
         tried = [item for item in root.children.items() if item[1].visits]
         if not tried:  # not one iteration in the time: any legal move
             return self.rng.choice(moves)
-        return max(tried, key=lambda item: (item[1].visits, item[1].value[seat] / item[1].visits))[
-            0
-        ]
+        move, _ = max(
+            tried, key=lambda item: (item[1].visits, item[1].value[seat] / item[1].visits)
+        )
+        return move
 
 
 def _legal(game: Game, state, seat: int | None) -> list:
