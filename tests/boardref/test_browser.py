@@ -60,6 +60,8 @@ def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, br
     origin = next(m.origin for m in game.legal_moves(start))
     sim = open_page(browser, panel, "/sim")
     table = open_page(browser, panel, "/table")
+    # the start position must be read first: before it, a lifted piece is set-up
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, origin)
     click_cell(sim, "m9")  # the centre: no move of red's reaches it
     for page in (sim, table):
