@@ -109,10 +109,7 @@ class TableCamera:
     def learn_now(self) -> None:
         """The referee says the last frame shows the position the referee holds (the
         start laid out, Hakenschlagen's disks put down): learn the board's look from it."""
-        frame = self._last_frame()
-        if self.reader.pose is None and not self.reader.locate(frame):
-            raise RefereeError("the board's markers are not in view: set its corners by hand first")
-        self._learn_shown(frame)
+        self._learn_shown(self._last_frame())
 
     def learn(self, truth: dict[str, str | None]) -> bool:
         """Learn the look of the board from the next frame, known to show ``truth``
@@ -199,7 +196,8 @@ class TableCamera:
         if referee.game is None:
             raise RefereeError("no game to learn the position of")
         # what was learned before may have been learned from a board not yet laid out
-        self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True)
+        if not self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True):
+            raise RefereeError("the board's markers are not in view: set its corners by hand first")
         self._confirmed = None
 
     def _keep(self, frame):
