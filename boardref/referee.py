@@ -659,8 +659,7 @@ class Referee:
 
     def _judge_expected(self, distinct: dict) -> None:
         move, after = self.expected
-        if after in distinct:
-            self.expected = None
+        if after in distinct:  # accepting it ends the announcement (``_accept``)
             self._view.clear_problems()
             self._accept_move(move)
             return
@@ -694,10 +693,8 @@ class Referee:
             raise RefereeError(f"no move can be played now ({self.phase})")
         base = self.positions[-1]
         move = self.game.parse_move(base, move_text)
-        if self.expected is not None:
-            if self.game.apply(base, move) != self.expected[1]:
-                raise RefereeError(WORDS["not_computer_move"].format(move=self.expected[0]))
-            self.expected = None
+        if self.expected is not None and self.game.apply(base, move) != self.expected[1]:
+            raise RefereeError(WORDS["not_computer_move"].format(move=self.expected[0]))
         self._accept_move(move)
         self._emit(Event("display", {}))
 
