@@ -120,13 +120,9 @@ def sternhalma_progress(game, state, move) -> float:
     """How much nearer its seat's target tip ``move`` brings its piece (0 for a pass)."""
     if not move.path:
         return 0.0
-    places, tip = _sternhalma_places(game), _sternhalma_tips(game)[game.to_move(state)]
-    return math.dist(places[move.origin], tip) - math.dist(places[move.destination], tip)
-
-
-@cache
-def _sternhalma_places(game) -> dict[str, tuple[float, float]]:
-    return {cell.id: cell.xy for cell in game.board.cells}
+    board, tip = game.board, _sternhalma_tips(game)[game.to_move(state)]
+    origin, destination = (board.cells[board.index[c]].xy for c in (move.origin, move.destination))
+    return math.dist(origin, tip) - math.dist(destination, tip)
 
 
 def _sternhalma_race(game, state) -> tuple[list[float], list[float]]:
