@@ -38,7 +38,6 @@ from boardref.table import Table
 from engines import Move
 from engines.coasters import SIDES
 from firmware_bridge.host import Link
-from firmware_bridge.protocol import MAX_CELLS
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
 from vision.stillness import STILL_FRAMES
@@ -107,13 +106,12 @@ class Rig:
         self.mcu = self.link = self.camera = None
         self.scans: queue.Queue[bytes] = queue.Queue()
         if sensor in ("hall", "both"):
-            if len(self.cells) > MAX_CELLS:
-                raise ValueError(
-                    f"{self.game.name}: {len(self.cells)} places are more than a hall-sensor "
-                    f"board scans ({MAX_CELLS}); use --sensor camera"
-                )
             settings = MCU_SETTINGS
-            self.mcu = Simulator(len(self.cells), noise=noise, seed=seed, settings=settings).start()
+            try:
+                self.mcu = Simulator(len(self.cells), noise=noise, seed=seed, settings=settings)
+            except ValueError as exc:  # Hägar's table: more places than a board scans
+                raise ValueError(f"{self.game.name}: {exc}; use --sensor camera") from None
+            self.mcu.start()
             self.link = Link(self.mcu.path)
             self.link.subscribe(lambda scan: self.scans.put(bytes(scan.cells)))
             self.link.open(timeout=WAIT)

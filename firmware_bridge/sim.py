@@ -77,6 +77,8 @@ class Simulator:
         protocol_version=protocol.PROTOCOL_VERSION,
         seed=None,
     ):
+        if not 0 < cells <= protocol.MAX_CELLS:  # more would never reach the host
+            raise ValueError(f"{cells} cells: a scan carries 1 to {protocol.MAX_CELLS}")
         self._own_dir = None
         if path is None:
             self._own_dir = tempfile.mkdtemp(prefix="boardref-sim-")

@@ -79,5 +79,5 @@ def test_an_unknown_sensor_is_refused_in_words():
 
 
 def test_a_table_no_hall_board_can_scan_is_refused_with_what_to_use():
-    with pytest.raises(ValueError, match="1060 places .* use --sensor camera"):
+    with pytest.raises(ValueError, match="haegar: 1060 cells: .* use --sensor camera"):
         simulate("haegar", 2, seed=1, noise=0.0, moves=5, sensor="hall")
