@@ -382,22 +382,9 @@ class Hands:
         (``try_illegal_lay``)."""
         if hasattr(self.game, "coasters"):
             return self.try_illegal_lay(state)
-        seen, felt = self.reading(state), self.game.sense(state, "presence")
         self.rig.expect_disks(state)
         bare = self.rig.under  # what a figure leaves behind: the disk it stood on
-        outcomes = {
-            tuple(self.reading(self.game.apply(state, move)).values())
-            for move in self.game.legal_moves(state)
-        }
-        occupied = [c for c, token in felt.items() if token]
-        empty = [c for c, token in seen.items() if not token]
-        mistakes = [
-            (origin, target)
-            for origin in self.pick.sample(occupied, min(6, len(occupied)))
-            for target in self.pick.sample(empty, min(6, len(empty)))
-            if tuple({**seen, origin: bare.get(origin), target: seen[origin]}.values())
-            not in outcomes
-        ]
+        mistakes = self.mistakes(state, bare)
         if not mistakes:
             return None
         origin, target = self.pick.choice(mistakes)
@@ -419,6 +406,27 @@ class Hands:
         finally:
             referee.listeners.pop()
         return caught
+
+    def mistakes(self, state, bare: dict[str, str]) -> list[tuple[str, str]]:
+        """Up to 36 (origin, target) carries of a piece to an empty cell after which
+        the referee's sensor reads no legal outcome; ``bare`` is the disk a figure
+        leaves behind where it stood."""
+        seen, felt = self.reading(state), self.game.sense(state, "presence")
+        # what the sensor reads where the piece stood: hall sensors never feel a disk
+        left = bare if self.view == CAMERA else {}
+        outcomes = {
+            tuple(self.reading(self.game.apply(state, move)).values())
+            for move in self.game.legal_moves(state)
+        }
+        occupied = [c for c, token in felt.items() if token]
+        empty = [c for c, token in seen.items() if not token]
+        return [
+            (origin, target)
+            for origin in self.pick.sample(occupied, min(6, len(occupied)))
+            for target in self.pick.sample(empty, min(6, len(empty)))
+            if tuple({**seen, origin: left.get(origin), target: seen[origin]}.values())
+            not in outcomes
+        ]
 
     def try_illegal_lay(self, state) -> bool | None:
         """Lay Hägar's coaster in hand on a free spot of the mat at a facing the rules

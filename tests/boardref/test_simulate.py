@@ -9,9 +9,15 @@ apart (hats onto towers), the simulated players answer on the panel, as people d
 
 from __future__ import annotations
 
+import dataclasses
+import random
+from types import SimpleNamespace
+
 import pytest
 
-from boardref.simulate import simulate
+from boardref.simulate import Hands, simulate
+from engines import load_game
+from vision.render import underlays
 
 #: (game, players, seed, moves): every game that can be played on hall sensors
 TABLES = [
@@ -54,6 +60,33 @@ def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit(
     assert result["wrong_commits"] == 0 and result["missed_moves"] == 0
     assert result["false_rejections"] == 0 and result["final_state_match"]
     assert result["computer_refusals"] > 0, "the guest's other moves were refused"
+
+
+def test_the_hands_mistake_is_no_move_the_hall_sensors_would_read_as_legal():
+    """Hall sensors do not feel Hakenschlagen's disks: a hare carried off a dandelion
+    leaves a hollow they read as empty. The hands once counted the disk as read there,
+    so a "mistake" could be a legal move; the referee rightly took it and the run
+    scored a wrong commit (seed 7, computer in seat 1)."""
+    game = load_game("hakenschlagen", players=2, trees=0, dandelions=1, lettuces=2, carrots=0)
+    start = game.setup_from({"dandelion": ["c7"], "lettuce": ["b6", "d6"]})
+    index = game.board.index
+    # the white hare on the dandelion, two dandelions drawn: it may leap off it
+    state = dataclasses.replace(start, hares=(index["c7"], index["r4"]), hand=("dandelion",) * 2)
+    felt = game.sense(state, "presence")
+    legal = {
+        tuple(game.sense(game.apply(state, m), "presence").values())
+        for m in game.legal_moves(state)
+    }
+    carries = set()
+    for seed in range(20):
+        hands = Hands(SimpleNamespace(camera=None), game, random.Random(seed), "hall")
+        carries |= set(hands.mistakes(state, underlays(game, state)))
+    assert any(origin == "c7" for origin, _ in carries)
+    for origin, target in carries:
+        assert tuple({**felt, origin: None, target: "piece"}.values()) not in legal, (
+            origin,
+            target,
+        )
 
 
 @pytest.mark.parametrize(("sensor", "seed"), [("camera", 21), ("both", 22)])
