@@ -46,7 +46,8 @@ def test_noisy_games_are_refereed_without_a_mistake(game, players, seed, moves):
 
 
 @pytest.mark.parametrize(
-    ("name", "seed", "moves", "seat"), [("catch_the_hare", 12, 80, 1), ("fang_den_hut", 3, 100, 0)]
+    ("name", "seed", "moves", "seat"),
+    [("catch_the_hare", 12, 80, 1), ("fang_den_hut", 3, 100, 0), ("hakenschlagen", 7, 60, 1)],
 )
 def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit(
     name, seed, moves, seat
