@@ -252,10 +252,20 @@ class Renderer:
         solids = self._solids(tokens, under or {})
         if solids:  # shadows fall on the board, never on the pieces drawn over them
             self._shadows(shade, solids)
-            dim = cv2.resize(shade, image.shape[1::-1], interpolation=cv2.INTER_LINEAR)
-            image = (image * (dim ** (1 / 2.2))[..., None]).astype(np.uint8)
+            image = self._dim(image, shade)
             shade[:] = 1.0
-        self._draw_solids(image, solids)
+        disks = [solid for solid in solids if solid[2].under]
+        figures = [solid for solid in solids if not solid[2].under]
+        if disks:
+            # a figure's shadow falls on whatever it stands on: the disks are drawn
+            # first and then darkened where a figure's shadow reaches them
+            covered = np.zeros(image.shape[:2], np.uint8)
+            self._draw_solids(image, disks, covered)
+            if figures:
+                self._shadows(shade, figures)
+                image = np.where(covered[..., None] > 0, self._dim(image, shade), image)
+                shade[:] = 1.0
+        self._draw_solids(image, figures)
         for cell in hands:
             self._hand(image, shade, cell)
         return self._expose(image, shade)
@@ -298,17 +308,25 @@ class Renderer:
         a = np.linspace(0, 2 * np.pi, n, endpoint=False)
         return np.stack([xy[0] + radius * np.cos(a), xy[1] + radius * np.sin(a), np.full(n, z)], 1)
 
+    def _dim(self, image: np.ndarray, shade: np.ndarray) -> np.ndarray:
+        """``image`` darkened by the quarter-size ``shade`` (linear light)."""
+        dim = cv2.resize(shade, image.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+        return (image * (dim ** (1 / 2.2))[..., None]).astype(np.uint8)
+
     def _shadows(self, shade, solids) -> None:
+        """Each solid's shadow, on the plane it stands on (a disk's top for a figure
+        on a disk)."""
         dx, dy = self.scene.light["shadow"]
         cam = self.scene.camera
-        for _, xy, piece, _base in solids:
+        for _, xy, piece, base in solids:
             reach = piece.height * 0.6
-            ring = self._ring((xy[0] + dx * reach, xy[1] + dy * reach), 0.0, piece.radius * 1.1)
+            ring = self._ring((xy[0] + dx * reach, xy[1] + dy * reach), base, piece.radius * 1.1)
             pts = cam.project(ring, self.scene.rvec, self.scene.tvec) / 4
             cv2.fillConvexPoly(shade, np.round(pts).astype(np.int32), 0.55, cv2.LINE_AA)
         cv2.GaussianBlur(shade, (0, 0), 2.0, dst=shade)
 
-    def _draw_solids(self, image, solids) -> None:
+    def _draw_solids(self, image, solids, covered: np.ndarray | None = None) -> None:
+        """Draw ``solids`` in order; mark the pixels they cover in ``covered``."""
         cam, scene = self.scene.camera, self.scene
         for _, xy, piece, z in solids:
             rgb = np.array(piece.colour, dtype=np.float64)
@@ -332,6 +350,8 @@ class Renderer:
             cv2.fillConvexPoly(image, hull, _bgr(rgb * 0.62), cv2.LINE_AA, shift=4)
             top_px = np.round(px[len(base) :] * 16).astype(np.int32)
             cv2.fillConvexPoly(image, top_px, _bgr(rgb * 0.95), cv2.LINE_AA, shift=4)
+            if covered is not None:
+                cv2.fillConvexPoly(covered, hull, 255, cv2.LINE_8, shift=4)
 
     def _disc(self, image, centre, radius, rgb) -> None:
         c = tuple(int(round(v * 16)) for v in centre)

@@ -1,0 +1,38 @@
+"""Hakenschlagen through the camera: the renderer's figures on disks, and frames of
+the configurations the reader used to get wrong, each read right (rates over many
+frames are bench/bench_vision.py's job)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines import load_game
+from engines.chance import Stream
+from vision.evaluate import set_up
+from vision.render import Renderer, random_scene
+
+
+def _patch(frame: np.ndarray, px) -> np.ndarray:
+    """Mean BGR of the 3x3 pixels around ``px``."""
+    x, y = (int(round(v)) for v in px)
+    return frame[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0)
+
+
+def test_a_figures_shadow_falls_on_the_disk_it_stands_on():
+    game = load_game("hakenschlagen")
+    # scene 9 looks down at 87 degrees, its light throws shadows 8 mm towards +x+y
+    scene = random_scene(game.board, 9)
+    camera = Renderer(game, scene, 9)
+    start = game.observe(set_up(game, Stream(b"shadow on a disk")))
+    disk = next(c for c, t in start.items() if t == "dandelion")
+    hare = next(c for c, t in start.items() if t == "hare_yellow")
+    on_disk = dict(start, **{disk: "hare_yellow", hare: None})
+    bare, carried = camera.frame(start), camera.frame(on_disk, (), {disk: "dandelion"})
+    toward = np.array(scene.light["shadow"]) / np.linalg.norm(scene.light["shadow"])
+    x, y = game.board.cell(disk).xy
+    # 10 mm from the centre: past the hare's foot and its blurred edge, on the disk
+    # (13 mm); the dandelion's green and red (its blue is too dark to tell)
+    points = np.array([[x, y, 3.0]] * 2) + np.c_[[toward * 10, -toward * 10], [0, 0]]
+    shadowed, sunlit = scene.camera.project(points, scene.rvec, scene.tvec)
+    assert (_patch(carried, shadowed)[1:] / _patch(bare, shadowed)[1:] < 0.95).all()
+    assert np.allclose(_patch(carried, sunlit)[1:], _patch(bare, sunlit)[1:], rtol=0.05)
