@@ -342,6 +342,13 @@ class Hands:
                     break
         return taps
 
+    def outcomes(self, state) -> set[tuple]:
+        """What the referee's sensor reads after each legal move, cells in board order."""
+        return {
+            tuple(self.reading(self.game.apply(state, move)).values())
+            for move in self.game.legal_moves(state)
+        }
+
     def disobey(self, state, announced) -> int:
         """Play another legal move than the computer announced, then put it back;
         1 if the referee refused it."""
@@ -409,23 +416,24 @@ class Hands:
 
     def mistakes(self, state, bare: dict[str, str]) -> list[tuple[str, str]]:
         """Up to 36 (origin, target) carries of a piece to an empty cell after which
-        the referee's sensor reads no legal outcome; ``bare`` is the disk a figure
-        leaves behind where it stood."""
+        the referee's sensor reads no legal move, whole or with its captured pieces
+        still standing (the referee rightly waits for those to go); ``bare`` is the
+        disk a figure leaves behind where it stood."""
         seen, felt = self.reading(state), self.game.sense(state, "presence")
         # what the sensor reads where the piece stood: hall sensors never feel a disk
         left = bare if self.view == CAMERA else {}
-        outcomes = {
-            tuple(self.reading(self.game.apply(state, move)).values())
-            for move in self.game.legal_moves(state)
-        }
+        before = tuple(seen.values())
+        moves = _moves_by_fill(before, self.outcomes(state))
+        where = {cell: i for i, cell in enumerate(seen)}
         occupied = [c for c, token in felt.items() if token]
         empty = [c for c, token in seen.items() if not token]
         return [
             (origin, target)
             for origin in self.pick.sample(occupied, min(6, len(occupied)))
             for target in self.pick.sample(empty, min(6, len(empty)))
-            if tuple({**seen, origin: left.get(origin), target: seen[origin]}.values())
-            not in outcomes
+            if not _reads_as_move(
+                moves, {where[origin]: left.get(origin), where[target]: seen[origin]}
+            )
         ]
 
     def try_illegal_lay(self, state) -> bool | None:
@@ -441,10 +449,7 @@ class Hands:
         coaster = self.game.coasters[state.hand]
         seen = self.game.observe(state)
         laid, _ = layout_of(self.game, seen)
-        outcomes = {
-            tuple(self.reading(self.game.apply(state, move)).values())
-            for move in self.game.legal_moves(state)
-        }
+        outcomes = self.outcomes(state)
         lays = []
         for spot in (cell.id for cell in mat_board(self.game).cells):
             for turn, side in enumerate(SIDES):
@@ -627,6 +632,29 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     score.final_state_match = referee.positions[-1] == truth
     score.verdict_ms = rig.verdict_ms
     return score
+
+
+def _moves_by_fill(before: tuple, outcomes: set[tuple]) -> dict[frozenset, list[tuple]]:
+    """Legal outcomes (readings) keyed by the cells they fill or change, leaving out
+    those they only take a piece off."""
+    found: dict[frozenset, list[tuple]] = {}
+    for after in outcomes:
+        key = frozenset(
+            i for i, (was, now) in enumerate(zip(before, after)) if was != now and now is not None
+        )
+        found.setdefault(key, []).append(after)
+    return found
+
+
+def _reads_as_move(moves: dict[frozenset, list[tuple]], changes: dict[int, Any]) -> bool:
+    """Whether a board that differs from the position by ``changes`` (cell index to
+    reading) reads as a legal move, whole or with its captured pieces still standing:
+    the move fills or changes the same cells to the same, and takes off the cells
+    ``changes`` empties and maybe others."""
+    key = frozenset(i for i, token in changes.items() if token is not None)
+    return any(
+        all(after[i] == token for i, token in changes.items()) for after in moves.get(key, ())
+    )
 
 
 def _recorder(kinds: list[str]):

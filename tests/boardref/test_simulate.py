@@ -17,6 +17,7 @@ import pytest
 
 from boardref.simulate import Hands, simulate
 from engines import load_game
+from engines.catch_the_hare import HareState
 from vision.render import underlays
 
 #: (game, players, seed, moves): every game that can be played on hall sensors
@@ -63,31 +64,45 @@ def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit(
     assert result["computer_refusals"] > 0, "the guest's other moves were refused"
 
 
-def test_the_hands_mistake_is_no_move_the_hall_sensors_would_read_as_legal():
-    """Hall sensors do not feel Hakenschlagen's disks: a hare carried off a dandelion
-    leaves a hollow they read as empty. The hands once counted the disk as read there,
-    so a "mistake" could be a legal move; the referee rightly took it and the run
+def _hare_on_a_dandelion():
+    """Hakenschlagen: the white hare on a dandelion with two dandelions drawn, so it
+    may leap off it. Hall sensors do not feel the disk: carried off, the hare leaves a
+    hollow they read as empty. The hands once counted the disk as read there, so
+    their "mistake" could be a legal move; the referee rightly took it and the run
     scored a wrong commit (seed 7, computer in seat 1)."""
     game = load_game("hakenschlagen", players=2, trees=0, dandelions=1, lettuces=2, carrots=0)
     start = game.setup_from({"dandelion": ["c7"], "lettuce": ["b6", "d6"]})
     index = game.board.index
-    # the white hare on the dandelion, two dandelions drawn: it may leap off it
-    state = dataclasses.replace(start, hares=(index["c7"], index["r4"]), hand=("dandelion",) * 2)
-    felt = game.sense(state, "presence")
-    legal = {
-        tuple(game.sense(game.apply(state, m), "presence").values())
-        for m in game.legal_moves(state)
-    }
+    hares = (index["c7"], index["r4"])
+    return game, dataclasses.replace(start, hares=hares, hand=("dandelion",) * 2), "c7"
+
+
+def _hare_beside_a_hunter():
+    """Catch the Hare: the hare at c1 may leap the hunter at c2 to c3. Carried there
+    with the hunter still standing, the board is that capture half done, which the
+    referee rightly waits out ("take off c2"); the hands counted it as illegal."""
+    game = load_game("catch_the_hare", min_hunters=1)
+    index = game.board.index
+    return game, HareState(index["c1"], frozenset({index["c2"], index["a5"]}), turn=1), "c1"
+
+
+@pytest.mark.parametrize("position", [_hare_on_a_dandelion, _hare_beside_a_hunter])
+def test_every_mistake_of_the_hands_is_one_the_referee_refuses(table, position):
+    game, state, hare = position()
     carries = set()
-    for seed in range(20):
+    for seed in range(40):
         hands = Hands(SimpleNamespace(camera=None), game, random.Random(seed), "hall")
         carries |= set(hands.mistakes(state, underlays(game, state)))
-    assert any(origin == "c7" for origin, _ in carries)
-    for origin, target in carries:
-        assert tuple({**felt, origin: None, target: "piece"}.values()) not in legal, (
-            origin,
-            target,
-        )
+    assert any(origin == hare for origin, _ in carries)
+    t = table(game.name, game.players, dict(game.options))
+    t.referee.positions[-1] = state
+    t.show_position(state)
+    for origin, target in sorted(carries):
+        t.events.clear()
+        t.change(**{origin: None, target: "piece"})
+        assert {"illegal", "unreadable"} & set(t.kinds()), (origin, target, t.kinds())
+        t.change(**{origin: "piece", target: None})
+    assert t.referee.positions[-1] == state
 
 
 @pytest.mark.parametrize(("sensor", "seed"), [("camera", 21), ("both", 22)])
