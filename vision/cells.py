@@ -71,8 +71,12 @@ REFRESH = 0.3
 #: looks.toml, for a piece not learned yet (the side gets less of the light from above)
 TOP_SHADE, SIDE_SHADE = 0.95, 0.62
 #: what a probe sees of a solid it lies in: its flat top, or its side (or a cone's
-#: slope), depending on the camera's angle at that cell
-TOP, SIDE = 0, 1
+#: slope), depending on the camera's angle at that cell, or the rim between them
+TOP, SIDE, EDGE = 0, 1, 2
+#: a probe point this close (pixels) to the rim between a solid's top and its side
+#: shows a blend of both (blur, JPEG's colour at half resolution): a figure's side
+#: seen edge-on from nearly straight above
+EDGE_PX = 2.0
 #: added to linear colour before taking ratios: a dark channel's few levels of sensor
 #: noise would otherwise swing its log ratio more than a piece's colour does
 DARK_FLOOR = 0.01
@@ -185,6 +189,9 @@ class Sampler:
         shape = (len(sites), len(look.probes), POINTS)
         #: each probe point on the board's axes (mm), and the camera's centre
         self.points, self.eye = pts.reshape(shape + (3,)), eye
+        #: frame pixels per mm of the board near each site
+        xy = np.array([(*s.xy, 0.0) for s in sites])
+        self.px_per_mm = camera.matrix[0, 0] / np.linalg.norm(xy - eye, axis=1)
         px = camera.project(pts, pose.rvec, pose.tvec)
         px = np.round(px).astype(np.int64)
         inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
@@ -334,11 +341,15 @@ def _sight(probe, stack) -> tuple[str, tuple | None]:
     return what, solid
 
 
-def views(look: Look, stacks, sites: list[Site], points: np.ndarray, eye) -> np.ndarray:
+def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     """(sites, stacks, probes): whether each probe sees the TOP or the SIDE of the solid
     it lies in, by where the camera's ray from most of its points leaves that solid
-    (``points`` as ``Sampler.points``). Near straight above a figure's front probe
-    sees its top, from a slanted view its side: they are lit differently."""
+    (``sight`` a ``Sampler``: its points, the camera's centre, pixels per mm). Near
+    straight above a figure's front probe sees its top, from a slanted view its side:
+    they are lit differently. EDGE, for a probe that skips the rim, where most of its
+    points lie within EDGE_PX of the rim between the two in the frame (a side seen
+    edge-on): they show a blend."""
+    points, eye = sight.points, sight.eye
     found = np.full((len(points), len(stacks), len(look.probes)), TOP, np.int8)
     centres = np.array([site.xy for site in sites])
     for h, stack in enumerate(stacks):
@@ -352,8 +363,11 @@ def views(look: Look, stacks, sites: list[Site], points: np.ndarray, eye) -> np.
             ray = eye - p
             reach = (top - p[..., 2]) / np.maximum(ray[..., 2], 1e-6)
             out = p[..., :2] + reach[..., None] * ray[..., :2] - centres[:, None]
-            side = np.linalg.norm(out, axis=2) > _radius_at(piece, piece.height)
-            found[:, h, k] = np.where(side.mean(axis=1) > 0.5, SIDE, TOP)
+            beyond = np.linalg.norm(out, axis=2) - _radius_at(piece, piece.height)
+            found[:, h, k] = np.where((beyond > 0).mean(axis=1) > 0.5, SIDE, TOP)
+            if probe.skip_rim:
+                edge = np.abs(beyond) * sight.px_per_mm[:, None] < EDGE_PX
+                found[edge.mean(axis=1) > 0.5, h, k] = EDGE
     return found
 
 
@@ -475,9 +489,10 @@ def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margi
 class Classifier:
     """Learned references for one pose: empty sites per probe, token colours.
 
-    ``sight`` is the probes' points and the camera's centre (``Sampler.points``,
-    ``Sampler.eye``): with it a piece's colour is learned and predicted apart for
-    probes that see its top and its side (without it, all as its top)."""
+    ``sight`` is the ``Sampler`` of the pose (its probes' points, the camera's centre
+    and scale): with it a piece's colour is learned and predicted apart for probes
+    that see its top and its side (without it, all as its top), and not from probes
+    that see the rim between them."""
 
     def __init__(self, sites: list[Site], look: Look, centres: np.ndarray, sight=None):
         self.sites, self.look = sites, look
@@ -488,16 +503,16 @@ class Classifier:
         self.hyp_slot = hypotheses(look, slot=True)
         #: the fields several hats may share (needs the probes' points and the camera)
         self.crowds = (
-            Crowds(sites, look, *sight)
+            Crowds(sites, look, sight.points, sight.eye)
             if sight is not None and any(s.spot is not None for s in sites)
             else None
         )
-        #: per hypothesis list: (sites, hypotheses, probes) TOP or SIDE
+        #: per hypothesis list: (sites, hypotheses, probes) TOP, SIDE or EDGE
         self.view: dict[int, np.ndarray] = {}
         for hyps, slot in ((self.hyp_plain, False), (self.hyp_slot, True)):
             stacks = [stack for _, stack in _stacks(look, slot)]
             self.view[id(hyps)] = (
-                views(look, stacks, sites, *sight)
+                views(look, stacks, sites, sight)
                 if sight is not None
                 else np.full((len(sites), len(stacks), len(look.probes)), TOP, np.int8)
             )
@@ -570,7 +585,8 @@ class Classifier:
             rows = np.array(rows)
             for k in probes:
                 channels = self._channel(token, rows, k)
-                for c in np.unique(channels):
+                # a probe on the rim shows neither the top nor the side
+                for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
                     self._learn_channel(token, c, ratio[rows[channels == c], k], weight)
         self._infer_empty(features, labels)
         self._levels = None  # the inferred empty looks change the levels
@@ -603,7 +619,11 @@ class Classifier:
         piece adds to an empty cell, is the light on it (closer than a neighbour's)."""
         for i in np.flatnonzero(~self.known):
             token = labels[i]
-            if token in self.look.pieces and 0 in self._own_probes(token):
+            if (
+                token in self.look.pieces
+                and 0 in self._own_probes(token)
+                and self.alone[token][i, 0] != EDGE
+            ):
                 mean = self._prototype(token, int(self._channel(token, i, 0)))[0]
                 self.empty[i, 0] = features[i, 0] / np.exp(mean)
 
@@ -736,8 +756,8 @@ class Classifier:
 
     def _tables(self, hyps, rows):
         """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by
-        what the probe sees of the piece there, its top or its side); per hypothesis
-        and probe what is seen (kept until the next learning)."""
+        what the probe sees of the piece there, its top or its side) and what is seen
+        (kept until the next learning); per hypothesis its prior cost."""
         if id(hyps) in self._predicted:
             return self._predicted[id(hyps)]
         k = len(self.look.probes)
@@ -765,8 +785,11 @@ class Classifier:
                         if (what, c) not in known:
                             known[what, c] = self._prototype(what, c)
                         means[h, c], spreads[h, c] = known[what, c]
-        channel = np.arange(k) + k * self.view[id(hyps)][rows].astype(int)  # (S, H, K)
+        view = self.view[id(hyps)][rows]  # (S, H, K)
+        channel = np.arange(k) + k * np.minimum(view, SIDE).astype(int)
         h = np.arange(len(hyps))[None, :, None]
+        # a probe on a piece's rim sees a blend of its top and side: anything
+        kinds = np.where(view == EDGE, _ANY, kinds[None])
         self._predicted[id(hyps)] = means[h, channel], spreads[h, channel], kinds, prior
         return self._predicted[id(hyps)]
 

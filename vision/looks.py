@@ -36,11 +36,13 @@ class Piece:
 @dataclass(frozen=True)
 class Probe:
     """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
-    centre; ``front`` keeps only the half of that ring facing the camera."""
+    centre; ``front`` keeps only the half of that ring facing the camera;
+    ``skip_rim``: not used where it sees the rim between a piece's top and its side."""
 
     z: float
     r: float
     front: bool = False
+    skip_rim: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,10 @@ def look_for(game) -> Look:
         colour(entry["surface"]),
         entry["cell"],
         float(entry["cell_radius"]),
-        tuple(Probe(p["z"], p["r"], p.get("arc") == "front") for p in entry["probes"]),
+        tuple(
+            Probe(p["z"], p["r"], p.get("arc") == "front", p.get("rim") == "skip")
+            for p in entry["probes"]
+        ),
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
     )

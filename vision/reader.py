@@ -88,9 +88,7 @@ class BoardReader:
                 return True
         self.pose = pose
         self.sampler = Sampler(self.sites, self.look, self.camera, pose, self.game.board)
-        self.classifier = Classifier(
-            self.sites, self.look, self.sampler.centres, (self.sampler.points, self.sampler.eye)
-        )
+        self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
         self.stillness = Stillness(
             self.camera.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
         )

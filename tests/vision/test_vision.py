@@ -249,3 +249,15 @@ def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start():
         truth = dict(start, c3=None, **{cell: "hare"})
         seen = _read(reader, camera.frame(truth))
         assert seen is not None and seen.tokens == truth, cell
+
+
+def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point():
+    # scene 5027 looks down at 87 degrees: the side probe sees each hare's side
+    # edge-on, a blend of side, top and board, and read the near rows' hares as empty
+    # while it was expected to show the side
+    game, camera, reader, start = _set_up("catch_the_hare", 5027)
+    assert camera.scene.pitch > 86
+    for cell in ("d3", "d4", "e4", "a5", "c5", "e5"):
+        truth = dict(start, c3=None, **{cell: "hare"})
+        seen = _read(reader, camera.frame(truth))
+        assert seen is not None and seen.tokens == truth, cell
