@@ -261,7 +261,8 @@ def _line_angles(board, site: Site) -> np.ndarray:
 def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) -> np.ndarray:
     """POINTS board points of one probe on a ring (or its front half), at the angles
     whose view lands furthest from the printed lines and the cell's own mark, so an
-    empty cell shows plain board."""
+    empty cell shows plain board; an ``outline`` probe's at the angles whose view
+    lands nearest the cell's printed outline instead."""
     toward = eye[:2] - np.asarray(xy)
     facing = math.atan2(toward[1], toward[0])
     if probe.front:
@@ -272,6 +273,26 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     # where the camera's ray through each point meets the board, from the cell centre
     lift = probe.z / max(eye[2] - probe.z, 1e-6)
     landing = ring + (ring + np.asarray(xy) - eye[:2]) * lift
+    if probe.outline:
+        # a dark printed line that a figure standing there hides, whatever the light
+        # does to the colours (a flash burns a white hare and the board to one white)
+        nearest = np.argsort(np.abs(np.linalg.norm(landing, axis=1) - hole))[:POINTS]
+        angles = candidates[np.sort(nearest)]
+    else:
+        angles = _clear_angles(candidates, landing, lines, hole)
+    return np.stack(
+        [
+            xy[0] + probe.r * np.cos(angles),
+            xy[1] + probe.r * np.sin(angles),
+            np.full(POINTS, probe.z),
+        ],
+        1,
+    )
+
+
+def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.ndarray:
+    """POINTS of ``candidates`` whose ``landing`` lies furthest from the printed lines
+    and the cell's own mark."""
     clearance = np.linalg.norm(landing, axis=1) - hole
     for angle in lines:
         direction = np.array([math.cos(angle), math.sin(angle)])
@@ -281,15 +302,7 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     # where lines cross at the cell, take the POINTS clearest angles, never one pixel
     enough = np.sort(clearance)[-POINTS]
     clear = candidates[clearance >= min(enough, LINE_CLEARANCE_MM)]
-    angles = clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
-    return np.stack(
-        [
-            xy[0] + probe.r * np.cos(angles),
-            xy[1] + probe.r * np.sin(angles),
-            np.full(POINTS, probe.z),
-        ],
-        1,
-    )
+    return clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
 
 
 # --- what each reading predicts through each probe ------------------------------------
@@ -304,7 +317,7 @@ def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[s
     """Every reading a site can have, with what each probe sees then: a piece's
     colour (its token), the empty board, or anything (the probe misses the piece)."""
     return [
-        (label, tuple(_sight(probe, stack)[0] for probe in look.probes))
+        (label, tuple(_sight(probe, stack, look.cell_radius)[0] for probe in look.probes))
         for label, stack in _stacks(look, slot)
     ]
 
@@ -322,9 +335,9 @@ def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack) -> tuple[str, tuple | None]:
-    """What ``probe`` sees of ``stack``, and (piece, height of its base) when the
-    probe lies inside that piece's solid."""
+def _sight(probe, stack, hole: float) -> tuple[str, tuple | None]:
+    """What ``probe`` sees of ``stack`` on a cell of radius ``hole``, and (piece,
+    height of its base) when the probe lies inside that piece's solid."""
     # a high probe over an empty cell sees past it: the board as learned there, or
     # a neighbour's piece
     what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
@@ -335,7 +348,7 @@ def _sight(probe, stack) -> tuple[str, tuple | None]:
         inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
         # a point inside a disk under a figure's foot is hidden by the figure
         covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
-        if inside or covered or _lands_on(probe, piece, top):
+        if inside or covered or _lands_on(probe, piece, top, hole):
             what, solid = piece.token, ((piece, base) if inside else None)
         base = top
     return what, solid
@@ -354,7 +367,7 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     centres = np.array([site.xy for site in sites])
     for h, stack in enumerate(stacks):
         for k, probe in enumerate(look.probes):
-            solid = _sight(probe, stack)[1]
+            solid = _sight(probe, stack, look.cell_radius)[1]
             if solid is None:
                 continue
             piece, base = solid
@@ -371,10 +384,15 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     return found
 
 
-def _lands_on(probe, piece, top: float) -> bool:
+def _lands_on(probe, piece, top: float, hole: float) -> bool:
     """A front probe above a flat piece whose view lands on its top face from any
-    camera at least LOWEST_VIEW_DEG steep (the landing moves toward the far side)."""
-    if not (probe.front and piece.under and probe.z > top):
+    camera at least LOWEST_VIEW_DEG steep (the landing moves toward the far side), or
+    an outline probe above a flat piece that covers the cell's outline."""
+    if not (piece.under and probe.z > top):
+        return False
+    if probe.outline:
+        return piece.radius >= hole
+    if not probe.front:
         return False
     reach = (probe.z - top) / math.tan(math.radians(LOWEST_VIEW_DEG))
     return max(probe.r, abs(probe.r - reach)) <= piece.radius
@@ -388,8 +406,8 @@ def _radius_at(piece, z: float) -> float:
 
 class Crowds:
     """The fields several hats may share, for one pose: their sites (centre first) and,
-    per count of hats, what the camera sees through each site's probes (the hat on one
-    spot, no hat, or a mix), from which each reading of a field is scored."""
+    per count of hats, what the camera sees through each probe of each site (the hat
+    on one spot, no hat, or a mix), from which each reading of a field is scored."""
 
     CLEAR, MIXED = -1, -2
 
@@ -413,14 +431,14 @@ class Crowds:
             # every way of setting ``count`` of the colours on the spots
             sets = np.array(list(itertools.product(range(len(self.colours)), repeat=count)))
             pick = np.where(
-                views[:, None] >= 0, sets[:, np.maximum(views, 0)].transpose(1, 0, 2), 0
+                views[:, None] >= 0, sets[:, np.maximum(views, 0)].transpose(1, 0, 2, 3), 0
             )
             clear = len(self.colours) + (views[:, None] == self.MIXED)
             index.append(np.where(views[:, None] >= 0, pick, clear))
             holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
             prior += [CROWD_COST * (count - 1)] * len(sets)
-        #: (fields, readings, sites): which option of each site a reading counts
+        #: (fields, readings, sites, probes): which option of each probe a reading counts
         self.index = np.concatenate(index, axis=1)
         #: the sets of colours readings hold (colours), and which each reading holds
         self.holds, self.held = np.unique(
@@ -430,40 +448,47 @@ class Crowds:
         self.prior = np.array(prior, np.float32)
 
     def _views(self, points, eye, hats, hat) -> np.ndarray:
-        """Per site (``points`` of its probes): the hat it sees, CLEAR or MIXED."""
+        """Per site and probe (``points``): the hat it sees, CLEAR or MIXED. Each probe
+        on its own: a probe near a hat's tip sees that hat past a neighbour that hides
+        the same hat from the site's low probe."""
         flat = points.reshape(-1, 3)
         hits = _first_hat(flat, eye, hats, hat).reshape(points.shape[:3])
         near = _first_hat(flat, eye, hats, hat, BLEED_MM).reshape(points.shape[:3])
         shares = np.stack(
             [(near < 0).mean(axis=2), *((hits == j).mean(axis=2) for j in range(len(hats)))],
             axis=2,
-        ).min(axis=1)  # each probe must see it
-        return np.where(shares.max(axis=1) > CROWD_SHARE, shares.argmax(axis=1) - 1, self.MIXED)
+        )
+        return np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
 
-    def read(self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, shaded):
+    def read(self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, shaded):
         """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
-        readings ``names``) into (rows, cost, names, limit) of the single sites and of
-        the fields (each on its centre row, a reading's name as ``observe`` joins it).
-        ``shaded`` (sites) is what the board, perhaps in a hat's shadow, costs."""
+        readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
+        limit) of the single sites and of the fields (each on its centre row, a
+        reading's name as ``observe`` joins it). ``shaded`` (sites, probes) is what the
+        board, perhaps in a hat's shadow, costs."""
         at = np.searchsorted(rows, self.rows)
-        site = cost[at]  # (fields, sites, readings)
-        empty = site[..., names.index(None)]
-        colour = site[..., [names.index(colour) for colour in self.colours]]
-        unseen = np.full(empty.shape, UNSEEN_COST * 0.5 * self.probes, np.float32)
+        site = probes[at]  # (fields, sites, readings, probes)
+        empty = site[:, :, names.index(None)]
+        colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
+        unseen = np.full(empty.shape, UNSEEN_COST * 0.5, np.float32)
         options = np.concatenate(
-            [colour, np.minimum(empty, shaded[at])[..., None], unseen[..., None]], axis=2
+            [colour, np.minimum(empty, shaded[at])[..., None], unseen[..., None]], axis=3
         )
         fields, width = self.rows.shape
-        spread = options[np.arange(fields)[:, None, None], np.arange(width), self.index]
-        # a site partly on a hat and partly on the board shows a blend of them; a clean
+        spread = options[
+            np.arange(fields)[:, None, None, None],
+            np.arange(width)[:, None],
+            np.arange(self.probes),
+            self.index,
+        ]
+        # a probe partly on a hat and partly on the board shows a blend of them; a clean
         # colour of no hat the reading holds there is unlikely, though how unlikely the
         # blend does not say
-        held = np.where(self.holds[None, :, None], colour[:, None], np.inf).min(axis=3)
+        held = np.where(self.holds[:, None, None], colour[:, None], np.inf).min(axis=4)
         held = held[:, self.held.ravel()]
-        most = BLEND_MOST * self.probes
-        blend = np.clip(np.minimum(held, shaded[at][:, None]), unseen[:1, :1], most)
+        blend = np.clip(np.minimum(held, shaded[at][:, None]), UNSEEN_COST * 0.5, BLEND_MOST)
         spread = np.where(self.index == len(self.colours) + 1, blend, spread)
-        field = np.concatenate([empty.sum(axis=1)[:, None], spread.sum(axis=2)], axis=1)
+        field = np.concatenate([empty.sum(axis=(1, 2))[:, None], spread.sum(axis=(2, 3))], axis=1)
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),
@@ -708,13 +733,14 @@ class Classifier:
             rows = np.flatnonzero(group)
             if not len(rows):
                 continue
-            cost = self._costs(rows, board[rows], ratio[rows], hyps)
+            probes = self._costs(rows, board[rows], ratio[rows], hyps)
+            cost = probes.sum(axis=2) + self._tables(hyps, rows)[3]
             parts = [
                 (rows, cost, [label for label, _ in hyps], UNEXPLAINED_COST * len(self.look.probes))
             ]
             if hyps is self.hyp_plain and self.crowds is not None:
                 # a field several hats may share is read from all its sites at once
-                parts = self.crowds.read(*parts[0], self._shaded(rows, board[rows]))
+                parts = self.crowds.read(*parts[0], probes, self._shaded(rows, board[rows]))
             for rows, cost, names, limit in parts:
                 self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
                 for i, ranked in zip(rows, _rank(cost, names)):
@@ -723,12 +749,12 @@ class Classifier:
         return self._cells(labels, probs, visible)
 
     def _shaded(self, rows, board) -> np.ndarray:
-        """Per site: the cost of its empty look dimmed evenly, by no more than SHADOW
-        (the board in a neighbouring hat's shadow)."""
+        """Per site and probe: the cost of its empty look dimmed evenly, by no more
+        than SHADOW (the board in a neighbouring hat's shadow)."""
         dim = np.clip(board.mean(axis=2, keepdims=True), SHADOW, 0.0)
         spread = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
         e = (board - dim) / spread[:, None, None]
-        return np.minimum((e * e).sum(axis=2), COST_CAP).sum(axis=1)
+        return np.minimum((e * e).sum(axis=2), COST_CAP)
 
     def _gain(self, paper: np.ndarray) -> np.ndarray:
         """The overall change of light since learning, from the plain board points
@@ -738,9 +764,9 @@ class Classifier:
         return np.median(paper / self.paper, axis=0)
 
     def _costs(self, rows, board, ratio, hyps) -> np.ndarray:
-        """Cost (sites, hypotheses): per probe the squared distance, in spreads, of
-        what it shows from what the hypothesis predicts there, each capped."""
-        means, spreads, kinds, prior = self._tables(hyps, rows)
+        """Cost (sites, hypotheses, probes): the squared distance, in spreads, of what
+        a probe shows from what the hypothesis predicts there, capped."""
+        means, spreads, kinds, _ = self._tables(hyps, rows)
         spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
         d = (ratio[:, None] - means) / spreads[..., None]
         token = (d * d).sum(axis=3)  # (S, H, K)
@@ -752,7 +778,7 @@ class Classifier:
             [token, np.broadcast_to(empty, token.shape), np.broadcast_to(beyond, token.shape)],
             UNSEEN_COST * 0.5,
         )
-        return np.minimum(per, COST_CAP).sum(axis=2) + prior
+        return np.minimum(per, COST_CAP)
 
     def _tables(self, hyps, rows):
         """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by

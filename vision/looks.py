@@ -36,13 +36,15 @@ class Piece:
 @dataclass(frozen=True)
 class Probe:
     """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
-    centre; ``front`` keeps only the half of that ring facing the camera;
+    centre; ``front`` keeps only the half of that ring facing the camera, ``outline``
+    the points whose view past an empty cell lands on the cell's printed outline;
     ``skip_rim``: not used where it sees the rim between a piece's top and its side."""
 
     z: float
     r: float
     front: bool = False
     skip_rim: bool = False
+    outline: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,13 @@ def look_for(game) -> Look:
         entry["cell"],
         float(entry["cell_radius"]),
         tuple(
-            Probe(p["z"], p["r"], p.get("arc") == "front", p.get("rim") == "skip")
+            Probe(
+                p["z"],
+                p["r"],
+                p.get("arc") == "front",
+                p.get("rim") == "skip",
+                p.get("arc") == "outline",
+            )
             for p in entry["probes"]
         ),
         pieces,
