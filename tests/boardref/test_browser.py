@@ -1,6 +1,8 @@
 """The panel in a real browser (Playwright driving Debian's /usr/bin/chromium; never
 `playwright install`): a move played by clicks on the virtual board reaches the
-table page, an illegal move is explained on both, and the language switches.
+table page, an illegal move is explained on both, the language switches, and a
+seat marked as the computer's in the new-game dialog announces its move, refuses
+another and takes its own carried out.
 
 Speed is measured in bench/bench_panel.py; here waits are generous so a busy machine
 cannot fail the test.
@@ -8,6 +10,7 @@ cannot fail the test.
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from engines import load_game
@@ -84,3 +87,50 @@ def test_the_language_follows_the_browser_and_switches(panel, browser):
     table.reload()
     table.wait_for_selector("svg.board")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+
+
+def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(panel, browser):
+    from playwright.sync_api import expect
+
+    sim = open_page(browser, panel, "/sim")
+    table = open_page(browser, panel, "/table")
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    table.click("#new-game-open")
+    expect(table.locator("#new-game-computer input")).to_have_count(2)
+    table.check('#new-game-computer input[data-seat="1"]')
+    table.select_option("#new-game-level", "easy")
+    table.click("#new-game-start")
+    expect(table.locator("#new-game")).not_to_be_visible(timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+
+    # the guest (red) moves; the computer (blue) answers on the panel
+    click_cell(sim, "l4")
+    click_cell(sim, "k5")
+    message = table.locator("#message")
+    expect(message).to_contain_text("The computer plays", timeout=WAIT_MS)
+    announced = httpx.get(f"{panel}/api/state").json()["expected"]
+    game = load_game("sternhalma", 2)
+    start = game.initial_state()
+    guest = game.apply(start, game.parse_move(start, "l4-k5"))
+    path = game.parse_move(guest, announced).path
+    for cell in path:
+        expect(table.locator(f'g[data-cell="{cell}"]')).to_have_class("cell last")
+
+    # another legal move of blue's is refused, and put back
+    other = next(
+        m
+        for m in game.legal_moves(guest)
+        if game.apply(guest, m) != game.apply(guest, game.parse_move(guest, announced))
+    )
+    click_cell(sim, other.origin)
+    click_cell(sim, other.path[-1])
+    expect(message).to_contain_text("Please play the computer's move", timeout=WAIT_MS)
+    click_cell(sim, other.path[-1])
+    click_cell(sim, other.origin)
+
+    # the announced move, carried out, is taken
+    click_cell(sim, path[0])
+    click_cell(sim, path[-1])
+    expect(table.locator("#last")).to_have_text(f"Last move: {' '.join(path)}", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    assert httpx.get(f"{panel}/api/state").json()["expected"] is None
