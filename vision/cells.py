@@ -438,12 +438,20 @@ class Crowds:
             holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
             prior += [CROWD_COST * (count - 1)] * len(sets)
-        #: (fields, readings, sites, probes): which option of each probe a reading counts
-        self.index = np.concatenate(index, axis=1)
+        index = np.concatenate(index, axis=1)
         #: the sets of colours readings hold (colours), and which each reading holds
-        self.holds, self.held = np.unique(
+        self.holds, held = np.unique(
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
         )
+        # a probe that sees a mix counts the blend of the set of colours the reading holds
+        mixed = index == len(self.colours) + 1
+        index = np.where(mixed, len(self.colours) + 1 + held.reshape(1, -1, 1, 1), index)
+        fields, width = self.rows.shape
+        options = len(self.colours) + 1 + len(self.holds)
+        place = np.arange(fields * width * self.probes).reshape(fields, 1, width, self.probes)
+        #: (fields, readings, sites, probes): which option of each probe a reading
+        #: counts, in the flattened (fields, sites, probes, options) of ``read``
+        self.index = place * options + index
         self.names = names
         self.prior = np.array(prior, np.float32)
 
@@ -470,29 +478,19 @@ class Crowds:
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
         colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
-        unseen = np.full(empty.shape, UNSEEN_COST * 0.5, np.float32)
-        options = np.concatenate(
-            [colour, np.minimum(empty, shaded[at])[..., None], unseen[..., None]], axis=3
-        )
-        fields, width = self.rows.shape
-        spread = options[
-            np.arange(fields)[:, None, None, None],
-            np.arange(width)[:, None],
-            np.arange(self.probes),
-            self.index,
-        ]
+        shaded = shaded[at]
         # a probe partly on a hat and partly on the board shows a blend of them; a clean
         # colour of no hat the reading holds there is unlikely, though how unlikely the
         # blend does not say
-        held = np.where(self.holds[:, None, None], colour[:, None], np.inf).min(axis=4)
-        held = held[:, self.held.ravel()]
-        blend = np.clip(np.minimum(held, shaded[at][:, None]), UNSEEN_COST * 0.5, BLEND_MOST)
-        spread = np.where(self.index == len(self.colours) + 1, blend, spread)
-        field = np.concatenate([empty.sum(axis=(1, 2))[:, None], spread.sum(axis=(2, 3))], axis=1)
+        held = np.where(self.holds, colour[..., None, :], np.inf).min(axis=4)
+        blend = np.clip(np.minimum(held, shaded[..., None]), UNSEEN_COST * 0.5, BLEND_MOST)
+        options = np.concatenate([colour, np.minimum(empty, shaded)[..., None], blend], axis=3)
+        spread = options.ravel()[self.index].sum(axis=(2, 3))
+        field = np.concatenate([empty.sum(axis=(1, 2))[:, None], spread], axis=1)
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),
-            (self.rows[:, 0], field + self.prior, self.names, limit * width),
+            (self.rows[:, 0], field + self.prior, self.names, limit * self.rows.shape[1]),
         ]
 
 

@@ -66,3 +66,15 @@ def test_a_field_of_two_hats_that_loses_one_reads_the_change():
     after = dict(before)
     after.update({"r6": "red", "r9": "red"})
     assert _read(reader, camera, after) == after
+
+
+@pytest.mark.parametrize(
+    ("seed", "cell", "hats"),
+    [(5009, "r14", "blue+blue"), (5003, "r6", "red+red"), (7009, "r33", "yellow+yellow")],
+)
+def test_two_hats_of_one_colour_side_by_side_are_not_read_as_one(seed, cell, hats):
+    # from these poses the nearer hat hides the other one from its spot's low probe;
+    # the probe near the other hat's tip sees it past the nearer one
+    camera, reader, start = _camera(seed)
+    truth = dict(start, **{cell: hats})
+    assert _read(reader, camera, truth) == truth
