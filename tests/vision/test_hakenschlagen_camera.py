@@ -63,3 +63,22 @@ def test_empty_hollows_are_told_from_a_white_hare_on_a_board_burnt_white():
         truth = dict(start, **{hare: None, cell: "hare_white"})
         seen = _read(reader, camera.frame(truth))
         assert seen is not None and seen.tokens == truth, cell
+
+
+def test_a_hare_on_a_disk_of_its_own_colour_is_told_from_the_bare_disk():
+    # easy scene 5005 looks down at 74 degrees: a hare's top is its disk's colour, a
+    # few pixels of its side show below it; these five were read as the bare disk
+    # before the low side probe (z 6, r 5.5) looked at that side
+    game, camera, reader, start = _reader(5005, "easy", b"own colour")
+    for hare, disk, cell in (
+        ("hare_green", "lettuce", "q7"),
+        ("hare_yellow", "dandelion", "p4"),
+        ("hare_yellow", "dandelion", "q3"),
+        ("hare_yellow", "dandelion", "q5"),
+        ("hare_yellow", "dandelion", "t8"),
+    ):
+        assert start[cell] == disk
+        home = next(c for c, t in start.items() if t == hare)
+        truth = dict(start, **{home: None, cell: hare})
+        seen = _read(reader, camera.frame(truth, (), {cell: disk}))
+        assert seen is not None and seen.tokens == truth, (hare, cell)
