@@ -430,10 +430,13 @@ class Crowds:
             )
             # every way of setting ``count`` of the colours on the spots
             sets = np.array(list(itertools.product(range(len(self.colours)), repeat=count)))
-            pick = np.where(
-                views[:, None] >= 0, sets[:, np.maximum(views, 0)].transpose(1, 0, 2, 3), 0
-            )
-            clear = len(self.colours) + (views[:, None] == self.MIXED)
+            pick = sets[:, np.maximum(views, 0)].transpose(1, 0, 2, 3)
+            # a probe sees a hat standing on another spot from outside: its slope (the
+            # options of a probe: each colour as a hat on its own spot shows it, each as
+            # seen from beside, the board, then the blends)
+            own = np.array(layout)[np.maximum(views, 0)] == np.arange(views.shape[1])[:, None]
+            pick = pick + len(self.colours) * ~own[:, None]
+            clear = 2 * len(self.colours) + (views[:, None] == self.MIXED)
             index.append(np.where(views[:, None] >= 0, pick, clear))
             holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
@@ -444,10 +447,10 @@ class Crowds:
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
         )
         # a probe that sees a mix counts the blend of the set of colours the reading holds
-        mixed = index == len(self.colours) + 1
-        index = np.where(mixed, len(self.colours) + 1 + held.reshape(1, -1, 1, 1), index)
+        mixed = index == 2 * len(self.colours) + 1
+        index = np.where(mixed, 2 * len(self.colours) + 1 + held.reshape(1, -1, 1, 1), index)
         fields, width = self.rows.shape
-        options = len(self.colours) + 1 + len(self.holds)
+        options = 2 * len(self.colours) + 1 + len(self.holds)
         place = np.arange(fields * width * self.probes).reshape(fields, 1, width, self.probes)
         #: (fields, readings, sites, probes): which option of each probe a reading
         #: counts, in the flattened (fields, sites, probes, options) of ``read``
@@ -468,21 +471,27 @@ class Crowds:
         )
         return np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
 
-    def read(self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, shaded):
+    def read(
+        self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, slopes, shaded
+    ):
         """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
         readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
         limit) of the single sites and of the fields (each on its centre row, a
-        reading's name as ``observe`` joins it). ``shaded`` (sites, probes) is what the
+        reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
+        what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
         board, perhaps in a hat's shadow, costs."""
         at = np.searchsorted(rows, self.rows)
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
         colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
+        slope = np.minimum(colour, np.moveaxis(slopes[at], 2, 3))
+        colour = np.concatenate([colour, slope], axis=3)
         shaded = shaded[at]
         # a probe partly on a hat and partly on the board shows a blend of them; a clean
         # colour of no hat the reading holds there is unlikely, though how unlikely the
         # blend does not say
-        held = np.where(self.holds, colour[..., None, :], np.inf).min(axis=4)
+        by_colour = np.moveaxis(slope, 3, 0)
+        held = np.stack([by_colour[holds].min(axis=0) for holds in self.holds], axis=3)
         blend = np.clip(np.minimum(held, shaded[..., None]), UNSEEN_COST * 0.5, BLEND_MOST)
         options = np.concatenate([colour, np.minimum(empty, shaded)[..., None], blend], axis=3)
         spread = options.ravel()[self.index].sum(axis=(2, 3))
@@ -738,13 +747,27 @@ class Classifier:
             ]
             if hyps is self.hyp_plain and self.crowds is not None:
                 # a field several hats may share is read from all its sites at once
-                parts = self.crowds.read(*parts[0], probes, self._shaded(rows, board[rows]))
+                slopes = self._slopes(ratio[rows], self.crowds.colours)
+                parts = self.crowds.read(*parts[0], probes, slopes, self._shaded(rows, board[rows]))
             for rows, cost, names, limit in parts:
                 self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
                 for i, ranked in zip(rows, _rank(cost, names)):
                     labels[i] = ranked[0][0]
                     probs[i] = ranked
         return self._cells(labels, probs, visible)
+
+    def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
+        """(sites, tokens, probes): what each probe costs if it shows the side of
+        ``tokens`` (a hat standing beside it, seen from outside: its slope)."""
+        k = len(self.look.probes)
+        if "slopes" not in self._predicted:
+            found = [[self._prototype(token, p + k) for p in range(k)] for token in tokens]
+            means = np.array([[mean for mean, _ in row] for row in found], np.float32)
+            spreads = np.array([[spread for _, spread in row] for row in found], np.float32)
+            self._predicted["slopes"] = means, spreads
+        means, spreads = self._predicted["slopes"]
+        d = (ratio[:, None] - means) / spreads[..., None]
+        return np.minimum((d * d).sum(axis=3), COST_CAP)
 
     def _shaded(self, rows, board) -> np.ndarray:
         """Per site and probe: the cost of its empty look dimmed evenly, by no more

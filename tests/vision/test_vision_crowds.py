@@ -78,3 +78,12 @@ def test_two_hats_of_one_colour_side_by_side_are_not_read_as_one(seed, cell, hat
     camera, reader, start = _camera(seed)
     truth = dict(start, **{cell: hats})
     assert _read(reader, camera, truth) == truth
+
+
+def test_a_probe_beside_a_hat_is_expected_to_show_its_slope():
+    # scene 5009 looks at r21 from 59 degrees: the probe near the tip of the spot
+    # along the track sees a hat of the pair from outside, its slope lit darker than
+    # its top; expected to show the top, the pair was read as one hat
+    camera, reader, start = _camera(5009)
+    truth = dict(start, r21="green+green")
+    assert _read(reader, camera, truth) == truth
