@@ -493,9 +493,13 @@ class Crowds:
         by_colour = np.moveaxis(slope, 3, 0)
         held = np.stack([by_colour[holds].min(axis=0) for holds in self.holds], axis=3)
         blend = np.clip(np.minimum(held, shaded[..., None]), UNSEEN_COST * 0.5, BLEND_MOST)
-        options = np.concatenate([colour, np.minimum(empty, shaded)[..., None], blend], axis=3)
+        # the board, perhaps in the shadow of a hat here or on a neighbouring field; an
+        # empty field's centre is far enough from its neighbours' hats to show no shadow
+        clear = np.minimum(empty, shaded)
+        options = np.concatenate([colour, clear[..., None], blend], axis=3)
         spread = options.ravel()[self.index].sum(axis=(2, 3))
-        field = np.concatenate([empty.sum(axis=(1, 2))[:, None], spread], axis=1)
+        bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
+        field = np.concatenate([bare[:, None], spread], axis=1)
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),
