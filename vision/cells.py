@@ -267,6 +267,11 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     facing = math.atan2(toward[1], toward[0])
     if probe.front:
         candidates = facing + np.linspace(-1.3, 1.3, 4 * POINTS)
+    elif probe.sides:
+        # left and right of a figure as the camera sees it: neither behind the figure
+        # nor behind a neighbour in front of it
+        across = np.linspace(-0.5, 0.5, 2 * POINTS)
+        candidates = facing + np.concatenate([np.pi / 2 + across, -np.pi / 2 + across])
     else:
         candidates = np.linspace(0, 2 * np.pi, 8 * POINTS, endpoint=False)
     ring = np.stack([probe.r * np.cos(candidates), probe.r * np.sin(candidates)], 1)

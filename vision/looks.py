@@ -36,8 +36,9 @@ class Piece:
 @dataclass(frozen=True)
 class Probe:
     """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
-    centre; ``front`` keeps only the half of that ring facing the camera, ``outline``
-    the points whose view past an empty cell lands on the cell's printed outline;
+    centre; ``front`` keeps only the half of that ring facing the camera, ``sides``
+    its left and right as the camera sees them, ``outline`` the points whose view
+    past an empty cell lands on the cell's printed outline;
     ``skip_rim``: not used where it sees the rim between a piece's top and its side."""
 
     z: float
@@ -45,6 +46,7 @@ class Probe:
     front: bool = False
     skip_rim: bool = False
     outline: bool = False
+    sides: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ def look_for(game) -> Look:
                 p.get("arc") == "front",
                 p.get("rim") == "skip",
                 p.get("arc") == "outline",
+                p.get("arc") == "sides",
             )
             for p in entry["probes"]
         ),

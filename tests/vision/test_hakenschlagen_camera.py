@@ -82,3 +82,16 @@ def test_a_hare_on_a_disk_of_its_own_colour_is_told_from_the_bare_disk():
         truth = dict(start, **{home: None, cell: hare})
         seen = _read(reader, camera.frame(truth, (), {cell: disk}))
         assert seen is not None and seen.tokens == truth, (hare, cell)
+
+
+def test_disks_are_read_past_the_figures_in_front_of_them_from_a_low_camera():
+    # hard scene 6006 looks at 39 degrees: figures in front hide the low probes of the
+    # cells behind them; the dandelion on d6 and the empty b4 were misread until the
+    # sides probe looked beside where a figure stands
+    game, camera, reader, start = _reader(6006, "hard", b"disk behind a figure")
+    home = next(c for c, t in start.items() if t == "hare_pink")
+    assert start["d6"] == "dandelion"
+    for cell in ("e5", "g3", "i1", "o5", "s3"):
+        truth = dict(start, **{home: None, cell: "hare_pink"})
+        seen = _read(reader, camera.frame(truth))
+        assert seen is not None and seen.tokens == truth, cell
