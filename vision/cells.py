@@ -52,6 +52,10 @@ CROWD_COST = 5.5
 #: a probe sees a hat (or none) of a crowded field when more than this share of its
 #: points' rays meets that hat first (or none): their median shows it
 CROWD_SHARE = 1 / 2
+#: a probe that shows neither one hat nor the board, whose points' rays meet a hat
+#: less often than this (more pass close by one), shows the board with the hat's
+#: colour bled in: not a clean hat colour
+NEAR_SHARE = 1 / 4
 #: heights at which a ray is tested against the hats of a crowded field
 RAY_STEPS = 33
 #: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's
@@ -414,13 +418,14 @@ class Crowds:
     per count of hats, what the camera sees through each probe of each site (the hat
     on one spot, no hat, or a mix), from which each reading of a field is scored."""
 
-    CLEAR, MIXED = -1, -2
+    CLEAR, MIXED, NEAR = -1, -2, -3
 
     def __init__(self, sites: list[Site], look: Look, points: np.ndarray, eye: np.ndarray):
         _, layouts = crowd_layouts(look)
         hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
         self.colours = [p.token for p in look.pieces.values() if not p.under]
         self.probes = len(look.probes)
+        self.low = np.array([probe.z <= LOW_PROBE_MM for probe in look.probes])
         fields: dict[str, list[int]] = {}
         for i, site in enumerate(sites):
             if site.slot is None:
@@ -441,7 +446,8 @@ class Crowds:
             # seen from beside, the board, then the blends)
             own = np.array(layout)[np.maximum(views, 0)] == np.arange(views.shape[1])[:, None]
             pick = pick + len(self.colours) * ~own[:, None]
-            clear = 2 * len(self.colours) + (views[:, None] == self.MIXED)
+            board = np.select([views == self.CLEAR, views == self.NEAR], [0, 1], 2)
+            clear = 2 * len(self.colours) + board[:, None]
             index.append(np.where(views[:, None] >= 0, pick, clear))
             holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
@@ -452,10 +458,10 @@ class Crowds:
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
         )
         # a probe that sees a mix counts the blend of the set of colours the reading holds
-        mixed = index == 2 * len(self.colours) + 1
-        index = np.where(mixed, 2 * len(self.colours) + 1 + held.reshape(1, -1, 1, 1), index)
+        mixed = index == 2 * len(self.colours) + 2
+        index = np.where(mixed, 2 * len(self.colours) + 2 + held.reshape(1, -1, 1, 1), index)
         fields, width = self.rows.shape
-        options = 2 * len(self.colours) + 1 + len(self.holds)
+        options = 2 * len(self.colours) + 2 + len(self.holds)
         place = np.arange(fields * width * self.probes).reshape(fields, 1, width, self.probes)
         #: (fields, readings, sites, probes): which option of each probe a reading
         #: counts, in the flattened (fields, sites, probes, options) of ``read``
@@ -464,9 +470,10 @@ class Crowds:
         self.prior = np.array(prior, np.float32)
 
     def _views(self, points, eye, hats, hat) -> np.ndarray:
-        """Per site and probe (``points``): the hat it sees, CLEAR or MIXED. Each probe
-        on its own: a probe near a hat's tip sees that hat past a neighbour that hides
-        the same hat from the site's low probe."""
+        """Per site and probe (``points``): the hat it sees, CLEAR, NEAR (few of its
+        points' rays meet a hat, more pass close by one) or MIXED. Each probe on its
+        own: a probe near a hat's tip sees that hat past a neighbour that hides the same
+        hat from the site's low probe."""
         flat = points.reshape(-1, 3)
         hits = _first_hat(flat, eye, hats, hat).reshape(points.shape[:3])
         near = _first_hat(flat, eye, hats, hat, BLEED_MM).reshape(points.shape[:3])
@@ -474,7 +481,10 @@ class Crowds:
             [(near < 0).mean(axis=2), *((hits == j).mean(axis=2) for j in range(len(hats)))],
             axis=2,
         )
-        return np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
+        seen = np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
+        # a high probe over a spot without a hat may see anything past it
+        near = (seen == self.MIXED) & ((hits >= 0).mean(axis=2) < NEAR_SHARE) & self.low
+        return np.where(near, self.NEAR, seen)
 
     def read(
         self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, slopes, shaded
@@ -501,7 +511,9 @@ class Crowds:
         # the board, perhaps in the shadow of a hat here or on a neighbouring field; an
         # empty field's centre is far enough from its neighbours' hats to show no shadow
         clear = np.minimum(empty, shaded)
-        options = np.concatenate([colour, clear[..., None], blend], axis=3)
+        # board with a nearby hat's colour bled into it: never a clean hat's colour
+        near = np.minimum(clear, BLEND_MOST)
+        options = np.concatenate([colour, clear[..., None], near[..., None], blend], axis=3)
         spread = options.ravel()[self.index].sum(axis=(2, 3))
         bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
         field = np.concatenate([bare[:, None], spread], axis=1)

@@ -95,3 +95,13 @@ def test_an_empty_field_beside_a_hat_is_read_empty():
     camera, reader, start = _camera(5105, "hard")
     truth = dict(start, r6="green")
     assert _read(reader, camera, truth) == truth
+
+
+@pytest.mark.parametrize(("seed", "cell"), [(5001, "r33"), (5003, "sy1")])
+def test_a_third_hat_of_the_colour_beside_it_is_counted(seed, cell):
+    # the third hat's spot, beside two yellow hats, only passes close by them when
+    # there are two: it shows the board with their colour bled in, never a clean
+    # yellow; expected to show any blend, three yellow hats were read as two
+    camera, reader, start = _camera(seed)
+    truth = dict(start, **{cell: "yellow+yellow+yellow"})
+    assert _read(reader, camera, truth) == truth
