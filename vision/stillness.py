@@ -15,8 +15,12 @@ import numpy as np
 STILL_FRAMES = 3
 #: a pixel (quarter size, 0-255) changed by more than this moved
 MOTION_LEVEL = 22
-#: the background differs where a pixel changed by more than this since it was learned
-BACKGROUND_LEVEL = 20
+#: the background differs where a pixel, both views blurred over BACKGROUND_BLUR
+#: pixels (quarter size), changed by more than this since it was learned: blurred,
+#: the noise stays far below it, while an arm in a skin tone much like the table's
+#: brown still differs by more than it over its whole width
+BACKGROUND_LEVEL = 8
+BACKGROUND_BLUR = 5
 #: changed pixels (quarter size) that make a frame moving or the board obstructed
 MOTION_PIXELS = 12
 BLOCKED_PIXELS = 16
@@ -69,10 +73,10 @@ class Stillness:
             self.still = 0
             self.blocked = 0
             return "moving"
-        levelled = self._levelled(small)
-        if _changed(levelled, self.background, self.background_mask, BACKGROUND_LEVEL) > (
-            BLOCKED_PIXELS
-        ):
+        blur = (BACKGROUND_BLUR, BACKGROUND_BLUR)
+        levelled = cv2.blur(self._levelled(small), blur)
+        background = cv2.blur(self.background, blur)
+        if _changed(levelled, background, self.background_mask, BACKGROUND_LEVEL) > BLOCKED_PIXELS:
             self.still = 0
             self.blocked += 1
             if self.blocked < ACCEPT_AFTER:
