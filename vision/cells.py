@@ -269,9 +269,9 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     lands nearest the cell's printed outline instead."""
     toward = eye[:2] - np.asarray(xy)
     facing = math.atan2(toward[1], toward[0])
-    if probe.front:
+    if probe.arc == "front":
         candidates = facing + np.linspace(-1.3, 1.3, 4 * POINTS)
-    elif probe.sides:
+    elif probe.arc == "sides":
         # left and right of a figure as the camera sees it: neither behind the figure
         # nor behind a neighbour in front of it
         across = np.linspace(-0.5, 0.5, 2 * POINTS)
@@ -282,7 +282,7 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     # where the camera's ray through each point meets the board, from the cell centre
     lift = probe.z / max(eye[2] - probe.z, 1e-6)
     landing = ring + (ring + np.asarray(xy) - eye[:2]) * lift
-    if probe.outline:
+    if probe.arc == "outline":
         # a dark printed line that a figure standing there hides, whatever the light
         # does to the colours (a flash burns a white hare and the board to one white)
         nearest = np.argsort(np.abs(np.linalg.norm(landing, axis=1) - hole))[:POINTS]
@@ -399,9 +399,9 @@ def _lands_on(probe, piece, top: float, hole: float) -> bool:
     an outline probe above a flat piece that covers the cell's outline."""
     if not (piece.under and probe.z > top):
         return False
-    if probe.outline:
+    if probe.arc == "outline":
         return piece.radius >= hole
-    if not probe.front:
+    if probe.arc != "front":
         return False
     reach = (probe.z - top) / math.tan(math.radians(LOWEST_VIEW_DEG))
     return max(probe.r, abs(probe.r - reach)) <= piece.radius

@@ -33,20 +33,22 @@ class Piece:
     under: bool = False
 
 
+#: which part of its ring a probe looks at (see ``Probe``)
+ARCS = ("ring", "front", "sides", "outline")
+
+
 @dataclass(frozen=True)
 class Probe:
     """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
-    centre; ``front`` keeps only the half of that ring facing the camera, ``sides``
-    its left and right as the camera sees them, ``outline`` the points whose view
-    past an empty cell lands on the cell's printed outline;
-    ``skip_rim``: not used where it sees the rim between a piece's top and its side."""
+    centre; ``arc``: the whole ``ring``, its ``front`` half facing the camera, its
+    ``sides`` left and right as the camera sees them, or its ``outline`` points whose
+    view past an empty cell lands on the cell's printed outline; ``skip_rim``: not
+    used where it sees the rim between a piece's top and its side."""
 
     z: float
     r: float
-    front: bool = False
+    arc: str = "ring"
     skip_rim: bool = False
-    outline: bool = False
-    sides: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,20 +128,21 @@ def look_for(game) -> Look:
         colour(entry["surface"]),
         entry["cell"],
         float(entry["cell_radius"]),
-        tuple(
-            Probe(
-                p["z"],
-                p["r"],
-                p.get("arc") == "front",
-                p.get("rim") == "skip",
-                p.get("arc") == "outline",
-                p.get("arc") == "sides",
-            )
-            for p in entry["probes"]
-        ),
+        tuple(_probe(game.name, p) for p in entry["probes"]),
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
     )
+
+
+def _probe(name: str, entry: dict) -> Probe:
+    """One ``probes`` entry of looks.toml; a misspelt arc or rim is refused."""
+    arc, rim = entry.get("arc", "ring"), entry.get("rim")
+    if arc not in ARCS or rim not in (None, "skip"):
+        raise ValueError(
+            f"looks.toml [games.{name}] probe {entry}: arc is one of {', '.join(ARCS)}, "
+            'rim is "skip" or left out'
+        )
+    return Probe(float(entry["z"]), float(entry["r"]), arc, rim == "skip")
 
 
 def _seat_colour(game, seat: int) -> str | None:

@@ -17,6 +17,7 @@ from engines import load_game
 from engines.chance import Stream
 from engines.errors import BoardFileError
 from engines.geometry import parse_board
+from vision import looks
 from vision.camera import Camera, calibrate
 from vision.drawings import marker_sheet, overlay_png
 from vision.evaluate import random_position, set_up
@@ -261,3 +262,9 @@ def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point():
         truth = dict(start, c3=None, **{cell: "hare"})
         seen = _read(reader, camera.frame(truth))
         assert seen is not None and seen.tokens == truth, cell
+
+
+def test_a_misspelt_probe_arc_in_looks_toml_is_refused_in_words():
+    with pytest.raises(ValueError, match="arc is one of ring, front, sides, outline"):
+        looks._probe("sternhalma", {"z": 8.0, "r": 10.0, "arc": "frnt"})
+    assert looks._probe("sternhalma", {"z": 8, "r": 10}) == looks.Probe(8.0, 10.0)
