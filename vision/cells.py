@@ -39,6 +39,16 @@ LOWEST_VIEW_DEG = 30.0
 SPREAD_BORROWED = 0.3
 #: a probe's cost is capped so one odd probe cannot outvote the others entirely
 COST_CAP = 200.0
+#: a ``darkest`` probe reads, per channel, this many points from its darkest one: a
+#: shadow on a quarter of its points shows, a speck of noise on one or two does not
+DARKEST_RANK = POINTS // 4 - 1
+#: a figure's shadow beside it, or its own side hiding the points behind it, leaves
+#: a ``darkest`` probe around it at most this much of the light (log) of what lies
+#: there: a figure on a disk of its own colour, seen from straight above
+SHADE_MOST = math.log(0.8)
+#: ... though it may not (a white figure's side under a flash, its shadow behind it):
+#: a figure costs at most this much through a ``darkest`` probe
+SHADE_CAP = 2 * UNSEEN_COST
 #: a site whose best reading costs more than this shows nothing the reader knows
 #: (a finger, a sleeve); this many such sites and the frame is not read
 UNEXPLAINED_COST = 120.0
@@ -203,6 +213,7 @@ class Sampler:
         px[:, 0] = np.clip(px[:, 0], 0, w - 1)
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         self.flat = (px[:, 1] * w + px[:, 0]).reshape(shape)
+        self.darkest = _darkest(look)
         self.centres = camera.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
         paper = camera.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)
         paper = np.round(paper).astype(np.int64)
@@ -212,13 +223,23 @@ class Sampler:
         self.paper_flat = paper[:, 1] * w + paper[:, 0]
 
     def features(self, frame: np.ndarray) -> np.ndarray:
-        """Linear colour (sites, probes, 3) of each probe: the median of its points."""
+        """Linear colour (sites, probes, 3) of each probe: the median of its points, or
+        their darkest quarter."""
         pixels = frame.reshape(-1, 3)[self.flat]
-        return _LINEAR[np.median(pixels, axis=2).astype(np.uint8)]
+        seen = np.median(pixels, axis=2)
+        if self.darkest.any():
+            dark = pixels[:, self.darkest]
+            seen[:, self.darkest] = np.partition(dark, DARKEST_RANK, axis=2)[:, :, DARKEST_RANK]
+        return _LINEAR[seen.astype(np.uint8)]
 
     def paper(self, frame: np.ndarray) -> np.ndarray:
         """Linear colour (points, 3) of the plain board points."""
         return _LINEAR[frame.reshape(-1, 3)[self.paper_flat]]
+
+
+def _darkest(look: Look) -> np.ndarray:
+    """Per probe: whether it reads the darkest quarter of its points."""
+    return np.array([probe.read == "darkest" for probe in look.probes])
 
 
 def _paper_points(sites: list[Site], look: Look, board) -> np.ndarray:
@@ -287,6 +308,9 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
         # does to the colours (a flash burns a white hare and the board to one white)
         nearest = np.argsort(np.abs(np.linalg.norm(landing, axis=1) - hole))[:POINTS]
         angles = candidates[np.sort(nearest)]
+    elif probe.read == "darkest":
+        # evenly all round: a shadow falls to any one side
+        angles = candidates[:: len(candidates) // POINTS][:POINTS]
     else:
         angles = _clear_angles(candidates, landing, lines, hole)
     return np.stack(
@@ -319,10 +343,18 @@ def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.nda
 BOARD, ANY, BEYOND = "<board>", "<any>", "<beyond>"
 #: a site's label while learning when it shows part of one or more pieces
 CROWDED = "<crowded>"
-_TOKEN, _BOARD, _ANY, _BEYOND = 0, 1, 2, 3
+_TOKEN, _BOARD, _ANY, _BEYOND, _SHADED_TOKEN, _SHADED_BOARD = range(6)
 
 
-def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str, ...]]]:
+@dataclass(frozen=True)
+class Shaded:
+    """What a ``darkest`` probe beside a figure sees: what lies there (the board or a
+    disk's token), darkened by the figure's shadow or side."""
+
+    under: str
+
+
+def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str | Shaded, ...]]]:
     """Every reading a site can have, with what each probe sees then: a piece's
     colour (its token), the empty board, or anything (the probe misses the piece)."""
     return [
@@ -344,9 +376,10 @@ def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack, hole: float) -> tuple[str, tuple | None]:
+def _sight(probe, stack, hole: float) -> tuple[str | Shaded, tuple | None]:
     """What ``probe`` sees of ``stack`` on a cell of radius ``hole``, and (piece,
-    height of its base) when the probe lies inside that piece's solid."""
+    height of its base) when the probe lies inside that piece's solid; a ``darkest``
+    probe beside a figure sees what lies there ``Shaded``."""
     # a high probe over an empty cell sees past it: the board as learned there, or
     # a neighbour's piece
     what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
@@ -359,8 +392,14 @@ def _sight(probe, stack, hole: float) -> tuple[str, tuple | None]:
         covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
         if inside or covered or _lands_on(probe, piece, top, hole):
             what, solid = piece.token, ((piece, base) if inside else None)
+        elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
+            what = Shaded(what)
         base = top
     return what, solid
+
+
+def _unders(stack) -> list[str]:
+    return [piece.token for piece in stack if piece.under]
 
 
 def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
@@ -370,12 +409,18 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     straight above a figure's front probe sees its top, from a slanted view its side:
     they are lit differently. EDGE, for a probe that skips the rim, where most of its
     points lie within EDGE_PX of the rim between the two in the frame (a side seen
-    edge-on): they show a blend."""
+    edge-on): they show a blend; and for a ``darkest`` probe where the camera does not
+    look over the pieces on the neighbouring cells (whatever stands there)."""
     points, eye = sight.points, sight.eye
     found = np.full((len(points), len(stacks), len(look.probes)), TOP, np.int8)
     centres = np.array([site.xy for site in sites])
+    for k, probe in enumerate(look.probes):
+        if probe.read == "darkest":
+            found[~_over_neighbours(look, probe, centres, eye), :, k] = EDGE
     for h, stack in enumerate(stacks):
         for k, probe in enumerate(look.probes):
+            if probe.read == "darkest":
+                continue
             solid = _sight(probe, stack, look.cell_radius)[1]
             if solid is None:
                 continue
@@ -391,6 +436,22 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
                 edge = np.abs(beyond) * sight.px_per_mm[:, None] < EDGE_PX
                 found[edge.mean(axis=1) > 0.5, h, k] = EDGE
     return found
+
+
+def _over_neighbours(look: Look, probe, centres: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    """Per site: whether the camera sees every point of ``probe`` (a ring around the
+    site) past the tallest piece standing on the nearest other site, its widest foot
+    there (lower, the piece hides points and its shadow darkens them)."""
+    standing = [p for p in look.pieces.values() if not p.under]
+    tallest = max(p.height for p in standing) + max(
+        (p.height for p in look.pieces.values() if p.under), default=0.0
+    )
+    widest = max(p.radius for p in standing)
+    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    np.fill_diagonal(distance, np.inf)
+    gap = np.maximum(distance.min(axis=1) - probe.r - widest, 1e-6)
+    ground = np.linalg.norm(eye[:2] - centres, axis=1) + probe.r
+    return (eye[2] - probe.z) / ground >= (tallest - probe.z) / gap
 
 
 def _lands_on(probe, piece, top: float, hole: float) -> bool:
@@ -575,6 +636,7 @@ class Classifier:
             for h, (label, stack) in enumerate(_stacks(look, False))
             if len(stack) == 1
         }
+        self.darkest = _darkest(look)
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
@@ -820,6 +882,19 @@ class Classifier:
             [token, np.broadcast_to(empty, token.shape), np.broadcast_to(beyond, token.shape)],
             UNSEEN_COST * 0.5,
         )
+        dark = self.darkest
+        if dark.any():
+            # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
+            # nothing (a dark figure's side)
+            darker = np.maximum(d[:, :, dark] - SHADE_MOST / spreads[:, :, dark, None], 0.0)
+            dimmed = np.maximum(e[:, dark] - SHADE_MOST / spread_empty[:, None, None], 0.0)
+            on_token = np.minimum((darker * darker).sum(axis=3), SHADE_CAP)
+            on_board = np.minimum((dimmed * dimmed).sum(axis=2), SHADE_CAP)[:, None, :]
+            per[:, :, dark] = np.select(
+                [kinds[:, :, dark] == _SHADED_TOKEN, kinds[:, :, dark] == _SHADED_BOARD],
+                [on_token, np.broadcast_to(on_board, on_token.shape)],
+                per[:, :, dark],
+            )
         return np.minimum(per, COST_CAP)
 
     def _tables(self, hyps, rows):
@@ -835,7 +910,8 @@ class Classifier:
         # a figure on a disk is rarer than a bare disk: when both fit, the disk
         prior = np.array(
             [
-                STACK_COST * any(w not in (label, BOARD, ANY, BEYOND) for w in seen)
+                STACK_COST
+                * any(getattr(w, "under", w) not in (label, BOARD, ANY, BEYOND) for w in seen)
                 for label, seen in hyps
             ],
             np.float32,
@@ -843,12 +919,14 @@ class Classifier:
         known: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
         for h, (_, seen) in enumerate(hyps):
             for p, what in enumerate(seen):
+                shaded = isinstance(what, Shaded)
+                what = getattr(what, "under", what)
                 if what == BOARD:
-                    kinds[h, p] = _BOARD
+                    kinds[h, p] = _SHADED_BOARD if shaded else _BOARD
                 elif what == BEYOND:
                     kinds[h, p] = _BEYOND
                 elif what != ANY:  # a token
-                    kinds[h, p] = _TOKEN
+                    kinds[h, p] = _SHADED_TOKEN if shaded else _TOKEN
                     for c in (p, p + k):
                         if (what, c) not in known:
                             known[what, c] = self._prototype(what, c)

@@ -33,8 +33,10 @@ class Piece:
     under: bool = False
 
 
-#: which part of its ring a probe looks at (see ``Probe``)
+#: which part of its ring a probe looks at, and which of its points it reads (see
+#: ``Probe``)
 ARCS = ("ring", "front", "sides", "outline")
+READS = ("median", "darkest")
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,15 @@ class Probe:
     centre; ``arc``: the whole ``ring``, its ``front`` half facing the camera, its
     ``sides`` left and right as the camera sees them, or its ``outline`` points whose
     view past an empty cell lands on the cell's printed outline; ``skip_rim``: not
-    used where it sees the rim between a piece's top and its side."""
+    used where it sees the rim between a piece's top and its side; ``read``: the
+    ``median`` of its points, or its ``darkest`` quarter (a figure's shadow on one
+    side of it)."""
 
     z: float
     r: float
     arc: str = "ring"
     skip_rim: bool = False
+    read: str = "median"
 
 
 @dataclass(frozen=True)
@@ -135,14 +140,14 @@ def look_for(game) -> Look:
 
 
 def _probe(name: str, entry: dict) -> Probe:
-    """One ``probes`` entry of looks.toml; a misspelt arc or rim is refused."""
-    arc, rim = entry.get("arc", "ring"), entry.get("rim")
-    if arc not in ARCS or rim not in (None, "skip"):
+    """One ``probes`` entry of looks.toml; a misspelt arc, rim or read is refused."""
+    arc, rim, read = entry.get("arc", "ring"), entry.get("rim"), entry.get("read", "median")
+    if arc not in ARCS or rim not in (None, "skip") or read not in READS:
         raise ValueError(
             f"looks.toml [games.{name}] probe {entry}: arc is one of {', '.join(ARCS)}, "
-            'rim is "skip" or left out'
+            f'rim is "skip" or left out, read is one of {", ".join(READS)}'
         )
-    return Probe(float(entry["z"]), float(entry["r"]), arc, rim == "skip")
+    return Probe(float(entry["z"]), float(entry["r"]), arc, rim == "skip", read)
 
 
 def _seat_colour(game, seat: int) -> str | None:

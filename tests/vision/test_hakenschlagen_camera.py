@@ -107,3 +107,21 @@ def test_an_arm_the_colour_of_the_table_over_the_board_is_never_read():
         frame = camera.frame(start, hands=(cell.id,))
         assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3)), cell.id
     assert _read(reader, camera.frame(start)).tokens == start
+
+
+def test_a_hare_on_its_own_colour_is_told_by_its_shadow_from_straight_above():
+    # easy scene 21004 looks down at 86 degrees: no side of a figure shows, its top is
+    # its disk's colour, and only the shadow it throws on the disk around it tells it
+    # from the bare disk; 14 of these 27 were read as bare disks before the darkest
+    # probe looked for that shadow
+    game, camera, reader, start = _reader(21004, "easy", b"own colour from above")
+    assert camera.scene.pitch > 85
+    read = 0
+    for hare, disk in (("hare_yellow", "dandelion"), ("hare_green", "lettuce")):
+        home = next(c for c, t in start.items() if t == hare)
+        for cell in [c for c, t in start.items() if t == disk]:
+            truth = dict(start, **{home: None, cell: hare})
+            seen = _read(reader, camera.frame(truth, (), {cell: disk}))
+            assert seen is not None and seen.tokens == truth, (hare, cell)
+            read += 1
+    assert read == 27

@@ -264,7 +264,9 @@ def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point():
         assert seen is not None and seen.tokens == truth, cell
 
 
-def test_a_misspelt_probe_arc_in_looks_toml_is_refused_in_words():
+def test_a_misspelt_probe_arc_or_read_in_looks_toml_is_refused_in_words():
     with pytest.raises(ValueError, match="arc is one of ring, front, sides, outline"):
         looks._probe("sternhalma", {"z": 8.0, "r": 10.0, "arc": "frnt"})
+    with pytest.raises(ValueError, match="read is one of median, darkest"):
+        looks._probe("sternhalma", {"z": 8.0, "r": 10.0, "read": "darker"})
     assert looks._probe("sternhalma", {"z": 8, "r": 10}) == looks.Probe(8.0, 10.0)
