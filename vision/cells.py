@@ -92,8 +92,10 @@ TOP, SIDE, EDGE = 0, 1, 2
 #: seen edge-on from nearly straight above
 EDGE_PX = 2.0
 #: added to linear colour before taking ratios: a dark channel's few levels of sensor
-#: noise would otherwise swing its log ratio more than a piece's colour does
-DARK_FLOOR = 0.01
+#: noise, or a yellow piece's blue where JPEG's half-resolution colour bleeds the
+#: board's into its edge (20 -> 60 of 255), would otherwise swing its log ratio more
+#: than a piece's colour does (at 0.01 that bleed alone cost a yellow hare 40)
+DARK_FLOOR = 0.025
 #: plain board points sampled to follow the overall light (auto exposure, white
 #: balance); they lie this far (mm) from any site and outside the markers' quiet zones
 PAPER_POINTS = 64
@@ -885,11 +887,12 @@ class Classifier:
         dark = self.darkest
         if dark.any():
             # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
-            # nothing (a dark figure's side)
-            darker = np.maximum(d[:, :, dark] - SHADE_MOST / spreads[:, :, dark, None], 0.0)
-            dimmed = np.maximum(e[:, dark] - SHADE_MOST / spread_empty[:, None, None], 0.0)
-            on_token = np.minimum((darker * darker).sum(axis=3), SHADE_CAP)
-            on_board = np.minimum((dimmed * dimmed).sum(axis=2), SHADE_CAP)[:, None, :]
+            # nothing (a dark figure's side). A shadow dims every channel alike: judged
+            # on their mean, as DARK_FLOOR keeps a dark channel from dimming as much
+            darker = np.maximum(d[:, :, dark].mean(axis=3) - SHADE_MOST / spreads[:, :, dark], 0)
+            dimmed = np.maximum(e[:, dark].mean(axis=2) - SHADE_MOST / spread_empty[:, None], 0)
+            on_token = np.minimum(3 * darker * darker, SHADE_CAP)
+            on_board = np.minimum(3 * dimmed * dimmed, SHADE_CAP)[:, None, :]
             per[:, :, dark] = np.select(
                 [kinds[:, :, dark] == _SHADED_TOKEN, kinds[:, :, dark] == _SHADED_BOARD],
                 [on_token, np.broadcast_to(on_board, on_token.shape)],
