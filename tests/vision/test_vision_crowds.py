@@ -105,3 +105,15 @@ def test_a_third_hat_of_the_colour_beside_it_is_counted(seed, cell):
     camera, reader, start = _camera(seed)
     truth = dict(start, **{cell: "yellow+yellow+yellow"})
     assert _read(reader, camera, truth) == truth
+
+
+@pytest.mark.parametrize(("seed", "cell"), [(5009, "r14"), (5007, "gate_blue")])
+def test_two_hats_of_one_colour_seen_along_their_line_from_low_are_not_read_as_one(seed, cell):
+    # hard scenes 5009 and 5007 look along the pair's line from about 32 degrees: the
+    # far hat shows only past the near one, and every probe above the board sees blue
+    # whether one hat stands in the middle or two beside it; the low front probe of
+    # the near spot lands 14 mm in front of the middle, on the near hat's foot or on
+    # the board in front of a single hat
+    camera, reader, start = _camera(seed, "hard")
+    truth = dict(start, **{cell: "blue+blue"})
+    assert _read(reader, camera, truth) == truth
