@@ -167,13 +167,21 @@ def crowd_layouts(look: Look) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
 
 def crowd_spots(board, cell, look: Look) -> np.ndarray:
     """The spots of ``crowd_layouts`` on ``cell`` (mm on the board), turned with the
-    track there: the mean direction of the lines to its neighbours, taken as axes."""
+    track there: the mean direction of the lines to its neighbours, taken as axes,
+    across it to the side where the spots stand further from the other fields."""
     angles = _line_angles(board, Site(cell.id, cell.xy))
     track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum())
     along = np.array([math.cos(track), math.sin(track)])
     across = np.array([-along[1], along[0]])
     spots = crowd_layouts(look)[0]
-    return np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * across
+    sides = [
+        np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * side
+        for side in (across, -across)
+    ]
+    # a player sets a hat beside the others where there is room for it
+    others = np.array([c.xy for c in board.cells if c.id != cell.id])
+    room = [np.linalg.norm(placed[:, None] - others[None], axis=2).min() for placed in sides]
+    return sides[int(room[1] > room[0])]
 
 
 class Sampler:

@@ -33,15 +33,23 @@ def _read(reader, camera, tokens):
     return seen.tokens
 
 
-def test_two_hats_on_a_field_stand_across_the_track_and_three_as_a_triangle():
+def test_two_hats_on_a_field_stand_across_the_track_and_a_third_beside_them():
     game = load_game("fang_den_hut")
     look = look_for(game)
     spots, layouts = crowd_layouts(look)
     assert layouts == {1: (0,), 2: (1, 2), 3: (1, 2, 3)}
     r2 = game.board.cell("r2")  # on the top side of the ring: the track runs along x
     on_board = crowd_spots(game.board, r2, look)
-    assert np.allclose(on_board[layouts[2], 0], r2.xy[0])
-    assert np.allclose(sorted(on_board[layouts[2], 1] - r2.xy[1]), [-10.0, 10.0])
+    assert np.allclose(on_board[layouts[3], 0], r2.xy[0])
+    assert np.allclose(sorted(np.abs(on_board[layouts[3], 1] - r2.xy[1])), [10.0, 10.0, 30.0])
+    # hats 18 mm wide: three on a field stand clear of each other and of a hat in
+    # the middle of the next field along the track (25 mm away)
+    three = on_board[list(layouts[3])]
+    apart = np.linalg.norm(three[:, None] - three[None], axis=2)
+    assert apart[np.triu_indices(3, 1)].min() >= 18.0
+    for neighbour in ("r1", "r3"):
+        clear = np.linalg.norm(three - game.board.cell(neighbour).xy, axis=1)
+        assert clear.min() >= 18.0
     # every field but the homes gets its centre and the three spots beside it
     fields = [c for c in game.board.cells if c.kind != "home"]
     crowded = [s for s in sites_of(game.board, look) if s.spot is not None]
@@ -97,11 +105,11 @@ def test_an_empty_field_beside_a_hat_is_read_empty():
     assert _read(reader, camera, truth) == truth
 
 
-@pytest.mark.parametrize(("seed", "cell"), [(5001, "r33"), (5003, "sy1")])
+@pytest.mark.parametrize(("seed", "cell"), [(5001, "r33"), (5003, "r35")])
 def test_a_third_hat_of_the_colour_beside_it_is_counted(seed, cell):
-    # the third hat's spot, beside two yellow hats, only passes close by them when
-    # there are two: it shows the board with their colour bled in, never a clean
-    # yellow; expected to show any blend, three yellow hats were read as two
+    # three yellow hats on yellow fields beside the yellow spoke: the third stands
+    # beside the pair on the side away from the spoke (on the spoke's first field
+    # there is no room for it on either side: it would stand on the next field)
     camera, reader, start = _camera(seed)
     truth = dict(start, **{cell: "yellow+yellow+yellow"})
     assert _read(reader, camera, truth) == truth
