@@ -167,21 +167,52 @@ def crowd_layouts(look: Look) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
 
 def crowd_spots(board, cell, look: Look) -> np.ndarray:
     """The spots of ``crowd_layouts`` on ``cell`` (mm on the board), turned with the
-    track there: the mean direction of the lines to its neighbours, taken as axes,
-    across it to the side where the spots stand further from the other fields."""
+    track there (the mean direction of the lines to its neighbours, taken as axes)
+    and, of its two mirror images across the track, the one whose spots of the
+    largest layout alone stand further from where other fields' hats stand (their
+    centres and their spots of the smaller layouts, either way round): a player sets
+    a hat beside the others where there is room for it."""
+    key = (board.name, len(board.cells), look.game)
+    if key not in _CROWD_SPOTS:
+        spots, layouts = crowd_layouts(look)
+        largest = max(layouts)
+        smaller = sorted({s for n, layout in layouts.items() if n < largest for s in layout})
+        extra = [s for s in range(len(spots)) if s not in smaller] or list(range(len(spots)))
+        mirrored = {
+            c.id: _mirror_images(board, c, spots) for c in board.cells if c.kind not in look.slots
+        }
+        chosen = {}
+        for cell_id, sides in mirrored.items():
+            others = np.concatenate(
+                [
+                    side[smaller]
+                    for other, images in mirrored.items()
+                    if other != cell_id
+                    for side in images
+                ]
+            )
+            room = [
+                np.linalg.norm(side[extra, None] - others[None], axis=2).min() for side in sides
+            ]
+            chosen[cell_id] = sides[int(room[1] > room[0])]
+        _CROWD_SPOTS[key] = chosen
+    return _CROWD_SPOTS[key][cell.id]
+
+
+#: per board and game: each field's crowd spots (computed once: the renderer asks per frame)
+_CROWD_SPOTS: dict[tuple, dict[str, np.ndarray]] = {}
+
+
+def _mirror_images(board, cell, spots: np.ndarray) -> list[np.ndarray]:
+    """``spots`` (mm along and across the track) on ``cell``, and mirrored across it."""
     angles = _line_angles(board, Site(cell.id, cell.xy))
     track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum())
     along = np.array([math.cos(track), math.sin(track)])
     across = np.array([-along[1], along[0]])
-    spots = crowd_layouts(look)[0]
-    sides = [
+    return [
         np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * side
         for side in (across, -across)
     ]
-    # a player sets a hat beside the others where there is room for it
-    others = np.array([c.xy for c in board.cells if c.id != cell.id])
-    room = [np.linalg.norm(placed[:, None] - others[None], axis=2).min() for placed in sides]
-    return sides[int(room[1] > room[0])]
 
 
 class Sampler:
