@@ -125,3 +125,30 @@ def test_two_hats_of_one_colour_seen_along_their_line_from_low_are_not_read_as_o
     camera, reader, start = _camera(seed, "hard")
     truth = dict(start, **{cell: "blue+blue"})
     assert _read(reader, camera, truth) == truth
+
+
+def test_a_third_hat_never_stands_where_another_fields_hat_stands():
+    # beside a spoke's first field the ring fields leave no room across the track:
+    # its third hat goes beside the pair where there is room, a hat's width or more
+    # from every other field's centre and pair spots
+    game = load_game("fang_den_hut")
+    look = look_for(game)
+    layouts = crowd_layouts(look)[1]
+    width = 2 * look.piece("red").radius
+    fields = [c for c in game.board.cells if c.kind != "home"]
+    taken = {c.id: crowd_spots(game.board, c, look)[list(layouts[2]) + [0]] for c in fields}
+    for cell in fields:
+        three = crowd_spots(game.board, cell, look)[list(layouts[3])]
+        apart = np.linalg.norm(three[:, None] - three[None], axis=2)
+        assert apart[np.triu_indices(3, 1)].min() >= width
+        others = np.concatenate([xy for other, xy in taken.items() if other != cell.id])
+        assert np.linalg.norm(others - three[2], axis=1).min() >= width, cell.id
+
+
+@pytest.mark.parametrize("hats", ["yellow+yellow", "yellow+yellow+yellow"])
+def test_hats_on_a_spokes_first_field_beside_a_hat_on_the_ring_are_counted(hats):
+    # hard scene 13003, 83 degrees: sy1's third hat stood 5 mm from r35's centre, so
+    # a yellow hat on r35 beside a yellow pair on sy1 was read as sy1's third
+    camera, reader, start = _camera(13003, "hard")
+    truth = dict(start, sy1=hats, r35="yellow")
+    assert _read(reader, camera, truth) == truth
