@@ -176,8 +176,7 @@ def crowd_spots(board, cell, look: Look) -> np.ndarray:
 
 
 def _place_crowds(board, look: Look) -> dict[str, np.ndarray]:
-    """Each field's crowd spots: of the layout's two mirror images across the track
-    (turned from it where ``_turns`` says),
+    """Each field's crowd spots: of the layout's two mirror images across the track,
     the one whose spots of the largest layout alone stand further from where other
     fields' hats stand (their centres and their spots of the smaller layouts, either
     way round); such a spot still closer than a hat's width to those (on a spoke's
@@ -191,11 +190,8 @@ def _place_crowds(board, look: Look) -> dict[str, np.ndarray]:
     width = 2 * max(p.radius for p in look.pieces.values() if not p.under)
     turns = np.radians(np.arange(0, 360, 5))
     circle = np.stack([np.cos(turns), np.sin(turns)], 1)
-    turns = _turns(board, look, spots, smaller)
     mirrored = {
-        c.id: _mirror_images(board, c, spots, turns[c.id])
-        for c in board.cells
-        if c.kind not in look.slots
+        c.id: _mirror_images(board, c, spots) for c in board.cells if c.kind not in look.slots
     }
     placed = {}
     for cell_id, images in mirrored.items():
@@ -230,41 +226,16 @@ def _room(points: np.ndarray, others: np.ndarray) -> np.ndarray:
 _CROWD_SPOTS: dict[tuple, dict[str, np.ndarray]] = {}
 
 
-def _mirror_images(board, cell, spots: np.ndarray, turn: float = 0.0) -> list[np.ndarray]:
-    """``spots`` (mm along and across the track, turned by ``turn`` radians) on
-    ``cell``, and mirrored across it."""
+def _mirror_images(board, cell, spots: np.ndarray) -> list[np.ndarray]:
+    """``spots`` (mm along and across the track) on ``cell``, and mirrored across it."""
     angles = _line_angles(board, Site(cell.id, cell.xy))
-    track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum()) + turn
+    track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum())
     along = np.array([math.cos(track), math.sin(track)])
     across = np.array([-along[1], along[0]])
     return [
         np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * side
         for side in (across, -across)
     ]
-
-
-def _turns(board, look: Look, spots: np.ndarray, smaller: list[int]) -> dict[str, float]:
-    """Per field, how far (radians) its layout turns from the track: not at all where
-    the spots of the smaller layouts stand a hat's width or more from every other
-    field's centre, else as far as leaves them the most room (beside a gate or a
-    spoke's first field the next field's centre is 15 mm from a pair's spot, and a
-    hat there was read as one of the pair)."""
-    fields = [c for c in board.cells if c.kind not in look.slots]
-    width = 2 * max(p.radius for p in look.pieces.values() if not p.under)
-    beside = [s for s in smaller if np.any(spots[s] != 0.0)]
-    turns = {}
-    for cell in fields:
-        others = np.array([c.xy for c in fields if c.id != cell.id])
-
-        def room(turn: float, cell=cell, others=others) -> float:
-            return float(_room(_mirror_images(board, cell, spots, turn)[0][beside], others).min())
-
-        turns[cell.id] = (
-            0.0
-            if not beside or room(0.0) >= width
-            else max(np.radians(np.arange(0, 180, 5)), key=room)
-        )
-    return turns
 
 
 class Sampler:

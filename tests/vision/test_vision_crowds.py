@@ -152,30 +152,3 @@ def test_hats_on_a_spokes_first_field_beside_a_hat_on_the_ring_are_counted(hats)
     camera, reader, start = _camera(13003, "hard")
     truth = dict(start, sy1=hats, r35="yellow")
     assert _read(reader, camera, truth) == truth
-
-
-def test_a_pair_stands_a_hats_width_from_every_other_fields_centre():
-    # across the track beside a gate or a spoke's first field a pair's spot stood
-    # 15 mm from the next field's centre: such a field's layout turns to where there
-    # is room
-    game = load_game("fang_den_hut")
-    look = look_for(game)
-    pair = list(crowd_layouts(look)[1][2])
-    fields = [c for c in game.board.cells if c.kind != "home"]
-    centres = np.array([c.xy for c in fields])
-    for cell in fields:
-        spots = crowd_spots(game.board, cell, look)[pair]
-        apart = np.linalg.norm(spots[:, None] - centres[None], axis=2)
-        apart[:, fields.index(cell)] = np.inf
-        assert apart.min() >= 2 * look.piece("red").radius, cell.id
-    # where there is room the pair still stands across the track
-    r2 = game.board.cell("r2")
-    assert np.allclose(crowd_spots(game.board, r2, look)[pair, 0], r2.xy[0])
-
-
-def test_a_single_hat_beside_a_hat_on_a_spokes_first_field_is_read_as_one():
-    # hard scene 21009, 42 degrees: r44's pair spot lay 15 mm from sr1's centre, and
-    # a red hat on sr1 beside one on r44 read r44 as two red hats
-    camera, reader, start = _camera(21009, "hard")
-    truth = dict(start, r44="red", sr1="red")
-    assert _read(reader, camera, truth) == truth
