@@ -152,3 +152,13 @@ def test_hats_on_a_spokes_first_field_beside_a_hat_on_the_ring_are_counted(hats)
     camera, reader, start = _camera(13003, "hard")
     truth = dict(start, sy1=hats, r35="yellow")
     assert _read(reader, camera, truth) == truth
+
+
+def test_two_hats_of_one_colour_seen_from_straight_above_are_not_read_as_one():
+    # hard scene 11003 looks at r27 from 87 degrees: each hat's main probe (z 6,
+    # r 3) sees its slope 0.75 mm outside its top, a blend of both in the frame;
+    # judged as the slope alone it cost more than the capped blend of one hat in the
+    # middle, and the pair was read as one green hat
+    camera, reader, start = _camera(11003, "hard")
+    truth = dict(start, r27="green+green")
+    assert _read(reader, camera, truth) == truth
