@@ -179,13 +179,75 @@ def crowd_layouts(look: Look) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
 
 def crowd_spots(board, cell, look: Look) -> np.ndarray:
     """The spots of ``crowd_layouts`` on ``cell`` (mm on the board), turned with the
-    track there: the mean direction of the lines to its neighbours, taken as axes."""
+    track there (the mean direction of the lines to its neighbours, taken as axes),
+    placed where a player sets a hat beside the others: where there is room for it."""
+    key = (board.name, len(board.cells), look.game)
+    if key not in _CROWD_SPOTS:
+        _CROWD_SPOTS[key] = _place_crowds(board, look)
+    return _CROWD_SPOTS[key][cell.id]
+
+
+def _place_crowds(board, look: Look) -> dict[str, np.ndarray]:
+    """Each field's crowd spots: of the layout's two mirror images across the track,
+    the one whose spots of the largest layout alone stand further from where other
+    fields' hats stand (their centres and their spots of the smaller layouts, either
+    way round); such a spot still closer than a hat's width to those (on a spoke's
+    first field: the ring fields on both sides) moves to the place beside the spots
+    it stands with, as far from the nearest of them, with the most room."""
+    spots, layouts = crowd_layouts(look)
+    largest = max(layouts)
+    smaller = sorted({s for n, layout in layouts.items() if n < largest for s in layout})
+    extra = [s for s in range(len(spots)) if s not in smaller]
+    kept = [s for s in layouts[largest] if s in smaller]
+    width = 2 * max(p.radius for p in look.pieces.values() if not p.under)
+    turns = np.radians(np.arange(0, 360, 5))
+    circle = np.stack([np.cos(turns), np.sin(turns)], 1)
+    mirrored = {
+        c.id: _mirror_images(board, c, spots) for c in board.cells if c.kind not in look.slots
+    }
+    placed = {}
+    for cell_id, images in mirrored.items():
+        others = np.concatenate(
+            [
+                image[smaller]
+                for other, their in mirrored.items()
+                if other != cell_id
+                for image in their
+            ]
+        )
+        best = max(images, key=lambda image: _room(image[extra], others).min(initial=np.inf))
+        best = best.copy()
+        for s in extra:
+            if _room(best[s : s + 1], others)[0] >= width or not kept:
+                continue
+            gap = np.linalg.norm(spots[kept] - spots[s], axis=1).min()
+            around = (best[kept][:, None] + gap * circle[None]).reshape(-1, 2)
+            apart = np.linalg.norm(around[:, None] - best[kept][None], axis=2).min(axis=1)
+            around = around[apart >= gap - 1e-6]
+            best[s] = around[np.argmax(_room(around, others))]
+        placed[cell_id] = best
+    return placed
+
+
+def _room(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """How far (mm) each of ``points`` stands from the nearest of ``others``."""
+    return np.linalg.norm(points[:, None] - others[None], axis=2).min(axis=1)
+
+
+#: per board and game: each field's crowd spots (computed once: the renderer asks per frame)
+_CROWD_SPOTS: dict[tuple, dict[str, np.ndarray]] = {}
+
+
+def _mirror_images(board, cell, spots: np.ndarray) -> list[np.ndarray]:
+    """``spots`` (mm along and across the track) on ``cell``, and mirrored across it."""
     angles = _line_angles(board, Site(cell.id, cell.xy))
     track = 0.5 * math.atan2(np.sin(2 * angles).sum(), np.cos(2 * angles).sum())
     along = np.array([math.cos(track), math.sin(track)])
     across = np.array([-along[1], along[0]])
-    spots = crowd_layouts(look)[0]
-    return np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * across
+    return [
+        np.asarray(cell.xy) + spots[:, :1] * along + spots[:, 1:] * side
+        for side in (across, -across)
+    ]
 
 
 class Sampler:
