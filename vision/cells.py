@@ -91,16 +91,18 @@ TOP, SIDE, EDGE = 0, 1, 2
 #: shows a blend of both (blur, JPEG's colour at half resolution): a figure's side
 #: seen edge-on from nearly straight above
 EDGE_PX = 2.0
-#: added to linear colour before taking ratios: a dark channel's few levels of sensor
-#: noise, or a yellow piece's blue where JPEG's half-resolution colour bleeds the
-#: board's into its edge (20 -> 60 of 255), would otherwise swing its log ratio more
-#: than a piece's colour does (at 0.01 that bleed alone cost a yellow hare 40)
-DARK_FLOOR = 0.025
 #: plain board points sampled to follow the overall light (auto exposure, white
 #: balance); they lie this far (mm) from any site and outside the markers' quiet zones
 PAPER_POINTS = 64
 PAPER_CLEARANCE_MM = 10.0
-_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2 + DARK_FLOOR
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
+
+
+def _linear(look: Look) -> np.ndarray:
+    """sRGB levels to linear colour plus the look's ``dark_floor`` (a dark channel's
+    few levels of noise would otherwise swing its log ratio more than a piece's
+    colour does)."""
+    return _LINEAR + np.float32(look.dark_floor)
 
 
 @dataclass(frozen=True)
@@ -278,6 +280,7 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         self.flat = (px[:, 1] * w + px[:, 0]).reshape(shape)
         self.darkest = _darkest(look)
+        self.linear = _linear(look)
         self.centres = camera.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
         paper = camera.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)
         paper = np.round(paper).astype(np.int64)
@@ -294,11 +297,11 @@ class Sampler:
         if self.darkest.any():
             dark = pixels[:, self.darkest]
             seen[:, self.darkest] = np.partition(dark, DARKEST_RANK, axis=2)[:, :, DARKEST_RANK]
-        return _LINEAR[seen.astype(np.uint8)]
+        return self.linear[seen.astype(np.uint8)]
 
     def paper(self, frame: np.ndarray) -> np.ndarray:
         """Linear colour (points, 3) of the plain board points."""
-        return _LINEAR[frame.reshape(-1, 3)[self.paper_flat]]
+        return self.linear[frame.reshape(-1, 3)[self.paper_flat]]
 
 
 def _darkest(look: Look) -> np.ndarray:
@@ -701,6 +704,7 @@ class Classifier:
             if len(stack) == 1
         }
         self.darkest = _darkest(look)
+        self.linear = _linear(look)
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
@@ -837,11 +841,15 @@ class Classifier:
                 return self.tokens[token][same].mean(axis=0), SPREAD_NOMINAL
             if learned.any():
                 return self._as_top(token) + shade, SPREAD_NOMINAL
-        colour = np.log(_LINEAR[np.array(self.look.piece(token).colour[::-1])] * TOP_SHADE)
+        colour = self._log_colour(self.look.piece(token).colour) + math.log(TOP_SHADE)
         light = self._light()
         if light is not None:  # relative to colours already learned under this light
             return colour + light + shade, SPREAD_NOMINAL
-        return colour - np.log(_LINEAR[np.array(self.look.surface[::-1])]) + shade, SPREAD_NOMINAL
+        return colour - self._log_colour(self.look.surface) + shade, SPREAD_NOMINAL
+
+    def _log_colour(self, rgb) -> np.ndarray:
+        """Log linear colour (BGR) of an sRGB colour from looks.toml."""
+        return np.log(self.linear[np.array(rgb[::-1])])
 
     def _views(self) -> np.ndarray:
         """The view (TOP or SIDE) of each channel."""
@@ -857,7 +865,7 @@ class Classifier:
                 np.mean(
                     [
                         self._as_top(t)
-                        - np.log(_LINEAR[np.array(self.look.piece(t).colour[::-1])] * TOP_SHADE)
+                        - (self._log_colour(self.look.piece(t).colour) + math.log(TOP_SHADE))
                         for t in anchors
                     ],
                     axis=0,
@@ -950,7 +958,7 @@ class Classifier:
         if dark.any():
             # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
             # nothing (a dark figure's side). A shadow dims every channel alike: judged
-            # on their mean, as DARK_FLOOR keeps a dark channel from dimming as much
+            # on their mean, as the dark floor keeps a dark channel from dimming as much
             darker = np.maximum(d[:, :, dark].mean(axis=3) - SHADE_MOST / spreads[:, :, dark], 0)
             dimmed = np.maximum(e[:, dark].mean(axis=2) - SHADE_MOST / spread_empty[:, None], 0)
             on_token = np.minimum(3 * darker * darker, SHADE_CAP)

@@ -84,6 +84,8 @@ class Look:
     probes: tuple[Probe, ...]
     pieces: dict[str, Piece]
     slots: dict[str, Slots]
+    #: added to linear colour before the reader takes ratios (looks.toml ``dark_floor``)
+    dark_floor: float = 0.01
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -136,6 +138,7 @@ def look_for(game) -> Look:
         tuple(_probe(game.name, p) for p in entry["probes"]),
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
+        float(entry.get("dark_floor", data()["dark_floor"])),
     )
 
 
