@@ -466,6 +466,7 @@ def _sight(probe, stack, hole: float) -> tuple[str | Shaded, tuple | None]:
 
 
 def _unders(stack) -> list[str]:
+    """The disks of ``stack``."""
     return [piece.token for piece in stack if piece.under]
 
 
@@ -958,7 +959,8 @@ class Classifier:
         if dark.any():
             # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
             # nothing (a dark figure's side). A shadow dims every channel alike: judged
-            # on their mean, as the dark floor keeps a dark channel from dimming as much
+            # on their mean (three times its square: a sum over three channels' scale),
+            # as the dark floor keeps a dark channel from dimming as much
             darker = np.maximum(d[:, :, dark].mean(axis=3) - SHADE_MOST / spreads[:, :, dark], 0)
             dimmed = np.maximum(e[:, dark].mean(axis=2) - SHADE_MOST / spread_empty[:, None], 0)
             on_token = np.minimum(3 * darker * darker, SHADE_CAP)
