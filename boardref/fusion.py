@@ -22,8 +22,10 @@ FLOOR = 1e-6
 #: the winner must be this many times likelier than the next different candidate
 MARGIN = math.log(1e3)
 #: a candidate costing this much more than the camera's own best guess explains
-#: nothing: two confidently read cells disagree with it
-FIT = 1.5 * -math.log(FLOOR)
+#: nothing: one cell read surely otherwise, and another in more than a little doubt,
+#: may disagree with it (at 1.5: a hare carried off a disk it was read off at p 0.001,
+#: 6.9, onto a cell read surely, 13.8, was taken for the unchanged position)
+FIT = 1.25 * -math.log(FLOOR)
 #: every cell read at least this sure and the reading is a candidate: no weighing needed
 SURE = 0.98
 
