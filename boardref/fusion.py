@@ -23,8 +23,9 @@ FLOOR = 1e-6
 MARGIN = math.log(1e3)
 #: a candidate costing this much more than the camera's own best guess explains
 #: nothing: one cell read surely otherwise, and another in more than a little doubt,
-#: may disagree with it (at 1.5: a hare carried off a disk it was read off at p 0.001,
-#: 6.9, onto a cell read surely, 13.8, was taken for the unchanged position)
+#: may disagree with it (at 1.5 a hare carried off its disk onto an empty cell was taken
+#: for the unchanged position: its origin, read as the bare disk at p 0.999, cost 6.9,
+#: the cell it stood on, read surely, 13.8)
 FIT = 1.25 * -math.log(FLOOR)
 #: every cell read at least this sure and the reading is a candidate: no weighing needed
 SURE = 0.98
