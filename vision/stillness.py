@@ -52,6 +52,9 @@ class Stillness:
         self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(zones))
         self.previous: np.ndarray | None = None
         self.background: np.ndarray | None = None
+        #: the background blurred as it is compared, and its mean colour, kept with it
+        self._blurred: np.ndarray | None = None
+        self._mean: np.ndarray | None = None
         self.still = 0
         self.blocked = 0
 
@@ -68,33 +71,39 @@ class Stillness:
         small = self.small(frame)
         previous, self.previous = self.previous, small
         if self.background is None:
-            self.background = small
+            self._take_background(small)
         if previous is None or _changed(small, previous, self.roi, MOTION_LEVEL) > MOTION_PIXELS:
             self.still = 0
             self.blocked = 0
             return "moving"
-        blur = (BACKGROUND_BLUR, BACKGROUND_BLUR)
-        levelled = cv2.blur(self._levelled(small), blur)
-        background = cv2.blur(self.background, blur)
-        if _changed(levelled, background, self.background_mask, BACKGROUND_LEVEL) > BLOCKED_PIXELS:
+        levelled = cv2.blur(self._levelled(small), (BACKGROUND_BLUR, BACKGROUND_BLUR))
+        if _changed(levelled, self._blurred, self.background_mask, BACKGROUND_LEVEL) > (
+            BLOCKED_PIXELS
+        ):
             self.still = 0
             self.blocked += 1
             if self.blocked < ACCEPT_AFTER:
                 return "blocked"
-            self.background = small
+            self._take_background(small)
         self.blocked = 0
         self.still += 1
         return "still" if self.still >= STILL_FRAMES else "settling"
 
     def accept(self, frame: np.ndarray) -> None:
         """This frame's board, without hands, is the background from now on."""
-        self.background = self.small(frame)
+        self._take_background(self.small(frame))
+
+    def _take_background(self, small: np.ndarray) -> None:
+        """``small`` is the background from now on: blurred and measured once here,
+        not on every frame compared with it."""
+        self.background = small
+        self._blurred = cv2.blur(small, (BACKGROUND_BLUR, BACKGROUND_BLUR))
+        self._mean = np.array(cv2.mean(small, self.background_mask)[:3])
 
     def _levelled(self, small: np.ndarray) -> np.ndarray:
         """``small`` brought to the background's overall brightness (auto exposure)."""
         now = np.array(cv2.mean(small, self.background_mask)[:3])
-        then = np.array(cv2.mean(self.background, self.background_mask)[:3])
-        return cv2.multiply(small, tuple(then / np.maximum(now, 1)) + (1.0,))
+        return cv2.multiply(small, tuple(self._mean / np.maximum(now, 1)) + (1.0,))
 
 
 def _changed(a: np.ndarray, b: np.ndarray, mask: np.ndarray, level: int) -> int:
