@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from boardref.config import load_config
-from boardref.fleet import discovery
+from boardref.fleet import ACK_WAIT, RECONNECT, discovery
 from boardref.service import Service
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -209,7 +209,14 @@ def test_a_broker_outage_loses_no_event_and_keeps_each_tables_order(tmp_path, br
                 for name, s in tables.items()
             )
 
-        until(everything_arrived, "every event to reach the listener")
+        # a table's reconnection attempts back off up to RECONNECT[1] seconds while the
+        # broker is down (longer on a busy machine): its next try may come that late,
+        # and an unacknowledged event is sent again after ACK_WAIT
+        until(
+            everything_arrived,
+            "every event to reach the listener",
+            RECONNECT[1] + 2 * ACK_WAIT + WAIT,
+        )
         for name, service in tables.items():
             seqs = []
             for event in listener.events[name]:  # QoS 1 may repeat; the first copies count
