@@ -18,6 +18,7 @@ import numpy as np
 
 from vision import looks
 from vision.camera import Camera
+from vision.hiding import Hiding
 from vision.locate import Pose
 from vision.looks import JOIN, Look
 
@@ -49,12 +50,25 @@ SHADE_MOST = math.log(0.8)
 #: ... though it may not (a white figure's side under a flash, its shadow behind it):
 #: a figure costs at most this much through a ``darkest`` probe
 SHADE_CAP = 2 * UNSEEN_COST
+#: a probe this close (mm) outside a piece's solid shows a blend of the piece and what
+#: lies beside it (a tree's foot beside the ``sides`` probe)
+OUTLINE_MM = 1.5
 #: a site whose best reading costs more than this shows nothing the reader knows
 #: (a finger, a sleeve); this many such sites and the frame is not read
 UNEXPLAINED_COST = 120.0
 UNEXPLAINED_SITES = 3
 #: extra cost of a reading with a figure on a disk (-2 log of its prior odds)
 STACK_COST = 4.0
+#: extra cost of a reading that moves a piece that ``stays`` (looks.toml) from where the
+#: last known position had it, or puts one where it had none (-2 log of the odds that
+#: one was knocked off or misplaced since: about one in 400)
+MOVED_COST = 12.0
+#: extra cost of a ``single`` piece read on a cell other than the one that looks most
+#: like it (-2 log of its odds: none; the most it may look unlike it and still be
+#: read there)
+SINGLE_COST = 30.0
+#: the cells looked at for each single piece when the best places for all are chosen
+SINGLE_CANDIDATES = 3
 #: extra cost of each hat beyond the first on one field (-2 log of its odds: in random
 #: Fang den Hut! games about one field in 16 that holds hats holds two, and one in 16
 #: of those three)
@@ -410,7 +424,7 @@ def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.nda
 BOARD, ANY, BEYOND = "<board>", "<any>", "<beyond>"
 #: a site's label while learning when it shows part of one or more pieces
 CROWDED = "<crowded>"
-_TOKEN, _BOARD, _ANY, _BEYOND, _SHADED_TOKEN, _SHADED_BOARD = range(6)
+_TOKEN, _BOARD, _ANY, _BEYOND, _SHADED_TOKEN, _SHADED_BOARD, _PAST = range(7)
 
 
 @dataclass(frozen=True)
@@ -418,10 +432,18 @@ class Shaded:
     """What a ``darkest`` probe beside a figure sees: what lies there (the board or a
     disk's token), darkened by the figure's shadow or side."""
 
-    under: str
+    lies: str
 
 
-def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple[str | Shaded, ...]]]:
+@dataclass(frozen=True)
+class Past:
+    """What a high probe over a low piece (a molehill, a disk) sees: the piece (its
+    token lies there), where the camera's ray lands on it, or the board past it."""
+
+    lies: str
+
+
+def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple]]:
     """Every reading a site can have, with what each probe sees then: a piece's
     colour (its token), the empty board, or anything (the probe misses the piece)."""
     return [
@@ -443,24 +465,26 @@ def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack, hole: float) -> tuple[str | Shaded, tuple | None]:
+def _sight(probe, stack, hole: float) -> tuple[str | Shaded | Past, tuple | None]:
     """What ``probe`` sees of ``stack`` on a cell of radius ``hole``, and (piece,
     height of its base) when the probe lies inside that piece's solid; a ``darkest``
     probe beside a figure sees what lies there ``Shaded``."""
     # a high probe over an empty cell sees past it: the board as learned there, or
-    # a neighbour's piece
-    what = BOARD if probe.z <= LOW_PROBE_MM else (BEYOND if not stack else ANY)
+    # a neighbour's piece; over a low piece, that piece or past it
+    what = BOARD if probe.z <= LOW_PROBE_MM else (Past(stack[-1].token) if stack else BEYOND)
     solid = None
     base = 0.0
     for piece in stack:
         top = base + piece.height
-        inside = base <= probe.z <= top and probe.r <= _radius_at(piece, probe.z - base)
+        inside = base <= probe.z <= top and probe.r <= piece.radius_at(probe.z - base)
         # a point inside a disk under a figure's foot is hidden by the figure
-        covered = probe.z < base and probe.r <= _radius_at(piece, 0.0)
+        covered = probe.z < base and probe.r <= piece.radius_at(0.0)
         if inside or covered or _lands_on(probe, piece, top, hole):
             what, solid = piece.token, ((piece, base) if inside else None)
         elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
             what = Shaded(what)
+        elif base <= probe.z <= top and probe.r <= piece.radius_at(probe.z - base) + OUTLINE_MM:
+            what = ANY  # the piece's outline blurs into what lies beside it
         base = top
     return what, solid
 
@@ -498,7 +522,7 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
             ray = eye - p
             reach = (top - p[..., 2]) / np.maximum(ray[..., 2], 1e-6)
             out = p[..., :2] + reach[..., None] * ray[..., :2] - centres[:, None]
-            beyond = np.linalg.norm(out, axis=2) - _radius_at(piece, piece.height)
+            beyond = np.linalg.norm(out, axis=2) - piece.radius_at(piece.height)
             found[:, h, k] = np.where((beyond > 0).mean(axis=1) > 0.5, SIDE, TOP)
             if probe.skip_rim:
                 edge = np.abs(beyond) * sight.px_per_mm[:, None] < EDGE_PX
@@ -534,12 +558,6 @@ def _lands_on(probe, piece, top: float, hole: float) -> bool:
         return False
     reach = (probe.z - top) / math.tan(math.radians(LOWEST_VIEW_DEG))
     return max(probe.r, abs(probe.r - reach)) <= piece.radius
-
-
-def _radius_at(piece, z: float) -> float:
-    if piece.shape == "cone":
-        return piece.radius * (1 - 0.75 * z / piece.height)
-    return piece.radius
 
 
 class Crowds:
@@ -660,7 +678,7 @@ def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margi
     heights = np.linspace(hat.height, 0.0, RAY_STEPS)
     reach = (eye[2] - heights[None]) / np.maximum(eye[2] - points[:, 2:3], 1e-6)
     xy = eye[:2] + reach[..., None] * (points[:, None, :2] - eye[:2])  # (n, heights, 2)
-    radius = np.broadcast_to(_radius_at(hat, heights), heights.shape) + margin
+    radius = np.broadcast_to(hat.radius_at(heights), heights.shape) + margin
     distance = np.linalg.norm(xy[:, :, None] - hats[None, None], axis=3) / radius[:, None]
     inside = (distance <= 1).any(axis=2)
     first = inside.argmax(axis=1)
@@ -689,15 +707,23 @@ class Classifier:
             if sight is not None and any(s.spot is not None for s in sites)
             else None
         )
-        #: per hypothesis list: (sites, hypotheses, probes) TOP, SIDE or EDGE
+        #: per hypothesis list: (sites, hypotheses, probes) TOP, SIDE or EDGE, and the
+        #: pieces each hypothesis stands on a site
         self.view: dict[int, np.ndarray] = {}
+        self.stacks: dict[int, list[list]] = {}
         for hyps, slot in ((self.hyp_plain, False), (self.hyp_slot, True)):
             stacks = [stack for _, stack in _stacks(look, slot)]
+            self.stacks[id(hyps)] = stacks
             self.view[id(hyps)] = (
                 views(look, stacks, sites, sight)
                 if sight is not None
                 else np.full((len(sites), len(stacks), len(look.probes)), TOP, np.int8)
             )
+        #: which probes the pieces standing on other sites hide from the camera
+        self.hiding = None
+        if sight is not None:
+            xy = np.array([s.xy for s in sites])
+            self.hiding = Hiding(sight, xy, [s.cell for s in sites])
         #: per token: (sites, probes) what each probe sees of it standing alone
         self.alone = {
             label: self.view[id(self.hyp_plain)][:, h]
@@ -723,6 +749,10 @@ class Classifier:
         self.near = np.argsort(distance, axis=1)[:, :NEIGHBOURS]
         #: sites the last frame showed something unknown on
         self.unexplained = 0
+        #: per site the piece that stays there as last known ("" none, None unknown),
+        #: and the pieces the last known position holds
+        self.kept: list[str | None] = [None] * len(sites)
+        self.present: set[str] = set()
 
     @property
     def ready(self) -> bool:
@@ -745,13 +775,18 @@ class Classifier:
         weight = 1.0 if fresh else REFRESH
         if fresh:
             self.known[:] = False
-        renew = empty & self.known
+            self.kept = [None] * len(self.sites)
+        self._remember(labels)
+        # a probe a piece on another site hides shows that piece: nothing learned there
+        hidden, beyond = self._hidden_by(labels)
+        seen = ~(hidden | beyond)
+        renew = (empty & self.known)[:, None] & seen
         self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
         self.empty[empty & ~self.known] = features[empty & ~self.known]
         self.known |= empty
         self._fill_unknown()
         if empty.any():
-            self.spread_empty = _spread(np.log(features[empty] / self.empty[empty]).reshape(-1, 3))
+            self.spread_empty = _spread(np.log(features / self.empty)[empty[:, None] & seen])
         ratio = np.log(features / self._level())
         for token in {label for label in labels if label in self.look.pieces}:
             probes = self._own_probes(token)
@@ -768,12 +803,33 @@ class Classifier:
             # differently
             rows = np.array(rows)
             for k in probes:
-                channels = self._channel(token, rows, k)
+                shown = rows[~hidden[rows, k]]
+                channels = self._channel(token, shown, k)
                 # a probe on the rim shows neither the top nor the side
                 for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
-                    self._learn_channel(token, c, ratio[rows[channels == c], k], weight)
+                    self._learn_channel(token, c, ratio[shown[channels == c], k], weight)
         self._infer_empty(features, labels)
         self._levels = None  # the inferred empty looks change the levels
+
+    def _remember(self, labels: list[str | None]) -> None:
+        """Keep what stays where, and which pieces are on the board, from a known
+        position (under a figure the piece that stays there is not seen: as before)."""
+        pieces = self.look.pieces
+        for i, label in enumerate(labels):
+            if label is None:
+                self.kept[i] = ""
+            elif label in pieces and pieces[label].stays:
+                self.kept[i] = label
+        self.present = {label for label in labels if label in pieces}
+
+    def _hidden_by(self, labels: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+        """(sites, probes) twice: the probes the pieces ``labels`` name hide, and those
+        that see one of them past the probe (``Hiding.hidden``)."""
+        if self.hiding is None:
+            none = np.zeros(self.empty.shape[:2], bool)
+            return none, none
+        pieces = self.look.pieces
+        return self.hiding.hidden([[pieces[label]] if label in pieces else [] for label in labels])
 
     def _learn_channel(self, token: str, c: int, samples: np.ndarray, weight: float) -> None:
         mean = samples.mean(axis=0)
@@ -885,19 +941,47 @@ class Classifier:
     # --- reading -----------------------------------------------------------------------
 
     def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
-        """Name the piece on each site, and join sites into cells."""
+        """Name the piece on each site, and join sites into cells. Read once, then
+        again without the probes the pieces read hide (a tree in front of a cell seen
+        from low); the first reading says whether something unknown is in view."""
         f = features / self._gain(paper)
         board = np.log(f / self.empty)  # (S, K, 3)
         ratio = np.log(f / self._level())
-        labels: list[str | None] = [None] * len(self.sites)
-        probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
-        self.unexplained = 0
+        groups = []
         for group, hyps in ((~self.slotted, self.hyp_plain), (self.slotted, self.hyp_slot)):
             rows = np.flatnonzero(group)
-            if not len(rows):
-                continue
-            probes = self._costs(rows, board[rows], ratio[rows], hyps)
-            cost = probes.sum(axis=2) + self._tables(hyps, rows)[3]
+            if len(rows):
+                groups.append((rows, hyps, self._costs(rows, board[rows], ratio[rows], hyps)))
+        labels, probs, stacks, self.unexplained = self._read(groups, board, ratio)
+        if self.hiding is not None:
+            hidden, beyond = self.hiding.hidden(stacks)
+            if hidden.any() or beyond.any():
+                labels, probs = self._read(groups, board, ratio, (hidden, beyond))[:2]
+        return self._cells(labels, probs, visible)
+
+    def _read(self, groups, board, ratio, hiding=None):
+        """Per site its best label and ranked readings, the pieces its best single
+        reading stands there (none on a crowded field's spots), and how many sites
+        (or fields) show nothing known; ``groups``: (rows, hypotheses, per probe costs)
+        of the plain and the slot sites. ``hiding``: (sites, probes) the probes a piece
+        on another site hides, and those where an empty site's high probe shows one
+        past it: they count as seeing anything."""
+        labels: list[str | None] = [None] * len(self.sites)
+        probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
+        stacks: list[list] = [[] for _ in self.sites]
+        unexplained = 0
+        for rows, hyps, probes in groups:
+            if hiding is not None:
+                kinds = self._tables(hyps, rows)[2]
+                hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
+                unseen = hidden | (beyond & np.isin(kinds, (_BEYOND, _PAST)))
+                probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
+            cost = probes.sum(axis=2) + self._tables(hyps, rows)[3] + self._moved(rows, hyps)
+            if hyps is self.hyp_plain:
+                cost = self._one_each(cost, hyps)
+            for i, h in zip(rows, cost.argmin(axis=1)):
+                if self.sites[i].spot is None:
+                    stacks[i] = self.stacks[id(hyps)][h]
             parts = [
                 (rows, cost, [label for label, _ in hyps], UNEXPLAINED_COST * len(self.look.probes))
             ]
@@ -906,11 +990,55 @@ class Classifier:
                 slopes = self._slopes(ratio[rows], self.crowds.colours)
                 parts = self.crowds.read(*parts[0], probes, slopes, self._shaded(rows, board[rows]))
             for rows, cost, names, limit in parts:
-                self.unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
+                unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
                 for i, ranked in zip(rows, _rank(cost, names)):
                     labels[i] = ranked[0][0]
                     probs[i] = ranked
-        return self._cells(labels, probs, visible)
+        return labels, probs, stacks, unexplained
+
+    def _moved(self, rows, hyps) -> np.ndarray:
+        """(sites, hypotheses): MOVED_COST where a hypothesis puts another piece that
+        stays (or none) on a site than the last known position had there."""
+        key = ("moved", id(hyps))
+        if key not in self._predicted:
+            stays = [
+                next((p.token for p in stack if p.stays), "") for stack in self.stacks[id(hyps)]
+            ]
+            kept = np.array([self.kept[i] for i in range(len(self.sites))], object)
+            known = np.array([k is not None for k in kept])
+            moved = (kept[:, None] != np.array(stays, object)[None]) & known[:, None]
+            self._predicted[key] = np.where(moved, MOVED_COST, 0.0).astype(np.float32)
+        return self._predicted[key][rows]
+
+    def _one_each(self, cost: np.ndarray, hyps) -> np.ndarray:
+        """``cost`` (sites, hypotheses) with each ``single`` piece the last known
+        position holds read on the one site where it costs least over the best reading
+        without a single piece (the pieces on distinct sites, chosen together); any
+        other reading costs SINGLE_COST more there, and it costs that much more
+        anywhere else (a single piece not on the board, everywhere)."""
+        labels = np.array([label for label, _ in hyps], object)
+        singles = [t for t, p in self.look.pieces.items() if p.single and t in labels]
+        if not singles:
+            return cost
+        cost = cost.copy()
+        playing = [t for t in singles if t in self.present]
+        chosen: tuple = ()
+        if playing:
+            base = cost[:, ~np.isin(labels, singles)].min(axis=1)
+            extra = np.array([cost[:, labels == t].min(axis=1) - base for t in playing])
+            extra = np.minimum(extra, SINGLE_COST)
+            candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
+            best = np.inf
+            for sites in itertools.product(*candidates):
+                total = extra[np.arange(len(playing)), list(sites)].sum()
+                if total < best and len(set(sites)) == len(sites):
+                    best, chosen = total, sites
+        for t in singles:
+            cost[:, labels == t] += SINGLE_COST
+        for t, i in zip(playing, chosen):
+            cost[i, labels == t] -= SINGLE_COST
+            cost[i, labels != t] += SINGLE_COST
+        return cost
 
     def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
         """(sites, tokens, probes): what each probe costs if it shows the side of
@@ -951,8 +1079,13 @@ class Classifier:
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
         beyond = np.minimum(empty, UNSEEN_COST * 2)
         per = np.select(
-            [kinds == _TOKEN, kinds == _BOARD, kinds == _BEYOND],
-            [token, np.broadcast_to(empty, token.shape), np.broadcast_to(beyond, token.shape)],
+            [kinds == _TOKEN, kinds == _BOARD, kinds == _BEYOND, kinds == _PAST],
+            [
+                token,
+                np.broadcast_to(empty, token.shape),
+                np.broadcast_to(beyond, token.shape),
+                np.minimum(token, beyond),
+            ],
             UNSEEN_COST * 0.5,
         )
         dark = self.darkest
@@ -982,11 +1115,14 @@ class Classifier:
         means = np.zeros((len(hyps), 2 * k, 3), np.float32)
         spreads = np.ones((len(hyps), 2 * k), np.float32)
         kinds = np.full((len(hyps), k), _ANY)
-        # a figure on a disk is rarer than a bare disk: when both fit, the disk
+        # a figure on a disk is rarer than a bare disk: when both fit, the disk; a
+        # piece with ``odds`` in looks.toml is rarer than an empty cell
+        pieces = self.look.pieces
         prior = np.array(
             [
                 STACK_COST
-                * any(getattr(w, "under", w) not in (label, BOARD, ANY, BEYOND) for w in seen)
+                * any(getattr(w, "lies", w) not in (label, BOARD, ANY, BEYOND) for w in seen)
+                - 2 * math.log(pieces[label].odds if label in pieces else 1.0)
                 for label, seen in hyps
             ],
             np.float32,
@@ -994,14 +1130,14 @@ class Classifier:
         known: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
         for h, (_, seen) in enumerate(hyps):
             for p, what in enumerate(seen):
-                shaded = isinstance(what, Shaded)
-                what = getattr(what, "under", what)
+                shaded, past = isinstance(what, Shaded), isinstance(what, Past)
+                what = getattr(what, "lies", what)
                 if what == BOARD:
                     kinds[h, p] = _SHADED_BOARD if shaded else _BOARD
                 elif what == BEYOND:
                     kinds[h, p] = _BEYOND
                 elif what != ANY:  # a token
-                    kinds[h, p] = _SHADED_TOKEN if shaded else _TOKEN
+                    kinds[h, p] = _SHADED_TOKEN if shaded else _PAST if past else _TOKEN
                     for c in (p, p + k):
                         if (what, c) not in known:
                             known[what, c] = self._prototype(what, c)

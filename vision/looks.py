@@ -23,7 +23,10 @@ JOIN = "+"
 
 @dataclass(frozen=True)
 class Piece:
-    """A token as a solid: sRGB colour, shape (cylinder, cone, sphere), size in mm."""
+    """A token as a solid: sRGB colour, shape (cylinder, cone, sphere), size in mm;
+    ``under``: a flat thing a figure may stand on; ``stays``: the set-up places it and
+    it never moves; ``single``: the board holds one of it at most; ``odds``: how often
+    a cell holds it against none."""
 
     token: str
     colour: tuple[int, int, int]
@@ -31,6 +34,17 @@ class Piece:
     radius: float
     height: float
     under: bool = False
+    stays: bool = False
+    single: bool = False
+    #: how often a cell holds it, against being empty, where the camera cannot tell
+    odds: float = 1.0
+
+    def radius_at(self, z):
+        """The solid's radius ``z`` mm above its base (a cone tapers to a quarter; a
+        sphere is taken as the cylinder around it)."""
+        if self.shape == "cone":
+            return self.radius * (1 - 0.75 * z / self.height)
+        return self.radius
 
 
 #: which part of its ring a probe looks at, and which of its points it reads (see
@@ -129,6 +143,9 @@ def look_for(game) -> Look:
             float(spec["radius"]),
             float(spec["height"]),
             bool(spec.get("under", False)),
+            bool(spec.get("stays", False)),
+            bool(spec.get("single", False)),
+            float(spec.get("odds", 1.0)),
         )
     return Look(
         game.name,

@@ -1,0 +1,102 @@
+"""Which probes of a site a piece standing on another site hides from the camera.
+
+Seen from low, a tree or a figure hides the cells behind it: what a probe there shows
+is that piece, not the site's own. Per pose, for every solid a piece can be (its shape,
+standing on the board or on a disk) and every pair of sites, whether the rays from a
+probe's points to the camera pass through that solid on the other site; per position
+(known, or as first read), the probes its pieces hide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: a probe shows a piece on another site rather than its own when more than this share
+#: of its points' rays to the camera pass through that piece (the median of its points
+#: leans toward the piece well before half of them show it)
+HIDDEN_SHARE = 1 / 3
+#: a point this close (pixels) to a piece's outline in the frame shows some of the
+#: piece (blur, JPEG's colour at half resolution)
+BLEED_PX = 1.5
+
+
+class Hiding:
+    """For one pose: which probes of each site each solid hides, standing on each site,
+    and which it shows past an empty site's high probe. ``sight`` is the pose's
+    ``Sampler`` (its probes' points, the camera's centre, pixels per mm at each site);
+    ``centres`` (sites, 2) mm, ``cells`` their cell ids: sites of one cell never hide
+    each other."""
+
+    def __init__(self, sight, centres: np.ndarray, cells: list):
+        self.points, self.eye, self.centres = sight.points, sight.eye, centres
+        #: per probe point: how far (mm) a piece's outline reaches past its solid there
+        self.bleed = np.repeat(BLEED_PX / sight.px_per_mm, np.prod(self.points.shape[1:3]))
+        self.same = np.array(cells)[:, None] == np.array(cells)[None]
+        #: per solid (shape, radius, height, base) and side of the probe (toward the
+        #: camera, or beyond it): (sites standing on, sites, probes)
+        self.meets: dict[tuple, np.ndarray] = {}
+
+    def solids(self, stack) -> list[tuple]:
+        """The solids of a stack of pieces (bottom first): each piece and its base."""
+        found, base = [], 0.0
+        for piece in stack:
+            found.append((piece, base))
+            base += piece.height
+        return found
+
+    def hidden(self, stacks: list) -> tuple[np.ndarray, np.ndarray]:
+        """(sites, probes) twice: whether the pieces of ``stacks`` (per site, bottom
+        first) hide each probe from the camera, and whether the camera's ray through
+        each probe meets one of them beyond the probe (what a probe above an empty
+        site shows past it)."""
+        sites, probes = self.points.shape[:2]
+        hidden = np.zeros((sites, probes), bool)
+        beyond = np.zeros((sites, probes), bool)
+        for j, stack in enumerate(stacks):
+            for piece, base in self.solids(stack):
+                hidden |= self._meets(piece, base, False)[j]
+                beyond |= self._meets(piece, base, True)[j]
+        return hidden, beyond
+
+    def _meets(self, piece, base: float, beyond: bool) -> np.ndarray:
+        key = (piece.shape, piece.radius, piece.height, base, beyond)
+        if key not in self.meets:
+            sites, probes, count = self.points.shape[:3]
+            flat = self.points.reshape(-1, 3)
+            through = _through(flat, self.eye, self.centres, piece, base, beyond, self.bleed)
+            share = through.reshape(sites, probes, count, -1).mean(axis=2)
+            meets = np.moveaxis(share > HIDDEN_SHARE, 2, 0)  # (standing on, sites, probes)
+            meets[self.same] = False
+            self.meets[key] = meets
+        return self.meets[key]
+
+
+def _through(points, eye: np.ndarray, centres: np.ndarray, piece, base, beyond, bleed):
+    """(points, centres): whether the camera's ray through each point passes through
+    ``piece`` standing ``base`` mm above the board on each centre, ``bleed`` (per
+    point) mm wider: between the point and the camera, or (``beyond``) between the
+    point and the board. Along the ray, the
+    squared distance from the piece's axis less its squared radius (which a cone's
+    slope shrinks in step with height) is a quadratic in height: the ray passes through
+    where it is negative between the ends of that stretch within the piece's height."""
+    top = base + piece.height
+    if beyond:
+        low, high = np.full((len(points), 1), base), np.minimum(points[:, 2:3], top)
+    else:
+        low, high = np.maximum(points[:, 2:3], base), np.full((len(points), 1), top)
+    slope = (eye[:2] - points[:, :2]) / (eye[2] - points[:, 2:3])  # mm across per mm up
+    # where each ray would cross the board's plane, from each centre
+    offset = points[:, None, :2] - points[:, None, 2:3] * slope[:, None] - centres[None]
+    taper = (piece.radius_at(piece.height) - piece.radius) / piece.height  # per mm up
+    # the radius the taper gives at the board's plane
+    radius0 = (piece.radius - taper * base + bleed)[:, None]
+    a = (slope * slope).sum(axis=1)[:, None] - taper * taper
+    b = 2 * ((offset * slope[:, None]).sum(axis=2) - radius0 * taper)
+    c = (offset * offset).sum(axis=2) - radius0 * radius0
+    vertex = np.clip(-b / np.where(a > 0, 2 * a, np.inf), low, high)
+    least = np.minimum.reduce([_at(a, b, c, z) for z in (low, vertex, high)])
+    return (low < high) & (least < 0)
+
+
+def _at(a, b, c, z):
+    return (a * z + b) * z + c
