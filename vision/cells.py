@@ -447,7 +447,7 @@ def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple]]
     """Every reading a site can have, with what each probe sees then: a piece's
     colour (its token), the empty board, or anything (the probe misses the piece)."""
     return [
-        (label, tuple(_sight(probe, stack, look.cell_radius)[0] for probe in look.probes))
+        (label, tuple(_sight(probe, stack)[0] for probe in look.probes))
         for label, stack in _stacks(look, slot)
     ]
 
@@ -465,8 +465,8 @@ def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack, hole: float) -> tuple[str | Shaded | Past, tuple | None]:
-    """What ``probe`` sees of ``stack`` on a cell of radius ``hole``, and (piece,
+def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
+    """What ``probe`` sees of ``stack``, and (piece,
     height of its base) when the probe lies inside that piece's solid; a ``darkest``
     probe beside a figure sees what lies there ``Shaded``."""
     # a high probe over an empty cell sees past it: the board as learned there, or
@@ -479,7 +479,7 @@ def _sight(probe, stack, hole: float) -> tuple[str | Shaded | Past, tuple | None
         inside = base <= probe.z <= top and probe.r <= piece.radius_at(probe.z - base)
         # a point inside a disk under a figure's foot is hidden by the figure
         covered = probe.z < base and probe.r <= piece.radius_at(0.0)
-        if inside or covered or _lands_on(probe, piece, top, hole):
+        if inside or covered or _lands_on(probe, piece, top):
             what, solid = piece.token, ((piece, base) if inside else None)
         elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
             what = Shaded(what)
@@ -513,7 +513,7 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
         for k, probe in enumerate(look.probes):
             if probe.read == "darkest":
                 continue
-            solid = _sight(probe, stack, look.cell_radius)[1]
+            solid = _sight(probe, stack)[1]
             if solid is None:
                 continue
             piece, base = solid
@@ -546,15 +546,12 @@ def _over_neighbours(look: Look, probe, centres: np.ndarray, eye: np.ndarray) ->
     return (eye[2] - probe.z) / ground >= (tallest - probe.z) / gap
 
 
-def _lands_on(probe, piece, top: float, hole: float) -> bool:
+def _lands_on(probe, piece, top: float) -> bool:
     """A front probe above a flat piece whose view lands on its top face from any
-    camera at least LOWEST_VIEW_DEG steep (the landing moves toward the far side), or
-    an outline probe above a flat piece that covers the cell's outline."""
-    if not (piece.under and probe.z > top):
-        return False
-    if probe.arc == "outline":
-        return piece.radius >= hole
-    if probe.arc != "front":
+    camera at least LOWEST_VIEW_DEG steep (the landing moves toward the far side).
+    Any other probe above it lands on it from a steep camera and past it from a low
+    one (an outline probe 15 mm up lands 25 mm behind the cell at 31 degrees)."""
+    if not (piece.under and probe.z > top) or probe.arc != "front":
         return False
     reach = (probe.z - top) / math.tan(math.radians(LOWEST_VIEW_DEG))
     return max(probe.r, abs(probe.r - reach)) <= piece.radius

@@ -1,0 +1,70 @@
+"""Which probes a piece on another site hides from the camera: the geometry of
+vision/hiding.py on two sites in a row, seen from low along the row and from above."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from vision.hiding import Hiding
+from vision.looks import Piece
+
+TREE = Piece("tree", (20, 80, 30), "cone", 10.0, 26.0, stays=True)
+DISK = Piece("dandelion", (242, 200, 20), "cylinder", 13.0, 3.0, under=True)
+HARE = Piece("hare_white", (238, 238, 232), "cylinder", 6.0, 20.0, single=True)
+
+
+def _hiding(pitch: float, probes=((2.0, 3.0), (13.0, 2.0))) -> Hiding:
+    """Sites at y = 0 and y = 30 mm, the camera 600 mm away from the second one's side
+    at ``pitch`` degrees; each site's probes (z, r) with 12 points on a ring."""
+    centres = np.array([[0.0, 0.0], [0.0, 30.0]])
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    points = np.array(
+        [
+            [
+                np.c_[x + r * np.cos(angles), y + r * np.sin(angles), np.full(12, z)]
+                for z, r in probes
+            ]
+            for x, y in centres
+        ]
+    )
+    p = math.radians(pitch)
+    eye = np.array([0.0, 15.0 + 600 * math.cos(p), 600 * math.sin(p)])
+    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.array([1.0, 1.0]))
+    return Hiding(sight, centres, ["a1", "a2"])
+
+
+def test_a_tree_in_front_hides_the_low_probe_of_the_cell_behind_it_from_a_low_camera():
+    hidden, beyond = _hiding(30).hidden([[], [TREE]])
+    # a 26 mm tree 30 mm in front, at 30 degrees: the ray from 2 mm up meets its foot;
+    # the one from 13 mm up passes 10 mm from its axis 24 mm up, where the cone is 3 mm
+    assert hidden[0].tolist() == [True, False]
+    assert not hidden[1].any()  # a piece never hides its own site's probes
+    assert not beyond.any()
+
+
+@pytest.mark.parametrize("pitch", [75, 90])
+def test_nothing_is_hidden_from_a_steep_camera(pitch):
+    hidden, beyond = _hiding(pitch).hidden([[], [TREE]])
+    assert not hidden.any() and not beyond.any()
+
+
+def test_a_figure_on_a_disk_stands_higher_and_hides_more():
+    # the hare alone (20 mm) lets the camera at 45 degrees see the low probe behind
+    # it; on a disk (23 mm) its top reaches into that view
+    pitch = 45
+    alone = _hiding(pitch, probes=((0.0, 0.5),)).hidden([[], [HARE]])[0]
+    on_disk = _hiding(pitch, probes=((0.0, 0.5),)).hidden([[], [DISK, HARE]])[0]
+    assert not alone[0, 0] and on_disk[0, 0]
+
+
+def test_a_high_probe_over_an_empty_cell_sees_the_piece_behind_it():
+    # the camera looks from the second site's side: the first site lies behind it,
+    # and the second site's probe 13 mm up sees the board 22 mm further on at 30
+    # degrees, where a tree on the first site stands
+    hidden, beyond = _hiding(30).hidden([[TREE], []])
+    assert beyond[1].tolist() == [False, True]
+    assert not hidden.any()
