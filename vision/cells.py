@@ -1024,12 +1024,13 @@ class Classifier:
             base = cost[:, ~np.isin(labels, singles)].min(axis=1)
             extra = np.array([cost[:, labels == t].min(axis=1) - base for t in playing])
             extra = np.minimum(extra, SINGLE_COST)
+            # each piece's best few sites (should no way of putting them on distinct
+            # sites be among them, two share one and the one read there wins it)
             candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
-            best = np.inf
-            for sites in itertools.product(*candidates):
-                total = extra[np.arange(len(playing)), list(sites)].sum()
-                if total < best and len(set(sites)) == len(sites):
-                    best, chosen = total, sites
+            ways = np.array(list(itertools.product(*candidates)))
+            total = extra[np.arange(len(playing)), ways].sum(axis=1)
+            distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
+            chosen = tuple(ways[np.argmin(np.where(distinct, total, np.inf))])
         for t in singles:
             cost[:, labels == t] += SINGLE_COST
         for t, i in zip(playing, chosen):
