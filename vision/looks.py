@@ -136,17 +136,7 @@ def look_for(game) -> Look:
             continue
         if "option" in spec and not getattr(game, "options", {}).get(spec["option"]):
             continue
-        pieces[token] = Piece(
-            token,
-            colour(spec["colour"]),
-            spec["shape"],
-            float(spec["radius"]),
-            float(spec["height"]),
-            bool(spec.get("under", False)),
-            bool(spec.get("stays", False)),
-            bool(spec.get("single", False)),
-            float(spec.get("odds", 1.0)),
-        )
+        pieces[token] = _piece(game.name, token, spec)
     return Look(
         game.name,
         colour(entry["surface"]),
@@ -156,6 +146,29 @@ def look_for(game) -> Look:
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
         float(entry.get("dark_floor", data()["dark_floor"])),
+    )
+
+
+def _piece(name: str, token: str, spec: dict) -> Piece:
+    """One ``tokens`` entry of looks.toml; a flag that is not true or false, or odds
+    that are not a share above 0, are refused."""
+    flags = {key: spec.get(key, False) for key in ("under", "stays", "single")}
+    odds = spec.get("odds", 1.0)
+    if not all(isinstance(v, bool) for v in flags.values()) or not (
+        isinstance(odds, int | float) and 0 < odds <= 1
+    ):
+        raise ValueError(
+            f"looks.toml [games.{name}] token {token}: under, stays and single are true "
+            f"or false, odds a number above 0 and at most 1"
+        )
+    return Piece(
+        token,
+        colour(spec["colour"]),
+        spec["shape"],
+        float(spec["radius"]),
+        float(spec["height"]),
+        **flags,
+        odds=float(odds),
     )
 
 

@@ -270,3 +270,12 @@ def test_a_misspelt_probe_arc_or_read_in_looks_toml_is_refused_in_words():
     with pytest.raises(ValueError, match="read is one of median, darkest"):
         looks._probe("sternhalma", {"z": 8.0, "r": 10.0, "read": "darker"})
     assert looks._probe("sternhalma", {"z": 8, "r": 10}) == looks.Probe(8.0, 10.0)
+
+
+def test_a_piece_with_odd_rules_in_looks_toml_is_refused_in_words():
+    spec = {"colour": "black", "shape": "sphere", "radius": 6, "height": 12}
+    for wrong in ({"odds": 0}, {"odds": "often"}, {"odds": 2.0}, {"stays": "yes"}):
+        with pytest.raises(ValueError, match="odds a number above 0 and at most 1"):
+            looks._piece("hakenschlagen", "molehill", dict(spec, **wrong))
+    piece = looks._piece("hakenschlagen", "molehill", dict(spec, odds=0.11, stays=True))
+    assert piece.odds == 0.11 and piece.stays and not piece.single
