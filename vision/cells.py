@@ -466,9 +466,9 @@ def _stacks(look: Look, slot: bool) -> list[tuple[str | None, list]]:
 
 
 def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
-    """What ``probe`` sees of ``stack``, and (piece,
-    height of its base) when the probe lies inside that piece's solid; a ``darkest``
-    probe beside a figure sees what lies there ``Shaded``."""
+    """What ``probe`` sees of ``stack``, and (piece, height of its base) when the
+    probe lies inside that piece's solid; a ``darkest`` probe beside a figure sees
+    what lies there ``Shaded``."""
     # a high probe over an empty cell sees past it: the board as learned there, or
     # a neighbour's piece; over a low piece, that piece or past it
     what = BOARD if probe.z <= LOW_PROBE_MM else (Past(stack[-1].token) if stack else BEYOND)
