@@ -29,9 +29,9 @@ class Hiding:
 
     def __init__(self, sight, centres: np.ndarray, cells: list):
         self.points, self.eye, self.centres = sight.points, sight.eye, centres
-        #: per probe point: how far (mm) a piece's outline reaches past its solid there
-        self.bleed = np.repeat(BLEED_PX / sight.px_per_mm, np.prod(self.points.shape[1:3]))
         self.same = np.array(cells)[:, None] == np.array(cells)[None]
+        #: per site: how far (mm) a piece's outline reaches past its solid in the frame
+        self.bleed = BLEED_PX / sight.px_per_mm
         #: per solid (shape, radius, height, base) and side of the probe (toward the
         #: camera, or beyond it): (sites standing on, sites, probes)
         self.meets: dict[tuple, np.ndarray] = {}
@@ -62,37 +62,58 @@ class Hiding:
         key = (piece.shape, piece.radius, piece.height, base, beyond)
         if key not in self.meets:
             sites, probes, count = self.points.shape[:3]
+            # only sites within the piece's reach: the most a ray through a probe's
+            # point travels across the board up to the piece's top (toward the
+            # camera) or down from the point (beyond it), and the piece's width
             flat = self.points.reshape(-1, 3)
-            through = _through(flat, self.eye, self.centres, piece, base, beyond, self.bleed)
-            share = through.reshape(sites, probes, count, -1).mean(axis=2)
-            meets = np.moveaxis(share > HIDDEN_SHARE, 2, 0)  # (standing on, sites, probes)
-            meets[self.same] = False
+            rise = self.eye[2] - flat[:, 2]
+            slope = np.linalg.norm(self.eye[:2] - flat[:, :2], axis=1) / rise
+            ring = np.repeat(self.centres, probes * count, axis=0) - flat[:, :2]
+            climb = max(base + piece.height, flat[:, 2].max())
+            reach = climb * slope.max() + piece.radius + self.bleed.max()
+            reach += np.linalg.norm(ring, axis=1).max()
+            apart = np.linalg.norm(self.centres[:, None] - self.centres[None], axis=2)
+            near = (apart <= reach) & ~self.same
+            standing, behind = np.nonzero(near)
+            points = self.points[behind].reshape(-1, 3)
+            per = probes * count
+            through = _through(
+                points,
+                self.eye,
+                np.repeat(self.centres[standing], per, axis=0),
+                piece,
+                base,
+                beyond,
+                np.repeat(self.bleed[behind], per),
+            )
+            meets = np.zeros((sites, sites, probes), bool)  # (standing on, sites, probes)
+            meets[standing, behind] = through.reshape(-1, probes, count).mean(axis=2) > HIDDEN_SHARE
             self.meets[key] = meets
         return self.meets[key]
 
 
 def _through(points, eye: np.ndarray, centres: np.ndarray, piece, base, beyond, bleed):
-    """(points, centres): whether the camera's ray through each point passes through
-    ``piece`` standing ``base`` mm above the board on each centre, ``bleed`` (per
-    point) mm wider: between the point and the camera, or (``beyond``) between the
-    point and the board. Along the ray, the
-    squared distance from the piece's axis less its squared radius (which a cone's
-    slope shrinks in step with height) is a quadratic in height: the ray passes through
-    where it is negative between the ends of that stretch within the piece's height."""
+    """Per point (n, 3): whether the camera's ray through it passes through ``piece``
+    standing ``base`` mm above the board on its centre (n, 2), ``bleed`` (per point)
+    mm wider: between the point and the camera, or (``beyond``) between the point and
+    the board. Along the ray, the squared distance from the piece's axis less its
+    squared radius (which a cone's slope shrinks in step with height) is a quadratic
+    in height: the ray passes through where it is negative between the ends of that
+    stretch within the piece's height."""
     top = base + piece.height
     if beyond:
-        low, high = np.full((len(points), 1), base), np.minimum(points[:, 2:3], top)
+        low, high = np.full(len(points), base), np.minimum(points[:, 2], top)
     else:
-        low, high = np.maximum(points[:, 2:3], base), np.full((len(points), 1), top)
+        low, high = np.maximum(points[:, 2], base), np.full(len(points), top)
     slope = (eye[:2] - points[:, :2]) / (eye[2] - points[:, 2:3])  # mm across per mm up
-    # where each ray would cross the board's plane, from each centre
-    offset = points[:, None, :2] - points[:, None, 2:3] * slope[:, None] - centres[None]
+    # where each ray would cross the board's plane, from the piece's axis
+    offset = points[:, :2] - points[:, 2:3] * slope - centres
     taper = (piece.radius_at(piece.height) - piece.radius) / piece.height  # per mm up
     # the radius the taper gives at the board's plane
-    radius0 = (piece.radius - taper * base + bleed)[:, None]
-    a = (slope * slope).sum(axis=1)[:, None] - taper * taper
-    b = 2 * ((offset * slope[:, None]).sum(axis=2) - radius0 * taper)
-    c = (offset * offset).sum(axis=2) - radius0 * radius0
+    radius0 = piece.radius - taper * base + bleed
+    a = (slope * slope).sum(axis=1) - taper * taper
+    b = 2 * ((offset * slope).sum(axis=1) - radius0 * taper)
+    c = (offset * offset).sum(axis=1) - radius0 * radius0
     vertex = np.clip(-b / np.where(a > 0, 2 * a, np.inf), low, high)
     least = np.minimum.reduce([_at(a, b, c, z) for z in (low, vertex, high)])
     return (low < high) & (least < 0)
