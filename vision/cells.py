@@ -64,8 +64,9 @@ CROWD_COST = 5.5
 CROWD_SHARE = 1 / 2
 #: a probe that shows neither one hat nor the board, whose points' rays meet a hat
 #: less often than this (more pass close by one), shows the board with the hat's
-#: colour bled in: not a clean hat colour
-NEAR_SHARE = 1 / 4
+#: colour bled in: not a clean hat colour (3 of 12 points on a hat leave the median
+#: among the points beside it)
+NEAR_SHARE = 1 / 3
 #: heights at which a ray is tested against the hats of a crowded field
 RAY_STEPS = 33
 #: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's

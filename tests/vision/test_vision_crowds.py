@@ -192,3 +192,12 @@ def test_a_hat_seen_from_another_spot_may_look_as_any_probe_learned_its_side(see
     # the pair was read as one hat on some frames, the single hat as none
     read, truth = _read_scene(seed, "hard", **{cell: hats})
     assert read == truth
+
+
+def test_a_low_probe_a_quarter_of_whose_rays_meet_a_hat_shows_the_board():
+    # hard scene 37004 looks along r25's pair from 31 degrees: for one hat in the
+    # middle, 3 of the 12 rays of the near spot's front probe meet it and the rest
+    # pass within 4 mm, so their median shows the board with green bled in; a clean
+    # green there (the near hat's foot) means two hats
+    read, truth = _read_scene(37004, "hard", r25="green+green")
+    assert read == truth
