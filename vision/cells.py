@@ -78,8 +78,9 @@ CROWD_COST = 5.5
 CROWD_SHARE = 1 / 2
 #: a probe that shows neither one hat nor the board, whose points' rays meet a hat
 #: less often than this (more pass close by one), shows the board with the hat's
-#: colour bled in: not a clean hat colour
-NEAR_SHARE = 1 / 4
+#: colour bled in: not a clean hat colour (3 of 12 points on a hat leave the median
+#: among the points beside it)
+NEAR_SHARE = 1 / 3
 #: heights at which a ray is tested against the hats of a crowded field
 RAY_STEPS = 33
 #: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's
@@ -1039,17 +1040,21 @@ class Classifier:
         return cost
 
     def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
-        """(sites, tokens, probes): what each probe costs if it shows the side of
-        ``tokens`` (a hat standing beside it, seen from outside: its slope)."""
+        """(sites, tokens, probes): what each probe costs if it shows ``tokens`` as a
+        hat standing beside it, seen from outside. The camera's ray may meet that hat
+        anywhere from its foot to its top face, so the probe may show it as any probe
+        learned a hat's top or side: the cheapest of those counts (the front probe's
+        own view of a side lies at the hat's foot, blurred with the board; from low,
+        a probe behind a hat sees its top face, lit brighter than its slope)."""
         k = len(self.look.probes)
         if "slopes" not in self._predicted:
-            found = [[self._prototype(token, p + k) for p in range(k)] for token in tokens]
+            found = [[self._prototype(token, c) for c in range(2 * k)] for token in tokens]
             means = np.array([[mean for mean, _ in row] for row in found], np.float32)
             spreads = np.array([[spread for _, spread in row] for row in found], np.float32)
             self._predicted["slopes"] = means, spreads
-        means, spreads = self._predicted["slopes"]
-        d = (ratio[:, None] - means) / spreads[..., None]
-        return np.minimum((d * d).sum(axis=3), COST_CAP)
+        means, spreads = self._predicted["slopes"]  # (tokens, looks, 3), (tokens, looks)
+        d = (ratio[:, None, :, None] - means[None, :, None]) / spreads[None, :, None, :, None]
+        return np.minimum((d * d).sum(axis=4).min(axis=3), COST_CAP)
 
     def _shaded(self, rows, board) -> np.ndarray:
         """Per site and probe: the cost of its empty look dimmed evenly, by no more

@@ -162,3 +162,42 @@ def test_two_hats_of_one_colour_seen_from_straight_above_are_not_read_as_one():
     camera, reader, start = _camera(11003, "hard")
     truth = dict(start, r27="green+green")
     assert _read(reader, camera, truth) == truth
+
+
+def _read_scene(seed: int, difficulty: str, **cells) -> tuple[dict, dict]:
+    """What the reader of scene ``seed`` reads of its start position with ``cells``
+    changed, and that position."""
+    camera, reader, start = _camera(seed, difficulty)
+    truth = dict(start, **cells)
+    return _read(reader, camera, truth), truth
+
+
+def test_a_hat_seen_past_from_a_spot_behind_it_may_show_its_top():
+    # hard scene 19004 looks at sy1 from 38 degrees: the main probe of the spot
+    # behind a single yellow hat sees the hat's top face, lit brighter than its
+    # slope; expected to show only the slope, the hat was read as none
+    read, truth = _read_scene(19004, "hard", sy1="yellow")
+    assert read == truth
+
+
+@pytest.mark.parametrize(
+    ("seed", "cell", "hats"), [(47005, "sy2", "yellow+yellow"), (53000, "sy1", "yellow")]
+)
+def test_a_hat_seen_from_another_spot_may_look_as_any_probe_learned_its_side(seed, cell, hats):
+    # hard scenes 47005 and 53000 (37-40 degrees): a probe of another spot sees a hat
+    # from outside halfway up its slope (47005: the probe near the tip of sy2's third
+    # spot, cost 51, the best-fitting learned look 6; 53000: the front probe of the
+    # spot behind sy1's hat, 136 against 12), unlike that probe's own learned view of
+    # a hat's side (the front probe's lies at a hat's foot, blurred with the board);
+    # the pair was read as one hat on some frames, the single hat as none
+    read, truth = _read_scene(seed, "hard", **{cell: hats})
+    assert read == truth
+
+
+def test_a_low_probe_a_quarter_of_whose_rays_meet_a_hat_shows_the_board():
+    # hard scene 37004 looks along r25's pair from 31 degrees: for one hat in the
+    # middle, 3 of the 12 rays of the near spot's front probe meet it and the rest
+    # pass within 4 mm, so their median shows the board with green bled in; a clean
+    # green there (the near hat's foot) means two hats
+    read, truth = _read_scene(37004, "hard", r25="green+green")
+    assert read == truth
