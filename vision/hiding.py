@@ -2,9 +2,9 @@
 
 Seen from low, a tree or a figure hides the cells behind it: what a probe there shows
 is that piece, not the site's own. Per pose, for every solid a piece can be (its shape,
-standing on the board or on a disk) and every pair of sites, whether the rays from a
-probe's points to the camera pass through that solid on the other site; per position
-(known, or as first read), the probes its pieces hide.
+standing on the board or on a disk) and every pair of sites within its reach, whether
+the rays from a probe's points to the camera pass through that solid on the other
+site; per position (known, or as first read), the probes its pieces hide.
 """
 
 from __future__ import annotations
@@ -36,14 +36,6 @@ class Hiding:
         #: camera, or beyond it): (sites standing on, sites, probes)
         self.meets: dict[tuple, np.ndarray] = {}
 
-    def solids(self, stack) -> list[tuple]:
-        """The solids of a stack of pieces (bottom first): each piece and its base."""
-        found, base = [], 0.0
-        for piece in stack:
-            found.append((piece, base))
-            base += piece.height
-        return found
-
     def hidden(self, stacks: list) -> tuple[np.ndarray, np.ndarray]:
         """(sites, probes) twice: whether the pieces of ``stacks`` (per site, bottom
         first) hide each probe from the camera, and whether the camera's ray through
@@ -53,7 +45,7 @@ class Hiding:
         hidden = np.zeros((sites, probes), bool)
         beyond = np.zeros((sites, probes), bool)
         for j, stack in enumerate(stacks):
-            for piece, base in self.solids(stack):
+            for piece, base in _solids(stack):
                 hidden |= self._meets(piece, base, False)[j]
                 beyond |= self._meets(piece, base, True)[j]
         return hidden, beyond
@@ -90,6 +82,15 @@ class Hiding:
             meets[standing, behind] = through.reshape(-1, probes, count).mean(axis=2) > HIDDEN_SHARE
             self.meets[key] = meets
         return self.meets[key]
+
+
+def _solids(stack) -> list[tuple]:
+    """The solids of a stack of pieces (bottom first): each piece and its base."""
+    found, base = [], 0.0
+    for piece in stack:
+        found.append((piece, base))
+        base += piece.height
+    return found
 
 
 def _through(points, eye: np.ndarray, centres: np.ndarray, piece, base, beyond, bleed):
