@@ -51,8 +51,8 @@ class Stillness:
         self.roi = roi
         self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(zones))
         self.previous: np.ndarray | None = None
-        self.background: np.ndarray | None = None
-        #: the background blurred as it is compared, and its mean colour, kept with it
+        #: the background (the last clear view) blurred as it is compared, and its
+        #: mean colour
         self._blurred: np.ndarray | None = None
         self._mean: np.ndarray | None = None
         self.still = 0
@@ -70,7 +70,7 @@ class Stillness:
         """``moving``, ``blocked``, ``settling`` or ``still`` for this frame."""
         small = self.small(frame)
         previous, self.previous = self.previous, small
-        if self.background is None:
+        if self._blurred is None:
             self._take_background(small)
         if previous is None or _changed(small, previous, self.roi, MOTION_LEVEL) > MOTION_PIXELS:
             self.still = 0
@@ -96,7 +96,6 @@ class Stillness:
     def _take_background(self, small: np.ndarray) -> None:
         """``small`` is the background from now on: blurred and measured once here,
         not on every frame compared with it."""
-        self.background = small
         self._blurred = cv2.blur(small, (BACKGROUND_BLUR, BACKGROUND_BLUR))
         self._mean = np.array(cv2.mean(small, self.background_mask)[:3])
 
