@@ -477,14 +477,16 @@ def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
     base = 0.0
     for piece in stack:
         top = base + piece.height
-        inside = base <= probe.z <= top and probe.r <= piece.radius_at(probe.z - base)
+        level = base <= probe.z <= top
+        radius = piece.radius_at(probe.z - base)
+        inside = level and probe.r <= radius
         # a point inside a disk under a figure's foot is hidden by the figure
         covered = probe.z < base and probe.r <= piece.radius_at(0.0)
         if inside or covered or _lands_on(probe, piece, top):
             what, solid = piece.token, ((piece, base) if inside else None)
         elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
             what = Shaded(what)
-        elif base <= probe.z <= top and probe.r <= piece.radius_at(probe.z - base) + OUTLINE_MM:
+        elif level and probe.r <= radius + OUTLINE_MM:
             what = ANY  # the piece's outline blurs into what lies beside it
         base = top
     return what, solid
@@ -948,27 +950,43 @@ class Classifier:
         groups = []
         for group, hyps in ((~self.slotted, self.hyp_plain), (self.slotted, self.hyp_slot)):
             rows = np.flatnonzero(group)
-            if len(rows):
-                groups.append((rows, hyps, self._costs(rows, board[rows], ratio[rows], hyps)))
-        labels, probs, stacks, self.unexplained = self._read(groups, board, ratio)
+            if not len(rows):
+                continue
+            crowd = None
+            if hyps is self.hyp_plain and self.crowds is not None:
+                # a field several hats may share is read from all its sites at once
+                crowd = (
+                    self._slopes(ratio[rows], self.crowds.colours),
+                    self._shaded(rows, board[rows]),
+                )
+            probes = self._costs(rows, board[rows], ratio[rows], hyps)
+            groups.append((rows, hyps, probes, crowd))
+        parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:
             hidden, beyond = self.hiding.hidden(stacks)
             if hidden.any() or beyond.any():
-                labels, probs = self._read(groups, board, ratio, (hidden, beyond))[:2]
-        return self._cells(labels, probs, visible)
-
-    def _read(self, groups, board, ratio, hiding=None):
-        """Per site its best label and ranked readings, the pieces its best single
-        reading stands there (none on a crowded field's spots), and how many sites
-        (or fields) show nothing known; ``groups``: (rows, hypotheses, per probe costs)
-        of the plain and the slot sites. ``hiding``: (sites, probes) the probes a piece
-        on another site hides, and those where an empty site's high probe shows one
-        past it: they count as seeing anything."""
+                parts = self._read(groups, (hidden, beyond))[0]
         labels: list[str | None] = [None] * len(self.sites)
         probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
+        for rows, cost, names, _ in parts:
+            for i, ranked in zip(rows, _rank(cost, names)):
+                labels[i] = ranked[0][0]
+                probs[i] = ranked
+        return self._cells(labels, probs, visible)
+
+    def _read(self, groups, hiding=None):
+        """Costs of every reading: (rows, costs, names, limit) of the single sites and
+        of the crowded fields (each on its centre row); per site the pieces its best
+        single reading stands there (none on a crowded field's spots); how many sites
+        or fields show nothing known. ``groups``: (rows, hypotheses, per probe costs,
+        a crowded field's slope and shade costs or None) of the plain and the slot
+        sites. ``hiding``: (sites, probes) the probes a piece on another site hides,
+        and those where an empty site's high probe shows one past it: they count as
+        seeing anything."""
+        parts: list[tuple] = []
         stacks: list[list] = [[] for _ in self.sites]
         unexplained = 0
-        for rows, hyps, probes in groups:
+        for rows, hyps, probes, crowd in groups:
             if hiding is not None:
                 kinds = self._tables(hyps, rows)[2]
                 hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
@@ -980,19 +998,13 @@ class Classifier:
             for i, h in zip(rows, cost.argmin(axis=1)):
                 if self.sites[i].spot is None:
                     stacks[i] = self.stacks[id(hyps)][h]
-            parts = [
-                (rows, cost, [label for label, _ in hyps], UNEXPLAINED_COST * len(self.look.probes))
-            ]
-            if hyps is self.hyp_plain and self.crowds is not None:
-                # a field several hats may share is read from all its sites at once
-                slopes = self._slopes(ratio[rows], self.crowds.colours)
-                parts = self.crowds.read(*parts[0], probes, slopes, self._shaded(rows, board[rows]))
-            for rows, cost, names, limit in parts:
+            names = [label for label, _ in hyps]
+            part = (rows, cost, names, UNEXPLAINED_COST * len(self.look.probes))
+            found = [part] if crowd is None else self.crowds.read(*part, probes, *crowd)
+            for _, cost, _, limit in found:
                 unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
-                for i, ranked in zip(rows, _rank(cost, names)):
-                    labels[i] = ranked[0][0]
-                    probs[i] = ranked
-        return labels, probs, stacks, unexplained
+            parts += found
+        return parts, stacks, unexplained
 
     def _moved(self, rows, hyps) -> np.ndarray:
         """(sites, hypotheses): MOVED_COST where a hypothesis puts another piece that
@@ -1002,8 +1014,8 @@ class Classifier:
             stays = [
                 next((p.token for p in stack if p.stays), "") for stack in self.stacks[id(hyps)]
             ]
-            kept = np.array([self.kept[i] for i in range(len(self.sites))], object)
-            known = np.array([k is not None for k in kept])
+            kept = np.array(self.kept, object)
+            known = np.array([k is not None for k in self.kept])
             moved = (kept[:, None] != np.array(stays, object)[None]) & known[:, None]
             self._predicted[key] = np.where(moved, MOVED_COST, 0.0).astype(np.float32)
         return self._predicted[key][rows]
