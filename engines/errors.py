@@ -3,17 +3,24 @@
 All derive from ``RulesError`` (a ``ValueError``), so a caller can catch one type.
 """
 
+from engines.words import Words, as_words
+
 
 class RulesError(ValueError):
-    """Base of every error an engine raises on bad input."""
+    """Base of every error an engine raises on bad input: ``str()`` is the English,
+    ``words`` the same by key for a page to translate (``engines.words``)."""
+
+    def __init__(self, message: str | Words):
+        self.words = as_words(message)
+        super().__init__(str(self.words))
 
 
 class IllegalMove(RulesError):
-    """The move breaks the rules here; ``reason`` says how, in words."""
+    """The move breaks the rules here; ``reason`` says how, in English."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str | Words):
         super().__init__(reason)
-        self.reason = reason
+        self.reason = str(self.words)
 
 
 class NotationError(IllegalMove):

@@ -20,7 +20,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, W
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from boardref.panel import models
+from boardref.panel import models, words
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.hub import Hub
 from boardref.referee import MOVE, PANEL, Event, RefereeError
@@ -28,8 +28,6 @@ from engines import GAMES, Game, RulesError, load_game
 
 PAGES = ("table", "watch", "referee", "sim", "play")
 STATIC = resources.files("boardref.panel") / "static"
-I18N = resources.files("boardref.panel") / "i18n"
-LANGUAGES = ("en", "de")
 #: every page is one template; the role decides which parts it shows
 PAGE = (STATIC / "page.html").read_text(encoding="utf-8")
 
@@ -204,11 +202,10 @@ class Panel:
             return HTMLResponse(PAGE.replace("{{role}}", "play"))
 
         @app.get("/i18n/{language}.json", include_in_schema=False)
-        async def words(language: str) -> Response:
-            if language not in LANGUAGES:
-                raise HTTPException(404, f"no language {language!r}; there are {LANGUAGES}")
-            text = (I18N / f"{language}.json").read_text(encoding="utf-8")
-            return Response(text, media_type="application/json")
+        async def word_table(language: str) -> Response:
+            if language not in words.LANGUAGES:
+                raise HTTPException(404, f"no language {language!r}; there are {words.LANGUAGES}")
+            return JSONResponse(words.table(language))
 
     def _reads(self, app: FastAPI) -> None:
         @app.get("/api/state", response_model=models.State)

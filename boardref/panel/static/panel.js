@@ -11,8 +11,6 @@ let words = {};
 let state = null;
 let board = null;
 let view = null;
-let simPieces = {};
-let inHand = null; // {cell, token} of a piece lifted on the virtual board
 let lastDraw = null;
 
 const $ = (id) => document.getElementById(id);
@@ -84,10 +82,6 @@ async function loadBoard() {
   board = await (await fetch("/api/board")).json();
   view = new BoardView($("board"), board, role === "sim" ? clickSimCell : null);
   if (role === "table") showJoinCodes();
-}
-
-async function loadSimBoard() {
-  simPieces = await (await fetch("/api/sim/board")).json();
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -227,185 +221,6 @@ function showJoinCodes() {
   }
 }
 
-// --- the virtual board ---------------------------------------------------------------
-const placed = {}; // tokens of pieces put down on the virtual board, until the game knows them
-
-async function clickSimCell(cell) {
-  if (!inHand) {
-    if (!simPieces[cell]) return;
-    const tokenOf = state.position[cell] || placed[cell] || "piece";
-    if (await post("/api/sim/lift", { cell })) {
-      inHand = { cell, token: tokenOf };
-      delete placed[cell];
-    }
-  } else if (cell === inHand.cell || !simPieces[cell]) {
-    if (await post("/api/sim/place", { cell })) {
-      placed[cell] = inHand.token;
-      inHand = null;
-    }
-  }
-  await loadSimBoard();
-  render();
-}
-
-// --- dialogs and the referee's tools ---------------------------------------------------
-async function openNewGame() {
-  const games = await (await fetch("/api/games")).json();
-  const dialog = $("new-game");
-  const select = $("new-game-name");
-  select.replaceChildren(...games.map((g) => new Option(g.name, g.name)));
-  select.value = state.game;
-  const fill = () => {
-    const game = games.find((g) => g.name === select.value);
-    const players = $("new-game-players");
-    players.replaceChildren(...game.players.map((n) => new Option(n, n)));
-    players.value = game.name === state.game ? state.players : game.default_players;
-    const options = $("new-game-options");
-    options.replaceChildren();
-    for (const option of game.options) {
-      const label = document.createElement("label");
-      let input;
-      if (option.kind === "bool") {
-        input = document.createElement("input");
-        input.type = "checkbox";
-        input.checked = option.default;
-      } else if (option.choices) {
-        input = document.createElement("select");
-        input.append(...option.choices.map((c) => new Option(c, c)));
-        input.value = option.default;
-      } else {
-        input = document.createElement("input");
-        input.type = option.kind === "int" ? "number" : "text";
-        input.value = option.default === null ? "" : option.default;
-      }
-      input.dataset.option = option.name;
-      input.dataset.kind = option.kind;
-      label.append(input, ` ${option.name}`);
-      label.title = option.doc;
-      options.appendChild(label);
-    }
-  };
-  const seats = () => {
-    const box = $("new-game-computer");
-    box.replaceChildren();
-    for (let n = 0; n < Number($("new-game-players").value); n++) {
-      const label = document.createElement("label");
-      const input = document.createElement("input");
-      input.type = "checkbox";
-      input.dataset.seat = n;
-      label.append(input, ` ${say("seat", { n: n + 1 })}`);
-      box.appendChild(label);
-    }
-  };
-  select.onchange = () => { fill(); seats(); };
-  $("new-game-players").onchange = seats;
-  fill();
-  seats();
-  dialog.showModal();
-}
-
-async function startNewGame() {
-  const options = {};
-  for (const input of $("new-game-options").querySelectorAll("[data-option]")) {
-    const kind = input.dataset.kind;
-    if (kind === "bool") options[input.dataset.option] = input.checked;
-    else if (kind === "int") { if (input.value !== "") options[input.dataset.option] = Number(input.value); }
-    else options[input.dataset.option] = input.value;
-  }
-  const computer = [...$("new-game-computer").querySelectorAll("input:checked")].map((i) => Number(i.dataset.seat));
-  const body = { game: $("new-game-name").value, players: Number($("new-game-players").value), options,
-                 computer, level: $("new-game-level").value };
-  if (await post("/api/game", body)) {
-    $("new-game").close();
-    inHand = null;
-  }
-}
-
-async function loadDiagnostics() {
-  const response = await fetch("/api/diagnostics");
-  if (!response.ok) return;
-  const diagnostics = await response.json();
-  $("diagnostics-data").textContent = JSON.stringify(diagnostics, null, 1);
-  if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
-}
-
-// the snapshot with the cell overlay: fetched after a change, at most every 2 s
-let cameraFetched = 0;
-async function loadCameraView(force = false) {
-  if (cornerClicks && cornerClicks.points.length) return; // keep the picture being clicked
-  if (!force && Date.now() - cameraFetched < 2000) return;
-  cameraFetched = Date.now();
-  const response = await fetch("/api/camera.png");
-  const note = $("camera-note");
-  if (!response.ok) {
-    const reason = (await response.json().catch(() => ({}))).detail || response.status;
-    note.textContent = say("no_camera_view", { reason });
-    $("camera-picture").hidden = true;
-    return;
-  }
-  const picture = $("camera-picture");
-  if (picture.src) URL.revokeObjectURL(picture.src);
-  picture.src = URL.createObjectURL(await response.blob());
-  picture.hidden = false;
-  if (cornerClicks) promptCorner(); else note.textContent = "";
-}
-
-// the manual fallback for a board whose markers are not in view: the referee clicks
-// the corner cells (lit on the board drawing) on the camera picture, in order
-let cornerClicks = null;
-async function startCorners() {
-  const response = await fetch("/api/camera/corners");
-  if (!response.ok) {
-    showRefusal((await response.json().catch(() => ({}))).detail || response.statusText);
-    return;
-  }
-  cornerClicks = { cells: (await response.json()).cells, points: [] };
-  await loadCameraView(true);
-  $("camera-picture").classList.add("clicking");
-  promptCorner();
-}
-
-function promptCorner() {
-  document.querySelectorAll(".cell.corner").forEach((c) => c.classList.remove("corner"));
-  if (!cornerClicks) return;
-  const n = cornerClicks.points.length;
-  const cell = cornerClicks.cells[n];
-  document.querySelectorAll(`.cell[data-cell="${cell}"]`).forEach((c) => c.classList.add("corner"));
-  $("camera-note").textContent = say("click_corner", { cell, n: n + 1 });
-}
-
-async function clickCorner(event) {
-  if (!cornerClicks) return;
-  const picture = event.currentTarget;
-  const box = picture.getBoundingClientRect();
-  const x = ((event.clientX - box.left) / box.width) * picture.naturalWidth;
-  const y = ((event.clientY - box.top) / box.height) * picture.naturalHeight;
-  cornerClicks.points.push([x, y]);
-  if (cornerClicks.points.length < 4) { promptCorner(); return; }
-  const points = cornerClicks.points;
-  cornerClicks = null;
-  promptCorner();
-  picture.classList.remove("clicking");
-  if (await post("/api/camera/corners", { points })) {
-    await loadCameraView(true);
-    $("camera-note").textContent = say("corners_set");
-  } else {
-    $("camera-note").textContent = "";
-  }
-}
-
-async function learnBoard() {
-  if (await post("/api/camera/learn")) {
-    await loadCameraView(true);
-    $("camera-note").textContent = say("board_learned");
-  }
-}
-
-async function refereeSession() {
-  const session = await (await fetch("/api/referee/session")).json();
-  document.body.dataset.referee = session.ok ? "yes" : "no";
-}
-
 function wire() {
   $("language").onchange = (e) => loadLanguage(e.target.value);
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
@@ -437,3 +252,4 @@ function wire() {
 wire();
 if (role === "referee") refereeSession();
 loadLanguage(chosenLanguage()).then(connect);
+
