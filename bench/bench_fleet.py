@@ -79,7 +79,7 @@ async def dashboard_latency(service: Service, dashboard_port: int) -> list[float
         for _ in range(LATENCY_SAMPLES):
             if referee.phase == "over":
                 referee.new_game("catch_the_hare")
-            target = referee.display().plies + 1
+            target = referee.published.plies + 1
             sent = time.perf_counter()
             referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
             while True:

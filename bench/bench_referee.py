@@ -114,7 +114,7 @@ def full_turns(scratch: Path) -> dict[str, list[float]]:
         found["turn"].append(settle(game.sense(after, "presence")))
         if referee.phase == AMBIGUOUS:  # the panel names the turn among those that fit
             referee.choose(
-                next(t for t in referee.display().candidates if _leads(game, base, t, after))
+                next(t for t in referee.published.candidates if _leads(game, base, t, after))
             )
     store.close()
     return found

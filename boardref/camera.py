@@ -16,6 +16,7 @@ import logging
 from pathlib import Path
 
 from boardref.referee import Event, Referee, RefereeError
+from engines.words import words
 from hardware.camera_source import FrameSource
 from vision.reader import BoardReader
 
@@ -94,8 +95,12 @@ class TableCamera:
         frame = self._last_frame()
         if not self.reader.set_corners(points):
             raise RefereeError(
-                "those four points give no view of the board from above: click the "
-                f"centres of {', '.join(self.corner_cells())}, in that order"
+                words(
+                    "camera.corners_unusable",
+                    "Those four points give no view of the board from above: click the "
+                    "centres of {cells}, in that order",
+                    cells=self.corner_cells(),
+                )
             )
         self._learn_shown(frame)
         if self.corners_file is not None:
@@ -188,16 +193,23 @@ class TableCamera:
 
     def _last_frame(self):
         if self.frame is None:
-            raise RefereeError(self.failure or "the camera has given no frame yet")
+            raise RefereeError(
+                self.failure or words("camera.no_frame", "The camera has given no picture yet")
+            )
         return self.frame
 
     def _learn_shown(self, frame) -> None:
         referee = self.referee
         if referee.game is None:
-            raise RefereeError("no game to learn the position of")
+            raise RefereeError(words("referee.no_game", "No game: start one"))
         # what was learned before may have been learned from a board not yet laid out
         if not self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True):
-            raise RefereeError("the board's markers are not in view: set its corners by hand first")
+            raise RefereeError(
+                words(
+                    "camera.markers_unseen",
+                    "The board's markers are not in view: set its corners by hand first",
+                )
+            )
         self._confirmed = None
 
     def _keep(self, frame):

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 
 from boardref.referee import Event
+from boardref.snapshot import TableState
 from boardref.store import Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -264,29 +265,28 @@ def discovery(table: str, prefix: str = "homeassistant") -> list[tuple[str, str,
     return found
 
 
-def dashboard_state(state: dict[str, Any], started: float, panel_url: str | None) -> dict:
-    """The part of the panel's state the café dashboard and Home Assistant use."""
-    outcome = state.get("outcome") or {}
-    seats = state.get("seats") or []
-    winners = [seats[s]["name"] for s in outcome.get("winners", []) if s < len(seats)]
+def dashboard_state(shown: TableState, link: str, started: float, panel_url: str | None) -> dict:
+    """The part of the referee's snapshot the café dashboard and Home Assistant use."""
+    seats = shown.seats
+    winners = [] if shown.outcome is None else shown.outcome.winners
     alerts = []
-    if state.get("link") not in ("up", "none"):
+    if link not in ("up", "none"):
         alerts.append("board disconnected")
-    if state.get("errors"):
+    if shown.errors:
         alerts.append("board differs from the game")
-    if state.get("phase") == "ambiguous":
+    if shown.phase == "ambiguous":
         alerts.append("a move needs choosing")
     return {
-        "game": state.get("game"),
-        "players": state.get("players"),
-        "seat_name": state.get("seat_name"),
-        "phase": state.get("phase"),
-        "plies": state.get("plies"),
-        "last_move": " ".join(state.get("last_move") or []) or None,
-        "winner": ", ".join(winners) or None,
-        "link": state.get("link"),
+        "game": shown.game,
+        "players": shown.players,
+        "seat_name": shown.seat_name,
+        "phase": shown.phase,
+        "plies": shown.plies,
+        "last_move": shown.last_played,
+        "winner": ", ".join(seats[s].name for s in winners if s < len(seats)) or None,
+        "link": link,
         "camera": "none",
-        "message": state.get("message"),
+        "message": shown.message,
         "alerts": alerts,
         "started": started,
         "panel_url": panel_url,

@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 
 from boardref import fusion
+from boardref.snapshot import Ending, Said, SeatState, TableState
 from boardref.store import Store, StoreError
-from engines import PASS, IllegalMove, Move, RulesError, load_game
+from engines import PASS, Game, IllegalMove, Move, RulesError, load_game
 from engines.chance import Shuffle, Stream, commitment, new_seed
+from engines.words import Words, as_words, words
 
 Reading = dict[str, str | None]
 
@@ -34,30 +36,14 @@ PANEL = "panel"
 #: the sensors of a table read by the camera alone, and by camera and hall sensors
 CAMERA, BOTH = "camera", "both"
 
-#: what the referee says, in English; the panel translates by key
-#: (boardref/panel/i18n/*.json hold the same keys)
-WORDS = {
-    "no_game": "No game: start one",
-    "setup": "Lay out the start position",
-    "resumed": "Resumed: the board must match the game",
-    "differs_remove": "The board differs from the game in {count} place(s): "
-    "take the piece off {cell}",
-    "differs_place": "The board differs from the game in {count} place(s): "
-    "put a piece ({token}) on {cell}",
-    "ambiguous": "Several moves fit the board: choose the one that was played",
-    "capture": "Take the captured piece off {cells}",
-    "illegal": "Not allowed: {reason}",
-    "unreadable": "The board matches no legal move ({count} cells differ); "
-    "put the pieces back as the lights show",
-    "not_saved": "Not saved, so not accepted: {error}",
-    "game_over": "Game over: {reason}",
-    "computer_moves": "The computer plays {move}: please carry it out on the board",
-    "not_computer_move": "Please play the computer's move: {move}",
-}
-
 
 class RefereeError(RuntimeError):
-    """A command that cannot be carried out now; the message says why, in words."""
+    """A command that cannot be carried out now; the message says why, in words
+    (``words``: by key, for a page to translate)."""
+
+    def __init__(self, message: str | Words):
+        self.words = as_words(message)
+        super().__init__(str(self.words))
 
 
 @dataclass(frozen=True)
@@ -67,39 +53,6 @@ class Event:
     kind: str
     data: dict[str, Any]
     accepted: bool = False
-
-
-@dataclass
-class Display:
-    """What outputs show: the panel, the status LED and the cell LEDs."""
-
-    phase: str
-    game: str
-    to_move: int | None
-    seat_name: str | None
-    seat_colour: str | None
-    position: Reading
-    message: str = ""
-    #: the message as a key of ``WORDS`` and its parameters, for translation
-    notice: tuple[str, dict[str, Any]] | None = None
-    last_move: tuple[str, ...] = ()
-    tentative: str | None = None
-    #: the computer's move the players are to carry out, and the seats it plays
-    expected: str | None = None
-    computer: tuple[int, ...] = ()
-    lifted: str | None = None
-    destinations: frozenset[str] = frozenset()
-    #: the game's hints for the player to move (game.hints), shown while nothing is lifted
-    hints: frozenset[str] = frozenset()
-    errors: frozenset[str] = frozenset()
-    place: str | None = None
-    remove: str | None = None
-    chance: str | None = None
-    last_draw: Any = None
-    candidates: tuple[str, ...] = ()
-    outcome: dict[str, Any] | None = None
-    commitment: str = ""
-    plies: int = 0
 
 
 @dataclass
@@ -164,6 +117,8 @@ class Referee:
         self.sensor = sensor
         self.settle = settle
         self.listeners: list[Callable[[Event], None]] = []
+        #: the last snapshot of the table sent with a "display" event
+        self.published = TableState()
         #: prepare lookups on idle ticks; the service turns it off and prepares them
         #: in a worker thread instead (see ``unprepared`` and ``adopt``)
         self.prepare_on_tick = True
@@ -216,7 +171,7 @@ class Referee:
         game_id = self.store.start_game(name, game.players, options, seed, commitment(seed))
         self._begin(game, game_id, seed)
         self.started = time.time()
-        self._view.say("setup")
+        self._view.say(words("referee.setup", "Lay out the start position"))
         if self.sensor == PANEL:
             self.phase = self._phase_after_change()
             self._view.clear_problems()
@@ -233,7 +188,7 @@ class Referee:
             )
         )
         self._after_change()
-        self._emit(Event("display", {}))
+        self._publish()
 
     def resume(self) -> bool:
         """Replay the game that was open when the service stopped; False if none."""
@@ -259,9 +214,9 @@ class Referee:
         if self.sensor == PANEL and not ended:
             self.phase = self._phase_after_change()
         if not ended and self.sensor != PANEL:
-            self._view.say("resumed")
+            self._view.say(words("referee.resumed", "Resumed: the board must match the game"))
         self._emit(Event("resumed", {"game": stored.game, "events": len(stored.events)}))
-        self._emit(Event("display", {}))
+        self._publish()
         return True
 
     def _begin(self, game, game_id: int, seed: bytes) -> None:
@@ -437,6 +392,8 @@ class Referee:
         """Take an index built elsewhere (``index_successors``) if it still fits."""
         if game is self.game and index.sensor == self.sensor:
             self._remember(state, index)
+            if self._can_confirm() != self.published.can_confirm:
+                self._publish()
 
     def judge(self, reading: Reading) -> None:
         """The verdict on a settled reading (settling is the caller's or ``tick``'s job)."""
@@ -460,7 +417,7 @@ class Referee:
             self._guide_back(reading)
         else:
             self._judge_move(reading)
-        self._emit(Event("display", {}))
+        self._publish()
 
     def _looks_lifted(self, base, key: tuple) -> bool:
         """Whether a move's reading only empties cells, as a piece held in the hand
@@ -536,7 +493,7 @@ class Referee:
         if self.tentative is not None:  # a draw is the next player acting
             self._finalise()
         if self.phase != CHANCE:
-            raise RefereeError("nothing to draw now")
+            raise RefereeError(words("referee.nothing_to_draw", "Nothing to draw now"))
         spec = self.game.chance(self.positions[-1])
         outcome = spec.draw(self.stream)
         data = {"spec": spec.to_json(), "outcome": _lists(outcome), "counter": self.stream.counter}
@@ -545,7 +502,7 @@ class Referee:
             # a shuffled deck holds every hand: it is logged, never shown
             self._view.last_draw = None if isinstance(spec, Shuffle) else _lists(outcome)
             self._after_change()
-        self._emit(Event("display", {}))
+        self._publish()
         return outcome
 
     def confirm(self) -> None:
@@ -558,17 +515,22 @@ class Referee:
         elif self.phase == MOVE and self.reading is not None:
             self._offer_unseen()
         else:
-            raise RefereeError("there is no move waiting for confirmation")
-        self._emit(Event("display", {}))
+            raise RefereeError(_nothing_to_confirm())
+        self._publish()
 
     def _offer_unseen(self) -> None:
         base = self.positions[-1]
         key = self._key(self.reading if self.read_as is None else self.read_as)
         if key != self._key_of(base):
-            raise RefereeError("the board does not show the position; there is nothing to confirm")
+            raise RefereeError(
+                words(
+                    "referee.board_not_position",
+                    "The board does not show the position; there is nothing to confirm",
+                )
+            )
         unseen = {state: move for move, state in self._successors_of(base).by_reading.get(key, [])}
         if not unseen:
-            raise RefereeError("there is no move waiting for confirmation")
+            raise RefereeError(_nothing_to_confirm())
         if len(unseen) == 1:
             self._accept_move(next(iter(unseen.values())))
             return
@@ -578,19 +540,29 @@ class Referee:
         """Several moves fit the board: the players choose on the panel."""
         self.phase = AMBIGUOUS
         self._view.candidates = tuple(str(m) for m in moves)
-        self._view.say("ambiguous")
+        self._view.say(
+            words(
+                "referee.ambiguous", "Several moves fit the board: choose the one that was played"
+            )
+        )
         self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
 
     def choose(self, move_text: str) -> None:
         """Pick the move that was played when several fit the board."""
         self._require_game()
         if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
-            raise RefereeError(f"{move_text!r} is not one of the moves that fit the board")
+            raise RefereeError(
+                words(
+                    "referee.not_a_candidate",
+                    "{move} is not one of the moves that fit the board",
+                    move=move_text,
+                )
+            )
         move = self.game.parse_move(self.positions[-1], move_text)
         self._view.candidates = ()
         self.phase = MOVE
         self._accept_move(move)
-        self._emit(Event("display", {}))
+        self._publish()
 
     def takeback(self) -> str:
         """Undo the tentative move, or the last accepted move; returns what was undone."""
@@ -602,21 +574,26 @@ class Referee:
             self._view.last_move = ()
             self._emit(Event("takeback", {"move": undone}))
             self._recheck()
-            self._emit(Event("display", {}))
+            self._publish()
             return undone
         if self.phase == OVER:
-            raise RefereeError("the game is over; start a new one")
+            raise RefereeError(words("referee.over", "The game is over; start a new one"))
         if not self.steps:
-            raise RefereeError("nothing to take back")
+            raise RefereeError(words("referee.nothing_to_take_back", "Nothing to take back"))
         last_kind, last = self.steps[-1]
         if last_kind == "chance":
-            raise RefereeError("a draw cannot be taken back; the stream is committed")
+            raise RefereeError(
+                words(
+                    "referee.draw_stays",
+                    "A draw cannot be taken back: the dice and draws are committed",
+                )
+            )
         undone = last.get("move", "correction")
         if self._accept("takeback", {"move": undone}, None):
             self._view.last_move = ()
             self._after_change()
             self._recheck()
-        self._emit(Event("display", {}))
+        self._publish()
         return undone
 
     def seat_computer(self, seats, level: str = "hard") -> None:
@@ -624,15 +601,21 @@ class Referee:
         self._require_game()
         seats = frozenset(seats)
         if not seats <= set(range(self.game.players)):
-            raise RefereeError(f"seats {sorted(seats)} are not all seats of this game")
+            raise RefereeError(
+                words(
+                    "referee.no_such_seats",
+                    "Seats {seats} are not all seats of this game",
+                    seats=[s + 1 for s in sorted(seats)],
+                )
+            )
         data = {"computer": sorted(seats), "level": level}
         try:
             self.store.append(self.game_id, "seats", data)
         except StoreError as exc:
-            raise RefereeError(f"not saved: {exc}") from None
+            raise RefereeError(_not_saved(exc)) from None
         self.log.append(("seats", data))
         self.computer, self.level = seats, level
-        self._emit(Event("display", {}))
+        self._publish()
 
     def computer_to_move(self) -> bool:
         """Whether the computer should now choose a move for the seat to act."""
@@ -648,14 +631,19 @@ class Referee:
         light it, and accept only that move from the board."""
         self._require_game()
         if self.phase != MOVE:
-            raise RefereeError(f"no move can be expected now ({self.phase})")
+            raise RefereeError(_not_now(self.phase))
         base = self.positions[-1]
         move = self.game.parse_move(base, move_text)
         self.expected = (move, self.game.apply(base, move))
-        self._view.last_move = getattr(move, "path", ())
-        self._view.say("computer_moves", move=str(move))
+        self._view.say(
+            words(
+                "referee.computer_moves",
+                "The computer plays {move}: please carry it out on the board",
+                move=str(move),
+            )
+        )
         self._emit(Event("computer_move", {"move": str(move)}))
-        self._emit(Event("display", {}))
+        self._publish()
 
     def _judge_expected(self, distinct: dict) -> None:
         move, after = self.expected
@@ -668,7 +656,7 @@ class Referee:
         self._view.errors = frozenset(getattr(played, "path", ())) | frozenset(
             getattr(move, "path", ())
         )
-        self._view.say("not_computer_move", move=str(move))
+        self._view.say(_not_computer_move(move))
         self._emit(
             Event("illegal", {"cells": sorted(self._view.errors), "reason": self._view.message})
         )
@@ -682,34 +670,54 @@ class Referee:
             self._take(self._hall, self._hall_since)  # the hall sensors' reading goes on
         if sensor == PANEL and self.game is not None and self.phase == SETUP:
             self._start_play()
-            self._emit(Event("display", {}))
+            self._publish()
 
     def play(self, move_text: str) -> None:
         """A move tapped on the panel, at a table whose game no sensor reads."""
         self._require_game()
         if self.sensor != PANEL:
-            raise RefereeError("moves at this table are read from the board; play on it")
+            raise RefereeError(
+                words(
+                    "referee.play_on_board",
+                    "Moves at this table are read from the board: play on it",
+                )
+            )
         if self.phase != MOVE:
-            raise RefereeError(f"no move can be played now ({self.phase})")
+            raise RefereeError(_not_now(self.phase))
         base = self.positions[-1]
         move = self.game.parse_move(base, move_text)
         if self.expected is not None and self.game.apply(base, move) != self.expected[1]:
-            raise RefereeError(WORDS["not_computer_move"].format(move=self.expected[0]))
+            raise RefereeError(_not_computer_move(self.expected[0]))
         self._accept_move(move)
-        self._emit(Event("display", {}))
+        self._publish()
+
+    def decline(self) -> None:
+        """The seat to roll declines a roll the rules offer but do not force (the
+        extra roll after a six); the turn passes. Logged as that seat's pass."""
+        self._require_game()
+        base = self.positions[-1]
+        spec = self.game.chance(base) if self.phase == CHANCE else None
+        if not getattr(spec, "optional", False):
+            raise RefereeError(
+                words("referee.nothing_to_decline", "There is no roll to decline now")
+            )
+        data = {"move": str(PASS), "seat": self.game.drawer(base)}
+        if self._accept("move", data, self.game.apply(base, PASS)):
+            self._after_change()
+        self._publish()
 
     def correct(self, move_text: str) -> None:
         """A referee's correction of a misread: ``move_text`` is what was played."""
         self._require_game()
         if self.phase not in (MOVE, AMBIGUOUS):
-            raise RefereeError(f"no move to correct during {self.phase}")
+            raise RefereeError(_not_now(self.phase))
         move = self.game.parse_move(self.positions[-1], move_text)
         self.tentative = self.expected = None
         self._view.candidates = ()
         self.phase = MOVE
         if self._accept_move(move, corrected=True):
             self._recheck()
-        self._emit(Event("display", {}))
+        self._publish()
 
     def set_position(self, record: dict[str, Any]) -> None:
         """A referee sets the whole position (a record as ``game.to_json`` writes it)."""
@@ -719,52 +727,111 @@ class Referee:
         if self._accept("correction", {"record": self.game.to_json(state)}, state):
             self._after_change()
             self._recheck()
-        self._emit(Event("display", {}))
+        self._publish()
 
     # --- what the outputs show -----------------------------------------------------------
 
-    def display(self) -> Display:
+    def snapshot(self) -> TableState:
+        """The table as judged now: what every output shows (``published`` holds the
+        last one sent to the listeners)."""
         if self.game is None:
-            return Display(
-                SETUP, "", None, None, None, {}, message=WORDS["no_game"], notice=("no_game", {})
-            )
-        state = self.current()
-        seat = self.game.to_move(state) if self.phase in (MOVE, AMBIGUOUS, CHANCE) else None
-        spec = self.game.chance(state) if self.phase == CHANCE else None
-        ended = self.game.outcome(self.positions[-1]) if self.phase == OVER else None
+            notice = words("referee.no_game", "No game: start one")
+            return TableState(notice=Said.of(notice), message=str(notice))
+        game, state, base = self.game, self.current(), self.positions[-1]
+        acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
+        seat = game.to_move(state) if acting else None
+        drawer = game.drawer(base) if self.phase == CHANCE else None
+        spec = game.chance(base) if self.phase == CHANCE else None
+        ended = game.outcome(base) if self.phase == OVER else None
+        actor = seat if seat is not None else drawer
+        hidden = type(game).view is not Game.view
+        moves = self._panel_moves()
         v = self._view
-        return Display(
+        return TableState(
+            game=game.name,
+            players=game.players,
+            options=dict(game.options),
+            seats=tuple(
+                SeatState(
+                    name=game.seat_name(s),
+                    words=Said.of(game.seat_words(s)),
+                    colour=game.seat_colour(s),
+                    computer=s in self.computer,
+                )
+                for s in range(game.players)
+            ),
             phase=self.phase,
-            game=self.game.name,
+            sensor=self.sensor,
             to_move=seat,
-            seat_name=None if seat is None else self.game.seat_name(seat),
-            seat_colour=None if seat is None else self.game.seat_colour(seat),
-            position=self.game.observe(state),
+            drawer=drawer,
+            acting=actor,
+            seat_name=None if actor is None else game.seat_name(actor),
+            seat_colour=None if actor is None else game.seat_colour(actor),
+            notice=None if v.notice is None else Said.of(v.notice),
             message=v.message,
-            notice=v.notice,
+            position=game.observe(state),
             last_move=v.last_move,
+            last_played=self._last_played(),
             tentative=None if self.tentative is None else str(self.tentative[0]),
+            tentative_seat=None if self.tentative is None else game.to_move(base),
             expected=None if self.expected is None else str(self.expected[0]),
+            expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
             computer=tuple(sorted(self.computer)),
             lifted=v.lifted,
             destinations=v.destinations,
-            hints=self.game.hints(state) if self.phase == MOVE else frozenset(),
+            hints=game.hints(state) if self.phase == MOVE else frozenset(),
             errors=v.errors,
             place=v.place,
             remove=v.remove,
             chance=None if spec is None else str(spec),
+            chance_optional=bool(getattr(spec, "optional", False)),
             last_draw=v.last_draw,
             candidates=v.candidates,
             outcome=None
             if ended is None
-            else {
-                "winners": list(ended.winners),
-                "reason": ended.reason,
-                "scores": None if ended.scores is None else list(ended.scores),
-            },
+            else Ending(
+                winners=ended.winners, reason=Said.of(_reason_words(ended)), scores=ended.scores
+            ),
+            can_confirm=self._can_confirm(),
+            can_takeback=self.tentative is not None
+            or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
             commitment=commitment(self._seed),
             plies=sum(k == "move" for k, _ in self.log),
+            moves=() if hidden else moves,
+            record=None if hidden else game.to_json(state)["state"],
+            report=game.report(state),
+            views=tuple(game.view(state, s) for s in range(game.players)) if hidden else (),
+            seat_moves=tuple(moves if s == seat else () for s in range(game.players))
+            if hidden
+            else (),
         )
+
+    def _panel_moves(self) -> tuple[str, ...]:
+        """The legal moves of a table whose moves are tapped on the panel."""
+        if self.sensor != PANEL or self.phase != MOVE:
+            return ()
+        return tuple(str(move) for move in self.game.legal_moves(self.positions[-1]))
+
+    def _last_played(self) -> str | None:
+        """The last move a seat played (passes left out), in the game's notation."""
+        for kind, data in reversed(self.steps):
+            if kind == "move" and data["move"] != "pass":
+                return data["move"]
+        return None
+
+    def _can_confirm(self) -> bool:
+        """Whether a confirm does something now: a move waits for it, or the board
+        shows the position and a legal move the sensors cannot see (a hat onto its
+        own hats) may have been made. Looked up only where already indexed, so the
+        answer never costs an indexing on the loop."""
+        if self.tentative is not None:
+            return True
+        if self.phase != MOVE or self.sensor == PANEL or self.reading is None:
+            return False
+        base = self.positions[-1]
+        index = self._successors.get(base)
+        key = self._key(self.reading if self.read_as is None else self.read_as)
+        return index is not None and key == index.base and bool(index.by_reading.get(key))
 
     # --- inside ----------------------------------------------------------------------------
 
@@ -774,7 +841,7 @@ class Referee:
 
     def _require_game(self) -> None:
         if self.game is None:
-            raise RefereeError("no game is running")
+            raise RefereeError(words("referee.no_game", "No game: start one"))
 
     def _key(self, reading: Reading) -> tuple:
         return tuple(map(reading.get, self._cell_ids))
@@ -817,7 +884,7 @@ class Referee:
         try:
             self.store.append(self.game_id, kind, data)
         except StoreError as exc:
-            self._view.say("not_saved", error=str(exc))
+            self._view.say(_not_saved(exc))
             self._emit(Event("store_error", {"error": str(exc)}))
             return False
         self.log.append((kind, data))
@@ -853,11 +920,13 @@ class Referee:
             try:
                 self.store.end_game(self.game_id, "game_over", data)
             except StoreError as exc:
-                self._view.say("not_saved", error=str(exc))
+                self._view.say(_not_saved(exc))
                 return
             self.log.append(("game_over", data))
             self.phase = OVER
-            self._view.say("game_over", reason=ended.reason)
+            self._view.say(
+                words("referee.game_over", "Game over: {reason}", reason=_reason_words(ended))
+            )
             self._emit(Event("game_over", data, accepted=True))
             return
         if self.phase != SETUP:
@@ -894,9 +963,26 @@ class Referee:
         v.errors = frozenset(differ)
         if not quiet:
             if v.remove:
-                v.say("differs_remove", count=len(differ), cell=first)
+                v.say(
+                    words(
+                        "referee.differs_remove",
+                        "The board differs from the game in {count} place(s): "
+                        "take the piece off {cell}",
+                        count=len(differ),
+                        cell=first,
+                    )
+                )
             else:
-                v.say("differs_place", count=len(differ), cell=first, token=expected[first])
+                v.say(
+                    words(
+                        "referee.differs_place",
+                        "The board differs from the game in {count} place(s): "
+                        "put a piece ({token}) on {cell}",
+                        count=len(differ),
+                        cell=first,
+                        token=token_words(expected[first]),
+                    )
+                )
             self._emit(Event("out_of_sync", {"cells": differ, "next": v.message}))
         return False
 
@@ -922,17 +1008,24 @@ class Referee:
         captured = self._captures_left(reading)
         if captured:
             v.remove = captured[0]
-            v.say("capture", cells=", ".join(captured))
+            v.say(words("referee.capture", "Take the captured piece off {cells}", cells=captured))
             self._emit(Event("capture_pending", {"cells": captured}))
             return
         v.errors = frozenset(vacated + filled + changed)
         if len(vacated) == 1 and len(filled) == 1 and not changed:
             origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
             reason = self._reason(base, origin, filled[0])
-            v.say("illegal", reason=reason)
-            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": reason}))
+            v.say(words("referee.illegal", "Not allowed: {reason}", reason=reason))
+            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": str(reason)}))
         else:
-            v.say("unreadable", count=len(v.errors))
+            v.say(
+                words(
+                    "referee.unreadable",
+                    "The board matches no legal move ({count} cells differ); "
+                    "put the pieces back as the lights show",
+                    count=len(v.errors),
+                )
+            )
             self._emit(Event("unreadable", {"cells": sorted(v.errors)}))
 
     def _captures_left(self, reading: Reading) -> list[str]:
@@ -966,16 +1059,38 @@ class Referee:
         gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]
         return gone[0] if gone else ""
 
-    def _reason(self, state, origin: str, destination: str) -> str:
-        index = self.game.board.index
-        if origin not in index:
-            return f"no legal move puts a piece on {destination}"
-        near = index[destination] in self.game.board.neighbours[index[origin]]
-        try:
-            self.game.apply(state, Move((origin, destination), leap=not near))
-        except IllegalMove as refusal:
-            return refusal.reason
-        return f"{origin} to {destination} is not how this move is played"
+    def _reason(self, state, origin: str, destination: str) -> Words:
+        """Why no legal move takes the piece from ``origin`` to ``destination``: the
+        engine's own reason where its moves are plain paths, else where it may go."""
+        moves = self.game.legal_moves(state)
+        from_origin = [m for m in moves if getattr(m, "path", ())[:1] == (origin,)]
+        if not from_origin:
+            if origin not in self.game.board.index:
+                return words(
+                    "referee.nothing_goes_there",
+                    "No legal move puts a piece on {cell}",
+                    cell=destination,
+                )
+            return words(
+                "referee.cannot_move_from", "No piece may move from {cell} now", cell=origin
+            )
+        if all(type(m) is Move for m in moves):
+            near = (
+                self.game.board.index[destination]
+                in self.game.board.neighbours[self.game.board.index[origin]]
+            )
+            try:
+                self.game.apply(state, Move((origin, destination), leap=not near))
+            except IllegalMove as refusal:
+                return refusal.words
+        ends = sorted({m.path[-1] for m in from_origin}, key=self.game.board.index.get)
+        return words(
+            "referee.goes_elsewhere",
+            "The piece from {origin} may not go to {cell}; it may go to {cells}",
+            origin=origin,
+            cell=destination,
+            cells=ends,
+        )
 
     def _destinations(self, reading: Reading) -> frozenset[str]:
         """Cells where the lifted piece may go: successors one piece away from it."""
@@ -1008,6 +1123,11 @@ class Referee:
                     found.add(self.game.board.cells[added[0]].id)
         return frozenset(found)
 
+    def _publish(self) -> None:
+        """Send the new snapshot of the table to every listener ("display")."""
+        self.published = self.snapshot()
+        self._emit(Event("display", {"table": self.published}))
+
     def _emit(self, event: Event) -> None:
         for listener in list(self.listeners):
             listener(event)
@@ -1017,7 +1137,7 @@ class Referee:
 class _View:
     """The referee's words and highlights of the moment."""
 
-    notice: tuple[str, dict[str, Any]] | None = None
+    notice: Words | None = None
     last_move: tuple[str, ...] = ()
     lifted: str | None = None
     destinations: frozenset[str] = frozenset()
@@ -1029,19 +1149,49 @@ class _View:
 
     @property
     def message(self) -> str:
-        if self.notice is None:
-            return ""
-        key, params = self.notice
-        return WORDS[key].format(**params)
+        return "" if self.notice is None else str(self.notice)
 
-    def say(self, key: str, **params: Any) -> None:
-        """Set the words of the moment: a key of ``WORDS`` and its parameters."""
-        self.notice = (key, params)
+    def say(self, notice: Words) -> None:
+        """Set the words of the moment."""
+        self.notice = notice
 
     def clear_problems(self) -> None:
         self.notice = None
         self.lifted = self.place = self.remove = None
         self.destinations = self.errors = frozenset()
+
+
+def token_words(token: str | None) -> Words:
+    """A piece's token (``red``, ``hare``, ``red+red`` for a stack...) as words a page
+    translates, part by part."""
+    parts = [Words(f"token.{part}", part) for part in str(token).split("+")]
+    return words("referee.token", "{parts}", parts=parts)
+
+
+def _not_saved(error: Exception) -> Words:
+    return words("referee.not_saved", "Not saved, so not accepted: {error}", error=str(error))
+
+
+def _not_computer_move(move) -> Words:
+    return words(
+        "referee.not_computer_move", "Please play the computer's move: {move}", move=str(move)
+    )
+
+
+def _nothing_to_confirm() -> Words:
+    return words("referee.nothing_to_confirm", "There is no move waiting for confirmation")
+
+
+def _not_now(phase: str) -> Words:
+    return words(
+        "referee.not_now",
+        "No move can be played now ({phase})",
+        phase=Words(f"phase_{phase}", phase),
+    )
+
+
+def _reason_words(ended) -> Words:
+    return as_words(ended.reason)
 
 
 def _lists(value: Any) -> Any:

@@ -133,12 +133,14 @@ class Service:
         self.reporter.start()
 
     def _report(self) -> None:
+        """Tell the café's dashboard how the table stands: the referee's last snapshot
+        as the panel keeps it, and the board link."""
         if self.reporter is None or self.panel is None:
             return
         panel = self.config.panel
         url = panel.public_url or f"http://{panel.host}:{panel.port}"
         self.reporter.report_state(
-            dashboard_state(self.panel.state().model_dump(), self.referee.started, url)
+            dashboard_state(self.panel.shown, self.link_state(), self.referee.started, url)
         )
 
     def _connect_board(self) -> None:

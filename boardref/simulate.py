@@ -335,7 +335,7 @@ class Hands:
                 pass  # the referee reads another board than the one played: scored below
         if referee.phase == AMBIGUOUS:
             base = referee.positions[-1]
-            for text in referee.display().candidates:
+            for text in referee.published.candidates:
                 if self.game.apply(base, self.game.parse_move(base, text)) == after:
                     referee.choose(text)
                     taps += 1

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Display, Event, Referee
+from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Event, Referee
+from boardref.snapshot import TableState
 from engines.observation import PIECE
 from hardware.lights import CellLights, Highlights, Palette
 from hardware.status import StatusPanel
@@ -48,6 +49,8 @@ class Table:
         self.status = status
         self.link_up = True
         self._frame: bytes | None = None
+        #: the referee's last snapshot, as published
+        self.shown: TableState = referee.published
         referee.listeners.append(self._on_event)
 
     def close(self) -> None:
@@ -73,8 +76,8 @@ class Table:
         self.refresh()
 
     def refresh(self) -> None:
-        """Show the referee's current display on the LEDs and the status panel."""
-        shown = self.referee.display()
+        """Show the referee's last snapshot on the LEDs and the status panel."""
+        shown = self.shown
         if self.lights is not None and self.send_leds is not None:
             frame = self.lights.frame(highlights(shown, self.palette.colours))
             if frame != self._frame:
@@ -88,16 +91,18 @@ class Table:
         if self.status is not None and event.kind in SIGNALS:
             self.status.signal(SIGNALS[event.kind])
         if event.kind == "display":  # the referee's last word on a verdict or command
+            self.shown = event.data["table"]
             self.refresh()
 
 
-def highlights(shown: Display, colours) -> Highlights:
+def highlights(shown: TableState, colours) -> Highlights:
     """The cell-LED plan for what the referee shows."""
     turn = shown.seat_colour if shown.seat_colour in colours else None
     return Highlights(
         destinations=shown.destinations or (shown.hints if shown.lifted is None else frozenset()),
         lifted=shown.lifted,
-        last_move=shown.last_move,
+        # the computer's announced move is lit until it is carried out
+        last_move=shown.expected_path or shown.last_move,
         errors=shown.errors,
         place=shown.place,
         remove=shown.remove,
@@ -105,7 +110,7 @@ def highlights(shown: Display, colours) -> Highlights:
     )
 
 
-def status_mood(shown: Display, link_up: bool) -> tuple[str, str | None]:
+def status_mood(shown: TableState, link_up: bool) -> tuple[str, str | None]:
     """The status LED's mood and seat colour for what the referee shows."""
     if not link_up:
         return "offline", None

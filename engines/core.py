@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
 from engines.geometry import Board, load_board
 from engines.observation import project
+from engines.words import Words, words
 
 STEP, LEAP = "-", ":"
 
@@ -220,7 +221,16 @@ class Game:
 
     def seat_name(self, seat: int) -> str:
         """How players call a seat: a colour, or a side such as "the hare"."""
-        return f"seat {seat}"
+        return str(self.seat_words(seat))
+
+    def seat_words(self, seat: int) -> Words:
+        """The seat's name as words a page translates (``engines.words``)."""
+        return words("seat.number", "seat {n}", n=seat + 1)
+
+    def drawer(self, state) -> int | None:
+        """The seat whose turn it is to draw or roll what ``chance`` asks for; None
+        when nothing is pending or the table draws (a deal, the set-up)."""
+        return None
 
     def report(self, state) -> dict:
         """Public facts a page may show beyond the position (scores per landscape,

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 from importlib import resources
 from typing import Any
 
 import segno
-from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, WebSocket
+from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from boardref.panel import models, words
+from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.hub import Hub
-from boardref.referee import MOVE, PANEL, Event, RefereeError
-from engines import GAMES, Game, RulesError, load_game
+from boardref.panel.words import LANGUAGES, table
+from boardref.referee import Event, RefereeError
+from engines import GAMES, RulesError, load_game
+from engines.words import Words, as_words, words
 
 PAGES = ("table", "watch", "referee", "sim", "play")
 STATIC = resources.files("boardref.panel") / "static"
@@ -39,85 +42,29 @@ class Panel:
         self.service = service
         self.access = Access(pin_hash)
         self.hub = Hub()
+        #: the referee's last snapshot, kept as published (see ``publish``)
+        self.shown = service.referee.published
         self.app = self._build()
 
     # --- state as pages see it ---------------------------------------------------------
 
     def state(self, seat: int | None = None) -> models.State:
-        service = self.service
-        referee = service.referee
-        shown = referee.display()
-        game = referee.game
-        view = None
-        if seat is not None and game is not None and 0 <= seat < game.players:
-            view = game.view(referee.current(), seat)
-        return models.State(
-            game=shown.game,
-            players=game.players if game else 0,
-            options=dict(game.options) if game else {},
-            seats=[
-                models.SeatInfo(name=game.seat_name(s), colour=game.seat_colour(s))
-                for s in range(game.players if game else 0)
-            ],
-            phase=shown.phase,
-            to_move=shown.to_move,
-            seat_name=shown.seat_name,
-            seat_colour=shown.seat_colour,
-            message=shown.message,
-            notice=None
-            if shown.notice is None
-            else models.Notice(key=shown.notice[0], params=shown.notice[1]),
-            position=shown.position,
-            last_move=list(shown.last_move),
-            tentative=shown.tentative,
-            lifted=shown.lifted,
-            destinations=sorted(shown.destinations),
-            hints=sorted(shown.hints),
-            errors=sorted(shown.errors),
-            place=shown.place,
-            remove=shown.remove,
-            chance=shown.chance,
-            last_draw=shown.last_draw,
-            candidates=list(shown.candidates),
-            outcome=shown.outcome,
-            expected=shown.expected,
-            computer=list(shown.computer),
-            commitment=shown.commitment,
-            plies=shown.plies,
-            link=service.link_state(),
-            sim=service.sim,
-            sensor=referee.sensor,
-            moves=self._moves(seat),
-            record=self._record(),
-            report=referee.game.report(referee.current()) if referee.game else {},
-            view=view,
+        """What one page shows: the referee's last snapshot as it is, what ``seat``
+        alone may see, and the table's own facts (the board link, the simulator)."""
+        shown = self.shown
+        fields = dict(shown)
+        fields["moves"] = shown.moves_of(seat)
+        return models.State.model_construct(
+            **fields, link=self.service.link_state(), sim=self.service.sim, view=shown.view_of(seat)
         )
 
-    def _record(self) -> dict[str, Any] | None:
-        """The position's record where nothing in it is hidden from anyone."""
-        referee = self.service.referee
-        game = referee.game
-        if game is None or type(game).view is not Game.view:
-            return None
-        return game.to_json(referee.current())["state"]
-
-    def _moves(self, seat: int | None) -> list[str]:
-        """Legal moves for a panel table's page: every page sees them in an open game,
-        only the mover's phone when hands are hidden."""
-        referee = self.service.referee
-        if referee.sensor != PANEL or referee.phase != MOVE:
-            return []
-        game = referee.game
-        state = referee.positions[-1]
-        hidden = type(game).view is not Game.view
-        if hidden and seat != game.to_move(state):
-            return []
-        return [str(move) for move in game.legal_moves(state)]
-
     def publish(self, event: Event | None = None) -> None:
-        """Push the new state to every page (a referee listener for "display")."""
-        if event is not None and event.kind != "display":
-            return
+        """Take the referee's new snapshot (a "display" event) and push it to every
+        page; with no event, push the last one again (the link changed, say)."""
+        if event is not None:
+            if event.kind != "display":
+                return
+            self.shown = event.data["table"]
         if not self.hub.subscribers:
             return
         public = self.state().model_dump_json()
@@ -132,20 +79,23 @@ class Panel:
     def _is_table(self, request: Request) -> bool:
         return is_local(request.client.host if request.client else None)
 
-    def _require(self, request: Request, roles: str, body: models.Seat | None = None) -> None:
+    def _require(
+        self, request: Request, roles: str, body: models.Seat | None = None, seats=()
+    ) -> None:
         """Let the request through if it comes from one of ``roles`` (table, referee,
-        player: the phone of the seat to move), else 403."""
+        player: the phone of one of ``seats``, by its token), else 403."""
         if "referee" in roles and self._is_referee(request):
             return
         if "table" in roles and self._is_table(request):
             return
-        if "player" in roles and body is not None and body.seat is not None:
-            referee = self.service.referee
-            if body.seat == referee.display().to_move and self.access.is_player(
-                referee.game_id, body.seat, body.token
-            ):
-                return
-        raise HTTPException(403, f"only the {' or '.join(roles.split())} may do this")
+        player = body is not None and body.seat is not None and body.seat in seats
+        if (
+            "player" in roles
+            and player
+            and self.access.is_player(self.service.referee.game_id, body.seat, body.token)
+        ):
+            return
+        raise Refused(403, _ONLY[roles])
 
     # --- the app -------------------------------------------------------------------------
 
@@ -161,12 +111,32 @@ class Panel:
 
         @app.exception_handler(RefereeError)
         @app.exception_handler(RulesError)
-        async def refused(request: Request, exc: Exception) -> JSONResponse:
-            return JSONResponse({"detail": str(exc)}, status_code=409)
+        async def not_now(request: Request, exc: RefereeError | RulesError) -> JSONResponse:
+            return _refusal(409, exc.words)
+
+        @app.exception_handler(Refused)
+        async def refused(request: Request, exc: Refused) -> JSONResponse:
+            return _refusal(exc.status, exc.words, exc.headers)
+
+        @app.exception_handler(RequestValidationError)
+        async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+            said = words(
+                "server.invalid",
+                "The request is not valid: {errors}",
+                errors=[
+                    f"{'.'.join(map(str, e['loc'][1:]))}: {e['msg']}" for e in exc.errors()[:3]
+                ],
+            )
+            return JSONResponse(
+                {"detail": jsonable_encoder(exc.errors()), "said": said.to_json()},
+                status_code=422,
+            )
 
         async def same_origin(request: Request) -> None:
             if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
-                raise HTTPException(403, "requests from other sites are refused")
+                raise Refused(
+                    403, words("server.other_site", "Requests from other sites are refused")
+                )
 
         change = [Depends(same_origin)]
         self._pages(app)
@@ -198,14 +168,22 @@ class Panel:
         @app.get("/play/{seat}", include_in_schema=False)
         async def play(seat: int) -> HTMLResponse:
             if not 0 <= seat < self.service.referee.game.players:
-                raise HTTPException(404, f"no seat {seat} in this game")
+                raise Refused(404, _no_seat(seat))
             return HTMLResponse(PAGE.replace("{{role}}", "play"))
 
         @app.get("/i18n/{language}.json", include_in_schema=False)
         async def word_table(language: str) -> Response:
-            if language not in words.LANGUAGES:
-                raise HTTPException(404, f"no language {language!r}; there are {words.LANGUAGES}")
-            return JSONResponse(words.table(language))
+            if language not in LANGUAGES:
+                raise Refused(
+                    404,
+                    words(
+                        "server.no_language",
+                        "No language {language}; there are {languages}",
+                        language=language,
+                        languages=LANGUAGES,
+                    ),
+                )
+            return JSONResponse(table(language))
 
     def _reads(self, app: FastAPI) -> None:
         @app.get("/api/state", response_model=models.State)
@@ -216,7 +194,9 @@ class Panel:
             if seat is not None and not self.access.is_player(
                 self.service.referee.game_id, seat, token
             ):
-                raise HTTPException(403, "a seat's view needs that seat's token")
+                raise Refused(
+                    403, words("server.seat_token", "A seat's view needs that seat's token")
+                )
             return self.state(seat)
 
         @app.get("/api/board", response_model=models.Board)
@@ -273,7 +253,7 @@ class Panel:
             self._require(request, "table referee")
             referee = self.service.referee
             if not 0 <= seat < referee.game.players:
-                raise HTTPException(404, f"no seat {seat} in this game")
+                raise Refused(404, _no_seat(seat))
             base = self.service.config.panel.public_url or str(request.base_url).rstrip("/")
             token = self.access.player_token(referee.game_id, seat)
             image = io.BytesIO()
@@ -287,30 +267,39 @@ class Panel:
         async def new_game(body: models.NewGame, request: Request) -> models.Done:
             self._require(request, "table referee")
             self.service.new_game(body.game, body.players, body.options, body.computer, body.level)
-            return models.Done(detail=f"new game of {body.game}")
+            return models.Done()
 
         @app.post("/api/draw", response_model=models.Done, dependencies=change)
         async def draw(body: models.Seat, request: Request) -> models.Done:
-            self._require(request, "table referee player", body)
-            outcome = referee.draw()
-            return models.Done(detail=json.dumps(outcome, default=list))
+            self._require(request, "table referee player", body, (self.shown.drawer,))
+            referee.draw()  # what was drawn is shown to whom may see it, with the state
+            return models.Done()
 
         @app.post("/api/confirm", response_model=models.Done, dependencies=change)
         async def confirm(body: models.Seat, request: Request) -> models.Done:
-            self._require(request, "table referee player", body)
+            shown = self.shown
+            seats = (shown.to_move, shown.tentative_seat)
+            self._require(request, "table referee player", body, seats)
             referee.confirm()
             return models.Done()
 
         @app.post("/api/play", response_model=models.Done, dependencies=change)
         async def play(body: models.Play, request: Request) -> models.Done:
-            self._require(request, "table referee player", body)
+            self._require(request, "table referee player", body, (self.shown.to_move,))
             referee.play(body.move)
             return models.Done()
 
         @app.post("/api/choose", response_model=models.Done, dependencies=change)
         async def choose(body: models.Choice, request: Request) -> models.Done:
-            self._require(request, "table referee player", body)
+            self._require(request, "table referee player", body, (self.shown.to_move,))
             referee.choose(body.move)
+            return models.Done()
+
+        @app.post("/api/decline", response_model=models.Done, dependencies=change)
+        async def decline(body: models.Seat, request: Request) -> models.Done:
+            """Decline a roll the rules offer but do not force (a six's extra roll)."""
+            self._require(request, "table referee player", body, (self.shown.drawer,))
+            referee.decline()
             return models.Done()
 
         @app.post("/api/takeback", response_model=models.Done, dependencies=change)
@@ -326,14 +315,14 @@ class Panel:
             client = request.client.host if request.client else "?"
             wait = self.access.retry_after(client)
             if wait > 0:
-                return JSONResponse(
-                    {"detail": "too many wrong PINs; wait a minute"},
-                    status_code=429,
-                    headers={"Retry-After": str(int(wait) + 1)},
+                raise Refused(
+                    429,
+                    words("server.pin_wait", "Too many wrong PINs: wait a minute"),
+                    {"Retry-After": str(int(wait) + 1)},
                 )
             token = self.access.login(body.pin, client)
             if token is None:
-                raise HTTPException(403, "wrong PIN")
+                raise Refused(403, words("server.wrong_pin", "Wrong PIN"))
             response.set_cookie(
                 SESSION_COOKIE, token, httponly=True, samesite="strict", max_age=12 * 3600, path="/"
             )
@@ -389,17 +378,22 @@ class Panel:
             self._require(request, "referee")
             camera = self.service.camera
             if camera is None:
-                raise HTTPException(404, "this table has no camera")
+                raise Refused(404, _NO_CAMERA)
             # encoding a full frame takes tens of milliseconds: off the loop
             png = await asyncio.to_thread(camera.snapshot)
             if png is None:
-                raise HTTPException(404, camera.failure or "no frame yet")
+                raise Refused(
+                    404,
+                    as_words(camera.failure)
+                    if camera.failure
+                    else words("camera.no_frame", "The camera has given no picture yet"),
+                )
             return Response(png, media_type="image/png")
 
         def table_camera():
             camera = self.service.camera
             if camera is None:
-                raise HTTPException(404, "this table has no camera")
+                raise Refused(404, _NO_CAMERA)
             return camera
 
         @app.get("/api/camera/corners", response_model=models.CornerCells)
@@ -424,7 +418,10 @@ class Panel:
     def _simulator(self, app: FastAPI, change: list) -> None:
         def simulator():
             if not self.service.sim:
-                raise HTTPException(404, "only a simulated table has a virtual board")
+                raise Refused(
+                    404,
+                    words("server.no_virtual_board", "Only a simulated table has a virtual board"),
+                )
             return self.service
 
         @app.get("/api/sim/board", response_model=dict[str, bool])
@@ -442,6 +439,39 @@ class Panel:
             self._require(request, "table referee")
             simulator().sim_set(body.cell, True)
             return models.Done()
+
+
+class Refused(Exception):
+    """A request refused in words: its HTTP status and what the page is to say."""
+
+    def __init__(self, status: int, said: Words, headers: dict[str, str] | None = None):
+        super().__init__(str(said))
+        self.status, self.words, self.headers = status, said, headers
+
+
+def _refusal(status: int, said: Words, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The JSON of a refusal: ``detail`` in English, ``said`` for the page to translate."""
+    return JSONResponse(
+        {"detail": str(said), "said": said.to_json()}, status_code=status, headers=headers
+    )
+
+
+#: who may do what, in words, by the roles a request needs
+_ONLY = {
+    "table referee": words(
+        "server.only_table_or_referee", "Only the table screen or the referee may do this"
+    ),
+    "table referee player": words(
+        "server.only_acting_seat",
+        "Only the table screen, the referee or the phone of the seat to act may do this",
+    ),
+    "referee": words("server.only_referee", "Only the referee may do this: log in with the PIN"),
+}
+_NO_CAMERA = words("server.no_camera", "This table has no camera")
+
+
+def _no_seat(seat: int) -> Words:
+    return words("server.no_seat", "There is no seat {n} in this game", n=seat + 1)
 
 
 def _camera_status(camera) -> str:

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from boardref.snapshot import TableState
+
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
 #: a position on a camera picture, in its pixels (finite, within any sensor's size)
 PIXEL = Annotated[float, Field(ge=-100_000, le=100_000, allow_inf_nan=False)]
@@ -72,57 +74,14 @@ class CellBody(_Body):
     cell: str = CELL
 
 
-class Notice(BaseModel):
-    key: str
-    params: dict[str, Any]
+class State(TableState):
+    """Everything a page shows, pushed on /ws after every change: the referee's
+    snapshot as it is, and what only this page or this table knows."""
 
-
-class SeatInfo(BaseModel):
-    name: str
-    colour: str | None
-
-
-class State(BaseModel):
-    """Everything a page shows; pushed on /ws after every change."""
-
-    game: str
-    players: int
-    options: dict[str, Any]
-    seats: list[SeatInfo]
-    phase: str
-    to_move: int | None
-    seat_name: str | None
-    seat_colour: str | None
-    message: str
-    notice: Notice | None
-    position: dict[str, str | None]
-    last_move: list[str]
-    tentative: str | None
-    lifted: str | None
-    destinations: list[str]
-    hints: list[str]
-    errors: list[str]
-    place: str | None
-    remove: str | None
-    chance: str | None
-    last_draw: Any
-    candidates: list[str]
-    outcome: dict[str, Any] | None
-    expected: str | None = None
-    computer: list[int] = []
-    commitment: str
-    plies: int
-    link: str
-    sim: bool
-    sensor: str
-    #: the legal moves of the seat to move, where this page may see them (a panel
-    #: table: publicly for open games, only on the mover's phone for hidden hands)
-    moves: list[str] = []
-    #: the game's record of the position (game.to_json), for games without hidden
-    #: information only: what a page needs to draw towers, disks, coasters...
-    record: dict[str, Any] | None = None
-    #: the game's public report (game.report): scores per landscape, open stacks...
-    report: dict[str, Any] = {}
+    #: the board link: "up", "down", "none" (no board)...
+    link: str = "none"
+    sim: bool = False
+    #: what this page's seat alone may see (hidden hands), else None
     view: dict[str, Any] | None = None
 
 

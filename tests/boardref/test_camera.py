@@ -113,7 +113,7 @@ def test_outcomes_the_camera_cannot_tell_apart_are_asked_on_the_panel(store):
     first, second = _two_steps(t.game, base)
     _see_in_doubt(t, base, first, (first, second))
     assert t.referee.phase == AMBIGUOUS
-    assert set(t.referee.display().candidates) == {str(first), str(second)}
+    assert set(t.referee.published.candidates) == {str(first), str(second)}
     assert t.moves() == []
     t.referee.choose(str(second))
     assert t.moves() == [str(second)]
@@ -138,7 +138,7 @@ def test_a_board_no_legal_outcome_explains_is_refused_and_nothing_is_logged(stor
     t.see({**board, origin: None, far: "red"}, {origin: origin_doubt} if origin_doubt else None)
     assert t.moves() == []
     assert {"illegal", "unreadable"} & set(t.events)
-    assert far in t.referee.display().errors
+    assert far in t.referee.published.errors
 
 
 def test_with_hall_sensors_their_presence_decides_what_the_camera_doubts(store):

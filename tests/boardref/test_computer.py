@@ -31,8 +31,8 @@ def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path
             service._computer_turn()
             assert service._thinking is not None, "the hare's seat is the computer's"
             await service._thinking
-            expected = referee.display().expected
-            assert expected and referee.display().notice[0] == "computer_moves"
+            expected = referee.published.expected
+            assert expected and referee.published.notice.key == "referee.computer_moves"
             others = [str(m) for m in referee.game.legal_moves(referee.positions[-1])]
             wrong = next(
                 m

@@ -168,7 +168,7 @@ def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker
             ok = set(shown) == set(tables) and all(
                 shown[name]["status"] == "online"
                 and (shown[name]["state"] or {}).get("plies")
-                == tables[name].referee.display().plies
+                == tables[name].referee.published.plies
                 for name in tables
             )
             return shown if ok else None

@@ -68,7 +68,7 @@ def test_the_state_and_the_board_are_there_to_read(service):
     local = client(service)
     state = local.get("/api/state").json()
     assert state["game"] == "sternhalma" and state["phase"] == "setup"
-    assert state["notice"]["key"] == "setup" and state["seats"][0]["name"] == "red"
+    assert state["notice"]["key"] == "referee.setup" and state["seats"][0]["name"] == "red"
     board = local.get("/api/board").json()
     assert len(board["cells"]) == 121 and board["lines"]
     assert {g["name"] for g in local.get("/api/games").json()} >= {"sternhalma", "catch_the_hare"}
@@ -107,7 +107,7 @@ def test_the_table_acts_and_others_may_not(service):
     response = client(service).post("/api/takeback", json={})
     assert response.status_code == 200 and response.json()["detail"] == str(move)
     refused = client(service).post("/api/draw", json={})
-    assert refused.status_code == 409 and refused.json()["detail"] == "nothing to draw now"
+    assert refused.status_code == 409 and refused.json()["said"]["key"] == "referee.nothing_to_draw"
 
 
 def test_a_post_from_another_site_is_refused(service):
@@ -173,7 +173,8 @@ def test_a_player_acts_only_with_the_seat_token_and_only_on_their_turn(service):
     assert phone.post("/api/confirm", json={"seat": 0, "token": token}).status_code == 409
     assert phone.get("/api/state", params={"seat": 0, "token": "x"}).status_code == 403
     mine = phone.get("/api/state", params={"seat": 0, "token": token}).json()
-    assert mine["view"]["game"] == "sternhalma"
+    # an open game hides nothing: the phone draws the public record, no private view
+    assert mine["view"] is None and mine["record"]["pieces"]
 
 
 def test_the_referee_logs_in_with_the_pin_and_may_correct(service):

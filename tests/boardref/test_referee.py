@@ -19,13 +19,17 @@ def test_play_starts_once_the_start_position_is_laid_out_one_cell_at_a_time(tabl
     assert t.referee.phase == SETUP
     empty = {c.id: None for c in t.game.board.cells}
     t.show(empty)
-    shown = t.referee.display()
-    assert shown.place == "m1" and "on m1" in shown.message and shown.notice[0] == "differs_place"
+    shown = t.referee.published
+    assert (
+        shown.place == "m1"
+        and "on m1" in shown.message
+        and shown.notice.key == "referee.differs_place"
+    )
     assert len(shown.errors) == 20
     t.change(m1=P)
-    assert t.referee.display().place != "m1"
+    assert t.referee.published.place != "m1"
     t.lay_out_start()
-    assert t.referee.phase == MOVE and t.referee.display().seat_name == "red"
+    assert t.referee.phase == MOVE and t.referee.published.seat_name == "red"
 
 
 def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
@@ -34,14 +38,14 @@ def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
     t.change(l4=None, k5=P)
     assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0})
     assert t.referee.tentative is None
-    assert t.referee.display().last_move == ("l4", "k5")
+    assert t.referee.published.last_move == ("l4", "k5")
 
 
 def test_a_lifted_piece_lights_its_legal_destinations(table):
     t = table("sternhalma", 2)
     t.lay_out_start()
     t.change(k3=None)
-    shown = t.referee.display()
+    shown = t.referee.published
     assert shown.lifted == "k3"
     legal = {m.destination for m in t.game.legal_moves(t.referee.positions[-1]) if m.origin == "k3"}
     assert shown.destinations == legal == {"i5", "m5"}
@@ -65,7 +69,7 @@ def test_a_jump_chain_set_down_mid_way_stays_tentative_until_confirmed(table):
     t.referee.positions[-1] = state
     t.show_position(state)
     t.show_position(t.game.apply(state, move))
-    assert t.referee.display().tentative == str(move)
+    assert t.referee.published.tentative == str(move)
     assert [k for k, _ in t.logged() if k == "move"] == []
     t.referee.confirm()
     assert t.logged()[-1][1]["move"] == str(move) and t.referee.tentative is None
@@ -84,9 +88,9 @@ def test_extension_replaces_the_tentative_move_and_the_next_player_finalises_it(
     t.referee.positions[-1] = state
     t.show_position(state)
     t.change(i9=None, k11=P)
-    assert t.referee.display().tentative == "i9:k11"
+    assert t.referee.published.tentative == "i9:k11"
     t.change(k11=None, o11=P)
-    assert t.referee.display().tentative == "i9:k11:o11"
+    assert t.referee.published.tentative == "i9:k11:o11"
     assert not [k for k, _ in t.logged() if k == "move"]
     t.change(m11=None, n12=P)  # blue answers: the red chain is final, then blue's step
     moves = [d["move"] for k, d in t.logged() if k == "move"]
@@ -97,12 +101,12 @@ def test_an_illegal_move_is_explained_and_play_resumes_when_it_is_undone(table):
     t = table("sternhalma", 2)
     t.lay_out_start()
     t.change(l4=None, l6=P)
-    shown = t.referee.display()
+    shown = t.referee.published
     assert shown.errors == {"l4", "l6"}
     assert "Not allowed" in shown.message and "l6" in shown.message
     assert "illegal" in t.kinds()
     t.change(l6=None, l4=P)
-    assert not t.referee.display().errors and not t.referee.display().message
+    assert not t.referee.published.errors and not t.referee.published.message
     t.change(l4=None, k5=P)
     assert t.logged()[-1][1]["move"] == "l4-k5"
 
@@ -112,7 +116,7 @@ def test_a_board_that_fits_no_move_is_called_unreadable(table):
     t.lay_out_start()
     t.change(l4=None, n4=None, m9=P)
     assert "unreadable" in t.kinds()
-    assert t.referee.display().errors == {"l4", "n4", "m9"}
+    assert t.referee.published.errors == {"l4", "n4", "m9"}
 
 
 def test_a_bump_put_back_within_the_settle_time_is_never_judged(table):
@@ -135,11 +139,11 @@ def test_takeback_walks_back_the_log_and_guides_the_piece_home(table):
     assert t.referee.takeback() == "l4-k5"
     assert t.logged()[-1] == ("takeback", {"move": "l4-k5"})
     assert t.referee.positions[-1] == t.game.initial_state()
-    shown = t.referee.display()
+    shown = t.referee.published
     assert shown.place == "l4" or shown.remove == "k5"
     t.change(k5=None, l4=P)
-    assert not t.referee.display().errors
-    with pytest.raises(RefereeError, match="nothing to take back"):
+    assert not t.referee.published.errors
+    with pytest.raises(RefereeError, match="Nothing to take back"):
         t.referee.takeback()
 
 
@@ -148,7 +152,7 @@ def test_a_referee_corrects_a_misread_by_naming_the_move(table):
     t.lay_out_start()
     t.referee.correct("l4-k5")
     assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0, "corrected": True})
-    assert t.referee.display().errors == {"l4", "k5"}  # the board still shows the start
+    assert t.referee.published.errors == {"l4", "k5"}  # the board still shows the start
     with pytest.raises(Exception, match="no piece on a5|no cell"):
         t.referee.correct("a5-b6")
 
@@ -163,7 +167,7 @@ def test_a_full_disk_refuses_the_move_and_keeps_the_game_as_it_was(table, monkey
     monkeypatch.setattr(t.referee.store, "append", full)
     t.change(l4=None, k5=P)
     assert t.referee.positions == [t.game.initial_state()]
-    assert "Not saved" in t.referee.display().message
+    assert "Not saved" in t.referee.published.message
 
 
 def test_a_restarted_referee_resumes_the_same_game(table, store):
@@ -179,7 +183,7 @@ def test_a_restarted_referee_resumes_the_same_game(table, store):
     assert again.phase == SETUP
     again.sense(t.referee.reading, 0)
     again.tick(1)
-    assert again.phase == MOVE and again.display().seat_name == t.referee.display().seat_name
+    assert again.phase == MOVE and again.published.seat_name == t.referee.published.seat_name
 
 
 def test_a_restart_with_an_unlogged_move_on_the_board_picks_it_up(table, store):
@@ -204,7 +208,7 @@ def test_the_hare_captures_and_its_chain_can_grow(table):
     t.referee.positions[-1] = state
     t.show_position(state)
     t.change(c1=None, c2=None, c3=P)
-    assert t.referee.display().tentative == "c1:c3"
+    assert t.referee.published.tentative == "c1:c3"
     t.change(c3=None, c4=None, c5=P)
     assert t.logged()[-1][1]["move"] == "c1:c3:c5", "no hunter left to leap: final at once"
 
@@ -218,7 +222,7 @@ def test_the_end_of_the_game_is_logged_with_the_revealed_seed(table):
     assert "unreadable" in t.kinds()
     t.change(c3=P, d3=P, a3=P)
     t.change(c3=None, c5=P)  # no line joins them in one step
-    assert "illegal" in t.kinds() and t.referee.display().errors == {"c3", "c5"}
+    assert "illegal" in t.kinds() and t.referee.published.errors == {"c3", "c5"}
     t.change(c5=None, c3=P)
     t.change(c3=None, d3=None, e3=P)  # the hare leaps c3:e3 over d3: 11 < 12 hunters
     assert t.referee.phase == OVER
@@ -244,7 +248,7 @@ def test_chance_waits_for_a_draw_and_the_board_may_not_move_meanwhile(table, mon
     t.referee.phase = t.referee._phase_after_change()
     assert t.referee.phase == CHANCE
     t.change(l4=None)
-    assert t.referee.display().place == "l4"
+    assert t.referee.published.place == "l4"
     roll = t.referee.draw()
     assert t.logged()[-1][0] == "chance" and 1 <= roll <= 6
     assert t.logged()[-1][1]["counter"] == t.referee.stream.counter
@@ -262,7 +266,7 @@ def test_ambiguous_readings_ask_which_move_was_played(table, monkeypatch):
     t.referee._successors_of(start).by_reading[key] = entries
     t.show(reading)
     assert t.referee.phase == AMBIGUOUS
-    assert set(t.referee.display().candidates) == {str(m) for m in two}
+    assert set(t.referee.published.candidates) == {str(m) for m in two}
     t.referee.choose(str(two[1]))
     assert t.logged()[-1][1]["move"] == str(two[1])
     with pytest.raises(RefereeError):
@@ -276,7 +280,7 @@ def test_a_capture_with_the_captured_hunter_still_standing_asks_to_take_it_off(t
     t.referee.positions[-1] = state
     t.show_position(state)
     t.change(c1=None, c3=P)  # the hare has leapt; c2 is still on the board
-    shown = t.referee.display()
+    shown = t.referee.published
     assert shown.remove == "c2" and "captured" in shown.message
     assert "illegal" not in t.kinds() and "unreadable" not in t.kinds()
     t.change(c2=None)
@@ -352,7 +356,7 @@ def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
     if t.referee.phase == AMBIGUOUS:
         choice = next(
             c
-            for c in t.referee.display().candidates
+            for c in t.referee.published.candidates
             if game.apply(state, game.parse_move(state, c)) == after
         )
         t.referee.choose(choice)
@@ -364,12 +368,14 @@ def test_only_the_computers_move_is_accepted_while_it_is_expected(table):
     t = table("sternhalma", 2)
     t.lay_out_start()
     t.referee.expect("l4-k5")
-    shown = t.referee.display()
-    assert shown.expected == "l4-k5" and shown.last_move == ("l4", "k5")
+    shown = t.referee.published
+    # lit as the computer's, not shown as the last move played
+    assert shown.expected == "l4-k5" and shown.expected_path == ("l4", "k5")
+    assert not shown.last_move and shown.last_played is None
     assert "computer plays l4-k5" in shown.message
     t.change(n4=None, m5=P)  # a legal move, but not the computer's
     assert not [k for k, _ in t.logged() if k == "move"]
-    assert "Please play the computer's move: l4-k5" in t.referee.display().message
+    assert "Please play the computer's move: l4-k5" in t.referee.published.message
     t.change(m5=None, n4=P)
     t.change(l4=None, k5=P)
     assert t.logged()[-1][1]["move"] == "l4-k5" and t.referee.expected is None

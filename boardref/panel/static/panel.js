@@ -34,9 +34,29 @@ async function loadLanguage(lang) {
   if (state) render();
 }
 
+// A key of the word table with its values filled in. A value may itself be words
+// ({key, params}: a seat's name, a reason) or a list of values; both are said too.
 function say(key, values = {}) {
-  const text = words[key] || key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? values[name] : `{${name}}`));
+  // a name the table has no words for (a coaster's id) is shown as it is
+  const text = words[key] || key.split(".").pop();
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name]) : `{${name}}`));
+}
+
+function sayValue(value) {
+  if (Array.isArray(value)) return value.map(sayValue).join(", ");
+  if (value && typeof value === "object" && "key" in value) return said(value);
+  return String(value);
+}
+
+// What the service said ({key, params}), in the page's language.
+function said(words) {
+  return say(words.key, words.params || {});
+}
+
+// A seat's name in the page's language.
+function seatName(n) {
+  const seat = state && state.seats[n];
+  return seat ? said(seat.words) : say("seat", { n: n + 1 });
 }
 
 // --- talking to the service ----------------------------------------------------------
@@ -46,10 +66,9 @@ async function post(path, body = {}) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   if (!response.ok) {
-    let detail = response.statusText;
-    try { detail = (await response.json()).detail; } catch (_) { /* not JSON */ }
-    if (typeof detail !== "string") detail = JSON.stringify(detail);
-    showRefusal(detail);
+    let answer = {};
+    try { answer = await response.json(); } catch (_) { /* not JSON: a proxy's page */ }
+    showRefusal(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
     return null;
   }
   return response.json();
@@ -98,18 +117,12 @@ function render() {
   }
   view.show(pieces, { ...state, selected: inHand ? inHand.cell : null });
   if (cornerClicks) promptCorner(); // the cell to click stays lit
-  const turn = $("turn");
-  if (state.phase === "over") turn.textContent = say("phase_over");
-  else if (state.seat_name === null) turn.textContent = say(`phase_${state.phase}`);
-  else if (role === "play") {
-    turn.textContent = state.to_move === seat ? say("your_turn") : say("not_your_turn", { seat: state.seat_name });
-  } else turn.textContent = say("to_move", { seat: state.seat_name });
-  turn.style.setProperty("--seat", state.seat_colour ? tokenColour(state.seat_colour) : "transparent");
+  showTurn();
   const message = $("message");
-  message.textContent = state.notice ? say(state.notice.key, state.notice.params) : "";
+  message.textContent = state.notice ? said(state.notice) : "";
   message.dataset.kind = state.errors.length ? "error" : "info";
   $("tentative").textContent = state.tentative ? say("tentative", { move: state.tentative }) : "";
-  $("last").textContent = state.last_move.length && !state.tentative ? say("last_move", { move: state.last_move.join(" ") }) : "";
+  $("last").textContent = state.last_played ? say("last_move", { move: state.last_played }) : "";
   showOutcome();
   showGamePanel();
   showDraw();
@@ -123,14 +136,39 @@ function render() {
   $("link").textContent = state.link === "up" || state.link === "none" ? "" : say("offline");
 }
 
+// Whose move, roll or draw it is, in words and in the colour of their pieces.
+function showTurn() {
+  const turn = $("turn");
+  const acting = state.acting;
+  const rolling = state.phase === "chance";
+  if (state.phase === "over") turn.textContent = say("phase_over");
+  else if (acting === null) turn.textContent = say(`phase_${state.phase}`);
+  else if (role === "play" && acting === seat) turn.textContent = say(rolling ? "your_draw" : "your_turn");
+  else if (role === "play") turn.textContent = say(rolling ? "waiting_draw" : "not_your_turn", { seat: seatName(acting) });
+  else turn.textContent = say(rolling ? "to_draw" : "to_move", { seat: seatName(acting) });
+  turn.style.setProperty("--seat", state.seat_colour ? tokenColour(state.seat_colour) : "transparent");
+}
+
 function showOutcome() {
   const box = $("outcome");
   if (!state.outcome) { box.hidden = true; return; }
-  const names = state.outcome.winners.map((s) => state.seats[s].name);
-  box.textContent = names.length ? say("winner", { names: names.join(", ") }) : say("draw_game");
+  box.replaceChildren();
+  const names = state.outcome.winners.map(seatName);
+  const head = document.createElement("strong");
+  head.textContent = names.length ? say("winner", { names: names.join(", ") }) : say("draw_game");
+  const reason = document.createElement("span");
+  reason.textContent = said(state.outcome.reason);
+  box.append(head, reason);
   if (state.outcome.scores) {
-    const scores = state.outcome.scores.map((score, s) => `${state.seats[s].name} ${score}`);
-    box.textContent += ` (${scores.join(", ")})`;
+    const table = document.createElement("ol");
+    table.className = "scores";
+    for (const [s, score] of state.outcome.scores.entries()) {
+      const row = document.createElement("li");
+      row.textContent = say("score", { seat: seatName(s), score });
+      row.style.setProperty("--seat", tokenColour(state.seats[s].colour || "piece"));
+      table.appendChild(row);
+    }
+    box.appendChild(table);
   }
   box.hidden = false;
 }
@@ -161,7 +199,7 @@ function showDraw() {
 function showCandidates() {
   const box = $("candidates");
   box.replaceChildren();
-  const mayChoose = role !== "watch" && (role !== "play" || state.to_move === seat);
+  const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
   for (const move of state.candidates) {
     const button = document.createElement("button");
     button.textContent = move;
@@ -185,16 +223,23 @@ function showMoves() {
   }
 }
 
+// The buttons a person may press now: a phone only for its own seat's roll, draw or
+// move (the table screen and the referee for anyone).
 function showControls() {
-  const myTurn = role !== "play" || state.to_move === seat;
+  const mine = (...seats) => role !== "play" || seats.includes(seat);
+  const watching = role === "watch";
+  const rolling = state.phase === "chance";
   for (const [id, enabled] of [
-    ["draw", state.phase === "chance" && myTurn],
-    ["confirm", !!state.tentative && myTurn],
-    ["takeback", state.phase !== "over" && state.plies > 0 || !!state.tentative],
+    ["draw", !watching && rolling && mine(state.drawer)],
+    ["decline", !watching && rolling && state.chance_optional && mine(state.drawer)],
+    ["confirm", !watching && state.can_confirm && mine(state.to_move, state.tentative_seat)],
+    ["takeback", !watching && state.can_takeback],
   ]) {
     const button = $(id);
     if (button) button.disabled = !enabled;
   }
+  $("decline").hidden = !state.chance_optional;
+  $("draw").textContent = say(state.chance_optional ? "roll_again" : "draw");
 }
 
 function showSeat() {
@@ -225,6 +270,7 @@ function wire() {
   $("language").onchange = (e) => loadLanguage(e.target.value);
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
   on("draw", () => post("/api/draw"));
+  on("decline", () => post("/api/decline"));
   on("confirm", () => post("/api/confirm"));
   on("takeback", () => post("/api/takeback"));
   on("new-game-open", openNewGame);

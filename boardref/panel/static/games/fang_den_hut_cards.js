@@ -15,7 +15,7 @@
   }
 
   function playerName(state, stackCell) {
-    return state.seats[Number(stackCell.split("_")[1]) - 1].name;
+    return seatName(Number(stackCell.split("_")[1]) - 1);
   }
 
   function cardShape(view, parent, x, y, name, size) {
@@ -127,7 +127,7 @@
           const button = document.createElement("button");
           button.className = "capture";
           button.dataset.target = stack.top;
-          button.textContent = say("capture", { card: stack.top, seat: state.seats[stack.points_at].name });
+          button.textContent = say("cards.capture", { card: stack.top, seat: seatName(stack.points_at) });
           button.onclick = () => capture(stack.top);
           actions.append(button);
         }
@@ -135,7 +135,7 @@
         actions.textContent = say("choose_card");
       }
       const hats = document.createElement("p");
-      hats.textContent = say("hats", { hats: state.view.hats.map((n, s) => `${state.seats[s].name} ${n}`).join(", ") });
+      hats.textContent = say("hats", { hats: state.view.hats.map((n, s) => `${seatName(s)} ${n}`).join(", ") });
       box.replaceChildren(title, cards, actions, hats);
     },
 
