@@ -39,11 +39,16 @@ async function loadLanguage(lang) {
 function say(key, values = {}) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name]) : `{${name}}`));
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`));
 }
 
-function sayValue(value) {
-  if (Array.isArray(value)) return value.map(sayValue).join(", ");
+// Moves and cells are said the game's way (a hat's home, a card, a marble); a value
+// named "move", "cell", "cells" or "origin" is one.
+const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
+
+function sayValue(value, name = null) {
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
+  if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
   if (value && typeof value === "object" && "key" in value) return said(value);
   return String(value);
 }
@@ -51,6 +56,18 @@ function sayValue(value) {
 // What the service said ({key, params}), in the page's language.
 function said(words) {
   return say(words.key, words.params || {});
+}
+
+// A move in the game's notation as a person says it (the game's moveWords hook).
+function sayMove(text) {
+  const game = state && GAMES[state.game];
+  return game && game.moveWords ? game.moveWords(text, state) : text;
+}
+
+// A cell as a person calls it (the game's cellWords hook; else its printed label).
+function sayCell(id) {
+  const game = state && GAMES[state.game];
+  return game && game.cellWords ? game.cellWords(id, state) : id;
 }
 
 // A seat's name in the page's language.
@@ -89,8 +106,10 @@ function connect() {
   socket.onmessage = async (message) => {
     const next = JSON.parse(message.data);
     const newBoard = !state || next.game !== state.game || next.players !== state.players;
+    const newGame = !state || next.commitment !== state.commitment;
     state = next;
     if (newBoard || !view) await loadBoard();
+    if (newGame && role === "table") showJoinCodes(); // each game has its own seat codes
     if (role === "sim") await loadSimBoard();
     render();
   };
@@ -100,13 +119,13 @@ function connect() {
 async function loadBoard() {
   board = await (await fetch("/api/board")).json();
   view = new BoardView($("board"), board, role === "sim" ? clickSimCell : null);
-  if (role === "table") showJoinCodes();
 }
 
 // --- drawing -------------------------------------------------------------------------
 function render() {
   if (!state || !view) return;
   document.body.dataset.phase = state.phase;
+  document.body.dataset.plies = state.plies;
   let pieces = state.position;
   if (role === "sim") {
     // the virtual board shows what really stands there, coloured where the game knows
@@ -147,6 +166,7 @@ function showTurn() {
   else if (role === "play") turn.textContent = say(rolling ? "waiting_draw" : "not_your_turn", { seat: seatName(acting) });
   else turn.textContent = say(rolling ? "to_draw" : "to_move", { seat: seatName(acting) });
   turn.style.setProperty("--seat", state.seat_colour ? tokenColour(state.seat_colour) : "transparent");
+  if (role === "play") document.body.dataset.yours = acting === seat ? "yes" : "no";
 }
 
 function showOutcome() {
@@ -202,7 +222,7 @@ function showCandidates() {
   const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
   for (const move of state.candidates) {
     const button = document.createElement("button");
-    button.textContent = move;
+    button.textContent = sayMove(move);
     button.disabled = !mayChoose;
     button.onclick = () => post("/api/choose", { move });
     box.appendChild(button);
@@ -244,7 +264,7 @@ function showControls() {
 
 function showSeat() {
   const mine = state.seats[seat];
-  $("me").textContent = mine ? say("you_are", { seat: mine.name }) : "";
+  $("me").textContent = mine ? say("you_are", { seat: seatName(seat) }) : "";
   // a game with its own side panel shows the private view its way
   const shown = state.view && !(GAMES[state.game] && GAMES[state.game].panel);
   $("private").textContent = shown ? JSON.stringify(state.view.state || state.view, null, 1) : "";
@@ -256,11 +276,12 @@ function showJoinCodes() {
   box.replaceChildren();
   for (let n = 0; n < state.players; n++) {
     const figure = document.createElement("figure");
+    figure.dataset.seat = n;
     const image = document.createElement("img");
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
     image.alt = say("seat", { n });
     const caption = document.createElement("figcaption");
-    caption.textContent = state.seats[n].name;
+    caption.textContent = seatName(n);
     figure.append(image, caption);
     box.appendChild(figure);
   }

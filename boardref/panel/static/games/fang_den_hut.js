@@ -66,8 +66,32 @@
     }
   }
 
+  // a home or gate by its colour ("red home"); the ring's fields by their number
+  function cellWords(id, state) {
+    const [kind, colour] = id.split("_");
+    if (colour && (kind === "home" || kind === "gate")) return say(`fdh.${kind}`, { colour: colourWords(colour, state) });
+    return id;
+  }
+
+  function colourWords(colour, state) {
+    const seat = state.seats.findIndex((s) => s.colour === colour);
+    return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
+  }
+
   registerGame("fang_den_hut", {
     piece: () => null,
+    cellWords,
+
+    // "red home_red-gate_red-r1-r2" -> "Red: red home → r2"; a golden hat's turn back
+    // and captives carried home read the same way, from where to where
+    moveWords(text, state) {
+      if (text === "pass") return say("fdh.pass");
+      const [colour, ...legs] = text.split(" ");
+      const path = legs.join("-").split(/[-+]/).filter(Boolean);
+      if (!path.length) return text;
+      return say("fdh.move", { seat: colourWords(colour, state), from: cellWords(path[0], state),
+                               to: cellWords(path[path.length - 1], state) });
+    },
 
     draw(view, pieces, state) {
       fields(view, state);
@@ -98,7 +122,7 @@
         row.className = "captives";
         row.dataset.colour = colour;
         row.style.borderLeft = `.6rem solid ${tokenColour(colour)}`;
-        row.textContent = say("prisoners", { seat: colour, count: taken.length });
+        row.textContent = say("prisoners", { seat: colourWords(colour, state), count: taken.length });
         return row;
       });
       box.replaceChildren(...rows);

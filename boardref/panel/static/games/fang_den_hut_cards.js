@@ -14,6 +14,12 @@
     return { colour, text: blank ? say("blank") : value };
   }
 
+  // a card in words: "red 7", "rote 7", "blue blank"
+  function cardName(name) {
+    const { colour, text } = cardParts(name);
+    return say("cards.card", { colour: say(`token.${colour}`), value: text });
+  }
+
   function playerName(state, stackCell) {
     return seatName(Number(stackCell.split("_")[1]) - 1);
   }
@@ -75,6 +81,14 @@
   registerGame("fang_den_hut_cards", {
     piece: () => null,
 
+    // "red7" is played alone, "red7:blue7" captures the stack topped by blue 7
+    moveWords(text) {
+      const [card, target] = text.split(":");
+      if (!CARD.test(card) || (target && !CARD.test(target))) return text;
+      return target ? say("cards.captured", { card: cardName(card), target: cardName(target) })
+                    : say("cards.alone", { card: cardName(card) });
+    },
+
     draw(view, pieces, state) {
       const own = state.view ? state.view.seat : null;
       // each open stack's size from the public report (every page), else the phone's view
@@ -123,11 +137,12 @@
         alone.onclick = () => post("/api/play", { move: chosen }).then((done) => { if (done) chosen = null; });
         actions.append(alone);
         for (const stack of state.view.table) {
-          if (stack.points_at === state.view.seat) continue;
+          // only the captures the rules allow are offered (the phone holds its legal moves)
+          if (!state.moves.includes(`${chosen}:${stack.top}`)) continue;
           const button = document.createElement("button");
           button.className = "capture";
           button.dataset.target = stack.top;
-          button.textContent = say("cards.capture", { card: stack.top, seat: seatName(stack.points_at) });
+          button.textContent = say("cards.capture", { card: cardName(stack.top), seat: seatName(stack.points_at) });
           button.onclick = () => capture(stack.top);
           actions.append(button);
         }

@@ -88,9 +88,23 @@
     return item;
   }
 
+  // one marble use: "lettuce:d8", a joker "field+field=fox:p8", "molehill:g5"
+  function useWords(use) {
+    const [spent, cell] = use.split(":");
+    const [marbles, as] = spent.split("=");
+    const named = marbles.split("+").map((kind) => say(`marble_${kind}`)).join(" + ");
+    if (as) return say("hks.joker", { marbles: named, kind: say(`marble_${as}`), cell: cell || "" });
+    return say("hks.use", { kind: named, cell: cell || "" });
+  }
+
   registerGame("hakenschlagen", {
     // every figure, disk and tree is drawn by draw(), in its own shape
     piece: () => null,
+
+    moveWords(text) {
+      if (text === "pass") return say("hks.pass");
+      return text.split(" ").map(useWords).join(", ");
+    },
 
     draw(view, pieces, state) {
       COLOURS = boardColours(view.board);

