@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from boardref.panel.words import LANGUAGES, table
-from engines import GAMES, load_game
+from engines import load_game
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "boardref" / "panel" / "static"
@@ -27,7 +27,9 @@ def said_in_python() -> dict[str, str]:
     found = {}
     for path in [*ROOT.glob("boardref/**/*.py"), *ROOT.glob("engines/**/*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("words", "Words")):
+            if not (
+                isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("words", "Words")
+            ):
                 continue
             key, english = (node.args + [None, None])[:2]
             if isinstance(key, ast.Constant) and isinstance(english, ast.Constant):
