@@ -7,8 +7,11 @@ size. Nothing here is timed: waits are generous, so a busy machine cannot fail i
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from engines import load_game
 from tests.boardref.at_the_table import WAIT_MS, Table, serve
 from tests.boardref.conftest import needs_chromium
 
@@ -60,7 +63,7 @@ def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(peop
     new_game(kiosk, {"single_game": True})
     phones = [table.join(seat) for seat in range(3)]
     for phone in phones:  # the deal is the table's, not a phone's
-        expect(phone.locator("#draw")).to_be_disabled(timeout=WAIT_MS)
+        expect(phone.locator("#draw")).to_be_hidden(timeout=WAIT_MS)
     kiosk.click("#draw")
     table.check()
     table.shoot("dealt")
@@ -89,3 +92,46 @@ def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(peop
     assert captures > 0, "nobody captured a stack in a whole game"
     table.check()
     table.shoot("over")
+
+
+def carry_out(sim, path: tuple[str, ...]) -> None:
+    """Move a piece on the virtual board as a hand does: pick it up, put it down."""
+    sim.click(f'g[data-cell="{path[0]}"]')
+    sim.click(f'g[data-cell="{path[-1]}"]')
+
+
+def wait_for_move(page, move) -> None:
+    """Until the page shows ``move`` as the move on the board (open or played)."""
+    page.wait_for_selector(f'body[data-last="{move}"]', timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("language", ["en"])
+def test_three_people_play_forty_plies_of_sternhalma_with_jump_chains(people, language):
+    """Moves are carried out on the virtual board; a jump chain waits, open, until
+    the next player moves; the phones follow whose turn it is."""
+    from playwright.sync_api import expect
+
+    table = people("sternhalma", 3, language)
+    game = load_game("sternhalma", players=3)
+    state = game.initial_state()
+    sim = table.open("sim", "/sim")
+    table.open("table", "/table")
+    phones = [table.join(seat) for seat in range(3)]
+    choose = random.Random(19)
+    chains = 0
+    for ply in range(40):
+        moves = game.legal_moves(state)
+        jumps = [m for m in moves if len(m.path) > 2]
+        move = choose.choice(jumps if jumps and choose.random() < 0.6 else moves)
+        chains += len(move.path) > 2
+        carry_out(sim, move.path)
+        wait_for_move(table.pages["table"], move)
+        state = game.apply(state, move)
+        if ply in (0, 20):
+            table.check()
+            table.shoot(f"ply{ply + 1}")
+    mover = phones[game.to_move(state)]
+    expect(mover.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+    assert chains >= 5, "too few jump chains to call it a test of them"
+    table.check()
+    table.shoot("ply40")

@@ -125,7 +125,9 @@ async function loadBoard() {
 function render() {
   if (!state || !view) return;
   document.body.dataset.phase = state.phase;
+  // for people's tests: how far the game is, and the move on the board (still open or played)
   document.body.dataset.plies = state.plies;
+  document.body.dataset.last = state.tentative || state.last_played || "";
   let pieces = state.position;
   if (role === "sim") {
     // the virtual board shows what really stands there, coloured where the game knows
@@ -259,6 +261,9 @@ function showControls() {
     if (button) button.disabled = !enabled;
   }
   $("decline").hidden = !state.chance_optional;
+  // a phone shows the roll only when it is its own; confirm only where a board is read
+  $("draw").hidden = role === "play" && !(rolling && state.drawer === seat);
+  $("confirm").hidden = state.sensor === "panel";
   $("draw").textContent = say(state.chance_optional ? "roll_again" : "draw");
 }
 
