@@ -24,6 +24,7 @@ from boardref.panel import models, words
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.hub import Hub
 from boardref.referee import MOVE, PANEL, Event, RefereeError
+from boardref.virtual_board import Refused
 from engines import GAMES, Game, RulesError, load_game
 
 PAGES = ("table", "watch", "referee", "sim", "play")
@@ -91,6 +92,7 @@ class Panel:
             record=self._record(),
             report=referee.game.report(referee.current()) if referee.game else {},
             view=view,
+            virtual=service.sim_virtual(),
         )
 
     def _record(self) -> dict[str, Any] | None:
@@ -163,6 +165,10 @@ class Panel:
         @app.exception_handler(RulesError)
         async def refused(request: Request, exc: Exception) -> JSONResponse:
             return JSONResponse({"detail": str(exc)}, status_code=409)
+
+        @app.exception_handler(Refused)
+        async def refused_by_hand(request: Request, exc: Refused) -> JSONResponse:
+            return JSONResponse({"detail": str(exc), **exc.words.to_json()}, status_code=409)
 
         async def same_origin(request: Request) -> None:
             if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
@@ -431,17 +437,25 @@ class Panel:
         async def sim_board() -> dict[str, bool]:
             return simulator().sim_board()
 
-        @app.post("/api/sim/lift", response_model=models.Done, dependencies=change)
-        async def lift(body: models.CellBody, request: Request) -> models.Done:
-            self._require(request, "table referee")
-            simulator().sim_set(body.cell, False)
-            return models.Done()
+        @app.get("/api/sim/virtual", response_model=models.Virtual)
+        async def virtual() -> models.Virtual:
+            return simulator().sim_virtual()
 
-        @app.post("/api/sim/place", response_model=models.Done, dependencies=change)
-        async def place(body: models.CellBody, request: Request) -> models.Done:
+        @app.post("/api/sim/lift", response_model=models.VirtualPiece, dependencies=change)
+        async def lift(body: models.SimLift, request: Request) -> Any:
             self._require(request, "table referee")
-            simulator().sim_set(body.cell, True)
-            return models.Done()
+            if body.cell is not None:
+                held = simulator().sim_act("lift", body.cell, version=body.version)
+            else:
+                held = simulator().sim_act("take", body.off, body.token, version=body.version)
+            return models.VirtualPiece(id=held.id, token=held.token, origin=held.origin)
+
+        @app.post("/api/sim/place", response_model=models.VirtualPiece, dependencies=change)
+        async def place(body: models.SimPlace, request: Request) -> Any:
+            self._require(request, "table referee")
+            verb, where = ("place", body.cell) if body.cell is not None else ("put", body.off)
+            held = simulator().sim_act(verb, where, body.piece, version=body.version)
+            return models.VirtualPiece(id=held.id, token=held.token, origin=held.origin)
 
 
 def _camera_status(camera) -> str:

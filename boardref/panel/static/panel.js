@@ -72,7 +72,6 @@ function connect() {
     const newBoard = !state || next.game !== state.game || next.players !== state.players;
     state = next;
     if (newBoard || !view) await loadBoard();
-    if (role === "sim") await loadSimBoard();
     render();
   };
   socket.onclose = () => setTimeout(connect, 1000);
@@ -88,15 +87,9 @@ async function loadBoard() {
 function render() {
   if (!state || !view) return;
   document.body.dataset.phase = state.phase;
-  let pieces = state.position;
-  if (role === "sim") {
-    // the virtual board shows what really stands there, coloured where the game knows
-    pieces = {};
-    for (const [cell, present] of Object.entries(simPieces)) {
-      if (present) pieces[cell] = state.position[cell] || placed[cell] || "piece";
-    }
-  }
-  view.show(pieces, { ...state, selected: inHand ? inHand.cell : null });
+  // the virtual board shows what really stands there (sim.js)
+  const onBoard = role === "sim" && state.virtual;
+  view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   const turn = $("turn");
   if (state.phase === "over") turn.textContent = say("phase_over");
@@ -117,7 +110,7 @@ function render() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
-  if (role === "sim") $("hand").textContent = inHand ? say("in_hand", { cell: inHand.cell }) : say("sim_help");
+  if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
   $("link").textContent = state.link === "up" || state.link === "none" ? "" : say("offline");
@@ -250,6 +243,7 @@ function wire() {
 }
 
 wire();
+if (role === "sim") wireSim();
 if (role === "referee") refereeSession();
 loadLanguage(chosenLanguage()).then(connect);
 
