@@ -153,6 +153,7 @@ class Service:
         if self.table is not None:
             self.table.close()
         config = self.config
+        was = self.virtual.version if self.virtual is not None else 0
         self.link = self.simulator = self.virtual = None
         hall = config.sensors.hall is not None or self.sim
         sensed = hall and "presence" in self.referee.game.SENSORS
@@ -167,7 +168,7 @@ class Service:
             self.simulator = Simulator(len(cells)).start()
             device = self.simulator.path
             game = self.referee.game
-            self.virtual = VirtualBoard((c.id for c in game.board.cells), game.STACKS)
+            self.virtual = VirtualBoard((c.id for c in game.board.cells), game.STACKS, was)
         self.link = Link(device) if device is not None else None
         self.table = Table(
             self.referee,

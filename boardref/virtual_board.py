@@ -46,7 +46,7 @@ class VirtualBoard:
     """The pieces of one simulated table; ``version`` counts its changes, so a page
     acting on an old picture of it is told to look again."""
 
-    def __init__(self, cells: Iterable[str], stacks: bool):
+    def __init__(self, cells: Iterable[str], stacks: bool, version: int = 0):
         self.cells = tuple(cells)
         #: whether a cell may hold several pieces (hats on hats) or one at most
         self.stacking = stacks
@@ -54,7 +54,8 @@ class VirtualBoard:
         self.hand: list[Piece] = []
         self.tray: list[str] = []
         self.supply: dict[str, int] = {}
-        self.version = 0
+        #: goes on from ``version`` (a board replaced for another game's counts on)
+        self.version = version
         self._next_id = 1
 
     def lay_out(self, stacks: Mapping[str, Sequence[str]], supply: Mapping[str, int]) -> None:

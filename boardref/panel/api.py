@@ -441,21 +441,25 @@ class Panel:
         async def virtual() -> models.Virtual:
             return simulator().sim_virtual()
 
-        @app.post("/api/sim/lift", response_model=models.VirtualPiece, dependencies=change)
+        @app.post("/api/sim/lift", response_model=models.Virtual, dependencies=change)
         async def lift(body: models.SimLift, request: Request) -> Any:
+            """Lift the top piece of a cell, or take one off the tray or the supply;
+            answers the virtual board as it is now."""
             self._require(request, "table referee")
             if body.cell is not None:
-                held = simulator().sim_act("lift", body.cell, version=body.version)
+                simulator().sim_act("lift", body.cell, version=body.version)
             else:
-                held = simulator().sim_act("take", body.off, body.token, version=body.version)
-            return models.VirtualPiece(id=held.id, token=held.token, origin=held.origin)
+                simulator().sim_act("take", body.off, body.token, version=body.version)
+            return self.service.sim_virtual()
 
-        @app.post("/api/sim/place", response_model=models.VirtualPiece, dependencies=change)
+        @app.post("/api/sim/place", response_model=models.Virtual, dependencies=change)
         async def place(body: models.SimPlace, request: Request) -> Any:
+            """Put a piece of the hand on a cell, into the tray or back into the supply;
+            answers the virtual board as it is now."""
             self._require(request, "table referee")
             verb, where = ("place", body.cell) if body.cell is not None else ("put", body.off)
-            held = simulator().sim_act(verb, where, body.piece, version=body.version)
-            return models.VirtualPiece(id=held.id, token=held.token, origin=held.origin)
+            simulator().sim_act(verb, where, body.piece, version=body.version)
+            return self.service.sim_virtual()
 
 
 def _camera_status(camera) -> str:

@@ -5,22 +5,50 @@
 "use strict";
 
 let inHand = null; // the id of the piece in hand chosen to put down next (null: the last lifted)
+let posted = null; // the virtual board as the last action's answer gave it
+let acting = Promise.resolve(); // the hand's actions, one after the other
+
+// The newest virtual board this page has: a POST's answer may come before the
+// WebSocket's push of the same change, or after it.
+function virtualNow() {
+  const pushed = state && state.virtual;
+  if (!pushed || !posted) return pushed || null;
+  return posted.version > pushed.version ? posted : pushed;
+}
 
 function chosenPiece() {
-  const hand = state.virtual ? state.virtual.hand : [];
+  const virtual = virtualNow();
+  const hand = virtual ? virtual.hand : [];
   return hand.find((piece) => piece.id === inHand) || hand[hand.length - 1] || null;
 }
 
-// A POST of a hand's action, with the board version this page shows; a refusal is
-// said in the reader's language when the service gives its key.
-async function simAct(path, body) {
-  body.version = state.virtual.version;
+// A hand's action, queued after the ones before it, so that each click is judged
+// on the board the last one left.
+// ``decide()`` gives [path, body] when its turn comes, or null for nothing to do.
+function simDo(decide) {
+  acting = acting.then(() => {
+    const [path, body] = decide() || [];
+    return path ? simPost(path, body) : null;
+  }).catch((error) => showRefusal(String(error)));
+  return acting;
+}
+
+function simAct(path, body) {
+  return simDo(() => [path, body]);
+}
+
+// A POST of a hand's action with the board version this page shows; a refusal is said
+// in the reader's language when the service gives its key.
+async function simPost(path, body) {
+  body.version = virtualNow().version;
   const response = await fetch(path, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   if (response.ok) {
     inHand = null;
-    return response.json();
+    posted = await response.json();
+    render();
+    return posted;
   }
   let detail = response.statusText;
   try {
@@ -33,27 +61,37 @@ async function simAct(path, body) {
 
 // A click on a cell: put the chosen piece down there, or lift the top piece. On a
 // board of one piece a hole, a click on a piece lifts it even with a piece in hand.
-async function clickSimCell(cell) {
-  const virtual = state && state.virtual;
-  if (!virtual) return;
-  const piece = chosenPiece();
-  const here = virtual.stacks[cell] || [];
-  if (piece && (virtual.stacking || !here.length)) await simAct("/api/sim/place", { cell, piece: piece.id });
-  else await simAct("/api/sim/lift", { cell });
+function clickSimCell(cell) {
+  return simDo(() => {
+    const virtual = virtualNow();
+    if (!virtual) return null;
+    const piece = chosenPiece();
+    const here = virtual.stacks[cell] || [];
+    if (piece && (virtual.stacking || !here.length)) return ["/api/sim/place", { cell, piece: piece.id }];
+    return ["/api/sim/lift", { cell }];
+  });
+}
+
+// Put the chosen piece off the board: into the tray, or back into the supply.
+function putOff(off) {
+  return simDo(() => {
+    const piece = chosenPiece();
+    return piece ? ["/api/sim/place", { off, piece: piece.id }] : null;
+  });
 }
 
 // What the virtual board shows on each cell: its pieces joined as a camera names
 // several on one field ("red+red"), and the stacks for games that draw them.
 function simPieces() {
   const pieces = {};
-  for (const [cell, stack] of Object.entries(state.virtual.stacks)) pieces[cell] = stack.join("+");
+  for (const [cell, stack] of Object.entries(virtualNow().stacks)) pieces[cell] = stack.join("+");
   return pieces;
 }
 
 function simMarks() {
   const piece = chosenPiece();
   const selected = piece && view.cells.has(piece.origin) ? piece.origin : null;
-  return { ...state, stacks: state.virtual.stacks, selected };
+  return { ...state, stacks: virtualNow().stacks, selected };
 }
 
 // The colour a piece shows: the game's say where it has one (a hat's top, a hare's
@@ -84,7 +122,7 @@ function pieceButton(token, label, onClick) {
 
 // The hand, the tray and the supply beside the board.
 function showSimSide() {
-  const virtual = state.virtual;
+  const virtual = virtualNow();
   $("sim-side").hidden = !virtual;
   if (!virtual) return;
   const chosen = chosenPiece();
@@ -113,6 +151,6 @@ function showSimSide() {
 }
 
 function wireSim() {
-  $("sim-to-tray").onclick = () => simAct("/api/sim/place", { off: "tray", piece: chosenPiece().id });
-  $("sim-to-supply").onclick = () => simAct("/api/sim/place", { off: "supply", piece: chosenPiece().id });
+  $("sim-to-tray").onclick = () => putOff("tray");
+  $("sim-to-supply").onclick = () => putOff("supply");
 }
