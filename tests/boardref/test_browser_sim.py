@@ -13,21 +13,15 @@ import httpx
 import pytest
 
 from engines import load_game
+from tests.boardref import test_browser_games as games
 from tests.boardref.conftest import needs_chromium
-from tests.boardref.test_browser_games import serve, set_position
+from tests.boardref.test_browser_games import set_position
 
 WAIT_MS = 10_000
+#: the fixture: a --sim service of the game and player count a test names
+table = games.table
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture
-def table(tmp_path, request):
-    game, players = request.param
-    service, url = serve(tmp_path, game, players)
-    yield url
-    service.terminate()
-    service.wait(10)
 
 
 def open_sim(browser, url, width=1280, height=800):
