@@ -472,9 +472,20 @@ class Service:
 
     def _position_set(self, event) -> None:
         """A referee who sets the whole position on a simulated table lays its pieces
-        out as well (on the loop, once the referee has finished)."""
-        if event.kind == "correction" and "record" in event.data and self.virtual is not None:
+        out as well; after a move, hats put over others nest into the game's tower
+        (on the loop, once the referee has finished)."""
+        if self.virtual is None or not event.accepted:
+            return
+        if event.kind == "correction" and "record" in event.data:
             self._loop.call_soon(self._lay_out)
+        elif event.kind == "move":
+            self._loop.call_soon(self._regroup)
+
+    def _regroup(self) -> None:
+        if self.virtual is not None:
+            game = self.referee.game
+            if self.virtual.regroup(game.stacks(self.referee.current())):
+                self._feel()
 
     def _feel(self) -> None:
         """The simulated MCU feels the virtual board; the referee hears of lifts it

@@ -16,6 +16,8 @@ whether a move is legal; the referee does, from what the sensors feel of it.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +25,8 @@ from typing import Any
 from engines.words import Words, words
 
 TRAY, SUPPLY = "tray", "supply"
+#: the parts a piece's token names: a tower "gold/red[blue,green]" is four hats
+PART = re.compile(r"[a-z0-9_]+")
 
 
 class Refused(Exception):
@@ -65,6 +69,20 @@ class VirtualBoard:
         self.hand = []
         self.tray = []
         self._changed()
+
+    def regroup(self, stacks: Mapping[str, Sequence[str]]) -> bool:
+        """Where a cell holds the very parts ``stacks`` names for it, grouped otherwise
+        (a hat put over foreign hats, which nest into one tower), group them so; True
+        if any cell changed. Cells holding other parts stay as they are."""
+        changed = False
+        for cell, stack in self.stacks.items():
+            wanted = list(stacks.get(cell, ()))
+            if stack != wanted and _parts(stack) == _parts(wanted):
+                self.stacks[cell] = wanted
+                changed = True
+        if changed:
+            self._changed()
+        return changed
 
     # --- what a hand does ------------------------------------------------------------
 
@@ -187,3 +205,7 @@ class VirtualBoard:
 
     def _changed(self) -> None:
         self.version += 1
+
+
+def _parts(stack: Sequence[str]) -> Counter:
+    return Counter(part for token in stack for part in PART.findall(token))

@@ -98,6 +98,19 @@ def test_a_page_acting_on_an_older_board_is_told_to_look_again():
     virtual.check(None)
 
 
+def test_a_hat_put_over_foreign_hats_nests_into_the_games_tower_and_moves_as_one():
+    virtual = board(stacks=True, a1=["blue", "green"], a2=["red"])
+    virtual.lift("a2")
+    virtual.place("a1")
+    assert virtual.regroup({"a1": ("red[blue,green]",)})
+    assert virtual.stacks["a1"] == ["red[blue,green]"]
+    assert virtual.lift("a1").token == "red[blue,green]" and virtual.stacks["a1"] == []
+    # a cell holding other hats than the game's is left as the hand left it
+    virtual.place("a3")
+    assert not virtual.regroup({"a3": ("red[blue]",)})
+    assert virtual.stacks["a3"] == ["red[blue,green]"]
+
+
 def test_laying_out_empties_the_hand_and_the_tray():
     virtual = board(a1=["hare"], a2=["hunter"])
     virtual.lift("a1")
