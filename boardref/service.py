@@ -112,7 +112,7 @@ class Service:
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash)
         self.referee.listeners.append(self.panel.publish)
-        self.referee.listeners.append(self._position_set)
+        self.referee.listeners.append(self._follow_referee)
         if self.reporter is not None:
             self.referee.listeners.append(
                 lambda event: self._report() if event.kind == "display" else None
@@ -470,7 +470,7 @@ class Service:
         self.virtual.lay_out(game.stacks(state), game.supply(state))
         self._feel()
 
-    def _position_set(self, event) -> None:
+    def _follow_referee(self, event) -> None:
         """A referee who sets the whole position on a simulated table lays its pieces
         out as well; after a move, hats put over others nest into the game's tower
         (on the loop, once the referee has finished)."""
