@@ -154,6 +154,9 @@ class Referee:
         self._tokens = fusion.Tokens()
         #: the camera could not tell some legal outcomes apart: (reading, their readings)
         self._doubt: tuple[tuple, tuple[tuple, ...]] | None = None
+        #: cells a hand lifted pieces from that the sensors still feel (see ``hold``)
+        self._held: tuple[str, ...] = ()
+        self._held_lit: tuple[Any, str, frozenset[str]] | None = None
 
     # --- starting and resuming ---------------------------------------------------------
 
@@ -236,6 +239,7 @@ class Referee:
         self._tokens = fusion.Tokens()
         self._doubt = None
         self.read_as = None
+        self._held = ()
 
     def _replay(self, kind: str, data: dict[str, Any]) -> None:
         state = self.positions[-1]
@@ -729,6 +733,27 @@ class Referee:
             self._recheck()
         self._publish()
 
+    def hold(self, cells) -> None:
+        """A sensor observation the sensors cannot make: the hand holds pieces lifted
+        from ``cells``, which still hold others (one hat of six off a home). Until the
+        reading says more, the display lights the first such origin and the ends of
+        the legal moves whose path starts there."""
+        held = tuple(cells)
+        if held != self._held:
+            self._held = held
+            self._publish()
+
+    def _held_destinations(self) -> tuple[str | None, frozenset[str]]:
+        """The origin ``hold`` names and where its legal moves end, or (None, ())."""
+        if not self._held or self.phase != MOVE or self.tentative is not None:
+            return None, frozenset()
+        state, origin = self.positions[-1], self._held[0]
+        if self._held_lit is None or self._held_lit[:2] != (state, origin):
+            paths = (getattr(move, "path", ()) for move in self.game.legal_moves(state))
+            ends = frozenset(path[-1] for path in paths if path[:1] == (origin,))
+            self._held_lit = (state, origin, ends)
+        return origin, self._held_lit[2]
+
     # --- what the outputs show -----------------------------------------------------------
 
     def snapshot(self) -> TableState:
@@ -747,6 +772,9 @@ class Referee:
         hidden = type(game).view is not Game.view
         moves = self._panel_moves()
         v = self._view
+        lifted, destinations = v.lifted, v.destinations
+        if lifted is None and not v.errors:
+            lifted, destinations = self._held_destinations()
         return TableState(
             game=game.name,
             players=game.players,
@@ -777,8 +805,8 @@ class Referee:
             expected=None if self.expected is None else str(self.expected[0]),
             expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
             computer=tuple(sorted(self.computer)),
-            lifted=v.lifted,
-            destinations=v.destinations,
+            lifted=lifted,
+            destinations=destinations,
             hints=game.hints(state) if self.phase == MOVE else frozenset(),
             errors=v.errors,
             place=v.place,

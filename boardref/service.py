@@ -32,6 +32,7 @@ from boardref.panel.api import Panel
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError, index_successors
 from boardref.store import Store, StoreError
 from boardref.table import Table
+from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
@@ -67,8 +68,8 @@ class Service:
         self.panel: Panel | None = None
         self.reporter: Reporter | None = None
         self.camera: TableCamera | None = None
-        #: what the simulated camera shows as held in the hand (see ``_sim_view``)
-        self._in_hand: str | None = None
+        #: the pieces of a simulated table's board, hand, tray and supply
+        self.virtual: VirtualBoard | None = None
         self._thinking: asyncio.Future | None = None
         self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -111,6 +112,7 @@ class Service:
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash)
         self.referee.listeners.append(self.panel.publish)
+        self.referee.listeners.append(self._follow_referee)
         if self.reporter is not None:
             self.referee.listeners.append(
                 lambda event: self._report() if event.kind == "display" else None
@@ -153,7 +155,8 @@ class Service:
         if self.table is not None:
             self.table.close()
         config = self.config
-        self.link = self.simulator = None
+        was = self.virtual.version if self.virtual is not None else 0
+        self.link = self.simulator = self.virtual = None
         hall = config.sensors.hall is not None or self.sim
         sensed = hall and "presence" in self.referee.game.SENSORS
         self._connect_camera()
@@ -166,6 +169,8 @@ class Service:
         if sensed and self.sim:
             self.simulator = Simulator(len(cells)).start()
             device = self.simulator.path
+            game = self.referee.game
+            self.virtual = VirtualBoard((c.id for c in game.board.cells), game.STACKS, was)
         self.link = Link(device) if device is not None else None
         self.table = Table(
             self.referee,
@@ -315,23 +320,18 @@ class Service:
             self.status.signal("error")
 
     def _sim_view(self):
-        """What the rendered camera of ``--sim`` sees: the game's position as the
-        virtual board holds it. A piece lifted there is gone; a piece put down shows
-        the token last lifted."""
+        """What the rendered camera of ``--sim`` sees: the game's position where the
+        virtual board holds it as the game has it, elsewhere the top piece of the
+        cell's stack (or what lies under it)."""
         from vision.render import underlays
 
         game, state = self.referee.game, self.referee.current()
-        tokens = game.observe(state)
-        felt = game.sense(state, "presence")
-        board = self.sim_board()
-        under = underlays(game, state)
-        vacated = [c for c, present in board.items() if felt[c] and not present]
-        for cell in vacated:
-            self._in_hand = tokens[cell]
-            tokens[cell] = under.get(cell)
-        for cell, present in board.items():
-            if present and not felt[cell]:
-                tokens[cell] = self._in_hand
+        tokens, under = game.observe(state), underlays(game, state)
+        if self.virtual is not None:
+            expected = game.stacks(state)
+            for cell, stack in self.virtual.stacks.items():
+                if tuple(stack) != expected.get(cell, ()):
+                    tokens[cell] = stack[-1] if stack else under.get(cell)
         shown = {c: k for c, k in under.items() if tokens.get(c) not in (None, k)}
         return tokens, (), shown
 
@@ -426,24 +426,25 @@ class Service:
             self._lay_out()
 
     def sim_board(self) -> dict[str, bool]:
-        """What stands on the virtual board, cell by cell (nothing at a panel table)."""
-        if self.simulator is None:
+        """Whether a piece stands on each cell of the virtual board (nothing at a panel
+        table)."""
+        if self.virtual is None:
             return {}
-        return {
-            cell: bool(state) for cell, state in zip(self.table.sensor_cells, self.simulator.board)
-        }
+        return dict(zip(self.virtual.cells, self.virtual.presence()))
 
-    def sim_set(self, cell: str, present: bool) -> None:
-        """Lift a piece from (False) or put one on (True) a cell of the virtual board."""
-        if self.simulator is None:
+    def sim_virtual(self) -> dict | None:
+        """The virtual board as pages draw it (None at a panel table)."""
+        return None if self.virtual is None else self.virtual.snapshot()
+
+    def sim_act(self, action: str, *args, version: int | None = None):
+        """Do ``action`` (a ``VirtualBoard`` verb: lift, place, take, put) on the
+        virtual board, then let the simulated MCU feel it and every page see it."""
+        if self.virtual is None:
             raise RefereeError("this game is played on the panel, not on the board")
-        cells = self.table.sensor_cells
-        if cell not in cells:
-            raise RefereeError(f"there is no cell {cell} on this board")
-        index = cells.index(cell)
-        if bool(self.simulator.board[index]) == present:
-            raise RefereeError(f"{cell} is {'already taken' if present else 'empty'}")
-        self.simulator.set_cell(index, 1 if present else 0)
+        self.virtual.check(version)
+        done = getattr(self.virtual, action)(*args)
+        self._feel()
+        return done
 
     def command(self, name: str, *args) -> None:
         """Run a referee command (draw, confirm, takeback...) and log a refusal."""
@@ -467,9 +468,35 @@ class Service:
 
     def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
-        felt = self.referee.game.sense(self.referee.current(), "presence")
-        cells = self.table.sensor_cells
-        self.simulator.set_board(bytes(1 if felt.get(c) else 0 for c in cells))
+        game, state = self.referee.game, self.referee.current()
+        self.virtual.lay_out(game.stacks(state), game.supply(state))
+        self._feel()
+
+    def _follow_referee(self, event) -> None:
+        """A referee who sets the whole position on a simulated table lays its pieces
+        out as well; after a move, hats put over others nest into the game's tower
+        (on the loop, once the referee has finished)."""
+        if self.virtual is None or not event.accepted:
+            return
+        if event.kind == "correction" and "record" in event.data:
+            self._loop.call_soon(self._lay_out)
+        elif event.kind == "move":
+            self._loop.call_soon(self._regroup)
+
+    def _regroup(self) -> None:
+        if self.virtual is not None:
+            game = self.referee.game
+            if self.virtual.regroup(game.stacks(self.referee.current())):
+                self._feel()
+
+    def _feel(self) -> None:
+        """The simulated MCU feels the virtual board; the referee hears of lifts it
+        cannot feel; every page sees the board."""
+        present = self.virtual.presence(self.table.sensor_cells)
+        self.simulator.set_board(bytes(map(int, present)))
+        self.referee.hold(self.virtual.unseen_lifts())
+        if self.panel is not None:
+            self.panel.publish()
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
         gpio = self.config.gpio

@@ -127,6 +127,8 @@ class Game:
     #: how a table can read this game: "presence" (hall sensors under the cells),
     #: "camera", "panel" (moves tapped on the web panel)
     SENSORS: ClassVar[tuple[str, ...]] = ("presence", "camera", "panel")
+    #: whether a cell may hold several pieces (hats on hats), or one piece at most
+    STACKS: ClassVar[bool] = False
 
     def __init__(self, players: int | None = None, **options: Any):
         if players is None:
@@ -218,6 +220,17 @@ class Game:
         override it.
         """
         return project(self.observe(state), sensor)
+
+    def stacks(self, state) -> dict[str, tuple[str, ...]]:
+        """The pieces on each cell that holds any, bottom first, each as the token of
+        the piece a hand lifts (a tower is one piece). By default ``observe``'s token,
+        one piece a cell."""
+        return {cell: (token,) for cell, token in self.observe(state).items() if token}
+
+    def supply(self, state) -> dict[str, int]:
+        """Pieces waiting beside the board for a player to take, by token (zero counts
+        name what the supply takes back). By default none."""
+        return {}
 
     def seat_name(self, seat: int) -> str:
         """How players call a seat: a colour, or a side such as "the hare"."""

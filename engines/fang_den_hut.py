@@ -311,6 +311,7 @@ class FangDenHut(Game):
     player_counts = (2, 3, 4, 5, 6)
     default_players = 4
     state_type = HatState
+    STACKS = True
     OPTIONS = (
         Option("last_standing", False, "the last colour on the board wins"),
         Option("team", False, "two alternating teams (4 or 6 players)"),
@@ -737,6 +738,20 @@ class FangDenHut(Game):
         for i, tops in seen.items():
             tokens[self._names[i]] = "+".join(sorted(tops))
         return tokens
+
+    def stacks(self, state: HatState) -> dict[str, tuple[str, ...]]:
+        """Each field's hats and towers as written in moves (a tower is one piece: its
+        captives are inside the top hat), and each home's hats, the golden one first."""
+        self._require_state(state)
+        found = {
+            self._names[i]: tuple(map(str, hats)) for i, hats in enumerate(state.fields) if hats
+        }
+        for seat, count in enumerate(state.home):
+            for place in range(count):
+                golden = place == 0 and state.gold_home == seat
+                cell = self._names[self._home_cell(seat, place)]
+                found[cell] = (*found.get(cell, ()), GOLD if golden else self.colours[seat])
+        return found
 
     def towers(self, state: HatState, cell_id: str) -> list[list[str]]:
         """The hats and towers on one field, each top first and then its captives (in no

@@ -986,6 +986,16 @@ class Hakenschlagen(Game):
             tokens[self._names[i]] = f"hare_{self.hare_colours[seat]}"
         return tokens
 
+    def stacks(self, state: HakenschlagenState) -> dict[str, tuple[str, ...]]:
+        """The figures a hand lifts; disks and trees are part of the board."""
+        self._require_state(state)
+        return {cell: (token,) for cell, token in self._figures(state).items() if token}
+
+    def supply(self, state: HakenschlagenState) -> dict[str, int]:
+        """The molehills not yet on the board."""
+        self._require_state(state)
+        return {MOLEHILL: MOLEHILLS - len(state.molehills)}
+
     def sense(self, state: HakenschlagenState, sensor: str) -> dict[str, str | None]:
         """Hall sensors feel the magnets in the figures only, never disks or trees."""
         if sensor == "presence":

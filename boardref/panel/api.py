@@ -26,6 +26,7 @@ from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allow
 from boardref.panel.hub import Hub
 from boardref.panel.words import LANGUAGES, table
 from boardref.referee import Event, RefereeError
+from boardref.virtual_board import Refused as HandRefused
 from engines import GAMES, RulesError, load_game
 from engines.words import Words, as_words, words
 
@@ -55,7 +56,11 @@ class Panel:
         fields = dict(shown)
         fields["moves"] = shown.moves_of(seat)
         return models.State.model_construct(
-            **fields, link=self.service.link_state(), sim=self.service.sim, view=shown.view_of(seat)
+            **fields,
+            link=self.service.link_state(),
+            sim=self.service.sim,
+            view=shown.view_of(seat),
+            virtual=self.service.sim_virtual(),
         )
 
     def publish(self, event: Event | None = None) -> None:
@@ -131,6 +136,10 @@ class Panel:
                 {"detail": jsonable_encoder(exc.errors()), "said": said.to_json()},
                 status_code=422,
             )
+
+        @app.exception_handler(HandRefused)
+        async def refused_by_hand(request: Request, exc: HandRefused) -> JSONResponse:
+            return _refusal(409, exc.words)
 
         async def same_origin(request: Request) -> None:
             if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
@@ -428,17 +437,29 @@ class Panel:
         async def sim_board() -> dict[str, bool]:
             return simulator().sim_board()
 
-        @app.post("/api/sim/lift", response_model=models.Done, dependencies=change)
-        async def lift(body: models.CellBody, request: Request) -> models.Done:
-            self._require(request, "table referee")
-            simulator().sim_set(body.cell, False)
-            return models.Done()
+        @app.get("/api/sim/virtual", response_model=models.Virtual)
+        async def virtual() -> models.Virtual:
+            return simulator().sim_virtual()
 
-        @app.post("/api/sim/place", response_model=models.Done, dependencies=change)
-        async def place(body: models.CellBody, request: Request) -> models.Done:
+        @app.post("/api/sim/lift", response_model=models.Virtual, dependencies=change)
+        async def lift(body: models.SimLift, request: Request) -> Any:
+            """Lift the top piece of a cell, or take one off the tray or the supply;
+            answers the virtual board as it is now."""
             self._require(request, "table referee")
-            simulator().sim_set(body.cell, True)
-            return models.Done()
+            if body.cell is not None:
+                simulator().sim_act("lift", body.cell, version=body.version)
+            else:
+                simulator().sim_act("take", body.off, body.token, version=body.version)
+            return self.service.sim_virtual()
+
+        @app.post("/api/sim/place", response_model=models.Virtual, dependencies=change)
+        async def place(body: models.SimPlace, request: Request) -> Any:
+            """Put a piece of the hand on a cell, into the tray or back into the supply;
+            answers the virtual board as it is now."""
+            self._require(request, "table referee")
+            verb, where = ("place", body.cell) if body.cell is not None else ("put", body.off)
+            simulator().sim_act(verb, where, body.piece, version=body.version)
+            return self.service.sim_virtual()
 
 
 class Refused(Exception):

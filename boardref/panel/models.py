@@ -3,9 +3,9 @@ these, validated before anything is done, so /openapi.json describes the real AP
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from boardref.snapshot import TableState
 
@@ -74,6 +74,56 @@ class CellBody(_Body):
     cell: str = CELL
 
 
+class SimAction(_Body):
+    """A hand on the virtual board: a cell, or ``off`` the board (the tray, the
+    supply). ``version`` is the board the page showed; an older one is refused."""
+
+    cell: str | None = Field(None, min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
+    off: Literal["tray", "supply"] | None = None
+    version: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_place(self):
+        if (self.cell is None) == (self.off is None):
+            raise ValueError("name either a cell or off (tray or supply), not both")
+        return self
+
+
+class SimLift(SimAction):
+    """Lift the top piece of a cell, or take one (of ``token``) off the tray or supply."""
+
+    token: str | None = Field(None, min_length=1, max_length=40)
+
+
+class SimPlace(SimAction):
+    """Put a piece of the hand (``piece``, else the one lifted last) on a cell, into
+    the tray or back into the supply."""
+
+    piece: int | None = Field(None, ge=0)
+
+
+class VirtualPiece(BaseModel):
+    id: int
+    token: str
+    #: the cell, "tray" or "supply" it was taken from
+    origin: str
+
+
+class Virtual(BaseModel):
+    """The virtual board of a simulated table: what stands where, and beside it."""
+
+    version: int
+    #: whether a cell may hold several pieces (hats on hats)
+    stacking: bool
+    #: the pieces on each cell that holds any, bottom first
+    stacks: dict[str, list[str]]
+    hand: list[VirtualPiece]
+    #: captured pieces taken off the board
+    tray: list[str]
+    #: pieces beside the board to take, by token
+    supply: dict[str, int]
+
+
 class State(TableState):
     """Everything a page shows, pushed on /ws after every change: the referee's
     snapshot as it is, and what only this page or this table knows."""
@@ -83,6 +133,8 @@ class State(TableState):
     sim: bool = False
     #: what this page's seat alone may see (hidden hands), else None
     view: dict[str, Any] | None = None
+    #: a simulated table's virtual board (None elsewhere)
+    virtual: Virtual | None = None
 
 
 class CellInfo(BaseModel):

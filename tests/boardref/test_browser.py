@@ -48,7 +48,7 @@ def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser):
     table = open_page(browser, panel, "/table")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
-    expect(sim.locator("#hand")).to_contain_text("l4")
+    expect(sim.locator("#sim-hand")).to_contain_text("l4")
     click_cell(sim, "k5")
     expect(table.locator("#last")).to_have_text("Last move: l4 k5", timeout=WAIT_MS)
     expect(table.locator("#turn")).to_have_text("blue to move", timeout=WAIT_MS)

@@ -21,6 +21,7 @@ const TOKEN_COLOURS = {
 //   panel(state, box): the game's part of the side panel (a hand, a coaster, scores)
 //   drawn(state, box) -> true if it showed the draw itself
 //   moves(state) -> the moves still offered as plain buttons
+//   colourOf(token) -> the colour name of a piece held in hand or lying in the tray (sim.js)
 const GAMES = {};
 
 function registerGame(name, hooks) {

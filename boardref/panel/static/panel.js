@@ -110,7 +110,6 @@ function connect() {
     state = next;
     if (newBoard || !view) await loadBoard();
     if (newGame && role === "table") showJoinCodes(); // each game has its own seat codes
-    if (role === "sim") await loadSimBoard();
     render();
   };
   socket.onclose = () => setTimeout(connect, 1000);
@@ -128,15 +127,9 @@ function render() {
   // for people's tests: how far the game is, and the move on the board (still open or played)
   document.body.dataset.plies = state.plies;
   document.body.dataset.last = state.tentative || state.last_played || "";
-  let pieces = state.position;
-  if (role === "sim") {
-    // the virtual board shows what really stands there, coloured where the game knows
-    pieces = {};
-    for (const [cell, present] of Object.entries(simPieces)) {
-      if (present) pieces[cell] = state.position[cell] || placed[cell] || "piece";
-    }
-  }
-  view.show(pieces, { ...state, selected: inHand ? inHand.cell : null });
+  // the virtual board shows what really stands there (sim.js)
+  const onBoard = role === "sim" && state.virtual;
+  view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   showTurn();
   const message = $("message");
@@ -151,7 +144,7 @@ function render() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
-  if (role === "sim") $("hand").textContent = inHand ? say("in_hand", { cell: inHand.cell }) : say("sim_help");
+  if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
   $("link").textContent = state.link === "up" || state.link === "none" ? "" : say("offline");
@@ -322,6 +315,7 @@ function wire() {
 }
 
 wire();
+if (role === "sim") wireSim();
 if (role === "referee") refereeSession();
 loadLanguage(chosenLanguage()).then(connect);
 

@@ -1,32 +1,147 @@
 // The virtual board of a simulated table (/sim): lifting and putting down pieces as
-// a person would on the real board. The service holds the board; this page asks it.
+// a person would on the real board. The service holds the pieces, the hand, the tray
+// and the supply (state.virtual), so they are the same on every page and survive a
+// reload; this page draws them and asks the service to move them. It never decides.
 "use strict";
 
-let simPieces = {};
-let inHand = null; // {cell, token} of a piece lifted on the virtual board
+let inHand = null; // the id of the piece in hand chosen to put down next (null: the last lifted)
+let posted = null; // the virtual board as the last action's answer gave it
+let acting = Promise.resolve(); // the hand's actions, one after the other
 
-async function loadSimBoard() {
-  simPieces = await (await fetch("/api/sim/board")).json();
+// The newest virtual board this page has: a POST's answer may come before the
+// WebSocket's push of the same change, or after it.
+function virtualNow() {
+  const pushed = state && state.virtual;
+  if (!pushed || !posted) return pushed || null;
+  return posted.version > pushed.version ? posted : pushed;
 }
 
-// --- the virtual board ---------------------------------------------------------------
-const placed = {}; // tokens of pieces put down on the virtual board, until the game knows them
+function chosenPiece() {
+  const virtual = virtualNow();
+  const hand = virtual ? virtual.hand : [];
+  return hand.find((piece) => piece.id === inHand) || hand[hand.length - 1] || null;
+}
 
-async function clickSimCell(cell) {
-  if (!inHand) {
-    if (!simPieces[cell]) return;
-    const tokenOf = state.position[cell] || placed[cell] || "piece";
-    if (await post("/api/sim/lift", { cell })) {
-      inHand = { cell, token: tokenOf };
-      delete placed[cell];
-    }
-  } else if (cell === inHand.cell || !simPieces[cell]) {
-    if (await post("/api/sim/place", { cell })) {
-      placed[cell] = inHand.token;
-      inHand = null;
-    }
+// A hand's action, queued after the ones before it, so that each click is judged
+// on the board the last one left.
+// ``decide()`` gives [path, body] when its turn comes, or null for nothing to do.
+function simDo(decide) {
+  acting = acting.then(() => {
+    const [path, body] = decide() || [];
+    return path ? simPost(path, body) : null;
+  }).catch((error) => showRefusal(String(error)));
+  return acting;
+}
+
+function simAct(path, body) {
+  return simDo(() => [path, body]);
+}
+
+// A POST of a hand's action with the board version this page shows (a refusal is
+// said by post(), in the reader's language).
+async function simPost(path, body) {
+  body.version = virtualNow().version;
+  const answer = await post(path, body);
+  if (answer) {
+    inHand = null;
+    posted = answer;
+    render();
   }
-  await loadSimBoard();
-  render();
+  return answer;
 }
 
+// A click on a cell: put the chosen piece down there, or lift the top piece. On a
+// board of one piece a hole, a click on a piece lifts it even with a piece in hand.
+function clickSimCell(cell) {
+  return simDo(() => {
+    const virtual = virtualNow();
+    if (!virtual) return null;
+    const piece = chosenPiece();
+    const here = virtual.stacks[cell] || [];
+    if (piece && (virtual.stacking || !here.length)) return ["/api/sim/place", { cell, piece: piece.id }];
+    return ["/api/sim/lift", { cell }];
+  });
+}
+
+// Put the chosen piece off the board: into the tray, or back into the supply.
+function putOff(off) {
+  return simDo(() => {
+    const piece = chosenPiece();
+    return piece ? ["/api/sim/place", { off, piece: piece.id }] : null;
+  });
+}
+
+// What the virtual board shows on each cell: its pieces joined as a camera names
+// several on one field ("red+red"), and the stacks for games that draw them.
+function simPieces() {
+  const pieces = {};
+  for (const [cell, stack] of Object.entries(virtualNow().stacks)) pieces[cell] = stack.join("+");
+  return pieces;
+}
+
+function simMarks() {
+  const piece = chosenPiece();
+  const selected = piece && view.cells.has(piece.origin) ? piece.origin : null;
+  return { ...state, stacks: virtualNow().stacks, selected };
+}
+
+// The colour a piece shows: the game's say where it has one (a hat's top, a hare's
+// colour), else the token as a colour name.
+function pieceColour(token) {
+  const game = GAMES[state.game] || {};
+  return tokenColour((game.colourOf && game.colourOf(token)) || token);
+}
+
+function pieceButton(token, label, onClick) {
+  const button = document.createElement("button");
+  button.className = "sim-piece";
+  button.dataset.token = token;
+  const swatch = document.createElement("span");
+  swatch.className = "sim-swatch";
+  swatch.style.background = pieceColour(token);
+  button.append(swatch);
+  if (label) {
+    const text = document.createElement("span");
+    text.textContent = label;
+    button.append(text);
+  }
+  button.title = token;
+  button.setAttribute("aria-label", `${token} ${label || ""}`.trim());
+  button.onclick = onClick;
+  return button;
+}
+
+// The hand, the tray and the supply beside the board.
+function showSimSide() {
+  const virtual = virtualNow();
+  $("sim-side").hidden = !virtual;
+  if (!virtual) return;
+  const chosen = chosenPiece();
+  $("sim-help").textContent = say(chosen ? "sim.help_holding" : "sim.help_empty");
+  const hand = $("sim-hand");
+  hand.replaceChildren(...virtual.hand.map((piece) => {
+    const button = pieceButton(piece.token, say(`sim.from_${view.cells.has(piece.origin) ? "cell" : piece.origin}`,
+                                                { cell: piece.origin }), () => { inHand = piece.id; render(); });
+    button.dataset.piece = piece.id;
+    button.dataset.origin = piece.origin;
+    button.classList.toggle("chosen", chosen && piece.id === chosen.id);
+    return button;
+  }));
+  if (!virtual.hand.length) hand.textContent = say("sim.hand_empty");
+  $("sim-to-tray").disabled = !chosen;
+  const tray = $("sim-tray");
+  tray.replaceChildren(...virtual.tray.map((token) =>
+    pieceButton(token, "", () => simAct("/api/sim/lift", { off: "tray", token }))));
+  if (!virtual.tray.length) tray.textContent = say("sim.tray_empty_now");
+  const kinds = Object.keys(virtual.supply);
+  $("sim-supply-box").hidden = !kinds.length;
+  $("sim-supply").replaceChildren(...kinds.map((token) =>
+    pieceButton(token, say("sim.supply_left", { count: virtual.supply[token] }),
+                () => simAct("/api/sim/lift", { off: "supply", token }))));
+  $("sim-to-supply").disabled = !(chosen && chosen.token in virtual.supply);
+}
+
+function wireSim() {
+  $("sim-to-tray").onclick = () => putOff("tray");
+  $("sim-to-supply").onclick = () => putOff("supply");
+}

@@ -78,6 +78,13 @@
     return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
   }
 
+  // the hats and towers on the fields (not the homes): the virtual board's stacks on
+  // /sim, else the game's record
+  function fieldHats(view, state) {
+    if (!state.stacks) return state.record ? state.record.fields : {};
+    return Object.fromEntries(Object.entries(state.stacks).filter(([cell]) => view.cells.get(cell).kind !== "home"));
+  }
+
   registerGame("fang_den_hut", {
     piece: () => null,
     cellWords,
@@ -93,12 +100,16 @@
                                to: cellWords(path[path.length - 1], state) });
     },
 
+    colourOf(token) {
+      const hat = parseHat(token);
+      return hat.golden ? "gold" : hat.colour;
+    },
+
     draw(view, pieces, state) {
       fields(view, state);
       homes(view, pieces);
-      if (!state.record) return;
       const r = view.radius;
-      for (const [cell, hats] of Object.entries(state.record.fields)) {
+      for (const [cell, hats] of Object.entries(fieldHats(view, state))) {
         const [x, y] = view.at(cell);
         const scale = hats.length > 1 ? 0.7 : 1;
         hats.forEach((text, k) => {

@@ -97,9 +97,26 @@
     return say("hks.use", { kind: named, cell: cell || "" });
   }
 
+  // the figures on the virtual board of /sim, wherever a hand put them
+  function standing(view, state) {
+    const names = state.seats.map((seat) => seat.name);
+    for (const [id, stack] of Object.entries(state.stacks)) {
+      const token = stack[stack.length - 1];
+      if (token === "molehill") molehill(view, id);
+      else if (token === "fox") fox(view, id);
+      else if (token.startsWith("hare_")) {
+        const seat = names.indexOf(token.slice(5));
+        hare(view, id, token.slice(5), !!(state.record && state.record.turned[seat]));
+      }
+    }
+  }
+
   registerGame("hakenschlagen", {
     // every figure, disk and tree is drawn by draw(), in its own shape
     piece: () => null,
+    colourOf(token) {
+      return token.startsWith("hare_") ? token.slice(5) : COLOURS[token];
+    },
 
     moveWords(text) {
       if (text === "pass") return say("hks.pass");
@@ -110,6 +127,7 @@
       COLOURS = boardColours(view.board);
       const record = state.record;
       ground(view, record && record.layout);
+      if (state.stacks) { standing(view, state); return; }
       if (!record) return;
       for (const id of record.molehills) molehill(view, id);
       fox(view, record.fox);
