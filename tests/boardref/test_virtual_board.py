@@ -141,7 +141,7 @@ def test_a_hat_held_off_a_full_home_lights_where_it_may_go(table):
     state = referee.positions[-1]
     ends = {m.path[-1] for m in referee.game.legal_moves(state) if m.path[0] == "home_red"}
     referee.hold(["home_red"])
-    shown = referee.display()
+    shown = referee.published
     assert shown.lifted == "home_red" and shown.destinations == ends and ends
     referee.hold([])
-    assert referee.display().lifted is None and not referee.display().destinations
+    assert referee.published.lifted is None and not referee.published.destinations
