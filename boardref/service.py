@@ -135,10 +135,10 @@ class Service:
     def _report(self) -> None:
         if self.reporter is None or self.panel is None:
             return
-        panel = self.config.panel
-        url = panel.public_url or f"http://{panel.host}:{panel.port}"
         self.reporter.report_state(
-            dashboard_state(self.panel.state().model_dump(), self.referee.started, url)
+            dashboard_state(
+                self.panel.state().model_dump(), self.referee.started, self.panel.public_base()
+            )
         )
 
     def _connect_board(self) -> None:
