@@ -24,12 +24,13 @@ YELLOW, RED = "#f2c200", "#d62828"
 pytestmark = needs_chromium
 
 
-def serve(tmp_path, game: str, players: int):
-    """A --sim service playing ``game`` (a panel table: no hall board in the config)."""
+def serve(tmp_path, game: str, players: int, computer=()):
+    """A --sim service playing ``game`` (a panel table: no hall board in the config),
+    the computer playing the seats ``computer``."""
     port = free_port()
     config = tmp_path / "config.toml"
     config.write_text(
-        f'[game]\nname = "{game}"\nplayers = {players}\n'
+        f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
         f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
     )
