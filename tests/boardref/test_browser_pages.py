@@ -130,3 +130,15 @@ def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
     page.click("#diagnostics summary")
     expect(page.locator("#diagnostics-data th").first).to_have_text(said["diagnostics.link"])
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+def test_a_hole_on_a_phone_answers_a_tap_beside_it(table, browser):
+    from playwright.sync_api import expect
+
+    page = opened(browser, table, "/sim", viewport=PHONE)
+    hole = page.locator('g.cell[data-cell="m1"] .hole')  # the tip of the star: no neighbour below
+    box = hole.bounding_box()
+    assert box["width"] < 16, "the hole itself is small on a phone"
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 15)
+    expect(page.locator('g.cell[data-cell="m1"]')).to_have_class("cell selected", timeout=WAIT_MS)

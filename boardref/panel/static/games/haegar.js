@@ -349,6 +349,13 @@
     },
 
     drawn(state, box) {
+      if (typeof state.last_draw === "string" && coasterEntry(state.last_draw)) {
+        box.textContent = say("drawn", { value: coasterWords(state.last_draw) });
+        box.dataset.coaster = state.last_draw;
+        box.classList.add("coaster-drawn");
+        return true;
+      }
+      box.classList.remove("coaster-drawn");
       if (typeof state.last_draw !== "number") return false;
       const label = document.createElement("span");
       label.textContent = say("rolled");
