@@ -192,7 +192,10 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
     draw(table)  # the first coaster
     page = open_table(browser, table)
     hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
-    expect(page.locator("#coaster-in-hand")).to_contain_text(hand, timeout=WAIT_MS)
+    in_hand = page.locator("#coaster-in-hand")
+    expect(in_hand).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
+    expect(in_hand).to_contain_text("upper left: ")  # the coaster in words, not its id
+    expect(in_hand).not_to_contain_text(hand)
     expect(page.locator(".over .coaster")).to_have_count(0)
     page.locator('.over .spot[data-spot="n0e0"]').click()
     page.locator("button.facing").first.click()
