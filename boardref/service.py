@@ -139,10 +139,10 @@ class Service:
         as the panel keeps it, and the board link."""
         if self.reporter is None or self.panel is None:
             return
-        panel = self.config.panel
-        url = panel.public_url or f"http://{panel.host}:{panel.port}"
         self.reporter.report_state(
-            dashboard_state(self.panel.shown, self.link_state(), self.referee.started, url)
+            dashboard_state(
+                self.panel.shown, self.link_state(), self.referee.started, self.panel.public_base()
+            )
         )
 
     def _connect_board(self) -> None:

@@ -10,19 +10,24 @@ it runs on the service's event loop so the referee is never touched from a threa
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 from importlib import resources
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 import segno
 from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
+from boardref.panel.address import is_loopback, public_base
 from boardref.panel.hub import Hub
 from boardref.panel.words import LANGUAGES, table
 from boardref.referee import Event, RefereeError
@@ -34,6 +39,8 @@ PAGES = ("table", "watch", "referee", "sim", "play")
 STATIC = resources.files("boardref.panel") / "static"
 #: every page is one template; the role decides which parts it shows
 PAGE = (STATIC / "page.html").read_text(encoding="utf-8")
+#: Swagger UI's own files (the swagger-ui-py package), found without importing it
+SWAGGER_UI = Path(find_spec("swagger_ui").submodule_search_locations[0]) / "static"
 
 
 class Panel:
@@ -108,11 +115,26 @@ class Panel:
         app = FastAPI(
             title="boardref panel",
             version="1",
-            docs_url="/api/docs",
+            docs_url=None,
             redoc_url=None,
             openapi_url="/openapi.json",
         )
         app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+        app.mount("/api/docs/assets", StaticFiles(directory=str(SWAGGER_UI)), name="swagger-ui")
+
+        @app.get("/api/docs", include_in_schema=False)
+        async def docs() -> HTMLResponse:
+            return get_swagger_ui_html(
+                openapi_url="/openapi.json",
+                title="boardref panel API",
+                swagger_js_url="/api/docs/assets/swagger-ui-bundle.js",
+                swagger_css_url="/api/docs/assets/swagger-ui.css",
+                swagger_favicon_url="/favicon.ico",
+            )
+
+        @app.get("/favicon.ico", include_in_schema=False)
+        async def favicon() -> FileResponse:
+            return FileResponse(str(STATIC / "favicon.svg"), media_type="image/svg+xml")
 
         @app.exception_handler(RefereeError)
         @app.exception_handler(RulesError)
@@ -224,27 +246,7 @@ class Panel:
 
         @app.get("/api/games", response_model=list[models.GameInfo])
         async def games() -> list[models.GameInfo]:
-            found = []
-            for name in GAMES:
-                game = load_game(name)
-                found.append(
-                    models.GameInfo(
-                        name=name,
-                        players=list(game.player_counts),
-                        default_players=game.default_players,
-                        options=[
-                            {
-                                "name": o.name,
-                                "default": o.default,
-                                "doc": o.doc,
-                                "kind": o.kind.__name__,
-                                "choices": o.choices,
-                            }
-                            for o in game.OPTIONS
-                        ],
-                    )
-                )
-            return found
+            return [_game_info(name) for name in GAMES]
 
         @app.get("/api/health", response_model=models.Health)
         async def health() -> models.Health:
@@ -263,11 +265,28 @@ class Panel:
             referee = self.service.referee
             if not 0 <= seat < referee.game.players:
                 raise Refused(404, _no_seat(seat))
-            base = self.service.config.panel.public_url or str(request.base_url).rstrip("/")
+            base = self.public_base()
             token = self.access.player_token(referee.game_id, seat)
             image = io.BytesIO()
             segno.make(f"{base}/play/{seat}?token={token}").save(image, kind="svg", scale=4)
             return Response(image.getvalue(), media_type="image/svg+xml")
+
+        @app.get("/api/join", response_model=models.Join)
+        async def join() -> models.Join:
+            """Where the join QR codes point, and whether a phone can reach it."""
+            base = self.public_base()
+            return models.Join(url=base, loopback=is_loopback(base))
+
+        @app.get("/api/join/{seat}", response_model=models.Done)
+        async def joined(seat: int, token: str | None = Query(None, max_length=64)) -> models.Done:
+            """Whether ``token`` is the current game's token of ``seat`` (a phone that
+            has joined); it says no more than the 403 of /api/state would."""
+            valid = self.access.is_player(self.service.referee.game_id, seat, token)
+            return models.Done(ok=valid, detail="joined" if valid else "not joined")
+
+    def public_base(self) -> str:
+        panel = self.service.config.panel
+        return public_base(panel.public_url, panel.host, panel.port)
 
     def _commands(self, app: FastAPI, change: list) -> None:
         referee = self.service.referee
@@ -353,10 +372,30 @@ class Panel:
             referee.correct(body.move)
             return models.Done()
 
+        @app.get("/api/position", response_model=models.Position)
+        async def current_position(request: Request) -> models.Position:
+            """The whole record of the position, hidden hands too (referee only): what
+            the position editor starts from."""
+            self._require(request, "referee")
+            if referee.game is None:
+                raise Refused(404, words("referee.no_game", "No game: start one"))
+            return models.Position(record=referee.game.to_json(referee.current()))
+
         @app.post("/api/position", response_model=models.Done, dependencies=change)
         async def position(body: models.Position, request: Request) -> models.Done:
+            """Set the whole position: a full record (``game.to_json``), or only its
+            state part (the ``record`` of /api/state), taken as the current game's."""
             self._require(request, "referee")
-            referee.set_position(body.record)
+            record = body.record
+            if "game" not in record and referee.game is not None:
+                game = referee.game
+                record = {
+                    "game": game.name,
+                    "players": game.players,
+                    "options": dict(game.options),
+                    "state": record,
+                }
+            referee.set_position(record)
             return models.Done()
 
         @app.post("/api/settings", response_model=models.Done, dependencies=change)
@@ -493,6 +532,34 @@ _NO_CAMERA = words("server.no_camera", "This table has no camera")
 
 def _no_seat(seat: int) -> Words:
     return words("server.no_seat", "There is no seat {n} in this game", n=seat + 1)
+
+
+@functools.cache
+def _game_info(name: str) -> models.GameInfo:
+    """A game as the new-game dialog offers it: player counts, the seats' names for
+    each count (to pick who starts and the computer's seats) and the variants."""
+    game = load_game(name)
+    return models.GameInfo(
+        name=name,
+        players=list(game.player_counts),
+        default_players=game.default_players,
+        seat_names={
+            n: [seated.seat_name(s) for s in range(n)]
+            for n, seated in ((n, load_game(name, n)) for n in game.player_counts)
+        },
+        options=[
+            {
+                "name": o.name,
+                "default": o.default,
+                "doc": o.doc,
+                "kind": o.kind.__name__,
+                "choices": o.choices,
+                "minimum": o.minimum,
+                "maximum": o.maximum,
+            }
+            for o in game.OPTIONS
+        ],
+    )
 
 
 def _camera_status(camera) -> str:

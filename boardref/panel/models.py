@@ -158,7 +158,17 @@ class GameInfo(BaseModel):
     name: str
     players: list[int]
     default_players: int
+    #: the seats' names by player count
+    seat_names: dict[int, list[str]] = {}
     options: list[dict[str, Any]]
+
+
+class Join(BaseModel):
+    """Where a phone joins: the base of the QR codes' addresses."""
+
+    url: str
+    #: the address is this machine's own (127.0.0.1): no phone can reach it
+    loopback: bool
 
 
 class Health(BaseModel):

@@ -24,12 +24,13 @@ YELLOW, RED = "#f2c200", "#d62828"
 pytestmark = needs_chromium
 
 
-def serve(tmp_path, game: str, players: int):
-    """A --sim service playing ``game`` (a panel table: no hall board in the config)."""
+def serve(tmp_path, game: str, players: int, computer=()):
+    """A --sim service playing ``game`` (a panel table: no hall board in the config),
+    the computer playing the seats ``computer``."""
     port = free_port()
     config = tmp_path / "config.toml"
     config.write_text(
-        f'[game]\nname = "{game}"\nplayers = {players}\n'
+        f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
         f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
     )
@@ -191,7 +192,10 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
     draw(table)  # the first coaster
     page = open_table(browser, table)
     hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
-    expect(page.locator("#coaster-in-hand")).to_contain_text(hand, timeout=WAIT_MS)
+    in_hand = page.locator("#coaster-in-hand")
+    expect(in_hand).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
+    expect(in_hand).to_contain_text("upper left: ")  # the coaster in words, not its id
+    expect(in_hand).not_to_contain_text(hand)
     expect(page.locator(".over .coaster")).to_have_count(0)
     page.locator('.over .spot[data-spot="n0e0"]').click()
     page.locator("button.facing").first.click()

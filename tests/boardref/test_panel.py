@@ -297,3 +297,67 @@ def test_the_card_table_shows_the_open_stacks_and_the_board_its_data(card_table)
     assert report["table"] and report["table"][0]["cards"] >= 1
     assert "hand" not in str(report), "the report is public: no hands"
     assert local.get("/api/board").json()["game"], "the board file's [game] data is served"
+
+
+def test_the_games_list_names_the_seats_for_each_player_count(service):
+    games = {g["name"]: g for g in client(service).get("/api/games").json()}
+    assert games["catch_the_hare"]["seat_names"] == {"2": ["the hunters", "the hare"]}
+    assert len(games["sternhalma"]["seat_names"]["6"]) == 6
+    hunters = next(o for o in games["catch_the_hare"]["options"] if o["name"] == "min_hunters")
+    assert hunters["minimum"] == 1
+
+
+def test_join_codes_point_where_phones_reach_and_say_when_they_cannot(tmp_path, monkeypatch):
+    from boardref.panel import address
+
+    monkeypatch.setattr(address, "lan_address", lambda: "192.168.1.20")
+    cases = [
+        ({}, "http://127.0.0.1:8000", True),
+        ({"panel.host": "0.0.0.0", "panel.port": 8123}, "http://192.168.1.20:8123", False),
+        ({"panel.public_url": "http://table.local:80/"}, "http://table.local:80", False),
+    ]
+    for n, (settings, url, loopback) in enumerate(cases):
+        config = load_config(**{"store.path": tmp_path / f"{n}.db", **settings})
+        service = started(config)
+        try:
+            assert client(service, REMOTE).get("/api/join").json() == {
+                "url": url,
+                "loopback": loopback,
+            }
+        finally:
+            service.close()
+
+
+def test_a_phone_learns_whether_its_token_has_joined_the_game(service):
+    phone = client(service, REMOTE)
+    token = service.panel.access.player_token(service.referee.game_id, 1)
+    assert phone.get("/api/join/1", params={"token": token}).json()["ok"] is True
+    assert phone.get("/api/join/1").json()["ok"] is False
+    assert phone.get("/api/join/0", params={"token": token}).json()["ok"] is False
+    client(service).post("/api/game", json={"game": "sternhalma", "players": 2})
+    assert phone.get("/api/join/1", params={"token": token}).json()["ok"] is False
+
+
+def test_the_position_editor_round_trips_the_state_record_and_the_full_one(service):
+    lay_out(service)
+    referee = client(service, REMOTE)
+    assert referee.get("/api/position").status_code == 403
+    assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+    full = referee.get("/api/position").json()["record"]
+    assert full["game"] == "sternhalma" and full["state"]["ply"] == 0
+    shown = referee.get("/api/state").json()["record"]
+    moved = {**shown, "pieces": [[*shown["pieces"][0][1:], "k5"], shown["pieces"][1]]}
+    assert referee.post("/api/position", json={"record": moved}).status_code == 200
+    assert referee.get("/api/state").json()["position"]["k5"] == "red"
+    assert referee.post("/api/position", json={"record": full}).status_code == 200
+    assert referee.get("/api/position").json()["record"] == full
+
+
+def test_the_api_docs_and_the_icon_are_served_from_this_machine(service):
+    local = client(service)
+    docs = local.get("/api/docs").text
+    assert "/api/docs/assets/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
+    assert local.get("/api/docs/assets/swagger-ui-bundle.js").status_code == 200
+    assert local.get("/api/docs/assets/swagger-ui.css").status_code == 200
+    icon = local.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"

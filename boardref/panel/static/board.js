@@ -35,6 +35,15 @@ function tokenColour(token) {
   return `hsl(${hash}, 60%, 50%)`;
 }
 
+// The colour of seat ``n``'s pieces: the game's seat colour, else its name where that
+// is a colour (hats, hares, Hägar tokens take their seat's name as colour).
+function seatColour(state, n) {
+  const info = n === null || n === undefined ? null : state.seats[n];
+  if (!info) return "transparent";
+  const colour = info.colour || (TOKEN_COLOURS[info.name] ? info.name : null);
+  return colour ? tokenColour(colour) : "transparent";
+}
+
 function el(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
@@ -86,10 +95,33 @@ class BoardView {
       el("text", { x, y, class: "label", "font-size": this.radius * 0.55,
                    "text-anchor": "middle", "dominant-baseline": "central" }, hole);
       el("title", {}, hole).textContent = cell.id;
-      if (onCell) hole.addEventListener("click", () => onCell(cell.id));
       this.holes.set(cell.id, hole);
     }
     this.over = el("g", { class: "over" }, this.svg);
+    // a tap anywhere near a cell is for that cell: the nearest one, up to half a pitch
+    // or 22 screen pixels away, so a hole drawn small on a phone is still easy to hit
+    if (onCell) {
+      this.svg.classList.add("tappable-cells");
+      this.svg.addEventListener("click", (event) => {
+        if (event.target.closest && event.target.closest(".tappable")) return;
+        const id = this.cellAt(event.clientX, event.clientY);
+        if (id) onCell(id);
+      });
+    }
+  }
+
+  // the id of the cell nearest to a screen point, or null when none is near enough
+  cellAt(clientX, clientY) {
+    const screen = this.svg.getScreenCTM();
+    if (!screen) return null;
+    const point = new DOMPoint(clientX, clientY).matrixTransform(screen.inverse());
+    const reach = Math.max(this.radius / 0.76, 22 / screen.a);
+    let best = null, bestDistance = Infinity;
+    for (const cell of this.board.cells) {
+      const distance = Math.hypot(cell.x - point.x, -cell.y - point.y);
+      if (distance < bestDistance) { best = cell.id; bestDistance = distance; }
+    }
+    return bestDistance <= reach ? best : null;
   }
 
   static pitch(board) {

@@ -1,59 +1,109 @@
-// The new-game dialog: game, players, variants and computer seats.
+// The new-game dialog: game, players, who starts, variants and computer seats, each
+// with its name and a one-line description in the page's language (games.json).
 "use strict";
 
+let newGameList = [];
+
+// the seat names of ``game`` with ``players`` players, as the service names them
+function seatNames(game, players) {
+  return game.seat_names[players] || Array.from({ length: players }, (_, n) => say("seat", { n: n + 1 }));
+}
+
+function describedRow(title, about, input) {
+  const row = document.createElement("div");
+  row.className = "option";
+  const label = document.createElement("label");
+  const name = document.createElement("span");
+  name.className = "option-title";
+  name.textContent = title;
+  if (input.type === "checkbox") label.append(input, " ", name);
+  else label.append(name, input);
+  const line = document.createElement("p");
+  line.className = "option-about";
+  line.textContent = about;
+  row.append(label, line);
+  return row;
+}
+
+function optionInput(game, option, players) {
+  const key = `${game.name}.${option.name}`;
+  let input;
+  if (option.kind === "bool") {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = option.default;
+  } else if (option.kind === "int" && option.name === "first_seat") {
+    input = document.createElement("select");
+    input.append(...seatNames(game, players).map((name, n) => new Option(name, n)));
+    input.value = String(option.default || 0);
+  } else if (option.choices) {
+    input = document.createElement("select");
+    input.append(...option.choices.map((c) => new Option(say(`choice.${key}.${c}`), c)));
+    input.value = String(option.default);
+  } else {
+    input = document.createElement("input");
+    input.type = option.kind === "int" ? "number" : "text";
+    if (option.minimum !== null && option.minimum !== undefined) input.min = option.minimum;
+    if (option.maximum !== null && option.maximum !== undefined) input.max = option.maximum;
+    input.value = option.default === null ? "" : option.default;
+    if (option.default === null) input.placeholder = say(option.kind === "int" ? "no_limit" : "default_places");
+  }
+  input.dataset.option = option.name;
+  input.dataset.kind = option.kind;
+  input.id = `option-${option.name}`;
+  return describedRow(say(`option.${key}.title`), say(`option.${key}.about`), input);
+}
+
+// Catch the Hare's handicap in plain numbers: captures the hare needs to win
+function showHandicap() {
+  const hunters = $("option-hunters"), least = $("option-min_hunters"), note = $("new-game-handicap");
+  if (!note) return;
+  if (!hunters || !least) { note.hidden = true; return; }
+  const n = Number(hunters.value) - Number(least.value) + 1;
+  note.textContent = say("option.catch_the_hare.min_hunters.captures", { n: Math.max(n, 0) });
+  note.hidden = false;
+}
+
+function fillNewGame() {
+  const game = newGameList.find((g) => g.name === $("new-game-name").value);
+  $("new-game-about").textContent = say(`game.${game.name}.about`);
+  const players = $("new-game-players");
+  const chosen = Number(players.value);
+  players.replaceChildren(...game.players.map((n) => new Option(n, n)));
+  if (game.players.includes(chosen)) players.value = chosen;
+  else players.value = game.name === state.game ? state.players : game.default_players;
+  const count = Number(players.value);
+  const options = $("new-game-options");
+  options.replaceChildren(...game.options.map((option) => optionInput(game, option, count)));
+  const note = document.createElement("p");
+  note.id = "new-game-handicap";
+  note.className = "option-about handicap";
+  options.append(note);
+  for (const input of options.querySelectorAll("[data-option]")) input.addEventListener("input", showHandicap);
+  showHandicap();
+  const box = $("new-game-computer");
+  box.replaceChildren(...seatNames(game, count).map((name, n) => {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.dataset.seat = n;
+    label.append(input, ` ${name}`);
+    return label;
+  }));
+}
+
 async function openNewGame() {
-  const games = await (await fetch("/api/games")).json();
-  const dialog = $("new-game");
+  newGameList = await (await fetch("/api/games")).json();
   const select = $("new-game-name");
-  select.replaceChildren(...games.map((g) => new Option(g.name, g.name)));
+  select.replaceChildren(...newGameList.map((g) => new Option(say(`game.${g.name}.title`), g.name)));
   select.value = state.game;
-  const fill = () => {
-    const game = games.find((g) => g.name === select.value);
-    const players = $("new-game-players");
-    players.replaceChildren(...game.players.map((n) => new Option(n, n)));
-    players.value = game.name === state.game ? state.players : game.default_players;
-    const options = $("new-game-options");
-    options.replaceChildren();
-    for (const option of game.options) {
-      const label = document.createElement("label");
-      let input;
-      if (option.kind === "bool") {
-        input = document.createElement("input");
-        input.type = "checkbox";
-        input.checked = option.default;
-      } else if (option.choices) {
-        input = document.createElement("select");
-        input.append(...option.choices.map((c) => new Option(c, c)));
-        input.value = option.default;
-      } else {
-        input = document.createElement("input");
-        input.type = option.kind === "int" ? "number" : "text";
-        input.value = option.default === null ? "" : option.default;
-      }
-      input.dataset.option = option.name;
-      input.dataset.kind = option.kind;
-      label.append(input, ` ${option.name}`);
-      label.title = option.doc;
-      options.appendChild(label);
-    }
-  };
-  const seats = () => {
-    const box = $("new-game-computer");
-    box.replaceChildren();
-    for (let n = 0; n < Number($("new-game-players").value); n++) {
-      const label = document.createElement("label");
-      const input = document.createElement("input");
-      input.type = "checkbox";
-      input.dataset.seat = n;
-      label.append(input, ` ${say("seat", { n: n + 1 })}`);
-      box.appendChild(label);
-    }
-  };
-  select.onchange = () => { fill(); seats(); };
-  $("new-game-players").onchange = seats;
-  fill();
-  seats();
-  dialog.showModal();
+  $("new-game-players").replaceChildren();
+  const level = $("new-game-level");
+  for (const choice of level.options) choice.textContent = say(`level.${choice.value}`);
+  select.onchange = () => { $("new-game-players").replaceChildren(); fillNewGame(); };
+  $("new-game-players").onchange = fillNewGame;
+  fillNewGame();
+  $("new-game").showModal();
 }
 
 async function startNewGame() {
@@ -62,7 +112,7 @@ async function startNewGame() {
     const kind = input.dataset.kind;
     if (kind === "bool") options[input.dataset.option] = input.checked;
     else if (kind === "int") { if (input.value !== "") options[input.dataset.option] = Number(input.value); }
-    else options[input.dataset.option] = input.value;
+    else if (input.value !== "") options[input.dataset.option] = input.value;
   }
   const computer = [...$("new-game-computer").querySelectorAll("input:checked")].map((i) => Number(i.dataset.seat));
   const body = { game: $("new-game-name").value, players: Number($("new-game-players").value), options,

@@ -106,10 +106,8 @@ function connect() {
   socket.onmessage = async (message) => {
     const next = JSON.parse(message.data);
     const newBoard = !state || next.game !== state.game || next.players !== state.players;
-    const newGame = !state || next.commitment !== state.commitment;
     state = next;
     if (newBoard || !view) await loadBoard();
-    if (newGame && role === "table") showJoinCodes(); // each game has its own seat codes
     render();
   };
   socket.onclose = () => setTimeout(connect, 1000);
@@ -144,6 +142,7 @@ function render() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
+  if (role === "table") showJoinCodes();
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
@@ -160,7 +159,7 @@ function showTurn() {
   else if (role === "play" && acting === seat) turn.textContent = say(rolling ? "your_draw" : "your_turn");
   else if (role === "play") turn.textContent = say(rolling ? "waiting_draw" : "not_your_turn", { seat: seatName(acting) });
   else turn.textContent = say(rolling ? "to_draw" : "to_move", { seat: seatName(acting) });
-  turn.style.setProperty("--seat", state.seat_colour ? tokenColour(state.seat_colour) : "transparent");
+  turn.style.setProperty("--seat", seatColour(state, acting));
   if (role === "play") document.body.dataset.yours = acting === seat ? "yes" : "no";
 }
 
@@ -260,26 +259,49 @@ function showControls() {
   $("draw").textContent = say(state.chance_optional ? "roll_again" : "draw");
 }
 
+// a phone: its seat, or, without the seat's token, that it has not joined and how to
+// (a game with a hidden hand shows it in its own side panel). A new game has new
+// tokens, so the token is checked again for each game.
+let joinedGame = null;
 function showSeat() {
+  if (joinedGame !== state.commitment) {
+    joinedGame = state.commitment;
+    checkJoined().then(showSeat);
+  }
   const mine = state.seats[seat];
-  $("me").textContent = mine ? say("you_are", { seat: seatName(seat) }) : "";
-  // a game with its own side panel shows the private view its way
-  const shown = state.view && !(GAMES[state.game] && GAMES[state.game].panel);
-  $("private").textContent = shown ? JSON.stringify(state.view.state || state.view, null, 1) : "";
+  const joined = document.body.dataset.joined === "yes";
+  $("me").textContent = mine && joined ? say("you_are", { seat: seatName(seat) }) : "";
+  $("not-joined").hidden = document.body.dataset.joined !== "no";
 }
 
-function showJoinCodes() {
+async function checkJoined() {
+  const answer = await (await fetch(`/api/join/${seat}?token=${encodeURIComponent(token || "")}`)).json();
+  document.body.dataset.joined = answer.ok ? "yes" : "no";
+}
+
+// the kiosk: a join code for each seat a person plays, and a warning in words when
+// the codes point at this machine's own address, which no phone reaches
+let joinCodesShown = null;
+async function showJoinCodes() {
   const box = $("join-codes");
-  if (!box) return;
+  const shown = `${state.commitment} ${state.players} ${state.computer} ${document.documentElement.lang}`;
+  if (!box || shown === joinCodesShown) return;
+  joinCodesShown = shown;
+  const join = await (await fetch("/api/join")).json();
+  const warning = $("join-warning");
+  warning.textContent = join.loopback ? say("join_loopback", { url: join.url }) : "";
+  warning.hidden = !join.loopback;
   box.replaceChildren();
   for (let n = 0; n < state.players; n++) {
+    if (state.computer.includes(n)) continue;
     const figure = document.createElement("figure");
     figure.dataset.seat = n;
     const image = document.createElement("img");
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
-    image.alt = say("seat", { n });
+    image.alt = say("join_code", { seat: seatName(n) });
     const caption = document.createElement("figcaption");
     caption.textContent = seatName(n);
+    caption.style.setProperty("--seat", seatColour(state, n));
     figure.append(image, caption);
     box.appendChild(figure);
   }
@@ -295,23 +317,7 @@ function wire() {
   on("new-game-open", openNewGame);
   on("new-game-start", (e) => { e.preventDefault(); startNewGame(); });
   on("new-game-cancel", (e) => { e.preventDefault(); $("new-game").close(); });
-  on("login", async (e) => {
-    e.preventDefault();
-    if (await post("/api/referee/login", { pin: $("pin").value })) await refereeSession();
-    $("pin").value = "";
-  });
-  on("logout", async () => { await post("/api/referee/logout"); await refereeSession(); });
-  on("correct-apply", () => post("/api/correct", { move: $("correct-move").value }));
-  on("settle-apply", () => post("/api/settings", { settle_ms: Number($("settle-ms").value) }));
-  on("position-apply", () => {
-    try { post("/api/position", { record: JSON.parse($("position-record").value) }); }
-    catch (error) { showRefusal(String(error)); }
-  });
-  on("camera-corners", startCorners);
-  on("camera-learn", learnBoard);
-  if ($("camera-picture")) $("camera-picture").onclick = clickCorner;
-  if ($("camera-view")) $("camera-view").ontoggle = () => { if ($("camera-view").open) loadCameraView(true); };
-  if ($("diagnostics")) $("diagnostics").ontoggle = () => { if ($("diagnostics").open) loadDiagnostics(); };
+  if (role === "referee") wireReferee();
 }
 
 wire();

@@ -1,13 +1,79 @@
-// The referee's tools (/referee): diagnostics, the camera picture and the manual
-// corner fallback, the board learned anew, the PIN session.
+// The referee's tools (/referee): the PIN session, the position editor, diagnostics,
+// the camera picture and the manual corner fallback, the board learned anew.
 "use strict";
 
+// a word where the table has one, else the text as it came (a count, a device's message)
+const sayIf = (key, text) => (key in words ? say(key) : String(text));
+
+// diagnostics as a table of words; a value that is a table itself becomes "key value, ..."
 async function loadDiagnostics() {
   const response = await fetch("/api/diagnostics");
   if (!response.ok) return;
   const diagnostics = await response.json();
-  $("diagnostics-data").textContent = JSON.stringify(diagnostics, null, 1);
+  const rows = Object.entries(diagnostics).map(([key, value]) => {
+    const row = document.createElement("tr");
+    const name = document.createElement("th");
+    name.scope = "row";
+    name.textContent = say(`diagnostics.${key}`);
+    const shown = document.createElement("td");
+    shown.dataset.key = key;
+    if (value === null || value === "") shown.textContent = "–";
+    else if (typeof value === "object") {
+      const parts = Object.entries(value).map(([k, v]) => `${sayIf(`diagnostics.count.${k}`, k)}: ${v}`);
+      shown.textContent = parts.length ? parts.join(", ") : "–";
+    } else shown.textContent = sayIf(`diagnostics.value.${value}`, value);
+    row.append(name, shown);
+    return row;
+  });
+  $("diagnostics-data").replaceChildren(...rows);
   if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
+  // the camera tools only where there is a camera
+  $("camera-view").hidden = diagnostics.camera === "none";
+}
+
+// the position editor starts from the position as it stands
+async function loadPosition() {
+  const response = await fetch("/api/position");
+  if (!response.ok) return;
+  $("position-record").value = JSON.stringify((await response.json()).record, null, 1);
+  $("position-note").textContent = "";
+}
+
+async function applyPosition() {
+  let record;
+  try {
+    record = JSON.parse($("position-record").value);
+  } catch (error) {
+    $("position-note").textContent = say("position_not_json");
+    return;
+  }
+  if (record === null || typeof record !== "object" || Array.isArray(record)) {
+    $("position-note").textContent = say("position_not_record");
+    return;
+  }
+  if (await post("/api/position", { record })) $("position-note").textContent = say("position_set");
+}
+
+function wireReferee() {
+  const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
+  on("login", async (e) => {
+    e.preventDefault();
+    if (await post("/api/referee/login", { pin: $("pin").value })) {
+      $("refusal").hidden = true;
+      await refereeSession();
+    }
+    $("pin").value = "";
+  });
+  on("logout", async () => { await post("/api/referee/logout"); await refereeSession(); });
+  on("correct-apply", () => post("/api/correct", { move: $("correct-move").value }));
+  on("settle-apply", () => post("/api/settings", { settle_ms: Number($("settle-ms").value) }));
+  on("position-reload", loadPosition);
+  on("position-apply", applyPosition);
+  on("camera-corners", startCorners);
+  on("camera-learn", learnBoard);
+  if ($("camera-picture")) $("camera-picture").onclick = clickCorner;
+  if ($("camera-view")) $("camera-view").ontoggle = () => { if ($("camera-view").open) loadCameraView(true); };
+  if ($("diagnostics")) $("diagnostics").ontoggle = () => { if ($("diagnostics").open) loadDiagnostics(); };
 }
 
 // the snapshot with the cell overlay: fetched after a change, at most every 2 s
@@ -85,5 +151,6 @@ async function learnBoard() {
 async function refereeSession() {
   const session = await (await fetch("/api/referee/session")).json();
   document.body.dataset.referee = session.ok ? "yes" : "no";
+  if (session.ok) await Promise.all([loadDiagnostics(), loadPosition()]);
 }
 

@@ -98,6 +98,74 @@
                    fill: tokenColour(piece) }, view.over);
   }
 
+  // --- words instead of notation: a coaster, a field, a spot, a move ------------------
+  const CORNERS = ["nw", "ne", "sw", "se"];
+
+  function coasterEntry(id) {
+    const table = board && board.game && board.game.coaster;
+    return table ? table.find((c) => c.id === id) : null;
+  }
+
+  // one field's print: "forest with gold and a shield"
+  function printWords(print) {
+    if (!print) return "";
+    const marks = [];
+    if (print.gold) marks.push(say("haegar.print_gold"));
+    if (print.skull) marks.push(say("haegar.print_skull"));
+    if (print.shield) marks.push(say("haegar.print_shield"));
+    if (print.die) marks.push(say("haegar.print_die", { die: print.die }));
+    const land = say(`landscape_${print.landscape}`);
+    return marks.length ? say("haegar.print_with", { landscape: land, marks: marks.join(", ") }) : land;
+  }
+
+  // a coaster as it is printed (upright): its four fields, corner by corner
+  function coasterWords(id) {
+    const entry = coasterEntry(id);
+    if (!entry) return "";
+    const fields = CORNERS.map((corner) => `${say(`haegar.corner_${corner}`)}: ${printWords(entry[corner])}`);
+    if (entry.beer) fields.push(say("haegar.beer"));
+    return fields.join(" · ");
+  }
+
+  // a spot by where it lies from the first coaster: "2 north, 1 west of the first coaster"
+  function spotWords(spot) {
+    const found = /^([ns])(\d+)([ew])(\d+)$/.exec(spot);
+    if (!found) return spot;
+    const [, ns, rows, ew, columns] = found;
+    const parts = [];
+    if (Number(rows)) parts.push(say(`haegar.steps_${ns}`, { n: rows }));
+    if (Number(columns)) parts.push(say(`haegar.steps_${ew}`, { n: columns }));
+    return parts.length ? say("haegar.from_first", { steps: parts.join(", ") }) : say("haegar.first_coaster");
+  }
+
+  // a field: its corner, its coaster's place and what is printed on it
+  function fieldWords(state, field) {
+    const [spot, corner] = field.split("_");
+    const token = state.position[field];
+    let print = null;
+    if (token) {
+      const printedName = token.split("+")[0];
+      const upright = printedName.split("_").pop();
+      const entry = coasterEntry(printedName.slice(0, -upright.length - 1));
+      print = entry ? entry[upright] : null;
+    }
+    const where = say(`haegar.field_${corner}`, { coaster: spotWords(spot) });
+    return print ? `${where} (${printWords(print)})` : where;
+  }
+
+  const TOKEN_MOVE = /^(hagar|gold) ([nsew0-9]+_(?:nw|ne|sw|se))$/;
+  const HAGAR_MOVE = /^([nsew0-9]+_(?:nw|ne|sw|se))-([nsew0-9]+_(?:nw|ne|sw|se))$/;
+
+  // a token or final-round move in words; null for a move this page does not know
+  function moveWords(state, move) {
+    if (move === "pass") return say("haegar.pass");
+    let found = TOKEN_MOVE.exec(move);
+    if (found) return say(`haegar.put_${found[1]}`, { field: fieldWords(state, found[2]) });
+    found = HAGAR_MOVE.exec(move);
+    if (found) return say("haegar.move_hagar", { from: fieldWords(state, found[1]), to: fieldWords(state, found[2]) });
+    return null;
+  }
+
   function points(land, seat) {
     return land.gold_points[seat] + land.dominion_points[seat];
   }
@@ -234,13 +302,14 @@
       if (record.hand) {
         const hand = document.createElement("p");
         hand.id = "coaster-in-hand";
-        hand.textContent = say("coaster_in_hand", { coaster: record.hand });
+        hand.dataset.coaster = record.hand;
+        hand.textContent = say("coaster_in_hand", { coaster: coasterWords(record.hand) });
         parts.push(hand);
       }
       const spots = placements(state);
       if (spots.size && role !== "watch") {
         const help = document.createElement("p");
-        help.textContent = chosenSpot ? say("choose_facing", { spot: chosenSpot }) : say("choose_spot");
+        help.textContent = chosenSpot ? say("choose_facing", { spot: spotWords(chosenSpot) }) : say("choose_spot");
         parts.push(help);
         const facings = document.createElement("div");
         facings.className = "facings";
@@ -255,6 +324,21 @@
         }
         parts.push(facings);
       }
+      // tokens and the final round: a button each, in words
+      const tokenMoves = state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) !== null);
+      if (tokenMoves.length && role !== "watch") {
+        const buttons = document.createElement("div");
+        buttons.className = "token-moves";
+        for (const move of tokenMoves) {
+          const button = document.createElement("button");
+          button.className = "token-move";
+          button.dataset.move = move;
+          button.textContent = moveWords(state, move);
+          button.onclick = () => post("/api/play", { move });
+          buttons.append(button);
+        }
+        parts.push(buttons);
+      }
       const supply = document.createElement("p");
       supply.textContent = say("supply", {
         supply: Object.entries(record.supply).map(([seat, s]) => `${seat} ${s.hagars}+${s.gold}`).join(", "),
@@ -265,6 +349,13 @@
     },
 
     drawn(state, box) {
+      if (typeof state.last_draw === "string" && coasterEntry(state.last_draw)) {
+        box.textContent = say("drawn", { value: coasterWords(state.last_draw) });
+        box.dataset.coaster = state.last_draw;
+        box.classList.add("coaster-drawn");
+        return true;
+      }
+      box.classList.remove("coaster-drawn");
       if (typeof state.last_draw !== "number") return false;
       const label = document.createElement("span");
       label.textContent = say("rolled");
@@ -272,7 +363,8 @@
       return true;
     },
 
-    // coasters are laid by tapping; tokens and the final round stay plain buttons
-    moves: (state) => state.moves.filter((move) => !PLACEMENT.test(move)),
+    // coasters are laid by tapping, tokens and the final round by the panel's buttons
+    // in words; only a move none of them knows stays a plain button
+    moves: (state) => state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) === null),
   });
 })();

@@ -1,0 +1,144 @@
+"""The pages a person plays with, in a real browser (Playwright driving Debian's
+/usr/bin/chromium): the new-game dialog in words, the kiosk's join codes on one
+screen, a phone that has not joined, and the referee's tools on a phone."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from boardref.panel import words
+from tests.boardref.conftest import needs_chromium
+from tests.boardref.test_browser_games import PIN, WAIT_MS, serve
+
+pytestmark = needs_chromium
+KIOSK = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def table(tmp_path, request):
+    game, players, *computer = request.param
+    service, url = serve(tmp_path, game, players, computer)
+    yield url
+    service.terminate()
+    service.wait(10)
+
+
+def opened(browser, url, path, language="en", viewport=KIOSK):
+    page = browser.new_page(locale="de-DE" if language == "de" else "en-US", viewport=viewport)
+    page.goto(f"{url}{path}")
+    page.wait_for_selector("svg.board g[data-cell]", state="attached")
+    return page
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(table, browser, language):
+    from playwright.sync_api import expect
+
+    said = words.table(language)
+    page = opened(browser, table, "/table", language)
+    page.click("#new-game-open")
+    names = page.locator("#new-game-name option")
+    expect(names).to_have_count(6)
+    assert said["game.catch_the_hare.title"] in names.all_inner_texts()
+    assert "catch_the_hare" not in names.all_inner_texts()
+    page.select_option("#new-game-name", label=said["game.catch_the_hare.title"])
+    expect(page.locator("#new-game-about")).to_have_text(said["game.catch_the_hare.about"])
+    dialog = page.locator("#new-game")
+    expect(dialog).to_contain_text(said["option.catch_the_hare.min_hunters.about"])
+    expect(dialog).not_to_contain_text("min_hunters")
+    page.select_option("#option-hunters", label=said["choice.catch_the_hare.hunters.10"])
+    captures = said["option.catch_the_hare.min_hunters.captures"].replace("{n}", "1")
+    expect(page.locator("#new-game-handicap")).to_have_text(captures)
+    page.locator("#new-game-computer label", has_text="the hare").locator("input").check()
+    page.click("#new-game-start")
+    expect(dialog).not_to_be_visible(timeout=WAIT_MS)
+    state = httpx.get(f"{table}/api/state").json()
+    assert state["game"] == "catch_the_hare" and state["options"]["hunters"] == 10
+    assert state["computer"] == [1]
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 6, 5)], indirect=True)
+def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer(table, browser):
+    from playwright.sync_api import expect
+
+    page = opened(browser, table, "/table")
+    codes = page.locator("#join-codes img")
+    expect(codes).to_have_count(5, timeout=WAIT_MS)
+    expect(page.locator('#join-codes figure[data-seat="5"]')).to_have_count(0)
+    loaded = "(i) => i.complete && i.naturalWidth"
+    page.wait_for_function(f"[...document.querySelectorAll('#join-codes img')].every({loaded})")
+    for box in (codes.nth(n).bounding_box() for n in range(5)):
+        assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
+    assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
+    expect(page.locator("#join-warning")).to_contain_text("127.0.0.1")
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_phone_without_its_token_says_it_has_not_joined(table, browser, language):
+    from playwright.sync_api import expect
+
+    said = words.table(language)
+    page = opened(browser, table, "/play/1", language, PHONE)
+    expect(page.locator("#not-joined")).to_contain_text(said["not_joined"], timeout=WAIT_MS)
+    expect(page.locator("#not-joined")).to_contain_text(said["how_to_join"])
+    expect(page.locator("#turn")).to_be_hidden()
+    expect(page.locator("pre")).to_have_count(0)
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
+    table, browser, language
+):
+    from playwright.sync_api import expect
+
+    said = words.table(language)
+    page = opened(browser, table, "/referee", language, PHONE)
+    expect(page.locator(".login")).to_contain_text("pin-hash")
+    page.fill("#pin", "0000")
+    page.click("#login")
+    expect(page.locator("#refusal")).to_be_visible(timeout=WAIT_MS)
+    page.fill("#pin", PIN)
+    page.click("#login")
+    expect(page.locator("#refusal")).to_be_hidden(timeout=WAIT_MS)
+    editor = page.locator("#position-record")
+    page.wait_for_function(
+        "document.querySelector('#position-record').value.includes('sternhalma')"
+    )
+    record = json.loads(editor.input_value())
+    assert record["game"] == "sternhalma"
+    # the record /api/state shows (its state part) is taken as it is
+    shown = httpx.get(f"{table}/api/state").json()["record"]
+    editor.fill(json.dumps(shown))
+    page.click("#position-apply")
+    expect(page.locator("#position-note")).to_have_text(said["position_set"], timeout=WAIT_MS)
+    editor.fill("{ not json")
+    page.click("#position-apply")
+    expect(page.locator("#position-note")).to_have_text(said["position_not_json"])
+    page.click("#position-reload")
+    page.wait_for_function(
+        "document.querySelector('#position-record').value.includes('sternhalma')"
+    )
+    assert json.loads(editor.input_value()) == record
+    expect(page.locator("#camera-view")).to_be_hidden()
+    page.click("#diagnostics summary")
+    expect(page.locator("#diagnostics-data th").first).to_have_text(said["diagnostics.link"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+def test_a_hole_on_a_phone_answers_a_tap_beside_it(table, browser):
+    from playwright.sync_api import expect
+
+    page = opened(browser, table, "/sim", viewport=PHONE)
+    hole = page.locator('g.cell[data-cell="m1"] .hole')  # the tip of the star: no neighbour below
+    box = hole.bounding_box()
+    assert box["width"] < 16, "the hole itself is small on a phone"
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 15)
+    expect(page.locator('g.cell[data-cell="m1"]')).to_have_class("cell selected", timeout=WAIT_MS)
