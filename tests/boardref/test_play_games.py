@@ -40,13 +40,14 @@ def new_game(page, options: dict[str, bool] = {}) -> None:  # noqa: B006 - read 
     """Start a new game of the table's game from the dialog, ticking ``options``."""
     from playwright.sync_api import expect
 
-    plies = page.locator("body").get_attribute("data-plies")
+    code = page.locator("#join-codes img").first
+    old_code = code.get_attribute("src")
     page.click("#new-game-open")
     for name, ticked in options.items():
         page.locator(f'#new-game-options [data-option="{name}"]').set_checked(ticked)
     page.click("#new-game-start")
     expect(page.locator("#new-game")).not_to_be_visible(timeout=WAIT_MS)
-    del plies
+    expect(code).not_to_have_attribute("src", old_code, timeout=WAIT_MS)  # the new game's
 
 
 def wait_for_ply(page, plies: int) -> None:
