@@ -55,7 +55,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser):
     # the referee asks for the captured hunters (the "capture" notice) and lights b3
     expect(sim.locator('g.cell[data-cell="b3"]')).to_have_class("cell remove", timeout=WAIT_MS)
     notice = httpx.get(f"{table}/api/state").json()["notice"]
-    assert notice == {"key": "capture", "params": {"cells": "b3, b4"}}
+    assert notice["key"] == "referee.capture" and notice["params"] == {"cells": ["b3", "b4"]}
     for hunter in ("b3", "b4"):
         click_cell(sim, hunter)
         sim.click("#sim-to-tray")
