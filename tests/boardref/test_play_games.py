@@ -138,3 +138,78 @@ def test_three_people_play_forty_plies_of_sternhalma_with_jump_chains(people, la
     assert chains >= 5, "too few jump chains to call it a test of them"
     table.check()
     table.shoot("ply40")
+
+
+def jumped(game, path: tuple[str, ...]) -> list[str]:
+    """The cells a leaping piece passed over: the point between each two it landed on."""
+    at = {cell.xy: cell.id for cell in game.board.cells}
+    cells = {cell.id: cell.xy for cell in game.board.cells}
+    return [
+        at[((cells[a][0] + cells[b][0]) / 2, (cells[a][1] + cells[b][1]) / 2)]
+        for a, b in zip(path, path[1:])
+    ]
+
+
+def positions(game, moves) -> list:
+    """The position before each of ``moves``."""
+    states = [game.initial_state()]
+    for move in moves[:-1]:
+        states.append(game.apply(states[-1], move))
+    return states
+
+
+def hare_game(seed: int = 10) -> list:
+    """A game whose hare leaps whenever it can: with seed 10 it stops one capture
+    short of a second (the hare confirms it), later captures twice in one move and
+    wins, in 24 plies."""
+    game = load_game("catch_the_hare")
+    choose, state, moves = random.Random(seed), game.initial_state(), []
+    while game.outcome(state) is None:
+        legal = game.legal_moves(state)
+        leaps = [m for m in legal if m.leap] if game.to_move(state) == 1 else []
+        move = choose.choice(leaps or legal)
+        moves.append(move)
+        state = game.apply(state, move)
+    return moves
+
+
+@pytest.mark.parametrize("language", ["de"])
+def test_the_hunters_and_the_hare_play_to_the_end_with_a_double_capture(people, language):
+    """Captured hunters are taken off the virtual board into the tray; the hare's
+    phone confirms a capture that could have gone on; the game ends on the score."""
+    from playwright.sync_api import expect
+
+    table = people("catch_the_hare", 2, language)
+    game = load_game("catch_the_hare")
+    moves = hare_game()
+    assert any(len(m.path) > 2 for m in moves), "the game has a double capture"
+    sim = table.open("sim", "/sim")
+    table.open("table", "/table")
+    hunters, hare = (table.join(seat) for seat in range(2))
+    table.check()
+    table.shoot("start")
+    state = game.initial_state()
+    for move in moves:
+        carry_out(sim, move.path)
+        for hunter in jumped(game, move.path) if move.leap else ():
+            sim.click(f'g[data-cell="{hunter}"]')
+            sim.click("#sim-to-tray")
+        wait_for_move(table.pages["table"], move)
+        open_ended = game.can_extend(state, move)
+        state = game.apply(state, move)
+        if open_ended and game.outcome(state) is None:
+            # a leap that could have gone on stays open until the hare says it is done
+            hare.bring_to_front()
+            expect(hare.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
+            table.check()
+            table.shoot("captured")
+            hare.click("#confirm")
+            expect(hunters.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+    confirmed = sum(game.can_extend(s, m) for s, m in zip(positions(game, moves), moves))
+    assert confirmed, "no capture needed the hare's confirm"
+    captured = sum(len(m.path) - 1 for m in moves if m.leap)
+    expect(sim.locator("#sim-tray .sim-piece")).to_have_count(captured)
+    for page in table.pages.values():
+        expect(page.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    table.check()
+    table.shoot("over")
