@@ -32,6 +32,7 @@ from typing import Any
 
 from engines.core import Game, Move, Option, Outcome
 from engines.errors import IllegalMove, OptionError, RecordError
+from engines.words import Words, words
 
 HUNTERS, HARE = 0, 1
 SIDES = ("hunters", "hare")
@@ -69,16 +70,26 @@ class CatchTheHare(Game):
         super().__init__(players, **options)
         if self.options["min_hunters"] > self.options["hunters"]:
             raise OptionError(
-                f"{self.name}: min_hunters={self.options['min_hunters']} is more than the "
-                f"{self.options['hunters']} hunters on the board; the hare would win at once"
+                words(
+                    "rules.catch_the_hare.min_hunters_more_than",
+                    (
+                        "{game}: min_hunters={min_hunters} is more than the {hunters} hunters "
+                        "on the board; the hare would win at once"
+                    ),
+                    game=self.name,
+                    min_hunters=self.options["min_hunters"],
+                    hunters=self.options["hunters"],
+                )
             )
         self._names = tuple(cell.id for cell in self.board.cells)
 
     def _board_name(self) -> str:
         return BOARDS[self.options["board"]]
 
-    def seat_name(self, seat: int) -> str:
-        return f"the {SIDES[seat]}"
+    def seat_words(self, seat: int) -> Words:
+        if seat == HUNTERS:
+            return words("seat.the_hunters", "the hunters")
+        return words("seat.the_hare", "the hare")
 
     def seat_colour(self, seat: int) -> str:
         return SIDES[seat]
@@ -140,37 +151,110 @@ class CatchTheHare(Game):
         path = self._cells_of(move)
         names = self._names
         if len(path) < 2:
-            raise IllegalMove(f"{move}: a move needs a start and an end point (no passing)")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.move_needs_start_end",
+                    "{move}: a move needs a start and an end point (no passing)",
+                    move=str(move),
+                )
+            )
         origin, dest = path[0], path[-1]
         if state.turn == HUNTERS and origin not in state.hunters:
-            raise IllegalMove(f"{move}: no hunter on {names[origin]}; the hunters move")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.no_hunter_hunters_move",
+                    "{move}: no hunter on {origin}; the hunters move",
+                    move=str(move),
+                    origin=names[origin],
+                )
+            )
         if state.turn == HARE and origin != state.hare:
-            raise IllegalMove(f"{move}: the hare is on {names[state.hare]}; the hare moves")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.hare_hare_moves",
+                    "{move}: the hare is on {cell}; the hare moves",
+                    move=str(move),
+                    cell=names[state.hare],
+                )
+            )
         hunters = state.hunters
         if not move.leap:
             if len(path) != 2:
-                raise IllegalMove(f"{move}: a step goes to one adjacent point; leaps use ':'")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.step_goes_one_adjacent",
+                        "{move}: a step goes to one adjacent point; leaps use ':'",
+                        move=str(move),
+                    )
+                )
             if dest not in self.board.neighbours[origin]:
-                raise IllegalMove(f"{move}: no line joins {names[origin]} and {names[dest]}")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.no_line_joins",
+                        "{move}: no line joins {origin} and {dest}",
+                        move=str(move),
+                        origin=names[origin],
+                        dest=names[dest],
+                    )
+                )
             if dest in hunters or dest == state.hare:
-                raise IllegalMove(f"{move}: {names[dest]} is occupied")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.occupied",
+                        "{move}: {dest} is occupied",
+                        move=str(move),
+                        dest=names[dest],
+                    )
+                )
             if state.turn == HUNTERS:
                 hunters = (hunters - {origin}) | {dest}
         else:
             if state.turn == HUNTERS:
-                raise IllegalMove(f"{move}: the hunters cannot leap; only the hare captures")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.hunters_cannot_leap_only",
+                        "{move}: the hunters cannot leap; only the hare captures",
+                        move=str(move),
+                    )
+                )
             if self.options["single_capture"] and len(path) > 2:
-                raise IllegalMove(f"{move}: one leap per turn (single_capture)")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.one_leap_per_turn",
+                        "{move}: one leap per turn (single_capture)",
+                        move=str(move),
+                    )
+                )
             for at, land in zip(path, path[1:]):
                 over = self.board.jump_over.get((at, land))
                 if over is None:
                     raise IllegalMove(
-                        f"{move}: {names[at]} to {names[land]} is not a leap along a line"
+                        words(
+                            "rules.catch_the_hare.leap_along_line",
+                            "{move}: {at} to {land} is not a leap along a line",
+                            move=str(move),
+                            at=names[at],
+                            land=names[land],
+                        )
                     )
                 if over not in hunters:
-                    raise IllegalMove(f"{move}: no hunter on {names[over]} to capture")
+                    raise IllegalMove(
+                        words(
+                            "rules.catch_the_hare.no_hunter_capture",
+                            "{move}: no hunter on {over} to capture",
+                            move=str(move),
+                            over=names[over],
+                        )
+                    )
                 if land in hunters:
-                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                    raise IllegalMove(
+                        words(
+                            "rules.catch_the_hare.occupied_2",
+                            "{move}: {land} is occupied",
+                            move=str(move),
+                            land=names[land],
+                        )
+                    )
                 hunters = hunters - {over}
         hare = dest if state.turn == HARE else state.hare
         return HareState(hare, hunters, 1 - state.turn, state.ply + 1)
@@ -181,14 +265,38 @@ class CatchTheHare(Game):
         self._require_state(state)
         left, needed = len(state.hunters), self.options["min_hunters"]
         if left < needed:
-            return Outcome((HARE,), f"only {left} hunters left, fewer than {needed}")
+            return Outcome(
+                (HARE,),
+                words(
+                    "rules.catch_the_hare.only_hunters_left_fewer",
+                    "only {left} hunters left, fewer than {needed}",
+                    left=left,
+                    needed=needed,
+                ),
+            )
         if next(self._moves_of(state), None) is None:
             if state.turn == HARE:
-                return Outcome((HUNTERS,), "the hare is enclosed and cannot move")
-            return Outcome((HARE,), "the hunters cannot move")
+                return Outcome(
+                    (HUNTERS,),
+                    words(
+                        "rules.catch_the_hare.hare_enclosed_cannot_move",
+                        "the hare is enclosed and cannot move",
+                    ),
+                )
+            return Outcome(
+                (HARE,),
+                words("rules.catch_the_hare.hunters_cannot_move", "the hunters cannot move"),
+            )
         limit = self.options["max_plies"]
         if limit is not None and state.ply >= limit:
-            return Outcome((), f"move limit of {limit} reached")
+            return Outcome(
+                (),
+                words(
+                    "rules.catch_the_hare.move_limit_reached",
+                    "move limit of {limit} reached",
+                    limit=limit,
+                ),
+            )
         return None
 
     # --- what sensors see, and records ------------------------------------------------
@@ -220,12 +328,36 @@ class CatchTheHare(Game):
         (hare,) = self._cell_list([data["hare"]], "hare")
         hunters = self._cell_list(data["hunters"], "hunters")
         if hare in hunters:
-            raise RecordError("the hare and a hunter share a point")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.hare_hunter_share_point",
+                    "the hare and a hunter share a point",
+                )
+            )
         if len(hunters) > self.options["hunters"]:
-            raise RecordError(f"{len(hunters)} hunters; this game starts with fewer")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.hunters_game_starts_fewer",
+                    "{count} hunters; this game starts with fewer",
+                    count=len(hunters),
+                )
+            )
         if data["turn"] not in SIDES:
-            raise RecordError(f"turn must be one of {SIDES}, not {data['turn']!r}")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.turn_must_one",
+                    "turn must be one of {SIDES}, not {turn}",
+                    SIDES=SIDES,
+                    turn=repr(data["turn"]),
+                )
+            )
         ply = data["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise RecordError(f"'ply' must be a whole number >= 0, not {ply!r}")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.ply_must_whole_number",
+                    "'ply' must be a whole number >= 0, not {ply}",
+                    ply=repr(ply),
+                )
+            )
         return HareState(hare, frozenset(hunters), SIDES.index(data["turn"]), ply)

@@ -32,8 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engines.core import PASS, Game, Move, Option, Outcome
+from engines.core import PASS, Game, Move, Option, Outcome, colour_words
 from engines.errors import IllegalMove, RecordError
+from engines.words import Words, words
 
 EMPTY = -1
 PIECES_PER_PLAYER = 10
@@ -76,8 +77,8 @@ class Sternhalma(Game):
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
 
-    def seat_name(self, seat: int) -> str:
-        return self.colours[seat]
+    def seat_words(self, seat: int) -> Words:
+        return colour_words(self.colours[seat])
 
     def seat_colour(self, seat: int) -> str:
         return self.colours[seat]
@@ -172,7 +173,13 @@ class Sternhalma(Game):
         seat = state.turn
         if move == PASS:
             if any(True for _ in self._moves_of(state.holes, seat)):
-                raise IllegalMove(f"{self.colours[seat]} can move, so may not pass")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.can_move_so_may",
+                        "{seat} can move, so may not pass",
+                        seat=self.seat_words(seat),
+                    )
+                )
             return SternhalmaState(
                 state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1
             )
@@ -188,41 +195,121 @@ class Sternhalma(Game):
         origin = path[0]
         colour = self.colours[seat]
         if len(path) < 2:
-            raise IllegalMove(f"{move}: a move needs a start and an end hole")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.move_needs_start_end",
+                    "{move}: a move needs a start and an end hole",
+                    move=str(move),
+                )
+            )
         if holes[origin] == EMPTY:
-            raise IllegalMove(f"{move}: there is no piece on {names[origin]}")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.there_no_piece",
+                    "{move}: there is no piece on {origin}",
+                    move=str(move),
+                    origin=names[origin],
+                )
+            )
         if holes[origin] != seat:
             owner = self.colours[holes[origin]]
-            raise IllegalMove(f"{move}: the piece on {names[origin]} is {owner}'s; {colour} moves")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.piece_moves",
+                    "{move}: the piece on {origin} is {owner}'s; {colour} moves",
+                    move=str(move),
+                    origin=names[origin],
+                    owner=owner,
+                    colour=colour,
+                )
+            )
         if path[-1] == origin:
-            raise IllegalMove(f"{move}: a move must end on a different hole than it started")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.move_must_end_different",
+                    "{move}: a move must end on a different hole than it started",
+                    move=str(move),
+                )
+            )
         if not move.leap:
             if len(path) != 2:
-                raise IllegalMove(f"{move}: a step goes to one adjacent hole; jumps use ':'")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.step_goes_one_adjacent",
+                        "{move}: a step goes to one adjacent hole; jumps use ':'",
+                        move=str(move),
+                    )
+                )
             if path[1] not in self.board.neighbours[origin]:
-                raise IllegalMove(f"{move}: {names[path[1]]} is not next to {names[origin]}")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.next",
+                        "{move}: {cell} is not next to {origin}",
+                        move=str(move),
+                        cell=names[path[1]],
+                        origin=names[origin],
+                    )
+                )
             if holes[path[1]] != EMPTY:
-                raise IllegalMove(f"{move}: {names[path[1]]} is occupied")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.occupied",
+                        "{move}: {cell} is occupied",
+                        move=str(move),
+                        cell=names[path[1]],
+                    )
+                )
         else:
             jumped: set[int] = set()
             for at, land in zip(path, path[1:]):
                 over = self.board.jump_over.get((at, land))
                 if over is None:
                     raise IllegalMove(
-                        f"{move}: {names[at]} to {names[land]} is not a jump over one hole"
+                        words(
+                            "rules.sternhalma.jump_over_one_hole",
+                            "{move}: {at} to {land} is not a jump over one hole",
+                            move=str(move),
+                            at=names[at],
+                            land=names[land],
+                        )
                     )
                 if holes[over] == EMPTY or over == origin:
-                    raise IllegalMove(f"{move}: there is no piece on {names[over]} to jump over")
+                    raise IllegalMove(
+                        words(
+                            "rules.sternhalma.there_no_piece_jump",
+                            "{move}: there is no piece on {over} to jump over",
+                            move=str(move),
+                            over=names[over],
+                        )
+                    )
                 if over in jumped:
                     raise IllegalMove(
-                        f"{move}: the piece on {names[over]} may be jumped only once per move"
+                        words(
+                            "rules.sternhalma.piece_may_jumped_only",
+                            "{move}: the piece on {over} may be jumped only once per move",
+                            move=str(move),
+                            over=names[over],
+                        )
                     )
                 if holes[land] != EMPTY and land != origin:
-                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                    raise IllegalMove(
+                        words(
+                            "rules.sternhalma.occupied_2",
+                            "{move}: {land} is occupied",
+                            move=str(move),
+                            land=names[land],
+                        )
+                    )
                 jumped.add(over)
         goal = self._in_goal[seat]
         if self.options["no_leaving_goal"] and origin in goal and path[-1] not in goal:
-            raise IllegalMove(f"{move}: a piece may not leave its target point (no_leaving_goal)")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.piece_may_leave_target",
+                    "{move}: a piece may not leave its target point (no_leaving_goal)",
+                    move=str(move),
+                )
+            )
 
     # --- the end ----------------------------------------------------------------------
 
@@ -234,19 +321,36 @@ class Sternhalma(Game):
             if reason:
                 return Outcome((seat,), reason)
         if state.passes >= self.players:
-            return Outcome((), "no player can move")
+            return Outcome((), words("rules.sternhalma.no_player_can_move", "no player can move"))
         limit = self.options["max_plies"]
         if limit is not None and state.ply >= limit:
-            return Outcome((), f"move limit of {limit} reached")
+            return Outcome(
+                (),
+                words(
+                    "rules.sternhalma.move_limit_reached",
+                    "move limit of {limit} reached",
+                    limit=limit,
+                ),
+            )
         return None
 
     def _goal_reason(self, holes: tuple[int, ...], seat: int) -> str | None:
         owners = [holes[i] for i in self._goal_cells[seat]]
         colour, target = self.colours[seat], self.targets[seat]
         if all(owner == seat for owner in owners):
-            return f"{colour} filled the {target} point"
+            return words(
+                "rules.sternhalma.filled_point",
+                "{colour} filled the {target} point",
+                colour=colour,
+                target=target,
+            )
         if self.options["blocked_goal"] and EMPTY not in owners and seat in owners:
-            return f"{colour} holds part of the full {target} point (blocked_goal)"
+            return words(
+                "rules.sternhalma.holds_part_full_point",
+                "{colour} holds part of the full {target} point (blocked_goal)",
+                colour=colour,
+                target=target,
+            )
         return None
 
     # --- what sensors see, and records ------------------------------------------------
@@ -279,20 +383,53 @@ class Sternhalma(Game):
     def _state_from_json(self, data: Any) -> SternhalmaState:
         pieces = data["pieces"]
         if not isinstance(pieces, list) or len(pieces) != self.players:
-            raise RecordError(f"'pieces' must list the holes of each of {self.players} seats")
+            raise RecordError(
+                words(
+                    "rules.sternhalma.pieces_must_list_holes",
+                    "'pieces' must list the holes of each of {players} seats",
+                    players=self.players,
+                )
+            )
         holes = [EMPTY] * len(self.board.cells)
         for seat, cells in enumerate(pieces):
             indices = self._cell_list(cells, f"pieces of seat {seat}")
             if len(indices) != PIECES_PER_PLAYER:
-                raise RecordError(f"seat {seat} has {len(indices)} pieces, not 10")
+                raise RecordError(
+                    words(
+                        "rules.sternhalma.seat_pieces",
+                        "seat {seat} has {count} pieces, not 10",
+                        seat=seat,
+                        count=len(indices),
+                    )
+                )
             for i in indices:
                 if holes[i] != EMPTY:
-                    raise RecordError(f"two pieces on {self.board.cells[i].id}")
+                    raise RecordError(
+                        words(
+                            "rules.sternhalma.two_pieces",
+                            "two pieces on {cell}",
+                            cell=self.board.cells[i].id,
+                        )
+                    )
                 holes[i] = seat
         turn, ply, passes = data["turn"], data["ply"], data["passes"]
         for key, value in (("turn", turn), ("ply", ply), ("passes", passes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise RecordError(f"{key!r} must be a whole number >= 0, not {value!r}")
+                raise RecordError(
+                    words(
+                        "rules.sternhalma.must_whole_number",
+                        "{field} must be a whole number >= 0, not {value}",
+                        field=repr(key),
+                        value=repr(value),
+                    )
+                )
         if turn >= self.players:
-            raise RecordError(f"turn {turn} is not a seat of {self.players} players")
+            raise RecordError(
+                words(
+                    "rules.sternhalma.turn_seat_players",
+                    "turn {turn} is not a seat of {players} players",
+                    turn=turn,
+                    players=self.players,
+                )
+            )
         return SternhalmaState(tuple(holes), turn, ply, passes)
