@@ -1,20 +1,34 @@
-"""Catch the Hare (cercar la liebre) on a 5x5 alquerque board, per
-``rules/catch_the_hare.txt`` and RULINGS.md.
+"""Catch the Hare (cercar la liebre) on a 5x5 alquerque board.
 
-Seat 0 plays the twelve hunters and moves first; seat 1 plays the hare. Every piece
-steps along a marked line to an adjacent empty point. The hare captures by leaping
-over an adjacent hunter onto the empty point beyond, and may go on leaping from
-there; it may stop after any leap, so every prefix of a capture chain is a move of
-its own. A captured hunter leaves the board at once. The hunters win when the hare
-cannot move; the hare wins when fewer than ``min_hunters`` remain or the hunters
-cannot move. A side with no move on its turn loses.
+Seat 0 plays the twelve hunters and moves first (the sides decide who starts, so
+there is no choice of starting seat); seat 1 plays the hare. Every piece steps along
+a marked line to an adjacent empty point. The hare captures by leaping over an
+adjacent hunter onto the empty point beyond, and may go on leaping from there; it may
+stop after any leap, so every prefix of a capture chain is a move of its own.
+Capturing is never compulsory. A captured hunter leaves the board at once.
+
+Readings of the book this engine follows:
+
+- The board is the original alquerque: lines along every rank and file, and
+  diagonals through every point whose file and rank add up to an even number. Twelve
+  hunters fill ranks 1 and 2 and the ends of rank 3 (a3, e3); the hare starts on c3.
+- The hunters win when the hare cannot move on its turn. The hare wins when fewer
+  than ``min_hunters`` hunters are left (10 by default, so after three captures: our
+  reading of "can no longer enclose the hare"), and when the hunters cannot move.
+- The handicap: a strong hunter player may start with 11 or 10 hunters, taken from
+  the ends of rank 3 first. ``min_hunters`` is a number of hunters, not counted from
+  the start: with ten hunters and the default the hare wins at its first capture.
+  A table that wants a longer handicap game lowers ``min_hunters`` as well.
+- The book has no draw; ``max_plies`` gives kiosks and simulations one.
+- A refusal names the true fault first: a move between points that no line joins
+  says so before anything about who may leap.
 
 Options:
 
 - ``board`` ("original"): "less_diagonal" (only the two long diagonals) or
   "no_diagonal" (the modern Spanish board, orthogonals only).
 - ``single_capture`` (False): one leap per turn (Alfonso X's reading).
-- ``hunters`` (12): the handicap of the book, 11 or 10; the ends of rank 3 go first.
+- ``hunters`` (12): the handicap, 11 or 10; the ends of rank 3 go first.
 - ``min_hunters`` (10): the hare wins when fewer hunters than this remain.
 - ``max_plies`` (None): the game is drawn after this many moves.
 
@@ -61,8 +75,23 @@ class CatchTheHare(Game):
     OPTIONS = (
         Option("board", "original", "which alquerque board", kind=str, choices=tuple(BOARDS)),
         Option("single_capture", False, "the hare leaps at most once per turn"),
-        Option("hunters", 12, "hunters at the start (handicap)", kind=int, choices=(10, 11, 12)),
-        Option("min_hunters", 10, "the hare wins below this many hunters", kind=int, minimum=1),
+        Option(
+            "hunters",
+            12,
+            "hunters at the start: 11 or 10 is a handicap for a strong hunter player; with 10 "
+            "and min_hunters 10 the hare wins at its first capture, so lower min_hunters for "
+            "a longer game",
+            kind=int,
+            choices=(10, 11, 12),
+        ),
+        Option(
+            "min_hunters",
+            10,
+            "the hare wins when fewer hunters than this are left (a number of hunters, not "
+            "counted from the start)",
+            kind=int,
+            minimum=1,
+        ),
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
@@ -82,6 +111,11 @@ class CatchTheHare(Game):
                 )
             )
         self._names = tuple(cell.id for cell in self.board.cells)
+        index = self.board.index
+        #: pairs of points some marked line runs through
+        self._joined = frozenset(
+            frozenset((index[a], index[b])) for line in self.board.lines for a in line for b in line
+        )
 
     def _board_name(self) -> str:
         return BOARDS[self.options["board"]]
@@ -178,23 +212,25 @@ class CatchTheHare(Game):
                 )
             )
         hunters = state.hunters
-        if not move.leap:
-            if len(path) != 2:
-                raise IllegalMove(
-                    words(
-                        "rules.catch_the_hare.step_goes_one_adjacent",
-                        "{move}: a step goes to one adjacent point; leaps use ':'",
-                        move=str(move),
-                    )
-                )
-            if dest not in self.board.neighbours[origin]:
+        # the true reason first: points no line joins, before who may leap
+        for at, land in zip(path, path[1:]):
+            if frozenset((at, land)) not in self._joined:
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.no_line_joins",
                         "{move}: no line joins {origin} and {dest}",
                         move=str(move),
-                        origin=names[origin],
-                        dest=names[dest],
+                        origin=names[at],
+                        dest=names[land],
+                    )
+                )
+        if not move.leap:
+            if len(path) != 2 or dest not in self.board.neighbours[origin]:
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.step_goes_one_adjacent",
+                        "{move}: a step goes to one adjacent point; leaps use ':'",
+                        move=str(move),
                     )
                 )
             if dest in hunters or dest == state.hare:

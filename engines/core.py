@@ -218,6 +218,16 @@ class Option:
         return value
 
 
+#: the option of every game whose book lets the table choose who starts
+FIRST_SEAT = Option(
+    "first_seat",
+    0,
+    "the seat that starts (0 is the first seat); the table decides who starts",
+    kind=int,
+    minimum=0,
+)
+
+
 class Game:
     """A game's rules with its chosen players and variant options.
 
@@ -276,6 +286,18 @@ class Game:
             name: option.check(self.name, options.get(name, option.default))
             for name, option in known.items()
         }
+        first = self.options.get("first_seat", 0)
+        if first >= players:
+            raise OptionError(
+                words(
+                    "rules.first_seat_not_a_seat",
+                    "{game}: first_seat={seat} is not a seat of {players} players (0 to {last})",
+                    game=self.name,
+                    seat=first,
+                    players=players,
+                    last=players - 1,
+                )
+            )
         self.board: Board = load_board(self._board_name())
 
     def __repr__(self) -> str:

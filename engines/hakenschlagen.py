@@ -10,7 +10,8 @@ molehills. Start spaces and turning points stay empty and count as field spaces.
 The game opens with two chance events: the setup, a ``Shuffle`` of the hollows that
 are neither start spaces nor turning points (trees go on the first hollows of that
 order not next to a tree already placed nor on the centre; the disks go on the
-following hollows: dandelions, then lettuces, then carrots), then each turn's draw
+following hollows other than the centre, where the fox stands first: dandelions,
+then lettuces, then carrots), then each turn's draw
 from the bag of 12 marbles (4 field, 3 dandelion, 2 lettuce, 1 carrot, 1 fox,
 1 molehill): 3 marbles, or 1 when the player's hare stands next to the fox at the
 start of the turn. Players may lay their own setup instead: ``setup_from(layout)``
@@ -486,15 +487,17 @@ class Hakenschlagen(Game):
                         kind=kind,
                     )
                 )
-            if kind == TREE:
-                if i == self.centre:
-                    raise SetupError(
-                        words(
-                            "rules.hakenschlagen.fox_centre_space_no",
-                            "{cell} is the fox's centre space; no tree there",
-                            cell=names[i],
-                        )
+            if i == self.centre:
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.fox_centre_space",
+                        "{cell} is the fox's centre space; the fox stands there first, "
+                        "so take the {kind} off",
+                        cell=names[i],
+                        kind=kind,
                     )
+                )
+            if kind == TREE:
                 for j in self.board.neighbours[i]:
                     if ground[j] == TREE:
                         raise SetupError(
@@ -529,7 +532,7 @@ class Hakenschlagen(Game):
             if trees < self._counts[TREE] and free:
                 ground[i] = TREE
                 trees += 1
-            else:
+            elif i != self.centre:
                 rest.append(i)
         disks = [kind for kind in DISKS for _ in range(self._counts[kind])]
         for i, kind in zip(rest, disks):
@@ -693,6 +696,13 @@ class Hakenschlagen(Game):
             return None
         seat = state.turn
         return _pack(after.hares[seat], after.fox, _mask(after.molehills), after.turned[seat])
+
+    def canonical(self, state: HakenschlagenState, turn: Any) -> Turn:
+        """The turn ``legal_moves`` lists for the outcome of ``turn``: the one way of
+        writing every order of uses that ends alike. Raises ``IllegalMove`` with the
+        reason when ``turn`` is not legal here."""
+        self.apply(state, turn)
+        return self.legal_moves(state).listed(turn)
 
     def hints(self, state: HakenschlagenState) -> frozenset[str]:
         """Where the colour marbles in hand would take the hare now (for the LEDs)."""

@@ -29,15 +29,19 @@ A game in which every player passes in turn is drawn: nobody can move any more.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from engines.core import PASS, Game, Move, Option, Outcome, colour_words
+from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
 from engines.errors import IllegalMove, RecordError
 from engines.words import Words, words
 
 EMPTY = -1
 PIECES_PER_PLAYER = 10
+#: the position that comes up this often with the same seat to move draws the game
+REPEATS_DRAW = 3
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,25 @@ class SternhalmaState:
     turn: int = 0
     ply: int = 0
     passes: int = 0
+    #: every position so far with the seat to move, as ``(digest, occurrence)`` pairs
+    seen: frozenset[tuple[int, int]] = frozenset()
+    #: how often the current position has occurred with this seat to move
+    repeats: int = 1
+
+
+def _digest(holes: tuple[int, ...], turn: int) -> int:
+    """A position with its seat to move as 64 bits, the same on every machine (records
+    carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do)."""
+    data = bytes(owner + 1 for owner in holes) + bytes((turn,))
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+
+
+def _arrive(holes, turn: int, ply: int, passes: int, seen) -> SternhalmaState:
+    """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
+    digest, repeats = _digest(holes, turn), 1
+    while (digest, repeats) in seen:
+        repeats += 1
+    return SternhalmaState(holes, turn, ply, passes, seen | {(digest, repeats)}, repeats)
 
 
 class Sternhalma(Game):
@@ -58,6 +81,7 @@ class Sternhalma(Game):
     OPTIONS = (
         Option("no_leaving_goal", False, "a piece in its target point must stay in it"),
         Option("blocked_goal", False, "a full target point holding an own piece wins"),
+        FIRST_SEAT,
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
@@ -88,7 +112,7 @@ class Sternhalma(Game):
         for seat, cells in enumerate(self._home_cells):
             for i in cells:
                 holes[i] = seat
-        return SternhalmaState(tuple(holes))
+        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, frozenset())
 
     def _to_move(self, state: SternhalmaState) -> int:
         return state.turn
@@ -180,15 +204,15 @@ class Sternhalma(Game):
                         seat=self.seat_words(seat),
                     )
                 )
-            return SternhalmaState(
-                state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1
+            return _arrive(
+                state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1, state.seen
             )
         path = self._cells_of(move)
         self._check_path(state, seat, move, path)
         holes = list(state.holes)
         holes[path[0]] = EMPTY
         holes[path[-1]] = seat
-        return SternhalmaState(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0)
+        return _arrive(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0, state.seen)
 
     def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
         holes, names = state.holes, self._names
@@ -322,6 +346,14 @@ class Sternhalma(Game):
                 return Outcome((seat,), reason)
         if state.passes >= self.players:
             return Outcome((), words("rules.sternhalma.no_player_can_move", "no player can move"))
+        if state.repeats >= REPEATS_DRAW:
+            return Outcome(
+                (),
+                words(
+                    "rules.sternhalma.repetition",
+                    "the same position with the same player to move came up a third time",
+                ),
+            )
         limit = self.options["max_plies"]
         if limit is not None and state.ply >= limit:
             return Outcome(
@@ -334,7 +366,7 @@ class Sternhalma(Game):
             )
         return None
 
-    def _goal_reason(self, holes: tuple[int, ...], seat: int) -> str | None:
+    def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
         owners = [holes[i] for i in self._goal_cells[seat]]
         colour, target = self.colours[seat], self.targets[seat]
         if all(owner == seat for owner in owners):
@@ -378,6 +410,7 @@ class Sternhalma(Game):
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
+            "seen": {f"{digest:016x}": n for digest, n in _counts(state.seen).items()},
         }
 
     def _state_from_json(self, data: Any) -> SternhalmaState:
@@ -432,4 +465,32 @@ class Sternhalma(Game):
                     players=self.players,
                 )
             )
-        return SternhalmaState(tuple(holes), turn, ply, passes)
+        seen = data.get("seen", {})
+        if not isinstance(seen, dict) or not all(
+            isinstance(k, str) and re.fullmatch(r"[0-9a-f]{16}", k) and _is_count(n)
+            for k, n in seen.items()
+        ):
+            raise RecordError(
+                words(
+                    "rules.sternhalma.seen_positions",
+                    "'seen' maps positions (16 hex digits) to how often each occurred (1 or more)",
+                )
+            )
+        pairs = frozenset((int(k, 16), i) for k, n in seen.items() for i in range(1, n + 1))
+        digest = _digest(tuple(holes), turn)
+        if (digest, 1) not in pairs:
+            return _arrive(tuple(holes), turn, ply, passes, pairs)
+        repeats = _counts(pairs)[digest]
+        return SternhalmaState(tuple(holes), turn, ply, passes, pairs, repeats)
+
+
+def _counts(seen) -> dict[int, int]:
+    """How often each position of ``seen`` occurred."""
+    counts: dict[int, int] = {}
+    for digest, n in seen:
+        counts[digest] = max(n, counts.get(digest, 0))
+    return counts
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1

@@ -414,3 +414,29 @@ def test_random_games_on_both_boards_end_with_a_winner(board, players):
     outcome = game.outcome(state)
     assert state.winner is not None and outcome.winners == (state.winner,)
     assert state.turned[state.winner] and state.hares[state.winner] in game.start_spaces
+
+
+@pytest.mark.parametrize("board", ["hex", "square"])
+def test_the_fox_is_placed_first_so_no_drawn_disk_lies_under_it(board):
+    game = load_game("hakenschlagen", players=2, board=board)
+    start = game.initial_state()
+    stream = Stream(b"fox first")
+    for _ in range(60):
+        state = game.resolve(start, game.chance(start).draw(stream))
+        assert state.layout[game.centre] == "field"
+
+
+def test_a_turn_in_another_legal_order_is_in_the_legal_moves_and_reads_as_listed():
+    game = load_game("hakenschlagen", players=2)
+    state = game.initial_state()
+    state = game.resolve(state, game.chance(state).draw(Stream(b"orders")))
+    state = game.resolve(state, ("field", "fox", "lettuce"))
+    listed = game.parse_move(state, "lettuce:e1 field:d2 fox:b2")
+    other = game.parse_move(state, "lettuce:e1 fox:b2 field:d2")
+    moves = game.legal_moves(state)
+    assert listed in moves and other in moves
+    assert game.apply(state, other) == game.apply(state, listed)
+    assert game.canonical(state, other) == listed
+    assert str(game.canonical(state, other)) == str(listed)
+    with pytest.raises(IllegalMove):  # the field marble must be used
+        game.canonical(state, Turn(()))
