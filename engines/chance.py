@@ -91,9 +91,15 @@ class Stream:
 
 @dataclass(frozen=True)
 class Die:
-    """One die with ``sides`` faces numbered from 1."""
+    """One die with ``sides`` faces numbered from 1.
+
+    ``optional``: the roll is offered, not forced (the extra roll after a six in Fang
+    den Hut!). The seat may decline it with ``game.apply(state, PASS)``; the turn then
+    passes on. ``game.drawer(state)`` is the seat that rolls or declines.
+    """
 
     sides: int = 6
+    optional: bool = False
 
     def draw(self, stream: Stream) -> int:
         return 1 + stream.below(self.sides)
@@ -105,6 +111,8 @@ class Die:
         return f"roll a d{self.sides}"
 
     def to_json(self) -> dict:
+        if self.optional:
+            return {"kind": "die", "sides": self.sides, "optional": True}
         return {"kind": "die", "sides": self.sides}
 
 
@@ -252,7 +260,7 @@ def deal(order: tuple[str, ...], hands: Iterable[int]) -> tuple[tuple[tuple[str,
 def spec_from_json(data: Any):
     """The spec recorded by ``to_json``; ``RulesError`` for anything else."""
     kinds = {
-        "die": lambda d: Die(int(d["sides"])),
+        "die": lambda d: Die(int(d["sides"]), d.get("optional") is True),
         "bag": lambda d: BagDraw(tuple(map(str, d["marbles"])), int(d["count"])),
         "tile": lambda d: TileDraw(tuple(map(str, d["tiles"]))),
         "shuffle": lambda d: Shuffle(tuple(map(str, d["cards"]))),

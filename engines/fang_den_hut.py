@@ -1,4 +1,4 @@
-"""Fang den Hut! (the board game) per ``rules/fang_den_hut.txt`` and RULINGS.md.
+"""Fang den Hut! (the board game): hats that capture by landing on each other.
 
 Each player's hats start at home. The die comes from the chance stream; then one hat
 (alone or as the top of a tower) moves exactly that many fields along the paths of the
@@ -8,13 +8,20 @@ Landing with the exact count on a yellow field whose hats are foreign captures a
 them: the mover stands on top, forming a tower, and only the top counts. Grey fields
 hold at most three hats or towers, side by side, and nobody is captured there. A player
 with no legal move passes (the book's example: the only move would land on a full grey
-field). A six gives another roll, a fresh move: another hat, or the same one, in
+field). A six offers another roll, a fresh move: another hat, or the same one, in
 either direction. The game ends when hats of only one colour are left in play (on top
 on a field, or at home); most captives wins, hats held in towers on the board counting.
 This module is pure rules: no I/O beyond its board files, no randomness of its own.
 
-Readings of the book (RULINGS.md decides; these fill in what it leaves open):
+Readings of the book this engine follows:
 
+- Who starts is decided at the table (the book says the youngest player); option
+  ``first_seat`` names that seat, and play goes round in seat order from there.
+- The extra roll after a six is offered, not forced (the book says the player "may"
+  roll again): while it is due, ``chance`` is a ``Die(6, optional=True)`` and
+  ``apply(state, PASS)`` (notation ``pass``) declines it; the turn then passes to the
+  next seat with hats in play, whose roll is due. ``legal_moves`` stays empty while
+  any roll is due. ``drawer(state)`` is the seat that rolls or declines.
 - Seats take the colours of the board file's ``[game.seats]`` row for the number of
   players, in turn order (two players sit at opposite corners).
 - Homes are dead ends off a gate of the ring (our board files), so no hat passes
@@ -50,6 +57,7 @@ Options (variants of the book):
   with more captives wins.
 - ``total_team`` (False): as ``team``, and a player may move the team mates' hats.
 - ``tower`` (False): no hat goes back home; the colour on top at the end wins.
+- ``first_seat`` (0): the seat that rolls first.
 - ``golden_hat`` (False): the golden hat starts on the centre field. Whoever captures
   it must bring it home first; then it sits on one of their hats and moves as that
   hat. It captures on grey fields too, and within one move it may turn back at any
@@ -65,8 +73,8 @@ it, ``red[blue] r3-r2-r1-gate_red-home_red, red home_red-gate_red``; ``pass``.
 >>> from engines import load_game
 >>> game = load_game("fang_den_hut", players=4)
 >>> state = game.initial_state()
->>> game.chance(state), game.to_move(state)
-(Die(sides=6), None)
+>>> game.chance(state), game.to_move(state), game.drawer(state)
+(Die(sides=6, optional=False), None, 0)
 >>> state = game.resolve(state, 2)
 >>> sorted(str(move) for move in game.legal_moves(state))
 ['red home_red-gate_red-r1', 'red home_red-gate_red-r44', 'red home_red-gate_red-sr1']
@@ -87,7 +95,7 @@ from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from engines.chance import Die
-from engines.core import PASS, Game, Move, Option, Outcome, colour_words, joined
+from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
 from engines.geometry import Board
 from engines.words import Words, words
@@ -205,6 +213,8 @@ class HatState:
     turn: int = 0
     roll: int | None = None
     ply: int = 0
+    #: the roll to come is the extra one after a six, which the seat may decline
+    again: bool = False
 
     @cached_property
     def tops(self) -> frozenset[str]:
@@ -330,6 +340,7 @@ class FangDenHut(Game):
         Option("total_team", False, "teams, and team mates' hats may be moved too"),
         Option("tower", False, "no hat goes home; the top of the last tower wins"),
         Option("golden_hat", False, "the golden hat starts on the centre field"),
+        FIRST_SEAT,
     )
 
     def __init__(self, players: int | None = None, **options: Any):
@@ -389,7 +400,12 @@ class FangDenHut(Game):
         fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
         if self.options["golden_hat"]:
             fields[self._golden_start] = (Hat(GOLD),)
-        return HatState(tuple(fields), (self._hats,) * self.players, ((),) * self.players)
+        return HatState(
+            tuple(fields),
+            (self._hats,) * self.players,
+            ((),) * self.players,
+            turn=self.options["first_seat"],
+        )
 
     # --- turns and chance ---------------------------------------------------------------
 
@@ -399,8 +415,21 @@ class FangDenHut(Game):
     def chance(self, state: HatState):
         self._require_state(state)
         if state.roll is None and self.outcome(state) is None:
-            return Die(6)
+            return Die(6, optional=state.again)
         return None
+
+    def drawer(self, state: HatState) -> int | None:
+        """The seat in turn rolls (or, after a six, may decline the extra roll)."""
+        return state.turn if self.chance(state) is not None else None
+
+    def apply(self, state: HatState, move) -> HatState:
+        """As ``Game.apply``; besides, ``PASS`` while the extra roll after a six is
+        offered declines it, and the turn passes to the next seat, who rolls."""
+        self._require_state(state)
+        if move == PASS and state.again and self.chance(state) is not None:
+            seat = self._next_seat(state.turn, state.tops, state.home)
+            return replace(state, turn=seat, ply=state.ply + 1, again=False)
+        return super().apply(state, move)
 
     def resolve(self, state: HatState, outcome) -> HatState:
         self._require_state(state)
@@ -419,19 +448,24 @@ class FangDenHut(Game):
                     outcome=repr(outcome),
                 )
             )
-        return replace(state, roll=outcome)
+        return replace(state, roll=outcome, again=False)
 
     def _passed_on(self, before: HatState, fields, home, prisoners, gold_home) -> HatState:
         """The position after ``before``'s move: after a six the same seat rolls again,
         else the next seat with hats in play."""
-        seat = before.turn
-        if before.roll != 6:
-            alive = self._alive(_tops(fields), home)
-            for k in range(1, self.players + 1):
-                seat = (before.turn + k) % self.players
-                if any(self.colours[t] in alive for t in self._movers[seat]):
-                    break
-        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1)
+        six = before.roll == 6
+        seat = before.turn if six else self._next_seat(before.turn, _tops(fields), home)
+        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1, six)
+
+    def _next_seat(self, turn: int, tops: frozenset[str], home: tuple[int, ...]) -> int:
+        """The next seat after ``turn`` with hats in play."""
+        alive = self._alive(tops, home)
+        seat = turn
+        for k in range(1, self.players + 1):
+            seat = (turn + k) % self.players
+            if any(self.colours[t] in alive for t in self._movers[seat]):
+                break
+        return seat
 
     def _alive(self, tops: frozenset[str], home: tuple[int, ...]) -> set[str]:
         """The colours in play: on top of a field, or at home."""
@@ -955,22 +989,25 @@ class FangDenHut(Game):
             "turn": self.colours[state.turn],
             "roll": state.roll,
             "ply": state.ply,
+            "again": state.again,
         }
 
     def _state_from_json(self, data: Any) -> HatState:
-        if not isinstance(data, dict) or set(data) != {
-            "fields",
-            "home",
-            "prisoners",
-            "golden_home",
-            "turn",
-            "roll",
-            "ply",
-        }:
+        # "again" came later: a record without it has no extra roll pending
+        keys = {"fields", "home", "prisoners", "golden_home", "turn", "roll", "ply"}
+        if not isinstance(data, dict) or not keys <= set(data) <= keys | {"again"}:
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.state_fields_home_prisoners",
-                    "a state has fields, home, prisoners, golden_home, turn, roll, ply",
+                    "rules.fang_den_hut.state_keys",
+                    "a state has fields, home, prisoners, golden_home, turn, roll, ply and again",
+                )
+            )
+        again = data.get("again", False)
+        if not isinstance(again, bool) or (again and data["roll"] is not None):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.again_before_roll",
+                    "again is true or false, and true only while the extra roll is to come",
                 )
             )
         colours = set(self.colours)
@@ -1089,6 +1126,7 @@ class FangDenHut(Game):
             self._seat_of[data["turn"]],
             roll,
             ply,
+            again,
         )
         self._check_hats_add_up(state)
         return state

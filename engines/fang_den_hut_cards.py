@@ -1,5 +1,5 @@
-"""Fang den Hut! card game (Reiner Knizia), per ``rules/fang_den_hut.txt`` ("Das
-Kartenspiel") and RULINGS.md. Knows the rules only; it never shows one player's
+"""Fang den Hut! card game (Reiner Knizia, "Das Kartenspiel" in the Fang den Hut! box).
+Knows the rules only; it never shows one player's
 hand, the draw pile or the cards set aside to another (``view``), and never draws
 chance itself.
 
@@ -22,9 +22,9 @@ card of the draw pile while it lasts. Only the top card of a stack counts:
 
 A game ends when every card is played; each player then takes the stacks pointing
 at them. The hats are scored from the cards each player took; a match is as many
-games as players, game k started by player k, and whoever holds most hats wins.
+games as players, each player starting one of them, and whoever holds most hats wins.
 
-Readings where the book leaves room (RULINGS.md decides the rest):
+Readings of the book this engine follows:
 
 - Since a player turns only one stack to themselves per turn and takes it at their
   next turn, at most one stack points at each player; the table has one place per
@@ -44,8 +44,11 @@ Readings where the book leaves room (RULINGS.md decides the rest):
   ``red_blank`` for a blank.
 - ``view`` shows each stack's top card and size, not the cards beneath: they are
   covered at the table, and the rule book has taken cards counted, never looked at.
-- Seats are "player 1" ... "player 5"; player 1 starts the first game (the book's
-  youngest player) and play goes clockwise.
+- Seats are "player 1" ... "player 5". Who starts is decided at the table (the
+  book says the youngest player): option ``first_seat`` names the seat that starts
+  the first game; game k of the match is started by the k-th seat after it, so each
+  player starts once, and play goes clockwise. The deal is drawn by the table, so
+  ``drawer(state)`` is None.
 - ``observe`` reports what lies on the table: the top card of each stack,
   "face_down" for a non-empty taken pile and for the deck in the middle (before a
   deal, the draw pile, or the cards set aside). After each game the cards are
@@ -58,6 +61,7 @@ Options:
 
 - ``single_game`` (False): play one game instead of a match of as many games as
   players; the hats of that game decide.
+- ``first_seat`` (0): the seat that starts the first game.
 
 >>> from engines import load_game
 >>> game = load_game("fang_den_hut_cards", players=3)
@@ -84,7 +88,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.chance import Shuffle, deal
-from engines.core import Game, Option, Outcome, joined
+from engines.core import FIRST_SEAT, Game, Option, Outcome, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, RecordError, RulesError
 from engines.geometry import Board
 from engines.words import words
@@ -157,7 +161,10 @@ class FangDenHutCards(Game):
     player_counts = (2, 3, 4, 5)
     default_players = 3
     state_type = CardsState
-    OPTIONS = (Option("single_game", False, "play one game, not a match of one per player"),)
+    OPTIONS = (
+        Option("single_game", False, "play one game, not a match of one per player"),
+        FIRST_SEAT,
+    )
     # hands are private and cards lie face up or down: no hall sensor can read them
     SENSORS = ("camera", "panel")
 
@@ -182,7 +189,11 @@ class FangDenHutCards(Game):
 
     def initial_state(self) -> CardsState:
         nothing = ((),) * self.players
-        return CardsState(nothing, nothing, nothing)
+        return CardsState(nothing, nothing, nothing, turn=self.starter(0))
+
+    def starter(self, game: int) -> int:
+        """The seat that starts game ``game`` (0 first) of the match."""
+        return (self.options["first_seat"] + game) % self.players
 
     def _to_move(self, state: CardsState) -> int:
         return state.turn
@@ -302,7 +313,7 @@ class FangDenHutCards(Game):
         results = state.results + (counts,)
         nothing = ((),) * self.players
         return CardsState(
-            nothing, nothing, nothing, turn=len(results) % self.players, results=results
+            nothing, nothing, nothing, turn=self.starter(len(results)), results=results
         )
 
     def _check(self, state: CardsState, move: Any) -> tuple[str, str | None]:
@@ -566,12 +577,12 @@ class FangDenHutCards(Game):
                     seat=self.seat_words(turn),
                 )
             )
-        if not dealt and turn != len(results) % self.players:
+        if not dealt and turn != self.starter(len(results)):
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.next_game_started",
                     "the next game is started by {seat}",
-                    seat=self.seat_words(len(results) % self.players),
+                    seat=self.seat_words(self.starter(len(results))),
                 )
             )
         return CardsState(

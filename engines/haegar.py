@@ -3,10 +3,11 @@
 
 A turn: the seat draws a coaster from the pile (chance), lays it (a ``Placement``),
 then puts one own token on a free field of it (a ``TokenPlacement``) while it has
-tokens. After the last coaster the starting player (seat 0) rolls the die (chance);
-then, from seat 1 round to seat 0, each seat may move one own Hägar (``a-b`` or
-``pass``). The game then scores. This module decides the rules only; it never draws
-chance itself and reads nothing but its packaged data files.
+tokens. After the last coaster the starting player rolls the die (chance); then,
+from the seat after the starting player round to the starting player, each seat may
+move one own Hägar (``a-b`` or ``pass``). The game then scores. This module decides
+the rules only; it never draws chance itself and reads nothing but its packaged data
+files.
 
 The table (``engines/boards/haegar.toml``) is a grid of fields around the first
 coaster, on spot ``n0e0``; spot ``n2w1`` is two coasters north and one west of it and
@@ -38,6 +39,13 @@ Readings of the rule book (RULINGS.md decides; these fill what it leaves open):
   gold 2). If a shield touches it, the seat with strictly the most Hägars (doubled ones
   count 2) also scores 1 per field. Most points wins; equal scores all win.
 - Solo: 9 coasters from the 12, 4 Hägars and 1 gold; the outcome names the rank.
+- A skull field belongs to its landscape like any other field: it joins fields into
+  one landscape and counts for its size (dominion scores 1 per field, skulls
+  included); the book only forbids tokens on it.
+- Who starts is decided at the table (the book: whoever rolls highest); option
+  ``first_seat`` names that seat. The starting player lays the first coaster, rolls
+  the die at the end and acts last in the final round. ``drawer(state)`` is the seat
+  that draws the coaster or rolls the die.
 
 Options:
 
@@ -45,6 +53,7 @@ Options:
   an earlier beer coaster is still legal, but the seat owes the winner a beer unless
   it wins itself; ``beers_owed(state)`` and the outcome's reason say who owes.
 - ``seats`` (None): the table sides of the seats in turn order, e.g. "south,east".
+- ``first_seat`` (0): the starting player's seat.
 
 >>> from engines import load_game
 >>> game = load_game("haegar", players=2)
@@ -67,7 +76,17 @@ from typing import Any
 
 from engines.chance import Die, TileDraw
 from engines.coasters import ARROWS, CORNERS, SIDES, Coaster, Field, parse_coasters
-from engines.core import PASS, Game, Move, Option, Outcome, colour_words, joined, parse_path
+from engines.core import (
+    FIRST_SEAT,
+    PASS,
+    Game,
+    Move,
+    Option,
+    Outcome,
+    colour_words,
+    joined,
+    parse_path,
+)
 from engines.errors import (
     BoardFileError,
     IllegalMove,
@@ -111,7 +130,7 @@ class Laid:
 
 @dataclass(frozen=True)
 class HaegarState:
-    """The table and the supplies. ``laid[k]`` was laid by seat ``k % players``;
+    """The table and the supplies. ``laid[k]`` was laid by seat ``seat_after(k)``;
     ``tokens`` is sorted ``(field cell index, seat or GOLD_TOKEN)``; ``supply[seat]``
     is (Hägars, gold) still in front of the seat; ``beers`` lists the seat of every
     honky-tonk offence; ``finals_left`` counts the seats still to act in the final
@@ -186,6 +205,7 @@ class Haegar(Game):
     OPTIONS = (
         Option("honky_tonk", False, "a beer coaster in line with another costs a beer"),
         Option("seats", None, "table sides of the seats in turn order, e.g. 'south,north'", str),
+        FIRST_SEAT,
     )
     # coasters lie on a bare table: a camera sees them, or players tap the panel
     SENSORS = ("camera", "panel")
@@ -238,11 +258,19 @@ class Haegar(Game):
     def seat_words(self, seat: int) -> Words:
         return colour_words(self.colours[seat])
 
+    def seat_after(self, k: int) -> int:
+        """The seat ``k`` turns after the starting player: the one that lays coaster
+        ``k`` (0 first), and in the final round the one that acts ``k``-th after the
+        starting player's roll."""
+        return (self.options["first_seat"] + k) % self.players
+
     # --- the start, chance and whose turn -----------------------------------------
 
     def initial_state(self) -> HaegarState:
         hagars = HAGARS_PER_SEAT[self.players]
-        return HaegarState(DRAW, 0, tuple(sorted(self.coasters)), ((hagars, 1),) * self.players)
+        return HaegarState(
+            DRAW, self.seat_after(0), tuple(sorted(self.coasters)), ((hagars, 1),) * self.players
+        )
 
     def chance(self, state: HaegarState):
         self._require_state(state)
@@ -276,7 +304,11 @@ class Haegar(Game):
                     )
                 )
             return replace(
-                state, phase=FINAL, die=outcome, turn=1 % self.players, finals_left=self.players
+                state,
+                phase=FINAL,
+                die=outcome,
+                turn=self.seat_after(1),
+                finals_left=self.players,
             )
         raise RulesError(
             words("rules.haegar.haegar_no_chance_event", "haegar has no chance event pending")
@@ -284,6 +316,10 @@ class Haegar(Game):
 
     def _to_move(self, state: HaegarState) -> int:
         return state.turn
+
+    def drawer(self, state: HaegarState) -> int | None:
+        """The seat in turn draws the coaster; the starting player rolls the die."""
+        return state.turn if self.chance(state) is not None else None
 
     # --- laying coasters -----------------------------------------------------------
 
@@ -449,7 +485,7 @@ class Haegar(Game):
 
     def _end_turn(self, state: HaegarState) -> HaegarState:
         if len(state.laid) == self.coasters_in_play:
-            return replace(state, phase=DIE, turn=0)
+            return replace(state, phase=DIE, turn=self.seat_after(0))
         return replace(state, phase=DRAW, turn=(state.turn + 1) % self.players)
 
     # --- tokens ----------------------------------------------------------------------
@@ -1113,7 +1149,7 @@ class _Reader:
                 game._spot_of[spot_name],
                 SIDES.index(facing),
             )
-            seat = n % game.players
+            seat = game.seat_after(n)
             problem = game._placement_problem(laid, coaster, seat, spot, turn)
             if problem is not None:
                 raise RecordError(
@@ -1219,14 +1255,14 @@ class _Reader:
                     "a coaster is in hand exactly while it is to be laid",
                 )
             if state.phase == TOKEN:
-                if not count or state.turn != (count - 1) % n:
+                if not count or state.turn != game.seat_after(count - 1):
                     return words(
                         "rules.haegar.seat_laid_last_coaster",
                         "the seat that laid the last coaster places the token",
                     )
                 if not game._token_moves(state, state.turn):
                     return words("rules.haegar.there_no_token_place", "there is no token to place")
-            elif count >= game.coasters_in_play or state.turn != count % n:
+            elif count >= game.coasters_in_play or state.turn != game.seat_after(count):
                 return words(
                     "rules.haegar.seat_turn_draws_lays",
                     "the seat in turn draws and lays the next coaster",
@@ -1239,7 +1275,7 @@ class _Reader:
                 coasters_in_play=game.coasters_in_play,
             )
         if state.phase == DIE:
-            if state.die is not None or state.finals_left or state.turn != 0:
+            if state.die is not None or state.finals_left or state.turn != game.seat_after(0):
                 return words(
                     "rules.haegar.starting_player_rolls_die",
                     "the starting player rolls the die once",
@@ -1248,13 +1284,14 @@ class _Reader:
         if state.die is None:
             return words("rules.haegar.die_been_rolled", "the die has been rolled")
         if state.phase == FINAL:
-            if not 0 < state.finals_left <= n or state.turn != (n - state.finals_left + 1) % n:
+            acting = game.seat_after(n - state.finals_left + 1)
+            if not 0 < state.finals_left <= n or state.turn != acting:
                 return words(
                     "rules.haegar.final_round_runs_second",
-                    "the final round runs from the second seat round to the first",
+                    "the final round runs from the seat after the starting player round to it",
                 )
             return None
-        if state.finals_left or state.turn != 0:
+        if state.finals_left or state.turn != game.seat_after(0):
             return words("rules.haegar.final_round_over", "the final round is over")
         return None
 

@@ -1,6 +1,6 @@
-"""Hakenschlagen, the hare race with a bag of marbles, per ``rules/hakenschlagen.txt``
-and RULINGS.md. Never draws chance itself and never touches the physical board: the
-caller draws from the game's stream and ``resolve`` takes the result.
+"""Hakenschlagen, the hare race with a bag of marbles. Never draws chance itself and
+never touches the physical board: the caller draws from the game's stream and
+``resolve`` takes the result.
 
 The board (95 hollows) carries a static layer fixed at setup: dandelion (yellow),
 lettuce (green) and carrot (orange) disks and trees; a hollow without a disk or tree
@@ -49,6 +49,19 @@ Options:
 - ``board`` ("hex"): "square" plays on the 19x5 square grid with 8 directions.
 - ``dandelions`` (15), ``lettuces`` (12), ``carrots`` (9), ``trees`` (6): the static
   layer; the book's variant leaves some out (any count up to the material).
+- ``first_seat`` (0): the seat that plays first.
+
+Readings of the book this engine follows:
+
+- The fox is placed first, on the centre; then the trees (never next to each other);
+  then the disks. So neither a tree nor a disk lies under the fox, in a drawn setup
+  or a laid one.
+- Who starts is decided at the table (the book says the youngest player); option
+  ``first_seat`` names that seat. ``drawer(state)`` is the seat that draws its
+  marbles (None for the setup, which the table draws).
+- One turn, several orders: distinct orders of uses with the same result are one
+  outcome. ``turn in legal_moves(state)`` is true for every legal order, and
+  ``canonical(state, turn)`` gives the order ``legal_moves`` lists.
 
 Readings of our own: the fifth hare is brown (the book names white, yellow, pink and
 green); seats take the start spaces listed in the board file unless ``setup_from``
@@ -84,7 +97,7 @@ from itertools import combinations
 from typing import Any
 
 from engines.chance import Bag, Shuffle
-from engines.core import Game, Option, Outcome, colour_words
+from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
@@ -317,6 +330,7 @@ class Hakenschlagen(Game):
         Option("lettuces", 12, "lettuce disks on the board", kind=int, minimum=0, maximum=12),
         Option("carrots", 9, "carrot disks on the board", kind=int, minimum=0, maximum=9),
         Option("trees", 6, "trees on the board", kind=int, minimum=0, maximum=6),
+        FIRST_SEAT,
     )
 
     def __init__(self, players: int | None = None, **options: Any):
@@ -367,7 +381,11 @@ class Hakenschlagen(Game):
     def initial_state(self) -> HakenschlagenState:
         """Before the setup: figures on their spaces, the static layer still to draw."""
         return HakenschlagenState(
-            None, self._starts, (False,) * self.players, self.centre, frozenset()
+            None,
+            self._starts,
+            (False,) * self.players,
+            self.centre,
+            turn=self.options["first_seat"],
         )
 
     def setup_from(
@@ -431,7 +449,11 @@ class Hakenschlagen(Game):
         if hares is not None:
             starts = self._hare_starts(hares)
         state = HakenschlagenState(
-            tuple(ground), starts, (False,) * self.players, self.centre, frozenset()
+            tuple(ground),
+            starts,
+            (False,) * self.players,
+            self.centre,
+            turn=self.options["first_seat"],
         )
         self._check_layout(state.layout)
         return state
@@ -560,7 +582,7 @@ class Hakenschlagen(Game):
             )
         if state.layout is None:
             ground = self._layout_from_order(outcome)
-            return HakenschlagenState(ground, state.hares, state.turned, state.fox, state.molehills)
+            return replace(state, layout=ground)
         if not isinstance(outcome, tuple | list) or len(outcome) != spec.count:
             raise RulesError(
                 words(
@@ -668,6 +690,11 @@ class Hakenschlagen(Game):
 
     def _to_move(self, state: HakenschlagenState) -> int:
         return state.turn
+
+    def drawer(self, state: HakenschlagenState) -> int | None:
+        """The seat in turn draws its marbles; the table draws the setup."""
+        spec = self.chance(state)
+        return None if spec is None or state.layout is None else state.turn
 
     def _legal_moves(self, state: HakenschlagenState) -> Outcomes:
         found = self._outcomes(state)

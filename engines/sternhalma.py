@@ -1,5 +1,4 @@
-"""Sternhalma (Chinese checkers) on the 121-hole star, per ``rules/sternhalma.txt``
-and RULINGS.md.
+"""Sternhalma (Chinese checkers) on the 121-hole star.
 
 Each player brings ten pieces from their point of the star into the opposite point.
 A move is one step to an adjacent hole, or a chain of jumps over single pieces onto
@@ -13,9 +12,19 @@ point; 4 and 6 as an extension). Options:
   move inside that point.
 - ``blocked_goal`` (False): a player also wins when every hole of their target point
   is occupied and at least one of them by an own piece.
+- ``first_seat`` (0): the seat that moves first (the book leaves it to the table).
 - ``max_plies`` (None): the game is drawn after this many moves (kiosks, simulations).
 
-A game in which every player passes in turn is drawn: nobody can move any more.
+Readings of the book this engine follows (it has no draw; a kiosk game must end):
+
+- A game in which every player passes in turn is drawn: nobody can move any more.
+- The same position with the same seat to move coming up a third time draws the
+  game, in every variant. Without it ``no_leaving_goal`` could lock a game for ever:
+  an opponent's piece trapped in a full target point never moves, the owner's pieces
+  may not leave, nobody can win and nobody has to pass. The state carries the
+  positions seen so far (``seen``, digests that its record keeps too) and how often
+  the current one has come up (``repeats``).
+- Who starts is decided at the table; ``first_seat`` names that seat.
 
 >>> from engines import load_game
 >>> game = load_game("sternhalma", players=2)
