@@ -46,9 +46,9 @@ def load_game(name: str, players: int | None = None, **options) -> Game:
         raise OptionError(
             words(
                 "rules.no_game_boardref_knows",
-                "no game {name}; boardref knows {GAMES}",
+                "no game {name}; boardref knows {games}",
                 name=repr(name),
-                GAMES=", ".join(GAMES),
+                games=", ".join(GAMES),
             )
         )
     module, cls = _ENGINES[name].split(":")

@@ -266,7 +266,7 @@ class CatchTheHare(Game):
                 if over is None:
                     raise IllegalMove(
                         words(
-                            "rules.catch_the_hare.leap_along_line",
+                            "rules.catch_the_hare.not_leap_along_line",
                             "{move}: {at} to {land} is not a leap along a line",
                             move=str(move),
                             at=names[at],
@@ -381,9 +381,9 @@ class CatchTheHare(Game):
         if data["turn"] not in SIDES:
             raise RecordError(
                 words(
-                    "rules.catch_the_hare.turn_must_one",
-                    "turn must be one of {SIDES}, not {turn}",
-                    SIDES=SIDES,
+                    "rules.catch_the_hare.turn_must_one_not",
+                    "turn must be one of {sides}, not {turn}",
+                    sides=SIDES,
                     turn=repr(data["turn"]),
                 )
             )
@@ -391,7 +391,7 @@ class CatchTheHare(Game):
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise RecordError(
                 words(
-                    "rules.catch_the_hare.ply_must_whole_number",
+                    "rules.catch_the_hare.ply_must_whole_number_not",
                     "'ply' must be a whole number >= 0, not {ply}",
                     ply=repr(ply),
                 )

@@ -49,7 +49,9 @@ def _seed_bytes(seed: bytes | str) -> bytes:
         return bytes(seed)
     raise RulesError(
         words(
-            "rules.seed_bytes_text", "a seed is bytes or text, not {kind}", kind=type(seed).__name__
+            "rules.seed_bytes_text_not",
+            "a seed is bytes or text, not {kind}",
+            kind=type(seed).__name__,
         )
     )
 
@@ -65,7 +67,7 @@ class Stream:
     def __init__(self, seed: bytes | str, counter: int = 0):
         self.seed = _seed_bytes(seed)
         if not self.seed:
-            raise RulesError(words("rules.seed_must_empty", "a seed must not be empty"))
+            raise RulesError(words("rules.seed_must_not_empty", "a seed must not be empty"))
         #: blocks used so far; store it with the game to resume the same stream
         self.counter = counter
 
@@ -141,7 +143,7 @@ class Bag:
             missing = sorted(m for m, n in left.items() if n < 0)
             raise RulesError(
                 words(
-                    "rules.bag_does_hold",
+                    "rules.bag_does_not_hold",
                     "the bag does not hold {missing}",
                     missing=", ".join(missing),
                 )
@@ -270,7 +272,7 @@ def spec_from_json(data: Any):
     except (KeyError, TypeError, ValueError) as exc:
         raise RulesError(
             words(
-                "rules.chance_spec",
+                "rules.not_chance_spec",
                 "not a chance spec: {data} ({exc})",
                 data=repr(data),
                 exc=repr(exc),
@@ -287,7 +289,7 @@ def verify(seed: bytes | str, published: str, draws: Iterable[tuple[Any, Any]]) 
     if commitment(seed) != published:
         raise RulesError(
             words(
-                "rules.revealed_seed_does_match",
+                "rules.revealed_seed_does_not_match",
                 "the revealed seed does not match the commitment shown at the start",
             )
         )

@@ -79,7 +79,7 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
     if not isinstance(text, str):
         raise NotationError(
             words(
-                "rules.move_text_like",
+                "rules.move_text_like_not",
                 "a move is text like 'a1-a2', not {kind}",
                 kind=type(text).__name__,
             )
@@ -99,7 +99,7 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
     if not (has_step or has_leap):
         raise NotationError(
             words(
-                "rules.move_write_step_jump",
+                "rules.not_move_write_step_jump",
                 "{text} is not a move: write 'a1-a2' for a step, 'a1:a3' for a jump",
                 text=repr(text),
             )
@@ -251,7 +251,7 @@ class Game:
         if isinstance(players, bool) or not isinstance(players, int):
             raise OptionError(
                 words(
-                    "rules.players_must_whole_number",
+                    "rules.players_must_whole_number_not",
                     "{game}: players must be a whole number, not {players}",
                     game=self.name,
                     players=repr(players),
@@ -437,7 +437,7 @@ class Game:
         if not isinstance(record, dict):
             raise RecordError(
                 words(
-                    "rules.record_json_object",
+                    "rules.record_json_object_not",
                     "a {game} record is a JSON object, not {kind}",
                     game=self.name,
                     kind=type(record).__name__,
@@ -537,7 +537,7 @@ class Game:
         except (KeyError, TypeError):
             raise IllegalMove(
                 words(
-                    "rules.every_cell_board",
+                    "rules.not_every_cell_board",
                     "{move}: not every cell is on this board",
                     move=str(move),
                 )

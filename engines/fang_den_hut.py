@@ -148,7 +148,7 @@ class Hat(NamedTuple):
         if not found:
             raise NotationError(
                 words(
-                    "rules.fang_den_hut.hat_write_colour_gold",
+                    "rules.fang_den_hut.not_hat_write_colour_gold",
                     (
                         "{text} is not a hat: write its colour, 'gold/' before it for the golden "
                         "hat and its captives in brackets, like red or gold/red[blue,green]"
@@ -349,7 +349,7 @@ class FangDenHut(Game):
         if self.options["team"] and self.options["total_team"]:
             raise OptionError(
                 words(
-                    "rules.fang_den_hut.choose_team_total_team",
+                    "rules.fang_den_hut.choose_team_total_team_not",
                     "{game}: choose team or total_team, not both",
                     game=self.name,
                 )
@@ -443,7 +443,7 @@ class FangDenHut(Game):
         if isinstance(outcome, bool) or not isinstance(outcome, int) or not 1 <= outcome <= 6:
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut.die_shows",
+                    "rules.fang_den_hut.die_shows_not",
                     "a die shows 1 to 6, not {outcome}",
                     outcome=repr(outcome),
                 )
@@ -592,7 +592,7 @@ class FangDenHut(Game):
         name = self._names[nxt]
         if nxt == back and not walk.hat.golden:
             return words(
-                "rules.fang_den_hut.hat_does_turn_back",
+                "rules.fang_den_hut.hat_does_not_turn_back",
                 "a hat does not turn back within a move (to {name})",
                 name=name,
             )
@@ -678,7 +678,7 @@ class FangDenHut(Game):
         if guide is not None and len(guide) > len(walk.legs) + 1:
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut.hat_does_reach_home",
+                    "rules.fang_den_hut.hat_does_not_reach_home",
                     "the hat does not reach home, so no hat leaves it",
                 )
             )
@@ -808,7 +808,7 @@ class FangDenHut(Game):
         if not isinstance(move, HatMove):
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut.fang_den_hut_move",
+                    "rules.fang_den_hut.not_fang_den_hut_move",
                     (
                         "{move}: not a Fang den Hut! move; name the hat and its path, like 'red "
                         "home_red-gate_red-r1'"
@@ -832,7 +832,9 @@ class FangDenHut(Game):
         guide = []
         for leg in move.legs:
             if not isinstance(leg, Leg) or not isinstance(leg.hat, Hat):
-                raise IllegalMove(words("rules.fang_den_hut.move_game", "not a move of this game"))
+                raise IllegalMove(
+                    words("rules.fang_den_hut.not_move_game", "not a move of this game")
+                )
             if len(leg.path) < 2 or any(c not in self.board.index for c in leg.path):
                 raise IllegalMove(
                     words(
@@ -1023,7 +1025,7 @@ class FangDenHut(Game):
             if name not in self.board.index or self._kinds[self.board.index[name]] == HOME:
                 raise RecordError(
                     words(
-                        "rules.fang_den_hut.fields_grey_yellow_field",
+                        "rules.fang_den_hut.fields_not_grey_yellow_field",
                         "fields: {name} is not a grey or yellow field",
                         name=repr(name),
                     )
@@ -1053,7 +1055,7 @@ class FangDenHut(Game):
                 ):
                     raise RecordError(
                         words(
-                            "rules.fang_den_hut.fields_holds_colour_play",
+                            "rules.fang_den_hut.fields_holds_colour_not_play",
                             "fields: {name}: {hat} holds a colour not in play",
                             name=name,
                             hat=str(hat),
@@ -1078,7 +1080,7 @@ class FangDenHut(Game):
             if gold_home not in self._seat_of:
                 raise RecordError(
                     words(
-                        "rules.fang_den_hut.golden_home_must_colour",
+                        "rules.fang_den_hut.golden_home_must_colour_play",
                         "golden_home must be a colour in play or null, not {gold_home}",
                         gold_home=repr(gold_home),
                     )
@@ -1094,7 +1096,7 @@ class FangDenHut(Game):
         if data["turn"] not in self._seat_of:
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.turn_must_colour_play",
+                    "rules.fang_den_hut.turn_must_colour_play_not",
                     "turn must be a colour in play, not {turn}",
                     turn=repr(data["turn"]),
                 )
@@ -1105,7 +1107,7 @@ class FangDenHut(Game):
         ):
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.roll_must_null",
+                    "rules.fang_den_hut.roll_must_null_not",
                     "roll must be 1 to 6 or null, not {roll}",
                     roll=repr(roll),
                 )
@@ -1113,7 +1115,7 @@ class FangDenHut(Game):
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.ply_must_whole_number",
+                    "rules.fang_den_hut.ply_must_whole_number_not",
                     "ply must be a whole number >= 0, not {ply}",
                     ply=repr(ply),
                 )
@@ -1176,7 +1178,7 @@ class FangDenHut(Game):
         if counted != expected:
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.hats_do_add_up",
+                    "rules.fang_den_hut.hats_do_not_add_up",
                     "the hats do not add up: found {found}, this game has {expected}",
                     found=str(dict(sorted(counted.items()))),
                     expected=str(dict(sorted(expected.items()))),
@@ -1187,7 +1189,7 @@ class FangDenHut(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.fang_den_hut.move_text_like_red",
+                    "rules.fang_den_hut.move_text_like_red_home",
                     "a move is text like 'red home_red-gate_red-r1', not {kind}",
                     kind=type(text).__name__,
                 )
@@ -1247,7 +1249,7 @@ def _count(value: Any, most: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
         raise RecordError(
             words(
-                "rules.fang_den_hut.count_hats_home",
+                "rules.fang_den_hut.count_hats_home_not",
                 "a count of hats at home is 0 to {most}, not {value}",
                 most=most,
                 value=repr(value),
@@ -1267,7 +1269,7 @@ def _colour_list(colours: set[str]):
         if not set(value) <= colours:
             raise RecordError(
                 words(
-                    "rules.fang_den_hut.prisoners_hold_colours_play",
+                    "rules.fang_den_hut.prisoners_hold_colours_not_play",
                     "prisoners hold colours not in play: {colours}",
                     colours=sorted(set(value) - colours),
                 )

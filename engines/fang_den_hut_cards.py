@@ -266,7 +266,7 @@ class FangDenHutCards(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.fang_den_hut_cards.card_play_text_like",
+                    "rules.fang_den_hut_cards.card_play_text_like_red",
                     "a card play is text like 'red7' or 'red7:blue7', not {text}",
                     text=repr(text),
                 )
@@ -275,7 +275,7 @@ class FangDenHutCards(Game):
         if len(parts) > 2 or not all(part in self.cards for part in parts):
             raise NotationError(
                 words(
-                    "rules.fang_den_hut_cards.card_play_write_card",
+                    "rules.fang_den_hut_cards.not_card_play_write_card",
                     (
                         "{text} is not a card play: write a card ('red7', 'red_blank') or a card "
                         "and the top card it captures ('red7:blue7')"
@@ -321,7 +321,7 @@ class FangDenHutCards(Game):
         if not isinstance(move, Play) or not isinstance(move.card, str):
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut_cards.card_play_like_red",
+                    "rules.fang_den_hut_cards.not_card_play_like_red",
                     "{move} is not a card play like 'red7' or 'red7:blue7'",
                     move=repr(move),
                 )
@@ -374,7 +374,7 @@ class FangDenHutCards(Game):
         if not any(stack[-1:] == (target,) for stack in state.table):
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut_cards.top_card_stack_table",
+                    "rules.fang_den_hut_cards.not_top_card_stack_table",
                     "{move}: {target} is not the top card of a stack on the table",
                     move=str(move),
                     target=target,
@@ -531,7 +531,7 @@ class FangDenHutCards(Game):
         if isinstance(turn, bool) or not isinstance(turn, int) or turn not in range(self.players):
             raise RecordError(
                 words(
-                    "rules.fang_den_hut_cards.turn_must_seat",
+                    "rules.fang_den_hut_cards.turn_must_seat_not",
                     "turn must be a seat from 0 to {number}, not {turn}",
                     number=self.players - 1,
                     turn=repr(turn),
@@ -543,7 +543,7 @@ class FangDenHutCards(Game):
         if dealt and Counter(everywhere) != Counter(self.deck):
             raise RecordError(
                 words(
-                    "rules.fang_den_hut_cards.record_does_hold_every",
+                    "rules.fang_den_hut_cards.record_does_not_hold_every",
                     "the record does not hold every card of the deck exactly once",
                 )
             )

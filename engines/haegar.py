@@ -286,7 +286,7 @@ class Haegar(Game):
             if outcome not in state.pile:
                 raise RulesError(
                     words(
-                        "rules.haegar.coaster_pile",
+                        "rules.haegar.not_coaster_pile",
                         "{outcome} is not a coaster in the pile",
                         outcome=repr(outcome),
                     )
@@ -298,7 +298,7 @@ class Haegar(Game):
             if not _is_count(outcome) or outcome not in range(1, 7):
                 raise RulesError(
                     words(
-                        "rules.haegar.die_shows",
+                        "rules.haegar.die_shows_not",
                         "a die shows 1 to 6, not {outcome}",
                         outcome=repr(outcome),
                     )
@@ -406,7 +406,7 @@ class Haegar(Game):
             )
         if spot not in self._frontier(occupied):
             return words(
-                "rules.haegar.does_share_edge_laid",
+                "rules.haegar.does_not_share_edge_laid",
                 "{spot} does not share an edge with a laid coaster",
                 spot=self._spot_name[spot],
             )
@@ -529,7 +529,7 @@ class Haegar(Game):
         hagars, gold = state.supply[seat]
         if move.token not in (HAGAR, GOLD):
             return words(
-                "rules.haegar.token",
+                "rules.haegar.token_not",
                 "a token is {hagar} or {gold}, not {token}",
                 hagar=HAGAR,
                 gold=GOLD,
@@ -626,7 +626,7 @@ class Haegar(Game):
         if table[dest][0].landscape != table[origin][0].landscape:
             kinds = f"{table[origin][0].landscape} to {table[dest][0].landscape}"
             return words(
-                "rules.haegar.h_gar_stays_kind",
+                "rules.haegar.h_gar_stays_kind_landscape",
                 "a Hägar stays in its kind of landscape, not {kinds}",
                 kinds=kinds,
             )
@@ -636,7 +636,7 @@ class Haegar(Game):
                 "{path} shows a skull: wasteland takes no token",
                 path=move.path[1],
             )
-        return words("rules.haegar.free", "{path} is not free", path=move.path[1])
+        return words("rules.haegar.not_free", "{path} is not free", path=move.path[1])
 
     # --- moves -----------------------------------------------------------------------
 
@@ -688,7 +688,7 @@ class Haegar(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.haegar.move_text_like_c",
+                    "rules.haegar.move_text_like_c_n",
                     "a move is text like 'c07 n1e0 east', not {kind}",
                     kind=type(text).__name__,
                 )
@@ -720,7 +720,7 @@ class Haegar(Game):
             return Placement(*parts)
         raise NotationError(
             words(
-                "rules.haegar.h_gar_move_write",
+                "rules.haegar.not_h_gar_move_write",
                 (
                     "{text} is not a Hägar move: write 'c07 n1e0 east' to lay a coaster, 'hagar "
                     "n1e0_nw' or 'gold n1e0_nw' for a token, 'n1e0_nw-n0e0_se' to move a Hägar, or "
@@ -1010,7 +1010,7 @@ class _Reader:
         if phase not in PHASES:
             raise RecordError(
                 words(
-                    "rules.haegar.phase_one",
+                    "rules.haegar.phase_not_one",
                     "phase {phase} is not one of {phases}",
                     phase=repr(phase),
                     phases=", ".join(PHASES),
@@ -1021,7 +1021,9 @@ class _Reader:
         hand = data["hand"]
         if hand is not None and hand not in game.coasters:
             raise RecordError(
-                words("rules.haegar.hand_coaster", "hand {hand} is not a coaster", hand=repr(hand))
+                words(
+                    "rules.haegar.hand_not_coaster", "hand {hand} is not a coaster", hand=repr(hand)
+                )
             )
         pile = data["pile"]
         if not isinstance(pile, list) or not all(isinstance(c, str) for c in pile):
@@ -1044,7 +1046,7 @@ class _Reader:
         if tuple(self.seat(s, "beers") for s in recorded_beers) != beers:
             raise RecordError(
                 words(
-                    "rules.haegar.beers_do_match_beer",
+                    "rules.haegar.beers_do_not_match_beer",
                     "beers do not match the beer coasters laid (honky-tonk)",
                 )
             )
@@ -1054,7 +1056,7 @@ class _Reader:
             if not _is_count(value) or value < 0:
                 raise RecordError(
                     words(
-                        "rules.haegar.must_whole_number",
+                        "rules.haegar.must_whole_number_not",
                         "{what} must be a whole number >= 0, not {value}",
                         what=what,
                         value=repr(value),
@@ -1063,7 +1065,7 @@ class _Reader:
         if die is not None and (not _is_count(die) or die not in range(1, 7)):
             raise RecordError(
                 words(
-                    "rules.haegar.die_must_null",
+                    "rules.haegar.die_must_null_not",
                     "die must be 1 to 6 or null, not {die}",
                     die=repr(die),
                 )
@@ -1094,7 +1096,7 @@ class _Reader:
         if name not in self.game.colours:
             raise RecordError(
                 words(
-                    "rules.haegar.colour_game",
+                    "rules.haegar.not_colour_game",
                     "{what}: {name} is not a colour in this game",
                     what=what,
                     name=repr(name),
@@ -1137,7 +1139,7 @@ class _Reader:
             if facing not in SIDES:
                 raise RecordError(
                     words(
-                        "rules.haegar.laid_facing_one",
+                        "rules.haegar.laid_facing_not_one",
                         "laid[{n}]: facing {facing} is not one of {sides}",
                         n=n,
                         facing=repr(facing),
@@ -1181,7 +1183,7 @@ class _Reader:
             if index not in table or table[index][0].skull:
                 raise RecordError(
                     words(
-                        "rules.haegar.token_skull_free_field",
+                        "rules.haegar.token_not_skull_free_field",
                         "token on {field}: not a skull-free field of a laid coaster",
                         field=repr(field),
                     )
@@ -1220,7 +1222,7 @@ class _Reader:
             if h + on_table != hagars:
                 raise RecordError(
                     words(
-                        "rules.haegar.h_gars_supply_laid",
+                        "rules.haegar.h_gars_supply_laid_not",
                         "{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}",
                         colour=colour,
                         h=h,
@@ -1233,7 +1235,7 @@ class _Reader:
         if gold_laid + sum(g for _, g in supply) != game.players:
             raise RecordError(
                 words(
-                    "rules.haegar.gold_tokens_laid_do",
+                    "rules.haegar.gold_tokens_laid_do_not",
                     "{gold_laid} gold tokens laid do not match the gold supplies",
                     gold_laid=gold_laid,
                 )

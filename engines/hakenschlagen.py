@@ -409,7 +409,7 @@ class Hakenschlagen(Game):
             if kind not in self._counts:
                 raise SetupError(
                     words(
-                        "rules.hakenschlagen.part_static_layer_trees",
+                        "rules.hakenschlagen.not_part_static_layer_trees",
                         "{kind} is not part of the static layer (trees and disks)",
                         kind=repr(kind),
                     )
@@ -426,7 +426,7 @@ class Hakenschlagen(Game):
                 if cell_id not in self.board.index:
                     raise SetupError(
                         words(
-                            "rules.hakenschlagen.hollow",
+                            "rules.hakenschlagen.not_hollow",
                             "{kind}: {cell_id} is not a hollow of {name}",
                             kind=kind,
                             cell_id=repr(cell_id),
@@ -472,7 +472,7 @@ class Hakenschlagen(Game):
             if self.board.index.get(cell_id) not in self.start_spaces:
                 raise SetupError(
                     words(
-                        "rules.hakenschlagen.start_space",
+                        "rules.hakenschlagen.not_start_space",
                         "{cell_id} is not a start space",
                         cell_id=repr(cell_id),
                     )
@@ -489,8 +489,8 @@ class Hakenschlagen(Game):
                 raise SetupError(
                     words(
                         "rules.hakenschlagen.laid_game_uses",
-                        "{kind} {plural} laid; this game uses {wanted}",
-                        kind=counts[kind],
+                        "{count} {plural} laid; this game uses {wanted}",
+                        count=counts[kind],
                         plural=plural,
                         wanted=wanted,
                     )
@@ -596,7 +596,7 @@ class Hakenschlagen(Game):
         except (RulesError, TypeError):
             raise RulesError(
                 words(
-                    "rules.hakenschlagen.handful_bag",
+                    "rules.hakenschlagen.not_handful_bag",
                     "{outcome} is not a handful from the bag",
                     outcome=repr(outcome),
                 )
@@ -648,7 +648,7 @@ class Hakenschlagen(Game):
         if marble not in COLOURS:
             raise RulesError(
                 words(
-                    "rules.hakenschlagen.colour_marble",
+                    "rules.hakenschlagen.not_colour_marble",
                     "{marble} is not a colour marble ({colours})",
                     marble=repr(marble),
                     colours=", ".join(COLOURS),
@@ -679,7 +679,7 @@ class Hakenschlagen(Game):
         self._require_state(state)
         if state.layout is None:
             raise RulesError(
-                words("rules.hakenschlagen.board_set_up_yet", "the board is not set up yet")
+                words("rules.hakenschlagen.board_not_set_up_yet", "the board is not set up yet")
             )
 
     def _hare_and_others(self, state):
@@ -988,7 +988,7 @@ class Hakenschlagen(Game):
         if state.winner is None and self.chance(state) is not None:
             raise IllegalMove(
                 words(
-                    "rules.hakenschlagen.marbles_turn_drawn_yet",
+                    "rules.hakenschlagen.marbles_turn_not_drawn_yet",
                     "{move}: the marbles for this turn are not drawn yet",
                     move=str(move),
                 )
@@ -1017,7 +1017,7 @@ class Hakenschlagen(Game):
             if Counter(use.marbles) - Counter(node[3]):
                 raise IllegalMove(
                     words(
-                        "rules.hakenschlagen.needs_marbles_no_longer",
+                        "rules.hakenschlagen.needs_marbles_not_no_longer",
                         "{turn}: {use} needs marbles not (or no longer) in hand",
                         turn=str(turn),
                         use=str(use),
@@ -1029,7 +1029,7 @@ class Hakenschlagen(Game):
             if step is None:
                 raise IllegalMove(
                     words(
-                        "rules.hakenschlagen.possible_here",
+                        "rules.hakenschlagen.not_possible_here",
                         "{turn}: {use} is not possible here ({why})",
                         turn=str(turn),
                         use=str(use),
@@ -1099,7 +1099,10 @@ class Hakenschlagen(Game):
                 "molehills are left beside the board; place one instead of moving one",
             )
         return words(
-            "rules.hakenschlagen.may_go", "the {kind} may not go to {to}", kind=use.kind, to=use.to
+            "rules.hakenschlagen.may_not_go",
+            "the {kind} may not go to {to}",
+            kind=use.kind,
+            to=use.to,
         )
 
     def _checked(self, move: Any) -> Turn:
@@ -1107,7 +1110,7 @@ class Hakenschlagen(Game):
         if not isinstance(move, Turn):
             raise IllegalMove(
                 words(
-                    "rules.hakenschlagen.hakenschlagen_turn",
+                    "rules.hakenschlagen.not_hakenschlagen_turn",
                     "{move} is not a Hakenschlagen turn",
                     move=repr(move),
                 )
@@ -1117,7 +1120,7 @@ class Hakenschlagen(Game):
         except (TypeError, AttributeError):
             raise IllegalMove(
                 words(
-                    "rules.hakenschlagen.well_formed_turn",
+                    "rules.hakenschlagen.not_well_formed_turn",
                     "{move} is not a well-formed turn",
                     move=repr(move),
                 )
@@ -1126,7 +1129,7 @@ class Hakenschlagen(Game):
         if parsed != move:
             raise IllegalMove(
                 words(
-                    "rules.hakenschlagen.well_formed_turn",
+                    "rules.hakenschlagen.not_well_formed_turn",
                     "{move} is not a well-formed turn",
                     move=repr(move),
                 )
@@ -1137,7 +1140,7 @@ class Hakenschlagen(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.hakenschlagen.turn_text_like_lettuce",
+                    "rules.hakenschlagen.turn_text_like_lettuce_c",
                     "a turn is text like 'lettuce:c5 fox:m3', not {kind}",
                     kind=type(text).__name__,
                 )
@@ -1411,7 +1414,7 @@ class Hakenschlagen(Game):
             except (RulesError, TypeError):
                 raise RecordError(
                     words(
-                        "rules.hakenschlagen.handful_bag_2",
+                        "rules.hakenschlagen.not_handful_bag_2",
                         "{hand} is not a handful from the bag",
                         hand=repr(hand),
                     )

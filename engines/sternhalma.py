@@ -208,7 +208,7 @@ class Sternhalma(Game):
             if any(True for _ in self._moves_of(state.holes, seat)):
                 raise IllegalMove(
                     words(
-                        "rules.sternhalma.can_move_so_may",
+                        "rules.sternhalma.can_move_so_may_not",
                         "{seat} can move, so may not pass",
                         seat=self.seat_words(seat),
                     )
@@ -226,7 +226,7 @@ class Sternhalma(Game):
     def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
         holes, names = state.holes, self._names
         origin = path[0]
-        colour = self.colours[seat]
+        colour = self.seat_words(seat)
         if len(path) < 2:
             raise IllegalMove(
                 words(
@@ -245,15 +245,15 @@ class Sternhalma(Game):
                 )
             )
         if holes[origin] != seat:
-            owner = self.colours[holes[origin]]
+            owner = self.seat_words(holes[origin])
             raise IllegalMove(
                 words(
                     "rules.sternhalma.piece_moves",
-                    "{move}: the piece on {origin} is {owner}'s; {colour} moves",
+                    "{move}: the piece on {origin} is {owner}'s; {seat} moves",
                     move=str(move),
                     origin=names[origin],
                     owner=owner,
-                    colour=colour,
+                    seat=colour,
                 )
             )
         if path[-1] == origin:
@@ -276,7 +276,7 @@ class Sternhalma(Game):
             if path[1] not in self.board.neighbours[origin]:
                 raise IllegalMove(
                     words(
-                        "rules.sternhalma.next",
+                        "rules.sternhalma.not_next",
                         "{move}: {cell} is not next to {origin}",
                         move=str(move),
                         cell=names[path[1]],
@@ -299,7 +299,7 @@ class Sternhalma(Game):
                 if over is None:
                     raise IllegalMove(
                         words(
-                            "rules.sternhalma.jump_over_one_hole",
+                            "rules.sternhalma.not_jump_over_one_hole",
                             "{move}: {at} to {land} is not a jump over one hole",
                             move=str(move),
                             at=names[at],
@@ -338,7 +338,7 @@ class Sternhalma(Game):
         if self.options["no_leaving_goal"] and origin in goal and path[-1] not in goal:
             raise IllegalMove(
                 words(
-                    "rules.sternhalma.piece_may_leave_target",
+                    "rules.sternhalma.piece_may_not_leave_target",
                     "{move}: a piece may not leave its target point (no_leaving_goal)",
                     move=str(move),
                 )
@@ -377,19 +377,19 @@ class Sternhalma(Game):
 
     def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
         owners = [holes[i] for i in self._goal_cells[seat]]
-        colour, target = self.colours[seat], self.targets[seat]
+        colour, target = self.seat_words(seat), self.targets[seat]
         if all(owner == seat for owner in owners):
             return words(
                 "rules.sternhalma.filled_point",
-                "{colour} filled the {target} point",
-                colour=colour,
+                "{seat} filled the {target} point",
+                seat=colour,
                 target=target,
             )
         if self.options["blocked_goal"] and EMPTY not in owners and seat in owners:
             return words(
                 "rules.sternhalma.holds_part_full_point",
-                "{colour} holds part of the full {target} point (blocked_goal)",
-                colour=colour,
+                "{seat} holds part of the full {target} point (blocked_goal)",
+                seat=colour,
                 target=target,
             )
         return None
@@ -438,7 +438,7 @@ class Sternhalma(Game):
             if len(indices) != PIECES_PER_PLAYER:
                 raise RecordError(
                     words(
-                        "rules.sternhalma.seat_pieces",
+                        "rules.sternhalma.seat_pieces_not",
                         "seat {seat} has {count} pieces, not 10",
                         seat=seat,
                         count=len(indices),
@@ -459,7 +459,7 @@ class Sternhalma(Game):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise RecordError(
                     words(
-                        "rules.sternhalma.must_whole_number",
+                        "rules.sternhalma.must_whole_number_not",
                         "{field} must be a whole number >= 0, not {value}",
                         field=repr(key),
                         value=repr(value),
@@ -468,7 +468,7 @@ class Sternhalma(Game):
         if turn >= self.players:
             raise RecordError(
                 words(
-                    "rules.sternhalma.turn_seat_players",
+                    "rules.sternhalma.turn_not_seat_players",
                     "turn {turn} is not a seat of {players} players",
                     turn=turn,
                     players=self.players,
