@@ -440,3 +440,13 @@ def test_a_turn_in_another_legal_order_is_in_the_legal_moves_and_reads_as_listed
     assert str(game.canonical(state, other)) == str(listed)
     with pytest.raises(IllegalMove):  # the field marble must be used
         game.canonical(state, Turn(()))
+
+
+def test_the_table_chooses_who_starts_and_that_seat_draws_its_marbles():
+    game = load_game("hakenschlagen", players=3, first_seat=1)
+    start = game.initial_state()
+    assert game.drawer(start) is None  # the table draws the setup
+    state = game.resolve(start, game.chance(start).draw(Stream(b"who starts")))
+    assert game.drawer(state) == 1
+    state = game.resolve(state, ("field", "field", "field"))
+    assert game.to_move(state) == 1 and game.drawer(state) is None
