@@ -304,7 +304,7 @@ def verify(seed: bytes | str, published: str, draws: Iterable[tuple[Any, Any]]) 
                     "rules.draw_recorded_seed_gives",
                     "draw {n} ({spec}): recorded {recorded}, the seed gives {expected}",
                     n=n,
-                    spec=spec,
+                    spec=str(spec),
                     recorded=repr(recorded),
                     expected=repr(expected),
                 )

@@ -457,7 +457,11 @@ class Game:
                     game2=repr(self.name),
                 )
             )
-        if record["players"] != self.players or record["options"] != self.options:
+        # an option a record does not name had its default (records older than it)
+        options = record["options"]
+        if isinstance(options, dict):
+            options = {o.name: o.default for o in self.OPTIONS} | options
+        if record["players"] != self.players or options != self.options:
             raise RecordError(
                 words(
                     "rules.record_players_options_game",
@@ -466,9 +470,9 @@ class Game:
                         "{players2} with {options2}"
                     ),
                     players=record["players"],
-                    options=record["options"],
+                    options=str(record["options"]),
                     players2=self.players,
-                    options2=self.options,
+                    options2=str(self.options),
                 )
             )
         try:

@@ -246,13 +246,30 @@ class Haegar(Game):
     def _seat_sides(self, default: tuple[str, ...], source: str) -> tuple[int, ...]:
         seats = self.options["seats"]
         sides = default if seats is None else tuple(s.strip() for s in seats.split(","))
-        error = OptionError if seats is not None else BoardFileError
-        where = "haegar: option seats" if seats is not None else f"{source}: [game.sides]"
-        if len(sides) != self.players or len(set(sides)) != len(sides):
-            raise error(f"{where} must name {self.players} different table sides")
-        for side in sides:
-            if side not in SIDES:
-                raise error(f"{where}: {side!r} is not one of {', '.join(SIDES)}")
+        if seats is None:
+            where = f"{source}: [game.sides]"
+            if len(sides) != self.players or len(set(sides)) != len(sides):
+                raise BoardFileError(f"{where} must name {self.players} different table sides")
+            for side in sides:
+                if side not in SIDES:
+                    raise BoardFileError(f"{where}: {side!r} is not one of {', '.join(SIDES)}")
+        elif len(sides) != self.players or len(set(sides)) != len(sides):
+            raise OptionError(
+                words(
+                    "rules.haegar.seats_different_sides",
+                    "haegar: option seats must name {players} different table sides",
+                    players=self.players,
+                )
+            )
+        elif any(side not in SIDES for side in sides):
+            raise OptionError(
+                words(
+                    "rules.haegar.seats_unknown_side",
+                    "haegar: option seats: {side} is not one of {sides}",
+                    side=repr(next(side for side in sides if side not in SIDES)),
+                    sides=", ".join(SIDES),
+                )
+            )
         return tuple(SIDES.index(side) for side in sides)
 
     def seat_words(self, seat: int) -> Words:

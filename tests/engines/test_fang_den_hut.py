@@ -518,3 +518,14 @@ def test_a_roll_that_is_not_the_extra_one_cannot_be_declined():
     assert not game.chance(after).optional
     with pytest.raises(IllegalMove):
         game.apply(after, PASS)
+
+
+def test_a_record_from_before_first_seat_and_the_offered_roll_still_reads():
+    game = load_game("fang_den_hut", players=4)
+    state = game.resolve(game.initial_state(), 3)
+    record = game.to_json(state)
+    del record["options"]["first_seat"], record["state"]["again"]
+    assert game.from_json(record) == state
+    record["options"]["first_seat"] = 1
+    with pytest.raises(RecordError, match="options"):
+        game.from_json(record)
