@@ -205,7 +205,7 @@ class CatchTheHare(Game):
         if state.turn == HARE and origin != state.hare:
             raise IllegalMove(
                 words(
-                    "rules.catch_the_hare.hare_hare_moves",
+                    "rules.catch_the_hare.hare_is_elsewhere",
                     "{move}: the hare is on {cell}; the hare moves",
                     move=str(move),
                     cell=names[state.hare],
@@ -237,9 +237,9 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.occupied",
-                        "{move}: {dest} is occupied",
+                        "{move}: {cell} is occupied",
                         move=str(move),
-                        dest=names[dest],
+                        cell=names[dest],
                     )
                 )
             if state.turn == HUNTERS:
@@ -285,10 +285,10 @@ class CatchTheHare(Game):
                 if land in hunters:
                     raise IllegalMove(
                         words(
-                            "rules.catch_the_hare.occupied_2",
-                            "{move}: {land} is occupied",
+                            "rules.catch_the_hare.occupied",
+                            "{move}: {cell} is occupied",
                             move=str(move),
-                            land=names[land],
+                            cell=names[land],
                         )
                     )
                 hunters = hunters - {over}

@@ -79,7 +79,7 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
     if not isinstance(text, str):
         raise NotationError(
             words(
-                "rules.move_text_like_not",
+                "rules.move_is_text",
                 "a move is text like 'a1-a2', not {kind}",
                 kind=type(text).__name__,
             )

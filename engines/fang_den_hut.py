@@ -879,7 +879,7 @@ class FangDenHut(Game):
         if not stands:
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut.no_move",
+                    "rules.fang_den_hut.no_such_hat",
                     "no {hat} to move on {cell}",
                     hat=str(hat),
                     cell=self._names[cells[0]],
@@ -1189,7 +1189,7 @@ class FangDenHut(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.fang_den_hut.move_text_like_red_home",
+                    "rules.fang_den_hut.move_is_text",
                     "a move is text like 'red home_red-gate_red-r1', not {kind}",
                     kind=type(text).__name__,
                 )

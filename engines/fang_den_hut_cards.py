@@ -266,7 +266,7 @@ class FangDenHutCards(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.fang_den_hut_cards.card_play_text_like_red",
+                    "rules.fang_den_hut_cards.play_is_text",
                     "a card play is text like 'red7' or 'red7:blue7', not {text}",
                     text=repr(text),
                 )
@@ -352,10 +352,10 @@ class FangDenHutCards(Game):
         if not isinstance(target, str) or target not in self.cards:
             raise IllegalMove(
                 words(
-                    "rules.fang_den_hut_cards.there_no_card_deck_2",
-                    "{move}: there is no card {target} in this deck",
+                    "rules.fang_den_hut_cards.there_no_card_deck",
+                    "{move}: there is no card {card} in this deck",
                     move=str(move),
-                    target=repr(target),
+                    card=repr(target),
                 )
             )
         if state.table[me][-1:] == (target,):

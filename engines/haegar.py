@@ -621,14 +621,14 @@ class Haegar(Game):
     def _hagar_problem(self, state: HaegarState, move: Move) -> str:
         if move.leap or len(move.path) != 2 or not all(isinstance(f, str) for f in move.path):
             return words(
-                "rules.haegar.h_gar_moves_one",
+                "rules.haegar.hagar_moves_from_to",
                 "a Hägar moves in one go from its field to another: write from-to",
             )
         origin, dest = (self.board.index.get(f) for f in move.path)
         who = self.seat_words(state.turn)
         if (origin, state.turn) not in state.tokens:
             return words(
-                "rules.haegar.no_h_gar_stands",
+                "rules.haegar.no_hagar_there",
                 "no Hägar of {who} stands on {path}",
                 who=who,
                 path=move.path[0],
@@ -643,15 +643,15 @@ class Haegar(Game):
         if table[dest][0].landscape != table[origin][0].landscape:
             kinds = f"{table[origin][0].landscape} to {table[dest][0].landscape}"
             return words(
-                "rules.haegar.h_gar_stays_kind_landscape",
+                "rules.haegar.hagar_stays_in_landscape",
                 "a Hägar stays in its kind of landscape, not {kinds}",
                 kinds=kinds,
             )
         if table[dest][0].skull:
             return words(
-                "rules.haegar.shows_skull_wasteland_takes_2",
-                "{path} shows a skull: wasteland takes no token",
-                path=move.path[1],
+                "rules.haegar.shows_skull_wasteland_takes",
+                "{field} shows a skull: wasteland takes no token",
+                field=move.path[1],
             )
         return words("rules.haegar.not_free", "{path} is not free", path=move.path[1])
 
@@ -693,7 +693,7 @@ class Haegar(Game):
         if not isinstance(move, Move):
             raise IllegalMove(
                 words(
-                    "rules.haegar.final_round_moves_h",
+                    "rules.haegar.final_round_hagar_or_pass",
                     "{move}: in the final round {who} moves a Hägar or passes",
                     move=str(move),
                     who=who,
@@ -705,7 +705,7 @@ class Haegar(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.haegar.move_text_like_c_n",
+                    "rules.haegar.move_is_text",
                     "a move is text like 'c07 n1e0 east', not {kind}",
                     kind=type(text).__name__,
                 )
@@ -728,7 +728,7 @@ class Haegar(Game):
             if parts[1] not in self._spot_of:
                 raise NotationError(
                     words(
-                        "rules.haegar.there_no_spot_table_2",
+                        "rules.haegar.no_spot_on_table",
                         "{text}: there is no spot {cell} on the table",
                         text=repr(text),
                         cell=repr(parts[1]),
@@ -737,7 +737,7 @@ class Haegar(Game):
             return Placement(*parts)
         raise NotationError(
             words(
-                "rules.haegar.not_h_gar_move_write",
+                "rules.haegar.not_a_hagar_move",
                 (
                     "{text} is not a Hägar move: write 'c07 n1e0 east' to lay a coaster, 'hagar "
                     "n1e0_nw' or 'gold n1e0_nw' for a token, 'n1e0_nw-n0e0_se' to move a Hägar, or "
@@ -882,7 +882,7 @@ class Haegar(Game):
             return Outcome(
                 (0,),
                 words(
-                    "rules.haegar.points",
+                    "rules.haegar.solo_points",
                     "{points} points: {rank}",
                     points=scores[0],
                     rank=solo_rank_words(scores[0]),
@@ -1239,7 +1239,7 @@ class _Reader:
             if h + on_table != hagars:
                 raise RecordError(
                     words(
-                        "rules.haegar.h_gars_supply_laid_not",
+                        "rules.haegar.hagars_do_not_add_up",
                         "{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}",
                         colour=colour,
                         h=h,

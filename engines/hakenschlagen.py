@@ -597,8 +597,8 @@ class Hakenschlagen(Game):
             raise RulesError(
                 words(
                     "rules.hakenschlagen.not_handful_bag",
-                    "{outcome} is not a handful from the bag",
-                    outcome=repr(outcome),
+                    "{hand} is not a handful from the bag",
+                    hand=repr(outcome),
                 )
             ) from None
         return replace(state, hand=tuple(sorted(outcome)))
@@ -1140,7 +1140,7 @@ class Hakenschlagen(Game):
         if not isinstance(text, str):
             raise NotationError(
                 words(
-                    "rules.hakenschlagen.turn_text_like_lettuce_c",
+                    "rules.hakenschlagen.turn_is_text",
                     "a turn is text like 'lettuce:c5 fox:m3', not {kind}",
                     kind=type(text).__name__,
                 )
@@ -1414,7 +1414,7 @@ class Hakenschlagen(Game):
             except (RulesError, TypeError):
                 raise RecordError(
                     words(
-                        "rules.hakenschlagen.not_handful_bag_2",
+                        "rules.hakenschlagen.not_handful_bag",
                         "{hand} is not a handful from the bag",
                         hand=repr(hand),
                     )

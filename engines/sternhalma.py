@@ -248,7 +248,7 @@ class Sternhalma(Game):
             owner = self.seat_words(holes[origin])
             raise IllegalMove(
                 words(
-                    "rules.sternhalma.piece_moves",
+                    "rules.sternhalma.not_your_piece",
                     "{move}: the piece on {origin} is {owner}'s; {seat} moves",
                     move=str(move),
                     origin=names[origin],
@@ -327,10 +327,10 @@ class Sternhalma(Game):
                 if holes[land] != EMPTY and land != origin:
                     raise IllegalMove(
                         words(
-                            "rules.sternhalma.occupied_2",
-                            "{move}: {land} is occupied",
+                            "rules.sternhalma.occupied",
+                            "{move}: {cell} is occupied",
                             move=str(move),
-                            land=names[land],
+                            cell=names[land],
                         )
                     )
                 jumped.add(over)
