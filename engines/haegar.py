@@ -1,5 +1,5 @@
-"""Hägar: Auf zu neuen Ufern! -- coasters laid edge to edge on the table, per
-``rules/haegar.txt`` and RULINGS.md. The coaster pile and the die are virtual.
+"""Hägar: Auf zu neuen Ufern! -- coasters laid edge to edge on the table. The coaster
+pile and the die are virtual.
 
 A turn: the seat draws a coaster from the pile (chance), lays it (a ``Placement``),
 then puts one own token on a free field of it (a ``TokenPlacement``) while it has
@@ -14,7 +14,7 @@ coaster, on spot ``n0e0``; spot ``n2w1`` is two coasters north and one west of i
 its fields are ``n2w1_nw`` ... ``n2w1_se``. The same file's ``[[game.coaster]]``
 tables are the 12 coasters (our reconstruction; owners correct it).
 
-Readings of the rule book (RULINGS.md decides; these fill what it leaves open):
+Readings of the rule book this engine follows:
 
 - Laying: a coaster lies whole edge on whole edge beside a laid one; the first lies on
   ``n0e0``. It must put at least one field against a field of the same landscape

@@ -1,5 +1,5 @@
-"""Fang den Hut! board game: the rule book's situations and the readings of
-RULINGS.md, on constructed positions of the 2-4 and 5-6 player boards."""
+"""Fang den Hut! board game: the rule book's situations and the engine's readings of
+it, on constructed positions of the 2-4 and 5-6 player boards."""
 
 from __future__ import annotations
 
