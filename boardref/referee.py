@@ -818,7 +818,7 @@ class Referee:
             outcome=None
             if ended is None
             else Ending(
-                winners=ended.winners, reason=Said.of(_reason_words(ended)), scores=ended.scores
+                winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores
             ),
             can_confirm=self._can_confirm(),
             can_takeback=self.tentative is not None
@@ -953,7 +953,7 @@ class Referee:
             self.log.append(("game_over", data))
             self.phase = OVER
             self._view.say(
-                words("referee.game_over", "Game over: {reason}", reason=_reason_words(ended))
+                words("referee.game_over", "Game over: {reason}", reason=ended.words)
             )
             self._emit(Event("game_over", data, accepted=True))
             return
@@ -1216,10 +1216,6 @@ def _not_now(phase: str) -> Words:
         "No move can be played now ({phase})",
         phase=Words(f"phase_{phase}", phase),
     )
-
-
-def _reason_words(ended) -> Words:
-    return as_words(ended.reason)
 
 
 def _lists(value: Any) -> Any:
