@@ -389,3 +389,21 @@ def test_a_panel_table_refuses_a_tapped_move_that_is_not_the_computers(store):
         referee.play("e3-e4")
     referee.play("a3-a4")
     assert referee.log[-1][1]["move"] == "a3-a4"
+
+
+def test_an_offered_roll_after_a_six_may_be_declined_and_the_turn_passes(store):
+    referee = Referee(store, sensor="panel")
+    referee.new_game("fang_den_hut", 2, seed=b"s12")  # the first roll is a six
+    assert referee.published.drawer == 0 and not referee.published.chance_optional
+    referee.draw()
+    referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
+    shown = referee.published
+    assert shown.phase == "chance" and shown.chance_optional and shown.drawer == 0
+    referee.decline()
+    shown = referee.published
+    assert shown.drawer == 1 and not shown.chance_optional
+    assert referee.log[-1] == ("move", {"move": "pass", "seat": 0})
+    with pytest.raises(RefereeError, match="no roll to decline"):
+        referee.decline()
+    again = Referee(store, sensor="panel")
+    assert again.resume() and again.positions[-1] == referee.positions[-1]

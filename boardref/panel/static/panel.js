@@ -39,7 +39,8 @@ async function loadLanguage(lang) {
 function say(key, values = {}) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`));
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`))
+    .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
 }
 
 // Moves and cells are said the game's way (a hat's home, a card, a marble); a value
@@ -49,6 +50,7 @@ const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) =
 function sayValue(value, name = null) {
   if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
   if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
+  if (typeof value === "string") return sayName(value);
   if (value && typeof value === "object" && "key" in value) return said(value);
   return String(value);
 }
@@ -56,6 +58,17 @@ function sayValue(value, name = null) {
 // What the service said ({key, params}), in the page's language.
 function said(words) {
   return say(words.key, words.params || {});
+}
+
+// A name in a sentence (a card, a piece, a marble), said the game's way where it has
+// one, else as the word table names that piece or marble, else as it is.
+function sayName(value) {
+  const game = state && GAMES[state.game];
+  const named = game && game.valueWords ? game.valueWords(value, state) : null;
+  if (named) return named;
+  if (words[`token.${value}`]) return say(`token.${value}`);
+  if (words[`marble_${value}`]) return say(`marble_${value}`);
+  return value;
 }
 
 // A move in the game's notation as a person says it (the game's moveWords hook).

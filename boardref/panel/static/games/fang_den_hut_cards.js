@@ -81,6 +81,11 @@
   registerGame("fang_den_hut_cards", {
     piece: () => null,
 
+    // a card named in a sentence ("red7" in a refusal) in words
+    valueWords(value) {
+      return CARD.test(value) ? cardName(value) : null;
+    },
+
     // "red7" is played alone, "red7:blue7" captures the stack topped by blue 7
     moveWords(text) {
       const [card, target] = text.split(":");
