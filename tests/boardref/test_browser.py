@@ -50,7 +50,7 @@ def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser):
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand")).to_contain_text("l4")
     click_cell(sim, "k5")
-    expect(table.locator("#last")).to_have_text("Last move: l4 k5", timeout=WAIT_MS)
+    expect(table.locator("#last")).to_have_text("Last move: l4-k5", timeout=WAIT_MS)
     expect(table.locator("#turn")).to_have_text("blue to move", timeout=WAIT_MS)
     expect(table.locator('g[data-cell="k5"] .piece')).to_have_attribute("fill", "#d62828")
 
@@ -80,7 +80,7 @@ def test_the_language_follows_the_browser_and_switches(panel, browser):
     from playwright.sync_api import expect
 
     table = open_page(browser, panel, "/table", locale="de-DE")
-    expect(table.locator("#turn")).to_have_text("red ist am Zug", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Rot ist am Zug", timeout=WAIT_MS)
     expect(table.locator("#draw")).to_have_text("Ziehen / würfeln")
     table.select_option("#language", "en")
     expect(table.locator("#draw")).to_have_text("Draw / roll")
@@ -114,7 +114,7 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(pane
     guest = game.apply(start, game.parse_move(start, "l4-k5"))
     path = game.parse_move(guest, announced).path
     for cell in path:
-        expect(table.locator(f'g[data-cell="{cell}"]')).to_have_class("cell last")
+        expect(table.locator(f'g[data-cell="{cell}"]')).to_have_class("cell expected")
 
     # another legal move of blue's is refused, and put back
     other = next(
@@ -131,6 +131,6 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(pane
     # the announced move, carried out, is taken
     click_cell(sim, path[0])
     click_cell(sim, path[-1])
-    expect(table.locator("#last")).to_have_text(f"Last move: {' '.join(path)}", timeout=WAIT_MS)
+    expect(table.locator("#last")).to_have_text(f"Last move: {announced}", timeout=WAIT_MS)
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     assert httpx.get(f"{panel}/api/state").json()["expected"] is None

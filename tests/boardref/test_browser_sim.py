@@ -60,7 +60,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser):
         click_cell(sim, hunter)
         sim.click("#sim-to-tray")
     expect(sim.locator("#sim-tray .sim-piece[data-token=hunter]")).to_have_count(2)
-    expect(sim.locator("#last")).to_have_text("Last move: a3 c3 a5", timeout=WAIT_MS)
+    expect(sim.locator("#last")).to_have_text("Last move: a3:c3:a5", timeout=WAIT_MS)
     expect(sim.locator("#turn")).to_have_text("the hunters to move", timeout=WAIT_MS)
     assert httpx.get(f"{table}/api/state").json()["position"]["b3"] is None
 
@@ -82,7 +82,7 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     from playwright.sync_api import expect
 
     sim = open_sim(browser, table)
-    expect(sim.locator("#turn")).to_have_text("Waiting for a draw", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("red rolls or draws", timeout=WAIT_MS)
     sim.click("#draw")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     home = sim.locator('.stack.home[data-cell="home_red"]')
@@ -100,8 +100,9 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     click_cell(sim, field)
     hat = sim.locator(f'.stack[data-cell="{field}"]')
     expect(hat).to_have_attribute("data-top", "red")
-    expect(sim.locator("#last")).to_contain_text("home_red gate_red", timeout=WAIT_MS)
-    expect(sim.locator("#last")).to_contain_text(field)
+    # said as a person says it: from the red home to the field
+    said = field.replace("gate_red", "red gate")
+    expect(sim.locator("#last")).to_have_text(f"Last move: red: red home → {said}", timeout=WAIT_MS)
     expect(home).to_have_attribute("data-count", "5")
     assert httpx.get(f"{table}/api/state").json()["position"]["home_red"].count("red") == 5
 
@@ -123,6 +124,6 @@ def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, br
 
     # the other page puts it down; this one sees the hand empty and the piece placed
     click_cell(other, "k5")
-    expect(other.locator("#last")).to_have_text("Last move: l4 k5", timeout=WAIT_MS)
+    expect(other.locator("#last")).to_have_text("Last move: l4-k5", timeout=WAIT_MS)
     expect(sim.locator("#sim-hand .sim-piece")).to_have_count(0, timeout=WAIT_MS)
     expect(sim.locator('g.cell[data-cell="k5"]')).to_have_attribute("data-token", "red")

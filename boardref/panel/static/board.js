@@ -160,15 +160,17 @@ class BoardView {
       if (marks.place === id) roles.push("place");
       if (marks.remove === id) roles.push("remove");
       if (marks.selected === id) roles.push("selected");
+      // the computer's announced move, still to be carried out, before the last one played
+      if ((marks.expected_path || []).includes(id) && !roles.length) roles.push("expected");
       if (marks.last_move.includes(id) && !roles.length) roles.push("last");
       if (marks.hints.includes(id) && !roles.length) roles.push("hint");
       hole.setAttribute("class", ["cell", ...roles].join(" "));
     }
     this.marks.replaceChildren();
-    if (marks.last_move.length > 1) {
-      const points = marks.last_move.map((id) => this.at(id).join(",")).join(" ");
-      el("polyline", { points, class: "last-move", "stroke-width": this.radius * 0.3 },
-         this.marks);
+    for (const [path, kind] of [[marks.last_move, "last-move"], [marks.expected_path || [], "expected-move"]]) {
+      if (path.length < 2) continue;
+      const points = path.map((id) => this.at(id).join(",")).join(" ");
+      el("polyline", { points, class: kind, "stroke-width": this.radius * 0.3 }, this.marks);
     }
     this.ground.replaceChildren();
     this.over.replaceChildren();
