@@ -8,7 +8,7 @@ const SVG = "http://www.w3.org/2000/svg";
 // the panel: the games' drawings (static/games/*.js) name their colours from it.
 const TOKEN_COLOURS = {
   red: "#d62828", blue: "#1d4ed8", green: "#2a9d3f", yellow: "#f2c200",
-  white: "#f4f4f4", black: "#222", hunter: "#7a4a1e", hare: "#e8d9b5", piece: "#8a8a8a",
+  white: "#f4f4f4", black: "#222", hunter: "#7a4a1e", hunters: "#7a4a1e", hare: "#e8d9b5", piece: "#8a8a8a",
   orange: "#ef7d1a", pink: "#f08bb4", brown: "#8b5a2b", beige: "#e9dcb8",
   darkgreen: "#1f5130", grey: "#9ca3af", gold: "#d4a72c", straw: "#f3e3a0",
 };
