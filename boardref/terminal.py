@@ -51,11 +51,11 @@ def play(
                     game.apply(state, attempt)
                 except IllegalMove as refusal:
                     refused += 1
-                    say(f"  {who} tries {attempt}: refused, {refusal.reason}")
+                    say(f"  a wrong try by {who}, {attempt}: refused, {refusal.reason}")
         move = pick.choice(moves)
         state = game.apply(state, move)
         plies += 1
-        say(f"\nmove {plies}: {who} plays {move}\n{_picture(game, state)}")
+        say(f"\nmove {plies}, by {who}: {move}\n{_picture(game, state)}")
         if plies >= max_plies and "max_plies" not in game.options:
             say(f"\nStopped after {plies} moves.")
             return {"winners": [], "reason": "stopped", "refused": refused}

@@ -25,6 +25,7 @@ from engines.errors import (
     RecordError,
     RulesError,
 )
+from engines.words import words
 
 # name -> "module:class". A new engine registers here and the shared random-game
 # test (tests/engines/test_random_games.py) exercises it with no further work.
@@ -42,7 +43,14 @@ GAMES: tuple[str, ...] = tuple(_ENGINES)
 def load_game(name: str, players: int | None = None, **options) -> Game:
     """The rules of game ``name`` for ``players`` (the game's default when None)."""
     if name not in _ENGINES:
-        raise OptionError(f"no game {name!r}; boardref knows {', '.join(GAMES)}")
+        raise OptionError(
+            words(
+                "rules.no_game_boardref_knows",
+                "no game {name}; boardref knows {games}",
+                name=repr(name),
+                games=", ".join(GAMES),
+            )
+        )
     module, cls = _ENGINES[name].split(":")
     return getattr(import_module(module), cls)(players, **options)
 

@@ -1,20 +1,34 @@
-"""Catch the Hare (cercar la liebre) on a 5x5 alquerque board, per
-``rules/catch_the_hare.txt`` and RULINGS.md.
+"""Catch the Hare (cercar la liebre) on a 5x5 alquerque board.
 
-Seat 0 plays the twelve hunters and moves first; seat 1 plays the hare. Every piece
-steps along a marked line to an adjacent empty point. The hare captures by leaping
-over an adjacent hunter onto the empty point beyond, and may go on leaping from
-there; it may stop after any leap, so every prefix of a capture chain is a move of
-its own. A captured hunter leaves the board at once. The hunters win when the hare
-cannot move; the hare wins when fewer than ``min_hunters`` remain or the hunters
-cannot move. A side with no move on its turn loses.
+Seat 0 plays the twelve hunters and moves first (the sides decide who starts, so
+there is no choice of starting seat); seat 1 plays the hare. Every piece steps along
+a marked line to an adjacent empty point. The hare captures by leaping over an
+adjacent hunter onto the empty point beyond, and may go on leaping from there; it may
+stop after any leap, so every prefix of a capture chain is a move of its own.
+Capturing is never compulsory. A captured hunter leaves the board at once.
+
+Readings of the book this engine follows:
+
+- The board is the original alquerque: lines along every rank and file, and
+  diagonals through every point whose file and rank add up to an even number. Twelve
+  hunters fill ranks 1 and 2 and the ends of rank 3 (a3, e3); the hare starts on c3.
+- The hunters win when the hare cannot move on its turn. The hare wins when fewer
+  than ``min_hunters`` hunters are left (10 by default, so after three captures: our
+  reading of "can no longer enclose the hare"), and when the hunters cannot move.
+- The handicap: a strong hunter player may start with 11 or 10 hunters, taken from
+  the ends of rank 3 first. ``min_hunters`` is a number of hunters, not counted from
+  the start: with ten hunters and the default the hare wins at its first capture.
+  A table that wants a longer handicap game lowers ``min_hunters`` as well.
+- The book has no draw; ``max_plies`` gives kiosks and simulations one.
+- A refusal names the true fault first: a move between points that no line joins
+  says so before anything about who may leap.
 
 Options:
 
 - ``board`` ("original"): "less_diagonal" (only the two long diagonals) or
   "no_diagonal" (the modern Spanish board, orthogonals only).
 - ``single_capture`` (False): one leap per turn (Alfonso X's reading).
-- ``hunters`` (12): the handicap of the book, 11 or 10; the ends of rank 3 go first.
+- ``hunters`` (12): the handicap, 11 or 10; the ends of rank 3 go first.
 - ``min_hunters`` (10): the hare wins when fewer hunters than this remain.
 - ``max_plies`` (None): the game is drawn after this many moves.
 
@@ -32,6 +46,7 @@ from typing import Any
 
 from engines.core import Game, Move, Option, Outcome
 from engines.errors import IllegalMove, OptionError, RecordError
+from engines.words import Words, words
 
 HUNTERS, HARE = 0, 1
 SIDES = ("hunters", "hare")
@@ -60,8 +75,23 @@ class CatchTheHare(Game):
     OPTIONS = (
         Option("board", "original", "which alquerque board", kind=str, choices=tuple(BOARDS)),
         Option("single_capture", False, "the hare leaps at most once per turn"),
-        Option("hunters", 12, "hunters at the start (handicap)", kind=int, choices=(10, 11, 12)),
-        Option("min_hunters", 10, "the hare wins below this many hunters", kind=int, minimum=1),
+        Option(
+            "hunters",
+            12,
+            "hunters at the start: 11 or 10 is a handicap for a strong hunter player; with 10 "
+            "and min_hunters 10 the hare wins at its first capture, so lower min_hunters for "
+            "a longer game",
+            kind=int,
+            choices=(10, 11, 12),
+        ),
+        Option(
+            "min_hunters",
+            10,
+            "the hare wins when fewer hunters than this are left (a number of hunters, not "
+            "counted from the start)",
+            kind=int,
+            minimum=1,
+        ),
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
@@ -69,16 +99,31 @@ class CatchTheHare(Game):
         super().__init__(players, **options)
         if self.options["min_hunters"] > self.options["hunters"]:
             raise OptionError(
-                f"{self.name}: min_hunters={self.options['min_hunters']} is more than the "
-                f"{self.options['hunters']} hunters on the board; the hare would win at once"
+                words(
+                    "rules.catch_the_hare.min_hunters_more_than",
+                    (
+                        "{game}: min_hunters={min_hunters} is more than the {hunters} hunters "
+                        "on the board; the hare would win at once"
+                    ),
+                    game=self.name,
+                    min_hunters=self.options["min_hunters"],
+                    hunters=self.options["hunters"],
+                )
             )
         self._names = tuple(cell.id for cell in self.board.cells)
+        index = self.board.index
+        #: pairs of points some marked line runs through
+        self._joined = frozenset(
+            frozenset((index[a], index[b])) for line in self.board.lines for a in line for b in line
+        )
 
     def _board_name(self) -> str:
         return BOARDS[self.options["board"]]
 
-    def seat_name(self, seat: int) -> str:
-        return f"the {SIDES[seat]}"
+    def seat_words(self, seat: int) -> Words:
+        if seat == HUNTERS:
+            return words("seat.the_hunters", "the hunters")
+        return words("seat.the_hare", "the hare")
 
     def seat_colour(self, seat: int) -> str:
         return SIDES[seat]
@@ -140,37 +185,112 @@ class CatchTheHare(Game):
         path = self._cells_of(move)
         names = self._names
         if len(path) < 2:
-            raise IllegalMove(f"{move}: a move needs a start and an end point (no passing)")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.move_needs_start_end",
+                    "{move}: a move needs a start and an end point (no passing)",
+                    move=str(move),
+                )
+            )
         origin, dest = path[0], path[-1]
         if state.turn == HUNTERS and origin not in state.hunters:
-            raise IllegalMove(f"{move}: no hunter on {names[origin]}; the hunters move")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.no_hunter_hunters_move",
+                    "{move}: no hunter on {origin}; the hunters move",
+                    move=str(move),
+                    origin=names[origin],
+                )
+            )
         if state.turn == HARE and origin != state.hare:
-            raise IllegalMove(f"{move}: the hare is on {names[state.hare]}; the hare moves")
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.hare_is_elsewhere",
+                    "{move}: the hare is on {cell}; the hare moves",
+                    move=str(move),
+                    cell=names[state.hare],
+                )
+            )
         hunters = state.hunters
+        # the true reason first: points no line joins, before who may leap
+        for at, land in zip(path, path[1:]):
+            if frozenset((at, land)) not in self._joined:
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.no_line_joins",
+                        "{move}: no line joins {origin} and {dest}",
+                        move=str(move),
+                        origin=names[at],
+                        dest=names[land],
+                    )
+                )
         if not move.leap:
-            if len(path) != 2:
-                raise IllegalMove(f"{move}: a step goes to one adjacent point; leaps use ':'")
-            if dest not in self.board.neighbours[origin]:
-                raise IllegalMove(f"{move}: no line joins {names[origin]} and {names[dest]}")
+            if len(path) != 2 or dest not in self.board.neighbours[origin]:
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.step_goes_one_adjacent",
+                        "{move}: a step goes to one adjacent point; leaps use ':'",
+                        move=str(move),
+                    )
+                )
             if dest in hunters or dest == state.hare:
-                raise IllegalMove(f"{move}: {names[dest]} is occupied")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.occupied",
+                        "{move}: {cell} is occupied",
+                        move=str(move),
+                        cell=names[dest],
+                    )
+                )
             if state.turn == HUNTERS:
                 hunters = (hunters - {origin}) | {dest}
         else:
             if state.turn == HUNTERS:
-                raise IllegalMove(f"{move}: the hunters cannot leap; only the hare captures")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.hunters_cannot_leap_only",
+                        "{move}: the hunters cannot leap; only the hare captures",
+                        move=str(move),
+                    )
+                )
             if self.options["single_capture"] and len(path) > 2:
-                raise IllegalMove(f"{move}: one leap per turn (single_capture)")
+                raise IllegalMove(
+                    words(
+                        "rules.catch_the_hare.one_leap_per_turn",
+                        "{move}: one leap per turn (single_capture)",
+                        move=str(move),
+                    )
+                )
             for at, land in zip(path, path[1:]):
                 over = self.board.jump_over.get((at, land))
                 if over is None:
                     raise IllegalMove(
-                        f"{move}: {names[at]} to {names[land]} is not a leap along a line"
+                        words(
+                            "rules.catch_the_hare.not_leap_along_line",
+                            "{move}: {at} to {land} is not a leap along a line",
+                            move=str(move),
+                            at=names[at],
+                            land=names[land],
+                        )
                     )
                 if over not in hunters:
-                    raise IllegalMove(f"{move}: no hunter on {names[over]} to capture")
+                    raise IllegalMove(
+                        words(
+                            "rules.catch_the_hare.no_hunter_capture",
+                            "{move}: no hunter on {over} to capture",
+                            move=str(move),
+                            over=names[over],
+                        )
+                    )
                 if land in hunters:
-                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                    raise IllegalMove(
+                        words(
+                            "rules.catch_the_hare.occupied",
+                            "{move}: {cell} is occupied",
+                            move=str(move),
+                            cell=names[land],
+                        )
+                    )
                 hunters = hunters - {over}
         hare = dest if state.turn == HARE else state.hare
         return HareState(hare, hunters, 1 - state.turn, state.ply + 1)
@@ -181,14 +301,38 @@ class CatchTheHare(Game):
         self._require_state(state)
         left, needed = len(state.hunters), self.options["min_hunters"]
         if left < needed:
-            return Outcome((HARE,), f"only {left} hunters left, fewer than {needed}")
+            return Outcome(
+                (HARE,),
+                words(
+                    "rules.catch_the_hare.only_hunters_left_fewer",
+                    "only {left} hunters left, fewer than {needed}",
+                    left=left,
+                    needed=needed,
+                ),
+            )
         if next(self._moves_of(state), None) is None:
             if state.turn == HARE:
-                return Outcome((HUNTERS,), "the hare is enclosed and cannot move")
-            return Outcome((HARE,), "the hunters cannot move")
+                return Outcome(
+                    (HUNTERS,),
+                    words(
+                        "rules.catch_the_hare.hare_enclosed_cannot_move",
+                        "the hare is enclosed and cannot move",
+                    ),
+                )
+            return Outcome(
+                (HARE,),
+                words("rules.catch_the_hare.hunters_cannot_move", "the hunters cannot move"),
+            )
         limit = self.options["max_plies"]
         if limit is not None and state.ply >= limit:
-            return Outcome((), f"move limit of {limit} reached")
+            return Outcome(
+                (),
+                words(
+                    "rules.catch_the_hare.move_limit_reached",
+                    "move limit of {limit} reached",
+                    limit=limit,
+                ),
+            )
         return None
 
     # --- what sensors see, and records ------------------------------------------------
@@ -220,12 +364,36 @@ class CatchTheHare(Game):
         (hare,) = self._cell_list([data["hare"]], "hare")
         hunters = self._cell_list(data["hunters"], "hunters")
         if hare in hunters:
-            raise RecordError("the hare and a hunter share a point")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.hare_hunter_share_point",
+                    "the hare and a hunter share a point",
+                )
+            )
         if len(hunters) > self.options["hunters"]:
-            raise RecordError(f"{len(hunters)} hunters; this game starts with fewer")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.hunters_game_starts_fewer",
+                    "{count} hunters; this game starts with fewer",
+                    count=len(hunters),
+                )
+            )
         if data["turn"] not in SIDES:
-            raise RecordError(f"turn must be one of {SIDES}, not {data['turn']!r}")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.turn_must_one_not",
+                    "turn must be one of {sides}, not {turn}",
+                    sides=SIDES,
+                    turn=repr(data["turn"]),
+                )
+            )
         ply = data["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise RecordError(f"'ply' must be a whole number >= 0, not {ply!r}")
+            raise RecordError(
+                words(
+                    "rules.catch_the_hare.ply_must_whole_number_not",
+                    "'ply' must be a whole number >= 0, not {ply}",
+                    ply=repr(ply),
+                )
+            )
         return HareState(hare, frozenset(hunters), SIDES.index(data["turn"]), ply)

@@ -30,6 +30,7 @@ from math import comb, factorial, prod
 from typing import Any
 
 from engines.errors import RulesError
+from engines.words import words
 
 #: ``outcomes()`` returns None rather than list more than this many outcomes.
 MAX_OUTCOMES = 10_000
@@ -46,7 +47,13 @@ def _seed_bytes(seed: bytes | str) -> bytes:
         return seed.encode("utf-8")
     if isinstance(seed, bytes | bytearray):
         return bytes(seed)
-    raise RulesError(f"a seed is bytes or text, not {type(seed).__name__}")
+    raise RulesError(
+        words(
+            "rules.seed_bytes_text_not",
+            "a seed is bytes or text, not {kind}",
+            kind=type(seed).__name__,
+        )
+    )
 
 
 def commitment(seed: bytes | str) -> str:
@@ -60,7 +67,7 @@ class Stream:
     def __init__(self, seed: bytes | str, counter: int = 0):
         self.seed = _seed_bytes(seed)
         if not self.seed:
-            raise RulesError("a seed must not be empty")
+            raise RulesError(words("rules.seed_must_not_empty", "a seed must not be empty"))
         #: blocks used so far; store it with the game to resume the same stream
         self.counter = counter
 
@@ -74,7 +81,7 @@ class Stream:
     def below(self, n: int) -> int:
         """A whole number in ``range(n)``, each equally likely."""
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1 << _BLOCK_BITS:
-            raise RulesError(f"cannot draw below {n!r}")
+            raise RulesError(words("rules.cannot_draw_below", "cannot draw below {n}", n=repr(n)))
         bits = (n - 1).bit_length()
         while True:
             block = hmac.digest(self.seed, self.counter.to_bytes(8, "big"), hashlib.sha256)
@@ -86,9 +93,15 @@ class Stream:
 
 @dataclass(frozen=True)
 class Die:
-    """One die with ``sides`` faces numbered from 1."""
+    """One die with ``sides`` faces numbered from 1.
+
+    ``optional``: the roll is offered, not forced (the extra roll after a six in Fang
+    den Hut!). The seat may decline it with ``game.apply(state, PASS)``; the turn then
+    passes on. ``game.drawer(state)`` is the seat that rolls or declines.
+    """
 
     sides: int = 6
+    optional: bool = False
 
     def draw(self, stream: Stream) -> int:
         return 1 + stream.below(self.sides)
@@ -100,6 +113,8 @@ class Die:
         return f"roll a d{self.sides}"
 
     def to_json(self) -> dict:
+        if self.optional:
+            return {"kind": "die", "sides": self.sides, "optional": True}
         return {"kind": "die", "sides": self.sides}
 
 
@@ -126,7 +141,13 @@ class Bag:
         left.subtract(drawn)
         if min(left.values(), default=0) < 0:
             missing = sorted(m for m, n in left.items() if n < 0)
-            raise RulesError(f"the bag does not hold {', '.join(missing)}")
+            raise RulesError(
+                words(
+                    "rules.bag_does_not_hold",
+                    "the bag does not hold {missing}",
+                    missing=", ".join(missing),
+                )
+            )
         return Bag(tuple(left.elements()))
 
     def put_back(self, returned: Iterable[str]) -> Bag:
@@ -142,7 +163,14 @@ class BagDraw:
 
     def __post_init__(self) -> None:
         if not 0 <= self.count <= len(self.marbles):
-            raise RulesError(f"cannot draw {self.count} from a bag of {len(self.marbles)}")
+            raise RulesError(
+                words(
+                    "rules.cannot_draw_bag",
+                    "cannot draw {count} from a bag of {count2}",
+                    count=self.count,
+                    count2=len(self.marbles),
+                )
+            )
 
     def draw(self, stream: Stream) -> tuple[str, ...]:
         return tuple(sorted(_take(list(self.marbles), self.count, stream)))
@@ -173,7 +201,7 @@ class TileDraw:
 
     def __post_init__(self) -> None:
         if not self.tiles:
-            raise RulesError("the tile pile is empty")
+            raise RulesError(words("rules.tile_pile_empty", "the tile pile is empty"))
 
     def draw(self, stream: Stream) -> str:
         return self.tiles[stream.below(len(self.tiles))]
@@ -218,7 +246,14 @@ def deal(order: tuple[str, ...], hands: Iterable[int]) -> tuple[tuple[tuple[str,
     dealt, at = [], 0
     for size in hands:
         if size < 0 or at + size > len(order):
-            raise RulesError(f"cannot deal {size} more cards from {len(order) - at}")
+            raise RulesError(
+                words(
+                    "rules.cannot_deal_more_cards",
+                    "cannot deal {size} more cards from {number}",
+                    size=size,
+                    number=len(order) - at,
+                )
+            )
         dealt.append(order[at : at + size])
         at += size
     return tuple(dealt), order[at:]
@@ -227,7 +262,7 @@ def deal(order: tuple[str, ...], hands: Iterable[int]) -> tuple[tuple[tuple[str,
 def spec_from_json(data: Any):
     """The spec recorded by ``to_json``; ``RulesError`` for anything else."""
     kinds = {
-        "die": lambda d: Die(int(d["sides"])),
+        "die": lambda d: Die(int(d["sides"]), d.get("optional") is True),
         "bag": lambda d: BagDraw(tuple(map(str, d["marbles"])), int(d["count"])),
         "tile": lambda d: TileDraw(tuple(map(str, d["tiles"]))),
         "shuffle": lambda d: Shuffle(tuple(map(str, d["cards"]))),
@@ -235,7 +270,14 @@ def spec_from_json(data: Any):
     try:
         return kinds[data["kind"]](data)
     except (KeyError, TypeError, ValueError) as exc:
-        raise RulesError(f"not a chance spec: {data!r} ({exc!r})") from None
+        raise RulesError(
+            words(
+                "rules.not_chance_spec",
+                "not a chance spec: {data} ({exc})",
+                data=repr(data),
+                exc=repr(exc),
+            )
+        ) from None
 
 
 def verify(seed: bytes | str, published: str, draws: Iterable[tuple[Any, Any]]) -> None:
@@ -245,7 +287,12 @@ def verify(seed: bytes | str, published: str, draws: Iterable[tuple[Any, Any]]) 
     or their JSON. Raises ``RulesError`` naming the first draw that does not match.
     """
     if commitment(seed) != published:
-        raise RulesError("the revealed seed does not match the commitment shown at the start")
+        raise RulesError(
+            words(
+                "rules.revealed_seed_does_not_match",
+                "the revealed seed does not match the commitment shown at the start",
+            )
+        )
     stream = Stream(seed)
     for n, (spec, recorded) in enumerate(draws, start=1):
         if isinstance(spec, dict):
@@ -253,7 +300,14 @@ def verify(seed: bytes | str, published: str, draws: Iterable[tuple[Any, Any]]) 
         expected = spec.draw(stream)
         if _plain(expected) != _plain(recorded):
             raise RulesError(
-                f"draw {n} ({spec}): recorded {recorded!r}, the seed gives {expected!r}"
+                words(
+                    "rules.draw_recorded_seed_gives",
+                    "draw {n} ({spec}): recorded {recorded}, the seed gives {expected}",
+                    n=n,
+                    spec=str(spec),
+                    recorded=repr(recorded),
+                    expected=repr(expected),
+                )
             )
 
 

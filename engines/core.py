@@ -7,15 +7,43 @@ of their own (chance is drawn by the caller through ``engines.chance``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
 from engines.geometry import Board, load_board
 from engines.observation import project
-from engines.words import Words, words
+from engines.words import Words, as_words, words
 
 STEP, LEAP = "-", ":"
+
+#: the colours seats play, by name, for a page to translate
+COLOUR_WORDS = {
+    "red": words("seat.red", "red"),
+    "blue": words("seat.blue", "blue"),
+    "green": words("seat.green", "green"),
+    "yellow": words("seat.yellow", "yellow"),
+    "white": words("seat.white", "white"),
+    "black": words("seat.black", "black"),
+    "pink": words("seat.pink", "pink"),
+    "brown": words("seat.brown", "brown"),
+}
+
+
+def joined(items) -> Words | str:
+    """``a and b and c`` as ``Words``, each item translated where it is ``Words``."""
+    items = list(items)
+    if not items:
+        return ""
+    said = items[0]
+    for item in items[1:]:
+        said = words("rules.and", "{before} and {after}", before=said, after=item)
+    return said
+
+
+def colour_words(colour: str) -> Words:
+    """A seat named by its colour; a colour an owner's board file adds is kept as it is."""
+    return COLOUR_WORDS.get(colour) or words("seat.colour", "{colour}", colour=colour)
 
 
 @dataclass(frozen=True)
@@ -49,29 +77,64 @@ PASS = Move(())
 def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
     """Read ``a1-a2``, ``a1:a3:c3`` or ``pass``; checks the notation, not the rules."""
     if not isinstance(text, str):
-        raise NotationError(f"a move is text like 'a1-a2', not {type(text).__name__}")
+        raise NotationError(
+            words(
+                "rules.move_is_text",
+                "a move is text like 'a1-a2', not {kind}",
+                kind=type(text).__name__,
+            )
+        )
     text = text.strip().lower()
     if text == "pass":
         return PASS
     has_step, has_leap = STEP in text, LEAP in text
     if has_step and has_leap:
-        raise NotationError(f"{text!r} mixes '-' and ':': steps and jumps never mix")
+        raise NotationError(
+            words(
+                "rules.mixes_steps_jumps_never",
+                "{text} mixes '-' and ':': steps and jumps never mix",
+                text=repr(text),
+            )
+        )
     if not (has_step or has_leap):
-        raise NotationError(f"{text!r} is not a move: write 'a1-a2' for a step, 'a1:a3' for a jump")
+        raise NotationError(
+            words(
+                "rules.not_move_write_step_jump",
+                "{text} is not a move: write 'a1-a2' for a step, 'a1:a3' for a jump",
+                text=repr(text),
+            )
+        )
     path = tuple(part.strip() for part in text.split(LEAP if has_leap else STEP))
     for cell_id in path:
         if cell_id not in cell_ids:
-            raise NotationError(f"{text!r}: there is no cell {cell_id!r} on this board")
+            raise NotationError(
+                words(
+                    "rules.there_no_cell_board",
+                    "{text}: there is no cell {cell_id} on this board",
+                    text=repr(text),
+                    cell_id=repr(cell_id),
+                )
+            )
     return Move(path, leap=has_leap)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended: ``winners`` (seats; empty for a draw), why, and any scores."""
+    """How a game ended: ``winners`` (seats; empty for a draw), why, and any scores.
+
+    ``reason`` may be given as ``Words``; it is then kept in ``words`` (for a page to
+    translate) and ``reason`` is its English, so callers that print it go on working.
+    """
 
     winners: tuple[int, ...]
     reason: str
     scores: tuple[float, ...] | None = None
+    words: Words = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        said = as_words(self.reason if self.words is None else self.words)
+        object.__setattr__(self, "words", said)
+        object.__setattr__(self, "reason", str(said))
 
     @property
     def is_draw(self) -> bool:
@@ -97,18 +160,72 @@ class Option:
             self.kind is int and isinstance(value, bool)
         )
         if wrong_type:
+            if self.default is None:
+                raise OptionError(
+                    words(
+                        "rules.option_kind_or_none",
+                        "{game}: option {option}={value} must be {kind} or None",
+                        game=game,
+                        option=self.name,
+                        value=repr(value),
+                        kind=self.kind.__name__,
+                    )
+                )
             raise OptionError(
-                f"{game}: option {self.name}={value!r} must be {self.kind.__name__}"
-                + (" or None" if self.default is None else "")
+                words(
+                    "rules.option_kind",
+                    "{game}: option {option}={value} must be {kind}",
+                    game=game,
+                    option=self.name,
+                    value=repr(value),
+                    kind=self.kind.__name__,
+                )
             )
         if self.choices is not None and value not in self.choices:
             choices = ", ".join(repr(c) for c in self.choices)
-            raise OptionError(f"{game}: option {self.name}={value!r}; choose one of {choices}")
+            raise OptionError(
+                words(
+                    "rules.option_choose_one",
+                    "{game}: option {option}={value}; choose one of {choices}",
+                    game=game,
+                    option=self.name,
+                    value=repr(value),
+                    choices=choices,
+                )
+            )
         if self.minimum is not None and value < self.minimum:
-            raise OptionError(f"{game}: option {self.name}={value!r} is below {self.minimum}")
+            raise OptionError(
+                words(
+                    "rules.option_below",
+                    "{game}: option {option}={value} is below {minimum}",
+                    game=game,
+                    option=self.name,
+                    value=repr(value),
+                    minimum=self.minimum,
+                )
+            )
         if self.maximum is not None and value > self.maximum:
-            raise OptionError(f"{game}: option {self.name}={value!r} is above {self.maximum}")
+            raise OptionError(
+                words(
+                    "rules.option_above",
+                    "{game}: option {option}={value} is above {maximum}",
+                    game=game,
+                    option=self.name,
+                    value=repr(value),
+                    maximum=self.maximum,
+                )
+            )
         return value
+
+
+#: the option of every game whose book lets the table choose who starts
+FIRST_SEAT = Option(
+    "first_seat",
+    0,
+    "the seat that starts (0 is the first seat); the table decides who starts",
+    kind=int,
+    minimum=0,
+)
 
 
 class Game:
@@ -134,20 +251,55 @@ class Game:
         if players is None:
             players = self.default_players
         if isinstance(players, bool) or not isinstance(players, int):
-            raise OptionError(f"{self.name}: players must be a whole number, not {players!r}")
+            raise OptionError(
+                words(
+                    "rules.players_must_whole_number_not",
+                    "{game}: players must be a whole number, not {players}",
+                    game=self.name,
+                    players=repr(players),
+                )
+            )
         if players not in self.player_counts:
             counts = ", ".join(map(str, self.player_counts))
-            raise OptionError(f"{self.name} is for {counts} players, not {players}")
+            raise OptionError(
+                words(
+                    "rules.players_not_supported",
+                    "{game} is for {counts} players, not {players}",
+                    game=self.name,
+                    counts=counts,
+                    players=players,
+                )
+            )
         known = {option.name: option for option in self.OPTIONS}
         for key in options:
             if key not in known:
                 names = ", ".join(known) or "none"
-                raise OptionError(f"{self.name} has no option {key!r} (options: {names})")
+                raise OptionError(
+                    words(
+                        "rules.no_option_options",
+                        "{game} has no option {option} (options: {names})",
+                        game=self.name,
+                        option=repr(key),
+                        names=names,
+                    )
+                )
         self.players = players
         self.options: dict[str, Any] = {
             name: option.check(self.name, options.get(name, option.default))
             for name, option in known.items()
         }
+        first = self.options.get("first_seat", 0)
+        if first >= players:
+            raise OptionError(
+                words(
+                    "rules.first_seat_not_a_seat",
+                    "{game}: first_seat={seat} is not a seat of {players} players (0 to {last})",
+                    game=self.name,
+                    seat=first,
+                    players=players,
+                    last=players - 1,
+                )
+            )
         self.board: Board = load_board(self._board_name())
 
     def __repr__(self) -> str:
@@ -175,7 +327,13 @@ class Game:
         return None
 
     def resolve(self, state, outcome):
-        raise RulesError(f"{self.name} has no chance event to resolve")
+        raise RulesError(
+            words(
+                "rules.no_chance_event_resolve",
+                "{game} has no chance event to resolve",
+                game=self.name,
+            )
+        )
 
     def legal_moves(self, state) -> list:
         """Every distinct legal move of the seat to act; [] during chance or at the end."""
@@ -193,9 +351,16 @@ class Game:
         self._require_state(state)
         ended = self.outcome(state)
         if ended is not None:
-            raise IllegalMove(f"the game is over ({ended.reason})")
+            raise IllegalMove(
+                words("rules.game_over", "the game is over ({reason})", reason=ended.words)
+            )
         if self.chance(state) is not None:
-            raise IllegalMove("a chance draw is pending; resolve it before moving")
+            raise IllegalMove(
+                words(
+                    "rules.chance_draw_pending_resolve",
+                    "a chance draw is pending; resolve it before moving",
+                )
+            )
         return self._apply(state, move)
 
     def outcome(self, state) -> Outcome | None:
@@ -237,12 +402,13 @@ class Game:
         return str(self.seat_words(seat))
 
     def seat_words(self, seat: int) -> Words:
-        """The seat's name as words a page translates (``engines.words``)."""
-        return words("seat.number", "seat {n}", n=seat + 1)
+        """A seat's name as ``Words`` (keys ``seat.*``), for a page to translate."""
+        return words("seat.player", "player {n}", n=seat + 1)
 
     def drawer(self, state) -> int | None:
-        """The seat whose turn it is to draw or roll what ``chance`` asks for; None
-        when nothing is pending or the table draws (a deal, the set-up)."""
+        """The seat that draws or rolls the pending chance (it presses the button), or
+        None when nothing is pending or the table draws (a deal, the set-up)."""
+        self._require_state(state)
         return None
 
     def report(self, state) -> dict:
@@ -282,23 +448,59 @@ class Game:
     def from_json(self, record: Any):
         """The state in a ``to_json`` record; ``RecordError`` if corrupt or foreign."""
         if not isinstance(record, dict):
-            raise RecordError(f"a {self.name} record is a JSON object, not {type(record).__name__}")
+            raise RecordError(
+                words(
+                    "rules.record_json_object_not",
+                    "a {game} record is a JSON object, not {kind}",
+                    game=self.name,
+                    kind=type(record).__name__,
+                )
+            )
         for key in ("game", "players", "options", "state"):
             if key not in record:
-                raise RecordError(f"the record has no {key!r}")
+                raise RecordError(
+                    words("rules.record_missing_key", "the record has no {field}", field=repr(key))
+                )
         if record["game"] != self.name:
-            raise RecordError(f"the record is for {record['game']!r}, not {self.name!r}")
-        if record["players"] != self.players or record["options"] != self.options:
             raise RecordError(
-                f"the record is for {record['players']} players with options "
-                f"{record['options']}; this game has {self.players} with {self.options}"
+                words(
+                    "rules.record_other_game",
+                    "the record is for {game}, not {game2}",
+                    game=repr(record["game"]),
+                    game2=repr(self.name),
+                )
+            )
+        # an option a record does not name had its default (records older than it)
+        options = record["options"]
+        if isinstance(options, dict):
+            options = {o.name: o.default for o in self.OPTIONS} | options
+        if record["players"] != self.players or options != self.options:
+            raise RecordError(
+                words(
+                    "rules.record_players_options_game",
+                    (
+                        "the record is for {players} players with options {options}; this game has "
+                        "{players2} with {options2}"
+                    ),
+                    players=record["players"],
+                    options=str(record["options"]),
+                    players2=self.players,
+                    options2=str(self.options),
+                )
             )
         try:
             return self._state_from_json(record["state"])
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise RecordError(f"corrupt {self.name} record: {exc!r}") from None
+            raise RecordError(
+                words(
+                    "rules.corrupt_record",
+                    "corrupt {game} record: {exc}",
+                    game=self.name,
+                    exc=repr(exc),
+                )
+            ) from None
 
     # --- hooks for subclasses ------------------------------------------------------
 
@@ -307,7 +509,14 @@ class Game:
 
     def _require_state(self, state) -> None:
         if not isinstance(state, self.state_type):
-            raise RulesError(f"not a {self.name} state: {type(state).__name__}")
+            raise RulesError(
+                words(
+                    "rules.not_a_state",
+                    "not a {game} state: {kind}",
+                    game=self.name,
+                    kind=type(state).__name__,
+                )
+            )
 
     def _to_move(self, state) -> int:
         raise NotImplementedError
@@ -332,21 +541,46 @@ class Game:
     def _cells_of(self, move: Any) -> tuple[int, ...]:
         """The path of a ``Move`` as cell indices, or ``IllegalMove`` if it is not one."""
         if not isinstance(move, Move):
-            raise IllegalMove(f"{move!r} is not a {self.name} move")
+            raise IllegalMove(
+                words(
+                    "rules.not_a_move",
+                    "{move} is not a {game} move",
+                    move=repr(move),
+                    game=self.name,
+                )
+            )
         try:
             return tuple(self.board.index[cell_id] for cell_id in move.path)
         except (KeyError, TypeError):
-            raise IllegalMove(f"{move}: not every cell is on this board") from None
+            raise IllegalMove(
+                words(
+                    "rules.not_every_cell_board",
+                    "{move}: not every cell is on this board",
+                    move=str(move),
+                )
+            ) from None
 
     def _cell_list(self, data: Any, what: str) -> list[int]:
         """A JSON list of cell ids as indices, with a clear error for anything else."""
         if not isinstance(data, list):
-            raise RecordError(f"{what} must be a list of cell ids")
+            raise RecordError(
+                words("rules.must_list_cell_ids", "{what} must be a list of cell ids", what=what)
+            )
         cells = []
         for cell_id in data:
             if cell_id not in self.board.index:
-                raise RecordError(f"{what}: {cell_id!r} is not a cell of {self.board.name}")
+                raise RecordError(
+                    words(
+                        "rules.not_a_cell",
+                        "{what}: {cell_id} is not a cell of {name}",
+                        what=what,
+                        cell_id=repr(cell_id),
+                        name=self.board.name,
+                    )
+                )
             cells.append(self.board.index[cell_id])
         if len(set(cells)) != len(cells):
-            raise RecordError(f"{what}: a cell is listed twice")
+            raise RecordError(
+                words("rules.cell_listed_twice", "{what}: a cell is listed twice", what=what)
+            )
         return cells

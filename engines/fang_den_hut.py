@@ -1,4 +1,4 @@
-"""Fang den Hut! (the board game) per ``rules/fang_den_hut.txt`` and RULINGS.md.
+"""Fang den Hut! (the board game): hats that capture by landing on each other.
 
 Each player's hats start at home. The die comes from the chance stream; then one hat
 (alone or as the top of a tower) moves exactly that many fields along the paths of the
@@ -8,13 +8,20 @@ Landing with the exact count on a yellow field whose hats are foreign captures a
 them: the mover stands on top, forming a tower, and only the top counts. Grey fields
 hold at most three hats or towers, side by side, and nobody is captured there. A player
 with no legal move passes (the book's example: the only move would land on a full grey
-field). A six gives another roll, a fresh move: another hat, or the same one, in
+field). A six offers another roll, a fresh move: another hat, or the same one, in
 either direction. The game ends when hats of only one colour are left in play (on top
 on a field, or at home); most captives wins, hats held in towers on the board counting.
 This module is pure rules: no I/O beyond its board files, no randomness of its own.
 
-Readings of the book (RULINGS.md decides; these fill in what it leaves open):
+Readings of the book this engine follows:
 
+- Who starts is decided at the table (the book says the youngest player); option
+  ``first_seat`` names that seat, and play goes round in seat order from there.
+- The extra roll after a six is offered, not forced (the book says the player "may"
+  roll again): while it is due, ``chance`` is a ``Die(6, optional=True)`` and
+  ``apply(state, PASS)`` (notation ``pass``) declines it; the turn then passes to the
+  next seat with hats in play, whose roll is due. ``legal_moves`` stays empty while
+  any roll is due. ``drawer(state)`` is the seat that rolls or declines.
 - Seats take the colours of the board file's ``[game.seats]`` row for the number of
   players, in turn order (two players sit at opposite corners).
 - Homes are dead ends off a gate of the ring (our board files), so no hat passes
@@ -50,6 +57,7 @@ Options (variants of the book):
   with more captives wins.
 - ``total_team`` (False): as ``team``, and a player may move the team mates' hats.
 - ``tower`` (False): no hat goes back home; the colour on top at the end wins.
+- ``first_seat`` (0): the seat that rolls first.
 - ``golden_hat`` (False): the golden hat starts on the centre field. Whoever captures
   it must bring it home first; then it sits on one of their hats and moves as that
   hat. It captures on grey fields too, and within one move it may turn back at any
@@ -65,8 +73,8 @@ it, ``red[blue] r3-r2-r1-gate_red-home_red, red home_red-gate_red``; ``pass``.
 >>> from engines import load_game
 >>> game = load_game("fang_den_hut", players=4)
 >>> state = game.initial_state()
->>> game.chance(state), game.to_move(state)
-(Die(sides=6), None)
+>>> game.chance(state), game.to_move(state), game.drawer(state)
+(Die(sides=6, optional=False), None, 0)
 >>> state = game.resolve(state, 2)
 >>> sorted(str(move) for move in game.legal_moves(state))
 ['red home_red-gate_red-r1', 'red home_red-gate_red-r44', 'red home_red-gate_red-sr1']
@@ -87,9 +95,10 @@ from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from engines.chance import Die
-from engines.core import PASS, Game, Move, Option, Outcome
+from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
 from engines.geometry import Board
+from engines.words import Words, words
 
 GOLD = "gold"
 GREY_CAPACITY = 3
@@ -138,13 +147,25 @@ class Hat(NamedTuple):
         found = HAT_TEXT.match(text)
         if not found:
             raise NotationError(
-                f"{text!r} is not a hat: write its colour, 'gold/' before it for the "
-                "golden hat and its captives in brackets, like red or gold/red[blue,green]"
+                words(
+                    "rules.fang_den_hut.not_hat_write_colour_gold",
+                    (
+                        "{text} is not a hat: write its colour, 'gold/' before it for the golden "
+                        "hat and its captives in brackets, like red or gold/red[blue,green]"
+                    ),
+                    text=repr(text),
+                )
             )
         golden, colour, captives = found.groups()
         inside = tuple(sorted(c for c in (captives or "").split(",") if c))
         if captives is not None and (not inside or "" in captives.split(",")):
-            raise NotationError(f"{text!r}: list the captives like [blue,green]")
+            raise NotationError(
+                words(
+                    "rules.fang_den_hut.list_captives_like_blue",
+                    "{text}: list the captives like [blue,green]",
+                    text=repr(text),
+                )
+            )
         return Hat(colour, inside, golden is not None)
 
 
@@ -192,6 +213,8 @@ class HatState:
     turn: int = 0
     roll: int | None = None
     ply: int = 0
+    #: the roll to come is the extra one after a six, which the seat may decline
+    again: bool = False
 
     @cached_property
     def tops(self) -> frozenset[str]:
@@ -318,18 +341,35 @@ class FangDenHut(Game):
         Option("total_team", False, "teams, and team mates' hats may be moved too"),
         Option("tower", False, "no hat goes home; the top of the last tower wins"),
         Option("golden_hat", False, "the golden hat starts on the centre field"),
+        FIRST_SEAT,
     )
 
     def __init__(self, players: int | None = None, **options: Any):
         super().__init__(players, **options)
         teams = self.options["team"] or self.options["total_team"]
         if self.options["team"] and self.options["total_team"]:
-            raise OptionError(f"{self.name}: choose team or total_team, not both")
+            raise OptionError(
+                words(
+                    "rules.fang_den_hut.choose_team_total_team_not",
+                    "{game}: choose team or total_team, not both",
+                    game=self.name,
+                )
+            )
         if teams and self.players not in (4, 6):
-            raise OptionError(f"{self.name}: the team games are for 4 or 6 players")
+            raise OptionError(
+                words(
+                    "rules.fang_den_hut.team_games_players",
+                    "{game}: the team games are for 4 or 6 players",
+                    game=self.name,
+                )
+            )
         if self.options["tower"] and self.options["golden_hat"]:
             raise OptionError(
-                f"{self.name}: golden_hat needs the golden hat brought home; tower forbids it"
+                words(
+                    "rules.fang_den_hut.golden_hat_needs_golden",
+                    "{game}: golden_hat needs the golden hat brought home; tower forbids it",
+                    game=self.name,
+                )
             )
         track = read_track(self.board, self.players, f"engines/boards/{self._board_name()}.toml")
         #: each seat's colour, in turn order
@@ -354,14 +394,19 @@ class FangDenHut(Game):
     def _board_name(self) -> str:
         return "fang_den_hut" if self.players <= 4 else "fang_den_hut_6"
 
-    def seat_name(self, seat: int) -> str:
-        return self.colours[seat]
+    def seat_words(self, seat: int) -> Words:
+        return colour_words(self.colours[seat])
 
     def initial_state(self) -> HatState:
         fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
         if self.options["golden_hat"]:
             fields[self._golden_start] = (Hat(GOLD),)
-        return HatState(tuple(fields), (self._hats,) * self.players, ((),) * self.players)
+        return HatState(
+            tuple(fields),
+            (self._hats,) * self.players,
+            ((),) * self.players,
+            turn=self.options["first_seat"],
+        )
 
     # --- turns and chance ---------------------------------------------------------------
 
@@ -371,28 +416,57 @@ class FangDenHut(Game):
     def chance(self, state: HatState):
         self._require_state(state)
         if state.roll is None and self.outcome(state) is None:
-            return Die(6)
+            return Die(6, optional=state.again)
         return None
+
+    def drawer(self, state: HatState) -> int | None:
+        """The seat in turn rolls (or, after a six, may decline the extra roll)."""
+        return state.turn if self.chance(state) is not None else None
+
+    def apply(self, state: HatState, move) -> HatState:
+        """As ``Game.apply``; besides, ``PASS`` while the extra roll after a six is
+        offered declines it, and the turn passes to the next seat, who rolls."""
+        self._require_state(state)
+        if move == PASS and state.again and self.chance(state) is not None:
+            seat = self._next_seat(state.turn, state.tops, state.home)
+            return replace(state, turn=seat, ply=state.ply + 1, again=False)
+        return super().apply(state, move)
 
     def resolve(self, state: HatState, outcome) -> HatState:
         self._require_state(state)
         if self.chance(state) is None:
-            raise IllegalMove("no roll is due: play the one on the table")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.no_roll_due_play",
+                    "no roll is due: play the one on the table",
+                )
+            )
         if isinstance(outcome, bool) or not isinstance(outcome, int) or not 1 <= outcome <= 6:
-            raise IllegalMove(f"a die shows 1 to 6, not {outcome!r}")
-        return replace(state, roll=outcome)
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.die_shows_not",
+                    "a die shows 1 to 6, not {outcome}",
+                    outcome=repr(outcome),
+                )
+            )
+        return replace(state, roll=outcome, again=False)
 
     def _passed_on(self, before: HatState, fields, home, prisoners, gold_home) -> HatState:
         """The position after ``before``'s move: after a six the same seat rolls again,
         else the next seat with hats in play."""
-        seat = before.turn
-        if before.roll != 6:
-            alive = self._alive(_tops(fields), home)
-            for k in range(1, self.players + 1):
-                seat = (before.turn + k) % self.players
-                if any(self.colours[t] in alive for t in self._movers[seat]):
-                    break
-        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1)
+        six = before.roll == 6
+        seat = before.turn if six else self._next_seat(before.turn, _tops(fields), home)
+        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1, six)
+
+    def _next_seat(self, turn: int, tops: frozenset[str], home: tuple[int, ...]) -> int:
+        """The next seat after ``turn`` with hats in play."""
+        alive = self._alive(tops, home)
+        seat = turn
+        for k in range(1, self.players + 1):
+            seat = (turn + k) % self.players
+            if any(self.colours[t] in alive for t in self._movers[seat]):
+                break
+        return seat
 
     def _alive(self, tops: frozenset[str], home: tuple[int, ...]) -> set[str]:
         """The colours in play: on top of a field, or at home."""
@@ -492,32 +566,66 @@ class FangDenHut(Game):
         cells = guide[len(walk.legs)][1]
         at = path[-1]
         if len(path) >= len(cells):
-            raise IllegalMove(f"pips are left when the hat reaches {self._names[at]}")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.pips_left_when_hat",
+                    "pips are left when the hat reaches {at}",
+                    at=self._names[at],
+                )
+            )
         nxt = cells[len(path)]
         if nxt not in self._neighbours[at]:
-            raise IllegalMove(f"no path joins {self._names[at]} and {self._names[nxt]}")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.no_path_joins",
+                    "no path joins {at} and {nxt}",
+                    at=self._names[at],
+                    nxt=self._names[nxt],
+                )
+            )
         return nxt
 
-    def _entry_problem(self, walk: _Walk, back: int | None, nxt: int) -> str | None:
+    def _entry_problem(self, walk: _Walk, back: int | None, nxt: int) -> Words | None:
         """Why the walking hat may not step onto ``nxt`` now, or None."""
         owner = self._home_colour[nxt]
         if nxt != back and owner is None:
             return None
         name = self._names[nxt]
         if nxt == back and not walk.hat.golden:
-            return f"a hat does not turn back within a move (to {name})"
+            return words(
+                "rules.fang_den_hut.hat_does_not_turn_back",
+                "a hat does not turn back within a move (to {name})",
+                name=name,
+            )
         if owner is None:
             return None
         if owner != walk.hat.colour:
-            return f"{name} is the home of {owner}; only {owner} hats enter it"
+            return words(
+                "rules.fang_den_hut.home_only_hats_enter",
+                "{name} is the home of {owner}; only {owner} hats enter it",
+                name=name,
+                owner=owner,
+            )
         if self.options["tower"]:
-            return f"in the tower game no hat goes back home ({name})"
+            return words(
+                "rules.fang_den_hut.tower_game_no_hat",
+                "in the tower game no hat goes back home ({name})",
+                name=name,
+            )
         if not walk.hat.captives:
-            return f"a hat that has left home goes back only carrying captives ({name})"
+            return words(
+                "rules.fang_den_hut.hat_left_home_goes",
+                "a hat that has left home goes back only carrying captives ({name})",
+                name=name,
+            )
         seat = self._seat_of[owner]
         first_free = self._home_cell(seat, walk.home[seat])
         if nxt != first_free:
-            return f"home fields fill in order: this hat goes to {self._names[first_free]}"
+            return words(
+                "rules.fang_den_hut.home_fields_fill_order",
+                "home fields fill in order: this hat goes to {first_free}",
+                first_free=self._names[first_free],
+            )
         return None
 
     def _capture_turning(self, walk: _Walk, at: int) -> _Walk:
@@ -546,22 +654,35 @@ class FangDenHut(Game):
         at = path[-1]
         problem = None
         if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
-            problem = f"the pips run out on {self._names[at]}"
+            problem = words(
+                "rules.fang_den_hut.pips_run_out", "the pips run out on {at}", at=self._names[at]
+            )
         kind = self._kinds[at]
         taken, staying = self._split(walk.fields[at], walk.hat, kind)
         if problem is None and kind == GREY and len(staying) >= GREY_CAPACITY:
-            problem = f"{self._names[at]} is a grey field with three hats or towers on it"
+            problem = words(
+                "rules.fang_den_hut.grey_field_three_hats",
+                "{at} is a grey field with three hats or towers on it",
+                at=self._names[at],
+            )
         if problem is None and kind == YELLOW and staying and staying[0].colour != walk.hat.colour:
-            problem = (
-                f"{self._names[at]} holds {staying[0].colour}, a team mate; a yellow "
-                "field holds one colour"
+            problem = words(
+                "rules.fang_den_hut.holds_team_mate_yellow",
+                "{at} holds {colour}, a team mate; a yellow field holds one colour",
+                at=self._names[at],
+                colour=staying[0].colour,
             )
         if problem is not None:
             if guide is not None:
                 raise IllegalMove(problem)
             return
         if guide is not None and len(guide) > len(walk.legs) + 1:
-            raise IllegalMove("the hat does not reach home, so no hat leaves it")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.hat_does_not_reach_home",
+                    "the hat does not reach home, so no hat leaves it",
+                )
+            )
         # the field is rebuilt only if this walk becomes a position (see _result)
         yield walk._replace(
             legs=walk.legs + ((walk.leg_hat, path),),
@@ -571,7 +692,13 @@ class FangDenHut(Game):
     def _come_home(self, walk: _Walk, path: tuple[int, ...], left: int, guide):
         """The hat enters its home: sort the tower, then carry ``left`` pips back out."""
         if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
-            raise IllegalMove(f"{self._names[path[-1]]} is home: the hat stops there")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.home_hat_stops_there",
+                    "{cell} is home: the hat stops there",
+                    cell=self._names[path[-1]],
+                )
+            )
         seat = self._seat_of[walk.hat.colour]
         home, prisoners, gold_home = list(walk.home), list(walk.prisoners), walk.gold_home
         for colour in walk.hat.hats():
@@ -616,19 +743,40 @@ class FangDenHut(Game):
                 next(iter(self._exit(at_home, hat, cell, left, None)), None) for hat, cell in exits
             )
             if can_leave:
-                raise IllegalMove(f"{left} pips are left: a hat must leave home with them")
+                raise IllegalMove(
+                    words(
+                        "rules.fang_den_hut.pips_left_hat_must",
+                        "{left} pips are left: a hat must leave home with them",
+                        left=left,
+                    )
+                )
             yield at_home
             return
         hat, cells = guide[leg]
         for option, cell in exits:
             if option == hat:
                 if cells[0] != cell:
-                    raise IllegalMove(f"that hat leaves home from {self._names[cell]}")
+                    raise IllegalMove(
+                        words(
+                            "rules.fang_den_hut.hat_leaves_home",
+                            "that hat leaves home from {cell}",
+                            cell=self._names[cell],
+                        )
+                    )
                 yield from self._exit(at_home, hat, cell, left, guide)
                 return
         if not left:
-            raise IllegalMove("the hat reaches home with the last pip; nothing leaves")
-        raise IllegalMove(f"no {hat} is at home to leave it")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.hat_reaches_home_last",
+                    "the hat reaches home with the last pip; nothing leaves",
+                )
+            )
+        raise IllegalMove(
+            words(
+                "rules.fang_den_hut.no_home_leave", "no {hat} is at home to leave it", hat=str(hat)
+            )
+        )
 
     def _move_of(self, walk: _Walk) -> HatMove:
         names = self._names
@@ -648,45 +796,96 @@ class FangDenHut(Game):
             moves = self._legal_moves(state)
             if moves != [PASS]:
                 raise IllegalMove(
-                    f"pass: {self.colours[state.turn]} can move ({moves[0]}); moving is compulsory"
+                    words(
+                        "rules.fang_den_hut.pass_can_move_moving",
+                        "pass: {seat} can move ({moves}); moving is compulsory",
+                        seat=self.seat_words(state.turn),
+                        moves=str(moves[0]),
+                    )
                 )
             return self._passed_on(
                 state, state.fields, state.home, state.prisoners, state.gold_home
             )
         if not isinstance(move, HatMove):
             raise IllegalMove(
-                f"{move}: not a Fang den Hut! move; name the hat and its path, "
-                "like 'red home_red-gate_red-r1'"
+                words(
+                    "rules.fang_den_hut.not_fang_den_hut_move",
+                    (
+                        "{move}: not a Fang den Hut! move; name the hat and its path, like 'red "
+                        "home_red-gate_red-r1'"
+                    ),
+                    move=str(move),
+                )
             )
         try:
             return self._result(state, self._follow(state, move))
         except IllegalMove as refusal:
-            raise IllegalMove(f"{move}: {refusal.reason}") from None
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.refused",
+                    "{move}: {reason}",
+                    move=str(move),
+                    reason=refusal.words,
+                )
+            ) from None
 
     def _follow(self, state: HatState, move: HatMove) -> _Walk:
         guide = []
         for leg in move.legs:
             if not isinstance(leg, Leg) or not isinstance(leg.hat, Hat):
-                raise IllegalMove("not a move of this game")
+                raise IllegalMove(
+                    words("rules.fang_den_hut.not_move_game", "not a move of this game")
+                )
             if len(leg.path) < 2 or any(c not in self.board.index for c in leg.path):
-                raise IllegalMove("every leg needs at least two cells of this board")
+                raise IllegalMove(
+                    words(
+                        "rules.fang_den_hut.every_leg_needs_least",
+                        "every leg needs at least two cells of this board",
+                    )
+                )
             guide.append((leg.hat, tuple(self.board.index[c] for c in leg.path)))
         if not guide or len(guide) > 2:
-            raise IllegalMove("a move is one hat's walk, and at most one hat leaving home")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.move_one_hat_walk",
+                    "a move is one hat's walk, and at most one hat leaving home",
+                )
+            )
         steps = sum(len(cells) - 1 for _, cells in guide)
         ends_home = self._kinds[guide[-1][1][-1]] == HOME
         if steps > state.roll or (steps < state.roll and not ends_home):
-            raise IllegalMove(f"the path has {steps} steps; the die shows {state.roll}")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.path_steps_die_shows",
+                    "the path has {steps} steps; the die shows {roll}",
+                    steps=steps,
+                    roll=state.roll,
+                )
+            )
         hat, cells = guide[0]
         seat = self._seat_of.get(hat.colour)
         if seat is None or seat not in self._movers[state.turn]:
-            raise IllegalMove(f"{self.colours[state.turn]} is to move, not {hat.colour}")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.not_your_hat",
+                    "{seat} is to move, not {colour}",
+                    seat=self.seat_words(state.turn),
+                    colour=colour_words(hat.colour),
+                )
+            )
         if self._kinds[cells[0]] == HOME:
             stands = (hat, cells[0]) in self._at_home(seat, state.home, state.gold_home)
         else:
             stands = hat in state.fields[cells[0]]
         if not stands:
-            raise IllegalMove(f"no {hat} to move on {self._names[cells[0]]}")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.no_such_hat",
+                    "no {hat} to move on {cell}",
+                    hat=str(hat),
+                    cell=self._names[cells[0]],
+                )
+            )
         return next(self._walks(state, hat, cells[0], state.roll, guide))
 
     # --- the end ------------------------------------------------------------------------
@@ -698,16 +897,33 @@ class FangDenHut(Game):
         if len(teams) > 1:
             return None
         scores = self.scores(state)
-        left = " and ".join(c for c in self.colours if c in alive) or "no colour"
+        left = joined(colour_words(c) for c in self.colours if c in alive) or words(
+            "rules.fang_den_hut.no_colour", "no colour"
+        )
         if self.options["last_standing"] or self.options["tower"]:
             winners = tuple(s for s in range(self.players) if self.teams[s] in teams)
-            return Outcome(winners, f"only {left} left on the board", scores)
+            return Outcome(
+                winners,
+                words(
+                    "rules.fang_den_hut.only_left_board", "only {left} left on the board", left=left
+                ),
+                scores,
+            )
         totals: Counter[int] = Counter()
         for seat, score in enumerate(scores):
             totals[self.teams[seat]] += score
         best = max(totals.values())
         winners = tuple(s for s in range(self.players) if totals[self.teams[s]] == best)
-        return Outcome(winners, f"only {left} left on the board; most captives: {best}", scores)
+        return Outcome(
+            winners,
+            words(
+                "rules.fang_den_hut.only_left_board_most",
+                "only {left} left on the board; most captives: {best}",
+                left=left,
+                best=best,
+            ),
+            scores,
+        )
 
     def scores(self, state: HatState) -> tuple[int, ...]:
         """Each seat's captives: prisoners, and foreign hats in its towers on the board."""
@@ -790,41 +1006,87 @@ class FangDenHut(Game):
             "turn": self.colours[state.turn],
             "roll": state.roll,
             "ply": state.ply,
+            "again": state.again,
         }
 
     def _state_from_json(self, data: Any) -> HatState:
-        if not isinstance(data, dict) or set(data) != {
-            "fields",
-            "home",
-            "prisoners",
-            "golden_home",
-            "turn",
-            "roll",
-            "ply",
-        }:
-            raise RecordError("a state has fields, home, prisoners, golden_home, turn, roll, ply")
+        # "again" came later: a record without it has no extra roll pending
+        keys = {"fields", "home", "prisoners", "golden_home", "turn", "roll", "ply"}
+        if not isinstance(data, dict) or not keys <= set(data) <= keys | {"again"}:
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.state_keys",
+                    "a state has fields, home, prisoners, golden_home, turn, roll, ply and again",
+                )
+            )
+        again = data.get("again", False)
+        if not isinstance(again, bool) or (again and data["roll"] is not None):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.again_before_roll",
+                    "again is true or false, and true only while the extra roll is to come",
+                )
+            )
         colours = set(self.colours)
         fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
         if not isinstance(data["fields"], dict):
-            raise RecordError("fields must map cell ids to lists of hats")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.fields_must_map_cell",
+                    "fields must map cell ids to lists of hats",
+                )
+            )
         for name, hats in data["fields"].items():
             if name not in self.board.index or self._kinds[self.board.index[name]] == HOME:
-                raise RecordError(f"fields: {name!r} is not a grey or yellow field")
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_not_grey_yellow_field",
+                        "fields: {name} is not a grey or yellow field",
+                        name=repr(name),
+                    )
+                )
             if not isinstance(hats, list) or not hats or not all(isinstance(h, str) for h in hats):
-                raise RecordError(f"fields: {name} must list its hats as text")
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_must_list_hats",
+                        "fields: {name} must list its hats as text",
+                        name=name,
+                    )
+                )
             try:
                 parsed = tuple(sorted(Hat.parse(h) for h in hats))
             except NotationError as exc:
-                raise RecordError(f"fields: {name}: {exc}") from None
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_bad_hat",
+                        "fields: {name}: {exc}",
+                        name=name,
+                        exc=exc.words,
+                    )
+                ) from None
             for hat in parsed:
                 if not set(hat.captives) <= colours | {GOLD} or (
                     hat.colour not in colours and hat != Hat(GOLD)
                 ):
-                    raise RecordError(f"fields: {name}: {hat} holds a colour not in play")
+                    raise RecordError(
+                        words(
+                            "rules.fang_den_hut.fields_holds_colour_not_play",
+                            "fields: {name}: {hat} holds a colour not in play",
+                            name=name,
+                            hat=str(hat),
+                        )
+                    )
             i = self.board.index[name]
             problem = self._field_problem(i, parsed)
             if problem:
-                raise RecordError(f"fields: {name}: {problem}")
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_problem",
+                        "fields: {name}: {problem}",
+                        name=name,
+                        problem=problem,
+                    )
+                )
             fields[i] = parsed
         home = self._per_colour(data["home"], "home", lambda n: _count(n, self._hats))
         prisoners = self._per_colour(data["prisoners"], "prisoners", _colour_list(colours))
@@ -832,20 +1094,47 @@ class FangDenHut(Game):
         if gold_home is not None:
             if gold_home not in self._seat_of:
                 raise RecordError(
-                    f"golden_home must be a colour in play or null, not {gold_home!r}"
+                    words(
+                        "rules.fang_den_hut.golden_home_must_colour_play",
+                        "golden_home must be a colour in play or null, not {gold_home}",
+                        gold_home=repr(gold_home),
+                    )
                 )
             gold_home = self._seat_of[gold_home]
             if not home[gold_home]:
-                raise RecordError("the golden hat sits on a hat at home, and that home is empty")
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.golden_hat_sits_hat",
+                        "the golden hat sits on a hat at home, and that home is empty",
+                    )
+                )
         if data["turn"] not in self._seat_of:
-            raise RecordError(f"turn must be a colour in play, not {data['turn']!r}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.turn_must_colour_play_not",
+                    "turn must be a colour in play, not {turn}",
+                    turn=repr(data["turn"]),
+                )
+            )
         roll, ply = data["roll"], data["ply"]
         if roll is not None and (
             isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 6
         ):
-            raise RecordError(f"roll must be 1 to 6 or null, not {roll!r}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.roll_must_null_not",
+                    "roll must be 1 to 6 or null, not {roll}",
+                    roll=repr(roll),
+                )
+            )
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise RecordError(f"ply must be a whole number >= 0, not {ply!r}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.ply_must_whole_number_not",
+                    "ply must be a whole number >= 0, not {ply}",
+                    ply=repr(ply),
+                )
+            )
         state = HatState(
             tuple(fields),
             tuple(home),
@@ -854,22 +1143,39 @@ class FangDenHut(Game):
             self._seat_of[data["turn"]],
             roll,
             ply,
+            again,
         )
         self._check_hats_add_up(state)
         return state
 
-    def _field_problem(self, i: int, hats: tuple[Hat, ...]) -> str | None:
+    def _field_problem(self, i: int, hats: tuple[Hat, ...]) -> Words | None:
         if self._kinds[i] == GREY and len(hats) > GREY_CAPACITY:
-            return "a grey field holds at most three hats or towers"
+            return words(
+                "rules.fang_den_hut.grey_field_holds_most",
+                "a grey field holds at most three hats or towers",
+            )
         if self._kinds[i] == YELLOW and len({h.colour for h in hats}) > 1:
-            return "a yellow field holds hats of one colour"
+            return words(
+                "rules.fang_den_hut.yellow_field_holds_hats",
+                "a yellow field holds hats of one colour",
+            )
         if Hat(GOLD) in hats and (len(hats) > 1 or i != self._golden_start):
-            return "the golden hat nobody has won stands alone where it starts"
+            return words(
+                "rules.fang_den_hut.golden_hat_nobody_won",
+                "the golden hat nobody has won stands alone where it starts",
+            )
         return None
 
     def _per_colour(self, raw: Any, what: str, read) -> list:
         if not isinstance(raw, dict) or set(raw) != set(self.colours):
-            raise RecordError(f"{what} must name every colour in play: {', '.join(self.colours)}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.must_name_every_colour",
+                    "{what} must name every colour in play: {colours}",
+                    what=what,
+                    colours=", ".join(self.colours),
+                )
+            )
         return [read(raw[c]) for c in self.colours]
 
     def _check_hats_add_up(self, state: HatState) -> None:
@@ -886,14 +1192,22 @@ class FangDenHut(Game):
             expected[GOLD] = 1
         if counted != expected:
             raise RecordError(
-                f"the hats do not add up: found {dict(sorted(counted.items()))}, "
-                f"this game has {dict(sorted(expected.items()))}"
+                words(
+                    "rules.fang_den_hut.hats_do_not_add_up",
+                    "the hats do not add up: found {found}, this game has {expected}",
+                    found=str(dict(sorted(counted.items()))),
+                    expected=str(dict(sorted(expected.items()))),
+                )
             )
 
     def _parse(self, text: str):
         if not isinstance(text, str):
             raise NotationError(
-                f"a move is text like 'red home_red-gate_red-r1', not {type(text).__name__}"
+                words(
+                    "rules.fang_den_hut.move_is_text",
+                    "a move is text like 'red home_red-gate_red-r1', not {kind}",
+                    kind=type(text).__name__,
+                )
             )
         text = text.strip().lower()
         if text == "pass":
@@ -901,18 +1215,35 @@ class FangDenHut(Game):
         legs = []
         # legs are separated by commas outside the brackets of a tower's captives
         for part in re.split(r",(?![^\[]*\])", text):
-            words = part.split()
-            if len(words) != 2:
+            parts = part.split()
+            if len(parts) != 2:
                 raise NotationError(
-                    f"{text!r}: write the hat and its path, like 'red home_red-gate_red-r1'"
+                    words(
+                        "rules.fang_den_hut.write_hat_path_like",
+                        "{text}: write the hat and its path, like 'red home_red-gate_red-r1'",
+                        text=repr(text),
+                    )
                 )
-            cells = tuple(c.strip() for c in words[1].split("-"))
+            cells = tuple(c.strip() for c in parts[1].split("-"))
             for cell in cells:
                 if cell not in self.board.index:
-                    raise NotationError(f"{text!r}: there is no field {cell!r} on this board")
+                    raise NotationError(
+                        words(
+                            "rules.fang_den_hut.there_no_field_board",
+                            "{text}: there is no field {cell} on this board",
+                            text=repr(text),
+                            cell=repr(cell),
+                        )
+                    )
             if len(cells) < 2:
-                raise NotationError(f"{text!r}: a path has at least two fields")
-            legs.append(Leg(Hat.parse(words[0]), cells))
+                raise NotationError(
+                    words(
+                        "rules.fang_den_hut.path_least_two_fields",
+                        "{text}: a path has at least two fields",
+                        text=repr(text),
+                    )
+                )
+            legs.append(Leg(Hat.parse(parts[0]), cells))
         return HatMove(tuple(legs))
 
 
@@ -931,16 +1262,33 @@ def _without(hats: tuple[Hat, ...], hat: Hat) -> tuple[Hat, ...]:
 
 def _count(value: Any, most: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-        raise RecordError(f"a count of hats at home is 0 to {most}, not {value!r}")
+        raise RecordError(
+            words(
+                "rules.fang_den_hut.count_hats_home_not",
+                "a count of hats at home is 0 to {most}, not {value}",
+                most=most,
+                value=repr(value),
+            )
+        )
     return value
 
 
 def _colour_list(colours: set[str]):
     def read(value: Any) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-            raise RecordError("prisoners are lists of colours")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.prisoners_lists_colours", "prisoners are lists of colours"
+                )
+            )
         if not set(value) <= colours:
-            raise RecordError(f"prisoners hold colours not in play: {sorted(set(value) - colours)}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.prisoners_hold_colours_not_play",
+                    "prisoners hold colours not in play: {colours}",
+                    colours=sorted(set(value) - colours),
+                )
+            )
         return tuple(sorted(value))
 
     return read

@@ -1,5 +1,5 @@
-"""Fang den Hut! card game (Reiner Knizia), per ``rules/fang_den_hut.txt`` ("Das
-Kartenspiel") and RULINGS.md. Knows the rules only; it never shows one player's
+"""Fang den Hut! card game (Reiner Knizia, "Das Kartenspiel" in the Fang den Hut! box).
+Knows the rules only; it never shows one player's
 hand, the draw pile or the cards set aside to another (``view``), and never draws
 chance itself.
 
@@ -22,9 +22,9 @@ card of the draw pile while it lasts. Only the top card of a stack counts:
 
 A game ends when every card is played; each player then takes the stacks pointing
 at them. The hats are scored from the cards each player took; a match is as many
-games as players, game k started by player k, and whoever holds most hats wins.
+games as players, each player starting one of them, and whoever holds most hats wins.
 
-Readings where the book leaves room (RULINGS.md decides the rest):
+Readings of the book this engine follows:
 
 - Since a player turns only one stack to themselves per turn and takes it at their
   next turn, at most one stack points at each player; the table has one place per
@@ -44,8 +44,11 @@ Readings where the book leaves room (RULINGS.md decides the rest):
   ``red_blank`` for a blank.
 - ``view`` shows each stack's top card and size, not the cards beneath: they are
   covered at the table, and the rule book has taken cards counted, never looked at.
-- Seats are "player 1" ... "player 5"; player 1 starts the first game (the book's
-  youngest player) and play goes clockwise.
+- Seats are "player 1" ... "player 5". Who starts is decided at the table (the
+  book says the youngest player): option ``first_seat`` names the seat that starts
+  the first game; game k of the match is started by the k-th seat after it, so each
+  player starts once, and play goes clockwise. The deal is drawn by the table, so
+  ``drawer(state)`` is None.
 - ``observe`` reports what lies on the table: the top card of each stack,
   "face_down" for a non-empty taken pile and for the deck in the middle (before a
   deal, the draw pile, or the cards set aside). After each game the cards are
@@ -58,6 +61,7 @@ Options:
 
 - ``single_game`` (False): play one game instead of a match of as many games as
   players; the hats of that game decide.
+- ``first_seat`` (0): the seat that starts the first game.
 
 >>> from engines import load_game
 >>> game = load_game("fang_den_hut_cards", players=3)
@@ -84,9 +88,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.chance import Shuffle, deal
-from engines.core import Game, Option, Outcome
+from engines.core import FIRST_SEAT, Game, Option, Outcome, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, RecordError, RulesError
 from engines.geometry import Board
+from engines.words import words
 
 #: cards dealt to each player, by player count
 HAND_SIZES = {2: 6, 3: 10, 4: 8, 5: 6}
@@ -156,7 +161,10 @@ class FangDenHutCards(Game):
     player_counts = (2, 3, 4, 5)
     default_players = 3
     state_type = CardsState
-    OPTIONS = (Option("single_game", False, "play one game, not a match of one per player"),)
+    OPTIONS = (
+        Option("single_game", False, "play one game, not a match of one per player"),
+        FIRST_SEAT,
+    )
     # hands are private and cards lie face up or down: no hall sensor can read them
     SENSORS = ("camera", "panel")
 
@@ -179,12 +187,13 @@ class FangDenHutCards(Game):
         #: cards a game puts into play (and the card counts of a game add up to)
         self.cards_in_play = len(self.deck) if self.players == 2 else self.hand_size * self.players
 
-    def seat_name(self, seat: int) -> str:
-        return f"player {seat + 1}"
-
     def initial_state(self) -> CardsState:
         nothing = ((),) * self.players
-        return CardsState(nothing, nothing, nothing)
+        return CardsState(nothing, nothing, nothing, turn=self.starter(0))
+
+    def starter(self, game: int) -> int:
+        """The seat that starts game ``game`` (0 first) of the match."""
+        return (self.options["first_seat"] + game) % self.players
 
     def _to_move(self, state: CardsState) -> int:
         return state.turn
@@ -200,13 +209,24 @@ class FangDenHutCards(Game):
     def resolve(self, state: CardsState, outcome: Any) -> CardsState:
         """Deal the shuffled ``outcome`` (every card, top first)."""
         if self.chance(state) is None:
-            raise RulesError("no deal is pending: the cards are in play or the match is over")
+            raise RulesError(
+                words(
+                    "rules.fang_den_hut_cards.no_deal_pending_cards",
+                    "no deal is pending: the cards are in play or the match is over",
+                )
+            )
         if not (
             isinstance(outcome, tuple | list)
             and all(isinstance(card, str) for card in outcome)
             and Counter(outcome) == Counter(self.deck)
         ):
-            raise RulesError(f"a deal is an order of the {len(self.deck)} cards of the deck")
+            raise RulesError(
+                words(
+                    "rules.fang_den_hut_cards.deal_order_cards_deck",
+                    "a deal is an order of the {count} cards of the deck",
+                    count=len(self.deck),
+                )
+            )
         hands, rest = deal(tuple(outcome), [self.hand_size] * self.players)
         two = self.players == 2
         return CardsState(
@@ -244,12 +264,24 @@ class FangDenHutCards(Game):
 
     def _parse(self, text: str) -> Play:
         if not isinstance(text, str):
-            raise NotationError(f"a card play is text like 'red7' or 'red7:blue7', not {text!r}")
+            raise NotationError(
+                words(
+                    "rules.fang_den_hut_cards.play_is_text",
+                    "a card play is text like 'red7' or 'red7:blue7', not {text}",
+                    text=repr(text),
+                )
+            )
         parts = [part.strip() for part in text.strip().lower().split(CAPTURE)]
         if len(parts) > 2 or not all(part in self.cards for part in parts):
             raise NotationError(
-                f"{text!r} is not a card play: write a card ('red7', 'red_blank') or a card "
-                "and the top card it captures ('red7:blue7')"
+                words(
+                    "rules.fang_den_hut_cards.not_card_play_write_card",
+                    (
+                        "{text} is not a card play: write a card ('red7', 'red_blank') or a card "
+                        "and the top card it captures ('red7:blue7')"
+                    ),
+                    text=repr(text),
+                )
             )
         return Play(*parts)
 
@@ -281,38 +313,97 @@ class FangDenHutCards(Game):
         results = state.results + (counts,)
         nothing = ((),) * self.players
         return CardsState(
-            nothing, nothing, nothing, turn=len(results) % self.players, results=results
+            nothing, nothing, nothing, turn=self.starter(len(results)), results=results
         )
 
     def _check(self, state: CardsState, move: Any) -> tuple[str, str | None]:
         """The card and target of ``move`` if it is legal here, else ``IllegalMove``."""
         if not isinstance(move, Play) or not isinstance(move.card, str):
-            raise IllegalMove(f"{move!r} is not a card play like 'red7' or 'red7:blue7'")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.not_card_play_like_red",
+                    "{move} is not a card play like 'red7' or 'red7:blue7'",
+                    move=repr(move),
+                )
+            )
         me, card, target = state.turn, move.card, move.target
-        who = self.seat_name(me)
+        who = self.seat_words(me)
         if card not in self.cards:
-            raise IllegalMove(f"{move}: there is no card {card!r} in this deck")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.there_no_card_deck",
+                    "{move}: there is no card {card} in this deck",
+                    move=str(move),
+                    card=repr(card),
+                )
+            )
         if card not in state.hands[me]:
-            raise IllegalMove(f"{move}: {card} is not in {who}'s hand")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.not_in_hand",
+                    "{move}: {card} is not in {who}'s hand",
+                    move=str(move),
+                    card=card,
+                    who=who,
+                )
+            )
         if target is None:
             return card, None
         if not isinstance(target, str) or target not in self.cards:
-            raise IllegalMove(f"{move}: there is no card {target!r} in this deck")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.there_no_card_deck",
+                    "{move}: there is no card {card} in this deck",
+                    move=str(move),
+                    card=repr(target),
+                )
+            )
         if state.table[me][-1:] == (target,):
             raise IllegalMove(
-                f"{move}: the stack under {target} points at {who}, who takes it before playing"
+                words(
+                    "rules.fang_den_hut_cards.stack_under_points_who",
+                    (
+                        "{move}: the stack under {target} points at {who}, who takes it before "
+                        "playing"
+                    ),
+                    move=str(move),
+                    target=target,
+                    who=who,
+                )
             )
         if not any(stack[-1:] == (target,) for stack in state.table):
-            raise IllegalMove(f"{move}: {target} is not the top card of a stack on the table")
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.not_top_card_stack_table",
+                    "{move}: {target} is not the top card of a stack on the table",
+                    move=str(move),
+                    target=target,
+                )
+            )
         if not self.can_capture(card, target):
             if self.cards[card].colour == self.cards[target].colour:
-                rule = (
-                    f"of one colour, a higher value captures a lower, {self._lowest} captures "
-                    f"{self._highest}, and a blank captures or is captured by any value"
+                rule = words(
+                    "rules.fang_den_hut_cards.same_colour_captures",
+                    "of one colour, a higher value captures a lower, {lowest} captures "
+                    "{highest}, and a blank captures or is captured by any value",
+                    lowest=self._lowest,
+                    highest=self._highest,
                 )
             else:
-                rule = "of different colours, only an equal value or a blank on a blank captures"
-            raise IllegalMove(f"{move}: {card} cannot capture {target}; {rule}")
+                rule = words(
+                    "rules.fang_den_hut_cards.other_colour_captures",
+                    "of different colours, only an equal value or a blank on a blank captures",
+                )
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut_cards.cannot_capture",
+                    "{move}: {card} cannot capture {target}; {rule}",
+                    move=str(move),
+                    card=card,
+                    target=target,
+                    rule=rule,
+                )
+            )
         return card, target
 
     # --- the end --------------------------------------------------------------------
@@ -333,9 +424,19 @@ class FangDenHutCards(Game):
         hats = self.hats(state)
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
-        names = " and ".join(self.seat_name(seat) for seat in winners)
+        names = joined(self.seat_words(seat) for seat in winners)
         games = "the game" if self.games == 1 else f"{self.games} games"
-        return Outcome(winners, f"most hats ({most}) after {games}: {names}", hats)
+        return Outcome(
+            winners,
+            words(
+                "rules.fang_den_hut_cards.most_hats_after",
+                "most hats ({most}) after {games}: {names}",
+                most=most,
+                games=games,
+                names=names,
+            ),
+            hats,
+        )
 
     # --- what players and sensors see, and records ----------------------------------
 
@@ -370,7 +471,15 @@ class FangDenHutCards(Game):
         the table (each stack's top card and size) and how many cards are where."""
         self._require_state(state)
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in range(self.players):
-            raise RulesError(f"{self.name}: no seat {seat!r} among {self.players} players")
+            raise RulesError(
+                words(
+                    "rules.fang_den_hut_cards.no_seat_among_players",
+                    "{game}: no seat {seat} among {players} players",
+                    game=self.name,
+                    seat=repr(seat),
+                    players=self.players,
+                )
+            )
         outcome = self.outcome(state)
         moving = self.to_move(state) == seat
         return {
@@ -420,23 +529,61 @@ class FangDenHutCards(Game):
         set_aside = self._card_list(data["set_aside"], "set_aside")
         turn, results = data["turn"], data["results"]
         if isinstance(turn, bool) or not isinstance(turn, int) or turn not in range(self.players):
-            raise RecordError(f"turn must be a seat from 0 to {self.players - 1}, not {turn!r}")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.turn_must_seat_not",
+                    "turn must be a seat from 0 to {number}, not {turn}",
+                    number=self.players - 1,
+                    turn=repr(turn),
+                )
+            )
         results = self._results(results)
         everywhere = [c for group in (*hands, *table, *taken, draw_pile, set_aside) for c in group]
         dealt = bool(everywhere)
         if dealt and Counter(everywhere) != Counter(self.deck):
-            raise RecordError("the record does not hold every card of the deck exactly once")
-        if (draw_pile and self.players != 2) or (set_aside and self.players == 2):
-            raise RecordError("only two players draw; only more than two set cards aside")
-        if dealt and self.players != 2 and len(set_aside) != len(self.deck) - self.cards_in_play:
-            raise RecordError(f"{len(set_aside)} cards set aside; the deal leaves another number")
-        if dealt and (not any(hands) or len(results) >= self.games):
-            raise RecordError("cards lie on the table but no game is being played")
-        if dealt and not hands[turn]:
-            raise RecordError(f"{self.seat_name(turn)} is to move with no card in hand")
-        if not dealt and turn != len(results) % self.players:
             raise RecordError(
-                f"the next game is started by {self.seat_name(len(results) % self.players)}"
+                words(
+                    "rules.fang_den_hut_cards.record_does_not_hold_every",
+                    "the record does not hold every card of the deck exactly once",
+                )
+            )
+        if (draw_pile and self.players != 2) or (set_aside and self.players == 2):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.only_two_players_draw",
+                    "only two players draw; only more than two set cards aside",
+                )
+            )
+        if dealt and self.players != 2 and len(set_aside) != len(self.deck) - self.cards_in_play:
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.cards_set_aside_deal",
+                    "{count} cards set aside; the deal leaves another number",
+                    count=len(set_aside),
+                )
+            )
+        if dealt and (not any(hands) or len(results) >= self.games):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.cards_lie_table_but",
+                    "cards lie on the table but no game is being played",
+                )
+            )
+        if dealt and not hands[turn]:
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.move_no_card_hand",
+                    "{seat} is to move with no card in hand",
+                    seat=self.seat_words(turn),
+                )
+            )
+        if not dealt and turn != self.starter(len(results)):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.next_game_started",
+                    "the next game is started by {seat}",
+                    seat=self.seat_words(self.starter(len(results))),
+                )
             )
         return CardsState(
             tuple(self._sorted(hand) for hand in hands),
@@ -450,7 +597,13 @@ class FangDenHutCards(Game):
 
     def _per_seat(self, data: Any, what: str) -> list[list[str]]:
         if not isinstance(data, list) or len(data) != self.players:
-            raise RecordError(f"{what} must be a list of one card list per player")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.must_list_one_card",
+                    "{what} must be a list of one card list per player",
+                    what=what,
+                )
+            )
         return [
             self._card_list(cards, f"{what} of {self.seat_name(s)}") for s, cards in enumerate(data)
         ]
@@ -459,13 +612,25 @@ class FangDenHutCards(Game):
         if not isinstance(data, list) or not all(
             isinstance(card, str) and card in self.cards for card in data
         ):
-            raise RecordError(f"{what} must be a list of card names such as 'red7'")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.must_list_card_names",
+                    "{what} must be a list of card names such as 'red7'",
+                    what=what,
+                )
+            )
         return data
 
     def _results(self, data: Any) -> tuple[tuple[int, ...], ...]:
         """The card counts of the finished games, each adding up to the cards in play."""
         if not isinstance(data, list) or len(data) > self.games:
-            raise RecordError(f"results must be a list of at most {self.games} games")
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut_cards.results_must_list_most",
+                    "results must be a list of at most {games} games",
+                    games=self.games,
+                )
+            )
         results = []
         for counts in data:
             if not (
@@ -475,8 +640,15 @@ class FangDenHutCards(Game):
                 and sum(counts) == self.cards_in_play
             ):
                 raise RecordError(
-                    f"each result is the cards each of {self.players} players took, "
-                    f"adding up to {self.cards_in_play}"
+                    words(
+                        "rules.fang_den_hut_cards.each_result_cards_each",
+                        (
+                            "each result is the cards each of {players} players took, adding up to "
+                            "{cards_in_play}"
+                        ),
+                        players=self.players,
+                        cards_in_play=self.cards_in_play,
+                    )
                 )
             results.append(tuple(counts))
         return tuple(results)

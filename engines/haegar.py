@@ -1,19 +1,20 @@
-"""Hägar: Auf zu neuen Ufern! -- coasters laid edge to edge on the table, per
-``rules/haegar.txt`` and RULINGS.md. The coaster pile and the die are virtual.
+"""Hägar: Auf zu neuen Ufern! -- coasters laid edge to edge on the table. The coaster
+pile and the die are virtual.
 
 A turn: the seat draws a coaster from the pile (chance), lays it (a ``Placement``),
 then puts one own token on a free field of it (a ``TokenPlacement``) while it has
-tokens. After the last coaster the starting player (seat 0) rolls the die (chance);
-then, from seat 1 round to seat 0, each seat may move one own Hägar (``a-b`` or
-``pass``). The game then scores. This module decides the rules only; it never draws
-chance itself and reads nothing but its packaged data files.
+tokens. After the last coaster the starting player rolls the die (chance); then,
+from the seat after the starting player round to the starting player, each seat may
+move one own Hägar (``a-b`` or ``pass``). The game then scores. This module decides
+the rules only; it never draws chance itself and reads nothing but its packaged data
+files.
 
 The table (``engines/boards/haegar.toml``) is a grid of fields around the first
 coaster, on spot ``n0e0``; spot ``n2w1`` is two coasters north and one west of it and
 its fields are ``n2w1_nw`` ... ``n2w1_se``. The same file's ``[[game.coaster]]``
 tables are the 12 coasters (our reconstruction; owners correct it).
 
-Readings of the rule book (RULINGS.md decides; these fill what it leaves open):
+Readings of the rule book this engine follows:
 
 - Laying: a coaster lies whole edge on whole edge beside a laid one; the first lies on
   ``n0e0``. It must put at least one field against a field of the same landscape
@@ -38,6 +39,13 @@ Readings of the rule book (RULINGS.md decides; these fill what it leaves open):
   gold 2). If a shield touches it, the seat with strictly the most Hägars (doubled ones
   count 2) also scores 1 per field. Most points wins; equal scores all win.
 - Solo: 9 coasters from the 12, 4 Hägars and 1 gold; the outcome names the rank.
+- A skull field belongs to its landscape like any other field: it joins fields into
+  one landscape and counts for its size (dominion scores 1 per field, skulls
+  included); the book only forbids tokens on it.
+- Who starts is decided at the table (the book: whoever rolls highest); option
+  ``first_seat`` names that seat. The starting player lays the first coaster, rolls
+  the die at the end and acts last in the final round. ``drawer(state)`` is the seat
+  that draws the coaster or rolls the die.
 
 Options:
 
@@ -45,6 +53,7 @@ Options:
   an earlier beer coaster is still legal, but the seat owes the winner a beer unless
   it wins itself; ``beers_owed(state)`` and the outcome's reason say who owes.
 - ``seats`` (None): the table sides of the seats in turn order, e.g. "south,east".
+- ``first_seat`` (0): the starting player's seat.
 
 >>> from engines import load_game
 >>> game = load_game("haegar", players=2)
@@ -67,7 +76,17 @@ from typing import Any
 
 from engines.chance import Die, TileDraw
 from engines.coasters import ARROWS, CORNERS, SIDES, Coaster, Field, parse_coasters
-from engines.core import PASS, Game, Move, Option, Outcome, parse_path
+from engines.core import (
+    FIRST_SEAT,
+    PASS,
+    Game,
+    Move,
+    Option,
+    Outcome,
+    colour_words,
+    joined,
+    parse_path,
+)
 from engines.errors import (
     BoardFileError,
     IllegalMove,
@@ -77,6 +96,7 @@ from engines.errors import (
     RulesError,
 )
 from engines.geometry import Board
+from engines.words import Words, words
 
 DRAW, PLACE, TOKEN, DIE, FINAL, OVER = "draw", "place", "token", "die", "final", "over"
 PHASES = (DRAW, PLACE, TOKEN, DIE, FINAL, OVER)
@@ -87,10 +107,10 @@ HAGARS_PER_SEAT = {1: 4, 2: 4, 3: 3}
 SOLO_COASTERS = 9
 #: the solo game's ranks: (most points for the title, title); the last has no limit
 SOLO_RANKS = (
-    (15, "simple drunkard"),
-    (20, "lower sailor"),
-    (25, "higher chief"),
-    (None, "legendary conqueror"),
+    (15, words("rules.haegar.rank_simple_drunkard", "simple drunkard")),
+    (20, words("rules.haegar.rank_lower_sailor", "lower sailor")),
+    (25, words("rules.haegar.rank_higher_chief", "higher chief")),
+    (None, words("rules.haegar.rank_legendary_conqueror", "legendary conqueror")),
 )
 #: one coaster step in each of SIDES
 STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
@@ -110,7 +130,7 @@ class Laid:
 
 @dataclass(frozen=True)
 class HaegarState:
-    """The table and the supplies. ``laid[k]`` was laid by seat ``k % players``;
+    """The table and the supplies. ``laid[k]`` was laid by seat ``seat_after(k)``;
     ``tokens`` is sorted ``(field cell index, seat or GOLD_TOKEN)``; ``supply[seat]``
     is (Hägars, gold) still in front of the seat; ``beers`` lists the seat of every
     honky-tonk offence; ``finals_left`` counts the seats still to act in the final
@@ -169,6 +189,11 @@ class Landscape:
 
 def solo_rank(points: int) -> str:
     """The solo game's title for ``points``, from the rule book's table."""
+    return str(solo_rank_words(points))
+
+
+def solo_rank_words(points: int) -> Words:
+    """``solo_rank`` as ``Words``, for a page to translate."""
     return next(title for most, title in SOLO_RANKS if most is None or points <= most)
 
 
@@ -180,6 +205,7 @@ class Haegar(Game):
     OPTIONS = (
         Option("honky_tonk", False, "a beer coaster in line with another costs a beer"),
         Option("seats", None, "table sides of the seats in turn order, e.g. 'south,north'", str),
+        FIRST_SEAT,
     )
     # coasters lie on a bare table: a camera sees them, or players tap the panel
     SENSORS = ("camera", "panel")
@@ -220,23 +246,48 @@ class Haegar(Game):
     def _seat_sides(self, default: tuple[str, ...], source: str) -> tuple[int, ...]:
         seats = self.options["seats"]
         sides = default if seats is None else tuple(s.strip() for s in seats.split(","))
-        error = OptionError if seats is not None else BoardFileError
-        where = "haegar: option seats" if seats is not None else f"{source}: [game.sides]"
-        if len(sides) != self.players or len(set(sides)) != len(sides):
-            raise error(f"{where} must name {self.players} different table sides")
-        for side in sides:
-            if side not in SIDES:
-                raise error(f"{where}: {side!r} is not one of {', '.join(SIDES)}")
+        if seats is None:
+            where = f"{source}: [game.sides]"
+            if len(sides) != self.players or len(set(sides)) != len(sides):
+                raise BoardFileError(f"{where} must name {self.players} different table sides")
+            for side in sides:
+                if side not in SIDES:
+                    raise BoardFileError(f"{where}: {side!r} is not one of {', '.join(SIDES)}")
+        elif len(sides) != self.players or len(set(sides)) != len(sides):
+            raise OptionError(
+                words(
+                    "rules.haegar.seats_different_sides",
+                    "haegar: option seats must name {players} different table sides",
+                    players=self.players,
+                )
+            )
+        elif any(side not in SIDES for side in sides):
+            raise OptionError(
+                words(
+                    "rules.haegar.seats_unknown_side",
+                    "haegar: option seats: {side} is not one of {sides}",
+                    side=repr(next(side for side in sides if side not in SIDES)),
+                    sides=", ".join(SIDES),
+                )
+            )
         return tuple(SIDES.index(side) for side in sides)
 
-    def seat_name(self, seat: int) -> str:
-        return self.colours[seat]
+    def seat_words(self, seat: int) -> Words:
+        return colour_words(self.colours[seat])
+
+    def seat_after(self, k: int) -> int:
+        """The seat ``k`` turns after the starting player: the one that lays coaster
+        ``k`` (0 first), and in the final round the one that acts ``k``-th after the
+        starting player's roll."""
+        return (self.options["first_seat"] + k) % self.players
 
     # --- the start, chance and whose turn -----------------------------------------
 
     def initial_state(self) -> HaegarState:
         hagars = HAGARS_PER_SEAT[self.players]
-        return HaegarState(DRAW, 0, tuple(sorted(self.coasters)), ((hagars, 1),) * self.players)
+        return HaegarState(
+            DRAW, self.seat_after(0), tuple(sorted(self.coasters)), ((hagars, 1),) * self.players
+        )
 
     def chance(self, state: HaegarState):
         self._require_state(state)
@@ -250,20 +301,42 @@ class Haegar(Game):
         self._require_state(state)
         if state.phase == DRAW:
             if outcome not in state.pile:
-                raise RulesError(f"{outcome!r} is not a coaster in the pile")
+                raise RulesError(
+                    words(
+                        "rules.haegar.not_coaster_pile",
+                        "{outcome} is not a coaster in the pile",
+                        outcome=repr(outcome),
+                    )
+                )
             pile = list(state.pile)
             pile.remove(outcome)
             return replace(state, phase=PLACE, pile=tuple(pile), hand=outcome)
         if state.phase == DIE:
             if not _is_count(outcome) or outcome not in range(1, 7):
-                raise RulesError(f"a die shows 1 to 6, not {outcome!r}")
+                raise RulesError(
+                    words(
+                        "rules.haegar.die_shows_not",
+                        "a die shows 1 to 6, not {outcome}",
+                        outcome=repr(outcome),
+                    )
+                )
             return replace(
-                state, phase=FINAL, die=outcome, turn=1 % self.players, finals_left=self.players
+                state,
+                phase=FINAL,
+                die=outcome,
+                turn=self.seat_after(1),
+                finals_left=self.players,
             )
-        raise RulesError("haegar has no chance event pending")
+        raise RulesError(
+            words("rules.haegar.haegar_no_chance_event", "haegar has no chance event pending")
+        )
 
     def _to_move(self, state: HaegarState) -> int:
         return state.turn
+
+    def drawer(self, state: HaegarState) -> int | None:
+        """The seat in turn draws the coaster; the starting player rolls the die."""
+        return state.turn if self.chance(state) is not None else None
 
     # --- laying coasters -----------------------------------------------------------
 
@@ -317,14 +390,23 @@ class Haegar(Game):
                     return True
         return False
 
-    def _placement_problem(self, laid, coaster: Coaster, seat: int, spot, turn: int) -> str | None:
+    def _placement_problem(
+        self, laid, coaster: Coaster, seat: int, spot, turn: int
+    ) -> Words | None:
         """Why laying ``coaster`` at ``spot``/``turn`` is illegal, or None if it is legal."""
         turns = self._allowed_turns(coaster, seat)
         if turn not in turns:
             side = SIDES[self.sides[seat]]
-            return (
-                f"{coaster.id} is a beer coaster: its glass must point {side} at "
-                f"{self.seat_name(seat)}, so it faces {SIDES[turns[0]]}"
+            return words(
+                "rules.haegar.beer_coaster_glass_must",
+                (
+                    "{cell} is a beer coaster: its glass must point {side} at {seat}, so it faces "
+                    "{facing}"
+                ),
+                cell=coaster.id,
+                side=side,
+                seat=self.seat_words(seat),
+                facing=SIDES[turns[0]],
             )
         if not laid:
             centre = self._spot_name[self._centre]
@@ -333,32 +415,75 @@ class Haegar(Game):
             )
         occupied = {other.spot: other for other in laid}
         if spot in occupied:
-            return f"{self._spot_name[spot]} already holds {occupied[spot].coaster}"
+            return words(
+                "rules.haegar.already_holds",
+                "{spot} already holds {coaster}",
+                spot=self._spot_name[spot],
+                coaster=occupied[spot].coaster,
+            )
         if spot not in self._frontier(occupied):
-            return f"{self._spot_name[spot]} does not share an edge with a laid coaster"
+            return words(
+                "rules.haegar.does_not_share_edge_laid",
+                "{spot} does not share an edge with a laid coaster",
+                spot=self._spot_name[spot],
+            )
         if self._meets_like(occupied, coaster, spot, turn):
             return None
         legal = self._spots_and_turns(laid, coaster, seat)
         if (spot, turn) in legal:
             return None  # nothing matches anywhere: the fallback allows any touching spot
         name, facing = self._spot_name[legal[0][0]], SIDES[legal[0][1]]
-        return (
-            f"no field of {coaster.id} meets a field of its own landscape there, "
-            f"and it can elsewhere (e.g. {name} {facing})"
+        return words(
+            "rules.haegar.no_field_meets_field",
+            (
+                "no field of {cell} meets a field of its own landscape there, and it can elsewhere "
+                "(e.g. {name} {facing})"
+            ),
+            cell=coaster.id,
+            name=name,
+            facing=facing,
         )
 
     def _lay(self, state: HaegarState, move: Placement) -> HaegarState:
         if move.coaster != state.hand:
-            raise IllegalMove(f"{move}: the coaster in hand is {state.hand}")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.coaster_hand",
+                    "{move}: the coaster in hand is {hand}",
+                    move=str(move),
+                    hand=state.hand,
+                )
+            )
         if not isinstance(move.spot, str) or move.spot not in self._spot_of:
-            raise IllegalMove(f"{move}: there is no spot {move.spot!r} on the table grid")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.there_no_spot_table",
+                    "{move}: there is no spot {spot} on the table grid",
+                    move=str(move),
+                    spot=repr(move.spot),
+                )
+            )
         if move.facing not in SIDES:
-            raise IllegalMove(f"{move}: a coaster faces {', '.join(SIDES)}")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.coaster_faces",
+                    "{move}: a coaster faces {sides}",
+                    move=str(move),
+                    sides=", ".join(SIDES),
+                )
+            )
         spot, turn = self._spot_of[move.spot], SIDES.index(move.facing)
         coaster = self.coasters[move.coaster]
         problem = self._placement_problem(state.laid, coaster, state.turn, spot, turn)
         if problem is not None:
-            raise IllegalMove(f"{move}: {problem}")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.placement_refused",
+                    "{move}: {problem}",
+                    move=str(move),
+                    problem=problem,
+                )
+            )
         beers = state.beers
         if self.options["honky_tonk"] and self._in_line_with_beer(state.laid, coaster, spot):
             beers = beers + (state.turn,)
@@ -377,7 +502,7 @@ class Haegar(Game):
 
     def _end_turn(self, state: HaegarState) -> HaegarState:
         if len(state.laid) == self.coasters_in_play:
-            return replace(state, phase=DIE, turn=0)
+            return replace(state, phase=DIE, turn=self.seat_after(0))
         return replace(state, phase=DRAW, turn=(state.turn + 1) % self.players)
 
     # --- tokens ----------------------------------------------------------------------
@@ -398,7 +523,14 @@ class Haegar(Game):
     def _place_token(self, state: HaegarState, move: TokenPlacement) -> HaegarState:
         seat = state.turn
         if move not in self._token_moves(state, seat):
-            raise IllegalMove(f"{move}: {self._token_problem(state, move)}")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.token_refused",
+                    "{move}: {problem}",
+                    move=str(move),
+                    problem=self._token_problem(state, move),
+                )
+            )
         index = self.board.index[move.field]
         hagars, gold = state.supply[seat]
         if move.token == HAGAR:
@@ -409,20 +541,41 @@ class Haegar(Game):
         tokens = tuple(sorted(state.tokens + ((index, piece),)))
         return self._end_turn(replace(state, tokens=tokens, supply=supply, ply=state.ply + 1))
 
-    def _token_problem(self, state: HaegarState, move: TokenPlacement) -> str:
+    def _token_problem(self, state: HaegarState, move: TokenPlacement) -> Words:
         seat = state.turn
         hagars, gold = state.supply[seat]
         if move.token not in (HAGAR, GOLD):
-            return f"a token is {HAGAR} or {GOLD}, not {move.token!r}"
+            return words(
+                "rules.haegar.token_not",
+                "a token is {hagar} or {gold}, not {token}",
+                hagar=HAGAR,
+                gold=GOLD,
+                token=repr(move.token),
+            )
         if (move.token == HAGAR and not hagars) or (move.token == GOLD and not gold):
-            return f"{self.seat_name(seat)} has no {move.token} token left"
+            return words(
+                "rules.haegar.no_token_left",
+                "{seat} has no {token} token left",
+                seat=self.seat_words(seat),
+                token=move.token,
+            )
         index = self.board.index.get(move.field) if isinstance(move.field, str) else None
         fields = dict(self._coaster_fields(state.laid[-1]))
         if index not in fields:
-            return f"a token goes on the coaster just laid, {state.laid[-1].coaster}"
+            return words(
+                "rules.haegar.token_goes_coaster_just",
+                "a token goes on the coaster just laid, {coaster}",
+                coaster=state.laid[-1].coaster,
+            )
         if fields[index].skull:
-            return f"{move.field} shows a skull: wasteland takes no token"
-        return f"{move.field} already holds a token"
+            return words(
+                "rules.haegar.shows_skull_wasteland_takes",
+                "{field} shows a skull: wasteland takes no token",
+                field=move.field,
+            )
+        return words(
+            "rules.haegar.already_holds_token", "{field} already holds a token", field=move.field
+        )
 
     # --- the final round -------------------------------------------------------------
 
@@ -444,7 +597,14 @@ class Haegar(Game):
     def _move_hagar(self, state: HaegarState, move: Move) -> HaegarState:
         if move != PASS:
             if move not in self._hagar_moves(state):
-                raise IllegalMove(f"{move}: {self._hagar_problem(state, move)}")
+                raise IllegalMove(
+                    words(
+                        "rules.haegar.hagar_refused",
+                        "{move}: {problem}",
+                        move=str(move),
+                        problem=self._hagar_problem(state, move),
+                    )
+                )
             origin, dest = (self.board.index[f] for f in move.path)
             seat = state.turn
             tokens = tuple(sorted({*state.tokens} - {(origin, seat)} | {(dest, seat)}))
@@ -460,20 +620,40 @@ class Haegar(Game):
 
     def _hagar_problem(self, state: HaegarState, move: Move) -> str:
         if move.leap or len(move.path) != 2 or not all(isinstance(f, str) for f in move.path):
-            return "a Hägar moves in one go from its field to another: write from-to"
+            return words(
+                "rules.haegar.hagar_moves_from_to",
+                "a Hägar moves in one go from its field to another: write from-to",
+            )
         origin, dest = (self.board.index.get(f) for f in move.path)
-        who = self.seat_name(state.turn)
+        who = self.seat_words(state.turn)
         if (origin, state.turn) not in state.tokens:
-            return f"no Hägar of {who} stands on {move.path[0]}"
+            return words(
+                "rules.haegar.no_hagar_there",
+                "no Hägar of {who} stands on {path}",
+                who=who,
+                path=move.path[0],
+            )
         table = self._table(state.laid)
         if dest not in table:
-            return f"no coaster lies under {move.path[1]}"
+            return words(
+                "rules.haegar.no_coaster_lies_under",
+                "no coaster lies under {path}",
+                path=move.path[1],
+            )
         if table[dest][0].landscape != table[origin][0].landscape:
             kinds = f"{table[origin][0].landscape} to {table[dest][0].landscape}"
-            return f"a Hägar stays in its kind of landscape, not {kinds}"
+            return words(
+                "rules.haegar.hagar_stays_in_landscape",
+                "a Hägar stays in its kind of landscape, not {kinds}",
+                kinds=kinds,
+            )
         if table[dest][0].skull:
-            return f"{move.path[1]} shows a skull: wasteland takes no token"
-        return f"{move.path[1]} is not free"
+            return words(
+                "rules.haegar.shows_skull_wasteland_takes",
+                "{field} shows a skull: wasteland takes no token",
+                field=move.path[1],
+            )
+        return words("rules.haegar.not_free", "{path} is not free", path=move.path[1])
 
     # --- moves -----------------------------------------------------------------------
 
@@ -485,37 +665,86 @@ class Haegar(Game):
         return [PASS, *self._hagar_moves(state)]
 
     def _apply(self, state: HaegarState, move) -> HaegarState:
-        who = self.seat_name(state.turn)
+        who = self.seat_words(state.turn)
         if state.phase == PLACE:
             if not isinstance(move, Placement):
-                raise IllegalMove(f"{move}: {who} lays coaster {state.hand} first")
+                raise IllegalMove(
+                    words(
+                        "rules.haegar.lays_coaster_first",
+                        "{move}: {who} lays coaster {hand} first",
+                        move=str(move),
+                        who=who,
+                        hand=state.hand,
+                    )
+                )
             return self._lay(state, move)
         if state.phase == TOKEN:
             if not isinstance(move, TokenPlacement):
-                raise IllegalMove(f"{move}: {who} puts a token on {state.laid[-1].coaster} first")
+                raise IllegalMove(
+                    words(
+                        "rules.haegar.puts_token_first",
+                        "{move}: {who} puts a token on {coaster} first",
+                        move=str(move),
+                        who=who,
+                        coaster=state.laid[-1].coaster,
+                    )
+                )
             return self._place_token(state, move)
         if not isinstance(move, Move):
-            raise IllegalMove(f"{move!r}: in the final round {who} moves a Hägar or passes")
+            raise IllegalMove(
+                words(
+                    "rules.haegar.final_round_hagar_or_pass",
+                    "{move}: in the final round {who} moves a Hägar or passes",
+                    move=str(move),
+                    who=who,
+                )
+            )
         return self._move_hagar(state, move)
 
     def _parse(self, text: str):
         if not isinstance(text, str):
-            raise NotationError(f"a move is text like 'c07 n1e0 east', not {type(text).__name__}")
-        words = text.strip().lower().replace("hägar", HAGAR).split()
-        if len(words) == 1 and (words[0] == "pass" or "-" in words[0] or ":" in words[0]):
-            return parse_path(words[0], self.board.index)
-        if len(words) == 2 and words[0] in (HAGAR, GOLD):
-            if words[1] not in self.board.index:
-                raise NotationError(f"{text!r}: there is no field {words[1]!r} on the table")
-            return TokenPlacement(words[0], words[1])
-        if len(words) == 3 and words[0] in self.coasters and words[2] in SIDES:
-            if words[1] not in self._spot_of:
-                raise NotationError(f"{text!r}: there is no spot {words[1]!r} on the table")
-            return Placement(*words)
+            raise NotationError(
+                words(
+                    "rules.haegar.move_is_text",
+                    "a move is text like 'c07 n1e0 east', not {kind}",
+                    kind=type(text).__name__,
+                )
+            )
+        parts = text.strip().lower().replace("hägar", HAGAR).split()
+        if len(parts) == 1 and (parts[0] == "pass" or "-" in parts[0] or ":" in parts[0]):
+            return parse_path(parts[0], self.board.index)
+        if len(parts) == 2 and parts[0] in (HAGAR, GOLD):
+            if parts[1] not in self.board.index:
+                raise NotationError(
+                    words(
+                        "rules.haegar.there_no_field_table",
+                        "{text}: there is no field {cell} on the table",
+                        text=repr(text),
+                        cell=repr(parts[1]),
+                    )
+                )
+            return TokenPlacement(parts[0], parts[1])
+        if len(parts) == 3 and parts[0] in self.coasters and parts[2] in SIDES:
+            if parts[1] not in self._spot_of:
+                raise NotationError(
+                    words(
+                        "rules.haegar.no_spot_on_table",
+                        "{text}: there is no spot {cell} on the table",
+                        text=repr(text),
+                        cell=repr(parts[1]),
+                    )
+                )
+            return Placement(*parts)
         raise NotationError(
-            f"{text!r} is not a Hägar move: write 'c07 n1e0 east' to lay a coaster, "
-            "'hagar n1e0_nw' or 'gold n1e0_nw' for a token, 'n1e0_nw-n0e0_se' to move "
-            "a Hägar, or 'pass'"
+            words(
+                "rules.haegar.not_a_hagar_move",
+                (
+                    "{text} is not a Hägar move: write 'c07 n1e0 east' to lay a coaster, 'hagar "
+                    "n1e0_nw' or 'gold n1e0_nw' for a token, 'n1e0_nw-n0e0_se' to move a Hägar, or "
+                    "'pass'"
+                ),
+                text=repr(text),
+            )
         )
 
     # --- the table -------------------------------------------------------------------
@@ -650,16 +879,55 @@ class Haegar(Game):
             return None
         scores = self.scores(state)
         if self.players == 1:
-            return Outcome((0,), f"{scores[0]} points: {solo_rank(scores[0])}", scores)
+            return Outcome(
+                (0,),
+                words(
+                    "rules.haegar.solo_points",
+                    "{points} points: {rank}",
+                    points=scores[0],
+                    rank=solo_rank_words(scores[0]),
+                ),
+                scores,
+            )
         best = max(scores)
         winners = tuple(s for s in range(self.players) if scores[s] == best)
-        names = " and ".join(self.seat_name(s) for s in winners)
-        reason = (
-            f"{names} {'wins' if len(winners) == 1 else 'tie'} with {best} points "
-            f"({', '.join(f'{self.seat_name(s)} {p}' for s, p in enumerate(scores))})"
+        each = tuple(
+            words("rules.haegar.seat_points", "{seat} {points}", seat=self.seat_words(s), points=p)
+            for s, p in enumerate(scores)
         )
+        names = joined(self.seat_words(s) for s in winners)
+        if len(winners) == 1:
+            reason = words(
+                "rules.haegar.wins",
+                "{seat} wins with {best} points ({scores})",
+                seat=names,
+                best=best,
+                scores=each,
+            )
+        else:
+            reason = words(
+                "rules.haegar.tie",
+                "{seats} tie with {best} points ({scores})",
+                seats=names,
+                best=best,
+                scores=each,
+            )
         for seat, beers in sorted(_owed(state.beers, winners).items()):
-            reason += f"; {self.seat_name(seat)} owes the winner {beers} beer" + "s" * (beers > 1)
+            if beers == 1:
+                reason = words(
+                    "rules.haegar.owes_a_beer",
+                    "{reason}; {seat} owes the winner 1 beer",
+                    reason=reason,
+                    seat=self.seat_words(seat),
+                )
+            else:
+                reason = words(
+                    "rules.haegar.owes_beers",
+                    "{reason}; {seat} owes the winner {count} beers",
+                    reason=reason,
+                    seat=self.seat_words(seat),
+                    count=beers,
+                )
         return Outcome(winners, reason, scores)
 
     # --- what the camera sees, text, records -----------------------------------------
@@ -748,33 +1016,77 @@ class _Reader:
     def read(self, data: Any) -> HaegarState:
         game = self.game
         if not isinstance(data, dict) or set(data) != self.KEYS:
-            raise RecordError(f"a haegar state has exactly the keys {sorted(self.KEYS)}")
+            raise RecordError(
+                words(
+                    "rules.haegar.haegar_state_exactly_keys",
+                    "a haegar state has exactly the keys {keys}",
+                    keys=sorted(self.KEYS),
+                )
+            )
         phase = data["phase"]
         if phase not in PHASES:
-            raise RecordError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
+            raise RecordError(
+                words(
+                    "rules.haegar.phase_not_one",
+                    "phase {phase} is not one of {phases}",
+                    phase=repr(phase),
+                    phases=", ".join(PHASES),
+                )
+            )
         turn = self.seat(data["turn"], "turn")
         laid, beers = self.laid(data["laid"])
         hand = data["hand"]
         if hand is not None and hand not in game.coasters:
-            raise RecordError(f"hand {hand!r} is not a coaster")
+            raise RecordError(
+                words(
+                    "rules.haegar.hand_not_coaster", "hand {hand} is not a coaster", hand=repr(hand)
+                )
+            )
         pile = data["pile"]
         if not isinstance(pile, list) or not all(isinstance(c, str) for c in pile):
-            raise RecordError("pile must be a list of coaster ids")
+            raise RecordError(
+                words("rules.haegar.pile_must_list_coaster", "pile must be a list of coaster ids")
+            )
         every = pile + [c.coaster for c in laid] + ([hand] if hand is not None else [])
         if sorted(every) != sorted(game.coasters):
-            raise RecordError("pile, hand and laid coasters must be the 12 coasters, each once")
+            raise RecordError(
+                words(
+                    "rules.haegar.pile_hand_laid_coasters",
+                    "pile, hand and laid coasters must be the 12 coasters, each once",
+                )
+            )
         recorded_beers = data["beers"]
         if not isinstance(recorded_beers, list):
-            raise RecordError("beers must be a list of colours")
+            raise RecordError(
+                words("rules.haegar.beers_must_list_colours", "beers must be a list of colours")
+            )
         if tuple(self.seat(s, "beers") for s in recorded_beers) != beers:
-            raise RecordError("beers do not match the beer coasters laid (honky-tonk)")
+            raise RecordError(
+                words(
+                    "rules.haegar.beers_do_not_match_beer",
+                    "beers do not match the beer coasters laid (honky-tonk)",
+                )
+            )
         tokens, supply = self.tokens(data["tokens"], data["supply"], laid)
         die, finals_left, ply = data["die"], data["finals_left"], data["ply"]
         for value, what in ((finals_left, "finals_left"), (ply, "ply")):
             if not _is_count(value) or value < 0:
-                raise RecordError(f"{what} must be a whole number >= 0, not {value!r}")
+                raise RecordError(
+                    words(
+                        "rules.haegar.must_whole_number_not",
+                        "{what} must be a whole number >= 0, not {value}",
+                        what=what,
+                        value=repr(value),
+                    )
+                )
         if die is not None and (not _is_count(die) or die not in range(1, 7)):
-            raise RecordError(f"die must be 1 to 6 or null, not {die!r}")
+            raise RecordError(
+                words(
+                    "rules.haegar.die_must_null_not",
+                    "die must be 1 to 6 or null, not {die}",
+                    die=repr(die),
+                )
+            )
         state = HaegarState(
             phase,
             turn,
@@ -790,38 +1102,84 @@ class _Reader:
         )
         problem = self.phase_problem(state)
         if problem:
-            raise RecordError(f"phase {phase}: {problem}")
+            raise RecordError(
+                words(
+                    "rules.haegar.phase", "phase {phase}: {problem}", phase=phase, problem=problem
+                )
+            )
         return state
 
     def seat(self, name: Any, what: str) -> int:
         if name not in self.game.colours:
-            raise RecordError(f"{what}: {name!r} is not a colour in this game")
+            raise RecordError(
+                words(
+                    "rules.haegar.not_colour_game",
+                    "{what}: {name} is not a colour in this game",
+                    what=what,
+                    name=repr(name),
+                )
+            )
         return self.game.colours.index(name)
 
     def laid(self, raw: Any) -> tuple[tuple[Laid, ...], tuple[int, ...]]:
         """The laid coasters, each checked against the rules as it was laid."""
         game = self.game
         if not isinstance(raw, list) or len(raw) > game.coasters_in_play:
-            raise RecordError(f"laid must be a list of at most {game.coasters_in_play} coasters")
+            raise RecordError(
+                words(
+                    "rules.haegar.laid_must_list_most",
+                    "laid must be a list of at most {coasters_in_play} coasters",
+                    coasters_in_play=game.coasters_in_play,
+                )
+            )
         laid: tuple[Laid, ...] = ()
         beers: tuple[int, ...] = ()
         for n, entry in enumerate(raw):
             if not (isinstance(entry, list) and len(entry) == 3):
-                raise RecordError(f"laid[{n}] must be [coaster, spot, facing]")
+                raise RecordError(
+                    words(
+                        "rules.haegar.laid_must_coaster_spot",
+                        "laid[{n}] must be [coaster, spot, facing]",
+                        n=n,
+                    )
+                )
             coaster_id, spot_name, facing = entry
             if coaster_id not in game.coasters or spot_name not in game._spot_of:
-                raise RecordError(f"laid[{n}]: unknown coaster or spot in {entry!r}")
+                raise RecordError(
+                    words(
+                        "rules.haegar.laid_unknown_coaster_spot",
+                        "laid[{n}]: unknown coaster or spot in {entry}",
+                        n=n,
+                        entry=repr(entry),
+                    )
+                )
             if facing not in SIDES:
-                raise RecordError(f"laid[{n}]: facing {facing!r} is not one of {SIDES}")
+                raise RecordError(
+                    words(
+                        "rules.haegar.laid_facing_not_one",
+                        "laid[{n}]: facing {facing} is not one of {sides}",
+                        n=n,
+                        facing=repr(facing),
+                        sides=SIDES,
+                    )
+                )
             coaster, spot, turn = (
                 game.coasters[coaster_id],
                 game._spot_of[spot_name],
                 SIDES.index(facing),
             )
-            seat = n % game.players
+            seat = game.seat_after(n)
             problem = game._placement_problem(laid, coaster, seat, spot, turn)
             if problem is not None:
-                raise RecordError(f"laid[{n}] {' '.join(entry)}: {problem}")
+                raise RecordError(
+                    words(
+                        "rules.haegar.laid",
+                        "laid[{n}] {entry}: {problem}",
+                        n=n,
+                        entry=" ".join(entry),
+                        problem=problem,
+                    )
+                )
             if game.options["honky_tonk"] and game._in_line_with_beer(laid, coaster, spot):
                 beers += (seat,)
             laid += (Laid(coaster_id, spot, turn),)
@@ -830,66 +1188,130 @@ class _Reader:
     def tokens(self, raw_tokens: Any, raw_supply: Any, laid) -> tuple[tuple, tuple]:
         game = self.game
         if not isinstance(raw_tokens, dict) or not isinstance(raw_supply, dict):
-            raise RecordError("tokens and supply must be objects")
+            raise RecordError(
+                words(
+                    "rules.haegar.tokens_supply_must_objects", "tokens and supply must be objects"
+                )
+            )
         table = game._table(laid)
         tokens = []
         for field, piece in raw_tokens.items():
             index = game.board.index.get(field)
             if index not in table or table[index][0].skull:
-                raise RecordError(f"token on {field!r}: not a skull-free field of a laid coaster")
+                raise RecordError(
+                    words(
+                        "rules.haegar.token_not_skull_free_field",
+                        "token on {field}: not a skull-free field of a laid coaster",
+                        field=repr(field),
+                    )
+                )
             tokens.append((index, GOLD_TOKEN if piece == GOLD else self.seat(piece, "tokens")))
         if set(raw_supply) != set(game.colours):
-            raise RecordError(f"supply must list {', '.join(game.colours)}")
+            raise RecordError(
+                words(
+                    "rules.haegar.supply_must_list",
+                    "supply must list {colours}",
+                    colours=", ".join(game.colours),
+                )
+            )
         supply = []
         hagars = HAGARS_PER_SEAT[game.players]
         for seat, colour in enumerate(game.colours):
             entry = raw_supply[colour]
             if not isinstance(entry, dict) or set(entry) != {HAGAR + "s", GOLD}:
-                raise RecordError(f"supply of {colour} must be {{hagars: n, gold: n}}")
+                raise RecordError(
+                    words(
+                        "rules.haegar.supply_must",
+                        "supply of {colour} must be {{hagars: n, gold: n}}",
+                        colour=colour,
+                    )
+                )
             h, g = entry[HAGAR + "s"], entry[GOLD]
             on_table = sum(piece == seat for _, piece in tokens)
             if not (_is_count(h) and _is_count(g)) or h < 0 or g not in (0, 1):
-                raise RecordError(f"supply of {colour}: whole numbers, gold 0 or 1")
+                raise RecordError(
+                    words(
+                        "rules.haegar.supply_whole_numbers_gold",
+                        "supply of {colour}: whole numbers, gold 0 or 1",
+                        colour=colour,
+                    )
+                )
             if h + on_table != hagars:
                 raise RecordError(
-                    f"{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}"
+                    words(
+                        "rules.haegar.hagars_do_not_add_up",
+                        "{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}",
+                        colour=colour,
+                        h=h,
+                        on_table=on_table,
+                        hagars=hagars,
+                    )
                 )
             supply.append((h, g))
         gold_laid = sum(piece == GOLD_TOKEN for _, piece in tokens)
         if gold_laid + sum(g for _, g in supply) != game.players:
-            raise RecordError(f"{gold_laid} gold tokens laid do not match the gold supplies")
+            raise RecordError(
+                words(
+                    "rules.haegar.gold_tokens_laid_do_not",
+                    "{gold_laid} gold tokens laid do not match the gold supplies",
+                    gold_laid=gold_laid,
+                )
+            )
         return tuple(sorted(tokens)), tuple(supply)
 
-    def phase_problem(self, state: HaegarState) -> str | None:
+    def phase_problem(self, state: HaegarState) -> Words | None:
         game, n = self.game, self.game.players
         count = len(state.laid)
         if state.phase in (DRAW, PLACE, TOKEN):
             if (state.die, state.finals_left) != (None, 0):
-                return "no die and no final round before the last coaster"
+                return words(
+                    "rules.haegar.no_die_no_final",
+                    "no die and no final round before the last coaster",
+                )
             if (state.hand is not None) != (state.phase == PLACE):
-                return "a coaster is in hand exactly while it is to be laid"
+                return words(
+                    "rules.haegar.coaster_hand_exactly_while",
+                    "a coaster is in hand exactly while it is to be laid",
+                )
             if state.phase == TOKEN:
-                if not count or state.turn != (count - 1) % n:
-                    return "the seat that laid the last coaster places the token"
+                if not count or state.turn != game.seat_after(count - 1):
+                    return words(
+                        "rules.haegar.seat_laid_last_coaster",
+                        "the seat that laid the last coaster places the token",
+                    )
                 if not game._token_moves(state, state.turn):
-                    return "there is no token to place"
-            elif count >= game.coasters_in_play or state.turn != count % n:
-                return "the seat in turn draws and lays the next coaster"
+                    return words("rules.haegar.there_no_token_place", "there is no token to place")
+            elif count >= game.coasters_in_play or state.turn != game.seat_after(count):
+                return words(
+                    "rules.haegar.seat_turn_draws_lays",
+                    "the seat in turn draws and lays the next coaster",
+                )
             return None
         if count != game.coasters_in_play or state.hand is not None:
-            return f"all {game.coasters_in_play} coasters are laid"
+            return words(
+                "rules.haegar.all_coasters_laid",
+                "all {coasters_in_play} coasters are laid",
+                coasters_in_play=game.coasters_in_play,
+            )
         if state.phase == DIE:
-            if state.die is not None or state.finals_left or state.turn != 0:
-                return "the starting player rolls the die once"
+            if state.die is not None or state.finals_left or state.turn != game.seat_after(0):
+                return words(
+                    "rules.haegar.starting_player_rolls_die",
+                    "the starting player rolls the die once",
+                )
             return None
         if state.die is None:
-            return "the die has been rolled"
+            return words("rules.haegar.die_been_rolled", "the die has been rolled")
         if state.phase == FINAL:
-            if not 0 < state.finals_left <= n or state.turn != (n - state.finals_left + 1) % n:
-                return "the final round runs from the second seat round to the first"
+            acting = game.seat_after(n - state.finals_left + 1)
+            if not 0 < state.finals_left <= n or state.turn != acting:
+                return words(
+                    "rules.haegar.final_round_runs_second",
+                    "the final round runs from the seat after the starting player round to it",
+                )
             return None
-        if state.finals_left or state.turn != 0:
-            return "the final round is over"
+        if state.finals_left or state.turn != game.seat_after(0):
+            return words("rules.haegar.final_round_over", "the final round is over")
         return None
 
 

@@ -1,6 +1,6 @@
-"""Hakenschlagen, the hare race with a bag of marbles, per ``rules/hakenschlagen.txt``
-and RULINGS.md. Never draws chance itself and never touches the physical board: the
-caller draws from the game's stream and ``resolve`` takes the result.
+"""Hakenschlagen, the hare race with a bag of marbles. Never draws chance itself and
+never touches the physical board: the caller draws from the game's stream and
+``resolve`` takes the result.
 
 The board (95 hollows) carries a static layer fixed at setup: dandelion (yellow),
 lettuce (green) and carrot (orange) disks and trees; a hollow without a disk or tree
@@ -10,7 +10,8 @@ molehills. Start spaces and turning points stay empty and count as field spaces.
 The game opens with two chance events: the setup, a ``Shuffle`` of the hollows that
 are neither start spaces nor turning points (trees go on the first hollows of that
 order not next to a tree already placed nor on the centre; the disks go on the
-following hollows: dandelions, then lettuces, then carrots), then each turn's draw
+following hollows other than the centre, where the fox stands first: dandelions,
+then lettuces, then carrots), then each turn's draw
 from the bag of 12 marbles (4 field, 3 dandelion, 2 lettuce, 1 carrot, 1 fox,
 1 molehill): 3 marbles, or 1 when the player's hare stands next to the fox at the
 start of the turn. Players may lay their own setup instead: ``setup_from(layout)``
@@ -48,6 +49,19 @@ Options:
 - ``board`` ("hex"): "square" plays on the 19x5 square grid with 8 directions.
 - ``dandelions`` (15), ``lettuces`` (12), ``carrots`` (9), ``trees`` (6): the static
   layer; the book's variant leaves some out (any count up to the material).
+- ``first_seat`` (0): the seat that plays first.
+
+Readings of the book this engine follows:
+
+- The fox is placed first, on the centre; then the trees (never next to each other);
+  then the disks. So neither a tree nor a disk lies under the fox, in a drawn setup
+  or a laid one.
+- Who starts is decided at the table (the book says the youngest player); option
+  ``first_seat`` names that seat. ``drawer(state)`` is the seat that draws its
+  marbles (None for the setup, which the table draws).
+- One turn, several orders: distinct orders of uses with the same result are one
+  outcome. ``turn in legal_moves(state)`` is true for every legal order, and
+  ``canonical(state, turn)`` gives the order ``legal_moves`` lists.
 
 Readings of our own: the fifth hare is brown (the book names white, yellow, pink and
 green); seats take the start spaces listed in the board file unless ``setup_from``
@@ -83,10 +97,11 @@ from itertools import combinations
 from typing import Any
 
 from engines.chance import Bag, Shuffle
-from engines.core import Game, Option, Outcome
+from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
+from engines.words import Words, words
 
 FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
 FOX, MOLEHILL, TREE = "fox", "molehill", "tree"
@@ -105,9 +120,9 @@ USE = re.compile(r"^([a-z]+)(?:\+([a-z]+)=([a-z]+))?:(?:([a-z0-9_]+)-)?([a-z0-9_
 class SetupError(RulesError):
     """A laid-out setup that breaks the rules; ``reason`` says what to change."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str | Words):
         super().__init__(reason)
-        self.reason = reason
+        self.reason = str(self.words)
 
 
 @dataclass(frozen=True)
@@ -315,6 +330,7 @@ class Hakenschlagen(Game):
         Option("lettuces", 12, "lettuce disks on the board", kind=int, minimum=0, maximum=12),
         Option("carrots", 9, "carrot disks on the board", kind=int, minimum=0, maximum=9),
         Option("trees", 6, "trees on the board", kind=int, minimum=0, maximum=6),
+        FIRST_SEAT,
     )
 
     def __init__(self, players: int | None = None, **options: Any):
@@ -357,15 +373,19 @@ class Hakenschlagen(Game):
                     rays.append((COMPASS[round(angle / 45) % 8], ray))
         return tuple(rays)
 
-    def seat_name(self, seat: int) -> str:
-        return self.hare_colours[seat]
+    def seat_words(self, seat: int) -> Words:
+        return colour_words(self.hare_colours[seat])
 
     # --- setup --------------------------------------------------------------------
 
     def initial_state(self) -> HakenschlagenState:
         """Before the setup: figures on their spaces, the static layer still to draw."""
         return HakenschlagenState(
-            None, self._starts, (False,) * self.players, self.centre, frozenset()
+            None,
+            self._starts,
+            (False,) * self.players,
+            self.centre,
+            turn=self.options["first_seat"],
         )
 
     def setup_from(
@@ -378,25 +398,62 @@ class Hakenschlagen(Game):
         ``SetupError`` saying what breaks the rules.
         """
         if not isinstance(layout, Mapping):
-            raise SetupError("a layout maps tree/dandelion/lettuce/carrot to lists of cells")
+            raise SetupError(
+                words(
+                    "rules.hakenschlagen.layout_maps_tree_dandelion",
+                    "a layout maps tree/dandelion/lettuce/carrot to lists of cells",
+                )
+            )
         ground = [FIELD] * len(self._names)
         for kind, cells in layout.items():
             if kind not in self._counts:
-                raise SetupError(f"{kind!r} is not part of the static layer (trees and disks)")
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.not_part_static_layer_trees",
+                        "{kind} is not part of the static layer (trees and disks)",
+                        kind=repr(kind),
+                    )
+                )
             if isinstance(cells, str) or not isinstance(cells, Iterable):
-                raise SetupError(f"{kind}: give a list of cell ids")
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.give_list_cell_ids",
+                        "{kind}: give a list of cell ids",
+                        kind=kind,
+                    )
+                )
             for cell_id in cells:
                 if cell_id not in self.board.index:
-                    raise SetupError(f"{kind}: {cell_id!r} is not a hollow of {self.board.name}")
+                    raise SetupError(
+                        words(
+                            "rules.hakenschlagen.not_hollow",
+                            "{kind}: {cell_id} is not a hollow of {name}",
+                            kind=kind,
+                            cell_id=repr(cell_id),
+                            name=self.board.name,
+                        )
+                    )
                 i = self.board.index[cell_id]
                 if ground[i] != FIELD:
-                    raise SetupError(f"{cell_id} holds both a {ground[i]} and a {kind}")
+                    raise SetupError(
+                        words(
+                            "rules.hakenschlagen.holds_both",
+                            "{cell_id} holds both a {first} and a {kind}",
+                            cell_id=cell_id,
+                            first=ground[i],
+                            kind=kind,
+                        )
+                    )
                 ground[i] = kind
         starts = self._starts
         if hares is not None:
             starts = self._hare_starts(hares)
         state = HakenschlagenState(
-            tuple(ground), starts, (False,) * self.players, self.centre, frozenset()
+            tuple(ground),
+            starts,
+            (False,) * self.players,
+            self.centre,
+            turn=self.options["first_seat"],
         )
         self._check_layout(state.layout)
         return state
@@ -404,10 +461,22 @@ class Hakenschlagen(Game):
     def _hare_starts(self, hares: Iterable[str]) -> tuple[int, ...]:
         cells = tuple(hares) if not isinstance(hares, str) else (hares,)
         if len(cells) != self.players or len(set(cells)) != self.players:
-            raise SetupError(f"name {self.players} different start spaces, one per hare")
+            raise SetupError(
+                words(
+                    "rules.hakenschlagen.name_different_start_spaces",
+                    "name {players} different start spaces, one per hare",
+                    players=self.players,
+                )
+            )
         for cell_id in cells:
             if self.board.index.get(cell_id) not in self.start_spaces:
-                raise SetupError(f"{cell_id!r} is not a start space")
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.not_start_space",
+                        "{cell_id} is not a start space",
+                        cell_id=repr(cell_id),
+                    )
+                )
         return tuple(self.board.index[c] for c in cells)
 
     def _check_layout(self, ground: tuple[str, ...]) -> None:
@@ -417,19 +486,50 @@ class Hakenschlagen(Game):
         for kind, wanted in self._counts.items():
             if counts[kind] != wanted:
                 plural = "trees" if kind == TREE else f"{kind} disks"
-                raise SetupError(f"{counts[kind]} {plural} laid; this game uses {wanted}")
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.laid_game_uses",
+                        "{count} {plural} laid; this game uses {wanted}",
+                        count=counts[kind],
+                        plural=plural,
+                        wanted=wanted,
+                    )
+                )
         for i, kind in enumerate(ground):
             if kind == FIELD:
                 continue
             if i not in self._inner:
                 where = "start space" if i in self.start_spaces else "turning point"
-                raise SetupError(f"{names[i]} is a {where}; it stays empty, take the {kind} off")
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.stays_empty_take_off",
+                        "{cell} is a {where}; it stays empty, take the {kind} off",
+                        cell=names[i],
+                        where=where,
+                        kind=kind,
+                    )
+                )
+            if i == self.centre:
+                raise SetupError(
+                    words(
+                        "rules.hakenschlagen.fox_centre_space",
+                        "{cell} is the fox's centre space; the fox stands there first, "
+                        "so take the {kind} off",
+                        cell=names[i],
+                        kind=kind,
+                    )
+                )
             if kind == TREE:
-                if i == self.centre:
-                    raise SetupError(f"{names[i]} is the fox's centre space; no tree there")
                 for j in self.board.neighbours[i]:
                     if ground[j] == TREE:
-                        raise SetupError(f"the trees on {names[i]} and {names[j]} are adjacent")
+                        raise SetupError(
+                            words(
+                                "rules.hakenschlagen.trees_adjacent",
+                                "the trees on {cell} and {other} are adjacent",
+                                cell=names[i],
+                                other=names[j],
+                            )
+                        )
 
     def _layout_from_order(self, order: Any) -> tuple[str, ...]:
         """The setup a ``Shuffle`` of the inner hollows gives (see the module doc)."""
@@ -439,7 +539,12 @@ class Hakenschlagen(Game):
             or any(not isinstance(c, str) for c in order)
             or sorted(index.get(c, -1) for c in order) != sorted(self.inner)
         ):
-            raise RulesError("a setup draw is an order of every hollow between the columns")
+            raise RulesError(
+                words(
+                    "rules.hakenschlagen.setup_draw_order_every",
+                    "a setup draw is an order of every hollow between the columns",
+                )
+            )
         ground = [FIELD] * len(self._names)
         rest = []
         trees = 0
@@ -449,7 +554,7 @@ class Hakenschlagen(Game):
             if trees < self._counts[TREE] and free:
                 ground[i] = TREE
                 trees += 1
-            else:
+            elif i != self.centre:
                 rest.append(i)
         disks = [kind for kind in DISKS for _ in range(self._counts[kind])]
         for i, kind in zip(rest, disks):
@@ -472,16 +577,30 @@ class Hakenschlagen(Game):
     def resolve(self, state: HakenschlagenState, outcome: Any) -> HakenschlagenState:
         spec = self.chance(state)
         if spec is None:
-            raise RulesError("nothing is to be drawn now")
+            raise RulesError(
+                words("rules.hakenschlagen.nothing_drawn_now", "nothing is to be drawn now")
+            )
         if state.layout is None:
             ground = self._layout_from_order(outcome)
-            return HakenschlagenState(ground, state.hares, state.turned, state.fox, state.molehills)
+            return replace(state, layout=ground)
         if not isinstance(outcome, tuple | list) or len(outcome) != spec.count:
-            raise RulesError(f"the draw is {spec.count} marble(s) from the bag")
+            raise RulesError(
+                words(
+                    "rules.hakenschlagen.draw_marble_bag",
+                    "the draw is {count} marble(s) from the bag",
+                    count=spec.count,
+                )
+            )
         try:
             BAG.take(outcome)
         except (RulesError, TypeError):
-            raise RulesError(f"{outcome!r} is not a handful from the bag") from None
+            raise RulesError(
+                words(
+                    "rules.hakenschlagen.not_handful_bag",
+                    "{hand} is not a handful from the bag",
+                    hand=repr(outcome),
+                )
+            ) from None
         return replace(state, hand=tuple(sorted(outcome)))
 
     # --- what a marble can do -----------------------------------------------------
@@ -527,7 +646,14 @@ class Hakenschlagen(Game):
         """Where a colour marble takes the hare to move: {direction: cell id}."""
         self._require_playing(state)
         if marble not in COLOURS:
-            raise RulesError(f"{marble!r} is not a colour marble ({', '.join(COLOURS)})")
+            raise RulesError(
+                words(
+                    "rules.hakenschlagen.not_colour_marble",
+                    "{marble} is not a colour marble ({colours})",
+                    marble=repr(marble),
+                    colours=", ".join(COLOURS),
+                )
+            )
         hare, others = self._hare_and_others(state)
         survey = self._survey(hare, state.fox, state.molehills, others, state.layout)
         return {direction: self._names[c] for direction, c in survey.targets[marble]}
@@ -541,12 +667,20 @@ class Hakenschlagen(Game):
             return tuple(self._names[c] for c in self._fox_cells(*args))
         if marble == MOLEHILL:
             return tuple(dict.fromkeys(self._names[c] for _, c in self._molehill_moves(*args)))
-        raise RulesError(f"{marble!r} places nothing; only the fox and molehill marbles do")
+        raise RulesError(
+            words(
+                "rules.hakenschlagen.places_nothing_only_fox",
+                "{marble} places nothing; only the fox and molehill marbles do",
+                marble=repr(marble),
+            )
+        )
 
     def _require_playing(self, state) -> None:
         self._require_state(state)
         if state.layout is None:
-            raise RulesError("the board is not set up yet")
+            raise RulesError(
+                words("rules.hakenschlagen.board_not_set_up_yet", "the board is not set up yet")
+            )
 
     def _hare_and_others(self, state):
         hare = state.hares[state.turn]
@@ -556,6 +690,11 @@ class Hakenschlagen(Game):
 
     def _to_move(self, state: HakenschlagenState) -> int:
         return state.turn
+
+    def drawer(self, state: HakenschlagenState) -> int | None:
+        """The seat in turn draws its marbles; the table draws the setup."""
+        spec = self.chance(state)
+        return None if spec is None or state.layout is None else state.turn
 
     def _legal_moves(self, state: HakenschlagenState) -> Outcomes:
         found = self._outcomes(state)
@@ -584,6 +723,13 @@ class Hakenschlagen(Game):
             return None
         seat = state.turn
         return _pack(after.hares[seat], after.fox, _mask(after.molehills), after.turned[seat])
+
+    def canonical(self, state: HakenschlagenState, turn: Any) -> Turn:
+        """The turn ``legal_moves`` lists for the outcome of ``turn``: the one way of
+        writing every order of uses that ends alike. Raises ``IllegalMove`` with the
+        reason when ``turn`` is not legal here."""
+        self.apply(state, turn)
+        return self.legal_moves(state).listed(turn)
 
     def hints(self, state: HakenschlagenState) -> frozenset[str]:
         """Where the colour marbles in hand would take the hare now (for the LEDs)."""
@@ -840,7 +986,13 @@ class Hakenschlagen(Game):
     def apply(self, state, move):
         self._require_state(state)
         if state.winner is None and self.chance(state) is not None:
-            raise IllegalMove(f"{move}: the marbles for this turn are not drawn yet")
+            raise IllegalMove(
+                words(
+                    "rules.hakenschlagen.marbles_turn_not_drawn_yet",
+                    "{move}: the marbles for this turn are not drawn yet",
+                    move=str(move),
+                )
+            )
         return super().apply(state, move)
 
     def _apply(self, state: HakenschlagenState, move: Any) -> HakenschlagenState:
@@ -853,15 +1005,37 @@ class Hakenschlagen(Game):
         won = False
         for use in turn.uses:
             if won:
-                raise IllegalMove(f"{turn}: the race is won before {use}; nothing follows")
+                raise IllegalMove(
+                    words(
+                        "rules.hakenschlagen.race_won_before_nothing",
+                        "{turn}: the race is won before {use}; nothing follows",
+                        turn=str(turn),
+                        use=str(use),
+                    )
+                )
             idle |= self._idle_colours(node, others, layout)
             if Counter(use.marbles) - Counter(node[3]):
-                raise IllegalMove(f"{turn}: {use} needs marbles not (or no longer) in hand")
+                raise IllegalMove(
+                    words(
+                        "rules.hakenschlagen.needs_marbles_not_no_longer",
+                        "{turn}: {use} needs marbles not (or no longer) in hand",
+                        turn=str(turn),
+                        use=str(use),
+                    )
+                )
             step = next(
                 (after for u, after in self._transitions(node, others, layout) if u == use), None
             )
             if step is None:
-                raise IllegalMove(f"{turn}: {use} is not possible here ({self._why(use, node)})")
+                raise IllegalMove(
+                    words(
+                        "rules.hakenschlagen.not_possible_here",
+                        "{turn}: {use} is not possible here ({why})",
+                        turn=str(turn),
+                        use=str(use),
+                        why=self._why(use, node),
+                    )
+                )
             node = step
             won = node[5]
         idle |= self._idle_colours(node, others, layout)
@@ -869,8 +1043,15 @@ class Hakenschlagen(Game):
             for marble in sorted(set(node[3])):
                 if marble in COLOURS and marble not in idle:
                     raise IllegalMove(
-                        f"{turn}: the {marble} marble must be used; the hare can reach a "
-                        f"{marble} space"
+                        words(
+                            "rules.hakenschlagen.marble_must_used_hare",
+                            (
+                                "{turn}: the {marble} marble must be used; the hare can reach a "
+                                "{marble} space"
+                            ),
+                            turn=str(turn),
+                            marble=marble,
+                        )
                     )
         hare, fox, moles, _, turned, _ = node
         return self._ending(state, hare, fox, moles, turned)
@@ -898,58 +1079,136 @@ class Hakenschlagen(Game):
         targets = self._survey(hare, fox, moles, others, layout).targets
         return {m for m in set(node[3]) if m in COLOURS and not targets[m]}
 
-    def _why(self, use: Use, node) -> str:
+    def _why(self, use: Use, node) -> Words:
         if use.kind in COLOURS:
-            return f"no straight jump from {self._names[node[0]]} lands on {use.to} with {use.kind}"
+            return words(
+                "rules.hakenschlagen.no_straight_jump_lands",
+                "no straight jump from {cell} lands on {to} with {kind}",
+                cell=self._names[node[0]],
+                to=use.to,
+                kind=use.kind,
+            )
         if use.kind == MOLEHILL and use.source is None and len(node[2]) == MOLEHILLS:
-            return "all six molehills are out; move one: molehill:<from>-<to>"
+            return words(
+                "rules.hakenschlagen.all_six_molehills_out",
+                "all six molehills are out; move one: molehill:<from>-<to>",
+            )
         if use.kind == MOLEHILL and use.source is not None and len(node[2]) < MOLEHILLS:
-            return "molehills are left beside the board; place one instead of moving one"
-        return f"the {use.kind} may not go to {use.to}"
+            return words(
+                "rules.hakenschlagen.molehills_left_beside_board",
+                "molehills are left beside the board; place one instead of moving one",
+            )
+        return words(
+            "rules.hakenschlagen.may_not_go",
+            "the {kind} may not go to {to}",
+            kind=use.kind,
+            to=use.to,
+        )
 
     def _checked(self, move: Any) -> Turn:
         """``move`` as a well-formed ``Turn``; ``IllegalMove`` for anything else."""
         if not isinstance(move, Turn):
-            raise IllegalMove(f"{move!r} is not a Hakenschlagen turn")
+            raise IllegalMove(
+                words(
+                    "rules.hakenschlagen.not_hakenschlagen_turn",
+                    "{move} is not a Hakenschlagen turn",
+                    move=repr(move),
+                )
+            )
         try:
             text = str(move)
         except (TypeError, AttributeError):
-            raise IllegalMove(f"{move!r} is not a well-formed turn") from None
+            raise IllegalMove(
+                words(
+                    "rules.hakenschlagen.not_well_formed_turn",
+                    "{move} is not a well-formed turn",
+                    move=repr(move),
+                )
+            ) from None
         parsed = self._parse(text)
         if parsed != move:
-            raise IllegalMove(f"{move!r} is not a well-formed turn")
+            raise IllegalMove(
+                words(
+                    "rules.hakenschlagen.not_well_formed_turn",
+                    "{move} is not a well-formed turn",
+                    move=repr(move),
+                )
+            )
         return parsed
 
     def _parse(self, text: str) -> Turn:
         if not isinstance(text, str):
-            raise NotationError(f"a turn is text like 'lettuce:c5 fox:m3', not {type(text)}")
-        words = text.strip().lower().split()
-        if words == ["pass"]:
+            raise NotationError(
+                words(
+                    "rules.hakenschlagen.turn_is_text",
+                    "a turn is text like 'lettuce:c5 fox:m3', not {kind}",
+                    kind=type(text).__name__,
+                )
+            )
+        parts = text.strip().lower().split()
+        if parts == ["pass"]:
             return Turn(())
-        if not words:
-            raise NotationError("an empty turn is written 'pass'")
-        return Turn(tuple(self._parse_use(word) for word in words))
+        if not parts:
+            raise NotationError(
+                words(
+                    "rules.hakenschlagen.empty_turn_written_pass", "an empty turn is written 'pass'"
+                )
+            )
+        return Turn(tuple(self._parse_use(word) for word in parts))
 
     def _parse_use(self, word: str) -> Use:
         match = USE.match(word)
         if not match:
             raise NotationError(
-                f"{word!r}: write a use as marble:cell, e.g. lettuce:c5, molehill:d4-f6, "
-                "field+field=carrot:e7"
+                words(
+                    "rules.hakenschlagen.write_use_marble_cell",
+                    (
+                        "{word}: write a use as marble:cell, e.g. lettuce:c5, molehill:d4-f6, "
+                        "field+field=carrot:e7"
+                    ),
+                    word=repr(word),
+                )
             )
         first, second, kind, source, to = match.groups()
         marbles = (first,) if second is None else (first, second)
         kind = kind or first
         for name in (*marbles, kind):
             if name not in MARBLES:
-                raise NotationError(f"{word!r}: no {name!r} marble ({', '.join(MARBLES)})")
+                raise NotationError(
+                    words(
+                        "rules.hakenschlagen.no_marble",
+                        "{word}: no {name} marble ({marbles})",
+                        word=repr(word),
+                        name=repr(name),
+                        marbles=", ".join(MARBLES),
+                    )
+                )
         if second is not None and (first != second or kind == first):
-            raise NotationError(f"{word!r}: a joker is two marbles of one kind used as another")
+            raise NotationError(
+                words(
+                    "rules.hakenschlagen.joker_two_marbles_one",
+                    "{word}: a joker is two marbles of one kind used as another",
+                    word=repr(word),
+                )
+            )
         for cell_id in (source, to):
             if cell_id is not None and cell_id not in self.board.index:
-                raise NotationError(f"{word!r}: there is no hollow {cell_id!r} on this board")
+                raise NotationError(
+                    words(
+                        "rules.hakenschlagen.there_no_hollow_board",
+                        "{word}: there is no hollow {cell_id} on this board",
+                        word=repr(word),
+                        cell_id=repr(cell_id),
+                    )
+                )
         if source is not None and kind != MOLEHILL:
-            raise NotationError(f"{word!r}: only a molehill is moved from one space to another")
+            raise NotationError(
+                words(
+                    "rules.hakenschlagen.only_molehill_moved_one",
+                    "{word}: only a molehill is moved from one space to another",
+                    word=repr(word),
+                )
+            )
         return Use(marbles, kind, to, source)
 
     # --- the end --------------------------------------------------------------------
@@ -961,7 +1220,12 @@ class Hakenschlagen(Game):
         cell = self._names[state.hares[state.winner]]
         return Outcome(
             (state.winner,),
-            f"the {self.seat_name(state.winner)} hare turned and reached the start space {cell}",
+            words(
+                "rules.hakenschlagen.hare_turned_reached_start",
+                "the {seat} hare turned and reached the start space {cell}",
+                seat=self.seat_words(state.winner),
+                cell=cell,
+            ),
         )
 
     # --- what sensors see, and records ------------------------------------------------
@@ -1039,54 +1303,132 @@ class Hakenschlagen(Game):
 
     def _state_from_json(self, data: Any) -> HakenschlagenState:
         if not isinstance(data, dict):
-            raise RecordError("a Hakenschlagen state is a JSON object")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.hakenschlagen_state_json_object",
+                    "a Hakenschlagen state is a JSON object",
+                )
+            )
         layout = None
         if data["layout"] is not None:
             try:
                 layout = self.setup_from(data["layout"]).layout
             except SetupError as exc:
-                raise RecordError(f"layout: {exc.reason}") from None
+                raise RecordError(
+                    words("rules.hakenschlagen.layout", "layout: {reason}", reason=exc.words)
+                ) from None
         hares = self._cell_list(data["hares"], "hares")
         if len(hares) != self.players:
-            raise RecordError(f"{len(hares)} hares; this game has {self.players}")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.hares_game",
+                    "{count} hares; this game has {players}",
+                    count=len(hares),
+                    players=self.players,
+                )
+            )
         (fox,) = self._cell_list([data["fox"]], "fox")
         molehills = self._cell_list(data["molehills"], "molehills")
         turned = data["turned"]
         if not isinstance(turned, list) or len(turned) != self.players:
-            raise RecordError("'turned' must list true/false for each hare")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.turned_must_list_true",
+                    "'turned' must list true/false for each hare",
+                )
+            )
         if not all(isinstance(t, bool) for t in turned):
-            raise RecordError("'turned' must list true/false for each hare")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.turned_must_list_true",
+                    "'turned' must list true/false for each hare",
+                )
+            )
         figures = [*hares, fox, *molehills]
         if len(set(figures)) != len(figures):
-            raise RecordError("two figures share a hollow")
+            raise RecordError(
+                words("rules.hakenschlagen.two_figures_share_hollow", "two figures share a hollow")
+            )
         if len(molehills) > MOLEHILLS:
-            raise RecordError(f"{len(molehills)} molehills; there are {MOLEHILLS}")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.molehills_there",
+                    "{count} molehills; there are {molehills}",
+                    count=len(molehills),
+                    molehills=MOLEHILLS,
+                )
+            )
         if layout is not None and any(layout[i] == TREE for i in figures):
-            raise RecordError("a figure stands on a tree")
+            raise RecordError(
+                words("rules.hakenschlagen.figure_stands_tree", "a figure stands on a tree")
+            )
         if fox not in self._inner or any(i not in self._inner for i in molehills):
-            raise RecordError("the fox and molehills never stand on start spaces or turning points")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.fox_molehills_never_stand",
+                    "the fox and molehills never stand on start spaces or turning points",
+                )
+            )
         if layout is not None and any(layout[i] != FIELD for i in molehills):
-            raise RecordError("molehills stand on field spaces only")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.molehills_stand_field_spaces",
+                    "molehills stand on field spaces only",
+                )
+            )
         turn, turns, winner = data["turn"], data["turns"], data["winner"]
         for value, what in ((turn, "turn"), (turns, "turns")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise RecordError(f"{what!r} must be a whole number >= 0")
+                raise RecordError(
+                    words(
+                        "rules.hakenschlagen.must_whole_number",
+                        "{what} must be a whole number >= 0",
+                        what=repr(what),
+                    )
+                )
         if turn >= self.players:
-            raise RecordError(f"'turn' must name a seat below {self.players}")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.turn_must_name_seat",
+                    "'turn' must name a seat below {players}",
+                    players=self.players,
+                )
+            )
         if winner is not None and (
             isinstance(winner, bool) or winner not in range(self.players) or layout is None
         ):
-            raise RecordError("'winner' must be a seat, once the board is set up")
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.winner_must_seat_once",
+                    "'winner' must be a seat, once the board is set up",
+                )
+            )
         hand = data["hand"]
         if hand is not None:
             if layout is None or winner is not None:
-                raise RecordError("a hand is drawn only while the game is on")
+                raise RecordError(
+                    words(
+                        "rules.hakenschlagen.hand_drawn_only_while",
+                        "a hand is drawn only while the game is on",
+                    )
+                )
             if not isinstance(hand, list) or len(hand) not in (HAND, HAND_NEAR_FOX):
-                raise RecordError("'hand' must list the marbles drawn")
+                raise RecordError(
+                    words(
+                        "rules.hakenschlagen.hand_must_list_marbles",
+                        "'hand' must list the marbles drawn",
+                    )
+                )
             try:
                 BAG.take(hand)
             except (RulesError, TypeError):
-                raise RecordError(f"{hand!r} is not a handful from the bag") from None
+                raise RecordError(
+                    words(
+                        "rules.hakenschlagen.not_handful_bag",
+                        "{hand} is not a handful from the bag",
+                        hand=repr(hand),
+                    )
+                ) from None
             hand = tuple(sorted(hand))
         return HakenschlagenState(
             layout,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engines.errors import RulesError
+from engines.words import words
 
 #: the token a presence-only sensor reports for an occupied cell
 PIECE = "piece"
@@ -25,4 +26,11 @@ def project(observation: Mapping[str, str | None], sensor: str) -> dict[str, str
         return dict(observation)
     if sensor == "presence":
         return {cell: None if token is None else PIECE for cell, token in observation.items()}
-    raise RulesError(f"unknown sensor kind {sensor!r}; known: {', '.join(SENSORS)}")
+    raise RulesError(
+        words(
+            "rules.unknown_sensor",
+            "unknown sensor kind {sensor}; known: {known}",
+            sensor=repr(sensor),
+            known=", ".join(SENSORS),
+        )
+    )

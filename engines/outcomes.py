@@ -6,6 +6,11 @@ them as end keys (small ints) is fast; building a move object for each is not, a
 most callers read only a few (a random player picks one, the referee looks one up).
 ``Outcomes`` behaves like the list ``legal_moves`` promises: ``len``, indexing,
 slicing, iteration, ``in`` and ``==`` with a list. It never changes after it is made.
+
+``in`` asks whether a move is legal here: a move is in when it leads to one of the
+outcomes, even if it is not the move listed for that outcome (a turn whose uses come
+in another order that the rules allow). So ``move in game.legal_moves(state)`` agrees
+with ``game.apply``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ class Outcomes(Sequence):
     >>> moves = Outcomes([1, 2, 3], lambda key: f"m{key}", lambda move: int(move[1:]))
     >>> len(moves), moves[0], moves[-2:], "m2" in moves, moves == ["m1", "m2", "m3"]
     (3, 'm1', ['m2', 'm3'], True, True)
+    >>> "m02" in moves, "m4" in moves
+    (True, False)
     """
 
     __slots__ = ("ends", "_order", "_move_of", "_key_of")
@@ -53,7 +60,12 @@ class Outcomes(Sequence):
 
     def __contains__(self, move: object) -> bool:
         key = self._key_of(move)
-        return key is not None and key in self.ends and self._move_of(key) == move
+        return key is not None and key in self.ends
+
+    def listed(self, move: object):
+        """The move listed for the outcome ``move`` leads to, or None if it is not legal."""
+        key = self._key_of(move)
+        return self._move_of(key) if key is not None and key in self.ends else None
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Outcomes | list | tuple):

@@ -1,5 +1,4 @@
-"""Sternhalma (Chinese checkers) on the 121-hole star, per ``rules/sternhalma.txt``
-and RULINGS.md.
+"""Sternhalma (Chinese checkers) on the 121-hole star.
 
 Each player brings ten pieces from their point of the star into the opposite point.
 A move is one step to an adjacent hole, or a chain of jumps over single pieces onto
@@ -13,9 +12,19 @@ point; 4 and 6 as an extension). Options:
   move inside that point.
 - ``blocked_goal`` (False): a player also wins when every hole of their target point
   is occupied and at least one of them by an own piece.
+- ``first_seat`` (0): the seat that moves first (the book leaves it to the table).
 - ``max_plies`` (None): the game is drawn after this many moves (kiosks, simulations).
 
-A game in which every player passes in turn is drawn: nobody can move any more.
+Readings of the book this engine follows (it has no draw; a kiosk game must end):
+
+- A game in which every player passes in turn is drawn: nobody can move any more.
+- The same position with the same seat to move coming up a third time draws the
+  game, in every variant. Without it ``no_leaving_goal`` could lock a game for ever:
+  an opponent's piece trapped in a full target point never moves, the owner's pieces
+  may not leave, nobody can win and nobody has to pass. The state carries the
+  positions seen so far (``seen``, digests that its record keeps too) and how often
+  the current one has come up (``repeats``).
+- Who starts is decided at the table; ``first_seat`` names that seat.
 
 >>> from engines import load_game
 >>> game = load_game("sternhalma", players=2)
@@ -29,14 +38,19 @@ A game in which every player passes in turn is drawn: nobody can move any more.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from engines.core import PASS, Game, Move, Option, Outcome
+from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
 from engines.errors import IllegalMove, RecordError
+from engines.words import Words, words
 
 EMPTY = -1
 PIECES_PER_PLAYER = 10
+#: the position that comes up this often with the same seat to move draws the game
+REPEATS_DRAW = 3
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,25 @@ class SternhalmaState:
     turn: int = 0
     ply: int = 0
     passes: int = 0
+    #: every position so far with the seat to move, as ``(digest, occurrence)`` pairs
+    seen: frozenset[tuple[int, int]] = frozenset()
+    #: how often the current position has occurred with this seat to move
+    repeats: int = 1
+
+
+def _digest(holes: tuple[int, ...], turn: int) -> int:
+    """A position with its seat to move as 64 bits, the same on every machine (records
+    carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do)."""
+    data = bytes(owner + 1 for owner in holes) + bytes((turn,))
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+
+
+def _arrive(holes, turn: int, ply: int, passes: int, seen) -> SternhalmaState:
+    """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
+    digest, repeats = _digest(holes, turn), 1
+    while (digest, repeats) in seen:
+        repeats += 1
+    return SternhalmaState(holes, turn, ply, passes, seen | {(digest, repeats)}, repeats)
 
 
 class Sternhalma(Game):
@@ -57,6 +90,7 @@ class Sternhalma(Game):
     OPTIONS = (
         Option("no_leaving_goal", False, "a piece in its target point must stay in it"),
         Option("blocked_goal", False, "a full target point holding an own piece wins"),
+        FIRST_SEAT,
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
@@ -76,8 +110,8 @@ class Sternhalma(Game):
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
 
-    def seat_name(self, seat: int) -> str:
-        return self.colours[seat]
+    def seat_words(self, seat: int) -> Words:
+        return colour_words(self.colours[seat])
 
     def seat_colour(self, seat: int) -> str:
         return self.colours[seat]
@@ -87,7 +121,7 @@ class Sternhalma(Game):
         for seat, cells in enumerate(self._home_cells):
             for i in cells:
                 holes[i] = seat
-        return SternhalmaState(tuple(holes))
+        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, frozenset())
 
     def _to_move(self, state: SternhalmaState) -> int:
         return state.turn
@@ -172,57 +206,143 @@ class Sternhalma(Game):
         seat = state.turn
         if move == PASS:
             if any(True for _ in self._moves_of(state.holes, seat)):
-                raise IllegalMove(f"{self.colours[seat]} can move, so may not pass")
-            return SternhalmaState(
-                state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.can_move_so_may_not",
+                        "{seat} can move, so may not pass",
+                        seat=self.seat_words(seat),
+                    )
+                )
+            return _arrive(
+                state.holes, (seat + 1) % self.players, state.ply + 1, state.passes + 1, state.seen
             )
         path = self._cells_of(move)
         self._check_path(state, seat, move, path)
         holes = list(state.holes)
         holes[path[0]] = EMPTY
         holes[path[-1]] = seat
-        return SternhalmaState(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0)
+        return _arrive(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0, state.seen)
 
     def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
         holes, names = state.holes, self._names
         origin = path[0]
-        colour = self.colours[seat]
+        colour = self.seat_words(seat)
         if len(path) < 2:
-            raise IllegalMove(f"{move}: a move needs a start and an end hole")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.move_needs_start_end",
+                    "{move}: a move needs a start and an end hole",
+                    move=str(move),
+                )
+            )
         if holes[origin] == EMPTY:
-            raise IllegalMove(f"{move}: there is no piece on {names[origin]}")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.there_no_piece",
+                    "{move}: there is no piece on {origin}",
+                    move=str(move),
+                    origin=names[origin],
+                )
+            )
         if holes[origin] != seat:
-            owner = self.colours[holes[origin]]
-            raise IllegalMove(f"{move}: the piece on {names[origin]} is {owner}'s; {colour} moves")
+            owner = self.seat_words(holes[origin])
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.not_your_piece",
+                    "{move}: the piece on {origin} is {owner}'s; {seat} moves",
+                    move=str(move),
+                    origin=names[origin],
+                    owner=owner,
+                    seat=colour,
+                )
+            )
         if path[-1] == origin:
-            raise IllegalMove(f"{move}: a move must end on a different hole than it started")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.move_must_end_different",
+                    "{move}: a move must end on a different hole than it started",
+                    move=str(move),
+                )
+            )
         if not move.leap:
             if len(path) != 2:
-                raise IllegalMove(f"{move}: a step goes to one adjacent hole; jumps use ':'")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.step_goes_one_adjacent",
+                        "{move}: a step goes to one adjacent hole; jumps use ':'",
+                        move=str(move),
+                    )
+                )
             if path[1] not in self.board.neighbours[origin]:
-                raise IllegalMove(f"{move}: {names[path[1]]} is not next to {names[origin]}")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.not_next",
+                        "{move}: {cell} is not next to {origin}",
+                        move=str(move),
+                        cell=names[path[1]],
+                        origin=names[origin],
+                    )
+                )
             if holes[path[1]] != EMPTY:
-                raise IllegalMove(f"{move}: {names[path[1]]} is occupied")
+                raise IllegalMove(
+                    words(
+                        "rules.sternhalma.occupied",
+                        "{move}: {cell} is occupied",
+                        move=str(move),
+                        cell=names[path[1]],
+                    )
+                )
         else:
             jumped: set[int] = set()
             for at, land in zip(path, path[1:]):
                 over = self.board.jump_over.get((at, land))
                 if over is None:
                     raise IllegalMove(
-                        f"{move}: {names[at]} to {names[land]} is not a jump over one hole"
+                        words(
+                            "rules.sternhalma.not_jump_over_one_hole",
+                            "{move}: {at} to {land} is not a jump over one hole",
+                            move=str(move),
+                            at=names[at],
+                            land=names[land],
+                        )
                     )
                 if holes[over] == EMPTY or over == origin:
-                    raise IllegalMove(f"{move}: there is no piece on {names[over]} to jump over")
+                    raise IllegalMove(
+                        words(
+                            "rules.sternhalma.there_no_piece_jump",
+                            "{move}: there is no piece on {over} to jump over",
+                            move=str(move),
+                            over=names[over],
+                        )
+                    )
                 if over in jumped:
                     raise IllegalMove(
-                        f"{move}: the piece on {names[over]} may be jumped only once per move"
+                        words(
+                            "rules.sternhalma.piece_may_jumped_only",
+                            "{move}: the piece on {over} may be jumped only once per move",
+                            move=str(move),
+                            over=names[over],
+                        )
                     )
                 if holes[land] != EMPTY and land != origin:
-                    raise IllegalMove(f"{move}: {names[land]} is occupied")
+                    raise IllegalMove(
+                        words(
+                            "rules.sternhalma.occupied",
+                            "{move}: {cell} is occupied",
+                            move=str(move),
+                            cell=names[land],
+                        )
+                    )
                 jumped.add(over)
         goal = self._in_goal[seat]
         if self.options["no_leaving_goal"] and origin in goal and path[-1] not in goal:
-            raise IllegalMove(f"{move}: a piece may not leave its target point (no_leaving_goal)")
+            raise IllegalMove(
+                words(
+                    "rules.sternhalma.piece_may_not_leave_target",
+                    "{move}: a piece may not leave its target point (no_leaving_goal)",
+                    move=str(move),
+                )
+            )
 
     # --- the end ----------------------------------------------------------------------
 
@@ -234,19 +354,44 @@ class Sternhalma(Game):
             if reason:
                 return Outcome((seat,), reason)
         if state.passes >= self.players:
-            return Outcome((), "no player can move")
+            return Outcome((), words("rules.sternhalma.no_player_can_move", "no player can move"))
+        if state.repeats >= REPEATS_DRAW:
+            return Outcome(
+                (),
+                words(
+                    "rules.sternhalma.repetition",
+                    "the same position with the same player to move came up a third time",
+                ),
+            )
         limit = self.options["max_plies"]
         if limit is not None and state.ply >= limit:
-            return Outcome((), f"move limit of {limit} reached")
+            return Outcome(
+                (),
+                words(
+                    "rules.sternhalma.move_limit_reached",
+                    "move limit of {limit} reached",
+                    limit=limit,
+                ),
+            )
         return None
 
-    def _goal_reason(self, holes: tuple[int, ...], seat: int) -> str | None:
+    def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
         owners = [holes[i] for i in self._goal_cells[seat]]
-        colour, target = self.colours[seat], self.targets[seat]
+        colour, target = self.seat_words(seat), self.targets[seat]
         if all(owner == seat for owner in owners):
-            return f"{colour} filled the {target} point"
+            return words(
+                "rules.sternhalma.filled_point",
+                "{seat} filled the {target} point",
+                seat=colour,
+                target=target,
+            )
         if self.options["blocked_goal"] and EMPTY not in owners and seat in owners:
-            return f"{colour} holds part of the full {target} point (blocked_goal)"
+            return words(
+                "rules.sternhalma.holds_part_full_point",
+                "{seat} holds part of the full {target} point (blocked_goal)",
+                seat=colour,
+                target=target,
+            )
         return None
 
     # --- what sensors see, and records ------------------------------------------------
@@ -274,25 +419,87 @@ class Sternhalma(Game):
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
+            "seen": {f"{digest:016x}": n for digest, n in _counts(state.seen).items()},
         }
 
     def _state_from_json(self, data: Any) -> SternhalmaState:
         pieces = data["pieces"]
         if not isinstance(pieces, list) or len(pieces) != self.players:
-            raise RecordError(f"'pieces' must list the holes of each of {self.players} seats")
+            raise RecordError(
+                words(
+                    "rules.sternhalma.pieces_must_list_holes",
+                    "'pieces' must list the holes of each of {players} seats",
+                    players=self.players,
+                )
+            )
         holes = [EMPTY] * len(self.board.cells)
         for seat, cells in enumerate(pieces):
             indices = self._cell_list(cells, f"pieces of seat {seat}")
             if len(indices) != PIECES_PER_PLAYER:
-                raise RecordError(f"seat {seat} has {len(indices)} pieces, not 10")
+                raise RecordError(
+                    words(
+                        "rules.sternhalma.seat_pieces_not",
+                        "seat {seat} has {count} pieces, not 10",
+                        seat=seat,
+                        count=len(indices),
+                    )
+                )
             for i in indices:
                 if holes[i] != EMPTY:
-                    raise RecordError(f"two pieces on {self.board.cells[i].id}")
+                    raise RecordError(
+                        words(
+                            "rules.sternhalma.two_pieces",
+                            "two pieces on {cell}",
+                            cell=self.board.cells[i].id,
+                        )
+                    )
                 holes[i] = seat
         turn, ply, passes = data["turn"], data["ply"], data["passes"]
         for key, value in (("turn", turn), ("ply", ply), ("passes", passes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise RecordError(f"{key!r} must be a whole number >= 0, not {value!r}")
+                raise RecordError(
+                    words(
+                        "rules.sternhalma.must_whole_number_not",
+                        "{field} must be a whole number >= 0, not {value}",
+                        field=repr(key),
+                        value=repr(value),
+                    )
+                )
         if turn >= self.players:
-            raise RecordError(f"turn {turn} is not a seat of {self.players} players")
-        return SternhalmaState(tuple(holes), turn, ply, passes)
+            raise RecordError(
+                words(
+                    "rules.sternhalma.turn_not_seat_players",
+                    "turn {turn} is not a seat of {players} players",
+                    turn=turn,
+                    players=self.players,
+                )
+            )
+        seen = data.get("seen", {})
+        if not isinstance(seen, dict) or not all(
+            isinstance(k, str) and re.fullmatch(r"[0-9a-f]{16}", k) and _is_count(n)
+            for k, n in seen.items()
+        ):
+            raise RecordError(
+                words(
+                    "rules.sternhalma.seen_positions",
+                    "'seen' maps positions (16 hex digits) to how often each occurred (1 or more)",
+                )
+            )
+        pairs = frozenset((int(k, 16), i) for k, n in seen.items() for i in range(1, n + 1))
+        digest = _digest(tuple(holes), turn)
+        if (digest, 1) not in pairs:
+            return _arrive(tuple(holes), turn, ply, passes, pairs)
+        repeats = _counts(pairs)[digest]
+        return SternhalmaState(tuple(holes), turn, ply, passes, pairs, repeats)
+
+
+def _counts(seen) -> dict[int, int]:
+    """How often each position of ``seen`` occurred."""
+    counts: dict[int, int] = {}
+    for digest, n in seen:
+        counts[digest] = max(n, counts.get(digest, 0))
+    return counts
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1

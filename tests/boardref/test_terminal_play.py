@@ -22,6 +22,14 @@ def test_a_random_game_is_played_to_its_end_and_mistakes_are_refused():
     assert lines[0].count("R") == 10  # the start position: ten red pieces
 
 
+def test_the_sentences_read_well_for_a_side_named_in_the_plural():
+    lines: list[str] = []
+    play("catch_the_hare", 2, seed=3, max_plies=20, delay=0, wrong_tries=1, say=lines.append)
+    said = "\n".join(lines)
+    assert "by the hunters" in said
+    assert "the hunters tries" not in said and "the hunters plays" not in said
+
+
 def test_the_command_prints_a_json_summary():
     result = CliRunner().invoke(
         app, ["play", "--game", "catch_the_hare", "--seed", "2", "--delay", "0"]

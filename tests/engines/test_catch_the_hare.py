@@ -103,7 +103,7 @@ def test_a_leap_takes_one_hunter_and_needs_a_free_point_and_a_line():
     with pytest.raises(IllegalMove, match="not a leap along a line"):
         game.parse_move(state, "c1:c5")
     no_diagonal = load_game("catch_the_hare", board="no_diagonal", min_hunters=1)
-    with pytest.raises(IllegalMove, match="not a leap along a line"):
+    with pytest.raises(IllegalMove, match="no line joins a1 and c3"):
         no_diagonal.parse_move(position(no_diagonal, "a1", ["b2"]), "a1:c3")
 
 
@@ -160,3 +160,18 @@ def test_a_capture_chain_can_be_extended_while_a_hunter_is_left_to_leap():
     assert not game.can_extend(state, game.parse_move(state, "c1-b1"))
     single = load_game("catch_the_hare", min_hunters=1, single_capture=True)
     assert not single.can_extend(state, single.parse_move(state, "c1:c3"))
+
+
+@pytest.mark.parametrize("text", ["a3-b5", "a3:b5"])
+def test_a_move_between_points_no_line_joins_is_refused_for_that_reason(text):
+    game = load_game("catch_the_hare")
+    with pytest.raises(IllegalMove, match="no line joins a3 and b5") as refused:
+        game.parse_move(game.initial_state(), text)
+    assert refused.value.words.key == "rules.catch_the_hare.no_line_joins"
+
+
+def test_the_handicap_options_say_that_min_hunters_is_absolute():
+    game = load_game("catch_the_hare")
+    docs = {option.name: option.doc for option in game.OPTIONS}
+    assert "first capture" in docs["hunters"] and "min_hunters" in docs["hunters"]
+    assert "not counted from" in docs["min_hunters"]

@@ -1,5 +1,5 @@
-"""Fang den Hut! board game: the rule book's situations and the readings of
-RULINGS.md, on constructed positions of the 2-4 and 5-6 player boards."""
+"""Fang den Hut! board game: the rule book's situations and the engine's readings of
+it, on constructed positions of the 2-4 and 5-6 player boards."""
 
 from __future__ import annotations
 
@@ -478,3 +478,54 @@ def test_notation_round_trips_and_garbage_is_refused_with_a_reason():
         assert game.parse_move(state, str(move)) == move
     for text in ["red", "red r3", "purple r3-r4", "red[] r3-r4", "red r3-x9", "red[green r3-r4"]:
         assert refusal(game, state, text)
+
+
+# --- who starts, and the extra roll after a six -------------------------------------
+
+
+def test_the_table_chooses_the_starting_seat():
+    game = load_game("fang_den_hut", players=4, first_seat=2)
+    state = game.initial_state()
+    assert game.drawer(state) == 2 and game.to_move(game.resolve(state, 3)) == 2
+    with pytest.raises(OptionError, match="first_seat=4 is not a seat of 4 players"):
+        load_game("fang_den_hut", players=4, first_seat=4)
+
+
+def test_the_extra_roll_after_a_six_is_offered_and_may_be_declined():
+    game = load_game("fang_den_hut", players=4)
+    state = game.resolve(game.initial_state(), 6)
+    state = game.apply(state, game.legal_moves(state)[0])
+    spec = game.chance(state)
+    assert spec.optional and spec.outcomes() == game.chance(game.initial_state()).outcomes()
+    assert game.to_move(state) is None and game.legal_moves(state) == []
+    assert game.drawer(state) == 0
+    assert game.from_json(game.to_json(state)) == state
+    declined = game.apply(state, game.parse_move(state, "pass"))
+    assert game.parse_move(state, "pass") == PASS
+    assert game.drawer(declined) == 1 and not game.chance(declined).optional
+    assert declined.fields == state.fields and declined.ply == state.ply + 1
+    taken = game.resolve(state, 2)
+    assert game.to_move(taken) == 0
+
+
+def test_a_roll_that_is_not_the_extra_one_cannot_be_declined():
+    game = load_game("fang_den_hut", players=4)
+    state = game.initial_state()
+    with pytest.raises(IllegalMove, match="chance draw is pending"):
+        game.apply(state, PASS)
+    after = game.resolve(state, 2)
+    after = game.apply(after, game.legal_moves(after)[0])
+    assert not game.chance(after).optional
+    with pytest.raises(IllegalMove):
+        game.apply(after, PASS)
+
+
+def test_a_record_from_before_first_seat_and_the_offered_roll_still_reads():
+    game = load_game("fang_den_hut", players=4)
+    state = game.resolve(game.initial_state(), 3)
+    record = game.to_json(state)
+    del record["options"]["first_seat"], record["state"]["again"]
+    assert game.from_json(record) == state
+    record["options"]["first_seat"] = 1
+    with pytest.raises(RecordError, match="options"):
+        game.from_json(record)

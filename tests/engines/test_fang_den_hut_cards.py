@@ -310,6 +310,15 @@ def test_a_match_is_one_game_per_player_each_starting_once():
         game.apply(end, Play("red1"))
 
 
+def test_the_table_chooses_who_starts_the_first_game_and_the_rest_follow_round():
+    game = load_game("fang_den_hut_cards", 3, first_seat=2)
+    states = play_out(game, game.initial_state(), random.Random(3), Stream("first seat"))
+    deals = [s for s in states if game.chance(s) is not None]
+    assert [s.turn for s in deals] == [2, 0, 1]
+    assert all(game.drawer(s) is None for s in deals)  # the table deals
+    assert game.from_json(game.to_json(deals[1])) == deals[1]
+
+
 def test_players_tied_for_most_hats_share_the_win():
     game = load_game("fang_den_hut_cards", 2)
     state = CardsState(((), ()), ((), ()), ((), ()), results=((17, 16), (16, 17)))

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from engines import BoardFileError, IllegalMove, Move, RecordError, load_game
+from engines import BoardFileError, IllegalMove, Move, RecordError, haegar, load_game
 from engines.coasters import parse_coasters
 from engines.haegar import GOLD_TOKEN, OVER, HaegarState, Laid, Placement, solo_rank
 
@@ -85,6 +85,17 @@ def test_with_a_4_the_red_hagar_counts_twice_and_nobody_conquers_the_tied_land()
     assert points(game, state, BLUE) == (2, 0)
     assert points(game, state, RED) == (3, 5)
     assert game.outcome(state).winners == (RED,)
+
+
+def test_a_skull_field_belongs_to_its_landscape_for_conquest_and_size():
+    # the water on c01 is two fields, n0w1_nw and the skull n0w1_ne: a Hägar on the
+    # first holds a landscape of two fields, the skull one included
+    game = load_game("haegar", players=2)
+    state = laid_state(game, BOOK_LAYOUT, {**BOOK_TOKENS, "n0w1_nw": RED}, die=2)
+    water = next(land for land in game.scoring(state) if "n0w1_nw" in land.fields)
+    assert water.kind == "water" and water.fields == ("n0w1_nw", "n0w1_ne")
+    assert water.hagars == (0, 1) and water.gold_points == (0, 0)
+    assert "A skull field belongs to its landscape" in haegar.__doc__
 
 
 def test_the_die_line_turns_with_its_coaster():
@@ -297,6 +308,18 @@ def test_the_final_round_runs_from_the_second_seat_round_to_the_starter():
             origin, dest = (game.board.index[f] for f in move.path)
             assert table[origin][0].landscape == table[dest][0].landscape
             assert not table[dest][0].skull
+
+
+def test_the_starting_player_chosen_at_the_table_lays_first_rolls_and_acts_last():
+    game = load_game("haegar", players=3, first_seat=2)
+    start = game.initial_state()
+    assert game.drawer(start) == 2
+    end, seen = play(game, lambda state, moves: moves[0])
+    layers = [state.turn for state, _ in seen if state.phase == "place"]
+    assert layers[:4] == [2, 0, 1, 2]
+    finals = [state.turn for state, _ in seen if state.phase == "final"]
+    assert finals == [0, 1, 2]
+    assert game.from_json(game.to_json(end)) == end
 
 
 def test_a_hagar_cannot_change_its_landscape_in_the_final_round():

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from engines import GAMES, IllegalMove, Move, load_game
+from engines import GAMES, PASS, IllegalMove, Move, load_game
 from engines.chance import Stream
 
 GAMES_PER_SETUP = 12
@@ -63,10 +63,13 @@ def test_every_registered_game_is_covered():
 def test_random_games_keep_every_invariant(setup):
     name, players, options = setup
     game = load_game(name, players, **options)
+    pick = random.Random(f"{name}-{players}-{sorted(options.items())}")
+    if "first_seat" in game.options:  # the table chooses who starts
+        options = {**options, "first_seat": pick.randrange(game.players)}
+        game = load_game(name, players, **options)
     limited = "max_plies" in game.options
     if limited:
         game = load_game(name, players, max_plies=MAX_PLIES, **options)
-    pick = random.Random(f"{name}-{players}-{sorted(options.items())}")
     games, every = LONG_GAMES.get(name, (GAMES_PER_SETUP, 1))
     for n in range(games):
         stream = Stream(f"random game {n}")
@@ -79,6 +82,9 @@ def test_random_games_keep_every_invariant(setup):
                 break
             spec = game.chance(state)
             if spec is not None:
+                if getattr(spec, "optional", False) and pick.random() < 0.3:
+                    state = game.apply(state, PASS)  # an offered roll declined
+                    continue
                 state = game.resolve(state, spec.draw(stream))
                 continue
             before = hash(state)
@@ -108,14 +114,16 @@ def _check_state(game, state, pick: random.Random) -> None:
     outcome = game.outcome(state)
     assert outcome == game.outcome(state)
     if outcome is not None:
-        assert game.to_move(state) is None
+        assert game.to_move(state) is None and game.drawer(state) is None
         assert game.legal_moves(state) == []
         with pytest.raises(IllegalMove, match="game is over"):
             game.apply(state, Move(("a1", "a2")))
         return
     if game.chance(state) is not None:
         assert game.to_move(state) is None and game.legal_moves(state) == []
+        assert game.drawer(state) in (None, *range(game.players))
         return
+    assert game.drawer(state) is None
 
     moves = game.legal_moves(state)
     assert moves, "a seat to move always has a move (a pass, if nothing else)"

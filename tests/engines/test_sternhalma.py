@@ -218,3 +218,31 @@ def test_a_jump_chain_set_down_mid_way_can_be_extended_and_a_step_cannot():
     lone = position(game, {0: ["e13"], 1: ["f12", "f10"]})
     assert game.can_extend(lone, game.parse_move(lone, "e13:g11"))
     assert not game.can_extend(lone, game.parse_move(lone, "e13:g11:e9"))
+
+
+def test_a_locked_game_is_drawn_when_a_position_comes_up_a_third_time():
+    # no_leaving_goal: blue's piece is trapped in red's full target point and blue's
+    # own pieces may not leave theirs, so nobody can win and nobody must pass
+    game = load_game("sternhalma", no_leaving_goal=True)
+    start = game.to_json(game.initial_state())
+    south, north = start["state"]["pieces"]
+    start["state"]["pieces"] = [[c for c in north if c != "m17"] + ["m9"], ["m17"] + south[:9]]
+    del start["state"]["seen"]
+    state = game.from_json(start)
+    plies = 0
+    while game.outcome(state) is None and plies < 400:
+        state = game.apply(state, game.legal_moves(state)[0])
+        assert game.from_json(game.to_json(state)) == state
+        plies += 1
+    outcome = game.outcome(state)
+    assert outcome is not None and outcome.is_draw
+    assert outcome.words.key == "rules.sternhalma.repetition"
+    assert state.repeats == 3
+
+
+def test_a_position_seen_twice_is_no_draw_yet():
+    game = load_game("sternhalma")
+    state = game.initial_state()
+    for text in ("l4-k5", "l14-k13", "k5-l4", "k13-l14"):
+        state = game.apply(state, game.parse_move(state, text))
+    assert state.repeats == 2 and game.outcome(state) is None
