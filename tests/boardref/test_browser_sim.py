@@ -82,7 +82,7 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     from playwright.sync_api import expect
 
     sim = open_sim(browser, table)
-    expect(sim.locator("#turn")).to_have_text("Waiting for a draw", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("red rolls or draws", timeout=WAIT_MS)
     sim.click("#draw")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     home = sim.locator('.stack.home[data-cell="home_red"]')
@@ -100,7 +100,7 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     click_cell(sim, field)
     hat = sim.locator(f'.stack[data-cell="{field}"]')
     expect(hat).to_have_attribute("data-top", "red")
-    expect(sim.locator("#last")).to_contain_text("home_red gate_red", timeout=WAIT_MS)
+    expect(sim.locator("#last")).to_contain_text("red: red home → ", timeout=WAIT_MS)
     expect(sim.locator("#last")).to_contain_text(field)
     expect(home).to_have_attribute("data-count", "5")
     assert httpx.get(f"{table}/api/state").json()["position"]["home_red"].count("red") == 5
