@@ -699,6 +699,8 @@ class Referee:
         """The seat to roll declines a roll the rules offer but do not force (the
         extra roll after a six); the turn passes. Logged as that seat's pass."""
         self._require_game()
+        if self._roll_after_tentative():  # declining is the mover's next act: the move stands
+            self._finalise()
         base = self.positions[-1]
         spec = self.game.chance(base) if self.phase == CHANCE else None
         if not getattr(spec, "optional", False):
@@ -765,8 +767,10 @@ class Referee:
         game, state, base = self.game, self.current(), self.positions[-1]
         acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
         seat = game.to_move(state) if acting else None
-        drawer = game.drawer(base) if self.phase == CHANCE else None
-        spec = game.chance(base) if self.phase == CHANCE else None
+        # the roll after a tentative move is the next player's to tap: it ends the move
+        rolls = base if self.phase == CHANCE else state if self._roll_after_tentative() else None
+        drawer = None if rolls is None else game.drawer(rolls)
+        spec = None if rolls is None else game.chance(rolls)
         ended = game.outcome(base) if self.phase == OVER else None
         actor = seat if seat is not None else drawer
         hidden = type(game).view is not Game.view
@@ -846,6 +850,13 @@ class Referee:
             if kind == "move" and data["move"] != "pass":
                 return data["move"]
         return None
+
+    def _roll_after_tentative(self) -> bool:
+        """Whether a tentative move waits and a roll or draw follows it."""
+        if self.tentative is None or self.phase != MOVE:
+            return False
+        after = self.tentative[1]
+        return self.game.outcome(after) is None and self.game.chance(after) is not None
 
     def _can_confirm(self) -> bool:
         """Whether a confirm does something now: a move waits for it, or the board

@@ -154,6 +154,22 @@ class VirtualBoard:
         self._changed()
         return held
 
+    def unpack(self, piece: int | None = None) -> list[Piece]:
+        """Take a tower in the hand (``piece``, else the one lifted last) apart into its
+        hats, each a piece in the hand (the top last), as a hand does at home: own hats
+        go back into the home, prisoners beside it."""
+        held = self._in_hand(piece)
+        parts = PART.findall(held.token)
+        if len(parts) < 2:
+            raise Refused(
+                words(
+                    "sim.not_a_tower", "{token} is one piece: nothing is inside", token=held.token
+                )
+            )
+        self.hand.remove(held)
+        tops = 2 if parts[0] == "gold" else 1  # the golden hat sits on its bearer
+        return [self._hold(part, held.origin) for part in (*parts[tops:], *parts[:tops])]
+
     # --- what others read of it -----------------------------------------------------------
 
     def presence(self, cells: Iterable[str] | None = None) -> list[bool]:

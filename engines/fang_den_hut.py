@@ -397,6 +397,9 @@ class FangDenHut(Game):
     def seat_words(self, seat: int) -> Words:
         return colour_words(self.colours[seat])
 
+    def seat_colour(self, seat: int) -> str:
+        return self.colours[seat]
+
     def initial_state(self) -> HatState:
         fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
         if self.options["golden_hat"]:

@@ -500,6 +500,15 @@ class Panel:
             simulator().sim_act(verb, where, body.piece, version=body.version)
             return self.service.sim_virtual()
 
+        @app.post("/api/sim/unpack", response_model=models.Virtual, dependencies=change)
+        async def unpack(body: models.SimUnpack, request: Request) -> Any:
+            """Take a tower in the hand apart into its hats (a tower brought home: own
+            hats go back into the home, prisoners beside the board); answers the
+            virtual board as it is now."""
+            self._require(request, "table referee")
+            simulator().sim_act("unpack", body.piece, version=body.version)
+            return self.service.sim_virtual()
+
 
 class Refused(Exception):
     """A request refused in words: its HTTP status and what the page is to say."""

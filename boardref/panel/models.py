@@ -102,6 +102,14 @@ class SimPlace(SimAction):
     piece: int | None = Field(None, ge=0)
 
 
+class SimUnpack(_Body):
+    """Take a tower in the hand (``piece``, else the one lifted last) apart into its
+    hats. ``version`` is the board the page showed; an older one is refused."""
+
+    piece: int | None = Field(None, ge=0)
+    version: int | None = Field(None, ge=0)
+
+
 class VirtualPiece(BaseModel):
     id: int
     token: str

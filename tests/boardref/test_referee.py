@@ -345,6 +345,22 @@ def test_a_move_that_looks_like_a_lifted_piece_waits_for_a_confirm(table):
     assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == AMBIGUOUS
 
 
+def test_the_roll_after_a_tentative_move_is_offered_to_its_roller_and_ends_the_move(table):
+    game, state, move = _fang_den_hut_case(_only_empties)
+    t = table("fang_den_hut", 4)
+    t.referee.positions[-1] = state
+    t.referee.phase = MOVE
+    after = game.apply(state, move)
+    t.show_position(after)
+    shown = t.referee.published
+    assert shown.tentative == str(move) and shown.can_confirm
+    assert shown.drawer == game.drawer(after) and shown.chance == str(game.chance(after))
+    assert shown.acting == game.drawer(after) and shown.tentative_seat == game.to_move(state)
+    t.referee.draw()
+    assert t.referee.positions[-2] == after and t.referee.tentative is None
+    assert [k for k, _ in t.logged()][-2:] == ["move", "chance"]
+
+
 def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
     game, state, move = _fang_den_hut_case(lambda before, after: before == after)
     t = table("fang_den_hut", 4)

@@ -111,6 +111,22 @@ def test_a_hat_put_over_foreign_hats_nests_into_the_games_tower_and_moves_as_one
     assert virtual.stacks["a3"] == ["red[blue,green]"]
 
 
+def test_a_tower_brought_home_comes_apart_in_the_hand_own_hats_in_prisoners_out():
+    virtual = board(stacks=True, a1=["red[blue,red]"], a2=["red"])
+    virtual.lift("a1")
+    hats = virtual.unpack()
+    assert [p.token for p in hats] == ["blue", "red", "red"] and virtual.hand == hats
+    assert {p.origin for p in hats} == {"a1"}
+    virtual.place("a2", hats[1].id)
+    virtual.place("a2")
+    virtual.put(TRAY)
+    assert virtual.stacks["a2"] == ["red"] * 3 and virtual.tray == ["blue"]
+    virtual.lift("a2")
+    with pytest.raises(Refused, match="one piece"):
+        virtual.unpack()
+    assert [p.token for p in virtual.hand] == ["red"]
+
+
 def test_laying_out_empties_the_hand_and_the_tray():
     virtual = board(a1=["hare"], a2=["hunter"])
     virtual.lift("a1")

@@ -166,7 +166,7 @@ function render() {
 function showTurn() {
   const turn = $("turn");
   const acting = state.acting;
-  const rolling = state.phase === "chance";
+  const rolling = state.chance !== null; // also the roll that ends a tentative move
   if (state.phase === "over") turn.textContent = say("phase_over");
   else if (acting === null) turn.textContent = say(`phase_${state.phase}`);
   else if (role === "play" && acting === seat) turn.textContent = say(rolling ? "your_draw" : "your_turn");
@@ -255,7 +255,7 @@ function showMoves() {
 function showControls() {
   const mine = (...seats) => role !== "play" || seats.includes(seat);
   const watching = role === "watch";
-  const rolling = state.phase === "chance";
+  const rolling = state.chance !== null; // also the roll that ends a tentative move
   for (const [id, enabled] of [
     ["draw", !watching && rolling && mine(state.drawer)],
     ["decline", !watching && rolling && state.chance_optional && mine(state.drawer)],

@@ -129,6 +129,8 @@ function showSimSide() {
   }));
   if (!virtual.hand.length) hand.textContent = say("sim.hand_empty");
   $("sim-to-tray").disabled = !chosen;
+  $("sim-unpack").hidden = !virtual.stacking;
+  $("sim-unpack").disabled = !(chosen && isTower(chosen.token));
   const tray = $("sim-tray");
   tray.replaceChildren(...virtual.tray.map((token) =>
     pieceButton(token, "", () => simAct("/api/sim/lift", { off: "tray", token }))));
@@ -141,7 +143,21 @@ function showSimSide() {
   $("sim-to-supply").disabled = !(chosen && chosen.token in virtual.supply);
 }
 
+// A piece that holds others (a tower "red[blue,green]", the golden hat on a hat).
+function isTower(token) {
+  return (token.match(/[a-z0-9_]+/g) || []).length > 1;
+}
+
+// Take the chosen tower apart: its hats come into the hand one by one.
+function unpack() {
+  return simDo(() => {
+    const piece = chosenPiece();
+    return piece ? ["/api/sim/unpack", { piece: piece.id }] : null;
+  });
+}
+
 function wireSim() {
+  $("sim-unpack").onclick = unpack;
   $("sim-to-tray").onclick = () => putOff("tray");
   $("sim-to-supply").onclick = () => putOff("supply");
 }

@@ -89,15 +89,17 @@
     piece: () => null,
     cellWords,
 
-    // "red home_red-gate_red-r1-r2" -> "Red: red home → r2"; a golden hat's turn back
-    // and captives carried home read the same way, from where to where
+    // "red home_red-gate_red-r1-r2" -> "Red: red home → r2"; a tower's move, a golden
+    // hat's turn back and captives carried home (and a hat out again: "red[blue]
+    // r2-r1-gate_red-home_red, red home_red-gate_red") read the same way, from where to where
     moveWords(text, state) {
       if (text === "pass") return say("fdh.pass");
-      const [colour, ...legs] = text.split(" ");
-      const path = legs.join("-").split(/[-+]/).filter(Boolean);
+      const legs = text.split(", ").map((leg) => leg.split(" "));
+      if (legs.some((leg) => leg.length !== 2 || !HAT.test(leg[0]))) return text;
+      const path = legs.flatMap(([, cells]) => cells.split(/[-+]/)).filter(Boolean);
       if (!path.length) return text;
-      return say("fdh.move", { seat: colourWords(colour, state), from: cellWords(path[0], state),
-                               to: cellWords(path[path.length - 1], state) });
+      return say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state),
+                               from: cellWords(path[0], state), to: cellWords(path[path.length - 1], state) });
     },
 
     colourOf(token) {

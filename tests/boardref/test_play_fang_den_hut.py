@@ -1,0 +1,202 @@
+"""Four people play Fang den Hut! in German, by clicking and tapping only: each rolls
+on their own phone, carries the move out on the virtual board (``/sim``) and, where
+the hall sensors cannot see it (a hat put onto hats the sensors already feel), ends
+it with Confirm on their phone or by the next roll. They prefer the moves worth
+testing: leaving home, capturing into a tower, bringing prisoners home (the tower is
+taken apart at home: own hats back in, prisoners beside the board); a six's extra
+roll is taken once and declined once. The dice are the service's, so the game is
+different each run; it goes on past 40 plies until every kind of move was seen.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engines import load_game
+from engines.core import PASS
+from tests.boardref.at_the_table import WAIT_MS
+from tests.boardref.conftest import needs_chromium
+from tests.boardref.test_play_games import people, wait_for_ply  # noqa: F401 - a fixture
+
+pytestmark = needs_chromium
+
+PLIES, MOST = 40, 160
+
+
+def presence(game, state) -> frozenset[str]:
+    """The cells the hall sensors feel a hat on."""
+    return frozenset(cell for cell, seen in game.observe(state).items() if seen)
+
+
+def captives(state) -> int:
+    return sum(len(hat.captives) for hats in state.fields for hat in hats)
+
+
+def kinds(game, state, move) -> set[str]:
+    """What a move shows of the game: a hat leaving home, a capture, prisoners home."""
+    after = game.apply(state, move)
+    shown = set()
+    if move.path[0].startswith("home_"):
+        shown.add("leave")
+    if captives(after) > captives(state) and sum(map(len, after.prisoners)) == sum(
+        map(len, state.prisoners)
+    ):
+        shown.add("capture")
+    if sum(map(len, after.prisoners)) > sum(map(len, state.prisoners)):
+        shown.add("home")
+    return shown
+
+
+def playable(game, state) -> list:
+    """The moves a person can carry out so that the hall sensors tell them apart: the
+    hat moved is the top piece where it stands, the board changes, and no other move
+    with another result reads the same."""
+    moves = game.legal_moves(state)
+    before, stacks = presence(game, state), game.stacks(state)
+    readings: dict[frozenset, set] = {}
+    for move in moves:
+        readings.setdefault(presence(game, game.apply(state, move)), set()).add(
+            game.apply(state, move)
+        )
+    return [
+        move
+        for move in moves
+        if move != PASS
+        and stacks[move.path[0]][-1] == str(move.legs[0].hat)
+        and presence(game, game.apply(state, move)) != before
+        and len(readings[presence(game, game.apply(state, move))]) == 1
+    ]
+
+
+def choose_move(game, state, choose: random.Random, seen: set[str]):
+    """A move preferring what the game has not shown yet, then captures and homecomings."""
+    moves = playable(game, state)
+    if not moves:
+        return None
+    ranked = [
+        (len(kinds(game, state, m) - seen) * 4 + len(kinds(game, state, m)), m) for m in moves
+    ]
+    best = max(score for score, _ in ranked)
+    return choose.choice([m for score, m in ranked if score == best] if best else moves)
+
+
+def looks_lifted(game, state, move) -> bool:
+    """Whether the sensors only feel hats taken away: the move waits, tentative."""
+    before, after = presence(game, state), presence(game, game.apply(state, move))
+    return after < before
+
+
+def lift(sim, cell: str) -> None:
+    sim.click(f'g[data-cell="{cell}"]')
+
+
+def hand(sim, count: int) -> None:
+    from playwright.sync_api import expect
+
+    expect(sim.locator("#sim-hand .sim-piece")).to_have_count(count, timeout=WAIT_MS)
+
+
+def carry_out(sim, game, state, move) -> None:
+    """Move the hat (or tower) on the virtual board as a hand does; a tower brought
+    home is taken apart there: own hats into the home, prisoners into the tray."""
+    sim.bring_to_front()
+    first = move.legs[0]
+    lift(sim, first.path[0])
+    hand(sim, 1)
+    home = f"home_{first.hat.colour}"
+    if first.path[-1] == home:
+        sim.click("#sim-unpack")
+        hats = first.hat.hats()
+        hand(sim, len(hats))
+        for n, colour in enumerate(hats):
+            sim.locator(f'#sim-hand .sim-piece[data-token="{colour}"]').first.click()
+            if colour == first.hat.colour:
+                lift(sim, home)
+            else:
+                sim.click("#sim-to-tray")
+            hand(sim, len(hats) - n - 1)
+        for leg in move.legs[1:]:
+            lift(sim, leg.path[0])
+            hand(sim, 1)
+            lift(sim, leg.path[-1])
+    else:
+        lift(sim, first.path[-1])
+    hand(sim, 0)
+
+
+def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):  # noqa: F811
+    from playwright.sync_api import expect
+
+    table = people("fang_den_hut", 4, "de")
+    game = load_game("fang_den_hut", players=4)
+    state = game.initial_state()
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    phones = [table.join(seat) for seat in range(4)]
+    table.check()
+    table.shoot("start")
+    choose = random.Random(19)
+    seen: set[str] = set()
+    sixes = {"taken": 0, "declined": 0}
+    tentative = {"confirmed": 0, "by_roll": 0}
+    open_move = None  # the move on the board that waits, tentative, and its mover
+    shots = {"capture", "home"}
+    while state.ply < MOST and not (
+        state.ply >= PLIES and {"leave", "capture", "home"} <= seen and min(sixes.values()) > 0
+    ):
+        assert game.outcome(state) is None, "the game ended before it showed everything"
+        roller = phones[game.drawer(state)]
+        roller.bring_to_front()
+        expect(roller.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+        if state.again and sixes["taken"] and not sixes["declined"]:
+            roller.click("#decline")
+            sixes["declined"] += 1
+            state = game.apply(state, PASS)
+            tentative["by_roll"] += open_move is not None
+            open_move = None
+            wait_for_ply(kiosk, state.ply)
+            continue
+        sixes["taken"] += state.again
+        roller.click("#draw")
+        # rolled: the button goes, or (a six and no move) the pass is counted
+        rolled = f'#draw[hidden], body[data-plies="{state.ply + 1}"]'
+        roller.wait_for_selector(rolled, state="attached", timeout=WAIT_MS)
+        tentative["by_roll"] += open_move is not None
+        open_move = None
+        rolled = int(roller.locator("#drawn .die").get_attribute("data-value"))
+        state = game.resolve(state, rolled)
+        if game.legal_moves(state) == [PASS]:  # the referee passes for them
+            state = game.apply(state, PASS)
+            wait_for_ply(kiosk, state.ply)
+            continue
+        move = choose_move(game, state, choose, seen)
+        assert move is not None, f"no move to carry out readably: {game.render(state)}"
+        mover = phones[game.to_move(state)]
+        shown = kinds(game, state, move)
+        carry_out(sim, game, state, move)
+        kiosk.wait_for_selector(f'body[data-last="{move}"]', timeout=WAIT_MS)
+        waits = looks_lifted(game, state, move)
+        state = game.apply(state, move)
+        seen |= shown
+        if waits and (tentative["confirmed"] == 0 or choose.random() < 0.3):
+            if tentative["confirmed"] == 0:  # the move open on every page, in words
+                table.check()
+                table.shoot("open")
+            mover.bring_to_front()
+            expect(mover.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
+            mover.click("#confirm")
+            tentative["confirmed"] += 1
+        elif waits:
+            open_move = move
+        if not waits or open_move is None:
+            wait_for_ply(kiosk, state.ply)
+            expect(mover.locator("#confirm")).to_be_disabled(timeout=WAIT_MS)
+        if shots & shown and open_move is None:
+            table.check()
+            table.shoot(sorted(shots & shown)[0])
+            shots -= shown
+    assert {"leave", "capture", "home"} <= seen, f"only {seen} in {state.ply} plies"
+    assert sixes["taken"] and sixes["declined"], sixes
+    assert tentative["confirmed"] and tentative["by_roll"], tentative
+    table.check()
+    table.shoot("end")
