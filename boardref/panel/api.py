@@ -553,7 +553,7 @@ def _game_info(name: str) -> models.GameInfo:
         players=list(game.player_counts),
         default_players=game.default_players,
         seat_names={
-            n: [seated.seat_name(s) for s in range(n)]
+            n: [seated.seat_words(s).to_json() for s in range(n)]
             for n, seated in ((n, load_game(name, n)) for n in game.player_counts)
         },
         options=[

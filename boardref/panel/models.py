@@ -167,7 +167,8 @@ class GameInfo(BaseModel):
     players: list[int]
     default_players: int
     #: the seats' names by player count
-    seat_names: dict[int, list[str]] = {}
+    #: each player count's seat names as words ({"key", "params"}) a page says
+    seat_names: dict[int, list[dict[str, Any]]] = {}
     options: list[dict[str, Any]]
 
 

@@ -80,7 +80,7 @@ def test_the_language_follows_the_browser_and_switches(panel, browser):
     from playwright.sync_api import expect
 
     table = open_page(browser, panel, "/table", locale="de-DE")
-    expect(table.locator("#turn")).to_have_text("Rot ist am Zug", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Am Zug: Rot", timeout=WAIT_MS)
     expect(table.locator("#draw")).to_have_text("Ziehen / würfeln")
     table.select_option("#language", "en")
     expect(table.locator("#draw")).to_have_text("Draw / roll")

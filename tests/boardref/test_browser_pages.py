@@ -54,7 +54,8 @@ def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(table, b
     page.select_option("#option-hunters", label=said["choice.catch_the_hare.hunters.10"])
     captures = said["option.catch_the_hare.min_hunters.captures"].replace("{n}", "1")
     expect(page.locator("#new-game-handicap")).to_have_text(captures)
-    page.locator("#new-game-computer label", has_text="the hare").locator("input").check()
+    hare = said["seat.the_hare"]  # the seat by its name in the page's language
+    page.locator("#new-game-computer label", has_text=hare).locator("input").check()
     page.click("#new-game-start")
     expect(dialog).not_to_be_visible(timeout=WAIT_MS)
     state = httpx.get(f"{table}/api/state").json()

@@ -301,7 +301,8 @@ def test_the_card_table_shows_the_open_stacks_and_the_board_its_data(card_table)
 
 def test_the_games_list_names_the_seats_for_each_player_count(service):
     games = {g["name"]: g for g in client(service).get("/api/games").json()}
-    assert games["catch_the_hare"]["seat_names"] == {"2": ["the hunters", "the hare"]}
+    seats = games["catch_the_hare"]["seat_names"]["2"]
+    assert [seat["key"] for seat in seats] == ["seat.the_hunters", "seat.the_hare"]
     assert len(games["sternhalma"]["seat_names"]["6"]) == 6
     hunters = next(o for o in games["catch_the_hare"]["options"] if o["name"] == "min_hunters")
     assert hunters["minimum"] == 1

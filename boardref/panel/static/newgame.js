@@ -4,9 +4,10 @@
 
 let newGameList = [];
 
-// the seat names of ``game`` with ``players`` players, as the service names them
+// the seat names of ``game`` with ``players`` players, in the page's language
 function seatNames(game, players) {
-  return game.seat_names[players] || Array.from({ length: players }, (_, n) => say("seat", { n: n + 1 }));
+  const named = game.seat_names[players];
+  return named ? named.map(said) : Array.from({ length: players }, (_, n) => say("seat", { n: n + 1 }));
 }
 
 function describedRow(title, about, input) {
