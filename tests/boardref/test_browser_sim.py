@@ -82,7 +82,7 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     from playwright.sync_api import expect
 
     sim = open_sim(browser, table)
-    expect(sim.locator("#turn")).to_have_text("red rolls or draws", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("red rolls", timeout=WAIT_MS)
     sim.click("#draw")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     home = sim.locator('.stack.home[data-cell="home_red"]')

@@ -167,11 +167,13 @@ function showTurn() {
   const turn = $("turn");
   const acting = state.acting;
   const rolling = state.chance !== null; // also the roll that ends a tentative move
+  // a die is rolled, anything else (marbles, a coaster) drawn
+  const [mine, theirs] = !rolling ? ["your_turn", "to_move"]
+    : state.chance.startsWith("roll") ? ["your_roll", "to_roll"] : ["your_draw", "to_draw"];
   if (state.phase === "over") turn.textContent = say("phase_over");
   else if (acting === null) turn.textContent = say(`phase_${state.phase}`);
-  else if (role === "play" && acting === seat) turn.textContent = say(rolling ? "your_draw" : "your_turn");
-  else if (role === "play") turn.textContent = say(rolling ? "waiting_draw" : "not_your_turn", { seat: seatName(acting) });
-  else turn.textContent = say(rolling ? "to_draw" : "to_move", { seat: seatName(acting) });
+  else if (role === "play" && acting === seat) turn.textContent = say(mine);
+  else turn.textContent = say(theirs, { seat: seatName(acting) });
   turn.style.setProperty("--seat", seatColour(state, acting));
   if (role === "play") document.body.dataset.yours = acting === seat ? "yes" : "no";
 }
