@@ -246,6 +246,10 @@ class Haegar(Game):
             return Die(6)
         return None
 
+    def drawer(self, state: HaegarState) -> int | None:
+        """The seat to lay draws its coaster; the starting player rolls the die."""
+        return state.turn if self.chance(state) is not None else None
+
     def resolve(self, state: HaegarState, outcome) -> HaegarState:
         self._require_state(state)
         if state.phase == DRAW:

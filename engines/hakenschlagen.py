@@ -469,6 +469,12 @@ class Hakenschlagen(Game):
             return BAG.draw(HAND_NEAR_FOX if near else HAND)
         return None
 
+    def drawer(self, state: HakenschlagenState) -> int | None:
+        """The seat to move draws its marbles; the table draws the setup."""
+        if self.chance(state) is None or state.layout is None:
+            return None
+        return state.turn
+
     def resolve(self, state: HakenschlagenState, outcome: Any) -> HakenschlagenState:
         spec = self.chance(state)
         if spec is None:
