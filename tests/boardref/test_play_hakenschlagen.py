@@ -105,7 +105,9 @@ def until_played(game, state, after, kiosk, mover) -> None:
             mover.bring_to_front()
             confirm.click()
             expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice
-        offered = mover.eval_on_selector_all("#candidates button", "bs => bs.map(b => b.dataset.move)")
+        offered = mover.eval_on_selector_all(
+            "#candidates button", "bs => bs.map(b => b.dataset.move)"
+        )
         for move in offered:
             if fitting(game, state, move, after):
                 mover.bring_to_front()
