@@ -834,7 +834,7 @@ class Referee:
             outcome=None
             if ended is None
             else Ending(
-                winners=ended.winners, reason=Said.of(_reason_words(ended)), scores=ended.scores
+                winners=ended.winners, reason=Said.of(game.outcome_words(base)), scores=ended.scores
             ),
             can_confirm=self._can_confirm(),
             can_takeback=self.tentative is not None
@@ -969,7 +969,11 @@ class Referee:
             self.log.append(("game_over", data))
             self.phase = OVER
             self._view.say(
-                words("referee.game_over", "Game over: {reason}", reason=_reason_words(ended))
+                words(
+                    "referee.game_over",
+                    "Game over: {reason}",
+                    reason=self.game.outcome_words(state),
+                )
             )
             self._emit(Event("game_over", data, accepted=True))
             return
@@ -1232,10 +1236,6 @@ def _not_now(phase: str) -> Words:
         "No move can be played now ({phase})",
         phase=Words(f"phase_{phase}", phase),
     )
-
-
-def _reason_words(ended) -> Words:
-    return as_words(ended.reason)
 
 
 def _lists(value: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
 from engines.geometry import Board, load_board
 from engines.observation import project
-from engines.words import Words, words
+from engines.words import Words, as_words, words
 
 STEP, LEAP = "-", ":"
 
@@ -231,6 +231,12 @@ class Game:
         """Pieces waiting beside the board for a player to take, by token (zero counts
         name what the supply takes back). By default none."""
         return {}
+
+    def outcome_words(self, state) -> Words | None:
+        """How the game ended (``outcome``'s reason) as words a page translates; games
+        whose reasons are plain English sentences override it."""
+        ended = self.outcome(state)
+        return None if ended is None else as_words(ended.reason)
 
     def seat_name(self, seat: int) -> str:
         """How players call a seat: a colour, or a side such as "the hare"."""

@@ -77,6 +77,7 @@ from engines.errors import (
     RulesError,
 )
 from engines.geometry import Board
+from engines.words import Words, words
 
 DRAW, PLACE, TOKEN, DIE, FINAL, OVER = "draw", "place", "token", "die", "final", "over"
 PHASES = (DRAW, PLACE, TOKEN, DIE, FINAL, OVER)
@@ -665,6 +666,47 @@ class Haegar(Game):
         for seat, beers in sorted(_owed(state.beers, winners).items()):
             reason += f"; {self.seat_name(seat)} owes the winner {beers} beer" + "s" * (beers > 1)
         return Outcome(winners, reason, scores)
+
+    def outcome_words(self, state: HaegarState) -> Words | None:
+        """The outcome's reason in words: who wins (or ties) with how many points, each
+        seat's points, and the beers owed."""
+        ended = self.outcome(state)
+        if ended is None or self.players == 1:
+            return super().outcome_words(state)
+        best, seats = max(ended.scores), tuple(map(self.seat_words, ended.winners))
+        scores = tuple(
+            words("haegar.seat_points", "{seat} {points}", seat=self.seat_words(s), points=p)
+            for s, p in enumerate(ended.scores)
+        )
+        said = (
+            words(
+                "haegar.wins",
+                "{seat} wins with {points} points ({scores})",
+                seat=seats[0],
+                points=best,
+                scores=scores,
+            )
+            if len(seats) == 1
+            else words(
+                "haegar.tie",
+                "{seats} tie with {points} points ({scores})",
+                seats=seats,
+                points=best,
+                scores=scores,
+            )
+        )
+        owed = tuple(
+            words(
+                "haegar.owes_beers",
+                "{seat} owes the winner {beers} beer(s)",
+                seat=self.seat_words(s),
+                beers=n,
+            )
+            for s, n in sorted(_owed(state.beers, ended.winners).items())
+        )
+        if owed:
+            said = words("haegar.and_beers", "{outcome}; {owed}", outcome=said, owed=owed)
+        return said
 
     # --- what the camera sees, text, records -----------------------------------------
 

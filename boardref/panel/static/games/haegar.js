@@ -195,9 +195,9 @@
       th.textContent = say(key);
       head.append(th);
     }
-    state.seats.forEach((seatInfo) => {
+    state.seats.forEach((seatInfo, n) => {
       const th = document.createElement("th");
-      th.textContent = seatInfo.name;
+      th.textContent = seatName(n);
       th.style.borderBottom = `3px solid ${tokenColour(seatInfo.colour || seatInfo.name)}`;
       head.append(th);
     });
@@ -258,6 +258,13 @@
 
   registerGame("haegar", {
     piece: () => null,
+
+    // a move as the last move or a choice names it: a coaster laid, a token, the last round
+    moveWords(text, state) {
+      const laid = PLACEMENT.exec(text);
+      if (laid) return say("haegar.laid", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
+      return moveWords(state, text) || text;
+    },
 
     draw(view, pieces, state) {
       view.svg.classList.add("haegar");
@@ -341,7 +348,11 @@
       }
       const supply = document.createElement("p");
       supply.textContent = say("supply", {
-        supply: Object.entries(record.supply).map(([seat, s]) => `${seat} ${s.hagars}+${s.gold}`).join(", "),
+        // the record names each seat by its colour; the page by its seat's words
+        supply: Object.entries(record.supply).map(([colour, s]) => {
+          const named = state.seats.findIndex((seatInfo) => seatInfo.name === colour);
+          return `${seatName(named)} ${s.hagars}+${s.gold}`;
+        }).join(", "),
       });
       parts.push(supply);
       if (record.laid.length) parts.push(scoreTable(state));
