@@ -83,9 +83,14 @@ class Table:
         scanner = self.context.new_page()
         scanner.goto(self.url + code.get_attribute("src"))
         shot = scanner.screenshot()
-        scanner.close()
         image = cv2.imdecode(numpy.frombuffer(shot, numpy.uint8), cv2.IMREAD_COLOR)
-        address = cv2.QRCodeDetector().detectAndDecode(image)[0]
+        address = ""
+        for zoom in (1, 2, 3):  # as a phone moves closer when the first look fails
+            near = cv2.resize(image, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
+            address = cv2.QRCodeDetector().detectAndDecode(near)[0]
+            if address:
+                break
+        scanner.close()
         assert address.startswith(f"{self.url}/play/{seat}?token="), address
         return self.open(f"seat {seat}", address[len(self.url) :], PHONE)
 
