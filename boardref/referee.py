@@ -467,7 +467,10 @@ class Referee:
         if self.expected is not None and distinct:
             self._judge_expected(distinct)
             return
-        if len(distinct) > 1 and any(self.game.can_extend(base, m) for m in distinct.values()):
+        if len(distinct) > 1 and (
+            self.tentative is not None
+            or any(self.game.can_extend(base, m) for m in distinct.values())
+        ):
             distinct = self._nearest(distinct, self.current())
         if len(distinct) == 1:
             state, move = next(iter(distinct.items()))
@@ -496,9 +499,9 @@ class Referee:
         judged on it (``current``) by the fewest changed cells: a turn carried out a
         figure at a time grows from what is on the board (a molehill put beside the
         hare that just jumped, not the hare jumping there and a molehill put where it
-        was). Only for a turn that may still be under way: a finished move is asked
-        about, as near positions may differ in what the sensors cannot feel (which
-        hat is on top). Positions as near as each other are still asked about."""
+        was). Used only while a turn is, or may still be, under way: finished moves
+        are asked about, as near ones may differ in what the sensors cannot feel
+        (which hat is on top). Positions as near as each other are asked about too."""
         seen = self.game.observe(judged)
 
         def changes(state) -> int:
