@@ -439,3 +439,27 @@ def test_a_table_too_small_or_misnamed_is_refused_naming_the_file():
         _table_grid(tiny_table(ONE_SPOT.replace("n0e0_ne", "n0e0_xx")), 10.0, "n0e0", 0, "t.toml")
     with pytest.raises(BoardFileError, match="off the 12.0 mm grid"):
         _table_grid(tiny_table(ONE_SPOT), 12.0, "n0e0", 0, "t.toml")
+
+
+def test_the_outcome_is_said_in_words_a_page_translates():
+    game = load_game("haegar", players=2)
+    said = game.outcome_words(laid_state(game, BOOK_LAYOUT, BOOK_TOKENS, die=2))
+    params = dict(said.params)
+    assert said.key == "haegar.wins" and params["seat"] == game.seat_words(BLUE)
+    assert params["points"] == 10 and [dict(p.params)["points"] for p in params["scores"]] == [
+        10,
+        8,
+    ]
+    state = HaegarState(
+        **{**laid_state(game, BOOK_LAYOUT, BOOK_TOKENS, die=2).__dict__, "beers": (RED,)}
+    )
+    owed = game.outcome_words(state)
+    assert owed.key == "haegar.and_beers" and dict(owed.params)["outcome"] == said
+
+
+def test_the_seat_to_lay_draws_its_coaster_and_the_starting_player_rolls():
+    game = load_game("haegar", players=2)
+    state = game.initial_state()
+    assert game.drawer(state) == 0
+    state = game.resolve(state, "c02")
+    assert game.drawer(state) is None  # laying, not drawing

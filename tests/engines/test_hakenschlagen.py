@@ -414,3 +414,14 @@ def test_random_games_on_both_boards_end_with_a_winner(board, players):
     outcome = game.outcome(state)
     assert state.winner is not None and outcome.winners == (state.winner,)
     assert state.turned[state.winner] and state.hares[state.winner] in game.start_spaces
+
+
+def test_the_table_draws_the_setup_and_each_seat_its_own_marbles():
+    game = load_game("hakenschlagen", players=3)
+    stream = Stream(b"drawer")
+    state = game.initial_state()
+    assert game.drawer(state) is None
+    state = game.resolve(state, game.chance(state).draw(stream))
+    assert game.drawer(state) == 0
+    state = game.resolve(state, game.chance(state).draw(stream))
+    assert game.drawer(state) is None  # the marbles are in hand
