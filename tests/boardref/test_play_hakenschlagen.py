@@ -91,7 +91,8 @@ def fitting(game, state, text: str | None, after) -> bool:
 
 def until_played(game, state, after, kiosk, mover) -> None:
     """Wait until the table has taken a turn ending in ``after``: confirm it on the
-    mover's phone while it could still grow, choose it if several fit the board."""
+    mover's phone while it could still grow (or when the board shows no change: a
+    pass), choose it if several fit the board."""
     from playwright.sync_api import expect
 
     deadline = time.monotonic() + WAIT_MS / 1000 * 2
@@ -101,7 +102,9 @@ def until_played(game, state, after, kiosk, mover) -> None:
             return
         shown = kiosk.get_attribute("body", "data-last")
         confirm = mover.locator("#confirm")
-        if fitting(game, state, shown, after) and confirm.is_visible() and confirm.is_enabled():
+        unseen = game.sense(after, "presence") == game.sense(state, "presence")
+        ready = confirm.is_visible() and confirm.is_enabled()
+        if ready and (unseen or fitting(game, state, shown, after)):
             mover.bring_to_front()
             confirm.click()
             expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice
