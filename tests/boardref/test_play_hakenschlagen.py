@@ -89,14 +89,13 @@ def fitting(game, state, text: str | None, after) -> bool:
         return False
 
 
-def until_played(game, state, after, kiosk, mover) -> None:
+def until_played(game, state, after, kiosk, mover, plies: int) -> None:
     """Wait until the table has taken a turn ending in ``after``: confirm it on the
     mover's phone while it could still grow (or when the board shows no change: a
-    pass), choose it if several fit the board."""
+    pass), choose it if several fit the board. ``plies``: the moves played before it."""
     from playwright.sync_api import expect
 
     deadline = time.monotonic() + WAIT_MS / 1000 * 2
-    plies = int(kiosk.get_attribute("body", "data-plies"))
     while time.monotonic() < deadline:
         if int(kiosk.get_attribute("body", "data-plies")) > plies:
             return
@@ -157,8 +156,9 @@ def test_three_people_play_forty_plies_of_hakenschlagen_with_the_fox_and_molehil
         turn, after = choose_turn(game, state, choose, wanted)
         for kind in used:
             used[kind] += any(u.kind == kind for u in turn.uses)
+        plies = int(kiosk.get_attribute("body", "data-plies"))
         carry_out(sim, game, state, turn)
-        until_played(game, state, after, kiosk, drawer)
+        until_played(game, state, after, kiosk, drawer, plies)
         state = after
         if ply in (2, 20):
             table.check()
