@@ -83,6 +83,9 @@ def test_two_people_play_a_whole_game_of_haegar_in_german_to_the_final_score(tab
         if mover is None:  # between two snapshots
             phones[0].wait_for_timeout(100)
             continue
+        for other in phones:  # only the seat whose turn it is has something to tap
+            if other is not mover:
+                expect(other.locator("g.spot.tappable, button.token-move")).to_have_count(0)
         take_turn(mover, choose, seen)
         if seen["laid"] in shots and kiosk.locator("body").get_attribute("data-phase") != "chance":
             kiosk.wait_for_function(

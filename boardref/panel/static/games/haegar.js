@@ -27,7 +27,18 @@
     return { left: x1 - half, top: y1 - half, size: 2 * (x2 - x1), cx: (x1 + x2) / 2, cy: (y1 + y2) / 2 };
   }
 
+  // whether this page may lay or place now: the table and the referee for anyone, a
+  // phone only on its own seat's turn (another seat's buttons would only be refused)
+  function mayAct(state) {
+    return role !== "watch" && (role !== "play" || state.acting === seat);
+  }
+
+  // the spots this page offers to tap, with their placements (moves)
   function placements(state) {
+    return mayAct(state) ? legalSpots(state) : new Map();
+  }
+
+  function legalSpots(state) {
     const spots = new Map();
     for (const move of state.moves) {
       const found = PLACEMENT.exec(move);
@@ -291,7 +302,7 @@
 
     // the laid coasters and the spots on offer, with a coaster's width around them
     frame(view, state) {
-      const spots = [...(state.record ? state.record.laid.map((laid) => laid[1]) : []), ...placements(state).keys()];
+      const spots = [...(state.record ? state.record.laid.map((laid) => laid[1]) : []), ...legalSpots(state).keys()];
       if (!spots.length) return null;
       const boxes = spots.map((spot) => spotBox(view, spot));
       const pad = boxes[0].size;
@@ -314,7 +325,7 @@
         parts.push(hand);
       }
       const spots = placements(state);
-      if (spots.size && role !== "watch") {
+      if (spots.size) {
         const help = document.createElement("p");
         help.textContent = chosenSpot ? say("choose_facing", { spot: spotWords(chosenSpot) }) : say("choose_spot");
         parts.push(help);
@@ -333,7 +344,7 @@
       }
       // tokens and the final round: a button each, in words
       const tokenMoves = state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) !== null);
-      if (tokenMoves.length && role !== "watch") {
+      if (tokenMoves.length && mayAct(state)) {
         const buttons = document.createElement("div");
         buttons.className = "token-moves";
         for (const move of tokenMoves) {
