@@ -41,7 +41,7 @@ def changed(page, phase: str, plies: str) -> None:
 
 def take_turn(phone, choose: random.Random, seen: dict[str, int]) -> None:
     """What the seat whose phone this is does now: draw, lay a coaster by its spot and
-    facing, or tap a token (or last-round) button."""
+    facing, tap a token button, or in the last round a Hägar and where it goes."""
     phone.bring_to_front()
     body = phone.locator("body")
     phase, plies = body.get_attribute("data-phase"), body.get_attribute("data-plies")
@@ -56,6 +56,10 @@ def take_turn(phone, choose: random.Random, seen: dict[str, int]) -> None:
         facings.nth(choose.randrange(facings.count())).click()
         seen["laid"] += 1
     else:
+        origins = phone.locator("button.hagar-origin")
+        if origins.count():  # the last round: which Hägar, then where to
+            origins.nth(choose.randrange(origins.count())).click()
+            phone.locator('button.token-move[data-move*="-"]').first.wait_for(timeout=WAIT_MS)
         buttons = phone.locator(".token-moves button.token-move")
         buttons.first.wait_for(timeout=WAIT_MS)
         moves = buttons.evaluate_all("bs => bs.map(b => b.dataset.move)")
@@ -85,7 +89,7 @@ def test_two_people_play_a_whole_game_of_haegar_in_german_to_the_final_score(tab
             continue
         for other in phones:  # only the seat whose turn it is has something to tap
             if other is not mover:
-                expect(other.locator("g.spot.tappable, button.token-move")).to_have_count(0)
+                expect(other.locator("g.spot.tappable, .token-moves button")).to_have_count(0)
         take_turn(mover, choose, seen)
         if seen["laid"] in shots and kiosk.locator("body").get_attribute("data-phase") != "chance":
             kiosk.wait_for_function(

@@ -13,6 +13,7 @@
   const PLACEMENT = /^(\w+) ([nsew0-9]+) (north|east|south|west)$/;
   const SIDES = ["north", "east", "south", "west"];
   let chosenSpot = null;
+  let chosenHagar = null; // the last round: the field of the Hägar to move
 
   function printed(view, coaster, corner) {
     const table = view.board.game && view.board.game.coaster;
@@ -267,6 +268,37 @@
     return box;
   }
 
+  // tokens and the last round: a button each, in words. The last round offers each
+  // Hägar's every move: first the Hägar to move is chosen, then where it goes.
+  function tokenButtons(state, moves) {
+    const box = document.createElement("div");
+    box.className = "token-moves";
+    const origins = [...new Set(moves.map((move) => HAGAR_MOVE.exec(move)).filter(Boolean).map((found) => found[1]))];
+    if (!origins.includes(chosenHagar)) chosenHagar = null;
+    const button = (move, text) => {
+      const b = document.createElement("button");
+      b.className = "token-move";
+      b.dataset.move = move;
+      b.textContent = text;
+      b.onclick = () => post("/api/play", { move }).then((done) => { if (done) chosenHagar = null; });
+      return b;
+    };
+    for (const move of moves) {
+      const found = HAGAR_MOVE.exec(move);
+      if (!found) box.append(button(move, moveWords(state, move)));
+      else if (found[1] === chosenHagar) box.append(button(move, say("haegar.move_to", { to: fieldWords(state, found[2]) })));
+    }
+    for (const origin of origins) {
+      const choose = document.createElement("button");
+      choose.className = origin === chosenHagar ? "hagar-origin chosen" : "hagar-origin";
+      choose.dataset.field = origin;
+      choose.textContent = say("haegar.choose_hagar", { field: fieldWords(state, origin) });
+      choose.onclick = () => { chosenHagar = origin; render(); };
+      box.append(choose);
+    }
+    return box;
+  }
+
   registerGame("haegar", {
     piece: () => null,
 
@@ -344,19 +376,7 @@
       }
       // tokens and the final round: a button each, in words
       const tokenMoves = state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) !== null);
-      if (tokenMoves.length && mayAct(state)) {
-        const buttons = document.createElement("div");
-        buttons.className = "token-moves";
-        for (const move of tokenMoves) {
-          const button = document.createElement("button");
-          button.className = "token-move";
-          button.dataset.move = move;
-          button.textContent = moveWords(state, move);
-          button.onclick = () => post("/api/play", { move });
-          buttons.append(button);
-        }
-        parts.push(buttons);
-      }
+      if (tokenMoves.length && mayAct(state)) parts.push(tokenButtons(state, tokenMoves));
       const supply = document.createElement("p");
       supply.textContent = say("supply", {
         // the record names each seat by its colour; the page by its seat's words
