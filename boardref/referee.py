@@ -467,8 +467,13 @@ class Referee:
         if self.expected is not None and distinct:
             self._judge_expected(distinct)
             return
+        if len(distinct) > 1 and (
+            self.tentative is not None
+            or any(self.game.can_extend(base, m) for m in distinct.values())
+        ):
+            distinct = self._nearest(distinct, self.current())
         if len(distinct) == 1:
-            move, state = matches[0]
+            state, move = next(iter(distinct.items()))
             self._view.clear_problems()
             self.phase = MOVE
             if self.game.outcome(state) is None and (
@@ -488,6 +493,22 @@ class Referee:
             self.phase = MOVE
             self._view.candidates = ()
         self._explain(reading)
+
+    def _nearest(self, distinct: dict, judged) -> dict:
+        """Of several positions that fit the board, those a hand reaches from the one
+        judged on it (``current``) by the fewest changed cells: a turn carried out a
+        figure at a time grows from what is on the board (a molehill put beside the
+        hare that just jumped, not the hare jumping there and a molehill put where it
+        was). Used only while a turn is, or may still be, under way: finished moves
+        are asked about, as near ones may differ in what the sensors cannot feel
+        (which hat is on top). Positions as near as each other are asked about too."""
+        seen = self.game.observe(judged)
+
+        def changes(state) -> int:
+            return sum(token != seen[cell] for cell, token in self.game.observe(state).items())
+
+        fewest = min(map(changes, distinct))
+        return {state: move for state, move in distinct.items() if changes(state) == fewest}
 
     # --- commands ------------------------------------------------------------------------
 

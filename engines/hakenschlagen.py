@@ -995,8 +995,47 @@ class Hakenschlagen(Game):
             )
         return super().apply(state, move)
 
+    def can_extend(self, state: HakenschlagenState, move: Any) -> bool:
+        """Whether the board after ``move`` may show a turn still under way: the
+        figures stand where some order of uses leaves them with a marble still in
+        hand that could be used. A hare's jumps leave no trace, so ``lettuce:d8``
+        halfway through a turn looks like ``field+field=carrot:b6 lettuce:d8``; a
+        turn carried out one figure at a time is not over when it first matches.
+        Any longer turn is legal too: a marble that offered no target at some moment
+        stays free to go back unused."""
+        end, others = self._walk(state, self._checked(move))
+        if end[5]:
+            return False
+        figures, layout = (*end[:3], end[4]), state.layout
+        hare = state.hares[state.turn]
+        stack = [(hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)]
+        seen = set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            steps = [s for s in self._transitions(node, others, layout) if s[0] is not None]
+            if steps and (*node[:3], node[4]) == figures:
+                return True
+            # a fox or molehill put where the end has none would have to move again
+            stack.extend(
+                after
+                for use, after in steps
+                if use.kind in COLOURS
+                or (after[1] == end[1] if use.kind == FOX else after[2] <= end[2])
+            )
+        return False
+
     def _apply(self, state: HakenschlagenState, move: Any) -> HakenschlagenState:
-        turn = self._checked(move)
+        node, _ = self._walk(state, self._checked(move))
+        hare, fox, moles, _, turned, _ = node
+        return self._ending(state, hare, fox, moles, turned)
+
+    def _walk(self, state: HakenschlagenState, turn: Turn) -> tuple[tuple, frozenset[int]]:
+        """The turn's end node (see ``_transitions``) and the other hares; raises
+        ``IllegalMove`` where a use is impossible or a colour marble that had a target
+        throughout goes unused."""
         layout = state.layout
         hare, others = self._hare_and_others(state)
         fox, moles, hand, turned = state.fox, state.molehills, state.hand, state.turned[state.turn]
@@ -1053,8 +1092,7 @@ class Hakenschlagen(Game):
                             marble=marble,
                         )
                     )
-        hare, fox, moles, _, turned, _ = node
-        return self._ending(state, hare, fox, moles, turned)
+        return node, others
 
     def _ending(self, state: HakenschlagenState, hare, fox, moles, turned) -> HakenschlagenState:
         """The position after the mover's turn ends with these figures; landing on a

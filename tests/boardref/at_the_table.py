@@ -85,9 +85,15 @@ class Table:
         shot = scanner.screenshot()
         scanner.close()
         image = cv2.imdecode(numpy.frombuffer(shot, numpy.uint8), cv2.IMREAD_COLOR)
-        # the plain detector misreads about one random code in twenty; the ArUco one reads them
+        # the plain detector misreads about one random code in twenty; the ArUco one
+        # reads them, and a code read at none of the sizes is looked at closer
         readers = (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())
-        address = next((a for r in readers if (a := r.detectAndDecode(image)[0])), "")
+        address = ""
+        for zoom in (1, 2, 3):
+            near = cv2.resize(image, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
+            address = next((a for r in readers if (a := r.detectAndDecode(near)[0])), "")
+            if address:
+                break
         assert address.startswith(f"{self.url}/play/{seat}?token="), address
         return self.open(f"seat {seat}", address[len(self.url) :], PHONE)
 

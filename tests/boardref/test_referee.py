@@ -423,3 +423,44 @@ def test_an_offered_roll_after_a_six_may_be_declined_and_the_turn_passes(store):
         referee.decline()
     again = Referee(store, sensor="panel")
     assert again.resume() and again.positions[-1] == referee.positions[-1]
+
+
+def test_a_hakenschlagen_turn_carried_out_a_figure_at_a_time_grows_until_complete(table):
+    """The hare's first jump alone looks like a whole turn (a joker jump via b6);
+    it stays tentative while a marble is left, and the last use ends the turn."""
+    t = table("hakenschlagen", 3, seed=b"x")
+    t.lay_out_start()
+    t.referee.draw()  # the setup
+    t.referee.draw()  # field, field, lettuce for white on a5
+    start = t.referee.positions[-1]
+    assert start.hand == ("field", "field", "lettuce")
+    t.change(a5=None)
+    t.change(d8=P)
+    assert t.referee.tentative is not None and t.referee.published.can_confirm
+    t.change(d8=None)
+    t.change(g5=P)
+    assert t.referee.tentative is not None and t.referee.phase == MOVE
+    t.change(g5=None)
+    t.change(f4=P)
+    assert t.referee.tentative is None and t.referee.phase == CHANCE
+    played = t.game.parse_move(start, "lettuce:d8 field:g5 field:f4")
+    assert t.referee.positions[-1] == t.game.apply(start, played)
+
+
+def test_of_fitting_positions_the_one_a_hand_reaches_by_fewest_changes_is_taken(table):
+    """Presence sensors cannot tell the fox put on a space from a hare jumping there
+    and the fox taking the hare's space; the referee takes the fox's move."""
+    for seed in range(40):
+        t = table("hakenschlagen", 2, seed=b"fox %d" % seed)
+        t.lay_out_start()
+        t.referee.draw()
+        t.referee.draw()
+        start = t.referee.positions[-1]
+        if "fox" in start.hand:
+            break
+    game, cells = t.game, [c.id for c in t.game.board.cells]
+    to = game.placements(start, "fox")[0]
+    t.change(**{cells[start.fox]: None})
+    t.change(**{to: P})
+    assert t.referee.phase != AMBIGUOUS
+    assert cells[t.referee.current().fox] == to

@@ -462,3 +462,24 @@ def test_a_table_too_small_or_misnamed_is_refused_naming_the_file():
         _table_grid(tiny_table(ONE_SPOT.replace("n0e0_ne", "n0e0_xx")), 10.0, "n0e0", 0, "t.toml")
     with pytest.raises(BoardFileError, match="off the 12.0 mm grid"):
         _table_grid(tiny_table(ONE_SPOT), 12.0, "n0e0", 0, "t.toml")
+
+
+def test_the_outcome_is_said_in_words_a_page_translates():
+    game = load_game("haegar", players=2)
+    said = game.outcome(laid_state(game, BOOK_LAYOUT, BOOK_TOKENS, die=2)).words
+    params = dict(said.params)
+    assert said.key == "rules.haegar.wins" and params["best"] == 10
+    assert [dict(p.params)["points"] for p in params["scores"]] == [10, 8]
+    state = HaegarState(
+        **{**laid_state(game, BOOK_LAYOUT, BOOK_TOKENS, die=2).__dict__, "beers": (RED,)}
+    )
+    owed = game.outcome(state).words
+    assert owed.key == "rules.haegar.owes_a_beer" and dict(owed.params)["reason"] == said
+
+
+def test_the_seat_to_lay_draws_its_coaster_and_the_starting_player_rolls():
+    game = load_game("haegar", players=2)
+    state = game.initial_state()
+    assert game.drawer(state) == 0
+    state = game.resolve(state, "c02")
+    assert game.drawer(state) is None  # laying, not drawing

@@ -232,6 +232,7 @@ function showCandidates() {
   for (const move of state.candidates) {
     const button = document.createElement("button");
     button.textContent = sayMove(move);
+    button.dataset.move = move;
     button.disabled = !mayChoose;
     button.onclick = () => post("/api/choose", { move });
     box.appendChild(button);

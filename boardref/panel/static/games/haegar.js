@@ -13,6 +13,7 @@
   const PLACEMENT = /^(\w+) ([nsew0-9]+) (north|east|south|west)$/;
   const SIDES = ["north", "east", "south", "west"];
   let chosenSpot = null;
+  let chosenHagar = null; // the last round: the field of the Hägar to move
 
   function printed(view, coaster, corner) {
     const table = view.board.game && view.board.game.coaster;
@@ -27,7 +28,18 @@
     return { left: x1 - half, top: y1 - half, size: 2 * (x2 - x1), cx: (x1 + x2) / 2, cy: (y1 + y2) / 2 };
   }
 
+  // whether this page may lay or place now: the table and the referee for anyone, a
+  // phone only on its own seat's turn (another seat's buttons would only be refused)
+  function mayAct(state) {
+    return role !== "watch" && (role !== "play" || state.acting === seat);
+  }
+
+  // the spots this page offers to tap, with their placements (moves)
   function placements(state) {
+    return mayAct(state) ? legalSpots(state) : new Map();
+  }
+
+  function legalSpots(state) {
     const spots = new Map();
     for (const move of state.moves) {
       const found = PLACEMENT.exec(move);
@@ -195,9 +207,9 @@
       th.textContent = say(key);
       head.append(th);
     }
-    state.seats.forEach((seatInfo) => {
+    state.seats.forEach((seatInfo, n) => {
       const th = document.createElement("th");
-      th.textContent = seatInfo.name;
+      th.textContent = seatName(n);
       th.style.borderBottom = `3px solid ${tokenColour(seatInfo.colour || seatInfo.name)}`;
       head.append(th);
     });
@@ -256,8 +268,46 @@
     return box;
   }
 
+  // tokens and the last round: a button each, in words. The last round offers each
+  // Hägar's every move: first the Hägar to move is chosen, then where it goes.
+  function tokenButtons(state, moves) {
+    const box = document.createElement("div");
+    box.className = "token-moves";
+    const origins = [...new Set(moves.map((move) => HAGAR_MOVE.exec(move)).filter(Boolean).map((found) => found[1]))];
+    if (!origins.includes(chosenHagar)) chosenHagar = null;
+    const button = (move, text) => {
+      const b = document.createElement("button");
+      b.className = "token-move";
+      b.dataset.move = move;
+      b.textContent = text;
+      b.onclick = () => post("/api/play", { move }).then((done) => { if (done) chosenHagar = null; });
+      return b;
+    };
+    for (const move of moves) {
+      const found = HAGAR_MOVE.exec(move);
+      if (!found) box.append(button(move, moveWords(state, move)));
+      else if (found[1] === chosenHagar) box.append(button(move, say("haegar.move_to", { to: fieldWords(state, found[2]) })));
+    }
+    for (const origin of origins) {
+      const choose = document.createElement("button");
+      choose.className = origin === chosenHagar ? "hagar-origin chosen" : "hagar-origin";
+      choose.dataset.field = origin;
+      choose.textContent = say("haegar.choose_hagar", { field: fieldWords(state, origin) });
+      choose.onclick = () => { chosenHagar = origin; render(); };
+      box.append(choose);
+    }
+    return box;
+  }
+
   registerGame("haegar", {
     piece: () => null,
+
+    // a move as the last move or a choice names it: a coaster laid, a token, the last round
+    moveWords(text, state) {
+      const laid = PLACEMENT.exec(text);
+      if (laid) return say("haegar.laid", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
+      return moveWords(state, text) || text;
+    },
 
     draw(view, pieces, state) {
       view.svg.classList.add("haegar");
@@ -284,7 +334,7 @@
 
     // the laid coasters and the spots on offer, with a coaster's width around them
     frame(view, state) {
-      const spots = [...(state.record ? state.record.laid.map((laid) => laid[1]) : []), ...placements(state).keys()];
+      const spots = [...(state.record ? state.record.laid.map((laid) => laid[1]) : []), ...legalSpots(state).keys()];
       if (!spots.length) return null;
       const boxes = spots.map((spot) => spotBox(view, spot));
       const pad = boxes[0].size;
@@ -307,7 +357,7 @@
         parts.push(hand);
       }
       const spots = placements(state);
-      if (spots.size && role !== "watch") {
+      if (spots.size) {
         const help = document.createElement("p");
         help.textContent = chosenSpot ? say("choose_facing", { spot: spotWords(chosenSpot) }) : say("choose_spot");
         parts.push(help);
@@ -326,22 +376,14 @@
       }
       // tokens and the final round: a button each, in words
       const tokenMoves = state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) !== null);
-      if (tokenMoves.length && role !== "watch") {
-        const buttons = document.createElement("div");
-        buttons.className = "token-moves";
-        for (const move of tokenMoves) {
-          const button = document.createElement("button");
-          button.className = "token-move";
-          button.dataset.move = move;
-          button.textContent = moveWords(state, move);
-          button.onclick = () => post("/api/play", { move });
-          buttons.append(button);
-        }
-        parts.push(buttons);
-      }
+      if (tokenMoves.length && mayAct(state)) parts.push(tokenButtons(state, tokenMoves));
       const supply = document.createElement("p");
       supply.textContent = say("supply", {
-        supply: Object.entries(record.supply).map(([seat, s]) => `${seat} ${s.hagars}+${s.gold}`).join(", "),
+        // the record names each seat by its colour; the page by its seat's words
+        supply: Object.entries(record.supply).map(([colour, s]) => {
+          const named = state.seats.findIndex((seatInfo) => seatInfo.name === colour);
+          return `${seatName(named)} ${s.hagars}+${s.gold}`;
+        }).join(", "),
       });
       parts.push(supply);
       if (record.laid.length) parts.push(scoreTable(state));

@@ -1,0 +1,169 @@
+"""Hakenschlagen played by people, by clicking and tapping only: the virtual board
+(``/sim``), the kiosk (``/table``) and three phones (joined by their QR codes) open at
+once. The table draws the setup; each seat draws its marbles on its own phone; a turn
+is carried out figure by figure on the virtual board (the hare's jumps, the fox moved,
+a molehill taken from the supply or moved), and confirmed on the phone where the board
+could still show a turn under way. The players know the rules (the engine), read the
+draw and the setup from the pages, and keep their own picture of the game from what
+they see. Nothing here is timed: waits are generous, so a busy machine cannot fail it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from engines import load_game
+from engines.hakenschlagen import COLOURS, FOX
+from tests.boardref.at_the_table import WAIT_MS, Table, serve
+from tests.boardref.conftest import needs_chromium
+
+pytestmark = needs_chromium
+
+PLIES = 40
+
+
+@pytest.fixture
+def table(tmp_path, browser):
+    service, url = serve(tmp_path, "hakenschlagen", 3)
+    table = Table(browser, url, "en", "hakenschlagen")
+    yield table
+    table.close()
+    service.terminate()
+    service.wait(10)
+
+
+def read_layout(kiosk) -> dict[str, list[str]]:
+    """The disks and trees the kiosk draws, by kind."""
+    layout = {"tree": kiosk.eval_on_selector_all("g.tree", "gs => gs.map(g => g.dataset.cell)")}
+    for kind in ("dandelion", "lettuce", "carrot"):
+        layout[kind] = kiosk.eval_on_selector_all(
+            f'circle.disk[data-kind="{kind}"]', "cs => cs.map(c => c.dataset.cell)"
+        )
+    return layout
+
+
+def choose_turn(game, state, choose: random.Random, wanted: str | None):
+    """A turn a player would make: one that changes the board and does not end the
+    race early, using the fox or a molehill when ``wanted`` names it and the hand
+    allows; returns (turn, the position after it)."""
+    turns = list(game.legal_moves(state))
+    using = [t for t in turns if any(u.kind == wanted for u in t.uses)] if wanted else []
+    felt = game.sense(state, "presence")
+    for pool in (using, turns):
+        for turn in choose.sample(pool, min(len(pool), 200)):
+            after = game.apply(state, turn)
+            if game.outcome(after) is None and game.sense(after, "presence") != felt:
+                return turn, after
+    turn = turns[0]
+    return turn, game.apply(state, turn)
+
+
+def carry_out(sim, game, state, turn) -> None:
+    """Each use as a hand makes it on the virtual board: lift the figure (or take a
+    molehill from the supply), put it down on its space."""
+    cells = [c.id for c in game.board.cells]
+    hare, fox = cells[state.hares[state.turn]], cells[state.fox]
+    sim.bring_to_front()
+    for use in turn.uses:
+        if use.kind in COLOURS:
+            sim.click(f'g[data-cell="{hare}"]')
+            hare = use.to
+        elif use.kind == FOX:
+            sim.click(f'g[data-cell="{fox}"]')
+            fox = use.to
+        elif use.source is not None:
+            sim.click(f'g[data-cell="{use.source}"]')
+        else:
+            sim.click('#sim-supply button[data-token="molehill"]')
+        sim.click(f'g[data-cell="{use.to}"]')
+
+
+def fitting(game, state, text: str | None, after) -> bool:
+    """Whether the turn written ``text`` ends in ``after``."""
+    try:
+        return game.apply(state, game.parse_move(state, text)) == after
+    except Exception:  # an open part of the turn, or the last turn's text
+        return False
+
+
+def until_played(game, state, after, kiosk, mover, plies: int) -> None:
+    """Wait until the table has taken a turn ending in ``after``: confirm it on the
+    mover's phone while it could still grow (or when the board shows no change: a
+    pass), choose it if several fit the board. ``plies``: the moves played before it."""
+    from playwright.sync_api import expect
+
+    deadline = time.monotonic() + WAIT_MS / 1000 * 2
+    while time.monotonic() < deadline:
+        if int(kiosk.get_attribute("body", "data-plies")) > plies:
+            return
+        shown = kiosk.get_attribute("body", "data-last")
+        confirm = mover.locator("#confirm")
+        unseen = game.sense(after, "presence") == game.sense(state, "presence")
+        ready = confirm.is_visible() and confirm.is_enabled()
+        if ready and (unseen or fitting(game, state, shown, after)):
+            mover.bring_to_front()
+            confirm.click()
+            expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice
+        offered = mover.eval_on_selector_all(
+            "#candidates button", "bs => bs.map(b => b.dataset.move)"
+        )
+        for move in offered:
+            if fitting(game, state, move, after):
+                mover.bring_to_front()
+                mover.locator("#candidates button").nth(offered.index(move)).click(timeout=2000)
+                expect(mover.locator("#candidates button")).to_have_count(0, timeout=WAIT_MS)
+        time.sleep(0.1)
+    raise AssertionError(f"the table did not take the turn; it shows {shown!r}")
+
+
+def test_three_people_play_forty_plies_of_hakenschlagen_with_the_fox_and_molehills(table):
+    from playwright.sync_api import expect
+
+    game = load_game("hakenschlagen", players=3)
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    phones = [table.join(seat) for seat in range(3)]
+    for phone in phones:  # the setup is the table's to draw
+        expect(phone.locator("#draw")).to_be_hidden(timeout=WAIT_MS)
+    kiosk.bring_to_front()
+    kiosk.click("#draw")
+    expect(kiosk.locator("g.tree")).to_have_count(6, timeout=WAIT_MS)
+    state = game.setup_from(read_layout(kiosk))
+    table.check()
+    table.shoot("setup")
+    choose = random.Random(19)
+    used = {"fox": 0, "molehill": 0}
+    drawn_on_phones = 0
+    for ply in range(PLIES):
+        drawer = phones[state.turn]
+        drawer.bring_to_front()
+        expect(drawer.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+        expect(drawer.locator("#draw")).to_be_enabled(timeout=WAIT_MS)
+        for other in phones:
+            if other is not drawer:
+                expect(other.locator("#draw")).to_be_hidden()
+        drawer.click("#draw")
+        drawer.wait_for_selector('body[data-phase="move"]', timeout=WAIT_MS)
+        drawn_on_phones += 1
+        marbles = drawer.eval_on_selector_all(
+            "#drawn .marble", "ms => ms.map(m => m.dataset.marble)"
+        )
+        state = game.resolve(state, tuple(marbles))
+        wanted = min(used, key=used.get) if choose.random() < 0.7 else None
+        turn, after = choose_turn(game, state, choose, wanted)
+        for kind in used:
+            used[kind] += any(u.kind == kind for u in turn.uses)
+        plies = int(kiosk.get_attribute("body", "data-plies"))
+        carry_out(sim, game, state, turn)
+        until_played(game, state, after, kiosk, drawer, plies)
+        state = after
+        if ply in (2, 20):
+            table.check()
+            table.shoot(f"ply{ply + 1}")
+    assert used["fox"] and used["molehill"], used
+    assert drawn_on_phones == PLIES
+    table.check()
+    table.shoot(f"ply{PLIES}")
