@@ -16,6 +16,8 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from boardref.panel.access import hash_pin
 from tests.boardref.conftest import free_port, start_service
 
@@ -122,3 +124,22 @@ class Table:
 
     def close(self) -> None:
         self.context.close()
+
+
+@pytest.fixture
+def people(tmp_path, browser):
+    """``sit_down(game, players, language)``: a served table and its pages' browser
+    context, closed and stopped after the test. Test modules import this fixture."""
+    started = []
+
+    def sit_down(game: str, players: int, language: str) -> Table:
+        service, url = serve(tmp_path, game, players)
+        table = Table(browser, url, language, game)
+        started.append((service, table))
+        return table
+
+    yield sit_down
+    for service, table in started:
+        table.close()
+        service.terminate()
+        service.wait(10)

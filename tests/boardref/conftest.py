@@ -126,3 +126,8 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+# people at a table, for the play tests: imported last, as the harness uses the
+# helpers above
+from tests.boardref.at_the_table import people  # noqa: E402, F401

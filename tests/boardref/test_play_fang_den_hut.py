@@ -16,7 +16,7 @@ from engines import load_game
 from engines.core import PASS
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
-from tests.boardref.test_play_games import people, wait_for_ply  # noqa: F401 - a fixture
+from tests.boardref.test_play_games import wait_for_ply
 
 pytestmark = needs_chromium
 
@@ -124,7 +124,7 @@ def carry_out(sim, game, state, move) -> None:
     hand(sim, 0)
 
 
-def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):  # noqa: F811
+def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
     from playwright.sync_api import expect
 
     table = people("fang_den_hut", 4, "de")

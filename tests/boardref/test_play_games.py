@@ -12,28 +12,10 @@ import random
 import pytest
 
 from engines import load_game
-from tests.boardref.at_the_table import WAIT_MS, Table, serve
+from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture
-def people(tmp_path, browser):
-    """Start a table and return a function opening its pages in a language."""
-    started = []
-
-    def sit_down(game: str, players: int, language: str) -> Table:
-        service, url = serve(tmp_path, game, players)
-        table = Table(browser, url, language, game)
-        started.append((service, table))
-        return table
-
-    yield sit_down
-    for service, table in started:
-        table.close()
-        service.terminate()
-        service.wait(10)
 
 
 def new_game(page, options: dict[str, bool] = {}) -> None:  # noqa: B006 - read only

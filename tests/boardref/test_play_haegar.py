@@ -11,22 +11,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
-from tests.boardref.at_the_table import WAIT_MS, Table, serve
+from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture
-def table(tmp_path, browser):
-    service, url = serve(tmp_path, "haegar", 2)
-    table = Table(browser, url, "de", "haegar")
-    yield table
-    table.close()
-    service.terminate()
-    service.wait(10)
 
 
 def changed(page, phase: str, plies: str) -> None:
@@ -70,7 +58,8 @@ def take_turn(phone, choose: random.Random, seen: dict[str, int]) -> None:
     changed(phone, phase, plies)
 
 
-def test_two_people_play_a_whole_game_of_haegar_in_german_to_the_final_score(table):
+def test_two_people_play_a_whole_game_of_haegar_in_german_to_the_final_score(people):
+    table = people("haegar", 2, "de")
     from playwright.sync_api import expect
 
     kiosk = table.open("table", "/table")

@@ -13,26 +13,14 @@ from __future__ import annotations
 import random
 import time
 
-import pytest
-
 from engines import load_game
 from engines.hakenschlagen import COLOURS, FOX
-from tests.boardref.at_the_table import WAIT_MS, Table, serve
+from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
 pytestmark = needs_chromium
 
 PLIES = 40
-
-
-@pytest.fixture
-def table(tmp_path, browser):
-    service, url = serve(tmp_path, "hakenschlagen", 3)
-    table = Table(browser, url, "en", "hakenschlagen")
-    yield table
-    table.close()
-    service.terminate()
-    service.wait(10)
 
 
 def read_layout(kiosk) -> dict[str, list[str]]:
@@ -119,7 +107,8 @@ def until_played(game, state, after, kiosk, mover, plies: int) -> None:
     raise AssertionError(f"the table did not take the turn; it shows {shown!r}")
 
 
-def test_three_people_play_forty_plies_of_hakenschlagen_with_the_fox_and_molehills(table):
+def test_three_people_play_forty_plies_of_hakenschlagen_with_the_fox_and_molehills(people):
+    table = people("hakenschlagen", 3, "en")
     from playwright.sync_api import expect
 
     game = load_game("hakenschlagen", players=3)
