@@ -80,7 +80,9 @@ class Panel:
         if not self.hub.subscribers:
             return
         public = self.state().model_dump_json()
-        private = {seat: self.state(seat).model_dump_json() for seat in self.hub.seats()}
+        # a seat's own page differs from the public one only where hands are hidden
+        seats = self.hub.seats() if self.shown.views else ()
+        private = {seat: self.state(seat).model_dump_json() for seat in seats}
         self.hub.publish(public, private)
 
     # --- who may act ---------------------------------------------------------------------
@@ -138,7 +140,10 @@ class Panel:
 
         @app.exception_handler(RefereeError)
         @app.exception_handler(RulesError)
-        async def not_now(request: Request, exc: RefereeError | RulesError) -> JSONResponse:
+        @app.exception_handler(HandRefused)
+        async def not_now(
+            request: Request, exc: RefereeError | RulesError | HandRefused
+        ) -> JSONResponse:
             return _refusal(409, exc.words)
 
         @app.exception_handler(Refused)
@@ -158,10 +163,6 @@ class Panel:
                 {"detail": jsonable_encoder(exc.errors()), "said": said.to_json()},
                 status_code=422,
             )
-
-        @app.exception_handler(HandRefused)
-        async def refused_by_hand(request: Request, exc: HandRefused) -> JSONResponse:
-            return _refusal(409, exc.words)
 
         async def same_origin(request: Request) -> None:
             if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
