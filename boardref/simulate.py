@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardref.harness import percentile
 from boardref.referee import (
     AMBIGUOUS,
     BOTH,
@@ -543,7 +544,7 @@ def simulate(
         "computer_seats": sorted(referee.computer),
         "computer_refusals": score.computer_refusals,
         "verdict_ms_p50": round(statistics.median(timings), 3),
-        "verdict_ms_p99": round(_percentile(timings, 0.99), 3),
+        "verdict_ms_p99": round(percentile(timings, 0.99), 3),
         "seconds": round(seconds, 1),
     }
     if rig.link is not None:
@@ -660,8 +661,3 @@ def _reads_as_move(moves: dict[frozenset, list[tuple]], changes: dict[int, Any])
 def _recorder(kinds: list[str]):
     """A referee listener that notes the kind of every event in ``kinds``."""
     return lambda event: kinds.append(event.kind)
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

@@ -11,10 +11,11 @@ import random
 import httpx
 import pytest
 
+from boardref.harness import free_port
 from boardref.panel.access import hash_pin
 from engines import load_game
 from engines.chance import Stream
-from tests.boardref.conftest import free_port, needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, start_service
 
 WAIT_MS = 10_000
 PIN = "2468"
