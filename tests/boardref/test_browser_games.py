@@ -24,6 +24,9 @@ YELLOW, RED = "#f2c200", "#d62828"
 
 pytestmark = needs_chromium
 
+# the colour the panel draws a token in (board.js, an ES module)
+TOKEN_COLOUR = 'async (name) => (await import("/static/board.js")).tokenColour(name)'
+
 
 def serve(tmp_path, game: str, players: int, computer=()):
     """A --sim service playing ``game`` (a panel table: no hall board in the config),
@@ -216,7 +219,7 @@ def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
     page = open_table(browser, table)
     for kind in ("dandelion", "lettuce", "carrot"):
-        colour = page.evaluate("(name) => tokenColour(name)", colours[kind])
+        colour = page.evaluate(TOKEN_COLOUR, colours[kind])
         disk = page.locator(f'.ground .disk[data-cell="{layout[kind][0]}"]')
         expect(disk).to_have_attribute("fill", colour, timeout=WAIT_MS)
 
@@ -259,7 +262,7 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser):
     covered = {cell: printed(token) for cell, token in state["position"].items() if token}
     cell, landscape = next((cell, field["landscape"]) for cell, field in covered.items())
     name = {"land": "beige", "forest": "darkgreen", "water": "blue"}[landscape]
-    colour = page.evaluate("(name) => tokenColour(name)", name)
+    colour = page.evaluate(TOKEN_COLOUR, name)
     field = page.locator(f'.ground .field[data-cell="{cell}"]')
     expect(field).to_have_attribute("data-landscape", landscape, timeout=WAIT_MS)
     expect(field.locator(".field-area")).to_have_attribute("fill", colour)
