@@ -180,10 +180,13 @@ class Fleet:
         self._changes.setdefault(name, {}).update(changed)
         if self._send_due is None:
             wait = max(0.0, self._sent_at + self.send_every - self._loop.time())
-            self._send_due = self._loop.call_later(wait, self._send)
+            self._send_due = self._loop.call_later(wait, self.send)
 
-    def _send(self) -> None:
-        """Send the pages the rows changed since the last send."""
+    def send(self) -> None:
+        """Send the pages the rows changed since the last send (before a page joins, so
+        that the whole fleet it starts from already holds every change sent after)."""
+        if self._send_due is not None:
+            self._send_due.cancel()
         self._send_due = None
         self._sent_at = self._loop.time()
         changes, self._changes = self._changes, {}
@@ -213,6 +216,7 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     @app.websocket("/ws")
     async def updates(socket: WebSocket) -> None:
         await socket.accept()
+        fleet.send()
         await fleet.hub.serve(socket, None, fleet.whole())
 
     return app

@@ -5,79 +5,30 @@ them, a broker outage loses no event, and a killed table is marked offline."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections import defaultdict
 
 import httpx
 import paho.mqtt.client as mqtt
 import pytest
+import websockets
 
-from boardref.config import load_config
 from boardref.fleet import ACK_WAIT, RECONNECT, discovery
 from boardref.service import Service
-
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-WAIT = 30.0
+from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, until
+from tests.boardref.broker import reporting_table as table
+from tests.boardref.conftest import free_port
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def until(check, what: str, wait: float = WAIT):
-    deadline = time.monotonic() + wait
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-class Mosquitto:
-    """A broker of our own on loopback, with persistence so a restart keeps sessions."""
-
-    def __init__(self, folder):
-        self.port = free_port()
-        self.url = f"mqtt://127.0.0.1:{self.port}"
-        self.config = folder / "mosquitto.conf"
-        self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"persistence true\npersistence_location {folder}/\n"
-        )
-        self.process = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [MOSQUITTO, "-c", str(self.config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-        def accepting():
-            with socket.socket() as probe:
-                return probe.connect_ex(("127.0.0.1", self.port)) == 0
-
-        until(accepting, "mosquitto to listen")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(WAIT)
 
 
 @pytest.fixture
@@ -122,21 +73,6 @@ class Listener:
         self.client.disconnect()
 
 
-def table(tmp_path, url: str, name: str) -> Service:
-    """A table whose moves are tapped on the panel, reporting to the broker."""
-    config = load_config(
-        **{
-            "store.path": tmp_path / f"{name}.db",
-            "game.name": "catch_the_hare",
-            "fleet.url": url,
-            "fleet.table_id": name,
-        }
-    )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
-    return service
-
-
 def play(service: Service, moves: int, pick: random.Random) -> None:
     referee = service.referee
     for _ in range(moves):
@@ -146,15 +82,41 @@ def play(service: Service, moves: int, pick: random.Random) -> None:
         referee.play(str(pick.choice(referee.game.legal_moves(state))))
 
 
-def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker):
-    tables = {f"t{n}": table(tmp_path, broker.url, f"t{n}") for n in range(1, 6)}
-    port = free_port()
-    dashboard = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "fleet", "--mqtt", broker.url, "--port", str(port)],
+def dashboard(url: str, port: int) -> subprocess.Popen:
+    """The real `boardref fleet` on ``port``, once it answers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "fleet", "--mqtt", url, "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+    def answering():
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=2).json()
+        except httpx.HTTPError:
+            return None
+
+    until(answering, "the dashboard to answer")
+    return process
+
+
+@contextlib.contextmanager
+def watched(tmp_path, broker, names: list[str]):
+    """Tables reporting to ``broker`` and the dashboard watching them, on a port."""
+    tables = {name: table(tmp_path, broker.url, name) for name in names}
+    port = free_port()
+    fleet = dashboard(broker.url, port)
     try:
+        yield tables, port
+    finally:
+        fleet.terminate()
+        fleet.wait(WAIT)
+        for service in tables.values():
+            service.close()
+
+
+def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker):
+    with watched(tmp_path, broker, [f"t{n}" for n in range(1, 6)]) as (tables, port):
         pick = random.Random(1)
         for service in tables.values():
             play(service, pick.randint(3, 8), pick)
@@ -178,11 +140,51 @@ def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker
         assert shown["t1"]["seconds_in_game"] is not None
         page = httpx.get(f"http://127.0.0.1:{port}/").text
         assert "dashboard.js" in page
-    finally:
-        dashboard.terminate()
-        dashboard.wait(WAIT)
+
+
+def test_a_page_that_connects_late_gets_the_whole_fleet_then_only_changes(tmp_path, broker):
+    with watched(tmp_path, broker, [f"north-t{n}" for n in range(1, 4)]) as (tables, port):
+        pick = random.Random(3)
         for service in tables.values():
-            service.close()
+            play(service, 3, pick)
+
+        def all_shown():
+            rows = httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=2).json()
+            plies = {row["table"]: (row["state"] or {}).get("plies") for row in rows}
+            return plies == {name: s.referee.published.plies for name, s in tables.items()}
+
+        until(all_shown, "the dashboard to hold every table")
+        plies = {name: service.referee.published.plies for name, service in tables.items()}
+
+        async def watch() -> tuple[dict, list[dict]]:
+            async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as page:
+                whole = json.loads(await page.recv())
+                mover = tables["north-t2"]
+                target = mover.referee.published.plies + 1
+                play(mover, 1, pick)
+                changes = []
+                while True:
+                    changes.append(json.loads(await asyncio.wait_for(page.recv(), WAIT)))
+                    if changes[-1]["rows"].get("north-t2", {}).get("plies") == target:
+                        return whole, changes
+
+        whole, changes = asyncio.run(watch())
+        assert whole["whole"] is True
+        assert set(whole["rows"]) == set(tables)
+        for name in tables:
+            row = whole["rows"][name]
+            assert row["plies"] == plies[name]
+            assert (row["site"], row["game"], row["status"]) == (
+                "north",
+                "catch_the_hare",
+                "online",
+            )
+        for change in changes:
+            assert "whole" not in change
+            assert set(change["rows"]) == {"north-t2"}, "a table that did not move was sent"
+        sent = set().union(*(change["rows"]["north-t2"] for change in changes))
+        assert "plies" in sent
+        assert not sent & {"site", "game", "players", "status", "started"}, sent
 
 
 def test_a_broker_outage_loses_no_event_and_keeps_each_tables_order(tmp_path, broker):
