@@ -8,8 +8,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
+
+import httpx
 
 from boardref.config import load_config
 from boardref.service import Service
@@ -60,6 +63,25 @@ class Mosquitto:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(WAIT)
+
+
+def start_dashboard(url: str, port: int) -> subprocess.Popen:
+    """The real `boardref fleet` watching the broker at ``url``, once it answers on
+    ``port``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "fleet", "--mqtt", url, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def answering():
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=2).is_success
+        except httpx.HTTPError:
+            return None
+
+    until(answering, "the dashboard to answer")
+    return process
 
 
 def reporting_table(folder: Path, url: str, name: str) -> Service:

@@ -22,7 +22,7 @@ import websockets
 
 from boardref.fleet import ACK_WAIT, RECONNECT, discovery
 from boardref.service import Service
-from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, until
+from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, start_dashboard, until
 from tests.boardref.broker import reporting_table as table
 from tests.boardref.conftest import free_port
 
@@ -82,30 +82,12 @@ def play(service: Service, moves: int, pick: random.Random) -> None:
         referee.play(str(pick.choice(referee.game.legal_moves(state))))
 
 
-def dashboard(url: str, port: int) -> subprocess.Popen:
-    """The real `boardref fleet` on ``port``, once it answers."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "fleet", "--mqtt", url, "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-    def answering():
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=2).json()
-        except httpx.HTTPError:
-            return None
-
-    until(answering, "the dashboard to answer")
-    return process
-
-
 @contextlib.contextmanager
 def watched(tmp_path, broker, names: list[str]):
     """Tables reporting to ``broker`` and the dashboard watching them, on a port."""
     tables = {name: table(tmp_path, broker.url, name) for name in names}
     port = free_port()
-    fleet = dashboard(broker.url, port)
+    fleet = start_dashboard(broker.url, port)
     try:
         yield tables, port
     finally:
