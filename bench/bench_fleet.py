@@ -487,13 +487,13 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
             page.on("websocket", lambda socket: socket.on("framereceived", count))
             page.goto(f"http://127.0.0.1:{port}/")
             page.wait_for_function(
-                f"document.querySelectorAll('#tables tbody tr').length >= {n}", timeout=120_000
+                f"document.querySelectorAll('#rows > div').length >= {n}", timeout=120_000
             )
             page.wait_for_timeout(1000)  # the first, whole fleet is in
             before, start = received[0], time.monotonic()
             gaps = page.evaluate(FRAMES, seconds * 1000)
             elapsed = time.monotonic() - start
-            rows = page.evaluate("document.querySelectorAll('#tables tbody tr').length")
+            rows = page.evaluate("document.querySelectorAll('#rows > div').length")
         finally:
             chromium.close()
     return {

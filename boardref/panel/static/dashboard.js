@@ -5,8 +5,8 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const body = document.querySelector("#tables tbody");
-const tables = new Map(); // name -> {name, row, tr, cells, said}
+const body = $("rows");
+const tables = new Map(); // name -> {name, row, line, cells, said}
 const waiting = new Map(); // name -> fields received since the last frame
 const PLAYING = new Set(["move", "chance", "ambiguous"]);
 const CATEGORIES = ["playing", "idle", "offline", "alerts"];
@@ -81,19 +81,21 @@ function toMove(row) {
 }
 
 function newTable(name) {
-  const tr = document.createElement("tr");
+  const line = document.createElement("div");
+  line.setAttribute("role", "row");
   const cells = {};
   for (const column of COLUMNS) {
-    cells[column] = tr.insertCell();
+    cells[column] = line.appendChild(document.createElement("span"));
     cells[column].className = column;
+    cells[column].setAttribute("role", "cell");
   }
   const link = document.createElement("a");
   link.textContent = name;
   link.target = "_blank";
   link.rel = "noopener";
   cells.table.appendChild(link);
-  tr.dataset.table = name;
-  return { name, row: {}, tr, cells, link, said: {}, category: null, alerting: false };
+  line.dataset.table = name;
+  return { name, row: {}, line, cells, link, said: {}, category: null, alerting: false };
 }
 
 // Write a cell only when its text changed: most of a row stays as it was.
@@ -110,7 +112,7 @@ function paint(table) {
     if (row.watch) table.link.href = row.watch;
     else table.link.removeAttribute("href");
   }
-  if (table.tr.dataset.status !== row.status) table.tr.dataset.status = row.status;
+  if (table.line.dataset.status !== row.status) table.line.dataset.status = row.status;
   write(table, "site", row.site ? row.site : "");
   write(table, "game", gameName(row.game));
   write(table, "players", row.players ?? "");
@@ -120,7 +122,7 @@ function paint(table) {
   const alerts = alertsOf(row);
   write(table, "alert", alerts.join("; "));
   const alerting = alerts.length > 0;
-  if (table.tr.classList.contains("alerting") !== alerting) table.tr.classList.toggle("alerting", alerting);
+  if (table.line.classList.contains("alerting") !== alerting) table.line.classList.toggle("alerting", alerting);
 }
 
 // --- counts and choices ----------------------------------------------------------------
@@ -151,7 +153,7 @@ function fillChoices(key) {
 function showCounts() {
   for (const key of CATEGORIES) $(`count-${key}`).textContent = counts[key];
   let shown = 0;
-  for (const table of tables.values()) if (!table.tr.hidden) shown += 1;
+  for (const table of tables.values()) if (!table.line.hidden) shown += 1;
   $("shown").textContent = say("fleet.shown", { shown, total: tables.size });
 }
 
@@ -180,12 +182,12 @@ function resort() {
   order = [...tables.values()].sort(SORTS[view.sort]);
   const rows = document.createDocumentFragment();
   for (const table of order) {
-    table.tr.hidden = !visible(table);
-    rows.appendChild(table.tr);
+    table.line.hidden = !visible(table);
+    rows.appendChild(table.line);
   }
   body.replaceChildren(rows);
-  for (const th of document.querySelectorAll("th[data-sort]")) {
-    th.setAttribute("aria-sort", th.dataset.sort === view.sort ? "ascending" : "none");
+  for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+    header.setAttribute("aria-sort", header.dataset.sort === view.sort ? "ascending" : "none");
   }
 }
 
@@ -203,8 +205,8 @@ function place(table) {
   }
   order.splice(low, 0, table);
   const next = order[low + 1];
-  if (table.tr.nextSibling !== (next ? next.tr : null) || !table.tr.parentNode) {
-    body.insertBefore(table.tr, next ? next.tr : null);
+  if (table.line.nextSibling !== (next ? next.line : null) || !table.line.parentNode) {
+    body.insertBefore(table.line, next ? next.line : null);
   }
 }
 
@@ -244,7 +246,7 @@ function apply() {
         count(table, -1);
         tables.delete(name);
         order.splice(order.indexOf(table), 1);
-        table.tr.remove();
+        table.line.remove();
       }
       continue;
     }
@@ -257,7 +259,7 @@ function apply() {
     table.alerting = alertsOf(table.row).length > 0;
     count(table, +1);
     const hidden = !visible(table);
-    if (table.tr.hidden !== hidden) table.tr.hidden = hidden;
+    if (table.line.hidden !== hidden) table.line.hidden = hidden;
     if (!first && (fresh || sortKeys.some((key) => key in fields))) place(table);
   }
   waiting.clear();
@@ -290,9 +292,9 @@ for (const button of document.querySelectorAll("[data-show]")) {
     changeView();
   });
 }
-for (const th of document.querySelectorAll("th[data-sort]")) {
-  th.addEventListener("click", () => {
-    $("sort").value = th.dataset.sort;
+for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+  header.addEventListener("click", () => {
+    $("sort").value = header.dataset.sort;
     changeView();
   });
 }
