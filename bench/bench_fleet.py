@@ -470,6 +470,10 @@ FRAMES = """(ms) => new Promise((done) => {
 })"""
 
 
+def frames_per_second(gaps: list[float]) -> float:
+    return round(len(gaps) / (sum(gaps) / 1000), 1)
+
+
 def in_chromium(port: int, n: int, seconds: float) -> dict:
     """One dashboard page in Debian's Chromium (1280x800): what it receives per second
     over its WebSocket and how many frames a second it draws."""
@@ -484,6 +488,8 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = chromium.new_page(viewport={"width": 1280, "height": 800})
+            # what this machine draws at all just now: an empty page, the same way
+            blank = page.evaluate(FRAMES, seconds * 1000)
             page.on("websocket", lambda socket: socket.on("framereceived", count))
             page.goto(f"http://127.0.0.1:{port}/")
             page.wait_for_function(
@@ -498,7 +504,8 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
             chromium.close()
     return {
         "page_kb_per_s": round((received[0] - before) / 1024 / elapsed, 1),
-        "frames_per_s": round(len(gaps) / (sum(gaps) / 1000), 1),
+        "frames_per_s": frames_per_second(gaps),
+        "frames_per_s_empty_page": frames_per_second(blank),
         "frames_over_20ms": sum(1 for gap in gaps if gap > 20),
         "longest_frame_ms": round(max(gaps), 1),
         "rows": rows,

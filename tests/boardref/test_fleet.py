@@ -19,12 +19,13 @@ import httpx
 import paho.mqtt.client as mqtt
 import pytest
 import websockets
+from playwright.sync_api import sync_playwright
 
 from boardref.fleet import ACK_WAIT, RECONNECT, discovery
 from boardref.service import Service
 from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, start_dashboard, until
 from tests.boardref.broker import reporting_table as table
-from tests.boardref.conftest import free_port
+from tests.boardref.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, needs_chromium
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"
@@ -167,6 +168,54 @@ def test_a_page_that_connects_late_gets_the_whole_fleet_then_only_changes(tmp_pa
         sent = set().union(*(change["rows"]["north-t2"] for change in changes))
         assert "plies" in sent
         assert not sent & {"site", "game", "players", "status", "started"}, sent
+
+
+@needs_chromium
+def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, broker):
+    names = ["north-t1", "north-t2", "south-t1"]
+    with watched(tmp_path, broker, names) as (tables, port), sync_playwright() as playwright:
+        pick = random.Random(4)
+        play(tables["north-t1"], 5, pick)
+        play(tables["south-t1"], 2, pick)
+        tables.pop("north-t2").close()  # goes offline
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page(viewport={"width": 1280, "height": 800}, locale="en")
+            page.goto(f"http://127.0.0.1:{port}/")
+            shown = "#rows > [role=row]:not([hidden])"
+            page.wait_for_function(
+                "document.getElementById('count-offline').textContent === '1' && "
+                "document.querySelector('[data-table=north-t1] .moves').textContent === '5'"
+            )
+            counts = {
+                key: page.text_content(f"#count-{key}")
+                for key in ("playing", "idle", "offline", "alerts")
+            }
+            assert counts == {"playing": "2", "idle": "0", "offline": "1", "alerts": "1"}
+            assert page.text_content("[data-table=north-t2] .alert") == "table offline"
+            link = page.get_attribute("[data-table=south-t1] a", "href")
+            assert link.endswith("/watch") and link.startswith("http")
+
+            page.select_option("#site", "south")
+            assert page.locator(shown).all_inner_texts()[0].startswith("south-t1")
+            assert page.locator(shown).count() == 1
+            page.select_option("#site", "")
+            page.click("button[data-show=offline]")
+            assert [r.get_attribute("data-table") for r in page.locator(shown).all()] == [
+                "north-t2"
+            ]
+            page.click("button[data-show=offline]")  # again: every table
+            page.select_option("#sort", "moves")
+            order = [r.get_attribute("data-table") for r in page.locator(shown).all()]
+            assert order[0] == "north-t1" and len(order) == 3
+            assert "sort=moves" in page.url  # a bookmark keeps the view
+
+            page.select_option("#language", "de")
+            page.wait_for_function("document.querySelector('h1').textContent === 'Alle Tische'")
+            assert page.text_content("[data-table=north-t2] .alert") == "Tisch offline"
+            assert page.text_content("[data-table=north-t1] .game") == "Hasenjagd"
+        finally:
+            chromium.close()
 
 
 def test_a_broker_outage_loses_no_event_and_keeps_each_tables_order(tmp_path, broker):

@@ -53,7 +53,6 @@ function chosenLanguage() {
 }
 
 const gameName = (game) => (game ? say(`game.${game}.title`) : "");
-const siteName = (site) => site || say("fleet.no_site");
 
 // --- one table -----------------------------------------------------------------------
 const COLUMNS = ["table", "site", "game", "players", "to-move", "moves", "time", "alert"];
@@ -131,18 +130,18 @@ function count(table, sign) {
   if (table.alerting) counts.alerts += sign;
   for (const key of ["site", "game"]) {
     const value = table.row[key] || "";
-    const before = known[key].get(value) || 0;
-    if (sign > 0 && before === 0) known[key].set(value, 1), (choicesChanged[key] = true);
-    else if (before + sign <= 0) known[key].delete(value), (choicesChanged[key] = true);
-    else known[key].set(value, before + sign);
+    const now = (known[key].get(value) || 0) + sign;
+    if (now > 0) known[key].set(value, now);
+    else known[key].delete(value);
+    if (now === 0 || (sign > 0 && now === 1)) choicesChanged[key] = true;
   }
 }
 const choicesChanged = { site: false, game: false };
 
 function fillChoices(key) {
   const select = $(key);
-  const named = key === "site" ? siteName : gameName;
-  const values = [...known[key].keys()].filter((v) => key === "site" || v).sort((a, b) => named(a).localeCompare(named(b)));
+  const named = key === "site" ? (site) => site : gameName;
+  const values = [...known[key].keys()].filter((v) => v).sort((a, b) => named(a).localeCompare(named(b)));
   if (view[key] && !values.includes(view[key])) values.push(view[key]);
   select.replaceChildren(select.options[0]);
   for (const value of values) select.add(new Option(named(value), value));
