@@ -35,7 +35,7 @@ from boardref.panel.words import table as word_table
 log = logging.getLogger(__name__)
 STATIC = resources.files("boardref.panel") / "static"
 
-SEND_EVERY = 0.05  # seconds: the pages get at most this many sends a second, 1 / SEND_EVERY
+SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
 #: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
 SHOWN = ("game", "players", "seat_name", "phase", "plies", "winner", "alerts", "started")

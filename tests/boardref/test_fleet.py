@@ -21,7 +21,8 @@ import pytest
 import websockets
 from playwright.sync_api import sync_playwright
 
-from boardref.fleet import ACK_WAIT, RECONNECT, discovery
+from boardref.dashboard import BEHIND, Fleet, Watcher
+from boardref.fleet import ACK_WAIT, RECONNECT, Broker, discovery
 from boardref.service import Service
 from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, start_dashboard, until
 from tests.boardref.broker import reporting_table as table
@@ -216,6 +217,25 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
             assert page.text_content("[data-table=north-t1] .game") == "Hasenjagd"
         finally:
             chromium.close()
+
+
+def test_a_page_that_falls_behind_is_sent_the_whole_fleet_instead_of_what_it_missed():
+    fleet = Fleet(Broker.from_url("mqtt://127.0.0.1:1"))  # never started: no broker needed
+    fleet._loop = asyncio.new_event_loop()
+    try:
+        for name in ("north-t1", "north-t2"):
+            fleet._take(name, "status", "online")
+        page = Watcher(fleet, None, None)
+        for plies in range(BEHIND + 5):
+            fleet._take("north-t1", "state", json.dumps({"game": "catch_the_hare", "plies": plies}))
+            page.offer(json.dumps({"rows": {"north-t1": {"plies": plies}}}))
+        waiting = [json.loads(text) for text in page._waiting]
+        assert len(waiting) < BEHIND
+        caught_up = next(m for m in waiting if m.get("whole"))
+        assert set(caught_up["rows"]) == {"north-t1", "north-t2"}
+        assert waiting[-1]["rows"]["north-t1"]["plies"] == BEHIND + 4
+    finally:
+        fleet._loop.close()
 
 
 def test_a_broker_outage_loses_no_event_and_keeps_each_tables_order(tmp_path, broker):
