@@ -2,39 +2,102 @@
 and shows them live on one page: game, players, whose turn, time in game, and alerts
 (board disconnected, board out of sync, a table gone offline), each table linking to
 its own /watch page. It only watches; it never sends a table anything.
+
+A head office may watch thousands of tables, so the work done per message is the
+work that message brings, never a walk over the whole fleet: an incoming message
+changes its table's row, the changed fields wait, and at most every ``SEND_EVERY``
+seconds the pages are sent the rows that changed since the last send. A page that
+connects is sent the whole fleet once, then only changes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
+from collections import deque
 from importlib import resources
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, WebSocket
+from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from boardref.fleet import ROOT, Broker
-from boardref.panel.hub import Hub
+from boardref.panel.hub import Hub, Subscriber
+from boardref.panel.words import LANGUAGES
+from boardref.panel.words import table as word_table
 
 log = logging.getLogger(__name__)
 STATIC = resources.files("boardref.panel") / "static"
+
+SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
+BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
+#: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
+SHOWN = ("game", "players", "seat_name", "phase", "plies", "winner", "alerts", "started")
+
+
+def site_of(table: str) -> str:
+    """The site a table belongs to: its name up to the first hyphen (``north-t1`` is at
+    ``north``); a name without one belongs to no site ("")."""
+    return table.split("-", 1)[0] if "-" in table else ""
+
+
+def page_row(table: dict[str, Any]) -> dict[str, Any]:
+    """What the dashboard page shows of one table: flat, so a change is a few fields."""
+    state = table.get("state") or {}
+    row = {"site": site_of(table["table"]), "status": table["status"]}
+    row.update((key, state.get(key)) for key in SHOWN)
+    panel_url = state.get("panel_url")
+    row["watch"] = f"{panel_url}/watch" if panel_url else None
+    return row
+
+
+class Watcher(Subscriber):
+    """One dashboard page. Every message holds only the rows that changed, so each is
+    sent in order; a page that falls ``BEHIND`` is sent the whole fleet again instead
+    of the changes it missed."""
+
+    def __init__(self, fleet: Fleet, socket: WebSocket, seat: int | None):
+        super().__init__(socket, seat)
+        self.fleet = fleet
+        self._waiting: deque[str] = deque()
+
+    def offer(self, text: str) -> None:
+        if len(self._waiting) >= BEHIND:
+            self._waiting.clear()
+            text = self.fleet.whole()
+        self._waiting.append(text)
+        self._ready.set()
+
+    async def pump(self) -> None:
+        while True:
+            await self._ready.wait()
+            self._ready.clear()
+            while self._waiting:
+                await self.socket.send_text(self._waiting.popleft())
 
 
 class Fleet:
     """Every table the broker has told us about, kept up to date."""
 
-    def __init__(self, broker: Broker, ca_file: str | None = None):
+    def __init__(self, broker: Broker, ca_file: str | None = None, send_every: float = SEND_EVERY):
         self.broker = broker
         self.tables: dict[str, dict[str, Any]] = {}
-        self.hub = Hub()
+        self.rows: dict[str, dict[str, Any]] = {}  # each table as its page row shows it
+        self.hub = Hub(functools.partial(Watcher, self))
         self.connected = False
+        self.send_every = send_every
+        self._changes: dict[str, dict[str, Any]] = {}  # row fields changed since the last send
+        self._send_due: asyncio.TimerHandle | None = None
+        self._sent_at = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
+        self._draining = False
         self.client = broker.client(
             f"boardref-dashboard-{int(time.time())}",
             ca_file,
@@ -63,6 +126,10 @@ class Fleet:
             rows.append(table)
         return rows
 
+    def whole(self) -> str:
+        """The message a page starts from: every table's row."""
+        return json.dumps({"now": time.time(), "whole": True, "rows": self.rows})
+
     # --- the broker's thread -------------------------------------------------------------
 
     def _connected(self, client, userdata, flags, reason, properties) -> None:
@@ -70,7 +137,9 @@ class Fleet:
             log.warning("broker refused the dashboard: %s", reason)
             return
         self.connected = True
-        client.subscribe(f"{ROOT}/+/+", qos=1)
+        # QoS 0: the dashboard's session is clean and TCP already delivers in order, so
+        # acknowledging each of thousands of messages would only cost both sides
+        client.subscribe(f"{ROOT}/+/+", qos=0)
 
     def _disconnected(self, client, userdata, flags, reason, properties) -> None:
         self.connected = False
@@ -80,10 +149,17 @@ class Fleet:
         if len(parts) != 3 or parts[0] != ROOT:
             return
         _, name, kind = parts
-        text = message.payload.decode("utf-8", "replace")
-        self._loop.call_soon_threadsafe(self._take, name, kind, text)
+        self._inbox.append((name, kind, message.payload.decode("utf-8", "replace")))
+        if not self._draining:  # one wake-up of the loop for a burst of messages
+            self._draining = True
+            self._loop.call_soon_threadsafe(self._drain)
 
     # --- the loop ------------------------------------------------------------------------
+
+    def _drain(self) -> None:
+        self._draining = False  # before taking: a message arriving meanwhile wakes us again
+        while self._inbox:
+            self._take(*self._inbox.popleft())
 
     def _take(self, name: str, kind: str, text: str) -> None:
         table = self.tables.setdefault(
@@ -102,11 +178,31 @@ class Fleet:
                 table["last_event"] = {k: event.get(k) for k in ("seq", "kind", "at")}
         else:
             return
-        self.publish()
+        self._note(name)
 
-    def publish(self) -> None:
-        if self.hub.subscribers:
-            self.hub.publish(json.dumps(self.snapshot()))
+    def _note(self, name: str) -> None:
+        """Keep what changed in the table's row for the next send."""
+        row = page_row(self.tables[name])
+        shown = self.rows.get(name, {})
+        changed = {key: value for key, value in row.items() if shown.get(key, row) != value}
+        if not changed:
+            return
+        self.rows[name] = row
+        self._changes.setdefault(name, {}).update(changed)
+        if self._send_due is None:
+            wait = max(0.0, self._sent_at + self.send_every - self._loop.time())
+            self._send_due = self._loop.call_later(wait, self.send)
+
+    def send(self) -> None:
+        """Send the pages the rows changed since the last send (before a page joins, so
+        that the whole fleet it starts from already holds every change sent after)."""
+        if self._send_due is not None:
+            self._send_due.cancel()
+        self._send_due = None
+        self._sent_at = self._loop.time()
+        changes, self._changes = self._changes, {}
+        if self.hub.subscribers and changes:
+            self.hub.publish(json.dumps({"now": time.time(), "rows": changes}))
 
 
 def dashboard_app(fleet: Fleet) -> FastAPI:
@@ -118,6 +214,12 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     async def home() -> HTMLResponse:
         return HTMLResponse(page)
 
+    @app.get("/i18n/{language}.json", include_in_schema=False)
+    async def words(language: str) -> dict[str, str]:
+        if language not in LANGUAGES:
+            raise HTTPException(404, f"no language {language}; there are {', '.join(LANGUAGES)}")
+        return word_table(language)
+
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
         return fleet.snapshot()
@@ -125,7 +227,8 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     @app.websocket("/ws")
     async def updates(socket: WebSocket) -> None:
         await socket.accept()
-        await fleet.hub.serve(socket, None, json.dumps(fleet.snapshot()))
+        fleet.send()
+        await fleet.hub.serve(socket, None, fleet.whole())
 
     return app
 

@@ -11,6 +11,7 @@ only reports; it never changes the game.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import ssl
@@ -146,9 +147,12 @@ class Reporter:
         self._wake.set()
         self._sender.join(timeout=ACK_WAIT + 1)
         if self.connected:
-            self.client.publish(
+            goodbye = self.client.publish(
                 topic(self.table, "status"), "offline", qos=1, retain=True
-            ).wait_for_publish(timeout=2)
+            )
+            # the connection may drop meanwhile; then the last will says offline instead
+            with contextlib.suppress(RuntimeError, ValueError):
+                goodbye.wait_for_publish(timeout=2)
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -204,17 +208,22 @@ class Reporter:
             )
 
     def _send(self) -> None:
-        """Drain the outbox one acknowledged message at a time, then the state."""
+        """The sender thread: send whatever waits, whenever woken (or each second)."""
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
-            if not self.connected:
-                continue
-            try:
-                self._send_waiting()
-                self._send_state()
-            except (StoreError, RuntimeError, ValueError) as exc:
-                log.warning("reporting paused: %s", exc)
+            self.send()
+
+    def send(self) -> None:
+        """Drain the outbox one acknowledged message at a time, then the state (the
+        sender thread's work, callable by whoever runs many tables' sends at once)."""
+        if not self.connected:
+            return
+        try:
+            self._send_waiting()
+            self._send_state()
+        except (StoreError, RuntimeError, ValueError) as exc:
+            log.warning("reporting paused: %s", exc)
 
     def _send_waiting(self) -> None:
         while not self._stop.is_set() and self.connected:

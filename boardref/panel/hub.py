@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from fastapi import WebSocket, WebSocketDisconnect
 
@@ -37,8 +38,9 @@ class Subscriber:
 class Hub:
     """All connected pages of one panel."""
 
-    def __init__(self):
+    def __init__(self, page: Callable[[WebSocket, int | None], Subscriber] = Subscriber):
         self.subscribers: set[Subscriber] = set()
+        self._page = page  # makes the subscriber of a page that connects
 
     def publish(self, public: str, private: dict[int, str] | None = None) -> None:
         """Offer ``public`` to every page, or a seat's ``private`` text to its player."""
@@ -52,7 +54,7 @@ class Hub:
 
     async def serve(self, socket: WebSocket, seat: int | None, first: str) -> None:
         """Keep one page up to date until it disconnects."""
-        subscriber = Subscriber(socket, seat)
+        subscriber = self._page(socket, seat)
         subscriber.offer(first)
         self.subscribers.add(subscriber)
         pump = asyncio.create_task(subscriber.pump())

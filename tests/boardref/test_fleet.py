@@ -5,74 +5,33 @@ them, a broker outage loses no event, and a killed table is marked offline."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections import defaultdict
 
 import httpx
 import paho.mqtt.client as mqtt
 import pytest
+import websockets
+from playwright.sync_api import sync_playwright
 
-from boardref.config import load_config
-from boardref.fleet import ACK_WAIT, RECONNECT, discovery
+from boardref.dashboard import BEHIND, Fleet, Watcher
+from boardref.fleet import ACK_WAIT, RECONNECT, Broker, discovery
 from boardref.harness import free_port
 from boardref.service import Service
-
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-WAIT = 30.0
+from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, start_dashboard, until
+from tests.boardref.broker import reporting_table as table
+from tests.boardref.conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"
 )
-
-
-def until(check, what: str, wait: float = WAIT):
-    deadline = time.monotonic() + wait
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-class Mosquitto:
-    """A broker of our own on loopback, with persistence so a restart keeps sessions."""
-
-    def __init__(self, folder):
-        self.port = free_port()
-        self.url = f"mqtt://127.0.0.1:{self.port}"
-        self.config = folder / "mosquitto.conf"
-        self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"persistence true\npersistence_location {folder}/\n"
-        )
-        self.process = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [MOSQUITTO, "-c", str(self.config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-        def accepting():
-            with socket.socket() as probe:
-                return probe.connect_ex(("127.0.0.1", self.port)) == 0
-
-        until(accepting, "mosquitto to listen")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(WAIT)
 
 
 @pytest.fixture
@@ -117,21 +76,6 @@ class Listener:
         self.client.disconnect()
 
 
-def table(tmp_path, url: str, name: str) -> Service:
-    """A table whose moves are tapped on the panel, reporting to the broker."""
-    config = load_config(
-        **{
-            "store.path": tmp_path / f"{name}.db",
-            "game.name": "catch_the_hare",
-            "fleet.url": url,
-            "fleet.table_id": name,
-        }
-    )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
-    return service
-
-
 def play(service: Service, moves: int, pick: random.Random) -> None:
     referee = service.referee
     for _ in range(moves):
@@ -141,15 +85,23 @@ def play(service: Service, moves: int, pick: random.Random) -> None:
         referee.play(str(pick.choice(referee.game.legal_moves(state))))
 
 
-def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker):
-    tables = {f"t{n}": table(tmp_path, broker.url, f"t{n}") for n in range(1, 6)}
+@contextlib.contextmanager
+def watched(tmp_path, broker, names: list[str]):
+    """Tables reporting to ``broker`` and the dashboard watching them, on a port."""
+    tables = {name: table(tmp_path, broker.url, name) for name in names}
     port = free_port()
-    dashboard = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "fleet", "--mqtt", broker.url, "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    fleet = start_dashboard(broker.url, port)
     try:
+        yield tables, port
+    finally:
+        fleet.terminate()
+        fleet.wait(WAIT)
+        for service in tables.values():
+            service.close()
+
+
+def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker):
+    with watched(tmp_path, broker, [f"t{n}" for n in range(1, 6)]) as (tables, port):
         pick = random.Random(1)
         for service in tables.values():
             play(service, pick.randint(3, 8), pick)
@@ -173,11 +125,118 @@ def test_five_tables_play_and_the_dashboard_shows_all_five_live(tmp_path, broker
         assert shown["t1"]["seconds_in_game"] is not None
         page = httpx.get(f"http://127.0.0.1:{port}/").text
         assert "dashboard.js" in page
-    finally:
-        dashboard.terminate()
-        dashboard.wait(WAIT)
+
+
+def test_a_page_that_connects_late_gets_the_whole_fleet_then_only_changes(tmp_path, broker):
+    with watched(tmp_path, broker, [f"north-t{n}" for n in range(1, 4)]) as (tables, port):
+        pick = random.Random(3)
         for service in tables.values():
-            service.close()
+            play(service, 3, pick)
+
+        def all_shown():
+            rows = httpx.get(f"http://127.0.0.1:{port}/api/tables", timeout=2).json()
+            plies = {row["table"]: (row["state"] or {}).get("plies") for row in rows}
+            return plies == {name: s.referee.published.plies for name, s in tables.items()}
+
+        until(all_shown, "the dashboard to hold every table")
+        plies = {name: service.referee.published.plies for name, service in tables.items()}
+
+        async def watch() -> tuple[dict, list[dict]]:
+            async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as page:
+                whole = json.loads(await page.recv())
+                mover = tables["north-t2"]
+                target = mover.referee.published.plies + 1
+                play(mover, 1, pick)
+                changes = []
+                while True:
+                    changes.append(json.loads(await asyncio.wait_for(page.recv(), WAIT)))
+                    if changes[-1]["rows"].get("north-t2", {}).get("plies") == target:
+                        return whole, changes
+
+        whole, changes = asyncio.run(watch())
+        assert whole["whole"] is True
+        assert set(whole["rows"]) == set(tables)
+        for name in tables:
+            row = whole["rows"][name]
+            assert row["plies"] == plies[name]
+            assert (row["site"], row["game"], row["status"]) == (
+                "north",
+                "catch_the_hare",
+                "online",
+            )
+        for change in changes:
+            assert "whole" not in change
+            assert set(change["rows"]) == {"north-t2"}, "a table that did not move was sent"
+        sent = set().union(*(change["rows"]["north-t2"] for change in changes))
+        assert "plies" in sent
+        assert not sent & {"site", "game", "players", "status", "started"}, sent
+
+
+@needs_chromium
+def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, broker):
+    names = ["north-t1", "north-t2", "south-t1"]
+    with watched(tmp_path, broker, names) as (tables, port), sync_playwright() as playwright:
+        pick = random.Random(4)
+        play(tables["north-t1"], 5, pick)
+        play(tables["south-t1"], 2, pick)
+        tables.pop("north-t2").close()  # goes offline
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page(viewport={"width": 1280, "height": 800}, locale="en")
+            page.goto(f"http://127.0.0.1:{port}/")
+            shown = "#rows > [role=row]:not([hidden])"
+            page.wait_for_function(
+                "document.getElementById('count-offline').textContent === '1' && "
+                "document.querySelector('[data-table=north-t1] .moves').textContent === '5'"
+            )
+            counts = {
+                key: page.text_content(f"#count-{key}")
+                for key in ("playing", "idle", "offline", "alerts")
+            }
+            assert counts == {"playing": "2", "idle": "0", "offline": "1", "alerts": "1"}
+            assert page.text_content("[data-table=north-t2] .alert") == "table offline"
+            link = page.get_attribute("[data-table=south-t1] a", "href")
+            assert link.endswith("/watch") and link.startswith("http")
+
+            page.select_option("#site", "south")
+            assert page.locator(shown).all_inner_texts()[0].startswith("south-t1")
+            assert page.locator(shown).count() == 1
+            page.select_option("#site", "")
+            page.click("button[data-show=offline]")
+            assert [r.get_attribute("data-table") for r in page.locator(shown).all()] == [
+                "north-t2"
+            ]
+            page.click("button[data-show=offline]")  # again: every table
+            page.select_option("#sort", "moves")
+            order = [r.get_attribute("data-table") for r in page.locator(shown).all()]
+            assert order[0] == "north-t1" and len(order) == 3
+            assert "sort=moves" in page.url  # a bookmark keeps the view
+
+            page.select_option("#language", "de")
+            page.wait_for_function("document.querySelector('h1').textContent === 'Alle Tische'")
+            assert page.text_content("[data-table=north-t2] .alert") == "Tisch offline"
+            assert page.text_content("[data-table=north-t1] .game") == "Hasenjagd"
+        finally:
+            chromium.close()
+
+
+def test_a_page_that_falls_behind_is_sent_the_whole_fleet_instead_of_what_it_missed():
+    fleet = Fleet(Broker.from_url("mqtt://127.0.0.1:1"))  # never started: no broker needed
+    fleet._loop = asyncio.new_event_loop()
+    try:
+        for name in ("north-t1", "north-t2"):
+            fleet._take(name, "status", "online")
+        page = Watcher(fleet, None, None)
+        for plies in range(BEHIND + 5):
+            fleet._take("north-t1", "state", json.dumps({"game": "catch_the_hare", "plies": plies}))
+            page.offer(json.dumps({"rows": {"north-t1": {"plies": plies}}}))
+        waiting = [json.loads(text) for text in page._waiting]
+        assert len(waiting) < BEHIND
+        caught_up = next(m for m in waiting if m.get("whole"))
+        assert set(caught_up["rows"]) == {"north-t1", "north-t2"}
+        assert waiting[-1]["rows"]["north-t1"]["plies"] == BEHIND + 4
+    finally:
+        fleet._loop.close()
 
 
 def test_a_broker_outage_loses_no_event_and_keeps_each_tables_order(tmp_path, broker):

@@ -1,54 +1,302 @@
-// The café dashboard: one row per table, pushed live over the WebSocket. It shows;
-// it never sends a table anything.
+// The café dashboard: one row per table, kept live over the WebSocket. The first
+// message holds every table, later ones only the fields of the rows that changed;
+// they are applied once per frame, to those rows only, so thousands of tables stay
+// smooth. It shows; it never sends a table anything.
 "use strict";
 
-function minutes(seconds) {
-  if (seconds === null || seconds === undefined) return "";
-  const m = Math.floor(seconds / 60);
-  return `${m}:${String(seconds % 60).padStart(2, "0")}`;
+const $ = (id) => document.getElementById(id);
+const body = $("rows");
+const tables = new Map(); // name -> {name, row, line, cells, said}
+const waiting = new Map(); // name -> fields received since the last frame
+const PLAYING = new Set(["move", "chance", "ambiguous"]);
+const CATEGORIES = ["playing", "idle", "offline", "alerts"];
+const counts = { playing: 0, idle: 0, offline: 0, alerts: 0 };
+const known = { site: new Map(), game: new Map() }; // value -> tables with it
+const params = new URLSearchParams(location.search);
+const view = {
+  find: params.get("find") || "",
+  site: params.get("site") || "",
+  game: params.get("game") || "",
+  show: params.get("show") || "",
+  sort: params.get("sort") || "table",
+};
+let order = []; // the tables in the sort order, shown or not
+let words = {};
+let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
+let frameAsked = false;
+
+// --- words ---------------------------------------------------------------------------
+function say(key, values = {}) {
+  const text = words[key] || key.split(".").pop().replace(/_/g, " ");
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
 }
 
-function cell(row, text, className) {
-  const td = document.createElement("td");
-  td.textContent = text ?? "";
-  if (className) td.className = className;
-  row.appendChild(td);
-  return td;
-}
-
-function render(tables) {
-  const body = document.querySelector("#tables tbody");
-  body.replaceChildren();
-  for (const table of tables) {
-    const state = table.state || {};
-    const row = document.createElement("tr");
-    row.dataset.table = table.table;
-    row.dataset.status = table.status;
-    const name = cell(row, "");
-    const link = document.createElement("a");
-    link.textContent = table.table;
-    if (state.panel_url) link.href = `${state.panel_url}/watch`;
-    name.appendChild(link);
-    cell(row, state.game);
-    cell(row, state.players);
-    cell(row, state.winner ? `won: ${state.winner}` : state.seat_name || state.phase);
-    cell(row, state.plies);
-    cell(row, minutes(table.seconds_in_game));
-    const alerts = [...(state.alerts || [])];
-    if (table.status === "offline") alerts.unshift("table offline");
-    cell(row, alerts.join("; "), alerts.length ? "alert" : "");
-    body.appendChild(row);
+async function loadLanguage(lang) {
+  words = await (await fetch(`/i18n/${lang}.json`)).json();
+  document.documentElement.lang = lang;
+  localStorage.setItem("boardref-lang", lang);
+  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
+  for (const node of document.querySelectorAll("[data-say-placeholder]")) {
+    node.placeholder = say(node.dataset.sayPlaceholder);
   }
+  $("language").value = lang;
+  fillChoices("site");
+  fillChoices("game");
+  for (const table of tables.values()) paint(table);
+  showCounts();
+}
+
+function chosenLanguage() {
+  const saved = localStorage.getItem("boardref-lang");
+  if (saved) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
+}
+
+const gameName = (game) => (game ? say(`game.${game}.title`) : "");
+
+// --- one table -----------------------------------------------------------------------
+const COLUMNS = ["table", "site", "game", "players", "to-move", "moves", "time", "alert"];
+
+function category(row) {
+  if (row.status === "offline") return "offline";
+  return PLAYING.has(row.phase) ? "playing" : "idle";
+}
+
+function alertsOf(row) {
+  const alerts = (row.alerts || []).map((text) => say(`fleet.alert.${text.replace(/ /g, "_")}`));
+  if (row.status === "offline") alerts.unshift(say("fleet.alert.table_offline"));
+  return alerts;
+}
+
+function minutesIn(row) {
+  if (!row.started) return "";
+  const seconds = Date.now() / 1000 + clockOffset - row.started;
+  return say("fleet.minutes", { m: Math.max(0, Math.floor(seconds / 60)) });
+}
+
+function toMove(row) {
+  if (row.winner) return say("fleet.won", { winner: row.winner });
+  return row.seat_name || (row.phase ? say(`phase_${row.phase}`) : "");
+}
+
+function newTable(name) {
+  const line = document.createElement("div");
+  line.setAttribute("role", "row");
+  const cells = {};
+  for (const column of COLUMNS) {
+    cells[column] = line.appendChild(document.createElement("span"));
+    cells[column].className = column;
+    cells[column].setAttribute("role", "cell");
+  }
+  const link = document.createElement("a");
+  link.textContent = name;
+  link.target = "_blank";
+  link.rel = "noopener";
+  cells.table.appendChild(link);
+  line.dataset.table = name;
+  return { name, row: {}, line, cells, link, said: {}, category: null, alerting: false };
+}
+
+// Write a cell only when its text changed: most of a row stays as it was.
+function write(table, column, text) {
+  if (table.said[column] !== text) {
+    table.said[column] = text;
+    table.cells[column].textContent = text;
+  }
+}
+
+function paint(table) {
+  const row = table.row;
+  if (table.link.getAttribute("href") !== (row.watch || null)) {
+    if (row.watch) table.link.href = row.watch;
+    else table.link.removeAttribute("href");
+  }
+  if (table.line.dataset.status !== row.status) table.line.dataset.status = row.status;
+  write(table, "site", row.site ? row.site : "");
+  write(table, "game", gameName(row.game));
+  write(table, "players", row.players ?? "");
+  write(table, "to-move", toMove(row));
+  write(table, "moves", row.plies ?? "");
+  write(table, "time", minutesIn(row));
+  const alerts = alertsOf(row);
+  write(table, "alert", alerts.join("; "));
+  const alerting = alerts.length > 0;
+  if (table.line.classList.contains("alerting") !== alerting) table.line.classList.toggle("alerting", alerting);
+}
+
+// --- counts and choices ----------------------------------------------------------------
+function count(table, sign) {
+  counts[table.category] += sign;
+  if (table.alerting) counts.alerts += sign;
+  for (const key of ["site", "game"]) {
+    const value = table.row[key] || "";
+    const now = (known[key].get(value) || 0) + sign;
+    if (now > 0) known[key].set(value, now);
+    else known[key].delete(value);
+    if (now === 0 || (sign > 0 && now === 1)) choicesChanged[key] = true;
+  }
+}
+const choicesChanged = { site: false, game: false };
+
+function fillChoices(key) {
+  const select = $(key);
+  const named = key === "site" ? (site) => site : gameName;
+  const values = [...known[key].keys()].filter((v) => v).sort((a, b) => named(a).localeCompare(named(b)));
+  if (view[key] && !values.includes(view[key])) values.push(view[key]);
+  select.replaceChildren(select.options[0]);
+  for (const value of values) select.add(new Option(named(value), value));
+  select.value = view[key];
+  choicesChanged[key] = false;
+}
+
+function showCounts() {
+  for (const key of CATEGORIES) $(`count-${key}`).textContent = counts[key];
+  let shown = 0;
+  for (const table of tables.values()) if (!table.line.hidden) shown += 1;
+  $("shown").textContent = say("fleet.shown", { shown, total: tables.size });
+}
+
+// --- filter and sort -------------------------------------------------------------------
+function visible(table) {
+  const row = table.row;
+  if (view.find && !table.name.toLowerCase().includes(view.find.toLowerCase())) return false;
+  if (view.site && (row.site || "") !== view.site) return false;
+  if (view.game && row.game !== view.game) return false;
+  if (view.show === "alerts") return table.alerting;
+  return !view.show || table.category === view.show;
+}
+
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true });
+const SORTS = {
+  table: byName,
+  site: (a, b) => (a.row.site || "").localeCompare(b.row.site || "") || byName(a, b),
+  game: (a, b) => gameName(a.row.game).localeCompare(gameName(b.row.game)) || byName(a, b),
+  moves: (a, b) => (b.row.plies || 0) - (a.row.plies || 0) || byName(a, b),
+  time: (a, b) => (a.row.started || Infinity) - (b.row.started || Infinity) || byName(a, b),
+  alerts: (a, b) => b.alerting - a.alerting || (b.category === "offline") - (a.category === "offline") || byName(a, b),
+};
+const SORTED_BY = { table: [], site: ["site"], game: ["game"], moves: ["plies"], time: ["started"], alerts: ["alerts", "status"] };
+
+function resort() {
+  order = [...tables.values()].sort(SORTS[view.sort]);
+  const rows = document.createDocumentFragment();
+  for (const table of order) {
+    table.line.hidden = !visible(table);
+    rows.appendChild(table.line);
+  }
+  body.replaceChildren(rows);
+  for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+    header.setAttribute("aria-sort", header.dataset.sort === view.sort ? "ascending" : "none");
+  }
+}
+
+// Put one table where the sort wants it: a binary search, one DOM move.
+function place(table) {
+  const at = order.indexOf(table);
+  if (at >= 0) order.splice(at, 1);
+  const compare = SORTS[view.sort];
+  let low = 0;
+  let high = order.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (compare(order[middle], table) < 0) low = middle + 1;
+    else high = middle;
+  }
+  order.splice(low, 0, table);
+  const next = order[low + 1];
+  if (table.line.nextSibling !== (next ? next.line : null) || !table.line.parentNode) {
+    body.insertBefore(table.line, next ? next.line : null);
+  }
+}
+
+function changeView() {
+  for (const key of Object.keys(view)) view[key] = $(key).value;
+  const query = new URLSearchParams(Object.entries(view).filter(([key, value]) => value && !(key === "sort" && value === "table")));
+  history.replaceState(null, "", query.size ? `?${query}` : location.pathname);
+  resort();
+  showCounts();
+}
+
+// --- the messages ----------------------------------------------------------------------
+function receive(message) {
+  clockOffset = message.now - Date.now() / 1000;
+  if (message.whole) {
+    for (const name of tables.keys()) if (!(name in message.rows)) waiting.set(name, null);
+  }
+  for (const [name, fields] of Object.entries(message.rows)) {
+    const before = waiting.get(name);
+    waiting.set(name, before ? Object.assign(before, fields) : { ...fields });
+  }
+  if (!frameAsked) {
+    frameAsked = true;
+    requestAnimationFrame(apply);
+  }
+}
+
+// Everything received since the last frame, applied to the tables it changed.
+function apply() {
+  frameAsked = false;
+  const sortKeys = SORTED_BY[view.sort];
+  const first = tables.size === 0;
+  for (const [name, fields] of waiting) {
+    let table = tables.get(name);
+    if (fields === null) {
+      if (table) {
+        count(table, -1);
+        tables.delete(name);
+        order.splice(order.indexOf(table), 1);
+        table.line.remove();
+      }
+      continue;
+    }
+    const fresh = !table;
+    if (fresh) tables.set(name, (table = newTable(name)));
+    else count(table, -1);
+    Object.assign(table.row, fields);
+    paint(table);
+    table.category = category(table.row);
+    table.alerting = alertsOf(table.row).length > 0;
+    count(table, +1);
+    const hidden = !visible(table);
+    if (table.line.hidden !== hidden) table.line.hidden = hidden;
+    if (!first && (fresh || sortKeys.some((key) => key in fields))) place(table);
+  }
+  waiting.clear();
+  if (first) resort();
+  for (const key of ["site", "game"]) if (choicesChanged[key]) fillChoices(key);
+  showCounts();
+}
+
+// Time in game moves on by itself; only the rows whose minute turned are written.
+function tick() {
+  for (const table of tables.values()) if (table.row.started) write(table, "time", minutesIn(table.row));
 }
 
 function connect() {
   const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  socket.onmessage = (message) => render(JSON.parse(message.data));
-  socket.onopen = () => { document.getElementById("broker").textContent = ""; };
+  socket.onmessage = (message) => receive(JSON.parse(message.data));
+  socket.onopen = () => { $("broker").textContent = ""; };
   socket.onclose = () => {
-    document.getElementById("broker").textContent = "dashboard disconnected; retrying";
+    $("broker").textContent = say("fleet.disconnected");
     setTimeout(connect, 1000);
   };
 }
 
-connect();
+for (const key of Object.keys(view)) $(key).value = view[key];
+$("view").addEventListener("input", changeView);
+$("view").addEventListener("submit", (event) => event.preventDefault());
+for (const button of document.querySelectorAll("[data-show]")) {
+  button.addEventListener("click", () => {
+    $("show").value = $("show").value === button.dataset.show ? "" : button.dataset.show;
+    changeView();
+  });
+}
+for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+  header.addEventListener("click", () => {
+    $("sort").value = header.dataset.sort;
+    changeView();
+  });
+}
+$("language").addEventListener("change", (event) => loadLanguage(event.target.value));
+setInterval(tick, 1000);
+loadLanguage(chosenLanguage()).finally(connect);
