@@ -164,7 +164,8 @@ class Service:
         self.referee.use_sensor(
             (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
         )
-        cells = config.sensor_cells(self.referee.game.board)
+        wiring = config.board_wiring(self.referee.game.board)
+        cells = wiring.sensors
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
         if sensed and self.sim:
             self.simulator = Simulator(len(cells)).start()
@@ -175,7 +176,7 @@ class Service:
         self.table = Table(
             self.referee,
             cells,
-            CellLights(cells, self.palette),
+            CellLights(wiring.leds, self.palette),
             self.link.set_leds if self.link else None,
             self.status,
             self.palette,

@@ -62,7 +62,11 @@ class Table:
         if len(states) != len(self.sensor_cells):
             return
         self.referee.sense(
-            {cell: PIECE if state else None for cell, state in zip(self.sensor_cells, states)},
+            {
+                cell: PIECE if state else None
+                for cell, state in zip(self.sensor_cells, states)
+                if cell is not None  # a sensor the wiring puts under no cell
+            },
             at,
         )
 

@@ -40,3 +40,27 @@ def shipped_firmware() -> str:
     if found is None:
         raise RuntimeError("firmware/main.py names no FIRMWARE version")
     return found.group(1)
+
+
+def mpremote_command(device: str, mpremote: str = "mpremote") -> list[str]:
+    """The documented mpremote call: copy every firmware file into the Pico's root,
+    then reset it so main.py starts."""
+    return [mpremote, "connect", device, "fs", "cp", *map(str, firmware_files()), ":", "+", "reset"]
+
+
+def version_of(firmware: str) -> str:
+    """The version part of a firmware string: ``boardref-fw 0.1.0`` -> ``0.1.0``."""
+    return firmware.rsplit(" ", 1)[-1]
+
+
+def version_problem(hello, device: str) -> str | None:
+    """What to do when the board's HELLO names another firmware version than the
+    one this host ships, or None when they agree."""
+    shipped = shipped_firmware()
+    if version_of(hello.firmware) == version_of(shipped):
+        return None
+    return (
+        f"the board on {device} runs {hello.firmware}, this boardref ships {shipped}: fit "
+        "the maintenance jumper (GP14 to GND), replug the USB cable, run `boardref firmware "
+        "flash` again, then remove the jumper and replug"
+    )

@@ -30,11 +30,17 @@ def _now_ms():
 
 
 class SimulatedSensors:
-    """What the hall sensors read: the true board, plus noise and injected flicker."""
+    """What the hall sensors read: the true board, plus noise, injected flicker and the
+    faults a board build can have (a stuck sensor, a dead one, one that answers for
+    its neighbour's piece too)."""
 
     def __init__(self, cells, noise, rng):
         self.board = bytearray(cells)
         self.noise = noise
+        self.stuck = set()
+        self.dead = set()
+        #: sensor -> the neighbouring sensors whose piece it answers to as well
+        self.crosstalk = {}
         self._rng = rng
         self._flicker_until = {}
 
@@ -45,6 +51,13 @@ class SimulatedSensors:
     def read(self):
         """One scan's raw readings, a byte per cell."""
         raw = bytearray(self.board)
+        for sensor, neighbours in self.crosstalk.items():
+            if not raw[sensor]:
+                raw[sensor] = max(self.board[n] for n in neighbours)
+        for sensor in self.stuck:
+            raw[sensor] = protocol.PRESENT
+        for sensor in self.dead:
+            raw[sensor] = protocol.EMPTY
         rng = self._rng
         if self.noise:
             for cell in range(len(raw)):
@@ -76,6 +89,7 @@ class Simulator:
         settings=None,
         protocol_version=protocol.PROTOCOL_VERSION,
         seed=None,
+        firmware=FIRMWARE,
     ):
         if not 0 < cells <= protocol.MAX_CELLS:  # more would never reach the host
             raise ValueError(f"{cells} cells: a scan carries 1 to {protocol.MAX_CELLS}")
@@ -91,6 +105,7 @@ class Simulator:
         self._sensor_kind = sensor_kind
         self._settings = settings
         self._protocol_version = protocol_version
+        self._firmware = firmware
         self._master = None
         self._slave = None
         self._want_plugged = True
@@ -145,6 +160,19 @@ class Simulator:
     def flicker(self, cell, seconds):
         """Make one sensor read at random for a while."""
         self.sensors.flicker(cell, seconds)
+
+    def stick(self, cell):
+        """Make one sensor read a piece whatever stands there (a shorted switch)."""
+        self.sensors.stuck.add(cell)
+
+    def kill(self, cell):
+        """Make one sensor read nothing whatever stands there (a dead or unwired sensor)."""
+        self.sensors.dead.add(cell)
+
+    def couple(self, cell, neighbour):
+        """Make sensor ``cell`` answer to a piece on ``neighbour`` too (a magnet too
+        strong, a sensor mounted off-centre)."""
+        self.sensors.crosstalk.setdefault(cell, set()).add(neighbour)
 
     def stall(self, seconds):
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
@@ -231,7 +259,7 @@ class Simulator:
             self.device = Device(
                 self.cells,
                 self._sensor_kind,
-                FIRMWARE,
+                self._firmware,
                 lambda colors, brightness: None,
                 self._settings,
                 self._protocol_version,
@@ -284,6 +312,12 @@ def _control(simulator, line):
         simulator.set_cell(int(args[0]), int(args[1]))
     elif command == "flicker" and len(args) == 2:
         simulator.flicker(int(args[0]), float(args[1]))
+    elif command == "stick" and len(args) == 1:
+        simulator.stick(int(args[0]))
+    elif command == "kill" and len(args) == 1:
+        simulator.kill(int(args[0]))
+    elif command == "couple" and len(args) == 2:
+        simulator.couple(int(args[0]), int(args[1]))
     elif command == "stall" and len(args) == 1:
         simulator.stall(float(args[0]))
     elif command == "inject" and len(args) == 1:
@@ -298,7 +332,8 @@ def _control(simulator, line):
         return simulator.leds.hex()
     else:
         return (
-            "commands: set CELL STATE | flicker CELL SECONDS | stall SECONDS | inject HEX"
+            "commands: set CELL STATE | flicker CELL SECONDS | stick CELL | kill CELL"
+            " | couple CELL NEIGHBOUR | stall SECONDS | inject HEX"
             " | unplug | plug | board | leds"
         )
     return "ok"
