@@ -91,6 +91,11 @@ class Table:
             mood, colour = status_mood(shown, self.link_up)
             self.status.show(mood, colour if colour in self.palette.colours else FALLBACK_COLOUR)
 
+    def relight(self) -> None:
+        """Send the referee's LED frame again, after an LED test showed another."""
+        self._frame = None
+        self.refresh()
+
     def _on_event(self, event: Event) -> None:
         if self.status is not None and event.kind in SIGNALS:
             self.status.signal(SIGNALS[event.kind])

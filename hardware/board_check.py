@@ -115,19 +115,27 @@ class BoardCheck:
                     )
                 )
             elif flag == ANSWERS_TOO and partner is not None:
-                together = self.sensors[partner].changed_in == self.sensors[sensor].changed_in
-                said.append(
-                    words(
-                        "board.together" if together else "board.answers_too",
-                        "{where} and {other} always change together: one sensor sees its "
-                        "neighbour's piece, or two sensors share a wire"
-                        if together
-                        else "{where} answers to the piece at {other} too: it sees its "
-                        "neighbour's piece (sensor off-centre, magnet too strong)",
-                        where=where,
-                        other=self._where(partner),
+                other = self._where(partner)
+                if self.sensors[partner].changed_in == self.sensors[sensor].changed_in:
+                    said.append(
+                        words(
+                            "board.together",
+                            "{where} and {other} always change together: one sensor sees "
+                            "its neighbour's piece, or two sensors share a wire",
+                            where=where,
+                            other=other,
+                        )
                     )
-                )
+                else:
+                    said.append(
+                        words(
+                            "board.answers_too",
+                            "{where} answers to the piece at {other} too: it sees its "
+                            "neighbour's piece (sensor off-centre, magnet too strong)",
+                            where=where,
+                            other=other,
+                        )
+                    )
         return said
 
     def _where(self, sensor: int) -> Words:
