@@ -1,0 +1,146 @@
+// The referee page's Board tab (/referee): the board check as a drawing of the board's
+// cells (state, change count and flag per sensor), the link's counters, what the check
+// found in words, and the LED test. Polls once a second while the tab is open.
+"use strict";
+
+const BOARD_CHECK_POLL = 1000;
+const BOARD_FINDINGS_SHOWN = 6;
+let boardGeometry = null;
+let boardCheckTimer = null;
+
+async function loadBoardGeometry() {
+  const response = await fetch("/api/board");
+  if (response.ok) boardGeometry = await response.json();
+}
+
+// the cells where they lie on the board, each a circle coloured by its flag, with its
+// change count inside; a cell whose sensor holds a piece now is filled
+function drawBoardCheck(report) {
+  const svg = $("board-check-grid");
+  if (!boardGeometry) return;
+  const cells = boardGeometry.cells;
+  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
+  const minX = Math.min(...xs), minY = Math.min(...ys);
+  const spanX = Math.max(...xs) - minX || 1, spanY = Math.max(...ys) - minY || 1;
+  // the nearest two cells set the circle size
+  let pitch = Infinity;
+  for (let i = 0; i < Math.min(cells.length, 40); i++) {
+    for (let j = i + 1; j < cells.length; j++) {
+      const d = Math.hypot(cells[i].x - cells[j].x, cells[i].y - cells[j].y);
+      if (d > 0 && d < pitch) pitch = d;
+    }
+  }
+  if (!isFinite(pitch)) pitch = Math.max(spanX, spanY);
+  const r = pitch * 0.45, pad = pitch * 0.6;
+  svg.setAttribute("viewBox", `${minX - pad} ${minY - pad} ${spanX + 2 * pad} ${spanY + 2 * pad}`);
+  const byCell = new Map(report.sensors.filter((s) => s.cell).map((s) => [s.cell, s]));
+  const ns = "http://www.w3.org/2000/svg";
+  const parts = [];
+  for (const cell of cells) {
+    const sensor = byCell.get(cell.id);
+    const group = document.createElementNS(ns, "g");
+    const flag = sensor ? sensor.flag : "unwired";
+    group.setAttribute("class", `check-cell flag-${flag}${sensor && sensor.state ? " on" : ""}`);
+    group.dataset.cell = cell.id;
+    const circle = document.createElementNS(ns, "circle");
+    circle.setAttribute("cx", cell.x);
+    circle.setAttribute("cy", cell.y);
+    circle.setAttribute("r", r);
+    const count = document.createElementNS(ns, "text");
+    count.setAttribute("x", cell.x);
+    count.setAttribute("y", cell.y);
+    count.setAttribute("font-size", r);
+    count.textContent = sensor ? String(sensor.changes) : "–";
+    const title = document.createElementNS(ns, "title");
+    title.textContent = sensor ? `${sayCell(cell.id)} · ${sensor.sensor}` : sayCell(cell.id);
+    group.append(circle, count, title);
+    parts.push(group);
+  }
+  svg.replaceChildren(...parts);
+}
+
+function showBoardCheck(report) {
+  drawBoardCheck(report);
+  // the first few in full; a board not swept yet has a finding for nearly every cell
+  const found = report.findings.slice(0, BOARD_FINDINGS_SHOWN).map((words) => {
+    const item = document.createElement("li");
+    item.textContent = said(words);
+    return item;
+  });
+  if (report.findings.length > BOARD_FINDINGS_SHOWN) {
+    const more = document.createElement("li");
+    more.textContent = say("board_more", { n: report.findings.length - BOARD_FINDINGS_SHOWN });
+    found.push(more);
+  }
+  if (!found.length) {
+    const item = document.createElement("li");
+    item.className = "all-well";
+    item.textContent = say("board_all_well");
+    found.push(item);
+  }
+  $("board-check-findings").replaceChildren(...found);
+  $("board-check-strip").textContent = said(report.strip);
+  const counts = { scans: report.scans, ...report.link };
+  $("board-check-link").replaceChildren(...Object.entries(counts).map(([key, value]) => {
+    const row = document.createElement("tr");
+    const name = document.createElement("th");
+    name.scope = "row";
+    name.textContent = say(`board_${key}`);
+    const shown = document.createElement("td");
+    shown.textContent = String(value);
+    row.append(name, shown);
+    return row;
+  }));
+}
+
+async function loadBoardCheck() {
+  const response = await fetch("/api/board/check");
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    $("board-check-findings").replaceChildren();
+    const item = document.createElement("li");
+    item.textContent = body.said ? said(body.said) : String(body.detail || response.status);
+    $("board-check-findings").append(item);
+    return false;
+  }
+  showBoardCheck(body);
+  return true;
+}
+
+async function pollBoardCheck() {
+  clearTimeout(boardCheckTimer);
+  if (!$("board-check").open || document.body.dataset.referee !== "yes") return;
+  if (!boardGeometry) await loadBoardGeometry();
+  if (await loadBoardCheck()) boardCheckTimer = setTimeout(pollBoardCheck, BOARD_CHECK_POLL);
+}
+
+async function ledTest(mode) {
+  const body = { mode, colour: $("board-led-colour").value };
+  if (mode === "cell") body.cell = $("board-led-cell").value.trim();
+  if (await post("/api/board/leds", body)) {
+    const what = mode === "cell" ? body.cell : say(`board_led_${mode}`);
+    $("board-led-note").textContent = mode === "off" ? "" : say("board_led_lit", { what });
+  }
+}
+
+function wireBoardCheck() {
+  if (!$("board-check")) return;
+  $("board-check").ontoggle = pollBoardCheck;
+  $("board-check-reset").onclick = async () => {
+    if (await post("/api/board/check/reset")) await loadBoardCheck();
+  };
+  $("board-led-cell-apply").onclick = () => ledTest("cell");
+  $("board-led-walk").onclick = () => ledTest("walk");
+  $("board-led-all").onclick = () => ledTest("all");
+  $("board-led-off").onclick = () => ledTest("off");
+  // a tap on a cell of the drawing lights it: the strip checked against the board
+  $("board-check-grid").onclick = (event) => {
+    const cell = event.target.closest(".check-cell");
+    if (!cell) return;
+    $("board-led-cell").value = cell.dataset.cell;
+    ledTest("cell");
+  };
+}
+
+// panel.js (loaded last) defines $, say and post; wire once every script has run
+if (document.body.dataset.role === "referee") document.addEventListener("DOMContentLoaded", wireBoardCheck);
