@@ -1,5 +1,5 @@
-"""Bringing a new board up from the terminal: `boardref board check|leds|map` and
-`boardref firmware flash`.
+"""Bringing a new board up from the terminal: `boardref board check|leds|map|calibrate`
+and `boardref firmware flash`.
 
 Each function opens the board's link, does one bring-up job with the helpers in
 ``hardware`` (board check, LED test, wiring wizard) or ``firmware_bridge.flash``,
@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from engines.words import Words
+from firmware_bridge import protocol
 from firmware_bridge.flash import mpremote_command, version_problem
 from firmware_bridge.host import Link, LinkError
 from hardware import led_test
 from hardware.board_check import ANSWERS_TOO, NEVER_SEEN, STUCK, BoardCheck
+from hardware.calibration import Calibration, Calibrator, board_calibration
 from hardware.wiring import Wiring, wiring_path
 from hardware.wiring_wizard import MapResult, MapWizard
 
@@ -66,6 +68,14 @@ def render_check(report: dict, rows: list[list[str]]) -> str:
             mark = MARKS.get(entry["flag"], "#" if entry["state"] else ".")
             marks.append(f"{cell:>{width}} {mark}{min(entry['changes'], 99):<3}")
         lines.append("  ".join(marks))
+    magnet = [entry for entry in report["sensors"] if entry.get("reading") is not None]
+    if magnet:
+        lines.append("sensor cell      reading  (south .. north)")
+        lines += [
+            f"{e['sensor']:>6} {e['cell'] or '-':<9} {e['reading']:>7}"
+            f"  ({e['south']} .. {e['north']})"
+            for e in magnet
+        ]
     link = report["link"]
     lines.append(
         f"scans {report['scans']}  frames {link['frames']}  CRC errors {link['crc_errors']}"
@@ -81,6 +91,10 @@ def run_check(
     """Watch the board for ``seconds``, showing the grid every ``every`` seconds; the
     final report is returned (and printed as JSON with ``as_json``)."""
     check = BoardCheck(len(wiring.sensors), wiring.sensors)
+    calibration = board_calibration(wiring)
+    thresholds = (calibration.north, calibration.south)
+    if link.hello.sensor_kind == protocol.SENSOR_MAGNET:
+        link.configure(raw_readings=1)
     check.observe(bytes(link.last_scan.cells))
     link.subscribe(lambda scan: check.observe(bytes(scan.cells)))
     cells = [cell for cell in wiring.sensors if cell is not None]
@@ -89,11 +103,14 @@ def run_check(
     while True:
         left = deadline - time.monotonic()
         if not as_json:
-            say(render_check(check.report(link.counters()), rows) + "\n")
+            say(
+                render_check(check.report(link.counters(), link.last_readings, thresholds), rows)
+                + "\n"
+            )
         if left <= 0:
             break
         time.sleep(min(every, left))
-    report = check.report(link.counters())
+    report = check.report(link.counters(), link.last_readings, thresholds)
     if as_json:
         say(json.dumps(report))
     else:
@@ -183,3 +200,31 @@ def run_flash(device: str, mpremote: str | None, say: Say, timeout: float) -> Wo
         return version_problem(hello, device)
     finally:
         link.close()
+
+
+def run_calibrate(
+    link: Link,
+    wiring: Wiring,
+    wiring_dir: Path,
+    kinds: Sequence[str],
+    seconds: float,
+    say: Say,
+) -> Calibration:
+    """Learn a magnet board's per-sensor thresholds, store them with its wiring and
+    send them to the board."""
+    if link.hello.sensor_kind != protocol.SENSOR_MAGNET:
+        raise ValueError("this board senses presence only: there is nothing to calibrate")
+    link.configure(raw_readings=1, heartbeat_ms=50)
+    try:
+        calibrator = Calibrator(lambda: link.last_readings, lambda said: say(str(said)), seconds)
+        calibration = calibrator.run(wiring.sensors, kinds)
+    finally:
+        link.configure(raw_readings=0, heartbeat_ms=500)
+    wiring.calibration = calibration.to_json()
+    path = wiring_path(wiring_dir, wiring.board)
+    wiring.save(path)
+    link.calibrate(calibration.north, calibration.south)
+    for finding in calibration.findings:
+        say(str(finding))
+    say(f"wrote {path}")
+    return calibration

@@ -399,3 +399,37 @@ def firmware_flash(
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(1)
     typer.echo("the board runs the firmware this boardref ships")
+
+
+@board_app.command("calibrate")
+def board_calibrate(
+    config: Path | None = _CONFIG_OPTION,
+    device: str | None = _DEVICE_OPTION,
+    game: str | None = _GAME_OPTION,
+    kinds: str = typer.Option("north,south", help="the piece kinds to sweep: north, south"),
+    seconds: float = typer.Option(300.0, min=1, help="time for each sweep"),
+    out_dir: Path | None = typer.Option(None, help="where the wiring file lives"),
+) -> None:
+    """Magnet boards: learn each sensor's baseline from the empty board and its
+    thresholds from a sweep of each piece kind; stored with the board's wiring."""
+    from boardref.bringup import run_calibrate
+    from hardware.calibration import NORTH_UP, SOUTH_UP
+    from hardware.wiring import DEFAULT_DIR
+
+    wanted = [kind.strip() for kind in kinds.split(",") if kind.strip()]
+    if not wanted or set(wanted) - {NORTH_UP, SOUTH_UP}:
+        typer.echo("error: --kinds takes north, south or both", err=True)
+        raise typer.Exit(2)
+    _, board, wiring, path, wiring_dir = _bringup_setup(config, device, game)
+    link = _link(path)
+    try:
+        calibration = run_calibrate(
+            link, wiring, out_dir or wiring_dir or DEFAULT_DIR, wanted, seconds, typer.echo
+        )
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        link.close()
+    if calibration.findings:
+        raise typer.Exit(1)

@@ -842,9 +842,7 @@ class Referee:
             candidates=v.candidates,
             outcome=None
             if ended is None
-            else Ending(
-                winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores
-            ),
+            else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
             can_confirm=self._can_confirm(),
             can_takeback=self.tentative is not None
             or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
@@ -984,9 +982,7 @@ class Referee:
                 return
             self.log.append(("game_over", data))
             self.phase = OVER
-            self._view.say(
-                words("referee.game_over", "Game over: {reason}", reason=ended.words)
-            )
+            self._view.say(words("referee.game_over", "Game over: {reason}", reason=ended.words))
             self._emit(Event("game_over", data, accepted=True))
             return
         if self.phase != SETUP:

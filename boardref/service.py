@@ -37,6 +37,7 @@ from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.board_check import BoardCheck
+from hardware.calibration import Calibration
 from hardware.camera_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
@@ -196,6 +197,9 @@ class Service:
             self.link.subscribe_state(lambda state, error: self._link_changed(state, error))
             self.restart_board_check()
             self.link.subscribe(lambda scan: self.board_check.observe(bytes(scan.cells)))
+            if wiring.calibration is not None:
+                calibration = Calibration.from_json(wiring.calibration)
+                self.link.calibrate(calibration.north, calibration.south)
             self.link.open()
         self.table.refresh()
 

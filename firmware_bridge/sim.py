@@ -34,9 +34,22 @@ class SimulatedSensors:
     faults a board build can have (a stuck sensor, a dead one, one that answers for
     its neighbour's piece too)."""
 
-    def __init__(self, cells, noise, rng):
+    #: A magnet sensor at rest reads half supply; a piece moves it by SWING times the
+    #: sensor's gain, up for north-up pieces and down for south-up ones.
+    MID = 32768
+    SWING = 12000
+    DEFAULT_THRESHOLD = 6000
+
+    def __init__(self, cells, noise, rng, magnet=False):
         self.board = bytearray(cells)
         self.noise = noise
+        self.magnet = magnet
+        self.baseline = [self.MID] * cells
+        self.gain = [1.0] * cells
+        self.north = [self.MID + self.DEFAULT_THRESHOLD] * cells
+        self.south = [self.MID - self.DEFAULT_THRESHOLD] * cells
+        #: the last readings of a magnet board (ADC counts), or None
+        self.readings = None
         self.stuck = set()
         self.dead = set()
         #: sensor -> the neighbouring sensors whose piece it answers to as well
@@ -48,9 +61,29 @@ class SimulatedSensors:
         """Make ``cell`` read at random for ``seconds``, like a hand passing over it."""
         self._flicker_until[cell] = time.monotonic() + seconds
 
+    def calibrate(self, north, south):
+        """Per-sensor thresholds from the host (THRESHOLDS), as the firmware keeps them."""
+        self.north, self.south = list(north), list(south)
+
+    def _classified(self):
+        readings = []
+        raw = bytearray(len(self.board))
+        for cell, state in enumerate(self.board):
+            pole = 1 if state == protocol.PRESENT else -1 if state == protocol.SOUTH_UP else 0
+            reading = int(self.baseline[cell] + pole * self.SWING * self.gain[cell])
+            reading = min(0xFFFF, max(0, reading))
+            readings.append(reading)
+            if reading >= self.north[cell]:
+                raw[cell] = protocol.PRESENT
+            elif reading <= self.south[cell]:
+                raw[cell] = protocol.SOUTH_UP
+        self.readings = readings
+        return raw
+
     def read(self):
-        """One scan's raw readings, a byte per cell."""
-        raw = bytearray(self.board)
+        """One scan's raw states, a byte per cell (a magnet board classifies its
+        readings by its thresholds, as the firmware does)."""
+        raw = self._classified() if self.magnet else bytearray(self.board)
         for sensor, neighbours in self.crosstalk.items():
             if not raw[sensor]:
                 raw[sensor] = max(self.board[n] for n in neighbours)
@@ -99,7 +132,8 @@ class Simulator:
             path = os.path.join(self._own_dir, "boardref-pico")
         self.path = path
         self.cells = cells
-        self.sensors = SimulatedSensors(cells, noise, random.Random(seed))
+        magnet = sensor_kind == protocol.SENSOR_MAGNET
+        self.sensors = SimulatedSensors(cells, noise, random.Random(seed), magnet)
         self.device = None
         self.output_dropped = 0
         self._sensor_kind = sensor_kind
@@ -174,6 +208,14 @@ class Simulator:
         strong, a sensor mounted off-centre)."""
         self.sensors.crosstalk.setdefault(cell, set()).add(neighbour)
 
+    def tune(self, cell, baseline=None, gain=None):
+        """Give one magnet sensor its own resting reading (ADC counts) or gain (1.0 is
+        a typical sensor; a weak magnet or a sensor mounted low reads less)."""
+        if baseline is not None:
+            self.sensors.baseline[cell] = baseline
+        if gain is not None:
+            self.sensors.gain[cell] = gain
+
     def stall(self, seconds):
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
         heartbeat; then it carries on where it was. Returns once the device has
@@ -242,7 +284,8 @@ class Simulator:
                     self._send(self._injected.pop(0))
                 now = _now_ms()
                 if now >= next_scan:
-                    self._send(self.device.scan(self.sensors.read(), now))
+                    raw = self.sensors.read()
+                    self._send(self.device.scan(raw, now, self.sensors.readings))
                     period = self.device.settings["scan_period_ms"]
                     next_scan = max(next_scan + period, now)
         finally:
@@ -263,6 +306,7 @@ class Simulator:
                 lambda colors, brightness: None,
                 self._settings,
                 self._protocol_version,
+                self.sensors.calibrate if self.sensors.magnet else None,
             )
             staged = self.path + ".new"
             os.symlink(os.ttyname(slave), staged)

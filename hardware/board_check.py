@@ -144,11 +144,28 @@ class BoardCheck:
             return words("board.sensor", "sensor {sensor}", sensor=sensor)
         return words("board.sensor_at", "sensor {sensor} (cell {cell})", sensor=sensor, cell=cell)
 
-    def report(self, link: Mapping[str, int] | None = None) -> dict[str, Any]:
-        """The check as JSON: per sensor its cell, state, changes and flag; the
-        findings as words; the link's counters (frames, CRC errors, drops)."""
+    def report(
+        self,
+        link: Mapping[str, int] | None = None,
+        readings: Sequence[int] | None = None,
+        thresholds: tuple[Sequence[int], Sequence[int]] | None = None,
+    ) -> dict[str, Any]:
+        """The check as JSON: per sensor its cell, state, changes and flag, and on a
+        magnet board its raw ``reading`` with its ``north`` and ``south`` thresholds;
+        the findings as words; the link's counters (frames, CRC errors, drops)."""
         flags = self.flags()
         counters = dict(link or {})
+        magnet = {}
+        if readings is not None and len(readings) == len(self.sensors):
+            north, south = thresholds or ([None] * len(readings), [None] * len(readings))
+            magnet = {
+                sensor: {
+                    "reading": readings[sensor],
+                    "north": north[sensor],
+                    "south": south[sensor],
+                }
+                for sensor in range(len(readings))
+            }
         return {
             "scans": self.scans,
             "sensors": [
@@ -159,6 +176,7 @@ class BoardCheck:
                     "changes": record.changes,
                     "flag": flags[sensor][0],
                     "answers_for": flags[sensor][1],
+                    **magnet.get(sensor, {}),
                 }
                 for sensor, record in enumerate(self.sensors)
             ],

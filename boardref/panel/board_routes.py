@@ -16,7 +16,9 @@ from pydantic import BaseModel, Field
 
 from boardref.panel import models
 from engines.words import words
+from firmware_bridge import protocol
 from hardware import led_test
+from hardware.calibration import board_calibration
 
 #: How long each cell stays lit while the LED test walks the board (seconds).
 WALK_STEP = 0.6
@@ -31,6 +33,10 @@ class SensorCheck(BaseModel):
     flag: str
     #: for answers_too: the sensor whose piece this one answers to as well
     answers_for: int | None = None
+    #: a magnet board's raw reading (ADC counts) and the thresholds it is judged by
+    reading: int | None = None
+    north: int | None = None
+    south: int | None = None
 
 
 class BoardCheckReport(BaseModel):
@@ -71,7 +77,13 @@ def board_router(panel, change: list) -> APIRouter:
     @router.get("/api/board/check", response_model=BoardCheckReport)
     async def board_check(request: Request) -> BoardCheckReport:
         service, check = board_parts(request)
-        report = check.report(service.link.counters())
+        link = service.link
+        magnet = link.hello is not None and link.hello.sensor_kind == protocol.SENSOR_MAGNET
+        if magnet and link.last_readings is None:
+            link.configure(raw_readings=1)  # a magnet board's readings, for this tab
+        calibration = board_calibration(service.wiring)
+        thresholds = (calibration.north, calibration.south)
+        report = check.report(link.counters(), link.last_readings, thresholds)
         cells = [cell.id for cell in service.referee.game.board.cells]
         strip = led_test.strip_order(service.wiring.leds, cells)
         return BoardCheckReport(**report, strip=strip.to_json())

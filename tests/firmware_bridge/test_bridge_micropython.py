@@ -137,6 +137,16 @@ def test_magnet_board_reports_which_pole_is_up_under_micropython(tmp_path):
             pico.set_cell(3, 1)
             pico.set_cell(33, 2)
             wait_for(lambda: link.last_scan.cells[3] == 1 and link.last_scan.cells[33] == 2)
+            # Raw readings on request, and per-cell thresholds from the host.
+            link.configure(raw_readings=1)
+            wait_for(lambda: link.last_readings is not None)
+            assert link.last_readings[3] == 32768 + 12000
+            assert link.last_readings[33] == 32768 - 12000
+            assert link.last_readings[0] == 32768
+            north = [32768 + 13000] * 40  # above what cell 3's piece reads
+            link.calibrate(north, [32768 - 6000] * 40)
+            wait_for(lambda: link.last_scan.cells[3] == 0)
+            assert link.counters()["nacks"] == 0
         finally:
             link.close()
     finally:

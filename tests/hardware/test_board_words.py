@@ -14,6 +14,7 @@ SOURCES = (
     "hardware/board_check.py",
     "hardware/wiring_wizard.py",
     "hardware/led_test.py",
+    "hardware/calibration.py",
     "boardref/panel/board_routes.py",
 )
 TABLES = ROOT / "boardref" / "panel" / "i18n"
