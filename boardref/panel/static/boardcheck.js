@@ -52,7 +52,12 @@ function drawBoardCheck(report) {
     count.setAttribute("font-size", r);
     count.textContent = sensor ? String(sensor.changes) : "–";
     const title = document.createElementNS(ns, "title");
-    title.textContent = sensor ? `${sayCell(cell.id)} · ${sensor.sensor}` : sayCell(cell.id);
+    // the sensor's number, and on a magnet board its reading between its thresholds
+    let label = sensor ? `${sayCell(cell.id)} · ${sensor.sensor}` : sayCell(cell.id);
+    if (sensor && sensor.reading !== null && sensor.reading !== undefined) {
+      label += ` · ${sensor.reading} (${sensor.south} .. ${sensor.north})`;
+    }
+    title.textContent = label;
     group.append(circle, count, title);
     parts.push(group);
   }
