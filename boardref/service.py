@@ -41,7 +41,7 @@ from hardware.calibration import Calibration
 from hardware.camera_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
-from hardware.wiring import Wiring
+from hardware.wiring import Wiring, wiring_path
 
 log = logging.getLogger("boardref")
 
@@ -202,6 +202,20 @@ class Service:
                 self.link.calibrate(calibration.north, calibration.south)
             self.link.open()
         self.table.refresh()
+
+    def keep_strip(self, leds: list[str | None]) -> str:
+        """Take a newly mapped LED order (the Board tab's strip map): the cell lights
+        follow it at once, and it is stored with the board's wiring when the config
+        names a hall board; returns where it was stored, or "" (kept until restart)."""
+        self.wiring.leds = list(leds)
+        self.table.lights = CellLights(self.wiring.leds, self.palette)
+        self.table.relight()
+        hall = self.config.sensors.hall
+        if hall is None:
+            return ""
+        path = wiring_path(hall.wiring_dir, self.wiring.board)
+        self.wiring.save(path)
+        return str(path)
 
     def restart_board_check(self) -> None:
         """Count the board's sensor changes afresh (the Board tab's "count again")."""

@@ -2,11 +2,11 @@
 
 The wizard names cell after cell; the maker puts a piece there and takes it away
 again, and the sensor that answered is recorded. Then it lights LED after LED; the
-maker puts a piece on the lit cell (or taps it on the panel), and that cell is the
-LED's. Sensors that answer for a neighbour too are told apart by elimination: a
-sensor that answered alone at its own cell is not another cell's. What could not be
-settled is said in words. It reads the board through the link and never touches a
-game.
+maker puts a piece on the lit cell (or taps it on the panel's Board tab, through
+``claim_led``), and that cell is the LED's. Sensors that answer for a neighbour too
+are told apart by elimination: a sensor that answered alone at its own cell is not
+another cell's. What could not be settled is said in words. It reads the board
+through the link and never touches a game.
 """
 
 from __future__ import annotations
@@ -158,11 +158,13 @@ class MapWizard:
         while self._shown() != frame and time.monotonic() < deadline:
             time.sleep(_POLL)
 
-    def claim_led(self, leds: list[str | None], led: int, cell: str) -> None:
-        """The panel's way: the maker tapped ``cell`` while LED ``led`` was lit."""
-        if cell in leds:
-            leds[leds.index(cell)] = None
-        leds[led] = cell
+
+def claim_led(leds: list[str | None], led: int, cell: str) -> None:
+    """The panel's way of mapping the strip: the maker tapped ``cell`` while LED
+    ``led`` was lit; a cell claimed before by another LED is given up there."""
+    if cell in leds:
+        leds[leds.index(cell)] = None
+    leds[led] = cell
 
 
 def _lit(states: bytes, empty: bytes) -> set[int]:

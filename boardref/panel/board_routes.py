@@ -19,6 +19,7 @@ from engines.words import words
 from firmware_bridge import protocol
 from hardware import led_test
 from hardware.calibration import board_calibration
+from hardware.wiring_wizard import claim_led
 
 #: How long each cell stays lit while the LED test walks the board (seconds).
 WALK_STEP = 0.6
@@ -48,6 +49,21 @@ class BoardCheckReport(BaseModel):
     link: dict[str, int]
     #: how the LED strip runs compared with the cell order, as words
     strip: dict[str, Any]
+
+
+class StripClaim(BaseModel):
+    #: the cell under the lit LED, or None when no cell lit up (skip this LED)
+    cell: str | None = Field(None, max_length=16)
+
+
+class StripMap(BaseModel):
+    #: the LED lit now (strip order), or None once every LED is mapped
+    led: int | None
+    count: int
+    #: the cell of each LED so far, strip order
+    leds: list[str | None]
+    #: where the wiring was kept once done ("" while mapping, or when only in memory)
+    saved: str = ""
 
 
 class LedTest(BaseModel):
@@ -123,6 +139,47 @@ def board_router(panel, change: list) -> APIRouter:
         walking["task"] = asyncio.get_running_loop().create_task(walk())
         return models.Done(detail="walking every cell")
 
+    @router.post("/api/board/map/leds", response_model=StripMap, dependencies=change)
+    async def map_strip(request: Request) -> StripMap:
+        """Start mapping the LED strip: LED 0 lights; the maker taps its cell."""
+        service, _ = board_parts(request)
+        stop_walking()
+        count = len(service.wiring.leds)
+        mapping["leds"], mapping["led"] = [None] * count, 0
+        return light_next(service, "")
+
+    @router.post("/api/board/map/leds/claim", response_model=StripMap, dependencies=change)
+    async def claim_strip(body: StripClaim, request: Request) -> StripMap:
+        """The maker tapped ``cell`` (or skipped) for the lit LED; the next one lights,
+        and after the last the strip's order is stored with the board's wiring."""
+        service, _ = board_parts(request)
+        led, leds = mapping.get("led"), mapping.get("leds")
+        if led is None or leds is None:
+            raise _refused(409, words("board.map.not_mapping", "Start mapping the strip first"))
+        cells = {cell.id for cell in service.referee.game.board.cells}
+        if body.cell is not None and body.cell not in cells:
+            raise _refused(
+                422, words("board.map.no_such_cell", "There is no cell {cell}", cell=body.cell)
+            )
+        if body.cell is not None:
+            claim_led(leds, led, body.cell)
+        mapping["led"] = led + 1
+        if mapping["led"] < len(leds):
+            return light_next(service, "")
+        mapping["led"] = None
+        return light_next(service, service.keep_strip(leds))
+
+    def light_next(service, saved: str) -> StripMap:
+        led, leds = mapping["led"], mapping["leds"]
+        frame = bytearray(3 * len(leds))
+        if led is not None:
+            frame[3 * led : 3 * led + 3] = bytes(led_test.COLOURS["white"])
+            service.link.set_leds(bytes(frame))
+        else:
+            service.table.relight()
+        return StripMap(led=led, count=len(leds), leds=list(leds), saved=saved)
+
+    mapping: dict[str, Any] = {}
     return router
 
 

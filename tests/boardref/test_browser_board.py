@@ -54,6 +54,14 @@ def test_the_board_tab_draws_every_cell_and_lights_a_tapped_one(
     lit = said["board_led_lit"].replace("{what}", "")
     expect(page.locator("#board-led-note")).to_contain_text(lit, timeout=WAIT_MS)
     expect(page.locator("#board-led-cell")).to_have_value(cell)
+    # mapping the strip: the lit LED's cell is tapped on the drawing, the next one lights
+    page.click("#board-map-strip")
+    first = said["board_map_lit"].replace("{led}", "0").replace("{count}", "121")
+    expect(page.locator("#board-led-note")).to_have_text(first, timeout=WAIT_MS)
+    expect(page.locator("#board-map-skip")).to_be_visible()
+    page.locator("#board-check-grid .check-cell").nth(0).click()
+    second = said["board_map_lit"].replace("{led}", "1").replace("{count}", "121")
+    expect(page.locator("#board-led-note")).to_have_text(second, timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     page.locator("#board-check").screenshot(path=str(tmp_path / f"board-{language}.png"))
     page.close()

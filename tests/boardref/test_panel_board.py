@@ -106,3 +106,37 @@ def test_a_table_without_a_board_says_so(tmp_path):
         assert answer.json()["said"]["key"] == "board.none"
     finally:
         service.close()
+
+
+def test_the_strip_is_mapped_by_tapping_the_lit_cells(sim_table):
+    service, client = sim_table
+    cells = [cell.id for cell in service.referee.game.board.cells]
+    # A maker whose strip runs from the last cell back: LED i lights cell 24 - i.
+    answer = client.post("/api/board/map/leds").json()
+    assert answer["led"] == 0 and answer["count"] == 25
+    for led in range(25):
+        lit = service.simulator.leds
+        _wait(lambda led=led: service.simulator.leds[3 * led : 3 * led + 3] == b"\xff\xff\xff")
+        assert lit.count(b"\xff") <= 3
+        claimed = None if led == 7 else cells[24 - led]
+        answer = client.post("/api/board/map/leds/claim", json={"cell": claimed}).json()
+    assert answer["led"] is None
+    assert answer["saved"] == ""  # a simulated table without [sensors.hall]: kept in memory
+    wanted = list(reversed(cells))
+    wanted[7] = None
+    assert service.wiring.leds == wanted
+    report = client.get("/api/board/check").json()
+    assert report["strip"]["key"] == "board.leds.missing"
+    client.post("/api/board/leds", json={"mode": "cell", "cell": cells[0], "colour": "blue"})
+    _wait(lambda: service.simulator.leds[3 * 24 : 3 * 25] == b"\0\0\xff")
+
+
+def test_claiming_without_mapping_or_a_strange_cell_is_refused_in_words(sim_table):
+    _, client = sim_table
+    answer = client.post("/api/board/map/leds/claim", json={"cell": "a1"})
+    assert answer.status_code == 409
+    assert answer.json()["said"]["key"] == "board.map.not_mapping"
+    client.post("/api/board/map/leds")
+    answer = client.post("/api/board/map/leds/claim", json={"cell": "z9"})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == "There is no cell z9"

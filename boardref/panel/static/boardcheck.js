@@ -128,6 +128,32 @@ async function ledTest(mode) {
   }
 }
 
+// mapping the LED strip: one LED lights at a time; the maker taps the cell it lights
+let stripMap = null;
+function showStripMap(map) {
+  stripMap = map.led === null ? null : map;
+  $("board-map-skip").hidden = stripMap === null;
+  if (stripMap) {
+    $("board-led-note").textContent = say("board_map_lit", { led: map.led, count: map.count });
+  } else {
+    $("board-led-note").textContent = map.saved ? say("board_map_saved", { path: map.saved })
+      : say("board_map_done");
+    loadBoardCheck();
+  }
+}
+
+async function postStrip(path, body = {}) {
+  const response = await fetch(path, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    $("board-led-note").textContent = answer.said ? said(answer.said) : String(answer.detail || response.status);
+    return;
+  }
+  showStripMap(answer);
+}
+
 function wireBoardCheck() {
   if (!$("board-check")) return;
   $("board-check").ontoggle = pollBoardCheck;
@@ -138,10 +164,17 @@ function wireBoardCheck() {
   $("board-led-walk").onclick = () => ledTest("walk");
   $("board-led-all").onclick = () => ledTest("all");
   $("board-led-off").onclick = () => ledTest("off");
-  // a tap on a cell of the drawing lights it: the strip checked against the board
+  $("board-map-strip").onclick = () => postStrip("/api/board/map/leds");
+  $("board-map-skip").onclick = () => postStrip("/api/board/map/leds/claim", { cell: null });
+  // a tap on a cell of the drawing lights it (the strip checked against the board),
+  // or, while the strip is being mapped, names the cell under the lit LED
   $("board-check-grid").onclick = (event) => {
     const cell = event.target.closest(".check-cell");
     if (!cell) return;
+    if (stripMap) {
+      postStrip("/api/board/map/leds/claim", { cell: cell.dataset.cell });
+      return;
+    }
     $("board-led-cell").value = cell.dataset.cell;
     ledTest("cell");
   };
