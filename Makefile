@@ -4,8 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
+# The MicroPython WebAssembly port the firmware tests run the firmware on (npm).
+MICROPYTHON_PACKAGE := @micropython/micropython-webassembly-pyscript@1.27.0
+MICROPYTHON := .node/node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
 
-.PHONY: install test bench demo clean
+.PHONY: install micropython test bench demo clean
 
 install: $(INSTALLED)
 
@@ -21,7 +24,14 @@ $(BENCH_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	touch $@
 
-test: install
+micropython: $(MICROPYTHON)
+
+$(MICROPYTHON):
+	command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }
+	npm install --prefix .node --no-save --no-package-lock --no-audit --no-fund $(MICROPYTHON_PACKAGE)
+	touch $@
+
+test: install micropython
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
@@ -33,4 +43,4 @@ demo: install
 	$(VENV)/bin/boardref serve --sim
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .node .pytest_cache .ruff_cache .hypothesis

@@ -263,3 +263,173 @@ def vision_markers(
         raise typer.Exit(2) from None
     out.write_bytes(marker_sheet(board))
     typer.echo(json.dumps({"game": game, "out": str(out)}))
+
+
+board_app = typer.Typer(
+    help="Bring up a new board: check its sensors and LEDs, map its wiring.",
+    no_args_is_help=True,
+)
+app.add_typer(board_app, name="board")
+
+_CONFIG_OPTION = typer.Option(None, help="config file (default /etc/boardref/config.toml)")
+_DEVICE_OPTION = typer.Option(None, help="the board's serial device (default: the config's)")
+_GAME_OPTION = typer.Option(None, help="the game whose board is built (default: the config's)")
+
+
+def _bringup_setup(config: Path | None, device: str | None, game: str | None):
+    """The config, the board of the game, its wiring and the device path, or an error."""
+    from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from engines import load_game
+
+    overrides = {"game.name": game} if game else {}
+    if config is None and DEFAULT_PATH.exists():
+        config = DEFAULT_PATH
+    try:
+        settings = load_config(config, **overrides)
+        board = load_game(settings.game.name, settings.game.players).board
+        wiring = settings.board_wiring(board)
+    except (ConfigError, RulesError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    hall = settings.sensors.hall
+    path = device or (hall.device if hall else "/dev/boardref-pico")
+    wiring_dir = hall.wiring_dir if hall else None
+    return settings, board, wiring, path, wiring_dir
+
+
+def _link(device: str):
+    from boardref.bringup import open_link
+    from firmware_bridge.host import LinkError
+
+    try:
+        return open_link(device)
+    except LinkError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@board_app.command("check")
+def board_check(
+    config: Path | None = _CONFIG_OPTION,
+    device: str | None = _DEVICE_OPTION,
+    game: str | None = _GAME_OPTION,
+    seconds: float = typer.Option(120.0, min=0, help="how long to watch the board"),
+    every: float = typer.Option(2.0, min=0.1, help="seconds between two grids"),
+    as_json: bool = typer.Option(False, "--json", help="print only the final report, as JSON"),
+) -> None:
+    """Watch the raw scan while you sweep a piece over every cell of an empty board:
+    a grid of the cells with their change counts, stuck and never-seen sensors,
+    sensors that answer for a neighbour, and the link's counters."""
+    from boardref.bringup import run_check
+
+    _, board, wiring, path, _ = _bringup_setup(config, device, game)
+    link = _link(path)
+    try:
+        report = run_check(link, wiring, board, seconds, every, typer.echo, as_json)
+    finally:
+        link.close()
+    if report["findings"]:
+        raise typer.Exit(1)
+
+
+@board_app.command("leds")
+def board_leds(
+    config: Path | None = _CONFIG_OPTION,
+    device: str | None = _DEVICE_OPTION,
+    game: str | None = _GAME_OPTION,
+    mode: str = typer.Option("walk", help="walk (every cell in turn), cell, all or colours"),
+    cell: str | None = typer.Option(None, help="the cell to light (mode cell)"),
+    colour: str = typer.Option("white", help="red, green, blue or white"),
+    delay: float = typer.Option(0.5, min=0, help="seconds each frame stays lit"),
+) -> None:
+    """The LED test, through the board's wiring; says how the strip runs."""
+    from boardref.bringup import run_leds
+
+    _, board, wiring, path, _ = _bringup_setup(config, device, game)
+    link = _link(path)
+    try:
+        run_leds(link, wiring, [c.id for c in board.cells], mode, cell, colour, delay, typer.echo)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        link.close()
+
+
+@board_app.command("map")
+def board_map(
+    config: Path | None = _CONFIG_OPTION,
+    device: str | None = _DEVICE_OPTION,
+    game: str | None = _GAME_OPTION,
+    out_dir: Path | None = typer.Option(None, help="where to write the wiring file"),
+    patience: float = typer.Option(30.0, min=1, help="seconds to wait at each cell"),
+) -> None:
+    """The wiring wizard: put a piece on each cell it names, then on each lit cell;
+    writes the board's wiring file, which the service loads."""
+    from boardref.bringup import run_map
+    from hardware.wiring import DEFAULT_DIR
+
+    _, board, _, path, wiring_dir = _bringup_setup(config, device, game)
+    link = _link(path)
+    try:
+        result = run_map(link, board, out_dir or wiring_dir or DEFAULT_DIR, typer.echo, patience)
+    finally:
+        link.close()
+    if result.findings:
+        raise typer.Exit(1)
+
+
+firmware_app = typer.Typer(help="The board's firmware on its Raspberry Pi Pico.")
+app.add_typer(firmware_app, name="firmware")
+
+
+@firmware_app.command("flash")
+def firmware_flash(
+    device: str = typer.Option("/dev/boardref-pico", help="the Pico's serial device"),
+    mpremote: str = typer.Option("mpremote", help="the mpremote program"),
+    check_only: bool = typer.Option(False, help="only compare the board's version"),
+    timeout: float = typer.Option(10.0, min=1, help="seconds to wait for the board's HELLO"),
+) -> None:
+    """Copy the firmware to a Pico with mpremote (maintenance jumper fitted), then
+    check the version the board announces against this boardref's."""
+    from boardref.bringup import run_flash
+
+    problem = run_flash(device, None if check_only else mpremote, typer.echo, timeout)
+    if problem is not None:
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(1)
+    typer.echo("the board runs the firmware this boardref ships")
+
+
+@board_app.command("calibrate")
+def board_calibrate(
+    config: Path | None = _CONFIG_OPTION,
+    device: str | None = _DEVICE_OPTION,
+    game: str | None = _GAME_OPTION,
+    kinds: str = typer.Option("north,south", help="the piece kinds to sweep: north, south"),
+    seconds: float = typer.Option(300.0, min=1, help="time for each sweep"),
+    out_dir: Path | None = typer.Option(None, help="where the wiring file lives"),
+) -> None:
+    """Magnet boards: learn each sensor's baseline from the empty board and its
+    thresholds from a sweep of each piece kind; stored with the board's wiring."""
+    from boardref.bringup import run_calibrate
+    from hardware.calibration import NORTH_UP, SOUTH_UP
+    from hardware.wiring import DEFAULT_DIR
+
+    wanted = [kind.strip() for kind in kinds.split(",") if kind.strip()]
+    if not wanted or set(wanted) - {NORTH_UP, SOUTH_UP}:
+        typer.echo("error: --kinds takes north, south or both", err=True)
+        raise typer.Exit(2)
+    _, board, wiring, path, wiring_dir = _bringup_setup(config, device, game)
+    link = _link(path)
+    try:
+        calibration = run_calibrate(
+            link, wiring, out_dir or wiring_dir or DEFAULT_DIR, wanted, seconds, typer.echo
+        )
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        link.close()
+    if calibration.findings:
+        raise typer.Exit(1)

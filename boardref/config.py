@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engines import RulesError, load_game
+from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
 
 DEFAULT_PATH = Path("/etc/boardref/config.toml")
 
@@ -42,6 +43,9 @@ class HallConfig(_Section):
     #: cell ids in sensor-index order, per board file; a board not listed uses the
     #: board file's own cell order
     cell_maps: dict[str, list[str]] = Field(default_factory=dict)
+    #: where `boardref board map` writes each board's wiring (sensor and LED order)
+    #: and the service reads it; a board in cell_maps ignores its file
+    wiring_dir: Path = DEFAULT_DIR
 
 
 class SensorsConfig(_Section):
@@ -132,6 +136,22 @@ class Config(_Section):
     #: entries laid over hardware/status.toml (moods, signals, buttons)
     status: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
+    def board_wiring(self, board) -> Wiring:
+        """Which cell each sensor and each LED of ``board`` sits under: the config's
+        cell map, else the wiring file `boardref board map` wrote, else cell order."""
+        hall = self.sensors.hall
+        cells = [cell.id for cell in board.cells]
+        if hall is None or board.name in hall.cell_maps:
+            mapped = self.sensor_cells(board)
+            return Wiring(board.name, list(mapped), list(mapped))
+        path = wiring_path(hall.wiring_dir, board.name)
+        if not path.exists():
+            return Wiring.straight(board.name, cells)
+        try:
+            return Wiring.load(path, cells)
+        except WiringError as exc:
+            raise ConfigError(f"{exc}: run `boardref board map` again") from None
+
     def sensor_cells(self, board) -> list[str]:
         """Cell ids in hall-sensor order for ``board``."""
         hall = self.sensors.hall
@@ -211,3 +231,4 @@ def _check_against_engines(config: Config, source: str) -> None:
         )
     if len(set(cells)) != len(cells):
         raise ConfigError(f"{source}: sensors.hall.cell_maps.{rules.board.name} lists a cell twice")
+    config.board_wiring(rules.board)

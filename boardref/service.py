@@ -36,9 +36,12 @@ from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
+from hardware.board_check import BoardCheck
+from hardware.calibration import Calibration
 from hardware.camera_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
+from hardware.wiring import Wiring, wiring_path
 
 log = logging.getLogger("boardref")
 
@@ -62,6 +65,9 @@ class Service:
         self.referee: Referee | None = None
         self.table: Table | None = None
         self.link: Link | None = None
+        #: which cell each sensor and LED sits under, and the Board tab's counters
+        self.wiring: Wiring | None = None
+        self.board_check: BoardCheck | None = None
         self.simulator: Simulator | None = None
         self.status: StatusPanel | None = None
         self.palette: Palette | None = None
@@ -164,7 +170,8 @@ class Service:
         self.referee.use_sensor(
             (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
         )
-        cells = config.sensor_cells(self.referee.game.board)
+        wiring = self.wiring = config.board_wiring(self.referee.game.board)
+        cells = wiring.sensors
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
         if sensed and self.sim:
             self.simulator = Simulator(len(cells)).start()
@@ -175,7 +182,7 @@ class Service:
         self.table = Table(
             self.referee,
             cells,
-            CellLights(cells, self.palette),
+            CellLights(wiring.leds, self.palette),
             self.link.set_leds if self.link else None,
             self.status,
             self.palette,
@@ -188,8 +195,34 @@ class Service:
                 lambda scan: self._soon(table.on_scan, bytes(scan.cells), time.monotonic())
             )
             self.link.subscribe_state(lambda state, error: self._link_changed(state, error))
+            self.restart_board_check()
+            self.link.subscribe(lambda scan: self.board_check.observe(bytes(scan.cells)))
+            if wiring.calibration is not None:
+                calibration = Calibration.from_json(wiring.calibration)
+                self.link.calibrate(calibration.north, calibration.south)
             self.link.open()
         self.table.refresh()
+
+    def keep_strip(self, leds: list[str | None]) -> str:
+        """Take a newly mapped LED order (the Board tab's strip map): the cell lights
+        follow it at once, and it is stored with the board's wiring when the config
+        names a hall board; returns where it was stored, or "" (kept until restart)."""
+        self.wiring.leds = list(leds)
+        self.table.lights = CellLights(self.wiring.leds, self.palette)
+        self.table.relight()
+        hall = self.config.sensors.hall
+        if hall is None:
+            return ""
+        path = wiring_path(hall.wiring_dir, self.wiring.board)
+        self.wiring.save(path)
+        return str(path)
+
+    def restart_board_check(self) -> None:
+        """Count the board's sensor changes afresh (the Board tab's "count again")."""
+        link = self.link
+        self.board_check = BoardCheck(len(self.wiring.sensors), self.wiring.sensors)
+        if link is not None and link.last_scan is not None:
+            self.board_check.observe(bytes(link.last_scan.cells))
 
     async def run(self, stop: asyncio.Event) -> None:
         """Serve the panel and tick the referee until ``stop`` is set; tell systemd

@@ -62,7 +62,11 @@ class Table:
         if len(states) != len(self.sensor_cells):
             return
         self.referee.sense(
-            {cell: PIECE if state else None for cell, state in zip(self.sensor_cells, states)},
+            {
+                cell: PIECE if state else None
+                for cell, state in zip(self.sensor_cells, states)
+                if cell is not None  # a sensor the wiring puts under no cell
+            },
             at,
         )
 
@@ -86,6 +90,11 @@ class Table:
         if self.status is not None:
             mood, colour = status_mood(shown, self.link_up)
             self.status.show(mood, colour if colour in self.palette.colours else FALLBACK_COLOUR)
+
+    def relight(self) -> None:
+        """Send the referee's LED frame again, after an LED test showed another."""
+        self._frame = None
+        self.refresh()
 
     def _on_event(self, event: Event) -> None:
         if self.status is not None and event.kind in SIGNALS:

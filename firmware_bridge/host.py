@@ -17,7 +17,17 @@ import time
 import serial
 
 from firmware_bridge import protocol
-from firmware_bridge.protocol import Config, Decoder, Hello, Nack, Ping, Scan, SetLeds
+from firmware_bridge.protocol import (
+    Config,
+    Decoder,
+    Hello,
+    Nack,
+    Ping,
+    Raw,
+    Scan,
+    SetLeds,
+    Thresholds,
+)
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +133,8 @@ class Link:
         self.error = None
         self.hello = None
         self.last_scan = None
+        #: a magnet board's last raw readings (ADC counts per cell), while asked for
+        self.last_readings = None
         self._lock = threading.RLock()
         self._state_changed = threading.Condition(self._lock)
         self._stop = threading.Event()
@@ -148,6 +160,8 @@ class Link:
         self._rejected = None
         self._settings = {}
         self._settings_due = False
+        self._thresholds = None
+        self._thresholds_due = False
         self._pings = []
         self._last_heard = 0.0
         self._incompatible = None
@@ -225,6 +239,15 @@ class Link:
         with self._lock:
             self._settings.update(settings)
             self._settings_due = True
+            self._pump()
+
+    def calibrate(self, north, south):
+        """Per-cell thresholds for a magnet board (PROTOCOL.md, THRESHOLDS), cell 0
+        first; sent now and again after every reconnect."""
+        thresholds = Thresholds(north, south)
+        with self._lock:
+            self._thresholds = thresholds
+            self._thresholds_due = True
             self._pump()
 
     def ping(self, timeout=1.0):
@@ -343,6 +366,7 @@ class Link:
             self._shown = None
             self._rejected = None
             self._settings_due = bool(self._settings)
+            self._thresholds_due = self._thresholds is not None
             self._last_heard = time.monotonic()
         self._set_state(UP, None)
         self._deliver(scan)
@@ -401,6 +425,8 @@ class Link:
             self._acknowledge(message)
         if isinstance(message, Scan):
             self._deliver(message)
+        elif isinstance(message, Raw):
+            self.last_readings = message.readings
         elif isinstance(message, Hello) and message.seq != self._hello_seq:
             # Not an answer to our HELLO: the device restarted under us, shows nothing
             # and forgot its settings. Its full SCAN follows, as after every HELLO.
@@ -408,6 +434,7 @@ class Link:
             with self._lock:
                 self._shown = None
                 self._settings_due = bool(self._settings)
+                self._thresholds_due = self._thresholds is not None
                 self._pump()
         elif isinstance(message, protocol.Error):
             with self._lock:
@@ -457,6 +484,10 @@ class Link:
         if self._settings_due:
             self._settings_due = False
             self._send(Config(dict(self._settings)))
+        elif self._thresholds_due:
+            self._thresholds_due = False
+            north, south = self._thresholds.north, self._thresholds.south
+            self._send(Thresholds(north, south))
         elif self._pings:
             waiter = self._pings.pop(0)
             self._send(Ping(int(time.monotonic() * 1000) & 0xFFFFFFFF), answered=waiter)

@@ -28,6 +28,8 @@ PING = 6
 PONG = 7
 CONFIG = 8
 ERROR = 9
+RAW = 10
+THRESHOLDS = 11
 
 # What a cell state means, announced in HELLO.
 SENSOR_NONE = 0
@@ -48,12 +50,19 @@ WATCHDOG_RESET = 5
 FRAMES_DROPPED = 6
 
 # CONFIG keys on the wire, and the range each value must lie in.
-CONFIG_KEYS = {"brightness": 1, "debounce_scans": 2, "heartbeat_ms": 3, "scan_period_ms": 4}
+CONFIG_KEYS = {
+    "brightness": 1,
+    "debounce_scans": 2,
+    "heartbeat_ms": 3,
+    "scan_period_ms": 4,
+    "raw_readings": 5,
+}
 CONFIG_RANGES = {
     "brightness": (0, 255),
     "debounce_scans": (1, 20),
     "heartbeat_ms": (50, 1000),
     "scan_period_ms": (1, 100),
+    "raw_readings": (0, 1),
 }
 _CONFIG_NAMES = {}
 for _name in CONFIG_KEYS:
@@ -391,8 +400,57 @@ class Error(Message):
         return cls(payload[0], detail)
 
 
+class Raw(Message):
+    """Each magnet sensor's raw reading (ADC counts, 0..65535), cell 0 first."""
+
+    TYPE = RAW
+    FIELDS = ("readings", "seq")
+
+    def __init__(self, readings, seq=0):
+        self.readings = list(readings)
+        self.seq = seq
+
+    def _pack(self):
+        return bytes([len(self.readings)]) + struct.pack(f"<{len(self.readings)}H", *self.readings)
+
+    @classmethod
+    def _unpack(cls, payload):
+        count = payload[0]
+        _exact(payload, 1 + 2 * count)
+        return cls(struct.unpack_from(f"<{count}H", payload, 1))
+
+
+class Thresholds(Message):
+    """Per-cell thresholds of a magnet board, cell 0 first: a reading at or above
+    ``north[i]`` is state 1, at or below ``south[i]`` state 2, else empty."""
+
+    TYPE = THRESHOLDS
+    FIELDS = ("north", "south", "seq")
+
+    def __init__(self, north, south, seq=0):
+        if len(north) != len(south):
+            raise ValueError("one north and one south threshold per cell")
+        self.north = list(north)
+        self.south = list(south)
+        self.seq = seq
+
+    def _pack(self):
+        out = bytearray([len(self.north)])
+        for north, south in zip(self.north, self.south):
+            out += struct.pack("<HH", north, south)
+        return bytes(out)
+
+    @classmethod
+    def _unpack(cls, payload):
+        count = payload[0]
+        _exact(payload, 1 + 4 * count)
+        pairs = struct.unpack_from(f"<{2 * count}H", payload, 1)
+        # MicroPython slices only with step 1: no pairs[0::2].
+        return cls([pairs[2 * i] for i in range(count)], [pairs[2 * i + 1] for i in range(count)])
+
+
 _TYPES = {}
-for _class in (Hello, Scan, SetLeds, Ack, Nack, Ping, Pong, Config, Error):
+for _class in (Hello, Scan, SetLeds, Ack, Nack, Ping, Pong, Config, Error, Raw, Thresholds):
     _TYPES[_class.TYPE] = _class
 
 

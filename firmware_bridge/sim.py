@@ -30,11 +30,30 @@ def _now_ms():
 
 
 class SimulatedSensors:
-    """What the hall sensors read: the true board, plus noise and injected flicker."""
+    """What the hall sensors read: the true board, plus noise, injected flicker and the
+    faults a board build can have (a stuck sensor, a dead one, one that answers for
+    its neighbour's piece too)."""
 
-    def __init__(self, cells, noise, rng):
+    #: A magnet sensor at rest reads half supply; a piece moves it by SWING times the
+    #: sensor's gain, up for north-up pieces and down for south-up ones.
+    MID = 32768
+    SWING = 12000
+    DEFAULT_THRESHOLD = 6000
+
+    def __init__(self, cells, noise, rng, magnet=False):
         self.board = bytearray(cells)
         self.noise = noise
+        self.magnet = magnet
+        self.baseline = [self.MID] * cells
+        self.gain = [1.0] * cells
+        self.north = [self.MID + self.DEFAULT_THRESHOLD] * cells
+        self.south = [self.MID - self.DEFAULT_THRESHOLD] * cells
+        #: the last readings of a magnet board (ADC counts), or None
+        self.readings = None
+        self.stuck = set()
+        self.dead = set()
+        #: sensor -> the neighbouring sensors whose piece it answers to as well
+        self.crosstalk = {}
         self._rng = rng
         self._flicker_until = {}
 
@@ -42,9 +61,36 @@ class SimulatedSensors:
         """Make ``cell`` read at random for ``seconds``, like a hand passing over it."""
         self._flicker_until[cell] = time.monotonic() + seconds
 
+    def calibrate(self, north, south):
+        """Per-sensor thresholds from the host (THRESHOLDS), as the firmware keeps them."""
+        self.north, self.south = list(north), list(south)
+
+    def _classified(self):
+        readings = []
+        raw = bytearray(len(self.board))
+        for cell, state in enumerate(self.board):
+            pole = 1 if state == protocol.PRESENT else -1 if state == protocol.SOUTH_UP else 0
+            reading = int(self.baseline[cell] + pole * self.SWING * self.gain[cell])
+            reading = min(0xFFFF, max(0, reading))
+            readings.append(reading)
+            if reading >= self.north[cell]:
+                raw[cell] = protocol.PRESENT
+            elif reading <= self.south[cell]:
+                raw[cell] = protocol.SOUTH_UP
+        self.readings = readings
+        return raw
+
     def read(self):
-        """One scan's raw readings, a byte per cell."""
-        raw = bytearray(self.board)
+        """One scan's raw states, a byte per cell (a magnet board classifies its
+        readings by its thresholds, as the firmware does)."""
+        raw = self._classified() if self.magnet else bytearray(self.board)
+        for sensor, neighbours in self.crosstalk.items():
+            if not raw[sensor]:
+                raw[sensor] = max(self.board[n] for n in neighbours)
+        for sensor in self.stuck:
+            raw[sensor] = protocol.PRESENT
+        for sensor in self.dead:
+            raw[sensor] = protocol.EMPTY
         rng = self._rng
         if self.noise:
             for cell in range(len(raw)):
@@ -76,6 +122,7 @@ class Simulator:
         settings=None,
         protocol_version=protocol.PROTOCOL_VERSION,
         seed=None,
+        firmware=FIRMWARE,
     ):
         if not 0 < cells <= protocol.MAX_CELLS:  # more would never reach the host
             raise ValueError(f"{cells} cells: a scan carries 1 to {protocol.MAX_CELLS}")
@@ -85,12 +132,14 @@ class Simulator:
             path = os.path.join(self._own_dir, "boardref-pico")
         self.path = path
         self.cells = cells
-        self.sensors = SimulatedSensors(cells, noise, random.Random(seed))
+        magnet = sensor_kind == protocol.SENSOR_MAGNET
+        self.sensors = SimulatedSensors(cells, noise, random.Random(seed), magnet)
         self.device = None
         self.output_dropped = 0
         self._sensor_kind = sensor_kind
         self._settings = settings
         self._protocol_version = protocol_version
+        self._firmware = firmware
         self._master = None
         self._slave = None
         self._want_plugged = True
@@ -145,6 +194,27 @@ class Simulator:
     def flicker(self, cell, seconds):
         """Make one sensor read at random for a while."""
         self.sensors.flicker(cell, seconds)
+
+    def stick(self, cell):
+        """Make one sensor read a piece whatever stands there (a shorted switch)."""
+        self.sensors.stuck.add(cell)
+
+    def kill(self, cell):
+        """Make one sensor read nothing whatever stands there (a dead or unwired sensor)."""
+        self.sensors.dead.add(cell)
+
+    def couple(self, cell, neighbour):
+        """Make sensor ``cell`` answer to a piece on ``neighbour`` too (a magnet too
+        strong, a sensor mounted off-centre)."""
+        self.sensors.crosstalk.setdefault(cell, set()).add(neighbour)
+
+    def tune(self, cell, baseline=None, gain=None):
+        """Give one magnet sensor its own resting reading (ADC counts) or gain (1.0 is
+        a typical sensor; a weak magnet or a sensor mounted low reads less)."""
+        if baseline is not None:
+            self.sensors.baseline[cell] = baseline
+        if gain is not None:
+            self.sensors.gain[cell] = gain
 
     def stall(self, seconds):
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
@@ -214,7 +284,8 @@ class Simulator:
                     self._send(self._injected.pop(0))
                 now = _now_ms()
                 if now >= next_scan:
-                    self._send(self.device.scan(self.sensors.read(), now))
+                    raw = self.sensors.read()
+                    self._send(self.device.scan(raw, now, self.sensors.readings))
                     period = self.device.settings["scan_period_ms"]
                     next_scan = max(next_scan + period, now)
         finally:
@@ -231,10 +302,11 @@ class Simulator:
             self.device = Device(
                 self.cells,
                 self._sensor_kind,
-                FIRMWARE,
+                self._firmware,
                 lambda colors, brightness: None,
                 self._settings,
                 self._protocol_version,
+                self.sensors.calibrate if self.sensors.magnet else None,
             )
             staged = self.path + ".new"
             os.symlink(os.ttyname(slave), staged)
@@ -284,6 +356,12 @@ def _control(simulator, line):
         simulator.set_cell(int(args[0]), int(args[1]))
     elif command == "flicker" and len(args) == 2:
         simulator.flicker(int(args[0]), float(args[1]))
+    elif command == "stick" and len(args) == 1:
+        simulator.stick(int(args[0]))
+    elif command == "kill" and len(args) == 1:
+        simulator.kill(int(args[0]))
+    elif command == "couple" and len(args) == 2:
+        simulator.couple(int(args[0]), int(args[1]))
     elif command == "stall" and len(args) == 1:
         simulator.stall(float(args[0]))
     elif command == "inject" and len(args) == 1:
@@ -298,7 +376,8 @@ def _control(simulator, line):
         return simulator.leds.hex()
     else:
         return (
-            "commands: set CELL STATE | flicker CELL SECONDS | stall SECONDS | inject HEX"
+            "commands: set CELL STATE | flicker CELL SECONDS | stick CELL | kill CELL"
+            " | couple CELL NEIGHBOUR | stall SECONDS | inject HEX"
             " | unplug | plug | board | leds"
         )
     return "ok"

@@ -28,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.address import is_loopback, public_base
+from boardref.panel.board_routes import board_router
 from boardref.panel.hub import Hub
 from boardref.panel.words import LANGUAGES, table
 from boardref.referee import Event, RefereeError
@@ -176,6 +177,7 @@ class Panel:
         self._commands(app, change)
         self._referee(app, change)
         self._simulator(app, change)
+        app.include_router(board_router(self, change))
 
         @app.websocket("/ws")
         async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):

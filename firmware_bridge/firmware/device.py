@@ -22,15 +22,23 @@ except ImportError:  # CPython: callers pass a monotonic millisecond count that 
         return new - old
 
 
-DEFAULTS = {"brightness": 64, "debounce_scans": 3, "heartbeat_ms": 500, "scan_period_ms": 10}
+DEFAULTS = {
+    "brightness": 64,
+    "debounce_scans": 3,
+    "heartbeat_ms": 500,
+    "scan_period_ms": 10,
+    "raw_readings": 0,
+}
 
 
 class Device:
     """One board's microcontroller: ``cells`` sensors and LEDs.
 
     ``show_leds(colors, brightness)`` is called whenever the LED colours change;
-    ``colors`` holds r, g, b per cell. Call ``boot`` first. Every method that may
-    answer returns the encoded frames to send (``b""`` for none).
+    ``colors`` holds r, g, b per cell. ``calibrate(north, south)`` (magnet boards
+    only) takes per-cell thresholds from a THRESHOLDS command. Call ``boot`` first.
+    Every method that may answer returns the encoded frames to send (``b""`` for
+    none).
     """
 
     def __init__(
@@ -41,6 +49,7 @@ class Device:
         show_leds,
         settings=None,
         protocol_version=protocol.PROTOCOL_VERSION,
+        calibrate=None,
     ):
         self.cells = cells
         self.sensor_kind = sensor_kind
@@ -55,6 +64,7 @@ class Device:
         self.accepted = 0
         self.decoder = protocol.Decoder(protocol_version)
         self._show_leds = show_leds
+        self._calibrate = calibrate
         self._last_scan_ms = 0
         self._drops_reported = 0
 
@@ -67,18 +77,20 @@ class Device:
         self.debouncer.state[:] = raw
         return self._hello() + self._scan(now_ms)
 
-    def scan(self, raw, now_ms):
-        """Take one scan's raw readings (a byte per cell) at ``now_ms``.
+    def scan(self, raw, now_ms, readings=None):
+        """Take one scan's raw states (a byte per cell) at ``now_ms``, and on a magnet
+        board the sensors' ``readings`` (ADC counts per cell).
 
-        Sends a SCAN when the debounced board changed, or as the heartbeat; reports
-        frames the decoder dropped, at most once a heartbeat.
+        Sends a SCAN when the debounced board changed, or as the heartbeat, followed
+        by the readings while the host asked for them (CONFIG ``raw_readings``);
+        reports frames the decoder dropped, at most once a heartbeat.
         """
         if self.debouncer.update(raw):
             self.counter = (self.counter + 1) & 0xFFFF
-            return self._scan(now_ms)
+            return self._scan(now_ms) + self._raw(readings)
         if ticks_diff(now_ms, self._last_scan_ms) < self.settings["heartbeat_ms"]:
             return b""
-        out = self._scan(now_ms)
+        out = self._scan(now_ms) + self._raw(readings)
         if self.decoder.errors != self._drops_reported:
             self._drops_reported = self.decoder.errors
             detail = f"{self.decoder.errors} damaged frames dropped since boot"
@@ -110,6 +122,11 @@ class Device:
         self._last_scan_ms = now_ms
         return self._frame(protocol.Scan(self.counter, bytes(self.debouncer.state)))
 
+    def _raw(self, readings):
+        if readings is None or not self.settings["raw_readings"]:
+            return b""
+        return self._frame(protocol.Raw(readings))
+
     def _answer(self, message, now_ms):
         kind = message.TYPE
         if kind == protocol.HELLO:
@@ -125,6 +142,8 @@ class Device:
             code = self._configure(message.settings)
         elif kind == protocol.PING:
             code = 0
+        elif kind == protocol.THRESHOLDS and self._calibrate is not None:
+            code = self._thresholds(message)
         else:
             code = protocol.UNSUPPORTED
         if code:
@@ -149,6 +168,15 @@ class Device:
             for index, cell in enumerate(message.cells):
                 leds[3 * cell : 3 * cell + 3] = colors[3 * index : 3 * index + 3]
         self._show_leds(leds, self.settings["brightness"])
+        return 0
+
+    def _thresholds(self, message):
+        if len(message.north) != self.cells:
+            return protocol.BAD_PAYLOAD
+        for north, south in zip(message.north, message.south):
+            if south >= north:
+                return protocol.BAD_PAYLOAD
+        self._calibrate(message.north, message.south)
         return 0
 
     def _configure(self, settings):

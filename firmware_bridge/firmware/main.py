@@ -90,7 +90,15 @@ class Firmware:
     def __init__(self, config, host_in, host_out):
         self.sensors, kind = _sensors(config)
         self.strip = Strip(config["led_pin"], config["cells"], config["led_state_machine"])
-        self.device = Device(config["cells"], kind, FIRMWARE, self.strip.show, config["settings"])
+        magnet = kind == protocol.SENSOR_MAGNET
+        self.device = Device(
+            config["cells"],
+            kind,
+            FIRMWARE,
+            self.strip.show,
+            config["settings"],
+            calibrate=self.sensors.calibrate if magnet else None,
+        )
         self.watchdog = None
         self._watchdog_ms = config["watchdog_ms"]
         self._in = host_in
@@ -112,7 +120,7 @@ class Firmware:
         received = self._take_input()
         if received:
             self._out.write(self.device.receive(received, now_ms))
-        out = self.device.scan(self.sensors.read(), now_ms)
+        out = self.device.scan(self.sensors.read(), now_ms, self.sensors.readings)
         fault = self.sensors.fault
         if fault != self._fault:
             self._fault = fault

@@ -7,6 +7,8 @@ only. It must never debounce or decide anything; device.py does that with what
 these readers return.
 """
 
+import array
+
 from machine import ADC, SPI, Pin
 
 try:
@@ -26,6 +28,8 @@ class ShiftRegisterChain:
     def __init__(self, cells, spi_id, sck, mosi, miso, load):
         self.cells = cells
         self.fault = None
+        #: hall switches have no reading beyond on and off
+        self.readings = None
         self._load = Pin(load, Pin.OUT, value=1)
         # Mode 0: the 74HC165 shows H as soon as it is loaded and shifts on the
         # rising edge, which is exactly when SPI mode 0 samples.
@@ -78,8 +82,17 @@ class MuxBank:
         if 16 * len(self._enables) < cells:
             raise ValueError("not enough multiplexers for the cells")
         self._adc = ADC(Pin(adc))
-        self._threshold = threshold
         self._raw = bytearray(cells)
+        #: the last ADC reading of every cell, for the host's calibration
+        self.readings = array.array("H", bytes(2 * cells))
+        self._north = array.array("H", [self._MID + threshold] * cells)
+        self._south = array.array("H", [self._MID - threshold] * cells)
+
+    def calibrate(self, north, south):
+        """Per-cell thresholds learned by the host (THRESHOLDS): a reading at or above
+        ``north[i]`` is state 1, at or below ``south[i]`` state 2."""
+        self._north[:] = array.array("H", north)
+        self._south[:] = array.array("H", south)
 
     def read(self):
         raw = self._raw
@@ -94,10 +107,10 @@ class MuxBank:
                 enable.value(0)
                 reading = self._adc.read_u16()
                 enable.value(1)
-                offset = reading - self._MID
-                if offset > self._threshold:
+                self.readings[cell] = reading
+                if reading >= self._north[cell]:
                     raw[cell] = protocol.PRESENT
-                elif offset < -self._threshold:
+                elif reading <= self._south[cell]:
                     raw[cell] = protocol.SOUTH_UP
                 else:
                     raw[cell] = protocol.EMPTY

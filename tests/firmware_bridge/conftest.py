@@ -6,6 +6,9 @@ from bridge_helpers import DEADLINE, Recorder
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
 
+# Written for MicroPython, run by pico_wasm.py under the WebAssembly port.
+collect_ignore = ["micropython"]
+
 
 @pytest.fixture
 def sim(tmp_path):

@@ -20,8 +20,10 @@ from firmware_bridge.protocol import (
     Nack,
     Ping,
     Pong,
+    Raw,
     Scan,
     SetLeds,
+    Thresholds,
     cobs_decode,
     cobs_encode,
     encode,
@@ -42,7 +44,9 @@ delta_leds = st.integers(0, 255).flatmap(
     lambda n: st.builds(SetLeds, colors=_colors(n), cells=st.binary(min_size=n, max_size=n), seq=u8)
 )
 config_settings = st.dictionaries(
-    st.sampled_from(sorted(protocol.CONFIG_KEYS)) | st.integers(5, 255), u16, max_size=8
+    st.sampled_from(sorted(protocol.CONFIG_KEYS)) | st.integers(len(protocol.CONFIG_KEYS) + 1, 255),
+    u16,
+    max_size=8,
 )
 
 messages = st.one_of(
@@ -58,6 +62,15 @@ messages = st.one_of(
     st.builds(Ping, token=u32, seq=u8),
     st.builds(Pong, token=u32, uptime_ms=u32, seq=u8),
     st.builds(Config, settings=config_settings, seq=u8),
+    st.builds(Raw, readings=st.lists(u16, max_size=255), seq=u8),
+    st.integers(0, 255).flatmap(
+        lambda n: st.builds(
+            Thresholds,
+            north=st.lists(u16, min_size=n, max_size=n),
+            south=st.lists(u16, min_size=n, max_size=n),
+            seq=u8,
+        )
+    ),
     st.builds(Error, code=u8, detail=short_text, seq=u8),
 )
 
@@ -73,6 +86,8 @@ EXAMPLES = [
     Pong(0xDEADBEEF, 123456, seq=9),
     Config({"brightness": 40, "heartbeat_ms": 250}, seq=10),
     Error(protocol.SENSOR_FAULT, "chain reads all ones", seq=10),
+    Raw([0, 32768, 65535] * 40 + [1], seq=11),
+    Thresholds([40000 + i for i in range(121)], [25000 - i for i in range(121)], seq=12),
 ]
 
 

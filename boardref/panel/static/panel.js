@@ -1,6 +1,7 @@
 // One script for every page; <body data-role="table|watch|referee|sim|play"> says
 // which parts it shows. State arrives on the WebSocket; every change is a POST with a
 // JSON body. The server decides; this page only shows and asks.
+import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
   $, drawWith, post, render, role, said, say, sayMove, seat, seatName, setBoard, setState, setWords,
