@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from boardref import fusion
-from boardref.snapshot import Ending, Said, SeatState, TableState
+from boardref.snapshot import Ending, Said, TableState, seats_of
 from boardref.store import Store, StoreError
 from engines import PASS, Game, IllegalMove, Move, RulesError, load_game
 from engines.chance import Shuffle, Stream, commitment, new_seed
@@ -804,15 +804,7 @@ class Referee:
             game=game.name,
             players=game.players,
             options=dict(game.options),
-            seats=tuple(
-                SeatState(
-                    name=game.seat_name(s),
-                    words=Said.of(game.seat_words(s)),
-                    colour=game.seat_colour(s),
-                    computer=s in self.computer,
-                )
-                for s in range(game.players)
-            ),
+            seats=seats_of(game, self.computer),
             phase=self.phase,
             sensor=self.sensor,
             to_move=seat,
@@ -842,9 +834,7 @@ class Referee:
             candidates=v.candidates,
             outcome=None
             if ended is None
-            else Ending(
-                winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores
-            ),
+            else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
             can_confirm=self._can_confirm(),
             can_takeback=self.tentative is not None
             or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
@@ -979,6 +969,8 @@ class Referee:
                 "reason": ended.reason,
                 "seed": self._seed.hex(),
             }
+            if ended.scores is not None:
+                data["scores"] = list(ended.scores)
             try:
                 self.store.end_game(self.game_id, "game_over", data)
             except StoreError as exc:
@@ -986,9 +978,7 @@ class Referee:
                 return
             self.log.append(("game_over", data))
             self.phase = OVER
-            self._view.say(
-                words("referee.game_over", "Game over: {reason}", reason=ended.words)
-            )
+            self._view.say(words("referee.game_over", "Game over: {reason}", reason=ended.words))
             self._emit(Event("game_over", data, accepted=True))
             return
         if self.phase != SETUP:

@@ -179,20 +179,24 @@ def write(record: GameRecord) -> str:
     lines.append("")
     ply = 0
     for entry in record.entries:
-        if entry.kind == "ply":
-            ply += 1
-            marks = "".join(f" {{{mark}}}" for mark in entry.marks)
-            lines.append(f"{ply}. {entry.seat + 1}: {entry.move}{marks}")
-        elif entry.kind == "draw":
-            lines.append(f"{entry.spec}: {_outcome_text(entry.outcome)}")
-        elif entry.kind == "position":
-            lines.append(f"position: {json.dumps(entry.position, sort_keys=True)}")
-        elif entry.kind == "computer":
-            seats = " ".join(str(s + 1) for s in entry.computer) or "none"
-            lines.append(f"computer: {seats} {entry.level}".rstrip())
-        else:
-            lines.append(entry.kind)
+        ply += entry.kind == "ply"
+        lines.append(line(entry, ply))
     return "\n".join(lines) + "\n"
+
+
+def line(entry: Entry, ply: int) -> str:
+    """One entry as its line of text; ``ply`` is the number of a ply line."""
+    if entry.kind == "ply":
+        marks = "".join(f" {{{mark}}}" for mark in entry.marks)
+        return f"{ply}. {entry.seat + 1}: {entry.move}{marks}"
+    if entry.kind == "draw":
+        return f"{entry.spec}: {_outcome_text(entry.outcome)}"
+    if entry.kind == "position":
+        return f"position: {json.dumps(entry.position, sort_keys=True)}"
+    if entry.kind == "computer":
+        seats = " ".join(str(s + 1) for s in entry.computer) or "none"
+        return f"computer: {seats} {entry.level}".rstrip()
+    return entry.kind
 
 
 def read(text: str) -> GameRecord:
