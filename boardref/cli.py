@@ -101,8 +101,11 @@ def fleet(
     host: str = typer.Option("127.0.0.1", help="address the dashboard listens on"),
     port: int = typer.Option(8080, min=1, max=65535, help="dashboard port"),
     ca_file: str | None = typer.Option(None, help="CA certificate for an mqtts broker"),
+    records: Path | None = typer.Option(
+        None, help="folder keeping the ended games' records across restarts"
+    ),
 ) -> None:
-    """Serve the café dashboard: every table on the broker, live."""
+    """Serve the café dashboard: every table on the broker, live, and the day's games."""
     import asyncio
     import logging
 
@@ -115,7 +118,7 @@ def fleet(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(run_dashboard(broker, host, port, ca_file))
+    asyncio.run(run_dashboard(broker, host, port, ca_file, records))
 
 
 @app.command("pin-hash")

@@ -12,6 +12,7 @@ import json
 import logging
 import time
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -19,6 +20,7 @@ from fastapi import FastAPI, WebSocket
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.panel.hub import Hub
 
@@ -29,8 +31,10 @@ STATIC = resources.files("boardref.panel") / "static"
 class Fleet:
     """Every table the broker has told us about, kept up to date."""
 
-    def __init__(self, broker: Broker, ca_file: str | None = None):
+    def __init__(self, broker: Broker, ca_file: str | None = None, book: DayBook | None = None):
         self.broker = broker
+        #: the day's ended games with their records (``boardref/<table>/record``)
+        self.book = book or DayBook()
         self.tables: dict[str, dict[str, Any]] = {}
         self.hub = Hub()
         self.connected = False
@@ -86,6 +90,10 @@ class Fleet:
     # --- the loop ------------------------------------------------------------------------
 
     def _take(self, name: str, kind: str, text: str) -> None:
+        if kind == "record":
+            if self.book.take(name, text):
+                self.publish()
+            return
         table = self.tables.setdefault(
             name,
             {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
@@ -118,6 +126,8 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     async def home() -> HTMLResponse:
         return HTMLResponse(page)
 
+    app.include_router(daybook_routes(fleet.book))
+
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
         return fleet.snapshot()
@@ -130,9 +140,12 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     return app
 
 
-async def run_dashboard(broker: Broker, host: str, port: int, ca_file: str | None = None) -> None:
-    """Serve the dashboard until interrupted."""
-    fleet = Fleet(broker, ca_file)
+async def run_dashboard(
+    broker: Broker, host: str, port: int, ca_file: str | None = None, records: Path | None = None
+) -> None:
+    """Serve the dashboard until interrupted; ``records``: where the day's records are
+    kept across restarts."""
+    fleet = Fleet(broker, ca_file, DayBook(records))
     fleet.start(asyncio.get_running_loop())
     server = uvicorn.Server(
         uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")

@@ -9,8 +9,10 @@ stay secret until it ends) and is never pruned.
 
 from __future__ import annotations
 
+import io
 import json
 import time
+import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +29,9 @@ from engines.records import (
     line,
     replay,
     spec_name,
+    to_json,
     verify,
+    write,
 )
 from engines.words import Words, words
 
@@ -219,6 +223,21 @@ class History:
 
 
 # --- from the log to a record and back ------------------------------------------------
+
+
+def archive(records: list[tuple[str, GameRecord]]) -> bytes:
+    """One zip of records (name without extension, record): each as text and JSON."""
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as folder:
+        for name, record in records:
+            folder.writestr(f"{name}.txt", write(record))
+            folder.writestr(f"{name}.json", json.dumps(to_json(record), indent=1))
+    return packed.getvalue()
+
+
+def file_name(record: GameRecord, number: int) -> str:
+    """How a record's file is called: its table, its number there and its game."""
+    return f"boardref-{record.table or 'table'}-game-{number}-{record.game}"
 
 
 def record_of(stored: StoredGame, table: str, ended: float | None) -> GameRecord:

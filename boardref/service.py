@@ -35,6 +35,7 @@ from boardref.store import Store, StoreError
 from boardref.table import Table
 from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
+from engines.records import to_json
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.camera_source import CameraError, SyntheticSource, open_source
@@ -136,7 +137,13 @@ class Service:
             fleet.discovery_prefix,
         )
         self.referee.listeners.append(self.reporter.on_event)
+        self.referee.listeners.append(self._report_record)
         self.reporter.start()
+
+    def _report_record(self, event) -> None:
+        """A game that ended goes to the café's day of games with its record."""
+        if event.kind == "game_over" and event.accepted:
+            self.reporter.report_record(to_json(self.history.record(self.referee.game_id)))
 
     def _report(self) -> None:
         """Tell the café's dashboard how the table stands: the referee's last snapshot

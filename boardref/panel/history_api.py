@@ -11,7 +11,7 @@ from typing import Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from boardref.history import History, HistoryError, replay_frames
+from boardref.history import History, HistoryError, archive, file_name, replay_frames
 from boardref.panel import models
 from engines.records import game_of, to_json, write
 
@@ -62,6 +62,26 @@ def history_routes(history: History) -> APIRouter:
         ]
 
     @router.get(
+        "/api/games/day.zip",
+        tags=["history"],
+        responses={200: {"content": {"application/zip": {}}}},
+    )
+    async def day_archive(
+        day: str = Query(..., pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD"),
+    ) -> Response:
+        """Every game of one day at this table as one zip (each record as text and JSON)."""
+        try:
+            found = [(s.id, history.record(s.id)) for s in history.games(day=day)]
+        except HistoryError as exc:
+            return _refused(exc)
+        packed = archive([(file_name(record, n), record) for n, record in found])
+        return Response(
+            packed,
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="boardref-{day}.zip"'},
+        )
+
+    @router.get(
         "/api/games/{game_id}",
         tags=["history"],
         responses={
@@ -78,7 +98,7 @@ def history_routes(history: History) -> APIRouter:
             return _refused(exc)
         if form == "json":
             return JSONResponse(to_json(found))
-        name = f"boardref-{found.table or 'table'}-game-{game_id}-{found.game}.txt"
+        name = f"{file_name(found, game_id)}.txt"
         return PlainTextResponse(
             write(found), headers={"Content-Disposition": f'attachment; filename="{name}"'}
         )
