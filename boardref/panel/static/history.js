@@ -95,6 +95,9 @@ async function loadList() {
     return row;
   });
   $("games").querySelector("tbody").replaceChildren(...rows);
+  const day = $("filter-day").value;
+  $("day-archive").hidden = !day || games.length === 0;
+  if (day) $("day-archive").href = `/api/games/day.zip?day=${day}`;
   $("none").hidden = games.length > 0;
   $("games").hidden = games.length === 0;
 }
