@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 from boardref.history import History, HistoryError, archive, file_name, replay_frames
@@ -18,6 +18,8 @@ from engines.records import game_of, to_json, write
 STATIC = resources.files("boardref.panel") / "static"
 GAME_NAME = r"^[a-z_]{1,40}$"
 TABLE_NAME = r"^[A-Za-z0-9_-]{1,32}$"
+#: a game's number: SQLite's whole numbers end at 2**63 - 1
+GAME_ID = Path(ge=1, le=2**63 - 1, description="the game's number in /api/games")
 
 
 def history_routes(history: History) -> APIRouter:
@@ -30,7 +32,7 @@ def history_routes(history: History) -> APIRouter:
         return HTMLResponse(page)
 
     @router.get("/games/{game_id}", include_in_schema=False)
-    async def replay_page(game_id: int) -> HTMLResponse:
+    async def replay_page(game_id: int = GAME_ID) -> HTMLResponse:
         return HTMLResponse(page)
 
     @router.get("/api/games", response_model=list[models.PlayedGame], tags=["history"])
@@ -90,7 +92,7 @@ def history_routes(history: History) -> APIRouter:
             409: {"description": "the game is still being played"},
         },
     )
-    async def record(game_id: int, form: Literal["json", "text"] = "json") -> Response:
+    async def record(game_id: int = GAME_ID, form: Literal["json", "text"] = "json") -> Response:
         """The game's record (docs/records.md), as JSON or as text to download."""
         try:
             found = history.record(game_id)
@@ -104,7 +106,7 @@ def history_routes(history: History) -> APIRouter:
         )
 
     @router.get("/api/games/{game_id}/replay", response_model=models.Replay, tags=["history"])
-    async def replay(game_id: int) -> models.Replay | JSONResponse:
+    async def replay(game_id: int = GAME_ID) -> models.Replay | JSONResponse:
         """The game position by position, for the replay page."""
         try:
             found = history.record(game_id)

@@ -37,10 +37,17 @@ def finished(tmp_path_factory):
         '[fleet]\ntable_id = "t3"\n'
     )
     service = start_service(folder, port, "--config", str(config), sim=False)
-    url = f"http://127.0.0.1:{port}"
+    try:
+        yield play_to_the_end(f"http://127.0.0.1:{port}")
+    finally:
+        service.terminate()
+        service.wait(10)
+
+
+def play_to_the_end(url: str) -> tuple[str, int]:
+    """Tap random legal moves until the game is over; the address and the game's number."""
     pick = random.Random(25)
     with httpx.Client(base_url=url, timeout=10) as table:
-        game_id = None
         for _ in range(200):
             state = table.get("/api/state").json()
             if state["phase"] == "over":
@@ -50,10 +57,7 @@ def finished(tmp_path_factory):
         else:
             pytest.fail("the game did not end")
         (listed,) = table.get("/api/games").json()
-        game_id = listed["id"]
-    yield url, game_id
-    service.terminate()
-    service.wait(10)
+    return url, listed["id"]
 
 
 @needs_chromium
