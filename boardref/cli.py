@@ -101,8 +101,11 @@ def fleet(
     host: str = typer.Option("127.0.0.1", help="address the dashboard listens on"),
     port: int = typer.Option(8080, min=1, max=65535, help="dashboard port"),
     ca_file: str | None = typer.Option(None, help="CA certificate for an mqtts broker"),
+    records: Path | None = typer.Option(
+        None, help="folder keeping the ended games' records across restarts"
+    ),
 ) -> None:
-    """Serve the café dashboard: every table on the broker, live."""
+    """Serve the café dashboard: every table on the broker, live, and the day's games."""
     import asyncio
     import logging
 
@@ -115,7 +118,7 @@ def fleet(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(run_dashboard(broker, host, port, ca_file))
+    asyncio.run(run_dashboard(broker, host, port, ca_file, records))
 
 
 @app.command("pin-hash")
@@ -433,3 +436,151 @@ def board_calibrate(
         link.close()
     if calibration.findings:
         raise typer.Exit(1)
+
+
+games_app = typer.Typer(
+    help="Played games: list, export, verify and import records.", no_args_is_help=True
+)
+app.add_typer(games_app, name="games")
+STORE_HELP = "the event log (default: the config's [store] path)"
+CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
+
+
+def _history(config: Path | None, store: Path | None):
+    """The history of the event log the options name, and the config's table name."""
+    from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from boardref.history import History
+    from boardref.store import Store, StoreError
+
+    if config is None and DEFAULT_PATH.exists():
+        config = DEFAULT_PATH
+    try:
+        settings = load_config(config)
+        return History(Store(store or settings.store.path), settings.fleet.table_id)
+    except (ConfigError, StoreError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _refused(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(1)
+
+
+@games_app.command("list")
+def games_list(
+    game: str | None = typer.Option(None, help=f"only this game: {', '.join(GAMES)}"),
+    day: str | None = typer.Option(None, help="only games begun that day, YYYY-MM-DD"),
+    table: str | None = typer.Option(None, help="only games played at this table"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON list instead of lines"),
+    config: Path | None = typer.Option(None, help=CONFIG_HELP),
+    store: Path | None = typer.Option(None, help=STORE_HELP),
+) -> None:
+    """The games that ended (finished or abandoned), newest first."""
+    import dataclasses
+    import time
+
+    from boardref.history import HistoryError
+
+    try:
+        found = _history(config, store).games(game, day, table)
+    except HistoryError as exc:
+        raise _refused(exc) from None
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(summary) for summary in found]))
+        return
+    for s in found:
+        began = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started))
+        result = (
+            "abandoned"
+            if s.abandoned
+            else "won by " + (" ".join(str(w + 1) for w in s.winners) or "nobody (draw)")
+        )
+        typer.echo(f"{s.id:>5}  {began}  {s.table:<10} {s.game:<20} {s.plies:>4} plies  {result}")
+
+
+@games_app.command("export")
+def games_export(
+    game_id: int = typer.Argument(..., help="the game's number (from `boardref games list`)"),
+    as_json: bool = typer.Option(False, "--json", help="the JSON form instead of the text"),
+    out: Path | None = typer.Option(None, help="write to this file instead of the terminal"),
+    config: Path | None = typer.Option(None, help=CONFIG_HELP),
+    store: Path | None = typer.Option(None, help=STORE_HELP),
+) -> None:
+    """The record of an ended game (docs/records.md)."""
+    from boardref.history import HistoryError
+    from engines.records import to_json, write
+
+    try:
+        record = _history(config, store).record(game_id)
+    except HistoryError as exc:
+        raise _refused(exc) from None
+    text = json.dumps(to_json(record), indent=1) + "\n" if as_json else write(record)
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@games_app.command("verify")
+def games_verify(
+    record_file: Path = typer.Argument(..., help="a record, as text or JSON"),
+) -> None:
+    """Replay a record through the rules and recompute its draws from the revealed seed;
+    exits 1 and says where when it does not verify."""
+    from engines.records import verify
+
+    record = _read_record(record_file)
+    try:
+        found = verify(record)
+    except RulesError as exc:
+        typer.echo(f"{record_file} does not verify: {exc}")
+        raise typer.Exit(1) from None
+    chance = (
+        f"{found.draws} draws recomputed from the revealed seed, which matches the commitment"
+        if found.seed_checked
+        else "no draws"
+    )
+    result = "not over" if found.result is None else found.result.reason
+    typer.echo(
+        f"{record_file} verifies: {found.game}, {found.plies} plies legal, {chance}; {result}"
+    )
+
+
+@games_app.command("import")
+def games_import(
+    record_files: list[Path] = typer.Argument(..., help="records, as text or JSON"),
+    config: Path | None = typer.Option(None, help=CONFIG_HELP),
+    store: Path | None = typer.Option(None, help=STORE_HELP),
+) -> None:
+    """Add records of games played elsewhere to the history; each must verify."""
+    from boardref.history import HistoryError
+
+    history = _history(config, store)
+    failed = False
+    for record_file in record_files:
+        try:
+            number = history.import_record(_read_record(record_file))
+        except (RulesError, HistoryError) as exc:
+            typer.echo(f"{record_file} not imported: {exc}", err=True)
+            failed = True
+            continue
+        typer.echo(f"{record_file} imported as game {number}")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _read_record(path: Path):
+    """A record file, text or JSON, or the reason it cannot be read."""
+    from engines.records import from_json, read
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"error: cannot read {path}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        return from_json(json.loads(text)) if text.lstrip().startswith("{") else read(text)
+    except (RulesError, ValueError) as exc:
+        typer.echo(f"{path} is not a game record: {exc}", err=True)
+        raise typer.Exit(2) from None

@@ -99,6 +99,10 @@ class GpioConfig(_Section):
 
 class StoreConfig(_Section):
     path: Path = Path("/var/lib/boardref/boardref.db")
+    #: ended games older than this many days are pruned (none: kept however old)
+    keep_days: int | None = Field(None, ge=1)
+    #: only this many ended games are kept, the newest (none: kept however many)
+    keep_games: int | None = Field(None, ge=1)
 
 
 class PanelConfig(_Section):

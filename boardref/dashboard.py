@@ -20,6 +20,7 @@ import logging
 import time
 from collections import deque
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -27,6 +28,7 @@ from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.words import LANGUAGES
@@ -85,8 +87,16 @@ class Watcher(Subscriber):
 class Fleet:
     """Every table the broker has told us about, kept up to date."""
 
-    def __init__(self, broker: Broker, ca_file: str | None = None, send_every: float = SEND_EVERY):
+    def __init__(
+        self,
+        broker: Broker,
+        ca_file: str | None = None,
+        send_every: float = SEND_EVERY,
+        book: DayBook | None = None,
+    ):
         self.broker = broker
+        #: the day's ended games with their records (``boardref/<table>/record``)
+        self.book = book or DayBook()
         self.tables: dict[str, dict[str, Any]] = {}
         self.rows: dict[str, dict[str, Any]] = {}  # each table as its page row shows it
         self.hub = Hub(functools.partial(Watcher, self))
@@ -162,6 +172,9 @@ class Fleet:
             self._take(*self._inbox.popleft())
 
     def _take(self, name: str, kind: str, text: str) -> None:
+        if kind == "record":  # the day's games: the page asks for them (daybook.js)
+            self.book.take(name, text)
+            return
         table = self.tables.setdefault(
             name,
             {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
@@ -220,6 +233,8 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
             raise HTTPException(404, f"no language {language}; there are {', '.join(LANGUAGES)}")
         return word_table(language)
 
+    app.include_router(daybook_routes(fleet.book))
+
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
         return fleet.snapshot()
@@ -233,9 +248,12 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
     return app
 
 
-async def run_dashboard(broker: Broker, host: str, port: int, ca_file: str | None = None) -> None:
-    """Serve the dashboard until interrupted."""
-    fleet = Fleet(broker, ca_file)
+async def run_dashboard(
+    broker: Broker, host: str, port: int, ca_file: str | None = None, records: Path | None = None
+) -> None:
+    """Serve the dashboard until interrupted; ``records``: where the day's records are
+    kept across restarts."""
+    fleet = Fleet(broker, ca_file, DayBook(records))
     fleet.start(asyncio.get_running_loop())
     server = uvicorn.Server(
         uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")

@@ -2,7 +2,8 @@
 discovery.
 
 Topics: ``boardref/<table>/state`` (retained, the table as the dashboard shows it),
-``boardref/<table>/event`` (QoS 1, in order: every accepted event, numbered) and
+``boardref/<table>/event`` (QoS 1, in order: every accepted event, numbered),
+``boardref/<table>/record`` (QoS 1: each ended game's record) and
 ``boardref/<table>/status`` ("online"; "offline" is the last will). Events wait in
 the table's own SQLite outbox until the broker acknowledges them, one at a time and
 in order, so a broker outage or a restart of the service loses none. The reporter
@@ -162,11 +163,25 @@ class Reporter:
         """A referee listener: accepted events go to the outbox, in order."""
         if not event.accepted:
             return
-        message = {"table": self.table, "kind": event.kind, "data": event.data, "at": time.time()}
+        data = event.data
+        if event.kind == "chance" and data["spec"]["kind"] == "shuffle":
+            # a shuffled deck holds every hand: it is revealed in the game's record
+            data = {**data, "outcome": None}
+        message = {"table": self.table, "kind": event.kind, "data": data, "at": time.time()}
         try:
             self.store.queue(topic(self.table, "event"), json.dumps(message))
         except StoreError as exc:
             log.error("event %s not queued for the broker: %s", event.kind, exc)
+        self._wake.set()
+
+    def report_record(self, record: dict[str, Any]) -> None:
+        """An ended game's record (``engines.records.to_json``), for the café's day of
+        games; through the outbox like the events, so none is lost."""
+        message = {"table": self.table, "record": record, "at": time.time()}
+        try:
+            self.store.queue(topic(self.table, "record"), json.dumps(message))
+        except StoreError as exc:
+            log.error("the record of a game not queued for the broker: %s", exc)
         self._wake.set()
 
     def report_state(self, state: dict[str, Any]) -> None:

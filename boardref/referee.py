@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from boardref import fusion
-from boardref.snapshot import Ending, Said, SeatState, TableState
+from boardref.snapshot import Ending, Said, TableState, seats_of
 from boardref.store import Store, StoreError
 from engines import PASS, Game, IllegalMove, Move, RulesError, load_game
 from engines.chance import Shuffle, Stream, commitment, new_seed
@@ -536,7 +536,7 @@ class Referee:
         felt): the one such legal move is taken, several are offered to choose."""
         self._require_game()
         if self.tentative is not None:
-            self._finalise()
+            self._finalise(mark="confirmed")
         elif self.phase == MOVE and self.reading is not None:
             self._offer_unseen()
         else:
@@ -586,7 +586,7 @@ class Referee:
         move = self.game.parse_move(self.positions[-1], move_text)
         self._view.candidates = ()
         self.phase = MOVE
-        self._accept_move(move)
+        self._accept_move(move, mark="chosen")
         self._publish()
 
     def takeback(self) -> str:
@@ -742,7 +742,7 @@ class Referee:
         self.tentative = self.expected = None
         self._view.candidates = ()
         self.phase = MOVE
-        if self._accept_move(move, corrected=True):
+        if self._accept_move(move, mark="corrected"):
             self._recheck()
         self._publish()
 
@@ -804,15 +804,7 @@ class Referee:
             game=game.name,
             players=game.players,
             options=dict(game.options),
-            seats=tuple(
-                SeatState(
-                    name=game.seat_name(s),
-                    words=Said.of(game.seat_words(s)),
-                    colour=game.seat_colour(s),
-                    computer=s in self.computer,
-                )
-                for s in range(game.players)
-            ),
+            seats=seats_of(game, self.computer),
             phase=self.phase,
             sensor=self.sensor,
             to_move=seat,
@@ -920,17 +912,19 @@ class Referee:
             self._successors.clear()
         self._successors[state] = found
 
-    def _finalise(self) -> bool:
+    def _finalise(self, mark: str | None = None) -> bool:
         move, _ = self.tentative
         self.tentative = None
-        return self._accept_move(move)
+        return self._accept_move(move, mark)
 
-    def _accept_move(self, move: Move, corrected: bool = False) -> bool:
+    def _accept_move(self, move: Move, mark: str | None = None) -> bool:
+        """Log and play ``move``; ``mark`` says how the referee came to accept it
+        ("confirmed", "chosen", "corrected"), for the game's record."""
         state = self.positions[-1]
         seat = self.game.to_move(state)
         data = {"move": str(move), "seat": seat}
-        if corrected:
-            data["corrected"] = True
+        if mark is not None:
+            data[mark] = True
         if not self._accept("move", data, self.game.apply(state, move)):
             return False
         self._view.last_move = getattr(move, "path", ())
@@ -975,6 +969,8 @@ class Referee:
                 "reason": ended.reason,
                 "seed": self._seed.hex(),
             }
+            if ended.scores is not None:
+                data["scores"] = list(ended.scores)
             try:
                 self.store.end_game(self.game_id, "game_over", data)
             except StoreError as exc:

@@ -26,6 +26,7 @@ import uvicorn
 from boardref.camera import TableCamera, reader_for, rendered_camera
 from boardref.config import Config
 from boardref.fleet import Broker, Reporter, dashboard_state
+from boardref.history import History
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
@@ -34,6 +35,7 @@ from boardref.store import Store, StoreError
 from boardref.table import Table
 from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
+from engines.records import to_json
 from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.board_check import BoardCheck
@@ -62,6 +64,7 @@ class Service:
         self.config = config
         self.sim = sim
         self.store: Store | None = None
+        self.history: History | None = None
         self.referee: Referee | None = None
         self.table: Table | None = None
         self.link: Link | None = None
@@ -85,7 +88,9 @@ class Service:
         self._loop = loop
         config = self.config
         self.store = Store(config.store.path)
+        self.history = History(self.store, config.fleet.table_id)
         self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+        self.referee.listeners.append(self._prune)
         self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
         self._start_reporting()  # before the game starts, so the broker hears of it
         try:
@@ -138,7 +143,13 @@ class Service:
             fleet.discovery_prefix,
         )
         self.referee.listeners.append(self.reporter.on_event)
+        self.referee.listeners.append(self._report_record)
         self.reporter.start()
+
+    def _report_record(self, event) -> None:
+        """A game that ended goes to the café's day of games with its record."""
+        if event.kind == "game_over" and event.accepted:
+            self.reporter.report_record(to_json(self.history.record(self.referee.game_id)))
 
     def _report(self) -> None:
         """Tell the café's dashboard how the table stands: the referee's last snapshot
@@ -150,6 +161,17 @@ class Service:
                 self.panel.shown, self.link_state(), self.referee.started, self.panel.public_base()
             )
         )
+
+    def _prune(self, event) -> None:
+        """When a game ends or is abandoned for a new one, the history keeps only
+        what ``[store] keep_days`` and ``keep_games`` allow."""
+        if not event.accepted or event.kind not in ("game_over", "game_started"):
+            return
+        kept = self.config.store
+        try:
+            self.history.prune(kept.keep_days, kept.keep_games)
+        except StoreError as exc:
+            log.warning("old games not pruned: %s", exc)
 
     def _connect_board(self) -> None:
         """Link the sensors and lights of the current game's board (again, after a

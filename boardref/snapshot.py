@@ -42,6 +42,19 @@ class SeatState(BaseModel):
     computer: bool = False
 
 
+def seats_of(game, computer=frozenset()) -> tuple[SeatState, ...]:
+    """The seats of ``game`` as pages show them; ``computer``: the seats it plays."""
+    return tuple(
+        SeatState(
+            name=game.seat_name(s),
+            words=Said.of(game.seat_words(s)),
+            colour=game.seat_colour(s),
+            computer=s in computer,
+        )
+        for s in range(game.players)
+    )
+
+
 class Ending(BaseModel):
     model_config = ConfigDict(frozen=True)
 

@@ -170,6 +170,21 @@ class Store:
                 row[7],
             )
 
+    def read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """The rows of one query, for a module that reads the log its own way
+        (``boardref.history``)."""
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the event log {self.path}: {exc}") from None
+
+    def write(self, statements: list[tuple[str, tuple]]) -> list[int]:
+        """Run ``statements`` (SQL, parameters) in one transaction: all or none.
+        Returns each one's last row id (what an INSERT created)."""
+        with self._write() as db:
+            return [db.execute(sql, params).lastrowid for sql, params in statements]
+
     def queue(self, topic: str, payload: str) -> int:
         """Keep a message for the broker until ``sent``; returns its number, which
         grows with every message and is never reused (AUTOINCREMENT)."""

@@ -29,6 +29,7 @@ from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, Access, is_local, origin_allowed
 from boardref.panel.address import is_loopback, public_base
 from boardref.panel.board_routes import board_router
+from boardref.panel.history_api import history_routes
 from boardref.panel.hub import Hub
 from boardref.panel.words import LANGUAGES, table
 from boardref.referee import Event, RefereeError
@@ -178,6 +179,7 @@ class Panel:
         self._referee(app, change)
         self._simulator(app, change)
         app.include_router(board_router(self, change))
+        app.include_router(history_routes(self.service.history))
 
         @app.websocket("/ws")
         async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
@@ -235,19 +237,9 @@ class Panel:
 
         @app.get("/api/board", response_model=models.Board)
         async def board() -> models.Board:
-            board = self.service.referee.game.board
-            return models.Board(
-                name=board.name,
-                title=board.title,
-                game=board.game,
-                lines=[list(line) for line in board.lines],
-                cells=[
-                    models.CellInfo(id=c.id, x=c.xy[0], y=c.xy[1], kind=c.kind, zone=c.zone)
-                    for c in board.cells
-                ],
-            )
+            return models.board_of(self.service.referee.game.board)
 
-        @app.get("/api/games", response_model=list[models.GameInfo])
+        @app.get("/api/catalogue", response_model=list[models.GameInfo])
         async def games() -> list[models.GameInfo]:
             return [_game_info(name) for name in GAMES]
 

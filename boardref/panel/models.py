@@ -162,6 +162,45 @@ class Board(BaseModel):
     game: dict[str, Any] = {}
 
 
+def board_of(board) -> Board:
+    """A board file as pages draw it (``engines.geometry.Board``)."""
+    return Board(
+        name=board.name,
+        title=board.title,
+        game=board.game,
+        lines=[list(line) for line in board.lines],
+        cells=[
+            CellInfo(id=c.id, x=c.xy[0], y=c.xy[1], kind=c.kind, zone=c.zone) for c in board.cells
+        ],
+    )
+
+
+class PlayedGame(BaseModel):
+    """An ended game in the history (``GET /api/games``)."""
+
+    id: int
+    game: str
+    players: int
+    #: the table it was played at
+    table: str
+    #: when it began and ended, seconds since 1970 (UTC)
+    started: float
+    ended: float
+    #: a new game was started before this one ended
+    abandoned: bool
+    #: the winning seats, from 0 (none: a draw, or abandoned)
+    winners: list[int]
+    plies: int
+
+
+class Replay(BaseModel):
+    """An ended game step by step: each frame is a record line and the table as it
+    stood after it (``table`` is the shape of ``/api/state``)."""
+
+    board: Board
+    frames: list[dict[str, Any]]
+
+
 class GameInfo(BaseModel):
     name: str
     players: list[int]

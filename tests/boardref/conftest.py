@@ -91,10 +91,11 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-def start_service(tmp_path, port: int, *args: str) -> subprocess.Popen:
-    """`boardref serve --sim ARGS` on ``port``, once its panel answers."""
+def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subprocess.Popen:
+    """`boardref serve --sim ARGS` on ``port``, once its panel answers (without
+    ``sim``: a table with no board sensors, its moves tapped on the panel)."""
     service = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", *args],
+        [sys.executable, "-m", "boardref", "serve", *(["--sim"] if sim else []), *args],
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

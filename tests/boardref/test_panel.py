@@ -71,7 +71,10 @@ def test_the_state_and_the_board_are_there_to_read(service):
     assert state["notice"]["key"] == "referee.setup" and state["seats"][0]["name"] == "red"
     board = local.get("/api/board").json()
     assert len(board["cells"]) == 121 and board["lines"]
-    assert {g["name"] for g in local.get("/api/games").json()} >= {"sternhalma", "catch_the_hare"}
+    assert {g["name"] for g in local.get("/api/catalogue").json()} >= {
+        "sternhalma",
+        "catch_the_hare",
+    }
     assert local.get("/api/health").json()["status"] == "ok"
 
 
@@ -214,7 +217,7 @@ def test_reading_never_changes_anything(service):
         "/table",
         "/api/state",
         "/api/board",
-        "/api/games",
+        "/api/catalogue",
         "/api/health",
         "/api/qr/0",
         "/api/referee/session",
@@ -300,7 +303,7 @@ def test_the_card_table_shows_the_open_stacks_and_the_board_its_data(card_table)
 
 
 def test_the_games_list_names_the_seats_for_each_player_count(service):
-    games = {g["name"]: g for g in client(service).get("/api/games").json()}
+    games = {g["name"]: g for g in client(service).get("/api/catalogue").json()}
     seats = games["catch_the_hare"]["seat_names"]["2"]
     assert [seat["key"] for seat in seats] == ["seat.the_hunters", "seat.the_hare"]
     assert len(games["sternhalma"]["seat_names"]["6"]) == 6

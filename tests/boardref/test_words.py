@@ -42,8 +42,9 @@ def said_in_pages() -> set[str]:
     keys = set()
     for path in STATIC.glob("**/*.js"):
         keys |= set(re.findall(r"""\bsay\(\s*["']([\w.]+)["']""", path.read_text(encoding="utf-8")))
-    html = (STATIC / "page.html").read_text(encoding="utf-8")
-    keys |= set(re.findall(r'data-say(?:-placeholder)?="([\w.]+)"', html))
+    for path in STATIC.glob("*.html"):
+        html = path.read_text(encoding="utf-8")
+        keys |= set(re.findall(r'data-say(?:-placeholder)?="([\w.]+)"', html))
     return {key for key in keys if "{{" not in key}
 
 

@@ -2,7 +2,6 @@
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
-"use strict";
 
 const $ = (id) => document.getElementById(id);
 const body = $("rows");
@@ -26,7 +25,7 @@ let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
 let frameAsked = false;
 
 // --- words ---------------------------------------------------------------------------
-function say(key, values = {}) {
+export function say(key, values = {}) {
   const text = words[key] || key.split(".").pop().replace(/_/g, " ");
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
 }
@@ -44,6 +43,7 @@ async function loadLanguage(lang) {
   fillChoices("game");
   for (const table of tables.values()) paint(table);
   showCounts();
+  document.dispatchEvent(new Event("boardref:words"));
 }
 
 function chosenLanguage() {

@@ -95,7 +95,7 @@ function fillNewGame() {
 }
 
 export async function openNewGame() {
-  newGameList = await (await fetch("/api/games")).json();
+  newGameList = await (await fetch("/api/catalogue")).json();
   const select = $("new-game-name");
   select.replaceChildren(...newGameList.map((g) => new Option(say(`game.${g.name}.title`), g.name)));
   select.value = state.game;

@@ -1,0 +1,410 @@
+"""The games a table has played, looked at afterwards: the list with its filters,
+each game's record (``engines.records``) built from the event log, its replay step
+by step, records imported from elsewhere, and pruning by age or count.
+
+It reads and writes the log through the store and never touches the game being
+played: that game is not listed, has no record yet (its seed and any hidden hands
+stay secret until it ends) and is never pruned.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from boardref.snapshot import Ending, Said, TableState, seats_of
+from boardref.store import Store, StoredGame
+from engines import Game, RulesError, load_game
+from engines.chance import spec_from_json
+from engines.records import (
+    Entry,
+    GameRecord,
+    Result,
+    game_of,
+    line,
+    replay,
+    spec_name,
+    to_json,
+    verify,
+    write,
+)
+from engines.words import Words, words
+
+#: where a game was played, for games imported from other tables
+ORIGINS = "CREATE TABLE IF NOT EXISTS origins (game_id INTEGER PRIMARY KEY, table_id TEXT NOT NULL)"
+#: the marks a logged move may carry, as the referee writes them
+MARKS = ("corrected", "confirmed", "chosen")
+DAY = 86400
+
+
+class HistoryError(Exception):
+    """A history request that cannot be answered, in words."""
+
+    def __init__(self, said: Words, status: int = 404):
+        super().__init__(str(said))
+        self.words, self.status = said, status
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One ended game as the list shows it."""
+
+    id: int
+    game: str
+    players: int
+    table: str
+    started: float
+    ended: float
+    abandoned: bool
+    winners: tuple[int, ...]
+    plies: int
+
+
+class History:
+    """The ended games in one table's event log; ``table`` is this table's name."""
+
+    def __init__(self, store: Store, table: str):
+        self.store, self.table = store, table
+        store.write([(ORIGINS, ())])
+
+    # --- reading ------------------------------------------------------------------------
+
+    def games(
+        self,
+        game: str | None = None,
+        day: str | None = None,
+        table: str | None = None,
+        limit: int = 500,
+    ) -> list[Summary]:
+        """Ended games, newest first; ``day`` (YYYY-MM-DD, this machine's time zone)
+        is the day a game began. Games in which nothing was played are left out."""
+        where, params = ["g.ended IS NOT NULL"], [self.table]
+        if game:
+            where.append("g.game = ?")
+            params.append(game)
+        if day:
+            first = day_start(day)
+            where.append("g.started >= ? AND g.started < ?")
+            params += [first, first + DAY]
+        if table:
+            where.append("COALESCE(o.table_id, ?) = ?")
+            params += [self.table, table]
+        rows = self.store.read(
+            "SELECT g.id, g.game, g.players, COALESCE(o.table_id, ?), g.started, g.ended,"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move'),"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'chance'),"
+            " (SELECT data FROM events e WHERE e.game_id = g.id AND e.kind = 'game_over'"
+            "  ORDER BY e.id DESC LIMIT 1)"
+            " FROM games g LEFT JOIN origins o ON o.game_id = g.id"
+            f" WHERE {' AND '.join(where)} ORDER BY g.started DESC, g.id DESC LIMIT ?",
+            (*params, limit),
+        )
+        found = []
+        for gid, name, players, origin, started, ended, plies, draws, over in rows:
+            if not plies and not draws:
+                continue
+            winners = tuple(json.loads(over)["winners"]) if over else ()
+            found.append(
+                Summary(gid, name, players, origin, started, ended, over is None, winners, plies)
+            )
+        return found
+
+    def record(self, game_id: int) -> GameRecord:
+        """The record of an ended game; ``HistoryError`` for an open or unknown one."""
+        stored = self._ended(game_id)
+        origin = self.store.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
+        ended = self.store.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
+        return record_of(stored, origin[0][0] if origin else self.table, ended)
+
+    def _ended(self, game_id: int) -> StoredGame:
+        rows = self.store.read("SELECT ended FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            raise HistoryError(words("history.no_game", "There is no game {id}", id=game_id))
+        if rows[0][0] is None:
+            raise HistoryError(
+                words(
+                    "history.still_playing",
+                    "Game {id} is still being played: its record is ready when it ends",
+                    id=game_id,
+                ),
+                409,
+            )
+        return self.store.game(game_id)
+
+    # --- writing ------------------------------------------------------------------------
+
+    def import_record(self, record: GameRecord) -> int:
+        """Add a record played elsewhere to this log; returns its new id. Only a record
+        of an ended game that verifies is taken (``RulesError`` says why not)."""
+        if record.result is None and not record.abandoned:
+            raise HistoryError(
+                words(
+                    "history.import_unfinished",
+                    "Only a game that has ended can be imported: this record has no result",
+                ),
+                422,
+            )
+        verify(record)
+        twice = self.store.read(
+            "SELECT id FROM games WHERE commitment = ? AND game = ?",
+            (record.commitment, record.game),
+        )
+        if record.commitment and twice:
+            raise HistoryError(
+                words(
+                    "history.import_twice",
+                    "This game is already in the history as game {id}",
+                    id=twice[0][0],
+                ),
+                409,
+            )
+        events = events_of(record)
+        now = time.time()
+        started, ended = _epoch(record.start, now), _epoch(record.end, now)
+        newest = "(SELECT MAX(id) FROM games)"
+        statements = [
+            (
+                "INSERT INTO games (game, players, options, seed, commitment, started, ended)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.game,
+                    record.players,
+                    json.dumps(record.options),
+                    bytes.fromhex(record.seed),
+                    record.commitment,
+                    started,
+                    ended,
+                ),
+            ),
+            *(
+                (
+                    f"INSERT INTO events (game_id, kind, data, at) VALUES ({newest}, ?, ?, ?)",
+                    (kind, json.dumps(data), ended),
+                )
+                for kind, data in events
+            ),
+            (
+                f"INSERT INTO origins (game_id, table_id) VALUES ({newest}, ?)",
+                (record.table or "imported",),
+            ),
+        ]
+        return self.store.write(statements)[0]
+
+    def prune(self, keep_days: int | None, keep_games: int | None, now: float | None = None) -> int:
+        """Remove ended games older than ``keep_days`` or beyond the newest
+        ``keep_games``; returns how many. The open game is never removed."""
+        if keep_days is None and keep_games is None:
+            return 0
+        ended = self.store.read(
+            "SELECT id, ended FROM games WHERE ended IS NOT NULL ORDER BY ended DESC, id DESC"
+        )
+        now = time.time() if now is None else now
+        gone = [
+            gid
+            for n, (gid, at) in enumerate(ended)
+            if (keep_games is not None and n >= keep_games)
+            or (keep_days is not None and at < now - keep_days * DAY)
+        ]
+        if gone:
+            marks = ",".join("?" * len(gone))
+            self.store.write(
+                [
+                    (f"DELETE FROM events WHERE game_id IN ({marks})", tuple(gone)),
+                    (f"DELETE FROM origins WHERE game_id IN ({marks})", tuple(gone)),
+                    (f"DELETE FROM games WHERE id IN ({marks})", tuple(gone)),
+                ]
+            )
+        return len(gone)
+
+
+# --- from the log to a record and back ------------------------------------------------
+
+
+def archive(records: list[tuple[str, GameRecord]]) -> bytes:
+    """One zip of records (name without extension, record): each as text and JSON."""
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as folder:
+        for name, record in records:
+            folder.writestr(f"{name}.txt", write(record))
+            folder.writestr(f"{name}.json", json.dumps(to_json(record), indent=1))
+    return packed.getvalue()
+
+
+def file_name(record: GameRecord, number: int) -> str:
+    """How a record's file is called: its table, its number there and its game."""
+    return f"boardref-{record.table or 'table'}-game-{number}-{record.game}"
+
+
+def record_of(stored: StoredGame, table: str, ended: float | None) -> GameRecord:
+    """The record of a logged game. The seed is in it only once the game has ended."""
+    game = game_of_stored(stored)
+    entries: list[Entry] = []
+    computer, level, result = (), "", None
+    for kind, data in stored.events:
+        if kind == "move":
+            marks = tuple(mark for mark in MARKS if data.get(mark))
+            entries.append(Entry("ply", seat=data["seat"], move=data["move"], marks=marks))
+        elif kind == "chance":
+            entries.append(Entry("draw", spec=_spec_text(data["spec"]), outcome=data["outcome"]))
+        elif kind == "takeback":
+            entries.append(Entry("takeback"))
+        elif kind == "correction":
+            entries.append(Entry("position", position=data["record"]["state"]))
+        elif kind == "seats" and not entries:
+            computer, level = tuple(data["computer"]), data["level"]
+        elif kind == "seats":
+            entries.append(Entry("computer", computer=tuple(data["computer"]), level=data["level"]))
+        elif kind == "game_over":
+            scores = data.get("scores")
+            result = Result(
+                tuple(data["winners"]), data["reason"], None if scores is None else tuple(scores)
+            )
+    over = ended is not None
+    return GameRecord(
+        game=stored.game,
+        players=stored.players,
+        options=stored.options,
+        seats=tuple(game.seat_name(s) for s in range(game.players)),
+        computer=computer,
+        level=level,
+        table=table,
+        start=_iso(stored.started),
+        end=_iso(ended) if over else "",
+        result=result,
+        abandoned=over and result is None,
+        commitment=stored.commitment,
+        seed=stored.seed.hex() if over else "",
+        entries=tuple(entries),
+    )
+
+
+def events_of(record: GameRecord) -> list[tuple[str, dict[str, Any]]]:
+    """The log's events for a record (the referee's own kinds, replayable by it)."""
+    game = game_of(record)
+    seed = bytes.fromhex(record.seed) if record.seed else None
+    events: list[tuple[str, dict[str, Any]]] = []
+    if record.computer:
+        events.append(("seats", {"computer": list(record.computer), "level": record.level}))
+    undo: list[str] = []  # what each position came from, for a takeback to name
+    for step in replay(record, seed):
+        entry = step.entry
+        if entry is None:
+            continue
+        if entry.kind == "ply":
+            events.append(
+                (
+                    "move",
+                    {"move": entry.move, "seat": entry.seat} | dict.fromkeys(entry.marks, True),
+                )
+            )
+            undo.append(entry.move)
+        elif entry.kind == "draw":
+            data = {"spec": step.spec.to_json(), "outcome": entry.outcome, "counter": step.counter}
+            events.append(("chance", data))
+            undo.append("draw")
+        elif entry.kind == "takeback":
+            events.append(("takeback", {"move": undo.pop()}))
+        elif entry.kind == "position":
+            events.append(("correction", {"record": game.to_json(step.state)}))
+            undo.append("correction")
+        elif entry.kind == "computer":
+            events.append(("seats", {"computer": list(entry.computer), "level": entry.level}))
+    if record.result is not None:
+        over = {
+            "winners": list(record.result.winners),
+            "reason": record.result.reason,
+            "seed": record.seed,
+        }
+        if record.result.scores is not None:
+            over["scores"] = list(record.result.scores)
+        events.append(("game_over", over))
+    return events
+
+
+def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
+    """The game as the replay page shows it: per step, the record's line and the
+    table as it stood (the board, the last move, the draw as it was shown)."""
+    game = game_of(record)
+    seats = seats_of(game, frozenset(record.computer))
+    frames, before = [], None
+    try:
+        for step in replay(record):
+            entry, state = step.entry, step.state
+            path: tuple[str, ...] = ()
+            if entry is not None and entry.kind == "ply" and entry.move != "pass":
+                path = getattr(game.parse_move(before, entry.move), "path", ())
+            shown = entry is not None and entry.kind == "draw" and entry.spec != "deck"
+            ended = game.outcome(state)
+            table = TableState(
+                game=game.name,
+                players=game.players,
+                options=dict(game.options),
+                seats=seats,
+                phase="over" if ended else "chance" if game.chance(state) else "move",
+                to_move=game.to_move(state),
+                position=game.observe(state),
+                last_move=path,
+                last_played=entry.move if entry is not None and entry.kind == "ply" else None,
+                last_draw=entry.outcome if shown else None,
+                outcome=None
+                if ended is None
+                else Ending(
+                    winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores
+                ),
+                commitment=record.commitment,
+                plies=step.ply,
+                record=game.to_json(state)["state"],
+                report=game.report(state),
+            )
+            frames.append(
+                {
+                    "line": "" if entry is None else line(entry, step.ply),
+                    "kind": "start" if entry is None else entry.kind,
+                    "ply": step.ply,
+                    "seat": None if entry is None else entry.seat,
+                    "table": table.model_dump(mode="json"),
+                }
+            )
+            before = state
+    except RulesError as exc:
+        raise HistoryError(
+            words(
+                "history.cannot_replay", "This game cannot be replayed: {reason}", reason=exc.words
+            ),
+            422,
+        ) from None
+    return frames
+
+
+def game_of_stored(stored: StoredGame) -> Game:
+    return load_game(stored.game, stored.players, **stored.options)
+
+
+def day_start(day: str) -> float:
+    """The first second of ``day`` (YYYY-MM-DD) in this machine's time zone."""
+    try:
+        return datetime.strptime(day, "%Y-%m-%d").timestamp()
+    except ValueError:
+        raise HistoryError(
+            words("history.bad_day", "{day} is not a day like 2026-11-24", day=day), 422
+        ) from None
+
+
+def _spec_text(data: dict[str, Any]) -> str:
+    return spec_name(spec_from_json(data))
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _epoch(text: str, default: float) -> float:
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return default

@@ -1,0 +1,125 @@
+"""The panel's history: the ``/games`` page with its replay, and ``/api/games`` (the
+ended games, each one's record and its replay). Everything here is a read of games
+that have ended; the game being played is never shown here.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+
+from boardref.history import History, HistoryError, archive, file_name, replay_frames
+from boardref.panel import models
+from engines.records import game_of, to_json, write
+
+STATIC = resources.files("boardref.panel") / "static"
+GAME_NAME = r"^[a-z_]{1,40}$"
+TABLE_NAME = r"^[A-Za-z0-9_-]{1,32}$"
+#: a game's number: SQLite's whole numbers end at 2**63 - 1
+GAME_ID = Path(ge=1, le=2**63 - 1, description="the game's number in /api/games")
+
+
+def history_routes(history: History) -> APIRouter:
+    """The routes of the history of ``history``'s table."""
+    router = APIRouter()
+    page = (STATIC / "history.html").read_text(encoding="utf-8")
+
+    @router.get("/games", include_in_schema=False)
+    async def games_page() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @router.get("/games/{game_id}", include_in_schema=False)
+    async def replay_page(game_id: int = GAME_ID) -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @router.get("/api/games", response_model=list[models.PlayedGame], tags=["history"])
+    async def played(
+        game: str | None = Query(None, pattern=GAME_NAME, description="only this game"),
+        day: str | None = Query(
+            None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="only games begun that day"
+        ),
+        table: str | None = Query(None, pattern=TABLE_NAME, description="only this table's"),
+    ) -> list[models.PlayedGame] | JSONResponse:
+        """The games that ended here (finished or abandoned), newest first."""
+        try:
+            found = history.games(game, day, table)
+        except HistoryError as exc:
+            return _refused(exc)
+        return [
+            models.PlayedGame(
+                id=s.id,
+                game=s.game,
+                players=s.players,
+                table=s.table,
+                started=s.started,
+                ended=s.ended,
+                abandoned=s.abandoned,
+                winners=list(s.winners),
+                plies=s.plies,
+            )
+            for s in found
+        ]
+
+    @router.get(
+        "/api/games/day.zip",
+        tags=["history"],
+        responses={200: {"content": {"application/zip": {}}}},
+    )
+    async def day_archive(
+        day: str = Query(..., pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD"),
+    ) -> Response:
+        """Every game of one day at this table as one zip (each record as text and JSON)."""
+        try:
+            found = [(s.id, history.record(s.id)) for s in history.games(day=day)]
+        except HistoryError as exc:
+            return _refused(exc)
+        packed = archive([(file_name(record, n), record) for n, record in found])
+        return Response(
+            packed,
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="boardref-{day}.zip"'},
+        )
+
+    @router.get(
+        "/api/games/{game_id}",
+        tags=["history"],
+        responses={
+            200: {"content": {"application/json": {}, "text/plain": {}}},
+            404: {"description": "no such game"},
+            409: {"description": "the game is still being played"},
+        },
+    )
+    async def record(game_id: int = GAME_ID, form: Literal["json", "text"] = "json") -> Response:
+        """The game's record (docs/records.md), as JSON or as text to download."""
+        try:
+            found = history.record(game_id)
+        except HistoryError as exc:
+            return _refused(exc)
+        if form == "json":
+            return JSONResponse(to_json(found))
+        name = f"{file_name(found, game_id)}.txt"
+        return PlainTextResponse(
+            write(found), headers={"Content-Disposition": f'attachment; filename="{name}"'}
+        )
+
+    @router.get("/api/games/{game_id}/replay", response_model=models.Replay, tags=["history"])
+    async def replay(game_id: int = GAME_ID) -> models.Replay | JSONResponse:
+        """The game position by position, for the replay page."""
+        try:
+            found = history.record(game_id)
+            frames = replay_frames(found)
+        except HistoryError as exc:
+            return _refused(exc)
+        return models.Replay(board=models.board_of(game_of(found).board), frames=frames)
+
+    return router
+
+
+def _refused(exc: HistoryError) -> JSONResponse:
+    """A refusal as every panel refusal is: English in ``detail``, words in ``said``."""
+    return JSONResponse(
+        {"detail": str(exc.words), "said": exc.words.to_json()}, status_code=exc.status
+    )

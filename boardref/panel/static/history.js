@@ -1,0 +1,208 @@
+// The played games: the list with its filters (/games) and one game's replay
+// (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
+import { BoardView, dieFace, GAMES } from "./board.js";
+import {
+  $, said, say, sayValue, seatName, setBoard, setState, setWords, state, view, words,
+} from "./core.js";
+import "./games/fang_den_hut.js";
+import "./games/fang_den_hut_cards.js";
+import "./games/haegar.js";
+import "./games/hakenschlagen.js";
+
+// the words, the frame shown (the games' drawings read it as the table) and the board
+// drawing are the panel's own (core.js)
+let replay = null;
+let step = 0;
+let timer = null;
+const gameId = Number(location.pathname.split("/")[2]) || null;
+
+function gameTitle(name) { return words[`game.${name}.title`] || name; }
+
+async function loadLanguage(lang) {
+  setWords(await (await fetch(`/i18n/${lang}.json`)).json());
+  document.documentElement.lang = lang;
+  localStorage.setItem("boardref-lang", lang);
+  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
+  $("language").value = lang;
+  document.title = say("history.title");
+  if (replay) show(step); else await loadList();
+}
+
+function chosenLanguage() {
+  const saved = localStorage.getItem("boardref-lang");
+  if (saved) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
+}
+
+// --- the list ------------------------------------------------------------------------
+async function loadGameNames() {
+  const select = $("filter-game");
+  for (const info of await (await fetch("/api/catalogue")).json()) {
+    const option = document.createElement("option");
+    option.value = info.name;
+    option.dataset.game = info.name;
+    select.appendChild(option);
+  }
+}
+
+function when(seconds) {
+  return new Date(seconds * 1000).toLocaleString(document.documentElement.lang, {
+    dateStyle: "short", timeStyle: "short" });
+}
+
+function resultWords(game) {
+  if (game.abandoned) return say("history.abandoned");
+  if (!game.winners.length) return say("history.draw");
+  return say("history.won_by", { seats: game.winners.map((s) => s + 1).join(", ") });
+}
+
+async function loadList() {
+  for (const option of $("filter-game").options) {
+    if (option.dataset.game) option.textContent = gameTitle(option.dataset.game);
+  }
+  const query = new URLSearchParams();
+  if ($("filter-game").value) query.set("game", $("filter-game").value);
+  if ($("filter-day").value) query.set("day", $("filter-day").value);
+  if ($("filter-table").value.trim()) query.set("table", $("filter-table").value.trim());
+  const response = await fetch(`/api/games?${query}`);
+  const games = response.ok ? await response.json() : [];
+  const rows = games.map((game) => {
+    const row = document.createElement("tr");
+    row.dataset.game = game.game;
+    for (const text of [when(game.started), game.table, gameTitle(game.game), game.plies, resultWords(game)]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.appendChild(cell);
+    }
+    const links = document.createElement("td");
+    const open = document.createElement("a");
+    open.href = `/games/${game.id}`;
+    open.className = "button";
+    open.textContent = say("history.replay");
+    links.appendChild(open);
+    row.appendChild(links);
+    return row;
+  });
+  $("games").querySelector("tbody").replaceChildren(...rows);
+  const day = $("filter-day").value;
+  $("day-archive").hidden = !day || games.length === 0;
+  if (day) $("day-archive").href = `/api/games/day.zip?day=${day}`;
+  $("none").hidden = games.length > 0;
+  $("games").hidden = games.length === 0;
+}
+
+// --- the replay ----------------------------------------------------------------------
+async function loadReplay() {
+  const response = await fetch(`/api/games/${gameId}/replay`);
+  const answer = await response.json();
+  $("list").hidden = true;
+  $("replay").hidden = false;
+  if (!response.ok) { $("replay-step").textContent = said(answer.said); return; }
+  replay = answer;
+  setBoard(replay.board, new BoardView($("board"), replay.board, null));
+  $("scrub").max = replay.frames.length - 1;
+  $("download").href = `/api/games/${gameId}?form=text`;
+  $("download-json").href = `/api/games/${gameId}?form=json`;
+  $("download-json").setAttribute("download", `game-${gameId}.json`);
+  const lines = replay.frames.map((frame, n) => {
+    const item = document.createElement("li");
+    item.textContent = frame.line || "…";
+    item.dataset.kind = frame.kind;
+    item.addEventListener("click", () => show(n));
+    return item;
+  });
+  $("record-lines").replaceChildren(...lines);
+  show(0);
+}
+
+function stepWords(frame) {
+  if (frame.kind === "start") return say("history.start");
+  if (frame.kind === "ply") return say("history.ply", { n: frame.ply, seat: seatName(frame.seat), move: frame.table.last_played });
+  if (frame.kind === "draw") return say("history.drawn", { n: frame.ply });
+  if (frame.kind === "takeback") return say("history.takeback", { n: frame.ply });
+  if (frame.kind === "position") return say("history.position", { n: frame.ply });
+  return say("history.computer", { n: frame.ply });
+}
+
+function show(n) {
+  step = Math.max(0, Math.min(n, replay.frames.length - 1));
+  const frame = replay.frames[step];
+  setState(frame.table);
+  document.body.dataset.step = step;
+  document.body.dataset.steps = replay.frames.length;
+  $("replay-title").textContent = gameTitle(state.game);
+  $("replay-step").textContent = `${step + 1}/${replay.frames.length} · ${stepWords(frame)}`;
+  $("replay-line").textContent = frame.line;
+  view.show(state.position, state);
+  showDraw(frame);
+  showOutcome();
+  const game = GAMES[state.game];
+  if (game && game.panel) game.panel(state, $("game-panel"));
+  else $("game-panel").replaceChildren();
+  $("scrub").value = step;
+  $("commitment").textContent = say("history.commitment", { commitment: state.commitment });
+  for (const [i, item] of [...$("record-lines").children].entries()) {
+    item.classList.toggle("current", i === step);
+  }
+  const current = $("record-lines").children[step];
+  if (current) current.scrollIntoView({ block: "nearest" });
+  $("first").disabled = $("back").disabled = step === 0;
+  $("last").disabled = $("forward").disabled = step === replay.frames.length - 1;
+  if (step === replay.frames.length - 1) stop();
+}
+
+function showDraw(frame) {
+  const box = $("drawn");
+  if (frame.kind !== "draw" || state.last_draw === null) { box.hidden = true; return; }
+  box.hidden = false;
+  const game = GAMES[state.game];
+  if (game && game.drawn && game.drawn(state, box)) return;
+  if (typeof state.last_draw === "number") box.replaceChildren(dieFace(state.last_draw));
+  else box.textContent = say("drawn", { value: [].concat(state.last_draw).map(sayValue).join(" ") });
+}
+
+function showOutcome() {
+  const box = $("outcome");
+  if (!state.outcome) { box.hidden = true; return; }
+  const names = state.outcome.winners.map(seatName);
+  box.textContent = `${names.length ? say("winner", { names: names.join(", ") }) : say("draw_game")} · ${said(state.outcome.reason)}`;
+  box.hidden = false;
+}
+
+function stop() {
+  clearInterval(timer);
+  timer = null;
+  $("play").textContent = say("history.play");
+}
+
+function play() {
+  if (timer) { stop(); return; }
+  if (step === replay.frames.length - 1) show(0);
+  $("play").textContent = say("history.pause");
+  timer = setInterval(() => show(step + 1), Number($("speed").value));
+}
+
+function wire() {
+  $("language").addEventListener("change", (e) => loadLanguage(e.target.value));
+  $("filters").addEventListener("change", loadList);
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); loadList(); });
+  $("first").addEventListener("click", () => show(0));
+  $("back").addEventListener("click", () => show(step - 1));
+  $("forward").addEventListener("click", () => show(step + 1));
+  $("last").addEventListener("click", () => show(replay.frames.length - 1));
+  $("play").addEventListener("click", play);
+  $("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
+  $("scrub").addEventListener("input", (e) => show(Number(e.target.value)));
+  document.addEventListener("keydown", (e) => {
+    if (!replay || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (e.key === "ArrowLeft") show(step - 1);
+    if (e.key === "ArrowRight") show(step + 1);
+  });
+}
+
+(async () => {
+  wire();
+  if (gameId) await loadReplay();
+  else await loadGameNames();
+  await loadLanguage(chosenLanguage());
+})();
