@@ -15,9 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from boardref.harness import free_port
 from boardref.panel.access import hash_pin
 from engines.records import read, verify
-from tests.boardref.conftest import free_port, needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, start_service
 from tests.boardref.test_browser_games import PIN, WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
