@@ -253,7 +253,7 @@ async def run_dashboard(
 ) -> None:
     """Serve the dashboard until interrupted; ``records``: where the day's records are
     kept across restarts."""
-    fleet = Fleet(broker, ca_file, DayBook(records))
+    fleet = Fleet(broker, ca_file, book=DayBook(records))
     fleet.start(asyncio.get_running_loop())
     server = uvicorn.Server(
         uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")
