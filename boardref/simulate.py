@@ -514,6 +514,8 @@ def simulate(
             if computer:
                 referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
+        if sensor != "hall":
+            _check_camera_reads(game)
         started = time.perf_counter()
         rig = Rig(referee, noise, seed, sensor)
         try:
@@ -665,3 +667,15 @@ def _recorder(kinds: list[str]):
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _check_camera_reads(game) -> None:
+    """Refuse, in words, a camera run of a game the camera cannot read yet."""
+    from vision.looks import data
+
+    if game.name not in data()["games"]:
+        played = "on the panel" if "panel" in game.SENSORS else "with the hall sensors"
+        raise ValueError(
+            f"the camera cannot read {game.name} yet: it is played {played}; "
+            "simulate it with --sensor hall"
+        )
