@@ -978,10 +978,10 @@ class Referee:
             return data
         secret = {k: v for k, v in data.items() if k in ("outcome", "record")}
         sealed = json.dumps(secret, sort_keys=True).encode()
-        return {
-            **{k: v for k, v in data.items() if k not in secret},
-            "hidden": commitment(self._seed + sealed),
-        }
+        public = {k: v for k, v in data.items() if k not in secret}
+        if "spec" in public:  # what was drawn, not the cards it was drawn from
+            public["spec"] = {"kind": public["spec"].get("kind")}
+        return {**public, "hidden": commitment(self._seed + sealed)}
 
     def _after_change(self) -> None:
         """Passes, the end of the game and pending chance follow from the position."""
