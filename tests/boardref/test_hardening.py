@@ -460,3 +460,39 @@ def test_every_post_route_is_in_the_panel_docs(service):
     missing = [path for path in posts if path not in docs and path.rsplit("/", 1)[-1] not in docs]
     assert not missing, f"docs/panel.md does not mention {missing}"
     assert "/api/play" in docs and "/api/settings" in docs
+
+
+# --- 9: MQTT connection failures are logged ---------------------------------------------
+
+
+def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, caplog):
+    from boardref.fleet import Broker, Reporter
+    from tests.boardref.test_fleet import MOSQUITTO, Mosquitto, free_port, until
+
+    if not Path(MOSQUITTO).exists():
+        pytest.skip("mosquitto is missing")
+    broker = Mosquitto(tmp_path)
+    broker.start()
+    store = Store(tmp_path / "log.db")
+    reporters = [
+        Reporter(store, Broker.from_url(f"mqtts://127.0.0.1:{broker.port}"), "tls_to_plain"),
+        Reporter(store, Broker.from_url(f"mqtt://127.0.0.1:{free_port()}"), "no_broker"),
+    ]
+    caplog.set_level(logging.WARNING, logger="boardref.fleet")
+    try:
+        for reporter in reporters:
+            reporter.start()
+
+        def said(words: str) -> bool:
+            return any(
+                "cannot reach the broker" in r.getMessage() and words in r.getMessage()
+                for r in caplog.records
+            )
+
+        until(lambda: said("over TLS"), "the TLS failure in the log", 15)
+        until(lambda: said("ConnectionRefusedError"), "the refused connection in the log", 15)
+    finally:
+        for reporter in reporters:
+            reporter.close()
+        store.close()
+        broker.stop()
