@@ -2,7 +2,8 @@
 with malformed, oversized, non-finite and non-UTF-8 bodies (fixed ones and
 hypothesis's): no answer is a server error, no refusal is longer than 1 KB, and the
 event loop serving them is never blocked for more than 100 ms (a probe on that loop
-measures it)."""
+measures the loop thread's CPU time, which other programs on the machine do not
+inflate)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ BODIES = st.one_of(
 
 class Probed:
     """The panel of a simulated table on uvicorn in a thread, with a probe on the same
-    loop that keeps the longest time the loop took to come back from a 5 ms sleep."""
+    loop that keeps the most CPU time the loop spent while the probe slept 5 ms."""
 
     def __init__(self, service: Service):
         self.listening = panel_socket("127.0.0.1", 0)
@@ -104,10 +105,12 @@ class Probed:
         probe.cancel()
 
     async def _probe(self) -> None:
+        # the loop thread's CPU time while the probe slept: the work that held the
+        # loop, not the time other programs on a busy machine held the CPU
         while True:
-            before = time.perf_counter()
+            before = time.thread_time()
             await asyncio.sleep(0.005)
-            self.stall = max(self.stall, time.perf_counter() - before - 0.005)
+            self.stall = max(self.stall, time.thread_time() - before)
 
     def __enter__(self) -> Probed:
         self.thread.start()
@@ -169,6 +172,9 @@ def test_fixed_nasty_bodies_on_every_post_route(panel):
         # a huge body, announced and streamed without a length
         check(http, path, b'{"seat": "' + b"x" * 2_000_000 + b'"}')
         check(http, path, (b" " * 4096 for _ in range(500)))
+    # the kind of body that took the table 4 s to refuse: an 11.6 MB object of many keys
+    many = b"{" + b", ".join(b'"k%d": 0' % n for n in range(1_000_000)) + b"}"
+    check(http, "/api/takeback", many[:11_600_000].rsplit(b",", 1)[0] + b"}")
     assert probed.stall < LONGEST_STALL, f"the loop stalled {probed.stall * 1000:.0f} ms"
 
 
