@@ -11,17 +11,15 @@ import json
 import logging
 import random
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from firmware_bridge.host import UP, Link  # noqa: E402
-from firmware_bridge.protocol import Decoder, Scan, encode  # noqa: E402
-from firmware_bridge.sim import Simulator  # noqa: E402
+from boardref.harness import percentile
+from firmware_bridge.host import UP, Link
+from firmware_bridge.protocol import Decoder, Scan, encode
+from firmware_bridge.sim import Simulator
 
 CELLS = 121
 DECODER_FRAMES = 20_000
@@ -32,11 +30,6 @@ UNPLUG_CYCLES = 5
 BUDGET_FRAMES_PER_S = 50_000
 BUDGET_UNPLUG_NOTICED_MS = 2000
 BUDGET_RESYNC_MS = 3000
-
-
-def percentile(values, q):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def decoder_frames_per_s(states):

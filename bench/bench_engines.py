@@ -14,15 +14,10 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from stats import percentile  # noqa: E402
-
-from engines import load_game  # noqa: E402
+from boardref.harness import percentile
+from engines import load_game
 
 PLAYERS = 3
 GAMES = 40

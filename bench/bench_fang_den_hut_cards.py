@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench_engines import timings_ms
 
-from bench.bench_engines import percentile, timings_ms  # noqa: E402
-from engines import load_game  # noqa: E402
-from engines.chance import Stream  # noqa: E402
-from engines.players import random_step  # noqa: E402
+from boardref.harness import percentile
+from engines import load_game
+from engines.chance import Stream
+from engines.players import random_step
 
 NAME = "fang_den_hut_cards"
 MATCHES = 10

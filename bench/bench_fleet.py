@@ -15,22 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import websockets  # noqa: E402
-from stats import percentile  # noqa: E402
 
-from boardref.config import load_config  # noqa: E402
-from boardref.service import Service  # noqa: E402
+from boardref.config import load_config
+from boardref.harness import free_port, percentile
+from boardref.service import Service
 
 EVENTS = 2000
 LATENCY_SAMPLES = 100
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for_port(port: int) -> None:

@@ -13,17 +13,12 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from stats import percentile  # noqa: E402
-
-from engines import load_game  # noqa: E402
-from engines.chance import Stream  # noqa: E402
-from engines.players import random_playout  # noqa: E402
+from boardref.harness import percentile
+from engines import load_game
+from engines.chance import Stream
+from engines.players import random_playout
 
 GAMES_PER_SETUP = 40
 SETUPS = [(1, {}), (2, {}), (3, {}), (3, {"honky_tonk": True})]

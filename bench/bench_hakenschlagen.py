@@ -19,18 +19,13 @@ import json
 import math
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_engines import percentile  # noqa: E402
-
-from engines import load_game  # noqa: E402
-from engines.chance import Stream  # noqa: E402
-from engines.hakenschlagen import BAG  # noqa: E402
-from engines.players import random_playout  # noqa: E402
+from boardref.harness import percentile
+from engines import load_game
+from engines.chance import Stream
+from engines.hakenschlagen import BAG
+from engines.players import random_playout
 
 PLAYERS = 5
 GAMES = 2

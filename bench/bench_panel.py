@@ -20,7 +20,8 @@ import time
 
 import httpx
 import websockets
-from stats import percentile
+
+from boardref.harness import percentile
 
 CLIENTS = 100
 CHANGES = 40

@@ -40,13 +40,10 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engines import GAMES  # noqa: E402
-from engines.players import LEVELS  # noqa: E402
-from engines.players.arena import Match, play_game, summarise, verdict  # noqa: E402
+from engines import GAMES
+from engines.players import LEVELS
+from engines.players.arena import Match, play_game, summarise, verdict
 
 SEED = 11
 #: games of the search player against the random player, per game; a game not

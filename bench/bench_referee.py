@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from stats import percentile  # noqa: E402
-
-from boardref.referee import AMBIGUOUS, OVER, Referee  # noqa: E402
-from boardref.simulate import Rig  # noqa: E402
-from boardref.store import Store  # noqa: E402
+from boardref.harness import percentile
+from boardref.referee import AMBIGUOUS, OVER, Referee
+from boardref.simulate import Rig
+from boardref.store import Store
 
 TABLES = [("sternhalma", 2), ("sternhalma", 3), ("catch_the_hare", 2)]
 MOVES = 300

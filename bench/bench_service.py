@@ -14,15 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from boardref.harness import free_port
+
 RUNS = 5
 BUDGET_READY_S = 3.0
 BUDGET_RSS_MB = 200.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:

@@ -15,17 +15,14 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from engines import load_game  # noqa: E402
-from vision.coaster_eval import evaluate_coasters  # noqa: E402
-from vision.evaluate import evaluate  # noqa: E402
-from vision.locate import Locator  # noqa: E402
-from vision.render import HELD_OUT, Renderer, random_scene  # noqa: E402
+from engines import load_game
+from vision.coaster_eval import evaluate_coasters
+from vision.evaluate import evaluate
+from vision.locate import Locator
+from vision.render import HELD_OUT, Renderer, random_scene
 
 GAMES = ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut")
 FRAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 100

@@ -1,1 +1,2 @@
-"""The boardref service: command line, and later the referee, store, panel and fleet."""
+"""The boardref service: the referee, its event log, the web panel, the café fleet and
+the command line that starts them."""

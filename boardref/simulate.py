@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardref.harness import percentile
 from boardref.referee import (
     AMBIGUOUS,
     BOTH,
@@ -549,7 +550,7 @@ def simulate(
         "computer_seats": sorted(referee.computer),
         "computer_refusals": score.computer_refusals,
         "verdict_ms_p50": round(statistics.median(timings), 3),
-        "verdict_ms_p99": round(_percentile(timings, 0.99), 3),
+        "verdict_ms_p99": round(percentile(timings, 0.99), 3),
         "seconds": round(seconds, 1),
     }
     if rig.link is not None:
@@ -569,9 +570,7 @@ def simulate(
 def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     score = Score()
     game = referee.game
-    truth = referee.positions[-1]
-    rig.set_board(truth)
-    hands.settle()
+    truth = _lay_out(rig, referee, hands)
     while score.moves_played < moves:
         if referee.phase == OVER:
             score.games += 1
@@ -581,63 +580,87 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
             )
             if computer:
                 referee.seat_computer(computer, COMPUTER_LEVEL)
-            truth = referee.positions[-1]
-            rig.set_board(truth)
-            hands.settle()
+            truth = _lay_out(rig, referee, hands)
             continue
         if game.chance(truth) is not None:
-            referee.draw()
-            drawn, truth = truth, referee.positions[-1]
-            if rig.camera is not None and game.observe(drawn) != game.observe(truth):
-                # a draw that lays things out (Hakenschlagen's setup) starts the game:
-                # the hands lay it out and the reader learns it, as at any game's start
-                rig.set_board(truth)
-                rig.camera.learn(game.observe(truth))
-            rig.pause(1.0)  # the player looks at the draw; the referee prepares meanwhile
+            truth = _draw(rig, referee, truth)
             continue
         if pick.random() < HABITS["illegal"]:
             caught = hands.try_illegal(truth)
             if caught is not None:
                 score.illegal_injected += 1
                 score.illegal_caught += caught
-        waiting = referee.tentative
-        if waiting is not None and game.to_move(waiting[1]) in referee.computer:
-            referee.confirm()  # the guest confirms: the computer does not act on a guess
-        if referee.computer_to_move():
-            from engines.players import computer_move  # the search, only for computer seats
-
-            move = computer_move(game, truth, COMPUTER_SECONDS, COMPUTER_LEVEL, pick.random())
-            referee.expect(str(move))
-            if pick.random() < HABITS["disobey"]:
-                score.computer_refusals += hands.disobey(truth, move)
-        else:
-            move = pick.choice(game.legal_moves(truth))
+        move = _choose(referee, hands, truth, pick, score)
         after = game.apply(truth, move)
         rejections: list[str] = []
         referee.listeners.append(_recorder(rejections))
         hands.play(truth, move, after)
         score.panel_choices += hands.answer_panel(truth, after)
         referee.listeners.pop()
-        score.moves_played += 1
-        seen = referee.current() if referee.tentative else referee.positions[-1]
-        if seen == after or (referee.phase == OVER and referee.positions[-1] == after):
-            score.committed += 1
-        else:
-            if seen == truth or seen in referee.positions[:-1]:
-                score.missed_moves += 1
-                if "illegal" in rejections or "unreadable" in rejections:
-                    score.false_rejections += 1
-            else:
-                score.wrong_commits += 1
-            referee.tentative = None
-            referee.set_position(game.to_json(after))
-            score.corrections += 1
+        _judge(referee, truth, after, rejections, score)
         truth = after
     if referee.tentative is not None:
         referee.confirm()
     score.final_state_match = referee.positions[-1] == truth
     score.verdict_ms = rig.verdict_ms
     return score
+
+
+def _lay_out(rig: Rig, referee: Referee, hands: Hands):
+    """The hands set the board up as the game starts; the position they laid out."""
+    truth = referee.positions[-1]
+    rig.set_board(truth)
+    hands.settle()
+    return truth
+
+
+def _draw(rig: Rig, referee: Referee, truth):
+    """The player draws on the panel; the position after the draw."""
+    game = referee.game
+    referee.draw()
+    after = referee.positions[-1]
+    if rig.camera is not None and game.observe(truth) != game.observe(after):
+        # a draw that lays things out (Hakenschlagen's setup) starts the game:
+        # the hands lay it out and the reader learns it, as at any game's start
+        rig.set_board(after)
+        rig.camera.learn(game.observe(after))
+    rig.pause(1.0)  # the player looks at the draw; the referee prepares meanwhile
+    return after
+
+
+def _choose(referee: Referee, hands: Hands, truth, pick, score: Score):
+    """The move the hands will make: the computer's, sometimes disobeyed, or a random one."""
+    game = referee.game
+    waiting = referee.tentative
+    if waiting is not None and game.to_move(waiting[1]) in referee.computer:
+        referee.confirm()  # the guest confirms: the computer does not act on a guess
+    if not referee.computer_to_move():
+        return pick.choice(game.legal_moves(truth))
+    from engines.players import computer_move  # the search, only for computer seats
+
+    move = computer_move(game, truth, COMPUTER_SECONDS, COMPUTER_LEVEL, pick.random())
+    referee.expect(str(move))
+    if pick.random() < HABITS["disobey"]:
+        score.computer_refusals += hands.disobey(truth, move)
+    return move
+
+
+def _judge(referee: Referee, truth, after, rejections: list[str], score: Score) -> None:
+    """Score what the referee made of a move played on the board; correct it if wrong."""
+    score.moves_played += 1
+    seen = referee.current() if referee.tentative else referee.positions[-1]
+    if seen == after or (referee.phase == OVER and referee.positions[-1] == after):
+        score.committed += 1
+        return
+    if seen == truth or seen in referee.positions[:-1]:
+        score.missed_moves += 1
+        if "illegal" in rejections or "unreadable" in rejections:
+            score.false_rejections += 1
+    else:
+        score.wrong_commits += 1
+    referee.tentative = None
+    referee.set_position(referee.game.to_json(after))
+    score.corrections += 1
 
 
 def _moves_by_fill(before: tuple, outcomes: set[tuple]) -> dict[frozenset, list[tuple]]:
@@ -666,8 +689,3 @@ def _reads_as_move(moves: dict[frozenset, list[tuple]], changes: dict[int, Any])
 def _recorder(kinds: list[str]):
     """A referee listener that notes the kind of every event in ``kinds``."""
     return lambda event: kinds.append(event.kind)
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

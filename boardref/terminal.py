@@ -1,5 +1,5 @@
-"""A refereed game in the terminal, played by random players: what `make demo` shows
-until the service and its panel exist.
+"""`boardref play`: a refereed game in the terminal, played by random players, for a
+quick look at an engine without a board or a browser.
 
 Each turn a player sometimes tries a move the rules forbid; the engine refuses it
 with its reason, and the player then makes a legal move. Nothing here decides a rule.

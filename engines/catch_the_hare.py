@@ -183,7 +183,6 @@ class CatchTheHare(Game):
 
     def _apply(self, state: HareState, move: Move) -> HareState:
         path = self._cells_of(move)
-        names = self._names
         if len(path) < 2:
             raise IllegalMove(
                 words(
@@ -192,14 +191,21 @@ class CatchTheHare(Game):
                     move=str(move),
                 )
             )
-        origin, dest = path[0], path[-1]
+        self._check_mover(state, move, path[0])
+        self._check_lines(move, path)  # the true reason first, before who may leap
+        hunters = (self._leap if move.leap else self._step)(state, move, path)
+        hare = path[-1] if state.turn == HARE else state.hare
+        return HareState(hare, hunters, 1 - state.turn, state.ply + 1)
+
+    def _check_mover(self, state: HareState, move: Move, origin: int) -> None:
+        """The side to move has a piece on the move's first point."""
         if state.turn == HUNTERS and origin not in state.hunters:
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.no_hunter_hunters_move",
                     "{move}: no hunter on {origin}; the hunters move",
                     move=str(move),
-                    origin=names[origin],
+                    origin=self._names[origin],
                 )
             )
         if state.turn == HARE and origin != state.hare:
@@ -208,11 +214,12 @@ class CatchTheHare(Game):
                     "rules.catch_the_hare.hare_is_elsewhere",
                     "{move}: the hare is on {cell}; the hare moves",
                     move=str(move),
-                    cell=names[state.hare],
+                    cell=self._names[state.hare],
                 )
             )
-        hunters = state.hunters
-        # the true reason first: points no line joins, before who may leap
+
+    def _check_lines(self, move: Move, path: tuple[int, ...]) -> None:
+        """Each leg of the path runs along a line of the board."""
         for at, land in zip(path, path[1:]):
             if frozenset((at, land)) not in self._joined:
                 raise IllegalMove(
@@ -220,80 +227,82 @@ class CatchTheHare(Game):
                         "rules.catch_the_hare.no_line_joins",
                         "{move}: no line joins {origin} and {dest}",
                         move=str(move),
-                        origin=names[at],
-                        dest=names[land],
+                        origin=self._names[at],
+                        dest=self._names[land],
                     )
                 )
-        if not move.leap:
-            if len(path) != 2 or dest not in self.board.neighbours[origin]:
+
+    def _occupied(self, move: Move, cell: int) -> IllegalMove:
+        return IllegalMove(
+            words(
+                "rules.catch_the_hare.occupied",
+                "{move}: {cell} is occupied",
+                move=str(move),
+                cell=self._names[cell],
+            )
+        )
+
+    def _step(self, state: HareState, move: Move, path: tuple[int, ...]) -> frozenset[int]:
+        """A step to an adjacent free point; the hunters after it."""
+        origin, dest = path[0], path[-1]
+        if len(path) != 2 or dest not in self.board.neighbours[origin]:
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.step_goes_one_adjacent",
+                    "{move}: a step goes to one adjacent point; leaps use ':'",
+                    move=str(move),
+                )
+            )
+        if dest in state.hunters or dest == state.hare:
+            raise self._occupied(move, dest)
+        if state.turn == HUNTERS:
+            return (state.hunters - {origin}) | {dest}
+        return state.hunters
+
+    def _leap(self, state: HareState, move: Move, path: tuple[int, ...]) -> frozenset[int]:
+        """The hare's leaps over hunters; the hunters left after them."""
+        if state.turn == HUNTERS:
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.hunters_cannot_leap_only",
+                    "{move}: the hunters cannot leap; only the hare captures",
+                    move=str(move),
+                )
+            )
+        if self.options["single_capture"] and len(path) > 2:
+            raise IllegalMove(
+                words(
+                    "rules.catch_the_hare.one_leap_per_turn",
+                    "{move}: one leap per turn (single_capture)",
+                    move=str(move),
+                )
+            )
+        hunters = state.hunters
+        for at, land in zip(path, path[1:]):
+            over = self.board.jump_over.get((at, land))
+            if over is None:
                 raise IllegalMove(
                     words(
-                        "rules.catch_the_hare.step_goes_one_adjacent",
-                        "{move}: a step goes to one adjacent point; leaps use ':'",
+                        "rules.catch_the_hare.not_leap_along_line",
+                        "{move}: {at} to {land} is not a leap along a line",
                         move=str(move),
+                        at=self._names[at],
+                        land=self._names[land],
                     )
                 )
-            if dest in hunters or dest == state.hare:
+            if over not in hunters:
                 raise IllegalMove(
                     words(
-                        "rules.catch_the_hare.occupied",
-                        "{move}: {cell} is occupied",
+                        "rules.catch_the_hare.no_hunter_capture",
+                        "{move}: no hunter on {over} to capture",
                         move=str(move),
-                        cell=names[dest],
+                        over=self._names[over],
                     )
                 )
-            if state.turn == HUNTERS:
-                hunters = (hunters - {origin}) | {dest}
-        else:
-            if state.turn == HUNTERS:
-                raise IllegalMove(
-                    words(
-                        "rules.catch_the_hare.hunters_cannot_leap_only",
-                        "{move}: the hunters cannot leap; only the hare captures",
-                        move=str(move),
-                    )
-                )
-            if self.options["single_capture"] and len(path) > 2:
-                raise IllegalMove(
-                    words(
-                        "rules.catch_the_hare.one_leap_per_turn",
-                        "{move}: one leap per turn (single_capture)",
-                        move=str(move),
-                    )
-                )
-            for at, land in zip(path, path[1:]):
-                over = self.board.jump_over.get((at, land))
-                if over is None:
-                    raise IllegalMove(
-                        words(
-                            "rules.catch_the_hare.not_leap_along_line",
-                            "{move}: {at} to {land} is not a leap along a line",
-                            move=str(move),
-                            at=names[at],
-                            land=names[land],
-                        )
-                    )
-                if over not in hunters:
-                    raise IllegalMove(
-                        words(
-                            "rules.catch_the_hare.no_hunter_capture",
-                            "{move}: no hunter on {over} to capture",
-                            move=str(move),
-                            over=names[over],
-                        )
-                    )
-                if land in hunters:
-                    raise IllegalMove(
-                        words(
-                            "rules.catch_the_hare.occupied",
-                            "{move}: {cell} is occupied",
-                            move=str(move),
-                            cell=names[land],
-                        )
-                    )
-                hunters = hunters - {over}
-        hare = dest if state.turn == HARE else state.hare
-        return HareState(hare, hunters, 1 - state.turn, state.ply + 1)
+            if land in hunters:
+                raise self._occupied(move, land)
+            hunters = hunters - {over}
+        return hunters
 
     # --- the end ----------------------------------------------------------------------
 

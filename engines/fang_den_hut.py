@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
@@ -255,6 +255,30 @@ def read_track(board: Board, players: int, source: str) -> Track:
     def fail(problem: str) -> BoardFileError:
         return BoardFileError(f"{source}: {problem}")
 
+    colours, letters, hats = _read_colours(data, fail)
+    mine = _read_seats(data, players, colours, fail)
+    kinds = _read_fields(board, colours, fail)
+    homes = {colour: board.zone(colour) for colour in colours}
+    for colour, cells in homes.items():
+        if not (len(cells) == 1 or len(cells) >= hats):
+            raise fail(f"{colour} needs one home field or one for each of its {hats} hats")
+    _check_joined(board, fail)
+    start = data["golden_start"]
+    if start not in board.index or kinds[board.index[start]] != YELLOW:
+        raise fail(f"[game] golden_start {start!r} must be a yellow field or the centre")
+    return Track(
+        tuple(mine),
+        dict(zip(colours, letters)),
+        hats,
+        tuple(kinds),
+        tuple(cell.zone if k == HOME else None for cell, k in zip(board.cells, kinds)),
+        tuple(homes[c] for c in mine),
+        board.index[start],
+    )
+
+
+def _read_colours(data: dict, fail: Callable[[str], BoardFileError]) -> tuple[list, list, int]:
+    """The ``[game]`` table's keys, colours, their letters and the hats per player."""
     unknown = set(data) - GAME_KEYS
     missing = GAME_KEYS - set(data)
     if unknown or missing:
@@ -278,6 +302,13 @@ def read_track(board: Board, players: int, source: str) -> Track:
     hats = data["hats"]
     if isinstance(hats, bool) or not isinstance(hats, int) or hats < 1:
         raise fail(f"[game] hats must be a whole number of hats per player, not {hats!r}")
+    return colours, letters, hats
+
+
+def _read_seats(
+    data: dict, players: int, colours: list, fail: Callable[[str], BoardFileError]
+) -> list:
+    """The colours the ``[game.seats]`` row for ``players`` seats."""
     seats = data["seats"]
     if not isinstance(seats, dict) or str(players) not in seats:
         raise fail(f"[game.seats] has no row for {players} players")
@@ -289,6 +320,11 @@ def read_track(board: Board, players: int, source: str) -> Track:
         and len(set(mine)) == len(mine)
     ):
         raise fail(f"[game.seats] {players} must list {players} distinct colours")
+    return mine
+
+
+def _read_fields(board: Board, colours: list, fail: Callable[[str], BoardFileError]) -> list:
+    """Each cell's field kind; a home field, and only a home field, has a colour as zone."""
     kinds = []
     for cell in board.cells:
         if cell.kind not in FIELD_KINDS:
@@ -302,10 +338,11 @@ def read_track(board: Board, players: int, source: str) -> Track:
         if not board.neighbours[board.index[cell.id]]:
             raise fail(f"cell {cell.id!r} is on no path of 'links'")
         kinds.append(kind)
-    homes = {colour: board.zone(colour) for colour in colours}
-    for colour, cells in homes.items():
-        if not (len(cells) == 1 or len(cells) >= hats):
-            raise fail(f"{colour} needs one home field or one for each of its {hats} hats")
+    return kinds
+
+
+def _check_joined(board: Board, fail: Callable[[str], BoardFileError]) -> None:
+    """Every field can be reached from every other along the paths."""
     reached, todo = {0}, [0]
     while todo:
         for j in board.neighbours[todo.pop()]:
@@ -315,18 +352,6 @@ def read_track(board: Board, players: int, source: str) -> Track:
     if len(reached) != len(board.cells):
         lost = sorted(board.cells[i].id for i in set(range(len(board.cells))) - reached)
         raise fail(f"the paths do not join every field: {', '.join(lost[:5])} cut off")
-    start = data["golden_start"]
-    if start not in board.index or kinds[board.index[start]] != YELLOW:
-        raise fail(f"[game] golden_start {start!r} must be a yellow field or the centre")
-    return Track(
-        tuple(mine),
-        dict(zip(colours, letters)),
-        hats,
-        tuple(kinds),
-        tuple(cell.zone if k == HOME else None for cell, k in zip(board.cells, kinds)),
-        tuple(homes[c] for c in mine),
-        board.index[start],
-    )
 
 
 class FangDenHut(Game):
@@ -1012,6 +1037,75 @@ class FangDenHut(Game):
             "again": state.again,
         }
 
+    def _fields_from_json(self, data: Any) -> list[tuple[Hat, ...]]:
+        """The record's ``fields``: the hats on each grey or yellow field."""
+        if not isinstance(data, dict):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.fields_must_map_cell",
+                    "fields must map cell ids to lists of hats",
+                )
+            )
+        fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
+        for name, hats in data.items():
+            if name not in self.board.index or self._kinds[self.board.index[name]] == HOME:
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_not_grey_yellow_field",
+                        "fields: {name} is not a grey or yellow field",
+                        name=repr(name),
+                    )
+                )
+            i = self.board.index[name]
+            fields[i] = self._field_from_json(name, i, hats)
+        return fields
+
+    def _field_from_json(self, name: str, i: int, hats: Any) -> tuple[Hat, ...]:
+        """The hats one field of a record holds, checked against the colours and the field."""
+        if not isinstance(hats, list) or not hats or not all(isinstance(h, str) for h in hats):
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.fields_must_list_hats",
+                    "fields: {name} must list its hats as text",
+                    name=name,
+                )
+            )
+        try:
+            parsed = tuple(sorted(Hat.parse(h) for h in hats))
+        except NotationError as exc:
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.fields_bad_hat",
+                    "fields: {name}: {exc}",
+                    name=name,
+                    exc=exc.words,
+                )
+            ) from None
+        colours = set(self.colours)
+        for hat in parsed:
+            if not set(hat.captives) <= colours | {GOLD} or (
+                hat.colour not in colours and hat != Hat(GOLD)
+            ):
+                raise RecordError(
+                    words(
+                        "rules.fang_den_hut.fields_holds_colour_not_play",
+                        "fields: {name}: {hat} holds a colour not in play",
+                        name=name,
+                        hat=str(hat),
+                    )
+                )
+        problem = self._field_problem(i, parsed)
+        if problem:
+            raise RecordError(
+                words(
+                    "rules.fang_den_hut.fields_problem",
+                    "fields: {name}: {problem}",
+                    name=name,
+                    problem=problem,
+                )
+            )
+        return parsed
+
     def _state_from_json(self, data: Any) -> HatState:
         # "again" came later: a record without it has no extra roll pending
         keys = {"fields", "home", "prisoners", "golden_home", "turn", "roll", "ply"}
@@ -1031,66 +1125,7 @@ class FangDenHut(Game):
                 )
             )
         colours = set(self.colours)
-        fields: list[tuple[Hat, ...]] = [() for _ in self.board.cells]
-        if not isinstance(data["fields"], dict):
-            raise RecordError(
-                words(
-                    "rules.fang_den_hut.fields_must_map_cell",
-                    "fields must map cell ids to lists of hats",
-                )
-            )
-        for name, hats in data["fields"].items():
-            if name not in self.board.index or self._kinds[self.board.index[name]] == HOME:
-                raise RecordError(
-                    words(
-                        "rules.fang_den_hut.fields_not_grey_yellow_field",
-                        "fields: {name} is not a grey or yellow field",
-                        name=repr(name),
-                    )
-                )
-            if not isinstance(hats, list) or not hats or not all(isinstance(h, str) for h in hats):
-                raise RecordError(
-                    words(
-                        "rules.fang_den_hut.fields_must_list_hats",
-                        "fields: {name} must list its hats as text",
-                        name=name,
-                    )
-                )
-            try:
-                parsed = tuple(sorted(Hat.parse(h) for h in hats))
-            except NotationError as exc:
-                raise RecordError(
-                    words(
-                        "rules.fang_den_hut.fields_bad_hat",
-                        "fields: {name}: {exc}",
-                        name=name,
-                        exc=exc.words,
-                    )
-                ) from None
-            for hat in parsed:
-                if not set(hat.captives) <= colours | {GOLD} or (
-                    hat.colour not in colours and hat != Hat(GOLD)
-                ):
-                    raise RecordError(
-                        words(
-                            "rules.fang_den_hut.fields_holds_colour_not_play",
-                            "fields: {name}: {hat} holds a colour not in play",
-                            name=name,
-                            hat=str(hat),
-                        )
-                    )
-            i = self.board.index[name]
-            problem = self._field_problem(i, parsed)
-            if problem:
-                raise RecordError(
-                    words(
-                        "rules.fang_den_hut.fields_problem",
-                        "fields: {name}: {problem}",
-                        name=name,
-                        problem=problem,
-                    )
-                )
-            fields[i] = parsed
+        fields = self._fields_from_json(data["fields"])
         home = self._per_colour(data["home"], "home", lambda n: _count(n, self._hats))
         prisoners = self._per_colour(data["prisoners"], "prisoners", _colour_list(colours))
         gold_home = data["golden_home"]

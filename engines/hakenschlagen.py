@@ -1339,49 +1339,11 @@ class Hakenschlagen(Game):
             "turns": state.turns,
         }
 
-    def _state_from_json(self, data: Any) -> HakenschlagenState:
-        if not isinstance(data, dict):
-            raise RecordError(
-                words(
-                    "rules.hakenschlagen.hakenschlagen_state_json_object",
-                    "a Hakenschlagen state is a JSON object",
-                )
-            )
-        layout = None
-        if data["layout"] is not None:
-            try:
-                layout = self.setup_from(data["layout"]).layout
-            except SetupError as exc:
-                raise RecordError(
-                    words("rules.hakenschlagen.layout", "layout: {reason}", reason=exc.words)
-                ) from None
-        hares = self._cell_list(data["hares"], "hares")
-        if len(hares) != self.players:
-            raise RecordError(
-                words(
-                    "rules.hakenschlagen.hares_game",
-                    "{count} hares; this game has {players}",
-                    count=len(hares),
-                    players=self.players,
-                )
-            )
-        (fox,) = self._cell_list([data["fox"]], "fox")
-        molehills = self._cell_list(data["molehills"], "molehills")
-        turned = data["turned"]
-        if not isinstance(turned, list) or len(turned) != self.players:
-            raise RecordError(
-                words(
-                    "rules.hakenschlagen.turned_must_list_true",
-                    "'turned' must list true/false for each hare",
-                )
-            )
-        if not all(isinstance(t, bool) for t in turned):
-            raise RecordError(
-                words(
-                    "rules.hakenschlagen.turned_must_list_true",
-                    "'turned' must list true/false for each hare",
-                )
-            )
+    def _check_figures(
+        self, layout: tuple[str, ...] | None, hares: list[int], fox: int, molehills: list[int]
+    ) -> None:
+        """A record's figures stand where the rules let them: one to a hollow, never on a
+        tree, the fox and the molehills on inner spaces, molehills on fields."""
         figures = [*hares, fox, *molehills]
         if len(set(figures)) != len(figures):
             raise RecordError(
@@ -1414,6 +1376,48 @@ class Hakenschlagen(Game):
                     "molehills stand on field spaces only",
                 )
             )
+
+    def _state_from_json(self, data: Any) -> HakenschlagenState:
+        if not isinstance(data, dict):
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.hakenschlagen_state_json_object",
+                    "a Hakenschlagen state is a JSON object",
+                )
+            )
+        layout = None
+        if data["layout"] is not None:
+            try:
+                layout = self.setup_from(data["layout"]).layout
+            except SetupError as exc:
+                raise RecordError(
+                    words("rules.hakenschlagen.layout", "layout: {reason}", reason=exc.words)
+                ) from None
+        hares = self._cell_list(data["hares"], "hares")
+        if len(hares) != self.players:
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.hares_game",
+                    "{count} hares; this game has {players}",
+                    count=len(hares),
+                    players=self.players,
+                )
+            )
+        (fox,) = self._cell_list([data["fox"]], "fox")
+        molehills = self._cell_list(data["molehills"], "molehills")
+        turned = data["turned"]
+        if (
+            not isinstance(turned, list)
+            or len(turned) != self.players
+            or not all(isinstance(t, bool) for t in turned)
+        ):
+            raise RecordError(
+                words(
+                    "rules.hakenschlagen.turned_must_list_true",
+                    "'turned' must list true/false for each hare",
+                )
+            )
+        self._check_figures(layout, hares, fox, molehills)
         turn, turns, winner = data["turn"], data["turns"], data["winner"]
         for value, what in ((turn, "turn"), (turns, "turns")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -1,2 +1,2 @@
 """Devices on the Pi: gpiozero status LEDs, buttons and buzzer, the cell-light plan and
-camera sources. Built by the referee-service issue; never decides a move."""
+camera sources. Never decides a move."""

@@ -24,7 +24,7 @@ from engines.players import random_playout
 from vision.coaster_render import CoasterRenderer
 from vision.coaster_sensor import CoasterSensor
 from vision.coasters import CoasterReader, layout_of, mat_board
-from vision.evaluate import PER_SCENE, _calibrated, _percentile
+from vision.evaluate import PER_SCENE, _calibrated, _ms
 from vision.render import random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -96,7 +96,7 @@ def evaluate_coasters(
         "layouts_with_unclear_spots": unclear,
         "hand_frames_read_clear": hands_clear,
         "ms_per_frame_p50": round(statistics.median(read_ms), 3),
-        "ms_per_frame_p95": round(_percentile(read_ms, 0.95), 3),
+        "ms_per_frame_p95": _ms(read_ms, 0.95),
         "sensor_hand_frames_read": sensor_hands,
         "sensor_layouts_misread": sensor_wrong,
         "ms_per_still_frame_p50": round(statistics.median(still_ms or [0.0]), 3),

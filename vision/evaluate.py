@@ -153,7 +153,7 @@ def _add_timings(reader, spent: dict, timed: dict) -> None:
 
 
 def _ms(values: list[float], q: float) -> float | None:
-    return round(_percentile(values, q), 3) if values else None
+    return round(float(np.percentile(values, q * 100, method="higher")), 3) if values else None
 
 
 def _calibrated(camera, rng: np.random.Generator, difficulty: str):
@@ -165,8 +165,3 @@ def _calibrated(camera, rng: np.random.Generator, difficulty: str):
     matrix[0, 0] *= 1 + rng.uniform(-off, off)
     matrix[1, 1] = matrix[0, 0] * camera.matrix[1, 1] / camera.matrix[0, 0]
     return Camera(matrix, camera.dist, camera.size)
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from boardref.harness import free_port
 from boardref.panel.access import hash_pin
-from tests.boardref.conftest import free_port, start_service
+from tests.boardref.conftest import start_service
 
 PIN = "2468"
 WAIT_MS = 15_000

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -90,12 +89,6 @@ CHROMIUM_ARGS = [
 needs_chromium = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def start_service(tmp_path, port: int, *args: str) -> subprocess.Popen:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from boardref.harness import free_port
 from engines import load_game
-from tests.boardref.conftest import free_port, needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, start_service
 
 WAIT_MS = 10_000
 

@@ -10,9 +10,10 @@ import httpx
 import numpy as np
 import pytest
 
+from boardref.harness import free_port
 from boardref.panel.access import hash_pin
 from engines import load_game
-from tests.boardref.conftest import free_port, needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, start_service
 from vision import looks
 from vision.render import random_scene
 

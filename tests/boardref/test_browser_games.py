@@ -11,10 +11,11 @@ import random
 import httpx
 import pytest
 
+from boardref.harness import free_port
 from boardref.panel.access import hash_pin
 from engines import load_game
 from engines.chance import Stream
-from tests.boardref.conftest import free_port, needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, start_service
 
 WAIT_MS = 10_000
 PIN = "2468"
@@ -22,6 +23,9 @@ PIN = "2468"
 YELLOW, RED = "#f2c200", "#d62828"
 
 pytestmark = needs_chromium
+
+# the colour the panel draws a token in (board.js, an ES module)
+TOKEN_COLOUR = 'async (name) => (await import("/static/board.js")).tokenColour(name)'
 
 
 def serve(tmp_path, game: str, players: int, computer=()):
@@ -215,7 +219,7 @@ def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
     page = open_table(browser, table)
     for kind in ("dandelion", "lettuce", "carrot"):
-        colour = page.evaluate("(name) => tokenColour(name)", colours[kind])
+        colour = page.evaluate(TOKEN_COLOUR, colours[kind])
         disk = page.locator(f'.ground .disk[data-cell="{layout[kind][0]}"]')
         expect(disk).to_have_attribute("fill", colour, timeout=WAIT_MS)
 
@@ -258,7 +262,7 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser):
     covered = {cell: printed(token) for cell, token in state["position"].items() if token}
     cell, landscape = next((cell, field["landscape"]) for cell, field in covered.items())
     name = {"land": "beige", "forest": "darkgreen", "water": "blue"}[landscape]
-    colour = page.evaluate("(name) => tokenColour(name)", name)
+    colour = page.evaluate(TOKEN_COLOUR, name)
     field = page.locator(f'.ground .field[data-cell="{cell}"]')
     expect(field).to_have_attribute("data-landscape", landscape, timeout=WAIT_MS)
     expect(field.locator(".field-area")).to_have_attribute("fill", colour)

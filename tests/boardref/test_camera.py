@@ -225,7 +225,7 @@ def _serve(tmp_path, config: str, *args: str):
     """`boardref serve --sim` with ``config``; the process and a client once it answers."""
     import httpx
 
-    from tests.boardref.conftest import free_port
+    from boardref.harness import free_port
 
     port = free_port()
     path = tmp_path / "config.toml"

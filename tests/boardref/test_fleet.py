@@ -23,6 +23,7 @@ import pytest
 
 from boardref.config import load_config
 from boardref.fleet import ACK_WAIT, RECONNECT, discovery
+from boardref.harness import free_port
 from boardref.service import Service
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -31,12 +32,6 @@ WAIT = 30.0
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def until(check, what: str, wait: float = WAIT):

@@ -124,6 +124,30 @@ def carry_out(sim, game, state, move) -> None:
     hand(sim, 0)
 
 
+def confirm_on_phone(table, mover, first: bool) -> None:
+    """The mover confirms the move that waits; the first time, every page is looked at."""
+    from playwright.sync_api import expect
+
+    if first:  # the move open on every page, in words
+        table.check()
+        table.shoot("open")
+    mover.bring_to_front()
+    expect(mover.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
+    mover.click("#confirm")
+
+
+def roll(roller, game, state, decline: bool):
+    """The seat to roll declines its extra roll or rolls on its phone; the state after."""
+    if decline:
+        roller.click("#decline")
+        return game.apply(state, PASS)
+    roller.click("#draw")
+    # rolled: the button goes, or (a six and no move) the pass is counted
+    rolled = f'#draw[hidden], body[data-plies="{state.ply + 1}"]'
+    roller.wait_for_selector(rolled, state="attached", timeout=WAIT_MS)
+    return game.resolve(state, int(roller.locator("#drawn .die").get_attribute("data-value")))
+
+
 def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
     from playwright.sync_api import expect
 
@@ -148,25 +172,17 @@ def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
         roller = phones[game.drawer(state)]
         roller.bring_to_front()
         expect(roller.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
-        if state.again and sixes["taken"] and not sixes["declined"]:
-            roller.click("#decline")
+        declining = state.again and sixes["taken"] and not sixes["declined"]
+        if declining:
             sixes["declined"] += 1
-            state = game.apply(state, PASS)
-            tentative["by_roll"] += open_move is not None
-            open_move = None
-            wait_for_ply(kiosk, state.ply)
-            continue
-        sixes["taken"] += state.again
-        roller.click("#draw")
-        # rolled: the button goes, or (a six and no move) the pass is counted
-        rolled = f'#draw[hidden], body[data-plies="{state.ply + 1}"]'
-        roller.wait_for_selector(rolled, state="attached", timeout=WAIT_MS)
-        tentative["by_roll"] += open_move is not None
+        else:
+            sixes["taken"] += state.again
+        tentative["by_roll"] += open_move is not None  # the roll ends the open move
         open_move = None
-        rolled = int(roller.locator("#drawn .die").get_attribute("data-value"))
-        state = game.resolve(state, rolled)
-        if game.legal_moves(state) == [PASS]:  # the referee passes for them
-            state = game.apply(state, PASS)
+        state = roll(roller, game, state, decline=declining)
+        if declining or game.legal_moves(state) == [PASS]:  # the referee passes for them
+            if not declining:
+                state = game.apply(state, PASS)
             wait_for_ply(kiosk, state.ply)
             continue
         move = choose_move(game, state, choose, seen)
@@ -179,12 +195,7 @@ def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
         state = game.apply(state, move)
         seen |= shown
         if waits and (tentative["confirmed"] == 0 or choose.random() < 0.3):
-            if tentative["confirmed"] == 0:  # the move open on every page, in words
-                table.check()
-                table.shoot("open")
-            mover.bring_to_front()
-            expect(mover.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
-            mover.click("#confirm")
+            confirm_on_phone(table, mover, first=tentative["confirmed"] == 0)
             tentative["confirmed"] += 1
         elif waits:
             open_move = move

@@ -15,18 +15,13 @@ import time
 import httpx
 import pytest
 
+from boardref.harness import free_port
 from boardref.notify import notify, watchdog_interval
 from boardref.referee import Referee
 from boardref.store import Store
 
 BOARDREF = [sys.executable, "-m", "boardref"]
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run(args, tmp_path, **env):

@@ -264,10 +264,17 @@ def test_callbacks_get_no_arguments_from_gpiozero(make_panel, factory):
     assert calls == [()]
 
 
-def test_a_button_without_a_callback_is_harmless(make_panel, factory):
-    make_panel(StatusPins(draw=DRAW))
+def test_a_button_without_a_callback_is_fitted_but_calls_no_other(make_panel, factory):
+    confirmed = []
+    make_panel(StatusPins(draw=DRAW, confirm=CONFIRM), on_confirm=lambda: confirmed.append(1))
+    assert factory.pin(DRAW).pull == "up"  # the button is fitted even with nothing to call
     factory.pin(DRAW).drive_low()
     factory.pin(DRAW).drive_high()
+    time.sleep(0.05)
+    assert confirmed == []  # pressing draw never reaches the confirm callback
+    factory.pin(CONFIRM).drive_low()
+    wait_until(lambda: confirmed, "the confirm callback")
+    factory.pin(CONFIRM).drive_high()
 
 
 def test_buttons_pull_up_so_a_switch_to_ground_presses_them(make_panel, factory):

@@ -1,8 +1,6 @@
 // The board as SVG, drawn from the board geometry (/api/board): lines, holes,
 // pieces and the referee's highlights. It draws; it never decides anything.
-"use strict";
-
-const SVG = "http://www.w3.org/2000/svg";
+export const SVG = "http://www.w3.org/2000/svg";
 
 // Piece colours by token; colour names are used as they are. The one colour table of
 // the panel: the games' drawings (static/games/*.js) name their colours from it.
@@ -13,8 +11,9 @@ const TOKEN_COLOURS = {
   darkgreen: "#1f5130", grey: "#9ca3af", gold: "#d4a72c", straw: "#f3e3a0",
 };
 
-// Games that draw more than a coloured piece per hole register here, one file each
-// in static/games/; BoardView and panel.js call the hooks a game has:
+// Games that draw more than a coloured piece per hole register here, one module each
+// in static/games/ (imported by panel.js); BoardView and panel.js call the hooks a
+// game has:
 //   piece(token) -> colour name or null (no piece circle: the game draws it itself)
 //   draw(view, pieces, state): draw into view.ground (under the holes) and view.over
 //   frame(view, state) -> [left, top, width, height] or null: the part of the board shown
@@ -22,13 +21,13 @@ const TOKEN_COLOURS = {
 //   drawn(state, box) -> true if it showed the draw itself
 //   moves(state) -> the moves still offered as plain buttons
 //   colourOf(token) -> the colour name of a piece held in hand or lying in the tray (sim.js)
-const GAMES = {};
+export const GAMES = {};
 
-function registerGame(name, hooks) {
+export function registerGame(name, hooks) {
   GAMES[name] = hooks;
 }
 
-function tokenColour(token) {
+export function tokenColour(token) {
   if (TOKEN_COLOURS[token]) return TOKEN_COLOURS[token];
   let hash = 0;
   for (const ch of token) hash = (hash * 31 + ch.charCodeAt(0)) % 360;
@@ -37,14 +36,14 @@ function tokenColour(token) {
 
 // The colour of seat ``n``'s pieces: the game's seat colour, else its name where that
 // is a colour (hats, hares, Hägar tokens take their seat's name as colour).
-function seatColour(state, n) {
+export function seatColour(state, n) {
   const info = n === null || n === undefined ? null : state.seats[n];
   if (!info) return "transparent";
   const colour = info.colour || (TOKEN_COLOURS[info.name] ? info.name : null);
   return colour ? tokenColour(colour) : "transparent";
 }
 
-function el(name, attributes, parent) {
+export function el(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
   if (parent) parent.appendChild(node);
@@ -52,7 +51,7 @@ function el(name, attributes, parent) {
 }
 
 // A die showing ``value`` as pips, for the games that roll one.
-function dieFace(value) {
+export function dieFace(value) {
   const svg = el("svg", { viewBox: "0 0 30 30", class: "die", "data-value": value });
   el("rect", { x: 1, y: 1, width: 28, height: 28, rx: 5, class: "die-face" }, svg);
   const at = { 1: [[15, 15]], 2: [[8, 8], [22, 22]], 3: [[8, 8], [15, 15], [22, 22]],
@@ -62,7 +61,7 @@ function dieFace(value) {
   return svg;
 }
 
-class BoardView {
+export class BoardView {
   // container: an element to draw into; onCell(cellId): called when a cell is clicked
   constructor(container, board, onCell) {
     this.board = board;
@@ -179,8 +178,3 @@ class BoardView {
     this.svg.setAttribute("viewBox", frame.join(" "));
   }
 }
-
-window.BoardView = BoardView;
-window.tokenColour = tokenColour;
-window.registerGame = registerGame;
-window.dieFace = dieFace;

@@ -1,6 +1,7 @@
 // The new-game dialog: game, players, who starts, variants and computer seats, each
 // with its name and a one-line description in the page's language (games.json).
-"use strict";
+import { $, post, said, say, state } from "./core.js";
+import { forgetChosen } from "./sim.js";
 
 let newGameList = [];
 
@@ -93,7 +94,7 @@ function fillNewGame() {
   }));
 }
 
-async function openNewGame() {
+export async function openNewGame() {
   newGameList = await (await fetch("/api/games")).json();
   const select = $("new-game-name");
   select.replaceChildren(...newGameList.map((g) => new Option(say(`game.${g.name}.title`), g.name)));
@@ -107,7 +108,7 @@ async function openNewGame() {
   $("new-game").showModal();
 }
 
-async function startNewGame() {
+export async function startNewGame() {
   const options = {};
   for (const input of $("new-game-options").querySelectorAll("[data-option]")) {
     const kind = input.dataset.kind;
@@ -120,6 +121,6 @@ async function startNewGame() {
                  computer, level: $("new-game-level").value };
   if (await post("/api/game", body)) {
     $("new-game").close();
-    inHand = null;
+    forgetChosen();
   }
 }

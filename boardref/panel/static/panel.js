@@ -1,19 +1,22 @@
 // One script for every page; <body data-role="table|watch|referee|sim|play"> says
 // which parts it shows. State arrives on the WebSocket; every change is a POST with a
 // JSON body. The server decides; this page only shows and asks.
-"use strict";
+import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
+import {
+  $, drawWith, post, render, role, said, say, sayMove, seat, seatName, setBoard, setState, setWords,
+  state, token, view,
+} from "./core.js";
+import "./games/fang_den_hut.js";
+import "./games/fang_den_hut_cards.js";
+import "./games/haegar.js";
+import "./games/hakenschlagen.js";
+import { openNewGame, startNewGame } from "./newgame.js";
+import {
+  cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
+} from "./referee.js";
+import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 
-const role = document.body.dataset.role;
-const params = new URLSearchParams(location.search);
-const seat = role === "play" ? Number(location.pathname.split("/").pop()) : null;
-const token = params.get("token");
-let words = {};
-let state = null;
-let board = null;
-let view = null;
 let lastDraw = null;
-
-const $ = (id) => document.getElementById(id);
 
 // --- language ------------------------------------------------------------------------
 function chosenLanguage() {
@@ -23,7 +26,7 @@ function chosenLanguage() {
 }
 
 async function loadLanguage(lang) {
-  words = await (await fetch(`/i18n/${lang}.json`)).json();
+  setWords(await (await fetch(`/i18n/${lang}.json`)).json());
   document.documentElement.lang = lang;
   localStorage.setItem("boardref-lang", lang);
   for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
@@ -34,92 +37,13 @@ async function loadLanguage(lang) {
   if (state) render();
 }
 
-// A key of the word table with its values filled in. A value may itself be words
-// ({key, params}: a seat's name, a reason) or a list of values; both are said too.
-function say(key, values = {}) {
-  // a name the table has no words for (a coaster's id) is shown as it is
-  const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`))
-    .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
-}
-
-// Moves and cells are said the game's way (a hat's home, a card, a marble); a value
-// named "move", "cell", "cells" or "origin" is one.
-const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
-
-function sayValue(value, name = null) {
-  if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
-  if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
-  if (typeof value === "string") return sayName(value);
-  if (value && typeof value === "object" && "key" in value) return said(value);
-  return String(value);
-}
-
-// What the service said ({key, params}), in the page's language.
-function said(words) {
-  return say(words.key, words.params || {});
-}
-
-// A name in a sentence (a card, a piece, a marble), said the game's way where it has
-// one, else as the word table names that piece or marble, else as it is.
-function sayName(value) {
-  const game = state && GAMES[state.game];
-  const named = game && game.valueWords ? game.valueWords(value, state) : null;
-  if (named) return named;
-  if (words[`token.${value}`]) return say(`token.${value}`);
-  if (words[`marble_${value}`]) return say(`marble_${value}`);
-  return value;
-}
-
-// A move in the game's notation as a person says it (the game's moveWords hook).
-function sayMove(text) {
-  const game = state && GAMES[state.game];
-  return game && game.moveWords ? game.moveWords(text, state) : text;
-}
-
-// A cell as a person calls it (the game's cellWords hook; else its printed label).
-function sayCell(id) {
-  const game = state && GAMES[state.game];
-  return game && game.cellWords ? game.cellWords(id, state) : id;
-}
-
-// A seat's name in the page's language.
-function seatName(n) {
-  const seat = state && state.seats[n];
-  return seat ? said(seat.words) : say("seat", { n: n + 1 });
-}
-
-// --- talking to the service ----------------------------------------------------------
-async function post(path, body = {}) {
-  if (role === "play") Object.assign(body, { seat, token });
-  const response = await fetch(path, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    let answer = {};
-    try { answer = await response.json(); } catch (_) { /* not JSON: a proxy's page */ }
-    showRefusal(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
-    return null;
-  }
-  return response.json();
-}
-
-function showRefusal(detail) {
-  const box = $("refusal");
-  if (!box) return;
-  box.textContent = say("refused", { detail });
-  box.hidden = false;
-  clearTimeout(showRefusal.timer);
-  showRefusal.timer = setTimeout(() => { box.hidden = true; }, 6000);
-}
-
 function connect() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
   const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query}`);
   socket.onmessage = async (message) => {
     const next = JSON.parse(message.data);
     const newBoard = !state || next.game !== state.game || next.players !== state.players;
-    state = next;
+    setState(next);
     if (newBoard || !view) await loadBoard();
     render();
   };
@@ -127,12 +51,12 @@ function connect() {
 }
 
 async function loadBoard() {
-  board = await (await fetch("/api/board")).json();
-  view = new BoardView($("board"), board, role === "sim" ? clickSimCell : null);
+  const drawing = await (await fetch("/api/board")).json();
+  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null));
 }
 
 // --- drawing -------------------------------------------------------------------------
-function render() {
+function renderPage() {
   if (!state || !view) return;
   document.body.dataset.phase = state.phase;
   // for people's tests: how far the game is, and the move on the board (still open or played)
@@ -336,6 +260,7 @@ function wire() {
   if (role === "referee") wireReferee();
 }
 
+drawWith(renderPage);
 wire();
 if (role === "sim") wireSim();
 if (role === "referee") refereeSession();

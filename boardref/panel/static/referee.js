@@ -1,12 +1,12 @@
 // The referee's tools (/referee): the PIN session, the position editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
-"use strict";
+import { $, post, say, showRefusal, words } from "./core.js";
 
 // a word where the table has one, else the text as it came (a count, a device's message)
 const sayIf = (key, text) => (key in words ? say(key) : String(text));
 
 // diagnostics as a table of words; a value that is a table itself becomes "key value, ..."
-async function loadDiagnostics() {
+export async function loadDiagnostics() {
   const response = await fetch("/api/diagnostics");
   if (!response.ok) return;
   const diagnostics = await response.json();
@@ -57,7 +57,7 @@ async function applyPosition() {
   if (await post("/api/position", { record })) $("position-note").textContent = say("position_set");
 }
 
-function wireReferee() {
+export function wireReferee() {
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
   on("login", async (e) => {
     e.preventDefault();
@@ -98,7 +98,7 @@ function showLockout(text, seconds) {
 
 // the snapshot with the cell overlay: fetched after a change, at most every 2 s
 let cameraFetched = 0;
-async function loadCameraView(force = false) {
+export async function loadCameraView(force = false) {
   if (cornerClicks && cornerClicks.points.length) return; // keep the picture being clicked
   if (!force && Date.now() - cameraFetched < 2000) return;
   cameraFetched = Date.now();
@@ -119,7 +119,7 @@ async function loadCameraView(force = false) {
 
 // the manual fallback for a board whose markers are not in view: the referee clicks
 // the corner cells (lit on the board drawing) on the camera picture, in order
-let cornerClicks = null;
+export let cornerClicks = null;
 async function startCorners() {
   const response = await fetch("/api/camera/corners");
   if (!response.ok) {
@@ -132,7 +132,7 @@ async function startCorners() {
   promptCorner();
 }
 
-function promptCorner() {
+export function promptCorner() {
   document.querySelectorAll(".cell.corner").forEach((c) => c.classList.remove("corner"));
   if (!cornerClicks) return;
   const n = cornerClicks.points.length;
@@ -168,7 +168,7 @@ async function learnBoard() {
   }
 }
 
-async function refereeSession() {
+export async function refereeSession() {
   const session = await (await fetch("/api/referee/session")).json();
   document.body.dataset.referee = session.ok ? "yes" : "no";
   if (session.ok) await Promise.all([loadDiagnostics(), loadPosition()]);

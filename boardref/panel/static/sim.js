@@ -2,7 +2,8 @@
 // a person would on the real board. The service holds the pieces, the hand, the tray
 // and the supply (state.virtual), so they are the same on every page and survive a
 // reload; this page draws them and asks the service to move them. It never decides.
-"use strict";
+import { GAMES, tokenColour } from "./board.js";
+import { $, post, render, say, showRefusal, state, view } from "./core.js";
 
 let inHand = null; // the id of the piece in hand chosen to put down next (null: the last lifted)
 let posted = null; // the virtual board as the last action's answer gave it
@@ -52,7 +53,7 @@ async function simPost(path, body) {
 
 // A click on a cell: put the chosen piece down there, or lift the top piece. On a
 // board of one piece a hole, a click on a piece lifts it even with a piece in hand.
-function clickSimCell(cell) {
+export function clickSimCell(cell) {
   return simDo(() => {
     const virtual = virtualNow();
     if (!virtual) return null;
@@ -73,13 +74,13 @@ function putOff(off) {
 
 // What the virtual board shows on each cell: its pieces joined as a camera names
 // several on one field ("red+red"), and the stacks for games that draw them.
-function simPieces() {
+export function simPieces() {
   const pieces = {};
   for (const [cell, stack] of Object.entries(virtualNow().stacks)) pieces[cell] = stack.join("+");
   return pieces;
 }
 
-function simMarks() {
+export function simMarks() {
   const piece = chosenPiece();
   const selected = piece && view.cells.has(piece.origin) ? piece.origin : null;
   return { ...state, stacks: virtualNow().stacks, selected };
@@ -112,7 +113,7 @@ function pieceButton(token, label, onClick) {
 }
 
 // The hand, the tray and the supply beside the board.
-function showSimSide() {
+export function showSimSide() {
   const virtual = virtualNow();
   $("sim-side").hidden = !virtual;
   if (!virtual) return;
@@ -156,8 +157,13 @@ function unpack() {
   });
 }
 
-function wireSim() {
+export function wireSim() {
   $("sim-unpack").onclick = unpack;
   $("sim-to-tray").onclick = () => putOff("tray");
   $("sim-to-supply").onclick = () => putOff("supply");
+}
+
+// A new game starts with nothing chosen in the hand.
+export function forgetChosen() {
+  inHand = null;
 }

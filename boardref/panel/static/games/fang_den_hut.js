@@ -2,7 +2,8 @@
 // their colours, every hat or tower on a field drawn as a stack (captives below, the
 // top hat above them), the hats waiting at home with their count, the die, and the
 // captives each colour holds.
-"use strict";
+import { dieFace, el, registerGame, tokenColour } from "../board.js";
+import { say, seatName } from "../core.js";
 
 (() => {
   const FIELD_COLOURS = { grey: "grey", yellow: "straw", centre: "straw" };

@@ -3,7 +3,8 @@
 // (/play/<seat>) shows its own hand and plays from it: tap a card, then play it alone
 // or tap a stack to capture it. The service judges every play; a refused capture
 // comes back with the reason in words.
-"use strict";
+import { el, registerGame, tokenColour } from "../board.js";
+import { post, render, say, seatName } from "../core.js";
 
 (() => {
   const CARD = /^([a-z]+?)(?:_(blank)|(\d+))$/;

@@ -6,7 +6,8 @@
 // shield, turned as the coaster lies. The pushed report scores every landscape: a
 // running tally in the side panel, the final scores at the end, and the fields the die
 // doubled marked on the board.
-"use strict";
+import { dieFace, el, registerGame, tokenColour } from "../board.js";
+import { board, post, render, role, say, seat, seatName } from "../core.js";
 
 (() => {
   const LANDSCAPES = { land: "beige", forest: "darkgreen", water: "blue" };

@@ -1,7 +1,8 @@
 // Hakenschlagen on the panel: the static layer (disks, trees) from the record's layout,
 // the figures (hares in their seat colours, the fox, molehills) drawn over it, start
 // spaces and turning points marked, and the marbles of this turn's draw.
-"use strict";
+import { el, registerGame, tokenColour } from "../board.js";
+import { board, say } from "../core.js";
 
 (() => {
   // what each disk, marble and figure looks like: the board file's [game] colours

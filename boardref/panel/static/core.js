@@ -1,0 +1,104 @@
+// What every page's scripts share: who this page is (its role, a phone's seat and
+// token), the words of its language, the table as the service last pushed it, the
+// board drawing, and talking to the service. panel.js fills these in; the other
+// modules read them (an import of a `let` follows its changes).
+import { GAMES } from "./board.js";
+
+export const role = document.body.dataset.role;
+const params = new URLSearchParams(location.search);
+export const seat = role === "play" ? Number(location.pathname.split("/").pop()) : null;
+export const token = params.get("token");
+export let words = {};
+export let state = null;
+export let board = null;
+export let view = null;
+
+export const $ = (id) => document.getElementById(id);
+
+export function setWords(table) { words = table; }
+export function setState(next) { state = next; }
+export function setBoard(next, nextView) { board = next; view = nextView; }
+
+// Draw the page again: panel.js names the function that does.
+let renderer = () => {};
+export function render() { renderer(); }
+export function drawWith(draw) { renderer = draw; }
+
+// A key of the word table with its values filled in. A value may itself be words
+// ({key, params}: a seat's name, a reason) or a list of values; both are said too.
+export function say(key, values = {}) {
+  // a name the table has no words for (a coaster's id) is shown as it is
+  const text = words[key] || key.split(".").pop();
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`))
+    .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
+}
+
+// Moves and cells are said the game's way (a hat's home, a card, a marble); a value
+// named "move", "cell", "cells" or "origin" is one.
+const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
+
+export function sayValue(value, name = null) {
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
+  if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
+  if (typeof value === "string") return sayName(value);
+  if (value && typeof value === "object" && "key" in value) return said(value);
+  return String(value);
+}
+
+// What the service said ({key, params}), in the page's language.
+export function said(words) {
+  return say(words.key, words.params || {});
+}
+
+// A name in a sentence (a card, a piece, a marble), said the game's way where it has
+// one, else as the word table names that piece or marble, else as it is.
+export function sayName(value) {
+  const game = state && GAMES[state.game];
+  const named = game && game.valueWords ? game.valueWords(value, state) : null;
+  if (named) return named;
+  if (words[`token.${value}`]) return say(`token.${value}`);
+  if (words[`marble_${value}`]) return say(`marble_${value}`);
+  return value;
+}
+
+// A move in the game's notation as a person says it (the game's moveWords hook).
+export function sayMove(text) {
+  const game = state && GAMES[state.game];
+  return game && game.moveWords ? game.moveWords(text, state) : text;
+}
+
+// A cell as a person calls it (the game's cellWords hook; else its printed label).
+export function sayCell(id) {
+  const game = state && GAMES[state.game];
+  return game && game.cellWords ? game.cellWords(id, state) : id;
+}
+
+// A seat's name in the page's language.
+export function seatName(n) {
+  const seat = state && state.seats[n];
+  return seat ? said(seat.words) : say("seat", { n: n + 1 });
+}
+
+// --- talking to the service ----------------------------------------------------------
+export async function post(path, body = {}) {
+  if (role === "play") Object.assign(body, { seat, token });
+  const response = await fetch(path, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    let answer = {};
+    try { answer = await response.json(); } catch (_) { /* not JSON: a proxy's page */ }
+    showRefusal(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
+    return null;
+  }
+  return response.json();
+}
+
+export function showRefusal(detail) {
+  const box = $("refusal");
+  if (!box) return;
+  box.textContent = say("refused", { detail });
+  box.hidden = false;
+  clearTimeout(showRefusal.timer);
+  showRefusal.timer = setTimeout(() => { box.hidden = true; }, 6000);
+}
