@@ -1,6 +1,6 @@
 // The referee's tools (/referee): the PIN session, the position editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
-import { $, post, say, showRefusal, words } from "./core.js";
+import { $, post, said, say, showRefusal, words } from "./core.js";
 
 // a word where the table has one, else the text as it came (a count, a device's message)
 const sayIf = (key, text) => (key in words ? say(key) : String(text));
