@@ -62,8 +62,8 @@ def serve(
     import logging
 
     from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from boardref.service import ServiceError, sim_store_path
     from boardref.service import serve as run_service
-    from boardref.service import sim_store_path
     from boardref.store import StoreError
 
     overrides = {
@@ -90,7 +90,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         asyncio.run(run_service(settings, sim))
-    except StoreError as exc:
+    except (StoreError, ServiceError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
 

@@ -8,12 +8,14 @@ board file. This module reads the file and nothing else.
 
 from __future__ import annotations
 
+import ipaddress
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from boardref.panel.access import PIN_HASH
 from engines import RulesError, load_game
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
 
@@ -79,13 +81,13 @@ class CameraConfig(_Section):
 class GpioConfig(_Section):
     """BCM pin numbers; leave a pin out when that part is not fitted."""
 
-    draw: int | None = Field(None, ge=0, le=27)
-    confirm: int | None = Field(None, ge=0, le=27)
-    takeback: int | None = Field(None, ge=0, le=27)
-    status_led: tuple[int, int, int] | None = None
+    draw: StrictInt | None = Field(None, ge=0, le=27)
+    confirm: StrictInt | None = Field(None, ge=0, le=27)
+    takeback: StrictInt | None = Field(None, ge=0, le=27)
+    status_led: tuple[StrictInt, StrictInt, StrictInt] | None = None
     #: a common-anode RGB LED lights a colour when its pin is low
     status_led_common_anode: bool = False
-    buzzer: int | None = Field(None, ge=0, le=27)
+    buzzer: StrictInt | None = Field(None, ge=0, le=27)
     #: most buzzer modules sound on high; "low level trigger" modules need false
     buzzer_active_high: bool = True
 
@@ -114,6 +116,29 @@ class PanelConfig(_Section):
     #: the address phones use to reach the panel (for the join QR code), e.g.
     #: "http://192.168.1.20:8000"; by default the address the table page was opened at
     public_url: str | None = None
+    #: more names phones and browsers may call the panel by (a reverse proxy's, a DNS
+    #: name); the machine's own names and addresses, localhost and ``host`` always pass
+    hosts: list[str] = Field(default_factory=list, max_length=32)
+    #: addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
+    #: believed; none: every client is who it connects from
+    proxies: list[str] = Field(default_factory=list, max_length=32)
+
+    @field_validator("referee_pin_hash")
+    @classmethod
+    def _pin_hash(cls, value):
+        if value is not None and not PIN_HASH.match(value):
+            raise ValueError("expected the line `boardref pin-hash` prints (scrypt$<salt>$<hash>)")
+        return value
+
+    @field_validator("proxies")
+    @classmethod
+    def _proxies(cls, value):
+        for address in value:
+            try:
+                ipaddress.ip_network(address, strict=False)
+            except ValueError:
+                raise ValueError(f"{address!r} is not an IP address or network") from None
+        return value
 
 
 class FleetConfig(_Section):
@@ -125,6 +150,13 @@ class FleetConfig(_Section):
     #: the CA certificate that signed the broker's, for mqtts
     ca_file: str | None = None
     discovery_prefix: str = "homeassistant"
+
+    @field_validator("ca_file")
+    @classmethod
+    def _ca_file(cls, value):
+        if value is not None and not Path(value).is_file():
+            raise ValueError("expected the path of a CA certificate file; there is none there")
+        return value
 
 
 class Config(_Section):
@@ -178,6 +210,10 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{source}: not UTF-8 text (byte {exc.start}); save the file as UTF-8"
+            ) from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     for dotted, value in overrides.items():
@@ -225,6 +261,12 @@ def _check_against_engines(config: Config, source: str) -> None:
         rules = load_game(game.name, game.players, **game.options)
     except RulesError as exc:
         raise ConfigError(f"{source}: [game] {exc}") from None
+    strangers = [seat for seat in game.computer if not 0 <= seat < rules.players]
+    if strangers:
+        raise ConfigError(
+            f"{source}: game.computer = {game.computer}: seats are numbered 0 to "
+            f"{rules.players - 1} for {rules.players} players"
+        )
     cells = config.sensor_cells(rules.board)
     known = set(rules.board.index)
     unknown = [c for c in cells if c not in known]

@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import ssl
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -91,7 +92,13 @@ class Broker:
         )
 
     def client(
-        self, client_id: str, ca_file: str | None, on_connect, on_disconnect, on_message
+        self,
+        client_id: str,
+        ca_file: str | None,
+        on_connect,
+        on_disconnect,
+        on_message,
+        on_connect_fail=None,
     ) -> mqtt.Client:
         """A paho client for this broker: login, TLS, reconnect backoff, callbacks."""
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
@@ -103,6 +110,7 @@ class Broker:
         client.on_connect = on_connect
         client.on_disconnect = on_disconnect
         client.on_message = on_message
+        client.on_connect_fail = on_connect_fail
         return client
 
 
@@ -129,8 +137,14 @@ class Reporter:
         self._state_sent: str | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._failure: str | None = None
         self.client = broker.client(
-            f"boardref-{table}", ca_file, self._connected, self._disconnected, self._message
+            f"boardref-{table}",
+            ca_file,
+            self._connected,
+            self._disconnected,
+            self._message,
+            self._connect_failed,
         )
         self.client.will_set(topic(table, "status"), "offline", qos=1, retain=True)
         self.broker = broker
@@ -198,12 +212,29 @@ class Reporter:
             log.warning("broker refused the table: %s", reason)
             return
         self.connected = True
+        self._failure = None
         client.publish(topic(self.table, "status"), "online", qos=1, retain=True)
         client.subscribe(f"{self.discovery_prefix}/status", qos=1)
         self._announce()
         self._state_sent = None  # the broker may have lost it: send it again
         self._wake.set()
         log.info("reporting table %s to %s:%d", self.table, self.broker.host, self.broker.port)
+
+    def _connect_failed(self, client, userdata) -> None:
+        """A connection attempt failed (no broker, TLS refused...): say why, once per
+        distinct reason, since paho retries quietly by itself."""
+        # paho calls this inside its ``except OSError``: the error is the one handled
+        error = sys.exc_info()[1]
+        reason = f"{type(error).__name__}: {error}" if error is not None else "no answer"
+        if reason != self._failure:
+            self._failure = reason
+            log.warning(
+                "cannot reach the broker %s:%d%s (%s); retrying, events wait in the outbox",
+                self.broker.host,
+                self.broker.port,
+                " over TLS" if self.broker.tls else "",
+                reason,
+            )
 
     def _disconnected(self, client, userdata, flags, reason, properties) -> None:
         self.connected = False

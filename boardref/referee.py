@@ -14,6 +14,7 @@ on the wall clock and on a simulated one. It never touches a device.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from engines.words import Words, as_words, words
 Reading = dict[str, str | None]
 
 SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
+SAVE_RETRY_S = 1.0  # seconds between tries to log a verdict the log refused
 #: the sensor of a table whose moves are tapped on the panel, not read from a board
 PANEL = "panel"
 #: the sensors of a table read by the camera alone, and by camera and hall sensors
@@ -157,6 +159,11 @@ class Referee:
         #: cells a hand lifted pieces from that the sensors still feel (see ``hold``)
         self._held: tuple[str, ...] = ()
         self._held_lit: tuple[Any, str, frozenset[str]] | None = None
+        #: events the log refused (a full disk), and the last refusal
+        self.failed_saves = 0
+        self.save_error: StoreError | None = None
+        #: when a reading whose event the log refused is judged again
+        self._retry_at: float | None = None
 
     # --- starting and resuming ---------------------------------------------------------
 
@@ -366,15 +373,19 @@ class Referee:
         A tick with nothing to judge prepares the next verdict instead: it indexes the
         successors of the position on the board, work done while players think.
         """
-        if self.game is None:
-            return False
+        if self.game is None or self.sensor == PANEL:
+            return False  # a panel table's moves are tapped: a reading left over is no move
         settled = self.reading is not None and now - self._reading_since >= self.settle
-        if not settled or self.reading == self._judged:
+        retry = self._retry_at is not None and now >= self._retry_at
+        if not settled or (self.reading == self._judged and not retry):
             if self.prepare_on_tick:
                 self.prepare()
             return False
         self._judged = self.reading
+        failed = self.failed_saves
         self.judge(self.reading)
+        # the log refused the verdict's event (a full disk): judge again until it takes it
+        self._retry_at = now + SAVE_RETRY_S if self.failed_saves != failed else None
         return True
 
     def prepare(self) -> None:
@@ -794,7 +805,7 @@ class Referee:
         spec = None if rolls is None else game.chance(rolls)
         ended = game.outcome(base) if self.phase == OVER else None
         actor = seat if seat is not None else drawer
-        hidden = type(game).view is not Game.view
+        hidden = hides_hands(game)
         moves = self._panel_moves()
         v = self._view
         lifted, destinations = v.lifted, v.destinations
@@ -936,7 +947,7 @@ class Referee:
         try:
             self.store.append(self.game_id, kind, data)
         except StoreError as exc:
-            self._view.say(_not_saved(exc))
+            self._save_failed(exc)
             self._emit(Event("store_error", {"error": str(exc)}))
             return False
         self.log.append((kind, data))
@@ -944,8 +955,27 @@ class Referee:
         # a move the computer announced was for the position before this one
         self.expected = None
         self._view.clear_problems()
-        self._emit(Event(kind, data, accepted=True))
+        self._emit(Event(kind, self._public(kind, data), accepted=True))
         return True
+
+    def _save_failed(self, error: StoreError) -> None:
+        self.failed_saves += 1
+        self.save_error = error
+        self._view.say(_not_saved(error))
+
+    def _public(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        """What listeners beyond the log hear of an accepted event. In a game with
+        hidden hands a draw (a shuffled deck) and a whole position would tell every
+        hand: they are told as a commitment instead, which the seed revealed at the
+        end lets anyone check against the log."""
+        if kind not in ("chance", "correction") or not hides_hands(self.game):
+            return data
+        secret = {k: v for k, v in data.items() if k in ("outcome", "record")}
+        sealed = json.dumps(secret, sort_keys=True).encode()
+        public = {k: v for k, v in data.items() if k not in secret}
+        if "spec" in public:  # what was drawn, not the cards it was drawn from
+            public["spec"] = {"kind": public["spec"].get("kind")}
+        return {**public, "hidden": commitment(self._seed + sealed)}
 
     def _after_change(self) -> None:
         """Passes, the end of the game and pending chance follow from the position."""
@@ -974,7 +1004,7 @@ class Referee:
             try:
                 self.store.end_game(self.game_id, "game_over", data)
             except StoreError as exc:
-                self._view.say(_not_saved(exc))
+                self._save_failed(exc)
                 return
             self.log.append(("game_over", data))
             self.phase = OVER
@@ -1211,6 +1241,11 @@ class _View:
         self.notice = None
         self.lifted = self.place = self.remove = None
         self.destinations = self.errors = frozenset()
+
+
+def hides_hands(game) -> bool:
+    """Whether ``game`` keeps something from some players (it has its own ``view``)."""
+    return type(game).view is not Game.view
 
 
 def token_words(token: str | None) -> Words:

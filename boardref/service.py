@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import secrets
 import signal
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +33,7 @@ from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError, index_successors
-from boardref.store import Store, StoreError
+from boardref.store import Store, StoreError, open_log
 from boardref.table import Table
 from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
@@ -65,6 +67,8 @@ class Service:
         self.sim = sim
         self.store: Store | None = None
         self.history: History | None = None
+        #: where a damaged event log found at start was moved, for the referee page
+        self.damaged_log: Path | None = None
         self.referee: Referee | None = None
         self.table: Table | None = None
         self.link: Link | None = None
@@ -87,7 +91,14 @@ class Service:
         """Open the log, resume or start the game, and connect the devices."""
         self._loop = loop
         config = self.config
-        self.store = Store(config.store.path)
+        self.store, damage = open_log(config.store.path)
+        if damage is not None:
+            self.damaged_log = damage.moved_to
+            log.error(
+                "%s; it was moved to %s (kept, not deleted) and a new event log started",
+                damage.why,
+                damage.moved_to,
+            )
         self.history = History(self.store, config.fleet.table_id)
         self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
         self.referee.listeners.append(self._prune)
@@ -246,24 +257,18 @@ class Service:
         if link is not None and link.last_scan is not None:
             self.board_check.observe(bytes(link.last_scan.cells))
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Serve the panel and tick the referee until ``stop`` is set; tell systemd
-        we are ready once the panel listens."""
+    async def run(self, stop: asyncio.Event, listening: socket.socket | None = None) -> None:
+        """Serve the panel on ``listening`` (else a socket of its own, see
+        ``panel_socket``) and tick the referee until ``stop`` is set; tell systemd we
+        are ready once the panel listens."""
         panel = self.config.panel
-        server = _Server(
-            uvicorn.Config(
-                self.panel.app,
-                host=panel.host,
-                port=panel.port,
-                log_level="warning",
-                lifespan="off",
-            )
-        )
-        serving = asyncio.create_task(server.serve())
+        listening = listening or panel_socket(panel.host, panel.port)
+        server = _Server(server_config(self.panel.app, panel))
+        serving = asyncio.create_task(server.serve(sockets=[listening]))
         while not server.started:
             if serving.done():
-                serving.result()  # the panel could not start (port taken...): say why
-                raise OSError(f"the panel could not listen on {panel.host}:{panel.port}")
+                serving.result()
+                raise ServiceError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
         log.info("panel on http://%s:%d/", panel.host, panel.port)
         watching = asyncio.create_task(self._watch(stop))
@@ -584,6 +589,56 @@ class Service:
             return None
 
 
+class ServiceError(RuntimeError):
+    """The service cannot run as configured; the message says why in words."""
+
+
+def panel_socket(host: str, port: int) -> socket.socket:
+    """The panel's listening socket, bound here so that a port in use or an address
+    that is not this machine's is said in words before anything starts."""
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ServiceError(
+            f"the panel cannot listen on {where}: {host!r} is not an address or a known "
+            f"name ({getattr(exc, 'strerror', None) or exc}); set [panel] host"
+        ) from None
+    listening = socket.socket(family, kind, proto)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind(address)
+    except OSError as exc:
+        listening.close()
+        hint = {
+            errno.EADDRINUSE: "another program listens there; stop it or set [panel] port",
+            errno.EADDRNOTAVAIL: "no network interface of this machine has that address",
+            errno.EACCES: "ports below 1024 need privileges; use a port above 1024",
+        }.get(exc.errno, "set [panel] host and port")
+        raise ServiceError(f"the panel cannot listen on {where}: {exc.strerror}; {hint}") from None
+    listening.set_inheritable(True)
+    return listening
+
+
+def server_config(app, panel) -> uvicorn.Config:
+    """uvicorn's settings for the panel: X-Forwarded-For and -Proto are believed
+    only from the configured reverse proxies (``[panel] proxies``), never by default,
+    so no client can claim another's address (the PIN limit counts by address)."""
+    return uvicorn.Config(
+        app,
+        host=panel.host,
+        port=panel.port,
+        log_level="warning",
+        lifespan="off",
+        proxy_headers=bool(panel.proxies),
+        forwarded_allow_ips=list(panel.proxies) or None,
+        server_header=False,
+        ws_max_size=4096,  # pages send nothing the panel acts on
+    )
+
+
 class _Server(uvicorn.Server):
     """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT."""
 
@@ -598,9 +653,11 @@ async def serve(config: Config, sim: bool = False) -> None:
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    listening = panel_socket(config.panel.host, config.panel.port)
     service = Service(config, sim)
     try:
         service.start(loop)
-        await service.run(stop)
+        await service.run(stop, listening)
     finally:
         service.close()
+        listening.close()

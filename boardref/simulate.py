@@ -139,7 +139,13 @@ class Rig:
 
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
-            renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+            try:
+                renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+            except KeyError:  # vision has no look for its pieces (the card game)
+                raise ValueError(
+                    f"the camera cannot read {self.game.name} yet: it is played on the panel; "
+                    "simulate it with --sensor hall"
+                ) from None
             source = SyntheticSource(renderer, self._shown)
             camera = TableCamera(referee, source, reader_for(self.game, lens))
             self.under = self._underlays(start)

@@ -6,7 +6,9 @@ WAL mode. An event is written before the call returns (a killed process loses
 nothing), and a background flusher makes the log durable on the card a few
 milliseconds later, so the verdict never waits for the disk. A power cut in that
 window loses at most the newest event, which the board itself still shows: the
-referee infers it again on resume. A full disk is reported as ``StoreError``.
+referee infers it again on resume. A full disk is reported as ``StoreError``; a
+damaged file as ``DamagedLog``, which ``open_log`` answers by moving the file aside
+(never deleting it) and starting a fresh log, so a table always starts.
 """
 
 from __future__ import annotations
@@ -53,6 +55,53 @@ class StoreError(RuntimeError):
     """The log cannot take the event (disk full, file unreadable...); nothing changed."""
 
 
+class DamagedLog(StoreError):
+    """The log file is damaged: pages SQLite cannot read, or a game it cannot decode."""
+
+
+#: SQLite's own words for a damaged file ("file is not a database", "malformed")
+_DAMAGE = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A damaged log found at start: why, and where the file was moved."""
+
+    why: str
+    moved_to: Path
+
+
+def open_log(path: Path | str) -> tuple[Store, Damage | None]:
+    """The event log at ``path``, checked. A damaged one is moved aside (with its WAL)
+    and a fresh log started in its place; the ``Damage`` says why and where it went."""
+    store = None
+    try:
+        store = Store(path)
+        store.open_game()  # decodes the open game: damage found now, not mid-resume
+        return store, None
+    except DamagedLog as exc:
+        if store is not None:
+            store.close()
+        moved = _move_aside(Path(path))
+        return Store(path), Damage(str(exc), moved)
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged log (and its WAL and shared-memory files) to
+    ``<name>.damaged-<when>``; returns the new path of the database file."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved = path.with_name(f"{path.name}.damaged-{stamp}")
+    number = 1
+    while moved.exists():
+        number += 1
+        moved = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+    for suffix in ("-wal", "-shm", ""):
+        part = Path(f"{path}{suffix}")
+        if part.exists():
+            part.rename(f"{moved}{suffix}")
+    return moved
+
+
 @dataclass(frozen=True)
 class StoredGame:
     id: int
@@ -81,8 +130,15 @@ class Store:
             # commits reach the WAL file at once; _Flusher syncs it to the disk
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
+            found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
+            if getattr(exc, "sqlite_errorcode", None) in _DAMAGE:
+                self._db.close()
+                raise DamagedLog(f"the event log {path} is damaged: {exc}") from None
             raise StoreError(f"cannot open the event log {path}: {exc}") from None
+        if found != "ok":
+            self._db.close()
+            raise DamagedLog(f"the event log {path} is damaged: {found}")
         self._flusher = None if str(path) == ":memory:" else _Flusher(Path(f"{path}-wal"))
 
     def _migrate(self) -> None:
@@ -152,23 +208,28 @@ class Store:
             ).fetchone()
             if row is None:
                 raise StoreError(f"no game {game_id} in {self.path}")
-            events = [
-                (kind, json.loads(data))
-                for kind, data in self._db.execute(
-                    "SELECT kind, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+            try:
+                events = [
+                    (kind, json.loads(data))
+                    for kind, data in self._db.execute(
+                        "SELECT kind, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+                    )
+                ]
+                return StoredGame(
+                    row[0],
+                    row[1],
+                    row[2],
+                    json.loads(row[3]),
+                    bytes(row[4]),
+                    row[5],
+                    row[6] is not None,
+                    events,
+                    row[7],
                 )
-            ]
-            return StoredGame(
-                row[0],
-                row[1],
-                row[2],
-                json.loads(row[3]),
-                bytes(row[4]),
-                row[5],
-                row[6] is not None,
-                events,
-                row[7],
-            )
+            except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+                raise DamagedLog(
+                    f"game {game_id} in the event log {self.path} cannot be read: {exc}"
+                ) from None
 
     def read(self, sql: str, params: tuple = ()) -> list[tuple]:
         """The rows of one query, for a module that reads the log its own way

@@ -1,13 +1,16 @@
 """Who may do what on the panel: the referee PIN (stored hashed), session cookies,
-per-game player tokens, a rate limit on PIN attempts, and the Origin check that
-every state-changing request passes. It decides about people, never about the game.
+per-game player tokens, limits on PIN attempts (per client, and for everyone at once
+so that many addresses cannot share the guessing), and the Origin check that every
+state-changing request passes. It decides about people, never about the game.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 import time
 from collections import deque
@@ -16,6 +19,11 @@ SESSION_COOKIE = "boardref_session"
 SESSION_SECONDS = 12 * 3600
 PIN_ATTEMPTS = 5  # failed PIN attempts allowed per client ...
 PIN_WINDOW = 60.0  # ... within this many seconds
+PIN_LOCKOUT_ATTEMPTS = 30  # failed PIN attempts from all clients together ...
+PIN_LOCKOUT_WINDOW = 600.0  # ... within this many seconds lock the login for everyone
+MAX_CLIENTS = 1024  # clients whose recent attempts are remembered one by one
+#: what ``hash_pin`` writes: scrypt, a 16-byte salt and a 32-byte digest, in hex
+PIN_HASH = re.compile(r"^scrypt\$[0-9a-f]{32}\$[0-9a-f]{64}$")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 
@@ -71,26 +79,37 @@ class Access:
         self._secret = secrets.token_bytes(32)
         self._sessions: dict[str, float] = {}
         self._failures: dict[str, deque[float]] = {}
+        self._everyone: deque[float] = deque()
 
-    def login(self, pin: str, client: str) -> str | None:
-        """A new referee session for a right PIN; None for a wrong one."""
-        if not check_pin(pin, self.pin_hash):
-            self._failures.setdefault(client, deque()).append(self._clock())
+    async def login(self, pin: str, client: str) -> str | None:
+        """A new referee session for a right PIN; None for a wrong one. The attempt
+        counts before the PIN is checked (scrypt takes a tenth of a second, in a
+        worker thread), so attempts sent side by side count each."""
+        now = self._clock()
+        if len(self._failures) > MAX_CLIENTS:  # forget clients that stopped trying
+            for quiet in [c for c, t in self._failures.items() if now - t[-1] > PIN_WINDOW]:
+                del self._failures[quiet]
+        self._failures.setdefault(client, deque()).append(now)
+        self._everyone.append(now)
+        if not await asyncio.to_thread(check_pin, pin, self.pin_hash):
             return None
         self._failures.pop(client, None)
+        self._everyone.remove(now)
         token = secrets.token_urlsafe(32)
         self._sessions[token] = self._clock() + SESSION_SECONDS
         return token
 
-    def retry_after(self, client: str) -> float:
-        """Seconds until ``client`` may try a PIN again (0: now)."""
+    def retry_after(self, client: str) -> tuple[float, bool]:
+        """Seconds until ``client`` may try a PIN again (0: now), and whether the
+        login is locked for everyone (too many wrong PINs from all clients)."""
         now = self._clock()
-        recent = self._failures.get(client, deque())
-        while recent and now - recent[0] > PIN_WINDOW:
-            recent.popleft()
+        everyone = _recent(self._everyone, now, PIN_LOCKOUT_WINDOW)
+        if len(everyone) >= PIN_LOCKOUT_ATTEMPTS:
+            return PIN_LOCKOUT_WINDOW - (now - everyone[-PIN_LOCKOUT_ATTEMPTS]), True
+        recent = _recent(self._failures.get(client, deque()), now, PIN_WINDOW)
         if len(recent) < PIN_ATTEMPTS:
-            return 0.0
-        return PIN_WINDOW - (now - recent[0])
+            return 0.0, False
+        return PIN_WINDOW - (now - recent[-PIN_ATTEMPTS]), False
 
     def logout(self, token: str | None) -> None:
         self._sessions.pop(token or "", None)
@@ -114,3 +133,10 @@ class Access:
             return False
         expected = self.player_token(game_id, seat).encode()
         return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
+
+
+def _recent(attempts: deque[float], now: float, window: float) -> deque[float]:
+    """``attempts`` without those older than ``window`` (dropped for good)."""
+    while attempts and now - attempts[0] > window:
+        attempts.popleft()
+    return attempts

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from boardref.panel import models
+from boardref.panel.routes import REFEREE, ROLE_WORDS, Refused, is_referee
 from engines.words import words
 from firmware_bridge import protocol
 from hardware import led_test
@@ -78,7 +79,8 @@ def board_router(panel, change: list) -> APIRouter:
     walking: dict[str, asyncio.Task] = {}
 
     def board_parts(request: Request):
-        panel._require(request, "referee")
+        if not is_referee(panel, request):
+            raise Refused(403, ROLE_WORDS[(REFEREE,)])
         service = panel.service
         check = getattr(service, "board_check", None)
         if service.link is None or check is None:
@@ -183,8 +185,5 @@ def board_router(panel, change: list) -> APIRouter:
     return router
 
 
-def _refused(status: int, said):
-    # api.py includes this router, so its Refused is imported when needed, not at load
-    from boardref.panel.api import Refused
-
+def _refused(status: int, said) -> Refused:
     return Refused(status, said)

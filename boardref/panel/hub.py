@@ -59,8 +59,9 @@ class Hub:
         self.subscribers.add(subscriber)
         pump = asyncio.create_task(subscriber.pump())
         try:
-            while True:  # pages send nothing we act on; this notices them leaving
-                await socket.receive_text()
+            # pages send nothing we act on (text or binary alike): this notices them leaving
+            while (await socket.receive())["type"] != "websocket.disconnect":
+                pass
         except WebSocketDisconnect:
             pass
         finally:

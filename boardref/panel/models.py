@@ -34,11 +34,10 @@ class NewGame(_Body):
     level: str = Field("hard", pattern=r"^(easy|medium|hard)$")
 
 
-class Choice(Seat):
-    move: str = Field(min_length=1, max_length=200)
-
-
 class Play(Seat):
+    """A move in the game's notation: tapped on the panel (/api/play), or the one
+    played when several fit the board (/api/choose)."""
+
     move: str = Field(min_length=1, max_length=200)
 
 
@@ -232,6 +231,8 @@ class Diagnostics(BaseModel):
     link_error: str | None
     mcu: dict[str, int]
     store: dict[str, int]
+    #: where a damaged event log found at start was moved (a fresh one was started)
+    damaged_log: str | None = None
     settle_ms: int
     sensor: str
     subscribers: int

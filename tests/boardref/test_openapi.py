@@ -20,7 +20,11 @@ def _panel_app():
 
     scratch = tempfile.mkdtemp(prefix="boardref-openapi-")
     config = load_config(
-        **{"store.path": f"{scratch}/log.db", "panel.referee_pin_hash": hash_pin("1357")}
+        **{
+            "store.path": f"{scratch}/log.db",
+            "panel.referee_pin_hash": hash_pin("1357"),
+            "panel.hosts": ["testserver"],  # the name schemathesis calls the app by
+        }
     )
     config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
     service = Service(config)

@@ -54,7 +54,7 @@ def card_table(tmp_path):
 
 
 def client(service, where=LOCAL) -> TestClient:
-    return TestClient(service.panel.app, client=where)
+    return TestClient(service.panel.app, client=where, base_url="http://localhost")
 
 
 def lay_out(service, state=None) -> None:
@@ -93,7 +93,7 @@ def test_pages_and_languages_that_do_not_exist_are_404(service):
 
 
 def test_the_websocket_pushes_every_change(service):
-    with client(service).websocket_connect("/ws") as socket:
+    with client(service).websocket_connect("ws://localhost/ws") as socket:
         assert socket.receive_json()["phase"] == "setup"
         lay_out(service)
         assert socket.receive_json()["phase"] == "move"
@@ -118,7 +118,7 @@ def test_a_post_from_another_site_is_refused(service):
         "/api/takeback", json={}, headers={"Origin": "http://evil.example"}
     )
     assert response.status_code == 403 and "other sites" in response.json()["detail"]
-    same = client(service).post("/api/confirm", json={}, headers={"Origin": "http://testserver"})
+    same = client(service).post("/api/confirm", json={}, headers={"Origin": "http://localhost"})
     assert same.status_code == 409  # passed the check; nothing to confirm
 
 

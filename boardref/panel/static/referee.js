@@ -1,6 +1,6 @@
 // The referee's tools (/referee): the PIN session, the position editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
-import { $, post, say, showRefusal, words } from "./core.js";
+import { $, post, said, say, showRefusal, words } from "./core.js";
 
 // a word where the table has one, else the text as it came (a count, a device's message)
 const sayIf = (key, text) => (key in words ? say(key) : String(text));
@@ -26,6 +26,9 @@ export async function loadDiagnostics() {
     return row;
   });
   $("diagnostics-data").replaceChildren(...rows);
+  // a damaged log moved aside at start: said at the top of the tools, not only in the table
+  $("log-damaged").hidden = !diagnostics.damaged_log;
+  if (diagnostics.damaged_log) $("log-damaged").textContent = say("log_damaged", { path: diagnostics.damaged_log });
   if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
   // the camera tools only where there is a camera
   $("camera-view").hidden = diagnostics.camera === "none";
@@ -58,11 +61,19 @@ export function wireReferee() {
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
   on("login", async (e) => {
     e.preventDefault();
-    if (await post("/api/referee/login", { pin: $("pin").value })) {
+    const response = await fetch("/api/referee/login", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }),
+    });
+    $("pin").value = "";
+    const answer = await response.json().catch(() => ({}));
+    if (response.status === 429 && answer.said) {
+      showLockout(said(answer.said), Number(response.headers.get("Retry-After")) || 60);
+    } else if (!response.ok) {
+      showRefusal(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
+    } else {
       $("refusal").hidden = true;
       await refereeSession();
     }
-    $("pin").value = "";
   });
   on("logout", async () => { await post("/api/referee/logout"); await refereeSession(); });
   on("correct-apply", () => post("/api/correct", { move: $("correct-move").value }));
@@ -74,6 +85,15 @@ export function wireReferee() {
   if ($("camera-picture")) $("camera-picture").onclick = clickCorner;
   if ($("camera-view")) $("camera-view").ontoggle = () => { if ($("camera-view").open) loadCameraView(true); };
   if ($("diagnostics")) $("diagnostics").ontoggle = () => { if ($("diagnostics").open) loadDiagnostics(); };
+}
+
+// too many wrong PINs: the login waits, and says why and for how long, until it may try again
+function showLockout(text, seconds) {
+  $("pin-lock").textContent = text;
+  $("pin-lock").hidden = false;
+  $("login").disabled = true;
+  clearTimeout(showLockout.timer);
+  showLockout.timer = setTimeout(() => { $("pin-lock").hidden = true; $("login").disabled = false; }, seconds * 1000);
 }
 
 // the snapshot with the cell overlay: fetched after a change, at most every 2 s

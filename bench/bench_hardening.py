@@ -1,0 +1,127 @@
+"""What a hostile LAN client costs a running table (`boardref serve --sim`): the time
+and the service's CPU to answer an 11.6 MB JSON object of many keys, and the size of
+that answer; and, while PIN guesses with rotating X-Forwarded-For headers arrive,
+how many are refused and the slowest /api/health answer. Prints one JSON line with
+the machine's load average beside it (the figures are only comparable on one
+machine, side by side).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import httpx
+
+GUESSES = 40
+
+
+def serve(scratch: str) -> tuple[subprocess.Popen, str]:
+    """`boardref serve --sim` on a free port (the code on PYTHONPATH: this tree's, or
+    another's to compare), once it answers."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
+        env={**os.environ, "XDG_STATE_HOME": scratch},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/api/health", timeout=1)
+            return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("the service did not come up")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time of a process so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def huge_object() -> bytes:
+    many = b"{" + b", ".join(b'"k%d": 0' % n for n in range(1_000_000)) + b"}"
+    return many[:11_600_000].rsplit(b",", 1)[0] + b"}"
+
+
+def measure(url: str, pid: int) -> dict:
+    body = huge_object()
+    cpu, started = cpu_seconds(pid), time.perf_counter()
+    try:
+        answer = httpx.post(
+            f"{url}/api/takeback",
+            content=body,
+            headers={"content-type": "application/json"},
+            timeout=300,
+        )
+        status, size = answer.status_code, len(answer.content)
+    except httpx.HTTPError as exc:  # the server answered and closed while we sent
+        status, size = type(exc).__name__, 0
+    huge = {
+        "status": status,
+        "answer_bytes": size,
+        "ms": round((time.perf_counter() - started) * 1000, 1),
+        "service_cpu_ms": round((cpu_seconds(pid) - cpu) * 1000, 1),
+    }
+    slowest, stop = [0.0], threading.Event()
+
+    def watch_health() -> None:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            while not stop.is_set():
+                before = time.perf_counter()
+                client.get("/api/health")
+                slowest[0] = max(slowest[0], time.perf_counter() - before)
+                time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch_health)
+    watcher.start()
+    answers: dict[str, int] = {}
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for n in range(GUESSES):
+            code = client.post(
+                "/api/referee/login",
+                json={"pin": f"{n:04d}"},
+                headers={"X-Forwarded-For": f"10.9.{n // 250}.{n % 250}"},
+            ).status_code
+            answers[str(code)] = answers.get(str(code), 0) + 1
+    stop.set()
+    watcher.join()
+    return {
+        "huge_body": huge,
+        "pin_guesses": answers,
+        "health_max_ms_during_guesses": round(slowest[0] * 1000, 1),
+    }
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="boardref-bench-hardening-") as scratch:
+        service, url = serve(scratch)
+        try:
+            result = measure(url, service.pid)
+        finally:
+            service.terminate()
+            try:
+                service.wait(30)
+            except subprocess.TimeoutExpired:  # still busy with the body: stop it
+                service.kill()
+                service.wait(30)
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    print(json.dumps({"bench": "hardening", **result}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,553 @@
+"""The panel's routes, as FastAPI routers: reads (GET), the table's commands, the
+referee's tools and the simulated table's virtual board.
+
+Who may call a route is a dependency of the route (``allowed``): the table kiosk (a
+browser on this machine), the referee (PIN session) or a player's phone (its seat's
+token, for the seats the snapshot says may act). Every change is a POST that also
+passes the Origin check (``same_origin``). The routes ask the service and its referee
+to act; they never decide anything about the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import io
+import json
+import math
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any
+
+import segno
+from fastapi import APIRouter, Depends, Query, Request, Response
+
+from boardref.panel import models
+from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
+from boardref.panel.address import is_loopback
+from boardref.snapshot import TableState
+from engines import GAMES, load_game
+from engines.words import Words, as_words, words
+
+TABLE, REFEREE, PLAYER = "table", "referee", "player"
+
+
+class Refused(Exception):
+    """A request refused in words: its HTTP status and what the page is to say."""
+
+    def __init__(self, status: int, said: Words, headers: dict[str, str] | None = None):
+        super().__init__(str(said))
+        self.status, self.words, self.headers = status, said, headers
+
+
+def the_panel(request: Request):
+    """The panel serving this request (a dependency of every route)."""
+    return request.app.state.panel
+
+
+ThePanel = Annotated[Any, Depends(the_panel)]
+
+
+async def same_origin(request: Request) -> None:
+    """A browser's request must come from the panel's own pages."""
+    if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
+        raise Refused(403, words("server.other_site", "Requests from other sites are refused"))
+
+
+def is_table(request: Request) -> bool:
+    """The kiosk browser on the table's own screen: a client on this machine."""
+    return is_local(request.client.host if request.client else None)
+
+
+def is_referee(panel, request: Request) -> bool:
+    return panel.access.is_referee(request.cookies.get(SESSION_COOKIE))
+
+
+def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = lambda shown: ()):
+    """A dependency letting a request through if it comes from one of ``roles``: the
+    table, the referee, or a player: the phone of one of the ``seats`` the referee's
+    last snapshot names, by the ``seat`` and ``token`` of its body. Else 403."""
+
+    async def check(request: Request, panel: ThePanel) -> None:
+        if REFEREE in roles and is_referee(panel, request):
+            return
+        if TABLE in roles and is_table(request):
+            return
+        if PLAYER in roles:
+            seat, token = await _seat_of(request)
+            game_id = panel.service.referee.game_id
+            if seat in set(seats(panel.shown)) and panel.access.is_player(game_id, seat, token):
+                return
+        raise Refused(403, ROLE_WORDS[roles])
+
+    return Depends(check)
+
+
+async def _seat_of(request: Request) -> tuple[int | None, str | None]:
+    """The seat and token a phone's body names (None where it names none)."""
+    try:
+        body = await request.json()  # parsed already for the route: cached
+    except ValueError:
+        return None, None
+    if not isinstance(body, dict):
+        return None, None
+    seat, token = body.get("seat"), body.get("token")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(token, str):
+        return None, None
+    return seat, token
+
+
+@contextlib.contextmanager
+def saved(panel):
+    """Refuse the request (507) when the referee could not log what it did: a full
+    disk is an honest error, never a quiet "ok" with nothing applied."""
+    referee = panel.service.referee
+    failed = referee.failed_saves
+    yield
+    if referee.failed_saves != failed:
+        raise Refused(507, not_saved(referee.save_error))
+
+
+def not_saved(error: Exception | None) -> Words:
+    return words(
+        "server.not_saved",
+        "Not saved, so not done: {error}. Free space on the table's storage and try again",
+        error=str(error),
+    )
+
+
+#: who may do what, in words, by the roles a request needs
+ROLE_WORDS = {
+    (TABLE, REFEREE): words(
+        "server.only_table_or_referee", "Only the table screen or the referee may do this"
+    ),
+    (TABLE, REFEREE, PLAYER): words(
+        "server.only_acting_seat",
+        "Only the table screen, the referee or the phone of the seat to act may do this",
+    ),
+    (REFEREE,): words("server.only_referee", "Only the referee may do this: log in with the PIN"),
+}
+_NO_CAMERA = words("server.no_camera", "This table has no camera")
+CHANGE = [Depends(same_origin)]
+TABLE_OR_REFEREE = allowed(TABLE, REFEREE)
+ONLY_REFEREE = allowed(REFEREE)
+
+
+def no_seat(seat: int) -> Words:
+    return words("server.no_seat", "There is no seat {n} in this game", n=seat + 1)
+
+
+# --- reads -------------------------------------------------------------------------------
+
+reads = APIRouter()
+
+
+@reads.get("/api/state", response_model=models.State)
+async def state(
+    panel: ThePanel,
+    seat: int | None = Query(None, ge=0, le=7),
+    token: str | None = Query(None, max_length=64),
+) -> models.State:
+    if seat is not None and not panel.access.is_player(panel.service.referee.game_id, seat, token):
+        raise Refused(403, words("server.seat_token", "A seat's view needs that seat's token"))
+    return panel.state(seat)
+
+
+@reads.get("/api/board", response_model=models.Board)
+async def board(panel: ThePanel) -> models.Board:
+    return models.board_of(panel.service.referee.game.board)
+
+
+@reads.get("/api/catalogue", response_model=list[models.GameInfo])
+async def games() -> list[models.GameInfo]:
+    return [_game_info(name) for name in GAMES]
+
+
+@reads.get("/api/health", response_model=models.Health)
+async def health(panel: ThePanel) -> models.Health:
+    service = panel.service
+    referee = service.referee
+    return models.Health(
+        status="ok",
+        game=referee.game.name,
+        phase=referee.phase,
+        link=service.link_state(),
+        events=len(referee.log),
+    )
+
+
+@reads.get(
+    "/api/qr/{seat}",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    dependencies=[TABLE_OR_REFEREE],
+)
+async def qr(seat: int, panel: ThePanel) -> Response:
+    referee = panel.service.referee
+    if not 0 <= seat < referee.game.players:
+        raise Refused(404, no_seat(seat))
+    base = panel.public_base()
+    token = panel.access.player_token(referee.game_id, seat)
+    image = io.BytesIO()
+    segno.make(f"{base}/play/{seat}?token={token}").save(image, kind="svg", scale=4)
+    return Response(image.getvalue(), media_type="image/svg+xml")
+
+
+@reads.get("/api/join", response_model=models.Join)
+async def join(panel: ThePanel) -> models.Join:
+    """Where the join QR codes point, and whether a phone can reach it."""
+    base = panel.public_base()
+    return models.Join(url=base, loopback=is_loopback(base))
+
+
+@reads.get("/api/join/{seat}", response_model=models.Done)
+async def joined(
+    seat: int, panel: ThePanel, token: str | None = Query(None, max_length=64)
+) -> models.Done:
+    """Whether ``token`` is the current game's token of ``seat`` (a phone that has
+    joined); it says no more than the 403 of /api/state would."""
+    valid = panel.access.is_player(panel.service.referee.game_id, seat, token)
+    return models.Done(ok=valid, detail="joined" if valid else "not joined")
+
+
+# --- the table's commands ----------------------------------------------------------------
+
+commands = APIRouter(dependencies=CHANGE)
+
+
+@commands.post("/api/game", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
+async def new_game(body: models.NewGame, panel: ThePanel) -> models.Done:
+    panel.service.new_game(body.game, body.players, body.options, body.computer, body.level)
+    return models.Done()
+
+
+@commands.post(
+    "/api/draw",
+    response_model=models.Done,
+    dependencies=[allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))],
+)
+async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
+    with saved(panel):
+        panel.service.referee.draw()  # what was drawn is shown to whom may see it
+    return models.Done()
+
+
+@commands.post(
+    "/api/confirm",
+    response_model=models.Done,
+    dependencies=[
+        allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.to_move, shown.tentative_seat))
+    ],
+)
+async def confirm(body: models.Seat, panel: ThePanel) -> models.Done:
+    with saved(panel):
+        panel.service.referee.confirm()
+    return models.Done()
+
+
+TO_MOVE = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.to_move,))
+
+
+@commands.post("/api/play", response_model=models.Done, dependencies=[TO_MOVE])
+async def play(body: models.Play, panel: ThePanel) -> models.Done:
+    """A move tapped on the panel, at a table whose game no sensor reads."""
+    with saved(panel):
+        panel.service.referee.play(body.move)
+    return models.Done()
+
+
+@commands.post("/api/choose", response_model=models.Done, dependencies=[TO_MOVE])
+async def choose(body: models.Play, panel: ThePanel) -> models.Done:
+    """The move that was played, when several fit the board."""
+    with saved(panel):
+        panel.service.referee.choose(body.move)
+    return models.Done()
+
+
+@commands.post(
+    "/api/decline",
+    response_model=models.Done,
+    dependencies=[allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))],
+)
+async def decline(body: models.Seat, panel: ThePanel) -> models.Done:
+    """Decline a roll the rules offer but do not force (a six's extra roll)."""
+    with saved(panel):
+        panel.service.referee.decline()
+    return models.Done()
+
+
+@commands.post("/api/takeback", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
+async def takeback(body: models.Seat, panel: ThePanel) -> models.Done:
+    with saved(panel):
+        undone = panel.service.referee.takeback()
+    return models.Done(detail=undone)
+
+
+# --- the referee's tools -----------------------------------------------------------------
+
+referee_tools = APIRouter()
+
+
+@referee_tools.post("/api/referee/login", response_model=models.Done, dependencies=CHANGE)
+async def login(body: models.Pin, request: Request, response: Response, panel: ThePanel) -> Any:
+    client = request.client.host if request.client else "?"
+    wait, everyone = panel.access.retry_after(client)
+    if wait > 0:
+        raise Refused(429, pin_wait(wait, everyone), {"Retry-After": str(math.ceil(wait))})
+    token = await panel.access.login(body.pin, client)
+    if token is None:
+        raise Refused(403, words("server.wrong_pin", "Wrong PIN"))
+    response.set_cookie(
+        SESSION_COOKIE, token, httponly=True, samesite="strict", max_age=SESSION_SECONDS, path="/"
+    )
+    return models.Done(detail="referee")
+
+
+def pin_wait(seconds: float, everyone: bool) -> Words:
+    """Why no PIN is checked now, and for how long."""
+    if everyone:
+        return words(
+            "server.pin_locked",
+            "Too many wrong PINs at this table: the referee login is locked for everyone "
+            "for {minutes} min. A forgotten PIN is set anew in the config (boardref pin-hash)",
+            minutes=math.ceil(seconds / 60),
+        )
+    return words(
+        "server.pin_wait",
+        "Too many wrong PINs from this device: try again in {seconds} s",
+        seconds=math.ceil(seconds),
+    )
+
+
+@referee_tools.post("/api/referee/logout", response_model=models.Done, dependencies=CHANGE)
+async def logout(request: Request, response: Response, panel: ThePanel) -> models.Done:
+    panel.access.logout(request.cookies.get(SESSION_COOKIE))
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return models.Done()
+
+
+@referee_tools.get("/api/referee/session", response_model=models.Done)
+async def session(request: Request, panel: ThePanel) -> models.Done:
+    return models.Done(ok=is_referee(panel, request))
+
+
+@referee_tools.post(
+    "/api/correct", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
+    with saved(panel):
+        panel.service.referee.correct(body.move)
+    return models.Done()
+
+
+@referee_tools.get("/api/position", response_model=models.Position, dependencies=[ONLY_REFEREE])
+async def current_position(panel: ThePanel) -> models.Position:
+    """The whole record of the position, hidden hands too (referee only): what the
+    position editor starts from."""
+    referee = panel.service.referee
+    if referee.game is None:
+        raise Refused(404, words("referee.no_game", "No game: start one"))
+    return models.Position(record=referee.game.to_json(referee.current()))
+
+
+@referee_tools.post(
+    "/api/position", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def position(body: models.Position, panel: ThePanel) -> models.Done:
+    """Set the whole position: a full record (``game.to_json``), or only its state
+    part (the ``record`` of /api/state), taken as the current game's."""
+    referee = panel.service.referee
+    record = body.record
+    if "game" not in record and referee.game is not None:
+        game = referee.game
+        record = {
+            "game": game.name,
+            "players": game.players,
+            "options": dict(game.options),
+            "state": record,
+        }
+    with saved(panel):
+        referee.set_position(record)
+    return models.Done()
+
+
+@referee_tools.post(
+    "/api/settings", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def settings(body: models.Settings, panel: ThePanel) -> models.Done:
+    """Tune the table while it plays: the settle time of a reading."""
+    panel.service.referee.settle = body.settle_ms / 1000
+    return models.Done(detail=f"settle time {body.settle_ms} ms")
+
+
+@referee_tools.get(
+    "/api/diagnostics", response_model=models.Diagnostics, dependencies=[ONLY_REFEREE]
+)
+async def diagnostics(panel: ThePanel) -> models.Diagnostics:
+    service = panel.service
+    link = service.link
+    return models.Diagnostics(
+        link=service.link_state(),
+        link_error=link.error if link else None,
+        mcu=link.counters() if link else {},
+        store=service.store.size(),
+        damaged_log=None if service.damaged_log is None else str(service.damaged_log),
+        settle_ms=round(service.referee.settle * 1000),
+        sensor=service.referee.sensor,
+        subscribers=len(panel.hub.subscribers),
+        camera=_camera_status(service.camera),
+    )
+
+
+@functools.cache
+def _game_info(name: str) -> models.GameInfo:
+    """A game as the new-game dialog offers it: player counts, the seats' names for
+    each count (to pick who starts and the computer's seats) and the variants."""
+    game = load_game(name)
+    return models.GameInfo(
+        name=name,
+        players=list(game.player_counts),
+        default_players=game.default_players,
+        seat_names={
+            n: [seated.seat_words(s).to_json() for s in range(n)]
+            for n, seated in ((n, load_game(name, n)) for n in game.player_counts)
+        },
+        options=[
+            {
+                "name": o.name,
+                "default": o.default,
+                "doc": o.doc,
+                "kind": o.kind.__name__,
+                "choices": o.choices,
+                "minimum": o.minimum,
+                "maximum": o.maximum,
+            }
+            for o in game.OPTIONS
+        ],
+    )
+
+
+def _camera_status(camera) -> str:
+    """What the diagnostics say of the camera: none, why it fails, or the reader's state."""
+    if camera is None:
+        return "none"
+    return camera.failure or camera.reader.status
+
+
+def table_camera(panel: ThePanel):
+    """The table's camera (a dependency of the camera tools), else 404."""
+    camera = panel.service.camera
+    if camera is None:
+        raise Refused(404, _NO_CAMERA)
+    return camera
+
+
+TheCamera = Annotated[Any, Depends(table_camera)]
+
+
+@referee_tools.get(
+    "/api/camera.png",
+    responses={200: {"content": {"image/png": {}}}},
+    dependencies=[ONLY_REFEREE],
+)
+async def camera_view(camera: TheCamera) -> Response:
+    """The camera's last frame with the cell overlay (referee only)."""
+    # encoding a full frame takes tens of milliseconds: off the loop
+    png = await asyncio.to_thread(camera.snapshot)
+    if png is None:
+        raise Refused(
+            404,
+            as_words(camera.failure)
+            if camera.failure
+            else words("camera.no_frame", "The camera has given no picture yet"),
+        )
+    return Response(png, media_type="image/png")
+
+
+@referee_tools.get(
+    "/api/camera/corners", response_model=models.CornerCells, dependencies=[ONLY_REFEREE]
+)
+async def corner_cells(camera: TheCamera) -> models.CornerCells:
+    """The cells to click on the camera picture when its markers are not seen."""
+    return models.CornerCells(cells=camera.corner_cells())
+
+
+@referee_tools.post(
+    "/api/camera/corners", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def set_corners(body: models.Corners, camera: TheCamera) -> models.Done:
+    camera.set_corners(body.points)  # a few milliseconds, on the loop like frames
+    return models.Done(detail=f"board located by hand; camera {camera.reader.status}")
+
+
+@referee_tools.post(
+    "/api/camera/learn", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def learn_board(camera: TheCamera) -> models.Done:
+    camera.learn_now()
+    return models.Done(detail="the camera learned the board as it lies now")
+
+
+# --- the simulated table's virtual board ---------------------------------------------------
+
+
+def simulated(panel):
+    """The service of a simulated table, else 404 (asked once the body is valid)."""
+    if not panel.service.sim:
+        raise Refused(
+            404, words("server.no_virtual_board", "Only a simulated table has a virtual board")
+        )
+    return panel.service
+
+
+simulator = APIRouter()
+SIM_CHANGE = [*CHANGE, TABLE_OR_REFEREE]
+
+
+@simulator.get("/api/sim/board", response_model=dict[str, bool])
+async def sim_board(panel: ThePanel) -> dict[str, bool]:
+    return simulated(panel).sim_board()
+
+
+@simulator.get("/api/sim/virtual", response_model=models.Virtual)
+async def virtual(panel: ThePanel) -> Any:
+    return simulated(panel).sim_virtual()
+
+
+@simulator.post("/api/sim/lift", response_model=models.Virtual, dependencies=SIM_CHANGE)
+async def lift(body: models.SimLift, panel: ThePanel) -> Any:
+    """Lift the top piece of a cell, or take one off the tray or the supply; answers
+    the virtual board as it is now."""
+    service = simulated(panel)
+    if body.cell is not None:
+        service.sim_act("lift", body.cell, version=body.version)
+    else:
+        service.sim_act("take", body.off, body.token, version=body.version)
+    return service.sim_virtual()
+
+
+@simulator.post("/api/sim/place", response_model=models.Virtual, dependencies=SIM_CHANGE)
+async def place(body: models.SimPlace, panel: ThePanel) -> Any:
+    """Put a piece of the hand on a cell, into the tray or back into the supply;
+    answers the virtual board as it is now."""
+    service = simulated(panel)
+    verb, where = ("place", body.cell) if body.cell is not None else ("put", body.off)
+    service.sim_act(verb, where, body.piece, version=body.version)
+    return service.sim_virtual()
+
+
+@simulator.post("/api/sim/unpack", response_model=models.Virtual, dependencies=SIM_CHANGE)
+async def unpack(body: models.SimUnpack, panel: ThePanel) -> Any:
+    """Take a tower in the hand apart into its hats (a tower brought home: own hats go
+    back into the home, prisoners beside the board); answers the virtual board as it
+    is now."""
+    service = simulated(panel)
+    service.sim_act("unpack", body.piece, version=body.version)
+    return service.sim_virtual()
+
+
+ROUTERS = (reads, commands, referee_tools, simulator)
+
+
+def refusal_body(said: Words) -> bytes:
+    """The JSON of a refusal: ``detail`` in English, ``said`` for the page to translate."""
+    return json.dumps({"detail": str(said), "said": said.to_json()}).encode()
