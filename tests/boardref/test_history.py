@@ -216,7 +216,7 @@ def panel_table(tmp_path):
 def test_the_panel_lists_replays_and_downloads_ended_games_never_the_open_one(panel_table):
     from fastapi.testclient import TestClient
 
-    local = TestClient(panel_table.panel.app)
+    local = TestClient(panel_table.panel.app, base_url="http://localhost")
     referee = panel_table.referee
     first = referee.game_id
     referee.draw()  # the deal of the card game: every hand is in it

@@ -36,7 +36,7 @@ def sim_table(tmp_path):
     service = Service(config, sim=True)
     service.start(asyncio.new_event_loop())
     _wait(lambda: service.link.state == "up")
-    client = TestClient(service.panel.app, client=LOCAL)
+    client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
     assert client.post("/api/referee/login", json={"pin": PIN}).status_code == 200
     yield service, client
     service.close()
@@ -44,7 +44,7 @@ def sim_table(tmp_path):
 
 def test_the_board_tab_needs_the_referee(sim_table):
     service, _ = sim_table
-    stranger = TestClient(service.panel.app, client=("192.168.1.30", 5000))
+    stranger = TestClient(service.panel.app, client=("192.168.1.30", 5000), base_url="http://localhost")
     assert stranger.get("/api/board/check").status_code == 403
 
 
@@ -99,7 +99,7 @@ def test_a_table_without_a_board_says_so(tmp_path):
     service = Service(config)
     service.start(asyncio.new_event_loop())
     try:
-        client = TestClient(service.panel.app, client=LOCAL)
+        client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
         client.post("/api/referee/login", json={"pin": PIN})
         answer = client.get("/api/board/check")
         assert answer.status_code == 409
