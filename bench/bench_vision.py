@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 
 from engines import load_game  # noqa: E402
-from vision.coaster_eval import evaluate_coasters  # noqa: E402
-from vision.evaluate import evaluate  # noqa: E402
+from vision.boards.evaluate import evaluate  # noqa: E402
+from vision.coasters.evaluate import evaluate_coasters  # noqa: E402
 from vision.locate import Locator  # noqa: E402
 from vision.render import HELD_OUT, Renderer, random_scene  # noqa: E402
 
@@ -51,7 +51,7 @@ def locate_ms() -> float:
     for n in range(LOCATE_SAMPLES):
         scene = random_scene(game.board, HELD_OUT + n)
         frame = Renderer(game, scene).frame(game.observe(game.initial_state()))
-        locator = Locator(game.board, scene.camera)
+        locator = Locator(game.board, scene.lens)
         start = time.perf_counter()
         locator.locate(frame)
         times.append((time.perf_counter() - start) * 1000)

@@ -206,8 +206,8 @@ def vision_eval(
     difficulty: str = typer.Option("easy", help="easy or hard"),
 ) -> None:
     """Read rendered frames of random positions; JSON with the error rates and timings."""
-    from vision.coaster_eval import evaluate_coasters
-    from vision.evaluate import evaluate
+    from vision.boards.evaluate import evaluate
+    from vision.coasters.evaluate import evaluate_coasters
     from vision.render import DIFFICULTY
 
     if difficulty not in DIFFICULTY:
@@ -232,7 +232,7 @@ def vision_calibrate(
 ) -> None:
     """Calibrate the lens from chessboard photos; JSON with rms_px, camera_matrix,
     dist_coeffs, saved where the service loads it."""
-    from vision.camera import CalibrationError, calibrate, default_path, parse_pattern
+    from vision.lens import CalibrationError, calibrate, default_path, parse_pattern
 
     try:
         camera = calibrate(images, parse_pattern(pattern))
@@ -251,7 +251,7 @@ def vision_markers(
 ) -> None:
     """Write the sheet of the board's ArUco markers at true size."""
     from engines import load_game
-    from vision.coasters import mat_board
+    from vision.coasters.mat import mat_board
     from vision.drawings import marker_sheet
 
     try:

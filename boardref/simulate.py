@@ -134,7 +134,7 @@ class Rig:
         then the start position. At ``FRAME_SIZE`` a scene now and then shows the
         markers too small to find; then the next scene is used (``scene_seed``)."""
         from boardref.camera import TableCamera, reader_for, rendered_camera
-        from hardware.camera_source import SyntheticSource
+        from hardware.frame_source import SyntheticSource
 
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
@@ -441,7 +441,7 @@ class Hands:
         forbid there (not beside a laid one, or not meeting a like landscape, or a
         beer glass turned away from its seat), then take it back; True if the referee
         refused it, None when no coaster is in hand or no such lay exists."""
-        from vision.coasters import layout_of, mat_board
+        from vision.coasters.mat import layout_of, mat_board
 
         legal = {str(move) for move in self.game.placements(state)}
         if not legal:

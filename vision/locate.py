@@ -14,7 +14,7 @@ import numpy as np
 
 from engines.geometry import Board
 from vision import looks
-from vision.camera import Camera
+from vision.lens import Lens
 
 #: fewest markers that fix the board (each gives four corners)
 MIN_MARKERS = 2
@@ -32,18 +32,18 @@ class Pose:
     error_px: float
     markers: int
 
-    def moved_from(self, other: Pose, camera: Camera, board_points: np.ndarray) -> float:
+    def moved_from(self, other: Pose, lens: Lens, board_points: np.ndarray) -> float:
         """How far (px, largest) the given board points moved between two poses."""
-        a = camera.project(board_points, self.rvec, self.tvec)
-        b = camera.project(board_points, other.rvec, other.tvec)
+        a = lens.project(board_points, self.rvec, self.tvec)
+        b = lens.project(board_points, other.rvec, other.tvec)
         return float(np.max(np.linalg.norm(a - b, axis=1)))
 
 
 class Locator:
     """Finds one board's markers in frames seen through one camera."""
 
-    def __init__(self, board: Board, camera: Camera):
-        self.board, self.camera = board, camera
+    def __init__(self, board: Board, lens: Lens):
+        self.board, self.lens = board, lens
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         self.detector = cv2.aruco.ArucoDetector(looks.dictionary(), params)
@@ -71,14 +71,12 @@ class Locator:
         obj = np.ascontiguousarray(board_pts, dtype=np.float64)
         img = np.ascontiguousarray(image_pts, dtype=np.float64).reshape(-1, 1, 2)
         ok, rvec, tvec = cv2.solvePnP(
-            obj, img, self.camera.matrix, self.camera.dist, flags=cv2.SOLVEPNP_IPPE
+            obj, img, self.lens.matrix, self.lens.dist, flags=cv2.SOLVEPNP_IPPE
         )
         if not ok:
             return None
-        rvec, tvec = cv2.solvePnPRefineLM(
-            obj, img, self.camera.matrix, self.camera.dist, rvec, tvec
-        )
-        back = self.camera.project(obj, rvec, tvec)
+        rvec, tvec = cv2.solvePnPRefineLM(obj, img, self.lens.matrix, self.lens.dist, rvec, tvec)
+        back = self.lens.project(obj, rvec, tvec)
         error = float(np.sqrt(np.mean(np.sum((back - img.reshape(-1, 2)) ** 2, axis=1))))
         # the camera must look at the board from above: points given out of order
         # can fit a mirrored board seen from below

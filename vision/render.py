@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from vision import looks
-from vision.camera import Camera
-from vision.cells import crowd_layouts, crowd_spots
+from vision.boards.sites import crowd_layouts, crowd_spots
+from vision.lens import Lens
 from vision.looks import Look, Piece
 
 SIZE = (1280, 720)
@@ -72,7 +72,7 @@ DIFFICULTY = {
 class Scene:
     """One camera set-up over one board: lens, pose and light, all from a seed."""
 
-    camera: Camera
+    lens: Lens
     rvec: np.ndarray
     tvec: np.ndarray
     pitch: float
@@ -98,7 +98,7 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
     centre = (w / 2 + rng.normal(0, w * 0.01), h / 2 + rng.normal(0, h * 0.01))
     matrix = np.array([[f, 0, centre[0]], [0, f, centre[1]], [0, 0, 1]])
     dist = np.array([u(spec["k1"]), u(spec["k1"]) * 0.2, 0, 0, 0])
-    camera = Camera(matrix, dist, size)
+    lens = Lens(matrix, dist, size)
     left, bottom, right, top = looks.extent(board)
     target = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
     pitch = u(spec["pitch"])
@@ -109,7 +109,7 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
     distance = 4 * max(right - left, top - bottom)
     for _ in range(4):  # scale the distance until the board fills the frame as wished
         rvec, tvec = _look_at(target, pitch, azimuth, roll, distance)
-        px = camera.project(corners, rvec, tvec)
+        px = lens.project(corners, rvec, tvec)
         span = max((px[:, 0].max() - px[:, 0].min()) / w, (px[:, 1].max() - px[:, 1].min()) / h)
         off = max(
             np.abs(px[:, 0] - w / 2).max() / (w / 2), np.abs(px[:, 1] - h / 2).max() / (h / 2)
@@ -138,11 +138,11 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
         "jpeg": int(u(spec["jpeg"])),
         "shadow": (float(rng.uniform(-0.6, 0.6)), float(rng.uniform(-0.6, 0.6))),
     }
-    return Scene(camera, rvec, tvec, pitch, light)
+    return Scene(lens, rvec, tvec, pitch, light)
 
 
 def _look_at(target, pitch, azimuth, roll, distance):
-    """Camera at ``pitch`` degrees above the board, from ``azimuth``, aimed at ``target``."""
+    """Lens at ``pitch`` degrees above the board, from ``azimuth``, aimed at ``target``."""
     p, a = math.radians(pitch), math.radians(azimuth)
     toward = np.array([math.cos(a), math.sin(a), 0.0])  # from the camera's side to the board
     centre = target - distance * math.cos(p) * toward + np.array([0, 0, distance * math.sin(p)])
@@ -185,7 +185,7 @@ class Renderer:
     # --- the static part ---------------------------------------------------------------
 
     def _warp(self):
-        cam, scene = self.scene.camera, self.scene
+        cam, scene = self.scene.lens, self.scene
         w, h = cam.size
         step = 8
         gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
@@ -317,7 +317,7 @@ class Renderer:
         """Each solid's shadow, on the plane it stands on (a disk's top for a figure
         on a disk)."""
         dx, dy = self.scene.light["shadow"]
-        cam = self.scene.camera
+        cam = self.scene.lens
         for _, xy, piece, base in solids:
             reach = piece.height * 0.6
             ring = self._ring((xy[0] + dx * reach, xy[1] + dy * reach), base, piece.radius * 1.1)
@@ -327,7 +327,7 @@ class Renderer:
 
     def _draw_solids(self, image, solids, covered: np.ndarray | None = None) -> None:
         """Draw ``solids`` in order; mark the pixels they cover in ``covered``."""
-        cam, scene = self.scene.camera, self.scene
+        cam, scene = self.scene.lens, self.scene
         for _, xy, piece, z in solids:
             rgb = np.array(piece.colour, dtype=np.float64)
             top_z = z + piece.height
@@ -360,7 +360,7 @@ class Renderer:
     def _hand(self, image, shade, cell_id: str) -> None:
         """A hand in a skin tone over ``cell_id``, its arm reaching in from the nearest
         side of the frame."""
-        rng, cam, scene = self.rng, self.scene.camera, self.scene
+        rng, cam, scene = self.rng, self.scene.lens, self.scene
         x, y = self.board.cell(cell_id).xy
         pts = cam.project(
             np.array([[x, y, HAND_HEIGHT], [x + 10, y, HAND_HEIGHT], [x, y + 10, HAND_HEIGHT]]),

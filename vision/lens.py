@@ -1,7 +1,7 @@
 """The camera's lens: intrinsics and distortion, from a chessboard calibration or a
 guess, saved as JSON for the service; and projecting board points into the frame.
 
-Never opens a device (sources live in ``hardware.camera``).
+Never opens a device (frame sources live in ``hardware.frame_source``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class CalibrationError(ValueError):
 
 
 @dataclass(frozen=True)
-class Camera:
+class Lens:
     """A lens: ``matrix`` (3x3), ``dist`` (OpenCV distortion coefficients) and the
     image ``size`` (width, height) they belong to."""
 
@@ -33,14 +33,14 @@ class Camera:
     rms_px: float | None = None
 
     @classmethod
-    def guess(cls, size: tuple[int, int]) -> Camera:
+    def guess(cls, size: tuple[int, int]) -> Lens:
         """An uncalibrated camera: a 60-degree lens, centred, no distortion."""
         w, h = size
         f = w / (2 * np.tan(np.radians(30)))
         matrix = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], dtype=np.float64)
         return cls(matrix, np.zeros(5), size)
 
-    def scaled_to(self, size: tuple[int, int]) -> Camera:
+    def scaled_to(self, size: tuple[int, int]) -> Lens:
         """The same lens at another resolution of the same sensor area."""
         if size == self.size:
             return self
@@ -48,7 +48,7 @@ class Camera:
         matrix = self.matrix.copy()
         matrix[0] *= sx
         matrix[1] *= sy
-        return Camera(matrix, self.dist, size, self.rms_px)
+        return Lens(matrix, self.dist, size, self.rms_px)
 
     def project(self, points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray) -> np.ndarray:
         """Board points (N, 3) in mm to pixels (N, 2)."""
@@ -65,7 +65,7 @@ class Camera:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Camera:
+    def from_json(cls, data: dict) -> Lens:
         try:
             matrix = np.array(data["camera_matrix"], dtype=np.float64)
             dist = np.array(data["dist_coeffs"], dtype=np.float64)
@@ -81,7 +81,7 @@ class Camera:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: Path) -> Camera:
+    def load(cls, path: Path) -> Lens:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -100,7 +100,7 @@ def parse_pattern(text: str) -> tuple[int, int]:
     return across, down
 
 
-def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1.0) -> Camera:
+def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1.0) -> Lens:
     """Calibrate from photos of a chessboard with ``pattern`` inner corners.
 
     Photos where the pattern is not found are skipped; at least three must show it.
@@ -127,7 +127,7 @@ def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1
             f"{len(images)} photos; calibration needs at least 3"
         )
     rms, matrix, dist, _, _ = cv2.calibrateCamera(objects, corners, size, None, None)
-    return Camera(matrix, dist.ravel(), size, float(rms))
+    return Lens(matrix, dist.ravel(), size, float(rms))
 
 
 def default_path() -> Path:

@@ -3,19 +3,19 @@ view has been still and clear for a few frames.
 
 It locates the board by its markers once (and again when the board or camera moved),
 learns the look of empty cells and pieces from a known position, and reads cells
-through ``vision.cells``. It never decides whether a reading is a legal move: the
+through ``vision.boards.classifier``. It never decides whether a reading is a legal move: the
 referee does that with what it emits.
 
 >>> from engines import load_game
 >>> from vision.render import Renderer, random_scene
 >>> game = load_game("catch_the_hare")
 >>> scene = random_scene(game.board, seed=3)
->>> camera = Renderer(game, scene)
->>> reader = BoardReader(game, scene.camera)
+>>> table = Renderer(game, scene)
+>>> reader = BoardReader(game, scene.lens)
 >>> start = game.observe(game.initial_state())
->>> reader.learn(camera.frame(start), start)
+>>> reader.learn(table.frame(start), start)
 True
->>> readings = [reader.feed(camera.frame(start)) for _ in range(4)]
+>>> readings = [reader.feed(table.frame(start)) for _ in range(4)]
 >>> readings[-1].tokens == start
 True
 """
@@ -27,16 +27,12 @@ import time
 import numpy as np
 
 from vision import looks
-from vision.camera import Camera
-from vision.cells import (
-    UNEXPLAINED_SITES,
-    Classifier,
-    Observation,
-    Sampler,
-    site_labels,
-    sites_of,
-)
+from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
+from vision.boards.probes import Sampler
+from vision.boards.sites import site_labels, sites_of
+from vision.lens import Lens
 from vision.locate import Locator, Pose
+from vision.observation import Observation
 from vision.stillness import ACCEPT_AFTER, Stillness
 
 #: a new pose this far (px) from the old one means the board or the camera moved
@@ -50,11 +46,11 @@ STAGES = ("stillness", "sample", "classify")
 class BoardReader:
     """Reads one game's board from the frames of one camera."""
 
-    def __init__(self, game, camera: Camera):
+    def __init__(self, game, lens: Lens):
         self.game = game
         self.look = looks.look_for(game)
-        self.camera = camera
-        self.locator = Locator(game.board, camera)
+        self.lens = lens
+        self.locator = Locator(game.board, lens)
         self.sites = sites_of(game.board, self.look)
         self.pose: Pose | None = None
         self.sampler: Sampler | None = None
@@ -84,13 +80,13 @@ class BoardReader:
             return False
         if self.pose is not None and self.sampler is not None:
             anchor = np.array([[*s.xy, 0.0] for s in self.sites])
-            if pose.moved_from(self.pose, self.camera, anchor) < MOVED_PX:
+            if pose.moved_from(self.pose, self.lens, anchor) < MOVED_PX:
                 return True
         self.pose = pose
-        self.sampler = Sampler(self.sites, self.look, self.camera, pose, self.game.board)
+        self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
         self.stillness = Stillness(
-            self.camera.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
+            self.lens.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
         )
         self.status = "located"
         return True
@@ -164,7 +160,7 @@ class BoardReader:
         left, bottom, right, top = looks.extent(self.game.board)
         left, bottom, right, top = left - margin, bottom - margin, right + margin, top + margin
         corners = np.array([[left, bottom, 0], [right, bottom, 0], [right, top, 0], [left, top, 0]])
-        return self.camera.project(corners, self.pose.rvec, self.pose.tvec)
+        return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _piece_zones(self) -> list[np.ndarray]:
         """Per site, the frame area a piece there can cover (its solid with room)."""
@@ -176,7 +172,7 @@ class BoardReader:
         for site in self.sites:
             ring = np.stack([site.xy[0] + reach * np.cos(a), site.xy[1] + reach * np.sin(a)], 1)
             solid = np.concatenate([np.c_[ring, np.zeros(12)], np.c_[ring, np.full(12, height)]])
-            px = self.camera.project(solid, self.pose.rvec, self.pose.tvec)
+            px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones
 

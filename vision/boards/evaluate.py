@@ -22,7 +22,8 @@ import numpy as np
 
 from engines import load_game
 from engines.chance import Stream
-from vision.reader import STAGES, BoardReader
+from vision.boards.reader import STAGES, BoardReader
+from vision.lens import Lens
 from vision.render import Renderer, random_scene, underlays
 from vision.stillness import STILL_FRAMES
 
@@ -85,7 +86,7 @@ def evaluate(
             scene_seed = seed * 1000 + n // PER_SCENE
             scene = random_scene(game.board, scene_seed, difficulty)
             camera = Renderer(game, scene, scene_seed)
-            reader = BoardReader(game, _calibrated(scene.camera, rng, difficulty))
+            reader = BoardReader(game, _calibrated(scene.lens, rng, difficulty))
             if not (
                 reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
             ):
@@ -156,15 +157,13 @@ def _ms(values: list[float], q: float) -> float | None:
     return round(_percentile(values, q), 3) if values else None
 
 
-def _calibrated(camera, rng: np.random.Generator, difficulty: str):
+def _calibrated(lens: Lens, rng: np.random.Generator, difficulty: str):
     """The lens as a calibration would give it: the true one, off by a little."""
-    from vision.camera import Camera
-
     off = 0.005 if difficulty == "easy" else 0.01
-    matrix = camera.matrix.copy()
+    matrix = lens.matrix.copy()
     matrix[0, 0] *= 1 + rng.uniform(-off, off)
-    matrix[1, 1] = matrix[0, 0] * camera.matrix[1, 1] / camera.matrix[0, 0]
-    return Camera(matrix, camera.dist, camera.size)
+    matrix[1, 1] = matrix[0, 0] * lens.matrix[1, 1] / lens.matrix[0, 0]
+    return Lens(matrix, lens.dist, lens.size)
 
 
 def _percentile(values: list[float], q: float) -> float:
