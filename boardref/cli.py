@@ -247,12 +247,14 @@ def vision_calibrate(
 @vision_app.command("markers")
 def vision_markers(
     game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
-    out: Path = typer.Option(..., help="PNG to write (300 dpi: print at 100%)"),
+    out: Path | None = typer.Option(None, help="PNG to write (300 dpi: print at 100%)"),
 ) -> None:
-    """Write the sheet of the board's ArUco markers at true size."""
+    """Where the board's ArUco markers go (JSON: id, side, centre in mm, and from
+    the nearest corner cell); with --out, also the sheet to print them at true size."""
     from engines import load_game
     from vision.coasters.mat import mat_board
     from vision.drawings import marker_sheet
+    from vision.looks import marker_places
 
     try:
         loaded = load_game(game)
@@ -261,5 +263,8 @@ def vision_markers(
     except RulesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    out.write_bytes(marker_sheet(board))
-    typer.echo(json.dumps({"game": game, "out": str(out)}))
+    found = {"game": game, "markers": marker_places(board)}
+    if out is not None:
+        out.write_bytes(marker_sheet(board))
+        found["out"] = str(out)
+    typer.echo(json.dumps(found))

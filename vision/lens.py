@@ -18,6 +18,14 @@ SUBPIX_WINDOW = (11, 11)
 SUBPIX_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
 
 
+#: a lens fitted from marker corners needs this many points (four markers' corners)
+FIT_POINTS = 16
+#: plausible focal lengths for a fitted lens, in frame widths (about 150 to 15 degrees
+#: across), and the strongest first distortion term believed
+FOCAL_RANGE = (0.15, 4.0)
+K1_MOST = 0.6
+
+
 class CalibrationError(ValueError):
     """Calibration cannot be done or loaded; the message says why."""
 
@@ -31,6 +39,8 @@ class Lens:
     dist: np.ndarray
     size: tuple[int, int]
     rms_px: float | None = None
+    #: a first guess, not measured: the markers may tell better (``fitted``)
+    guessed: bool = False
 
     @classmethod
     def guess(cls, size: tuple[int, int]) -> Lens:
@@ -38,7 +48,37 @@ class Lens:
         w, h = size
         f = w / (2 * np.tan(np.radians(30)))
         matrix = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], dtype=np.float64)
-        return cls(matrix, np.zeros(5), size)
+        return cls(matrix, np.zeros(5), size, guessed=True)
+
+    def fitted(self, views: list[tuple[np.ndarray, np.ndarray]]) -> Lens | None:
+        """The lens that best explains ``views``: per frame, flat board points (mm,
+        z = 0) and where they are in it (px), such as the corners of a board's markers.
+        Only the focal length and the first distortion term are fitted (the centre
+        stays, pixels square): enough for a phone-style or wide camera to find a board
+        without a chessboard. None if the views cannot tell (too few points) or the
+        fit is implausible."""
+        objects = [np.ascontiguousarray(b, np.float32).reshape(-1, 3) for b, _ in views]
+        images = [np.ascontiguousarray(i, np.float32).reshape(-1, 1, 2) for _, i in views]
+        if sum(len(o) for o in objects) < FIT_POINTS:
+            return None
+        flags = (
+            cv2.CALIB_USE_INTRINSIC_GUESS
+            | cv2.CALIB_FIX_PRINCIPAL_POINT
+            | cv2.CALIB_FIX_ASPECT_RATIO
+            | cv2.CALIB_ZERO_TANGENT_DIST
+            | cv2.CALIB_FIX_K2
+            | cv2.CALIB_FIX_K3
+        )
+        try:
+            rms, matrix, dist, _, _ = cv2.calibrateCamera(
+                objects, images, self.size, self.matrix.copy(), np.zeros(5), flags=flags
+            )
+        except cv2.error:
+            return None
+        f, w = matrix[0, 0], self.size[0]
+        if not (FOCAL_RANGE[0] * w <= f <= FOCAL_RANGE[1] * w) or abs(dist.ravel()[0]) > K1_MOST:
+            return None
+        return Lens(matrix, dist.ravel(), self.size, float(rms))
 
     def scaled_to(self, size: tuple[int, int]) -> Lens:
         """The same lens at another resolution of the same sensor area."""

@@ -208,6 +208,28 @@ def markers(board: Board) -> tuple[Marker, ...]:
     return tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
 
 
+def marker_places(board: Board) -> list[dict]:
+    """Where each marker goes, for the person gluing them: its id, side, centre on the
+    board's axes (mm, +x right, +y up, as the board file has them) and from the
+    nearest of the board's corner cells (``corner_cells``), which is easier to
+    measure from on a printed board. A marker turned so its own top points to the
+    board's top."""
+    corners = corner_cells(board)
+    places = []
+    for marker in markers(board):
+        cell = min(corners, key=lambda c: math.dist(c.xy, marker.xy))
+        places.append(
+            {
+                "id": marker.id,
+                "side_mm": round(marker.size, 1),
+                "centre_mm": [round(v, 1) for v in marker.xy],
+                "from_cell": cell.id,
+                "from_cell_mm": [round(m - c, 1) for m, c in zip(marker.xy, cell.xy)],
+            }
+        )
+    return places
+
+
 def corner_cells(board: Board) -> tuple[Cell, Cell, Cell, Cell]:
     """The cells furthest towards the board's left-top, right-top, right-bottom and
     left-bottom (the tips of Sternhalma's star, the corner points of a grid): the

@@ -88,9 +88,10 @@ class Scene:
         return (-self.rotation.T @ self.tvec).ravel()
 
 
-def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene:
-    """A camera over ``board`` at a random pose, lens and lighting for ``seed``."""
-    spec = DIFFICULTY[difficulty]
+def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE, **ranges) -> Scene:
+    """A camera over ``board`` at a random pose, lens and lighting for ``seed``;
+    ``ranges`` replace the difficulty's (``hfov=(55, 75)``)."""
+    spec = {**DIFFICULTY[difficulty], **ranges}
     rng = np.random.default_rng(seed)
     u = lambda bounds: float(rng.uniform(*bounds))  # noqa: E731
     w, h = size
@@ -165,12 +166,14 @@ class Renderer:
     """Frames of one game's board seen in one scene. The empty board and the light
     are computed once; each frame adds pieces, shadows, hands and sensor noise."""
 
-    def __init__(self, game, scene: Scene, seed: int = 0):
+    def __init__(self, game, scene: Scene, seed: int = 0, misplaced: dict | None = None):
+        """``misplaced``: per marker id, (dx mm, dy mm, turn degrees) it was glued off
+        its place (``vision.mishaps.misplaced_markers``)."""
         self.game, self.scene = game, scene
         self.look: Look = looks.look_for(game)
         self.board = game.board
         self._seed(seed)
-        self._texture, self._to_texture = _board_texture(self.board, self.look)
+        self._texture, self._to_texture = _board_texture(self.board, self.look, misplaced)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
@@ -181,6 +184,11 @@ class Renderer:
         drew before it (OpenCV's generator is shared by the whole thread)."""
         self.rng = np.random.default_rng(seed)
         self._noise_seeds = np.random.default_rng([seed, 1])
+
+    def move_camera(self, scene: Scene) -> None:
+        """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
+        self.scene = scene
+        self._base, self._light, self._plane = self._warp()
 
     # --- the static part ---------------------------------------------------------------
 
@@ -243,13 +251,15 @@ class Renderer:
         tokens: dict[str, str | None],
         hands: tuple[str, ...] = (),
         under: dict[str, str] | None = None,
+        offsets: dict[str, tuple[float, float]] | None = None,
     ) -> np.ndarray:
         """A BGR frame of the board holding ``tokens`` (cell -> token, as
         ``game.observe`` gives) with the disks in ``under`` beneath the figures
-        (see ``underlays``), and a hand over each cell in ``hands``."""
+        (see ``underlays``), and a hand over each cell in ``hands``. ``offsets``:
+        per cell, how far (dx, dy mm) its pieces were set down off its centre."""
         image = self._base.copy()
         shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
-        solids = self._solids(tokens, under or {})
+        solids = self._solids(tokens, under or {}, offsets or {})
         if solids:  # shadows fall on the board, never on the pieces drawn over them
             self._shadows(shade, solids)
             image = self._dim(image, shade)
@@ -270,15 +280,16 @@ class Renderer:
             self._hand(image, shade, cell)
         return self._expose(image, shade)
 
-    def _solids(self, tokens, under) -> list[tuple[float, np.ndarray, Piece, float]]:
+    def _solids(self, tokens, under, offsets) -> list[tuple[float, np.ndarray, Piece, float]]:
         """(depth, base xy, piece, base height) of every piece to draw, far first."""
         solids = []
         for cell in self.board.cells:
             token = tokens.get(cell.id)
             if token is None:
                 continue
+            dx, dy = offsets.get(cell.id, (0.0, 0.0))
             for (x, y), piece, z in self._stack(cell, token, under.get(cell.id)):
-                solids.append((np.array([x, y]), piece, z))
+                solids.append((np.array([x + dx, y + dy]), piece, z))
         if not solids:
             return []
         bases = np.array([[*xy, z] for xy, _, z in solids])
@@ -463,9 +474,10 @@ def _bgr(rgb) -> tuple[int, int, int]:
     return b, g, r
 
 
-def _board_texture(board, look: Look):
+def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
-    texture pixels as ((scale_x, offset_x), (scale_y, offset_y))."""
+    texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
+    ``misplaced`` says (see ``Renderer``)."""
     left, bottom, right, top = looks.extent(board)
     span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
     s = min(TEXTURE_PX_PER_MM, 4000 / span)
@@ -513,16 +525,38 @@ def _board_texture(board, look: Look):
             for dx, dy in slots.offsets() if slots else ():
                 spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
                 cv2.circle(texture, spot, mm(3), _bgr(ring), -1, cv2.LINE_AA, 4)
-    dictionary = looks.dictionary()
     for marker in looks.markers(board):
-        side = int(round(marker.size * s))
-        quiet = int(round(marker.size * 0.2 * s))
-        cx, cy = _px(marker.xy, to_px)
-        x, y = cx - side // 2, cy - side // 2
-        texture[y - quiet : y + side + quiet, x - quiet : x + side + quiet] = 255
-        image = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
-        texture[y : y + side, x : x + side] = image[..., None]
+        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
+        _glue(texture, marker, (marker.xy[0] + dx, marker.xy[1] + dy), turn, to_px, s)
     return texture, to_px
+
+
+def _glue(texture, marker, xy, turn: float, to_px, s: float) -> None:
+    """``marker`` printed with its white quiet zone, centred at ``xy`` (mm) and turned
+    ``turn`` degrees anticlockwise, into ``texture``."""
+    side = int(round(marker.size * s))
+    quiet = int(round(marker.size * 0.2 * s))
+    patch = np.full((side + 2 * quiet,) * 2, 255, np.uint8)
+    patch[quiet : quiet + side, quiet : quiet + side] = cv2.aruco.generateImageMarker(
+        looks.dictionary(), marker.id, side
+    )
+    cx, cy = _px(xy, to_px)
+    if not turn:
+        x, y = cx - side // 2 - quiet, cy - side // 2 - quiet
+        texture[y : y + len(patch), x : x + len(patch)] = patch[..., None]
+        return
+    room = int(math.ceil(len(patch) * math.sqrt(2))) + 2
+    pad = (room - len(patch)) // 2
+    big = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    mask = cv2.copyMakeBorder(np.full_like(patch, 255), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
+    centre = ((len(big) - 1) / 2, (len(big) - 1) / 2)
+    spin = cv2.getRotationMatrix2D(centre, turn, 1.0)
+    big = cv2.warpAffine(big, spin, big.shape[::-1], flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(mask, spin, mask.shape[::-1], flags=cv2.INTER_LINEAR)
+    x, y = cx - len(big) // 2, cy - len(big) // 2
+    region = texture[y : y + len(big), x : x + len(big)]
+    alpha = (mask.astype(np.float32) / 255)[..., None]
+    region[:] = (alpha * big[..., None] + (1 - alpha) * region).astype(np.uint8)
 
 
 def _px(xy, to_px) -> tuple[int, int]:

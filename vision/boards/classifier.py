@@ -159,6 +159,20 @@ class Classifier:
     def ready(self) -> bool:
         return bool(self.known.any())
 
+    def carry(self, other: Classifier) -> None:
+        """Take every reference ``other`` (the same sites, another pose) learned: the
+        empty looks, the token colours, the light they were learned in and what
+        stays where."""
+        self.empty, self.known = other.empty.copy(), other.known.copy()
+        self.spread_empty = other.spread_empty
+        self.tokens = {k: v.copy() for k, v in other.tokens.items()}
+        self.spread = {k: v.copy() for k, v in other.spread.items()}
+        self.learned = {k: v.copy() for k, v in other.learned.items()}
+        self.paper = other.paper
+        self.kept, self.present = list(other.kept), set(other.present)
+        self._predicted.clear()
+        self._levels = None
+
     # --- learning ----------------------------------------------------------------------
 
     def learn(

@@ -49,7 +49,6 @@ class BoardReader:
     def __init__(self, game, lens: Lens):
         self.game = game
         self.look = looks.look_for(game)
-        self.lens = lens
         self.locator = Locator(game.board, lens)
         self.sites = sites_of(game.board, self.look)
         self.pose: Pose | None = None
@@ -62,6 +61,18 @@ class BoardReader:
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
         self.status = "unlocated"
+
+    @property
+    def lens(self) -> Lens:
+        """The lens frames are seen through: as given, or as fitted to the markers
+        when none was calibrated (``Locator``)."""
+        return self.locator.lens
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the board could not be found in the last frame looked at, in words a
+        referee page can show (markers seen, how well they fit, what to do)."""
+        return self.locator.refusal
 
     # --- set-up ------------------------------------------------------------------------
 
@@ -82,9 +93,14 @@ class BoardReader:
             anchor = np.array([[*s.xy, 0.0] for s in self.sites])
             if pose.moved_from(self.pose, self.lens, anchor) < MOVED_PX:
                 return True
+        learned = self.classifier
         self.pose = pose
         self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
+        if learned is not None:
+            # the board's look does not change when the camera is knocked: every
+            # reference learned so far serves the new pose
+            self.classifier.carry(learned)
         self.stillness = Stillness(
             self.lens.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
         )
@@ -148,10 +164,13 @@ class BoardReader:
 
     def _relocate(self, frame: np.ndarray) -> None:
         """Long blocked but still: perhaps the board or the camera moved. A new pose
-        means learning again, from the last position the referee confirmed."""
+        keeps every reference learned (``_use``) and is never taught from this frame:
+        the knock may have come during a move, so the frame may not show the last
+        position the referee confirmed. The board is read once it has been still for
+        a few frames in the new view."""
         old = self.pose
-        if self.locate(frame) and self.pose is not old and self.truth is not None:
-            self.learn(frame, self.truth)  # a new pose comes with a new classifier
+        if self.locate(frame) and self.pose is not old:
+            self.stillness.accept(frame)
 
     # --- geometry for stillness --------------------------------------------------------
 
