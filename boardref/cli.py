@@ -152,6 +152,9 @@ def simulate(
     ),
     echo_moves: bool = typer.Option(False, help="print each move the moment it is logged"),
     computer: str = typer.Option("", help="seats the computer plays, e.g. 1 or 0,2"),
+    mishap: str | None = typer.Option(
+        None, help="what goes wrong at the camera's table, e.g. 'camera bumped 2 degrees'"
+    ),
 ) -> None:
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     from boardref.simulate import simulate as run
@@ -162,7 +165,7 @@ def simulate(
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
     try:
         seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
-        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor)
+        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
     except (RulesError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -65,6 +65,8 @@ FPS = 10
 #: the camera scene's difficulty (vision.render.DIFFICULTY)
 SCENE = "easy"
 SCENE_TRIES = 5
+#: a camera knocked by a mishap is knocked after this many frames (a minute of play)
+BUMP_AFTER = 600
 
 
 @dataclass
@@ -98,8 +100,10 @@ class Rig:
     """The simulated board: the hall sensors on the simulated MCU and the real link,
     a rendered camera, or both, and a table, kept in step on a simulated clock."""
 
-    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str):
+    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str, mishap=None):
         self.clock = SimClock()
+        #: what goes wrong at the camera's table (``vision.mishaps.Mishaps``), or None
+        self.mishap = mishap
         self.game = referee.game
         self.cells = [cell.id for cell in self.game.board.cells]
         self.index = {cell: i for i, cell in enumerate(self.cells)}
@@ -138,12 +142,21 @@ class Rig:
 
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
-            renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+            if self.mishap is None:
+                renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+            else:
+                from vision.mishaps import staged_camera
+
+                renderer, lens = staged_camera(
+                    self.game, scene_seed, SCENE, FRAME_SIZE, self.mishap, BUMP_AFTER
+                )
             source = SyntheticSource(renderer, self._shown)
             camera = TableCamera(referee, source, reader_for(self.game, lens))
             self.under = self._underlays(start)
             learned = True
-            for truth in (dict.fromkeys(self.cells), self.game.observe(start)):
+            bare = self.mishap is None or self.mishap.bare_board
+            shown = ([dict.fromkeys(self.cells)] if bare else []) + [self.game.observe(start)]
+            for truth in shown:
                 self.tokens = truth
                 learned = learned and camera.learn(truth)
             if learned:
@@ -490,16 +503,25 @@ def simulate(
     on_commit=None,
     computer: tuple[int, ...] = (),
     sensor: str = "hall",
+    mishap: str | None = None,
 ) -> dict[str, Any]:
     """Play ``moves`` moves of random legal games; return the scores as a dict.
 
     With ``store_path`` the game is resumed from that log and kept there;
     ``on_commit(move_text)`` hears each move the moment it is in the log; the
     ``computer`` seats are played by the computer, carried out by the hands;
-    ``sensor`` is "hall", "camera" or "both".
+    ``sensor`` is "hall", "camera" or "both"; ``mishap`` names what goes wrong at the
+    camera's table (one of ``vision.mishaps.CONDITIONS``).
     """
     if sensor not in SENSORS:
         raise ValueError(f"sensor {sensor!r}: choose one of {', '.join(SENSORS)}")
+    mishaps = None
+    if mishap is not None:
+        from vision.mishaps import CONDITIONS
+
+        if mishap not in CONDITIONS or sensor == "hall":
+            raise ValueError(f"mishap {mishap!r}: with the camera, one of: {', '.join(CONDITIONS)}")
+        mishaps = CONDITIONS[mishap][1]
     pick = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="boardref-simulate-") as scratch:
         store = Store(store_path or Path(scratch) / "simulate.db")
@@ -515,7 +537,7 @@ def simulate(
                 referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
         started = time.perf_counter()
-        rig = Rig(referee, noise, seed, sensor)
+        rig = Rig(referee, noise, seed, sensor, mishaps)
         try:
             score = _play(rig, referee, Hands(rig, game, pick, sensor), pick, moves)
         finally:
@@ -529,6 +551,7 @@ def simulate(
         "seed": seed,
         "noise": noise,
         "sensor": sensor,
+        "mishap": mishap,
         "moves_played": score.moves_played,
         "committed": score.committed,
         "false_rejections": score.false_rejections,

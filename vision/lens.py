@@ -88,7 +88,7 @@ class Lens:
         matrix = self.matrix.copy()
         matrix[0] *= sx
         matrix[1] *= sy
-        return Lens(matrix, self.dist, size, self.rms_px)
+        return Lens(matrix, self.dist, size, self.rms_px, self.guessed)
 
     def project(self, points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray) -> np.ndarray:
         """Board points (N, 3) in mm to pixels (N, 2)."""

@@ -100,6 +100,9 @@ class Look:
     slots: dict[str, Slots]
     #: added to linear colour before the reader takes ratios (looks.toml ``dark_floor``)
     dark_floor: float = 0.01
+    #: how far (mm) players set a piece off its cell's centre (looks.toml
+    #: ``placement_mm``): the reader looks for each piece that far around
+    placement_mm: float = 0.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -146,6 +149,7 @@ def look_for(game) -> Look:
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
         float(entry.get("dark_floor", data()["dark_floor"])),
+        float(entry.get("placement_mm", 0.0)),
     )
 
 

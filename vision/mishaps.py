@@ -3,9 +3,11 @@ set down off their cell's centre, markers glued a little off their printed place
 a camera bumped (between moves or while a move is made), a lens nobody calibrated,
 a game started without showing the empty board first.
 
-``CONDITIONS`` names the set-ups ``make bench`` reads under; each draws its mishaps
-from the seed it is given, so tuning seeds and held-out seeds stay apart exactly as
-for the plain scenes. Describes mishaps only; drawing them is the renderer's job.
+``CONDITIONS`` names the set-ups ``make bench`` and ``boardref simulate --mishap``
+run under; each draws its mishaps from the seed it is given, so tuning seeds and
+held-out seeds stay apart exactly as for the plain scenes. ``Staged`` is the
+renderer of a table that suffers them as play goes on. The reader never imports
+this module.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import cv2
 import numpy as np
 
 from vision import looks
-from vision.render import Scene
+from vision.lens import Lens
+from vision.render import Renderer, Scene, random_scene
 
 
 @dataclass(frozen=True)
@@ -113,3 +116,46 @@ def bumped(scene: Scene, degrees: float, rng: np.random.Generator) -> Scene:
     rvec = cv2.Rodrigues(rotation)[0]
     tvec = knock @ scene.tvec
     return Scene(scene.lens, rvec, tvec, scene.pitch, scene.light)
+
+
+class Staged(Renderer):
+    """The renderer of a table that suffers ``mishaps`` as play goes on: each piece
+    set down off its centre (anew whenever its cell's token changes), the markers
+    glued off their places, and the camera knocked once, after ``bump_after``
+    frames: on a frame with a hand over the board for a bump during a move, else on
+    one without."""
+
+    def __init__(self, game, scene: Scene, seed: int, mishaps: Mishaps, bump_after: int = 0):
+        self.luck = np.random.default_rng([seed, 3])
+        glued = misplaced_markers(game.board, self.luck, mishaps.marker_mm, mishaps.marker_deg)
+        super().__init__(game, scene, seed, glued)
+        self.mishaps, self.bump_after = mishaps, bump_after
+        self.frames = 0
+        self.bumped = False
+        self._set_down: dict[str, tuple[float, float]] = {}
+        self._tokens: dict[str, str | None] = {}
+
+    def frame(self, tokens, hands=(), under=None, offsets=None) -> np.ndarray:
+        """``Renderer.frame`` with the pieces where they were set down."""
+        self.frames += 1
+        if (
+            self.mishaps.bump_deg
+            and not self.bumped
+            and self.frames > self.bump_after
+            and bool(hands) == self.mishaps.bump_in_move
+        ):
+            self.move_camera(bumped(self.scene, self.mishaps.bump_deg, self.luck))
+            self.bumped = True
+        changed = {c: t for c, t in tokens.items() if t != self._tokens.get(c)}
+        self._set_down.update(placement(changed, self.luck, self.mishaps.placement_mm))
+        self._tokens = dict(tokens)
+        return super().frame(tokens, hands, under, self._set_down if offsets is None else offsets)
+
+
+def staged_camera(game, seed: int, difficulty: str, size, mishaps: Mishaps, bump_after: int):
+    """A ``Staged`` renderer of ``game``'s board for ``seed`` and the lens the reader
+    is given: the scene's own, or only a guess from the frame size when the mishaps
+    leave the lens uncalibrated."""
+    scene = random_scene(game.board, seed, difficulty, size, **mishaps.lens_range())
+    lens = scene.lens if mishaps.calibrated else Lens.guess(scene.lens.size)
+    return Staged(game, scene, seed, mishaps, bump_after), lens

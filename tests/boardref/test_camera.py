@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from boardref.camera import TableCamera
+from boardref.panel.api import _camera_status
 from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
@@ -413,6 +414,8 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     shown["tokens"] = t.tokens()
     frames(5)
     assert camera.reader.status == "unlocated" and camera.reader.truth is None
+    # the referee page's diagnostics say why, in words
+    assert _camera_status(camera).startswith("unlocated: 0 of the board's 4 markers seen")
     assert camera.corner_cells() == ["a13", "y13", "y5", "a5"]
     cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(t.game.board)])
     clicks = view.lens.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]

@@ -16,7 +16,7 @@ from vision.boards.evaluate import BUMP_PATIENCE
 from vision.boards.reader import BoardReader
 from vision.lens import Lens
 from vision.locate import Locator, _corners
-from vision.mishaps import bumped, placement
+from vision.mishaps import Mishaps, bumped, placement, staged_camera
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -132,3 +132,44 @@ def test_vision_markers_gives_where_each_marker_goes():
     first = places[0]
     cell = board.cell(first["from_cell"])
     assert np.allclose(np.add(cell.xy, first["from_cell_mm"]), first["centre_mm"])
+
+
+def test_figures_set_down_4_mm_off_their_points_are_read_where_they_stand():
+    game, camera, reader, start = _learned("catch_the_hare", 14)
+    eye = camera.scene.position[:2]
+    aside = {}  # each figure 4 mm to its left as the camera sees it: off its probes
+    for cell, token in start.items():
+        if token is not None:
+            toward = np.subtract(game.board.cell(cell).xy, eye)
+            aside[cell] = tuple(4.0 * np.array([-toward[1], toward[0]]) / np.linalg.norm(toward))
+    seen = None
+    for _ in range(STILL_FRAMES + 1):
+        seen = reader.feed(camera.frame(start, offsets=aside))
+    assert seen is not None and seen.tokens == start
+
+
+def test_a_staged_table_sets_each_piece_down_anew_and_knocks_the_camera_once():
+    game = load_game("catch_the_hare")
+    mishaps = Mishaps(placement_mm=4.0, bump_deg=2.0, bump_in_move=True, calibrated=False)
+    renderer, lens = staged_camera(game, 5, "easy", (320, 180), mishaps, 2)
+    assert lens.guessed, "the reader is given no calibration"
+    start = game.observe(game.initial_state())
+    renderer.frame(start)
+    first = dict(renderer._set_down)
+    moved = dict(start, a1=None, c3="hunter")
+    pose = renderer.scene.rvec.copy()
+    renderer.frame(moved)  # no hand: a bump during a move waits for one
+    assert np.allclose(renderer.scene.rvec, pose)
+    renderer.frame(moved, ("c3",))
+    assert not np.allclose(renderer.scene.rvec, pose) and renderer.bumped
+    assert renderer._set_down["b1"] == first["b1"], "a piece left alone stays where it was"
+    assert renderer._set_down["c3"] != first.get("c3"), "a piece set down anew lands anew"
+
+
+def test_simulate_refuses_an_unknown_mishap_in_words():
+    result = CliRunner().invoke(
+        app, ["simulate", "--sensor", "camera", "--mishap", "a cat on the board"]
+    )
+    assert result.exit_code == 2
+    assert "mishap 'a cat on the board'" in result.output
+    assert "camera bumped 2 degrees" in result.output

@@ -77,6 +77,9 @@ SINGLE_COST = 30.0
 SINGLE_CANDIDATES = 3
 #: the darkest shadow a hat casts beside it (log of the light left)
 SHADOW = math.log(0.4)
+#: extra cost of a piece read a ring further off its cell's centre (-2 log of the
+#: odds it stands there rather than nearer)
+OFF_CENTRE = 1.0
 #: a site and this many of its nearest ones share their board level
 NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
@@ -120,6 +123,10 @@ class Classifier:
                 if sight is not None
                 else np.full((len(sites), len(stacks), len(look.probes)), TOP, np.int8)
             )
+        #: the extra cost of reading a piece at each offset the sampler looks at
+        rings = sight.rings if sight is not None else np.zeros(1)
+        self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
+        self.spots = np.array([s.spot is not None for s in sites])
         #: which probes the pieces standing on other sites hide from the camera
         self.hiding = None
         if sight is not None:
@@ -358,10 +365,14 @@ class Classifier:
     def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
         """Name the piece on each site, and join sites into cells. Read once, then
         again without the probes the pieces read hide (a tree in front of a cell seen
-        from low); the first reading says whether something unknown is in view."""
-        f = features / self._gain(paper)
-        board = np.log(f / self.empty)  # (S, K, 3)
-        ratio = np.log(f / self._level())
+        from low); the first reading says whether something unknown is in view.
+        ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
+        probes moved to where a piece set off its centre may stand (``Sampler``)."""
+        placed = features if features.ndim == 4 else features[None]
+        f = placed / self._gain(paper)
+        boards = np.log(f / self.empty)  # (O, S, K, 3)
+        ratios = np.log(f / self._level())
+        board, ratio = boards[0], ratios[0]
         groups = []
         for group, slot in ((~self.slotted, False), (self.slotted, True)):
             rows = np.flatnonzero(group)
@@ -374,7 +385,7 @@ class Classifier:
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
                 )
-            probes = self._costs(rows, board[rows], ratio[rows], slot)
+            probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:
@@ -495,6 +506,22 @@ class Classifier:
         if self.paper is None or not len(paper):
             return np.ones(3, np.float32)
         return np.median(paper / self.paper, axis=0)
+
+    def _placed(self, rows, boards, ratios, slot: bool) -> np.ndarray:
+        """``_costs`` with each piece where it stands: per site and reading, the
+        probes at whichever offset explains them best, an offset OFF_CENTRE more per
+        ring out; an empty site's reading where the probes stand (nothing moved), and
+        so every reading of a spot beside a crowded field's centre (moved, its probes
+        would find the hats beside it)."""
+        probes = np.stack([self._costs(rows, b, r, slot) for b, r in zip(boards, ratios)])
+        if len(probes) == 1:
+            return probes[0]
+        total = probes.sum(axis=3) + self.off_centre[:, None, None]
+        empty = [label is None for label, _ in self.readings[slot]]
+        total[1:, :, empty] = np.inf
+        total[1:, self.spots[rows]] = np.inf
+        best = total.argmin(axis=0)  # (sites, readings)
+        return np.take_along_axis(probes, best[None, ..., None], axis=0)[0]
 
     def _costs(self, rows, board, ratio, slot: bool) -> np.ndarray:
         """Cost (sites, hypotheses, probes): the squared distance, in spreads, of what

@@ -17,6 +17,9 @@ from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
 
+#: the rings of places a piece off its centre is looked for lie this far apart (mm):
+#: no place within the reach is more than about half of it from one of them
+RING_MM = 2.0
 #: points sampled per probe; their median is robust to a highlight or an edge
 POINTS = 12
 #: probe points look at the board at least this far (mm) from a printed line or mark
@@ -55,16 +58,21 @@ class Sampler:
         shape = (len(sites), len(look.probes), POINTS)
         #: each probe point on the board's axes (mm), and the camera's centre
         self.points, self.eye = pts.reshape(shape + (3,)), eye
+        #: where a piece set down off its centre may stand (mm), the centre first, and
+        #: the ring each lies on (0 the centre)
+        self.offsets, self.rings = placement_offsets(look.placement_mm)
         #: frame pixels per mm of the board near each site
         xy = np.array([(*s.xy, 0.0) for s in sites])
         self.px_per_mm = lens.matrix[0, 0] / np.linalg.norm(xy - eye, axis=1)
-        px = lens.project(pts, pose.rvec, pose.tvec)
+        moved = pts[None] + np.c_[self.offsets, np.zeros(len(self.offsets))][:, None]
+        px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
         px = np.round(px).astype(np.int64)
         inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-        self.visible = inside.reshape(shape).all(axis=(1, 2))
+        self.visible = inside.reshape((len(self.offsets),) + shape)[0].all(axis=(1, 2))
         px[:, 0] = np.clip(px[:, 0], 0, w - 1)
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
-        self.flat = (px[:, 1] * w + px[:, 0]).reshape(shape)
+        #: (offsets, sites, probes, points) each probe point's index in a flat frame
+        self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
         self.darkest = darkest_probes(look)
         self.linear = linear_levels(look)
         self.centres = lens.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
@@ -75,19 +83,34 @@ class Sampler:
         ]
         self.paper_flat = paper[:, 1] * w + paper[:, 0]
 
-    def features(self, frame: np.ndarray) -> np.ndarray:
+    def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
-        their darkest quarter."""
-        pixels = frame.reshape(-1, 3)[self.flat]
-        seen = np.median(pixels, axis=2)
+        their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
+        moved by each of ``offsets`` as well (the centre first)."""
+        pixels = frame.reshape(-1, 3)[self.flat if placed else self.flat[0]]
+        seen = np.median(pixels, axis=-2)
         if self.darkest.any():
-            dark = pixels[:, self.darkest]
-            seen[:, self.darkest] = np.partition(dark, DARKEST_RANK, axis=2)[:, :, DARKEST_RANK]
+            dark = pixels[..., self.darkest, :, :]
+            darkest = np.partition(dark, DARKEST_RANK, axis=-2)[..., DARKEST_RANK, :]
+            seen[..., self.darkest, :] = darkest
         return self.linear[seen.astype(np.uint8)]
 
     def paper(self, frame: np.ndarray) -> np.ndarray:
         """Linear colour (points, 3) of the plain board points."""
         return self.linear[frame.reshape(-1, 3)[self.paper_flat]]
+
+
+def placement_offsets(reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where a piece set down up to ``reach`` mm off its centre is looked for: the
+    centre and rings of six places out to the reach, RING_MM or less apart; and
+    each place's ring (0 the centre)."""
+    if reach <= 0:
+        return np.zeros((1, 2)), np.zeros(1, int)
+    rings = math.ceil(reach / RING_MM)
+    turns = np.radians(np.arange(0, 360, 60))
+    six = np.stack([np.cos(turns), np.sin(turns)], 1)
+    offsets = [np.zeros((1, 2))] + [six * reach * k / rings for k in range(1, rings + 1)]
+    return np.concatenate(offsets), np.repeat(np.arange(rings + 1), [1] + [6] * rings)
 
 
 def darkest_probes(look: Look) -> np.ndarray:

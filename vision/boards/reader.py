@@ -33,7 +33,7 @@ from vision.boards.sites import site_labels, sites_of
 from vision.lens import Lens
 from vision.locate import Locator, Pose
 from vision.observation import Observation
-from vision.stillness import ACCEPT_AFTER, Stillness
+from vision.stillness import ACCEPT_AFTER, STILL_FRAMES, Stillness
 
 #: a new pose this far (px) from the old one means the board or the camera moved
 MOVED_PX = 2.0
@@ -143,14 +143,17 @@ class BoardReader:
         t1 = time.perf_counter()
         self.timings["stillness"] += t1 - t0
         self.timed["stillness"] += 1
-        if state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
+        # still but unlike the board: a hand resting on it, or the camera knocked. Look
+        # for the markers as soon as it has been still a moment, and once more later
+        if state == "blocked" and self.stillness.blocked in (STILL_FRAMES, ACCEPT_AFTER // 2):
             self._relocate(frame)
         self.status = state
         if state != "still" or not self.classifier.ready:
             return None
-        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
+        placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
+        features = placed[0]
         t2 = time.perf_counter()
-        observation = self.classifier.classify(features, paper, self.sampler.visible)
+        observation = self.classifier.classify(placed, paper, self.sampler.visible)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
@@ -163,13 +166,17 @@ class BoardReader:
         return observation
 
     def _relocate(self, frame: np.ndarray) -> None:
-        """Long blocked but still: perhaps the board or the camera moved. A new pose
-        keeps every reference learned (``_use``) and is never taught from this frame:
-        the knock may have come during a move, so the frame may not show the last
+        """Blocked but still: perhaps the board or the camera moved. A new pose keeps
+        every reference learned (``_use``) and is never taught from this frame: the
+        knock may have come during a move, so the frame may not show the last
         position the referee confirmed. The board is read once it has been still for
-        a few frames in the new view."""
+        a few frames in the new view. A pose found with fewer markers than before is
+        no move: an arm resting over a marker."""
         old = self.pose
-        if self.locate(frame) and self.pose is not old:
+        pose = self.locator.locate(frame)
+        if pose is None or pose.markers < old.markers:
+            return
+        if self._use(pose) and self.pose is not old:
             self.stillness.accept(frame)
 
     # --- geometry for stillness --------------------------------------------------------

@@ -64,6 +64,11 @@ class CoasterSensor:
         self._mat_mask: np.ndarray | None = None
 
     @property
+    def refusal(self) -> str | None:
+        """Why the mat could not be found in the last frame looked at, in words."""
+        return self.coasters.locator.refusal
+
+    @property
     def pose(self):
         return self.coasters.pose
 
