@@ -37,6 +37,9 @@ from vision.stillness import ACCEPT_AFTER, STILL_FRAMES, Stillness
 
 #: a new pose this far (px) from the old one means the board or the camera moved
 MOVED_PX = 2.0
+#: ... and this far, found as soon as the view is still but unlike the board, that the
+#: camera was knocked (a hand over the board shifts a pose from few markers less)
+KNOCKED_PX = 5.0
 #: the band of table around the board that no piece covers and every arm crosses, mm
 SURROUND_MM = 60.0
 #: timing stages a reader reports, in order
@@ -89,10 +92,9 @@ class BoardReader:
     def _use(self, pose: Pose | None) -> bool:
         if pose is None:
             return False
-        if self.pose is not None and self.sampler is not None:
-            anchor = np.array([[*s.xy, 0.0] for s in self.sites])
-            if pose.moved_from(self.pose, self.lens, anchor) < MOVED_PX:
-                return True
+        moved = self.pose is None or self.sampler is None
+        if not moved and pose.moved_from(self.pose, self.lens, self._anchor()) < MOVED_PX:
+            return True
         learned = self.classifier
         self.pose = pose
         self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
@@ -145,8 +147,10 @@ class BoardReader:
         self.timed["stillness"] += 1
         # still but unlike the board: a hand resting on it, or the camera knocked. Look
         # for the markers as soon as it has been still a moment, and once more later
-        if state == "blocked" and self.stillness.blocked in (STILL_FRAMES, ACCEPT_AFTER // 2):
-            self._relocate(frame)
+        if state == "blocked" and self.stillness.blocked == STILL_FRAMES:
+            self._relocate(frame, KNOCKED_PX)
+        elif state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
+            self._relocate(frame, MOVED_PX)
         self.status = state
         if state != "still" or not self.classifier.ready:
             return None
@@ -165,21 +169,29 @@ class BoardReader:
         self._features = features, paper
         return observation
 
-    def _relocate(self, frame: np.ndarray) -> None:
+    def _relocate(self, frame: np.ndarray, least_px: float) -> None:
         """Blocked but still: perhaps the board or the camera moved. A new pose keeps
         every reference learned (``_use``) and is never taught from this frame: the
         knock may have come during a move, so the frame may not show the last
         position the referee confirmed. The board is read once it has been still for
         a few frames in the new view. A pose found with fewer markers than before is
-        no move: an arm resting over a marker."""
+        no move (an arm resting over a marker), nor one less than ``least_px`` away
+        (with a hand over the board, a marker's corners shift a little)."""
         old = self.pose
         pose = self.locator.locate(frame)
         if pose is None or pose.markers < old.markers:
+            return
+        if pose.moved_from(old, self.lens, self._anchor()) < least_px:
             return
         if self._use(pose) and self.pose is not old:
             self.stillness.accept(frame)
 
     # --- geometry for stillness --------------------------------------------------------
+
+    def _anchor(self) -> np.ndarray:
+        """The sites on the board (mm, z = 0), whose movement in the frame says how far
+        the board moved."""
+        return np.array([[*s.xy, 0.0] for s in self.sites])
 
     def _outline(self, margin: float = 0.0) -> np.ndarray:
         """The printed board's corners in the frame, ``margin`` mm beyond its edge."""
