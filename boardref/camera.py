@@ -1,8 +1,8 @@
-"""One table's camera at work: frames from a source (``hardware.camera_source``)
+"""One table's camera at work: frames from a source (``hardware.frame_source``)
 through the game's reader into the referee, and the referee's committed positions
 back to the reader so it keeps learning. A board game's reader is
-``vision.reader.BoardReader``; Hägar's coasters on their mat are read by
-``vision.coaster_sensor.CoasterSensor`` (``reader_for`` picks). The service and
+``vision.boards.reader.BoardReader``; Hägar's coasters on their mat are read by
+``vision.coasters.sensor.CoasterSensor`` (``reader_for`` picks). The service and
 ``boardref simulate`` both drive a ``TableCamera``.
 
 It passes things on and remembers the last frame for the referee page's snapshot; it
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from boardref.referee import Event, Referee, RefereeError
 from engines.words import words
-from hardware.camera_source import FrameSource
-from vision.reader import BoardReader
+from hardware.frame_source import FrameSource
+from vision.boards.reader import BoardReader
 
 log = logging.getLogger("boardref")
 
@@ -30,7 +30,7 @@ def reader_for(game, lens):
     """The reader of ``game``'s table through a camera with ``lens``: the coaster
     sensor for Hägar, the board reader for the board games."""
     if game.name == COASTER_GAME:
-        from vision.coaster_sensor import CoasterSensor
+        from vision.coasters.sensor import CoasterSensor
 
         return CoasterSensor(game, lens)
     return BoardReader(game, lens)
@@ -42,13 +42,13 @@ def rendered_camera(game, seed: int, difficulty: str, size: tuple[int, int]):
     from vision.render import Renderer, random_scene
 
     if game.name == COASTER_GAME:
-        from vision.coaster_render import CoasterRenderer
-        from vision.coasters import mat_board
+        from vision.coasters.mat import mat_board
+        from vision.coasters.render import CoasterRenderer
 
         scene = random_scene(mat_board(game), seed, difficulty, size)
-        return CoasterRenderer(game, scene, seed), scene.camera
+        return CoasterRenderer(game, scene, seed), scene.lens
     scene = random_scene(game.board, seed, difficulty, size)
-    return Renderer(game, scene, seed), scene.camera
+    return Renderer(game, scene, seed), scene.lens
 
 
 class TableCamera:
@@ -169,7 +169,7 @@ class TableCamera:
         return getattr(self.reader, "mat", self.reader.game.board)
 
     def _corners_key(self) -> str:
-        width, height = self.reader.camera.size
+        width, height = self.reader.lens.size
         return f"{self.reader.game.board.name} {width}x{height}"
 
     def _saved_corners(self) -> dict:

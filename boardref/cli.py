@@ -155,6 +155,9 @@ def simulate(
     ),
     echo_moves: bool = typer.Option(False, help="print each move the moment it is logged"),
     computer: str = typer.Option("", help="seats the computer plays, e.g. 1 or 0,2"),
+    mishap: str | None = typer.Option(
+        None, help="what goes wrong at the camera's table, e.g. 'camera bumped 2 degrees'"
+    ),
 ) -> None:
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     from boardref.simulate import simulate as run
@@ -165,7 +168,7 @@ def simulate(
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
     try:
         seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
-        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor)
+        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
     except (RulesError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -209,8 +212,8 @@ def vision_eval(
     difficulty: str = typer.Option("easy", help="easy or hard"),
 ) -> None:
     """Read rendered frames of random positions; JSON with the error rates and timings."""
-    from vision.coaster_eval import evaluate_coasters
-    from vision.evaluate import evaluate
+    from vision.boards.evaluate import evaluate
+    from vision.coasters.evaluate import evaluate_coasters
     from vision.render import DIFFICULTY
 
     if difficulty not in DIFFICULTY:
@@ -235,7 +238,7 @@ def vision_calibrate(
 ) -> None:
     """Calibrate the lens from chessboard photos; JSON with rms_px, camera_matrix,
     dist_coeffs, saved where the service loads it."""
-    from vision.camera import CalibrationError, calibrate, default_path, parse_pattern
+    from vision.lens import CalibrationError, calibrate, default_path, parse_pattern
 
     try:
         camera = calibrate(images, parse_pattern(pattern))
@@ -250,12 +253,14 @@ def vision_calibrate(
 @vision_app.command("markers")
 def vision_markers(
     game: str = typer.Option("sternhalma", help=f"one of: {', '.join(GAMES)}"),
-    out: Path = typer.Option(..., help="PNG to write (300 dpi: print at 100%)"),
+    out: Path | None = typer.Option(None, help="PNG to write (300 dpi: print at 100%)"),
 ) -> None:
-    """Write the sheet of the board's ArUco markers at true size."""
+    """Where the board's ArUco markers go (JSON: id, side, centre in mm, and from
+    the nearest corner cell); with --out, also the sheet to print them at true size."""
     from engines import load_game
-    from vision.coasters import mat_board
+    from vision.coasters.mat import mat_board
     from vision.drawings import marker_sheet
+    from vision.looks import marker_places
 
     try:
         loaded = load_game(game)
@@ -264,8 +269,11 @@ def vision_markers(
     except RulesError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    out.write_bytes(marker_sheet(board))
-    typer.echo(json.dumps({"game": game, "out": str(out)}))
+    found = {"game": game, "markers": marker_places(board)}
+    if out is not None:
+        out.write_bytes(marker_sheet(board))
+        found["out"] = str(out)
+    typer.echo(json.dumps(found))
 
 
 board_app = typer.Typer(

@@ -286,7 +286,7 @@ class Referee:
         self._fuse(at)
 
     def observe(self, observation, at: float) -> None:
-        """A camera observation (``vision.cells.Observation``) taken at ``at``; the
+        """A camera observation (``vision.observation.Observation``) taken at ``at``; the
         verdict weighs it against the legal outcomes (``_weigh``, ``fusion``)."""
         self._observation, self._observed_at = observation, at
         if self.sensor in (CAMERA, BOTH):

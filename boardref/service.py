@@ -42,7 +42,7 @@ from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
-from hardware.camera_source import CameraError, SyntheticSource, open_source
+from hardware.frame_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
 from hardware.wiring import Wiring, wiring_path
@@ -322,7 +322,7 @@ class Service:
             source.close()
             log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
             return
-        from vision.camera import default_path
+        from vision.lens import default_path
 
         corners = default_path().with_name("corners.json")
         self.camera = TableCamera(self.referee, source, reader, corners)
@@ -336,12 +336,12 @@ class Service:
                 raise CameraError("the synthetic camera is for --sim only")
             renderer, lens = rendered_camera(self.referee.game, 1, "easy", settings.size)
             return SyntheticSource(renderer, self._sim_view), lens
-        from vision.camera import CalibrationError, Camera, default_path
+        from vision.lens import CalibrationError, Lens, default_path
 
         source = open_source(settings.source, settings.size)
         path = settings.calibration or default_path()
         try:
-            lens = Camera.load(path) if path.exists() else Camera.guess(source.size)
+            lens = Lens.load(path) if path.exists() else Lens.guess(source.size)
         except CalibrationError as exc:
             source.close()
             raise CameraError(f"lens calibration {path}: {exc}") from None

@@ -66,6 +66,8 @@ FPS = 10
 #: the camera scene's difficulty (vision.render.DIFFICULTY)
 SCENE = "easy"
 SCENE_TRIES = 5
+#: a camera knocked by a mishap is knocked after this many frames (a minute of play)
+BUMP_AFTER = 600
 
 
 @dataclass
@@ -99,8 +101,10 @@ class Rig:
     """The simulated board: the hall sensors on the simulated MCU and the real link,
     a rendered camera, or both, and a table, kept in step on a simulated clock."""
 
-    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str):
+    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str, mishap=None):
         self.clock = SimClock()
+        #: what goes wrong at the camera's table (``vision.mishaps.Mishaps``), or None
+        self.mishap = mishap
         self.game = referee.game
         self.cells = [cell.id for cell in self.game.board.cells]
         self.index = {cell: i for i, cell in enumerate(self.cells)}
@@ -135,12 +139,19 @@ class Rig:
         then the start position. At ``FRAME_SIZE`` a scene now and then shows the
         markers too small to find; then the next scene is used (``scene_seed``)."""
         from boardref.camera import TableCamera, reader_for, rendered_camera
-        from hardware.camera_source import SyntheticSource
+        from hardware.frame_source import SyntheticSource
 
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
             try:
-                renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+                if self.mishap is None:
+                    renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
+                else:
+                    from vision.mishaps import staged_camera
+
+                    renderer, lens = staged_camera(
+                        self.game, scene_seed, SCENE, FRAME_SIZE, self.mishap, BUMP_AFTER
+                    )
             except KeyError:  # vision has no look for its pieces (the card game)
                 raise ValueError(
                     f"the camera cannot read {self.game.name} yet: it is played on the panel; "
@@ -150,7 +161,9 @@ class Rig:
             camera = TableCamera(referee, source, reader_for(self.game, lens))
             self.under = self._underlays(start)
             learned = True
-            for truth in (dict.fromkeys(self.cells), self.game.observe(start)):
+            bare = self.mishap is None or self.mishap.bare_board
+            shown = ([dict.fromkeys(self.cells)] if bare else []) + [self.game.observe(start)]
+            for truth in shown:
                 self.tokens = truth
                 learned = learned and camera.learn(truth)
             if learned:
@@ -448,7 +461,7 @@ class Hands:
         forbid there (not beside a laid one, or not meeting a like landscape, or a
         beer glass turned away from its seat), then take it back; True if the referee
         refused it, None when no coaster is in hand or no such lay exists."""
-        from vision.coasters import layout_of, mat_board
+        from vision.coasters.mat import layout_of, mat_board
 
         legal = {str(move) for move in self.game.placements(state)}
         if not legal:
@@ -497,16 +510,25 @@ def simulate(
     on_commit=None,
     computer: tuple[int, ...] = (),
     sensor: str = "hall",
+    mishap: str | None = None,
 ) -> dict[str, Any]:
     """Play ``moves`` moves of random legal games; return the scores as a dict.
 
     With ``store_path`` the game is resumed from that log and kept there;
     ``on_commit(move_text)`` hears each move the moment it is in the log; the
     ``computer`` seats are played by the computer, carried out by the hands;
-    ``sensor`` is "hall", "camera" or "both".
+    ``sensor`` is "hall", "camera" or "both"; ``mishap`` names what goes wrong at the
+    camera's table (one of ``vision.mishaps.CONDITIONS``).
     """
     if sensor not in SENSORS:
         raise ValueError(f"sensor {sensor!r}: choose one of {', '.join(SENSORS)}")
+    mishaps = None
+    if mishap is not None:
+        from vision.mishaps import CONDITIONS
+
+        if mishap not in CONDITIONS or sensor == "hall":
+            raise ValueError(f"mishap {mishap!r}: with the camera, one of: {', '.join(CONDITIONS)}")
+        mishaps = CONDITIONS[mishap][1]
     pick = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="boardref-simulate-") as scratch:
         store = Store(store_path or Path(scratch) / "simulate.db")
@@ -522,7 +544,7 @@ def simulate(
                 referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
         started = time.perf_counter()
-        rig = Rig(referee, noise, seed, sensor)
+        rig = Rig(referee, noise, seed, sensor, mishaps)
         try:
             score = _play(rig, referee, Hands(rig, game, pick, sensor), pick, moves)
         finally:
@@ -536,6 +558,7 @@ def simulate(
         "seed": seed,
         "noise": noise,
         "sensor": sensor,
+        "mishap": mishap,
         "moves_played": score.moves_played,
         "committed": score.committed,
         "false_rejections": score.false_rejections,

@@ -1,2 +1,4 @@
-"""Camera frames to per-cell observations (calibration, board localisation, cell
-classification, a synthetic renderer). Built by the vision issue; never decides a move."""
+"""Camera frames to per-cell observations. Shared parts: the lens (``lens``), the
+board's pose from its markers (``locate``), stillness, the pieces' looks and the
+synthetic renderer; the board games' pipeline in ``vision.boards``, Hägar's coasters
+in ``vision.coasters``. Never decides a move: the referee does."""

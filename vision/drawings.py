@@ -14,7 +14,7 @@ import numpy as np
 
 from engines.coasters import CORNERS
 from vision import looks
-from vision.reader import BoardReader
+from vision.boards.reader import BoardReader
 
 DPI = 300
 MM_PER_INCH = 25.4
@@ -105,15 +105,15 @@ def mat_overlay_png(sensor, frame: np.ndarray, observation=None) -> bytes:
     """The camera frame with Hägar's mat outlined and each spot's centre marked,
     named with the coaster read there, coloured by how sure the last reading was
     (its least sure field): a PNG for the referee page. ``sensor`` is a
-    ``vision.coaster_sensor.CoasterSensor``."""
+    ``vision.coasters.sensor.CoasterSensor``."""
     image = frame.copy()
     if sensor.pose is None:
         return _not_found(image, "mat")
-    pose, camera = sensor.pose, sensor.camera
+    pose, lens = sensor.pose, sensor.lens
     outline = np.round(sensor.outline()).astype(np.int32)
     cv2.polylines(image, [outline], True, (255, 255, 255), 2, cv2.LINE_AA)
     spots = sensor.mat.cells
-    centres = camera.project(np.array([[*c.xy, 0.0] for c in spots]), pose.rvec, pose.tvec)
+    centres = lens.project(np.array([[*c.xy, 0.0] for c in spots]), pose.rvec, pose.tvec)
     for spot, centre in zip(spots, centres):
         colour, text = SURE, ""
         if observation is not None:

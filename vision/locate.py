@@ -14,12 +14,14 @@ import numpy as np
 
 from engines.geometry import Board
 from vision import looks
-from vision.camera import Camera
+from vision.lens import Lens
 
 #: fewest markers that fix the board (each gives four corners)
 MIN_MARKERS = 2
 #: a pose whose markers reproject worse than this (px, RMS) is refused
 MAX_REPROJECTION_PX = 3.0
+#: without a calibration, the lens is fitted to the markers of this many frames
+LENS_VIEWS = 5
 
 
 @dataclass(frozen=True)
@@ -32,59 +34,98 @@ class Pose:
     error_px: float
     markers: int
 
-    def moved_from(self, other: Pose, camera: Camera, board_points: np.ndarray) -> float:
+    def moved_from(self, other: Pose, lens: Lens, board_points: np.ndarray) -> float:
         """How far (px, largest) the given board points moved between two poses."""
-        a = camera.project(board_points, self.rvec, self.tvec)
-        b = camera.project(board_points, other.rvec, other.tvec)
+        a = lens.project(board_points, self.rvec, self.tvec)
+        b = lens.project(board_points, other.rvec, other.tvec)
         return float(np.max(np.linalg.norm(a - b, axis=1)))
 
 
 class Locator:
     """Finds one board's markers in frames seen through one camera."""
 
-    def __init__(self, board: Board, camera: Camera):
-        self.board, self.camera = board, camera
+    def __init__(self, board: Board, lens: Lens):
+        self.board, self.lens = board, lens
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         self.detector = cv2.aruco.ArucoDetector(looks.dictionary(), params)
         self.corners = {m.id: _corners(m.xy, m.size) for m in looks.markers(board)}
+        #: why the last frame gave no pose, in words for the referee page; None if it did
+        self.refusal: str | None = None
+        #: without a calibration: the markers' corners (board, frame) of the frames
+        #: the lens is fitted to
+        self._views: list[tuple[np.ndarray, np.ndarray]] = []
 
     def locate(self, frame: np.ndarray) -> Pose | None:
-        """The board's pose in ``frame``, or None if too few markers are seen."""
+        """The board's pose in ``frame``, or None (``refusal`` says why)."""
+        board_pts, image_pts = self.markers_seen(frame)
+        if len(board_pts) < MIN_MARKERS:
+            self.refusal = (
+                f"{len(board_pts)} of the board's {len(self.corners)} markers seen; at least "
+                f"{MIN_MARKERS} are needed: check that nothing covers them, that they are "
+                "in the picture and lit without glare"
+            )
+            return None
+        board_pts, image_pts = np.concatenate(board_pts), np.concatenate(image_pts)
+        if self.lens.guessed:
+            self._fit_lens(board_pts, image_pts)
+        return self.from_points(board_pts, image_pts, len(board_pts) // 4)
+
+    def _fit_lens(self, board_pts: np.ndarray, image_pts: np.ndarray) -> None:
+        """No calibration: fit the lens to the markers' corners seen so far (the first
+        LENS_VIEWS frames the board is found in) and keep the fit once it explains
+        them well."""
+        self._views = [*self._views[-(LENS_VIEWS - 1) :], (board_pts, image_pts)]
+        fitted = self.lens.fitted(self._views)
+        if fitted is not None and fitted.rms_px <= MAX_REPROJECTION_PX / 2:
+            self.lens = fitted
+
+    def markers_seen(self, frame: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The board's markers found in ``frame``: per marker its corners on the board
+        (mm, z = 0) and in the frame (px)."""
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         found, ids, _ = self.detector.detectMarkers(grey)
-        if ids is None:
-            return None
         board_pts, image_pts = [], []
-        for marker, corners in zip(ids.ravel(), found):
+        for marker, corners in zip(ids.ravel() if ids is not None else (), found):
             if int(marker) in self.corners:
                 board_pts.append(self.corners[int(marker)])
                 image_pts.append(corners.reshape(4, 2))
-        if len(board_pts) < MIN_MARKERS:
-            return None
-        return self.from_points(
-            np.concatenate(board_pts), np.concatenate(image_pts), len(board_pts)
-        )
+        return board_pts, image_pts
 
     def from_points(self, board_pts: np.ndarray, image_pts: np.ndarray, markers: int = 0):
         """The pose from board points (mm, z = 0) and where they are in the frame."""
         obj = np.ascontiguousarray(board_pts, dtype=np.float64)
         img = np.ascontiguousarray(image_pts, dtype=np.float64).reshape(-1, 1, 2)
         ok, rvec, tvec = cv2.solvePnP(
-            obj, img, self.camera.matrix, self.camera.dist, flags=cv2.SOLVEPNP_IPPE
+            obj, img, self.lens.matrix, self.lens.dist, flags=cv2.SOLVEPNP_IPPE
         )
         if not ok:
+            self.refusal = "the markers seen give no pose: show more of them"
             return None
-        rvec, tvec = cv2.solvePnPRefineLM(
-            obj, img, self.camera.matrix, self.camera.dist, rvec, tvec
-        )
-        back = self.camera.project(obj, rvec, tvec)
+        rvec, tvec = cv2.solvePnPRefineLM(obj, img, self.lens.matrix, self.lens.dist, rvec, tvec)
+        back = self.lens.project(obj, rvec, tvec)
         error = float(np.sqrt(np.mean(np.sum((back - img.reshape(-1, 2)) ** 2, axis=1))))
         # the camera must look at the board from above: points given out of order
         # can fit a mirrored board seen from below
         above = -(cv2.Rodrigues(rvec)[0].T @ tvec)[2, 0] > 0
-        if error > MAX_REPROJECTION_PX or tvec[2, 0] <= 0 or not above:
+        if tvec[2, 0] <= 0 or not above:
+            self.refusal = "the points given put the camera under the board: give them in order"
             return None
+        if error > MAX_REPROJECTION_PX and not markers:
+            self.refusal = (
+                f"the clicked cells fit the board only to {error:.1f} px: click the centres "
+                "of the four corner cells, in order"
+            )
+            return None
+        if error > MAX_REPROJECTION_PX:
+            self.refusal = (
+                f"{markers} markers seen, but they fit the board only to {error:.1f} px "
+                f"(at most {MAX_REPROJECTION_PX:.0f}): calibrate the lens "
+                "(boardref vision calibrate-camera), or check that the markers are printed "
+                "at true size and glued flat where the marker sheet shows"
+            )
+            return None
+        self.refusal = None
         return Pose(rvec, tvec, error, markers)
 
     def from_corner_cells(self, image_points) -> Pose | None:

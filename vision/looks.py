@@ -100,6 +100,9 @@ class Look:
     slots: dict[str, Slots]
     #: added to linear colour before the reader takes ratios (looks.toml ``dark_floor``)
     dark_floor: float = 0.01
+    #: how far (mm) players set a piece off its cell's centre (looks.toml
+    #: ``placement_mm``): the reader looks for each piece that far around
+    placement_mm: float = 0.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -146,6 +149,7 @@ def look_for(game) -> Look:
         pieces,
         {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
         float(entry.get("dark_floor", data()["dark_floor"])),
+        float(entry.get("placement_mm", 0.0)),
     )
 
 
@@ -206,6 +210,28 @@ def markers(board: Board) -> tuple[Marker, ...]:
     bottom, top = min(ys) - reach, max(ys) + reach
     corners = [(left, top), (right, top), (right, bottom), (left, bottom)]
     return tuple(Marker(i, xy, size) for i, xy in enumerate(corners))
+
+
+def marker_places(board: Board) -> list[dict]:
+    """Where each marker goes, for the person gluing them: its id, side, centre on the
+    board's axes (mm, +x right, +y up, as the board file has them) and from the
+    nearest of the board's corner cells (``corner_cells``), which is easier to
+    measure from on a printed board. A marker turned so its own top points to the
+    board's top."""
+    corners = corner_cells(board)
+    places = []
+    for marker in markers(board):
+        cell = min(corners, key=lambda c: math.dist(c.xy, marker.xy))
+        places.append(
+            {
+                "id": marker.id,
+                "side_mm": round(marker.size, 1),
+                "centre_mm": [round(v, 1) for v in marker.xy],
+                "from_cell": cell.id,
+                "from_cell_mm": [round(m - c, 1) for m, c in zip(marker.xy, cell.xy)],
+            }
+        )
+    return places
 
 
 def corner_cells(board: Board) -> tuple[Cell, Cell, Cell, Cell]:

@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from vision import looks
-from vision.camera import Camera
-from vision.cells import crowd_layouts, crowd_spots
+from vision.boards.sites import crowd_layouts, crowd_spots
+from vision.lens import Lens
 from vision.looks import Look, Piece
 
 SIZE = (1280, 720)
@@ -72,7 +72,7 @@ DIFFICULTY = {
 class Scene:
     """One camera set-up over one board: lens, pose and light, all from a seed."""
 
-    camera: Camera
+    lens: Lens
     rvec: np.ndarray
     tvec: np.ndarray
     pitch: float
@@ -88,9 +88,10 @@ class Scene:
         return (-self.rotation.T @ self.tvec).ravel()
 
 
-def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene:
-    """A camera over ``board`` at a random pose, lens and lighting for ``seed``."""
-    spec = DIFFICULTY[difficulty]
+def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE, **ranges) -> Scene:
+    """A camera over ``board`` at a random pose, lens and lighting for ``seed``;
+    ``ranges`` replace the difficulty's (``hfov=(55, 75)``)."""
+    spec = {**DIFFICULTY[difficulty], **ranges}
     rng = np.random.default_rng(seed)
     u = lambda bounds: float(rng.uniform(*bounds))  # noqa: E731
     w, h = size
@@ -98,7 +99,7 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
     centre = (w / 2 + rng.normal(0, w * 0.01), h / 2 + rng.normal(0, h * 0.01))
     matrix = np.array([[f, 0, centre[0]], [0, f, centre[1]], [0, 0, 1]])
     dist = np.array([u(spec["k1"]), u(spec["k1"]) * 0.2, 0, 0, 0])
-    camera = Camera(matrix, dist, size)
+    lens = Lens(matrix, dist, size)
     left, bottom, right, top = looks.extent(board)
     target = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
     pitch = u(spec["pitch"])
@@ -109,7 +110,7 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
     distance = 4 * max(right - left, top - bottom)
     for _ in range(4):  # scale the distance until the board fills the frame as wished
         rvec, tvec = _look_at(target, pitch, azimuth, roll, distance)
-        px = camera.project(corners, rvec, tvec)
+        px = lens.project(corners, rvec, tvec)
         span = max((px[:, 0].max() - px[:, 0].min()) / w, (px[:, 1].max() - px[:, 1].min()) / h)
         off = max(
             np.abs(px[:, 0] - w / 2).max() / (w / 2), np.abs(px[:, 1] - h / 2).max() / (h / 2)
@@ -138,11 +139,11 @@ def random_scene(board, seed: int, difficulty: str = "easy", size=SIZE) -> Scene
         "jpeg": int(u(spec["jpeg"])),
         "shadow": (float(rng.uniform(-0.6, 0.6)), float(rng.uniform(-0.6, 0.6))),
     }
-    return Scene(camera, rvec, tvec, pitch, light)
+    return Scene(lens, rvec, tvec, pitch, light)
 
 
 def _look_at(target, pitch, azimuth, roll, distance):
-    """Camera at ``pitch`` degrees above the board, from ``azimuth``, aimed at ``target``."""
+    """Lens at ``pitch`` degrees above the board, from ``azimuth``, aimed at ``target``."""
     p, a = math.radians(pitch), math.radians(azimuth)
     toward = np.array([math.cos(a), math.sin(a), 0.0])  # from the camera's side to the board
     centre = target - distance * math.cos(p) * toward + np.array([0, 0, distance * math.sin(p)])
@@ -165,12 +166,14 @@ class Renderer:
     """Frames of one game's board seen in one scene. The empty board and the light
     are computed once; each frame adds pieces, shadows, hands and sensor noise."""
 
-    def __init__(self, game, scene: Scene, seed: int = 0):
+    def __init__(self, game, scene: Scene, seed: int = 0, misplaced: dict | None = None):
+        """``misplaced``: per marker id, (dx mm, dy mm, turn degrees) it was glued off
+        its place (``vision.mishaps.misplaced_markers``)."""
         self.game, self.scene = game, scene
         self.look: Look = looks.look_for(game)
         self.board = game.board
         self._seed(seed)
-        self._texture, self._to_texture = _board_texture(self.board, self.look)
+        self._texture, self._to_texture = _board_texture(self.board, self.look, misplaced)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
@@ -182,10 +185,15 @@ class Renderer:
         self.rng = np.random.default_rng(seed)
         self._noise_seeds = np.random.default_rng([seed, 1])
 
+    def move_camera(self, scene: Scene) -> None:
+        """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
+        self.scene = scene
+        self._base, self._light, self._plane = self._warp()
+
     # --- the static part ---------------------------------------------------------------
 
     def _warp(self):
-        cam, scene = self.scene.camera, self.scene
+        cam, scene = self.scene.lens, self.scene
         w, h = cam.size
         step = 8
         gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
@@ -243,13 +251,15 @@ class Renderer:
         tokens: dict[str, str | None],
         hands: tuple[str, ...] = (),
         under: dict[str, str] | None = None,
+        offsets: dict[str, tuple[float, float]] | None = None,
     ) -> np.ndarray:
         """A BGR frame of the board holding ``tokens`` (cell -> token, as
         ``game.observe`` gives) with the disks in ``under`` beneath the figures
-        (see ``underlays``), and a hand over each cell in ``hands``."""
+        (see ``underlays``), and a hand over each cell in ``hands``. ``offsets``:
+        per cell, how far (dx, dy mm) its pieces were set down off its centre."""
         image = self._base.copy()
         shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
-        solids = self._solids(tokens, under or {})
+        solids = self._solids(tokens, under or {}, offsets or {})
         if solids:  # shadows fall on the board, never on the pieces drawn over them
             self._shadows(shade, solids)
             image = self._dim(image, shade)
@@ -270,15 +280,16 @@ class Renderer:
             self._hand(image, shade, cell)
         return self._expose(image, shade)
 
-    def _solids(self, tokens, under) -> list[tuple[float, np.ndarray, Piece, float]]:
+    def _solids(self, tokens, under, offsets) -> list[tuple[float, np.ndarray, Piece, float]]:
         """(depth, base xy, piece, base height) of every piece to draw, far first."""
         solids = []
         for cell in self.board.cells:
             token = tokens.get(cell.id)
             if token is None:
                 continue
+            dx, dy = offsets.get(cell.id, (0.0, 0.0))
             for (x, y), piece, z in self._stack(cell, token, under.get(cell.id)):
-                solids.append((np.array([x, y]), piece, z))
+                solids.append((np.array([x + dx, y + dy]), piece, z))
         if not solids:
             return []
         bases = np.array([[*xy, z] for xy, _, z in solids])
@@ -317,7 +328,7 @@ class Renderer:
         """Each solid's shadow, on the plane it stands on (a disk's top for a figure
         on a disk)."""
         dx, dy = self.scene.light["shadow"]
-        cam = self.scene.camera
+        cam = self.scene.lens
         for _, xy, piece, base in solids:
             reach = piece.height * 0.6
             ring = self._ring((xy[0] + dx * reach, xy[1] + dy * reach), base, piece.radius * 1.1)
@@ -327,7 +338,7 @@ class Renderer:
 
     def _draw_solids(self, image, solids, covered: np.ndarray | None = None) -> None:
         """Draw ``solids`` in order; mark the pixels they cover in ``covered``."""
-        cam, scene = self.scene.camera, self.scene
+        cam, scene = self.scene.lens, self.scene
         for _, xy, piece, z in solids:
             rgb = np.array(piece.colour, dtype=np.float64)
             top_z = z + piece.height
@@ -360,7 +371,7 @@ class Renderer:
     def _hand(self, image, shade, cell_id: str) -> None:
         """A hand in a skin tone over ``cell_id``, its arm reaching in from the nearest
         side of the frame."""
-        rng, cam, scene = self.rng, self.scene.camera, self.scene
+        rng, cam, scene = self.rng, self.scene.lens, self.scene
         x, y = self.board.cell(cell_id).xy
         pts = cam.project(
             np.array([[x, y, HAND_HEIGHT], [x + 10, y, HAND_HEIGHT], [x, y + 10, HAND_HEIGHT]]),
@@ -463,9 +474,10 @@ def _bgr(rgb) -> tuple[int, int, int]:
     return b, g, r
 
 
-def _board_texture(board, look: Look):
+def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
-    texture pixels as ((scale_x, offset_x), (scale_y, offset_y))."""
+    texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
+    ``misplaced`` says (see ``Renderer``)."""
     left, bottom, right, top = looks.extent(board)
     span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
     s = min(TEXTURE_PX_PER_MM, 4000 / span)
@@ -513,16 +525,38 @@ def _board_texture(board, look: Look):
             for dx, dy in slots.offsets() if slots else ():
                 spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
                 cv2.circle(texture, spot, mm(3), _bgr(ring), -1, cv2.LINE_AA, 4)
-    dictionary = looks.dictionary()
     for marker in looks.markers(board):
-        side = int(round(marker.size * s))
-        quiet = int(round(marker.size * 0.2 * s))
-        cx, cy = _px(marker.xy, to_px)
-        x, y = cx - side // 2, cy - side // 2
-        texture[y - quiet : y + side + quiet, x - quiet : x + side + quiet] = 255
-        image = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
-        texture[y : y + side, x : x + side] = image[..., None]
+        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
+        _glue(texture, marker, (marker.xy[0] + dx, marker.xy[1] + dy), turn, to_px, s)
     return texture, to_px
+
+
+def _glue(texture, marker, xy, turn: float, to_px, s: float) -> None:
+    """``marker`` printed with its white quiet zone, centred at ``xy`` (mm) and turned
+    ``turn`` degrees anticlockwise, into ``texture``."""
+    side = int(round(marker.size * s))
+    quiet = int(round(marker.size * 0.2 * s))
+    patch = np.full((side + 2 * quiet,) * 2, 255, np.uint8)
+    patch[quiet : quiet + side, quiet : quiet + side] = cv2.aruco.generateImageMarker(
+        looks.dictionary(), marker.id, side
+    )
+    cx, cy = _px(xy, to_px)
+    if not turn:
+        x, y = cx - side // 2 - quiet, cy - side // 2 - quiet
+        texture[y : y + len(patch), x : x + len(patch)] = patch[..., None]
+        return
+    room = int(math.ceil(len(patch) * math.sqrt(2))) + 2
+    pad = (room - len(patch)) // 2
+    big = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    mask = cv2.copyMakeBorder(np.full_like(patch, 255), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
+    centre = ((len(big) - 1) / 2, (len(big) - 1) / 2)
+    spin = cv2.getRotationMatrix2D(centre, turn, 1.0)
+    big = cv2.warpAffine(big, spin, big.shape[::-1], flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(mask, spin, mask.shape[::-1], flags=cv2.INTER_LINEAR)
+    x, y = cx - len(big) // 2, cy - len(big) // 2
+    region = texture[y : y + len(big), x : x + len(big)]
+    alpha = (mask.astype(np.float32) / 255)[..., None]
+    region[:] = (alpha * big[..., None] + (1 - alpha) * region).astype(np.uint8)
 
 
 def _px(xy, to_px) -> tuple[int, int]:

@@ -430,7 +430,10 @@ def _camera_status(camera) -> str:
     """What the diagnostics say of the camera: none, why it fails, or the reader's state."""
     if camera is None:
         return "none"
-    return camera.failure or camera.reader.status
+    reader = camera.reader
+    if not camera.failure and reader.status == "unlocated" and reader.refusal:
+        return f"unlocated: {reader.refusal}"
+    return camera.failure or reader.status
 
 
 def table_camera(panel: ThePanel):

@@ -58,7 +58,7 @@ def test_the_referee_locates_the_board_by_clicking_its_corner_cells(table, brows
     board = load_game("sternhalma", 2).board
     scene = random_scene(board, 1, "easy", SIZE)
     cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(board)])
-    pixels = scene.camera.project(cells, scene.rvec, scene.tvec)
+    pixels = scene.lens.project(cells, scene.rvec, scene.tvec)
     box = picture.bounding_box()
     scale = box["width"] / SIZE[0]
     for n, (x, y) in enumerate(pixels[:3]):

@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 from boardref.camera import TableCamera
+from boardref.panel.api import _camera_status
 from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
-from hardware.camera_source import FolderSource, SyntheticSource
-from vision.cells import Observation
-from vision.reader import BoardReader
+from hardware.frame_source import FolderSource, SyntheticSource
+from vision.boards.reader import BoardReader
+from vision.observation import Observation
 from vision.render import Renderer, random_scene
 
 SETTLE = 0.3
@@ -178,7 +179,7 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
     t = Watched(store, CAMERA)
     shown = {"tokens": t.tokens(), "hands": ()}
     source = SyntheticSource(renderer, lambda: (shown["tokens"], shown["hands"], {}))
-    camera = TableCamera(t.referee, source, BoardReader(t.game, view.camera))
+    camera = TableCamera(t.referee, source, BoardReader(t.game, view.lens))
     assert camera.learn(t.tokens())
 
     def frames(n: int) -> None:
@@ -210,7 +211,7 @@ def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tm
     t = Watched(store, CAMERA)
     t.start()
     cv2.imwrite(str(tmp_path / "0.png"), renderer.frame(t.tokens()))
-    camera = TableCamera(t.referee, FolderSource(tmp_path), BoardReader(t.game, view.camera))
+    camera = TableCamera(t.referee, FolderSource(tmp_path), BoardReader(t.game, view.lens))
     assert camera.learn(t.tokens())
     before = (list(t.referee.log), t.referee.phase)
     assert not camera.step(t.now)
@@ -339,7 +340,7 @@ class Unmarked(SyntheticSource):
             h = marker.size * 0.75
             x, y = marker.xy
             corners = [[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]]
-            px = scene.camera.project(np.array(corners, float), scene.rvec, scene.tvec)
+            px = scene.lens.project(np.array(corners, float), scene.rvec, scene.tvec)
             self.patches.append(np.round(px).astype(np.int32))
 
     def read(self):
@@ -354,7 +355,7 @@ def _watched_camera(store, scene, shown, source=SyntheticSource, corners_file=No
     view, renderer = scene
     t = Watched(store, CAMERA)
     shows = lambda: (shown["tokens"], shown["hands"], {})  # noqa: E731
-    reader = BoardReader(t.game, view.camera)
+    reader = BoardReader(t.game, view.lens)
     camera = TableCamera(t.referee, source(renderer, shows), reader, corners_file)
 
     def frames(n: int) -> None:
@@ -413,9 +414,11 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     shown["tokens"] = t.tokens()
     frames(5)
     assert camera.reader.status == "unlocated" and camera.reader.truth is None
+    # the referee page's diagnostics say why, in words
+    assert _camera_status(camera).startswith("unlocated: 0 of the board's 4 markers seen")
     assert camera.corner_cells() == ["a13", "y13", "y5", "a5"]
     cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(t.game.board)])
-    clicks = view.camera.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]
+    clicks = view.lens.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]
     with pytest.raises(RefereeError, match="a13, y13, y5, a5, in that order"):
         camera.set_corners(clicks[::-1])
     camera.set_corners(clicks)
@@ -427,11 +430,11 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     # after a restart the saved clicks locate the board at once
     shown["tokens"] = t.tokens(t.referee.positions[-1])
     again = TableCamera(
-        t.referee, Unmarked(scene[1], camera.source.shows), BoardReader(t.game, view.camera), saved
+        t.referee, Unmarked(scene[1], camera.source.shows), BoardReader(t.game, view.lens), saved
     )
     assert again.reader.status == "located"
     saved.write_text("[1, 2")  # a damaged file is said and passed over
     assert (
-        TableCamera(t.referee, camera.source, BoardReader(t.game, view.camera), saved).reader.pose
+        TableCamera(t.referee, camera.source, BoardReader(t.game, view.lens), saved).reader.pose
         is None
     )

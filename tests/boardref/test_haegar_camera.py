@@ -1,5 +1,5 @@
 """Hägar's table read by the camera as the referee's sensor: rendered frames of the
-mat through ``vision.coaster_sensor.CoasterSensor`` and the ``TableCamera`` into the
+mat through ``vision.coasters.sensor.CoasterSensor`` and the ``TableCamera`` into the
 referee, which commits the lays and tokens it sees and refuses a coaster laid where
 the rules forbid; a hand over the mat is never read."""
 
@@ -12,9 +12,9 @@ import pytest
 from boardref.camera import TableCamera, reader_for, rendered_camera
 from boardref.referee import CAMERA, Referee
 from boardref.simulate import simulate
-from hardware.camera_source import SyntheticSource
-from vision.coaster_sensor import CoasterSensor
-from vision.coasters import mat_board
+from hardware.frame_source import SyntheticSource
+from vision.coasters.mat import mat_board
+from vision.coasters.sensor import CoasterSensor
 
 SETTLE = 0.3
 FPS = 10

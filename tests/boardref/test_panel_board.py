@@ -44,7 +44,9 @@ def sim_table(tmp_path):
 
 def test_the_board_tab_needs_the_referee(sim_table):
     service, _ = sim_table
-    stranger = TestClient(service.panel.app, client=("192.168.1.30", 5000), base_url="http://localhost")
+    stranger = TestClient(
+        service.panel.app, client=("192.168.1.30", 5000), base_url="http://localhost"
+    )
     assert stranger.get("/api/board/check").status_code == 403
 
 

@@ -14,8 +14,9 @@ from boardref.cli import app
 from engines import load_game
 from engines.chance import Stream
 from engines.players import random_playout
-from vision.coaster_render import CoasterRenderer
-from vision.coasters import CoasterReader, layout_of, mat_board
+from vision.coasters.mat import layout_of, mat_board
+from vision.coasters.reader import CoasterReader
+from vision.coasters.render import CoasterRenderer
 from vision.render import random_scene
 
 
@@ -23,7 +24,7 @@ from vision.render import random_scene
 def table():
     game = load_game("haegar")
     scene = random_scene(mat_board(game), 11, "easy")
-    return game, CoasterRenderer(game, scene, 11), scene.camera
+    return game, CoasterRenderer(game, scene, 11), scene.lens
 
 
 def _laid(coaster: str, turn: int, game) -> dict:

@@ -1,4 +1,4 @@
-"""Hägar's table as the referee's sensor (``vision.coaster_sensor``): observations in
+"""Hägar's table as the referee's sensor (``vision.coasters.sensor``): observations in
 ``game.observe``'s form with a confidence per field, nothing read while a hand is in
 view, a still table read once, and a change seen even when nothing moved enough for
 the stillness check."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from engines import load_game
-from vision.coaster_render import CoasterRenderer
-from vision.coaster_sensor import CoasterSensor
-from vision.coasters import mat_board
+from vision.coasters.mat import mat_board
+from vision.coasters.render import CoasterRenderer
+from vision.coasters.sensor import CoasterSensor
 from vision.render import random_scene
 
 
@@ -18,7 +18,7 @@ from vision.render import random_scene
 def table():
     game = load_game("haegar", players=2)
     scene = random_scene(mat_board(game), 11, "easy", (640, 360))
-    sensor = CoasterSensor(game, scene.camera)
+    sensor = CoasterSensor(game, scene.lens)
     camera = CoasterRenderer(game, scene, 11)
     bare = dict.fromkeys(cell.id for cell in game.board.cells)
     assert sensor.learn(camera.frame(bare), bare)

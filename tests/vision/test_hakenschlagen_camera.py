@@ -9,8 +9,8 @@ import numpy as np
 from engines import load_game
 from engines.chance import Stream
 from tests.vision.test_vision import _read
-from vision.evaluate import set_up
-from vision.reader import BoardReader
+from vision.boards.evaluate import set_up
+from vision.boards.reader import BoardReader
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -36,7 +36,7 @@ def test_a_figures_shadow_falls_on_the_disk_it_stands_on():
     # 10 mm from the centre: past the hare's foot and its blurred edge, on the disk
     # (13 mm); the dandelion's green and red (its blue is too dark to tell)
     points = np.array([[x, y, 3.0]] * 2) + np.c_[[toward * 10, -toward * 10], [0, 0]]
-    shadowed, sunlit = scene.camera.project(points, scene.rvec, scene.tvec)
+    shadowed, sunlit = scene.lens.project(points, scene.rvec, scene.tvec)
     assert (_patch(carried, shadowed)[1:] / _patch(bare, shadowed)[1:] < 0.95).all()
     assert np.allclose(_patch(carried, sunlit)[1:], _patch(bare, sunlit)[1:], rtol=0.05)
 
@@ -46,7 +46,7 @@ def _reader(seed: int, difficulty: str, stream: bytes):
     game = load_game("hakenschlagen")
     scene = random_scene(game.board, seed, difficulty)
     camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.camera)
+    reader = BoardReader(game, scene.lens)
     start = game.observe(set_up(game, Stream(stream)))
     bare = dict.fromkeys(start)
     assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)

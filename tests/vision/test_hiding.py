@@ -1,5 +1,5 @@
 """Which probes a piece on another site hides from the camera: the geometry of
-vision/hiding.py on two sites in a row, seen from low along the row and from above."""
+vision/boards/hiding.py on two sites in a row, seen from low along the row and from above."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vision.hiding import Hiding
+from vision.boards.hiding import Hiding
 from vision.looks import Piece
 
 TREE = Piece("tree", (20, 80, 30), "cone", 10.0, 26.0, stays=True)

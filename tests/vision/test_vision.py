@@ -18,11 +18,11 @@ from engines.chance import Stream
 from engines.errors import BoardFileError
 from engines.geometry import parse_board
 from vision import looks
-from vision.camera import Camera, calibrate
+from vision.boards.evaluate import random_position, set_up
+from vision.boards.reader import BoardReader
 from vision.drawings import marker_sheet, overlay_png
-from vision.evaluate import random_position, set_up
+from vision.lens import Lens, calibrate
 from vision.locate import Locator
-from vision.reader import BoardReader
 from vision.render import Renderer, random_scene, underlays
 from vision.stillness import STILL_FRAMES
 
@@ -33,7 +33,7 @@ def _set_up(name: str, seed: int, difficulty: str = "easy"):
     game = load_game(name)
     scene = random_scene(game.board, seed, difficulty)
     camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.camera)
+    reader = BoardReader(game, scene.lens)
     start = game.observe(game.initial_state())
     bare = dict.fromkeys(start)
     assert reader.learn(camera.frame(bare), bare)
@@ -53,7 +53,7 @@ def test_calibration_on_real_chessboard_photos_reprojects_below_half_a_pixel(tmp
     camera = calibrate([tmp_path.parent / p for p in PHOTOS], (9, 6))
     assert camera.rms_px < 0.5
     camera.save(tmp_path / "camera.json")
-    again = Camera.load(tmp_path / "camera.json")
+    again = Lens.load(tmp_path / "camera.json")
     assert np.allclose(again.matrix, camera.matrix) and again.size == (640, 480)
 
 
@@ -100,7 +100,7 @@ def test_every_game_reads_random_positions_from_its_set_up_exactly(name):
     game = load_game(name)
     scene = random_scene(game.board, 21)
     camera = Renderer(game, scene, 21)
-    reader = BoardReader(game, scene.camera)
+    reader = BoardReader(game, scene.lens)
     stream = Stream(b"vision test")
     begin = set_up(game, stream)
     start = game.observe(begin)
@@ -137,7 +137,7 @@ def test_a_hare_on_a_disk_is_read_as_the_hare():
     game = load_game("hakenschlagen")
     scene = random_scene(game.board, 24)
     camera = Renderer(game, scene, 24)
-    reader = BoardReader(game, scene.camera)
+    reader = BoardReader(game, scene.lens)
     begin = set_up(game, Stream(b"hare on a disk"))
     start = game.observe(begin)
     bare = dict.fromkeys(start)
@@ -180,21 +180,21 @@ def test_the_four_corner_cells_clicked_by_hand_find_the_pose_the_markers_find(na
     game = load_game(name)
     scene = random_scene(game.board, 4)
     frame = Renderer(game, scene).frame({})
-    locator = Locator(game.board, scene.camera)
+    locator = Locator(game.board, scene.lens)
     by_markers = locator.locate(frame)
     corners = np.array([[*c.xy, 0.0] for c in looks.corner_cells(game.board)])
-    clicks = scene.camera.project(corners, scene.rvec, scene.tvec)
+    clicks = scene.lens.project(corners, scene.rvec, scene.tvec)
     clicks += np.random.default_rng(4).uniform(-1.5, 1.5, clicks.shape)  # a hand's click
     by_hand = locator.from_corner_cells(clicks)
     cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
     assert by_markers is not None and by_hand is not None
-    assert by_hand.moved_from(by_markers, scene.camera, cells) < 4.0
+    assert by_hand.moved_from(by_markers, scene.lens, cells) < 4.0
     assert locator.from_corner_cells(clicks[::-1]) is None, "clicked in the wrong order"
 
 
 def test_an_empty_frame_finds_no_board():
     game = load_game("sternhalma")
-    reader = BoardReader(game, Camera.guess((1280, 720)))
+    reader = BoardReader(game, Lens.guess((1280, 720)))
     blank = np.full((720, 1280, 3), 128, np.uint8)
     assert reader.feed(blank) is None and reader.status == "unlocated"
     assert cv2.imdecode(np.frombuffer(overlay_png(reader, blank), np.uint8), 1) is not None

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from engines import load_game
-from vision.cells import crowd_layouts, crowd_spots, sites_of
+from vision.boards.reader import BoardReader
+from vision.boards.sites import crowd_layouts, crowd_spots, sites_of
 from vision.looks import look_for
-from vision.reader import BoardReader
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -18,7 +18,7 @@ def _camera(seed: int, difficulty: str = "easy"):
     game = load_game("fang_den_hut")
     scene = random_scene(game.board, seed, difficulty)
     camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.camera)
+    reader = BoardReader(game, scene.lens)
     start = game.observe(game.initial_state())
     bare = dict.fromkeys(start)
     assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)

@@ -1,7 +1,7 @@
 """The camera's lens: intrinsics and distortion, from a chessboard calibration or a
 guess, saved as JSON for the service; and projecting board points into the frame.
 
-Never opens a device (sources live in ``hardware.camera``).
+Never opens a device (frame sources live in ``hardware.frame_source``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,20 @@ SUBPIX_WINDOW = (11, 11)
 SUBPIX_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
 
 
+#: a lens fitted from marker corners needs this many points (four markers' corners)
+FIT_POINTS = 16
+#: plausible focal lengths for a fitted lens, in frame widths (about 150 to 15 degrees
+#: across), and the strongest first distortion term believed
+FOCAL_RANGE = (0.15, 4.0)
+K1_MOST = 0.6
+
+
 class CalibrationError(ValueError):
     """Calibration cannot be done or loaded; the message says why."""
 
 
 @dataclass(frozen=True)
-class Camera:
+class Lens:
     """A lens: ``matrix`` (3x3), ``dist`` (OpenCV distortion coefficients) and the
     image ``size`` (width, height) they belong to."""
 
@@ -31,16 +39,48 @@ class Camera:
     dist: np.ndarray
     size: tuple[int, int]
     rms_px: float | None = None
+    #: a first guess, not measured: the markers may tell better (``fitted``)
+    guessed: bool = False
 
     @classmethod
-    def guess(cls, size: tuple[int, int]) -> Camera:
+    def guess(cls, size: tuple[int, int]) -> Lens:
         """An uncalibrated camera: a 60-degree lens, centred, no distortion."""
         w, h = size
         f = w / (2 * np.tan(np.radians(30)))
         matrix = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], dtype=np.float64)
-        return cls(matrix, np.zeros(5), size)
+        return cls(matrix, np.zeros(5), size, guessed=True)
 
-    def scaled_to(self, size: tuple[int, int]) -> Camera:
+    def fitted(self, views: list[tuple[np.ndarray, np.ndarray]]) -> Lens | None:
+        """The lens that best explains ``views``: per frame, flat board points (mm,
+        z = 0) and where they are in it (px), such as the corners of a board's markers.
+        Only the focal length and the first distortion term are fitted (the centre
+        stays, pixels square): enough for a phone-style or wide camera to find a board
+        without a chessboard. None if the views cannot tell (too few points) or the
+        fit is implausible."""
+        objects = [np.ascontiguousarray(b, np.float32).reshape(-1, 3) for b, _ in views]
+        images = [np.ascontiguousarray(i, np.float32).reshape(-1, 1, 2) for _, i in views]
+        if sum(len(o) for o in objects) < FIT_POINTS:
+            return None
+        flags = (
+            cv2.CALIB_USE_INTRINSIC_GUESS
+            | cv2.CALIB_FIX_PRINCIPAL_POINT
+            | cv2.CALIB_FIX_ASPECT_RATIO
+            | cv2.CALIB_ZERO_TANGENT_DIST
+            | cv2.CALIB_FIX_K2
+            | cv2.CALIB_FIX_K3
+        )
+        try:
+            rms, matrix, dist, _, _ = cv2.calibrateCamera(
+                objects, images, self.size, self.matrix.copy(), np.zeros(5), flags=flags
+            )
+        except cv2.error:
+            return None
+        f, w = matrix[0, 0], self.size[0]
+        if not (FOCAL_RANGE[0] * w <= f <= FOCAL_RANGE[1] * w) or abs(dist.ravel()[0]) > K1_MOST:
+            return None
+        return Lens(matrix, dist.ravel(), self.size, float(rms))
+
+    def scaled_to(self, size: tuple[int, int]) -> Lens:
         """The same lens at another resolution of the same sensor area."""
         if size == self.size:
             return self
@@ -48,7 +88,7 @@ class Camera:
         matrix = self.matrix.copy()
         matrix[0] *= sx
         matrix[1] *= sy
-        return Camera(matrix, self.dist, size, self.rms_px)
+        return Lens(matrix, self.dist, size, self.rms_px, self.guessed)
 
     def project(self, points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray) -> np.ndarray:
         """Board points (N, 3) in mm to pixels (N, 2)."""
@@ -65,7 +105,7 @@ class Camera:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Camera:
+    def from_json(cls, data: dict) -> Lens:
         try:
             matrix = np.array(data["camera_matrix"], dtype=np.float64)
             dist = np.array(data["dist_coeffs"], dtype=np.float64)
@@ -81,7 +121,7 @@ class Camera:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: Path) -> Camera:
+    def load(cls, path: Path) -> Lens:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -100,7 +140,7 @@ def parse_pattern(text: str) -> tuple[int, int]:
     return across, down
 
 
-def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1.0) -> Camera:
+def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1.0) -> Lens:
     """Calibrate from photos of a chessboard with ``pattern`` inner corners.
 
     Photos where the pattern is not found are skipped; at least three must show it.
@@ -127,7 +167,7 @@ def calibrate(images: list[Path], pattern: tuple[int, int], square_mm: float = 1
             f"{len(images)} photos; calibration needs at least 3"
         )
     rms, matrix, dist, _, _ = cv2.calibrateCamera(objects, corners, size, None, None)
-    return Camera(matrix, dist.ravel(), size, float(rms))
+    return Lens(matrix, dist.ravel(), size, float(rms))
 
 
 def default_path() -> Path:

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision import looks
-from vision.coasters import coaster_mm, data, face, layout_of, mat_board, turned
+from vision.coasters.mat import coaster_mm, data, face, layout_of, mat_board, turned
 from vision.looks import Look, Piece
 from vision.render import Renderer, Scene, _board_texture
 

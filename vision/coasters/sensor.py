@@ -1,6 +1,6 @@
 """The camera as Hägar's sensor: frames of the table mat in, an ``Observation`` per
 table field out (``game.observe``'s tokens, with a confidence and ranked readings,
-as ``vision.reader.BoardReader`` gives for a board) whenever the view has been
+as ``vision.boards.reader.BoardReader`` gives for a board) whenever the view has been
 still and clear of hands for a few frames (``vision.stillness``).
 
 How sure a field is comes from how much better its spot's best picture fitted than
@@ -17,10 +17,11 @@ import cv2
 import numpy as np
 
 from engines.coasters import CORNERS
-from vision.camera import Camera
-from vision.cells import RANKED, Observation
-from vision.coasters import BARE, CoasterReader, coaster_mm, data
-from vision.reader import MOVED_PX, SURROUND_MM
+from vision.boards.reader import MOVED_PX, SURROUND_MM
+from vision.coasters.mat import coaster_mm, data
+from vision.coasters.reader import BARE, CoasterReader
+from vision.lens import Lens
+from vision.observation import RANKED, Observation
 from vision.stillness import ACCEPT_AFTER, Stillness
 
 #: misfits (``TableReading.fits``) this far apart make one picture e times likelier
@@ -46,10 +47,10 @@ CHANGED_PIXELS = 3
 class CoasterSensor:
     """Reads Hägar's table through one camera, as a referee's sensor."""
 
-    def __init__(self, game, camera: Camera):
+    def __init__(self, game, lens: Lens):
         self.game = game
-        self.camera = camera
-        self.coasters = CoasterReader(game, camera)
+        self.lens = lens
+        self.coasters = CoasterReader(game, lens)
         self.mat = self.coasters.mat
         self.stillness: Stillness | None = None
         #: the position the referee last committed (None until the first is learned)
@@ -61,6 +62,11 @@ class CoasterSensor:
         self._last: Observation | None = None
         self._last_view: np.ndarray | None = None
         self._mat_mask: np.ndarray | None = None
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the mat could not be found in the last frame looked at, in words."""
+        return self.coasters.locator.refusal
 
     @property
     def pose(self):
@@ -76,7 +82,7 @@ class CoasterSensor:
             return False
         pose = self.coasters.pose
         anchor = np.array([[*cell.xy, 0.0] for cell in self.mat.cells])
-        if self.stillness is None or pose.moved_from(old, self.camera, anchor) >= MOVED_PX:
+        if self.stillness is None or pose.moved_from(old, self.lens, anchor) >= MOVED_PX:
             self._watch()
         return True
 
@@ -84,9 +90,9 @@ class CoasterSensor:
         """A new view of the mat: a stillness check for it, and nothing read in it yet."""
         zone = self._zone()
         self.stillness = Stillness(
-            self.camera.size, self.outline(), [zone], self.outline(SURROUND_MM)
+            self.lens.size, self.outline(), [zone], self.outline(SURROUND_MM)
         )
-        w, h = self.camera.size
+        w, h = self.lens.size
         mask = np.zeros((h // 2, w // 2), np.uint8)
         cv2.fillConvexPoly(mask, np.round(zone / 2).astype(np.int32), 255)
         self._mat_mask = np.repeat(mask, 3, axis=1)  # each pixel's three channel values
@@ -206,7 +212,7 @@ class CoasterSensor:
     def outline(self, margin: float = 0.0) -> np.ndarray:
         """The spots' square in the frame, ``margin`` mm beyond its edge."""
         corners = np.c_[self._extent(margin), np.zeros(4)]
-        return self.camera.project(corners, self.pose.rvec, self.pose.tvec)
+        return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _zone(self) -> np.ndarray:
         """Where in the frame coasters and tokens can be: the spots' square up to the
@@ -214,7 +220,7 @@ class CoasterSensor:
         tallest = max(float(t["height"]) for t in data()["tokens"].values()) * 1.2
         square = self._extent(0.0)
         solid = np.concatenate([np.c_[square, np.zeros(4)], np.c_[square, np.full(4, tallest)]])
-        px = self.camera.project(solid, self.pose.rvec, self.pose.tvec).astype(np.float32)
+        px = self.lens.project(solid, self.pose.rvec, self.pose.tvec).astype(np.float32)
         return px[cv2.convexHull(px, returnPoints=False).ravel()]
 
 

@@ -3,19 +3,19 @@ view has been still and clear for a few frames.
 
 It locates the board by its markers once (and again when the board or camera moved),
 learns the look of empty cells and pieces from a known position, and reads cells
-through ``vision.cells``. It never decides whether a reading is a legal move: the
+through ``vision.boards.classifier``. It never decides whether a reading is a legal move: the
 referee does that with what it emits.
 
 >>> from engines import load_game
 >>> from vision.render import Renderer, random_scene
 >>> game = load_game("catch_the_hare")
 >>> scene = random_scene(game.board, seed=3)
->>> camera = Renderer(game, scene)
->>> reader = BoardReader(game, scene.camera)
+>>> table = Renderer(game, scene)
+>>> reader = BoardReader(game, scene.lens)
 >>> start = game.observe(game.initial_state())
->>> reader.learn(camera.frame(start), start)
+>>> reader.learn(table.frame(start), start)
 True
->>> readings = [reader.feed(camera.frame(start)) for _ in range(4)]
+>>> readings = [reader.feed(table.frame(start)) for _ in range(4)]
 >>> readings[-1].tokens == start
 True
 """
@@ -27,20 +27,19 @@ import time
 import numpy as np
 
 from vision import looks
-from vision.camera import Camera
-from vision.cells import (
-    UNEXPLAINED_SITES,
-    Classifier,
-    Observation,
-    Sampler,
-    site_labels,
-    sites_of,
-)
+from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
+from vision.boards.probes import Sampler
+from vision.boards.sites import site_labels, sites_of
+from vision.lens import Lens
 from vision.locate import Locator, Pose
-from vision.stillness import ACCEPT_AFTER, Stillness
+from vision.observation import Observation
+from vision.stillness import ACCEPT_AFTER, STILL_FRAMES, Stillness
 
 #: a new pose this far (px) from the old one means the board or the camera moved
 MOVED_PX = 2.0
+#: ... and this far, found as soon as the view is still but unlike the board, that the
+#: camera was knocked (a hand over the board shifts a pose from few markers less)
+KNOCKED_PX = 5.0
 #: the band of table around the board that no piece covers and every arm crosses, mm
 SURROUND_MM = 60.0
 #: timing stages a reader reports, in order
@@ -50,11 +49,10 @@ STAGES = ("stillness", "sample", "classify")
 class BoardReader:
     """Reads one game's board from the frames of one camera."""
 
-    def __init__(self, game, camera: Camera):
+    def __init__(self, game, lens: Lens):
         self.game = game
         self.look = looks.look_for(game)
-        self.camera = camera
-        self.locator = Locator(game.board, camera)
+        self.locator = Locator(game.board, lens)
         self.sites = sites_of(game.board, self.look)
         self.pose: Pose | None = None
         self.sampler: Sampler | None = None
@@ -66,6 +64,18 @@ class BoardReader:
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
         self.status = "unlocated"
+
+    @property
+    def lens(self) -> Lens:
+        """The lens frames are seen through: as given, or as fitted to the markers
+        when none was calibrated (``Locator``)."""
+        return self.locator.lens
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the board could not be found in the last frame looked at, in words a
+        referee page can show (markers seen, how well they fit, what to do)."""
+        return self.locator.refusal
 
     # --- set-up ------------------------------------------------------------------------
 
@@ -82,15 +92,19 @@ class BoardReader:
     def _use(self, pose: Pose | None) -> bool:
         if pose is None:
             return False
-        if self.pose is not None and self.sampler is not None:
-            anchor = np.array([[*s.xy, 0.0] for s in self.sites])
-            if pose.moved_from(self.pose, self.camera, anchor) < MOVED_PX:
-                return True
+        moved = self.pose is None or self.sampler is None
+        if not moved and pose.moved_from(self.pose, self.lens, self._anchor()) < MOVED_PX:
+            return True
+        learned = self.classifier
         self.pose = pose
-        self.sampler = Sampler(self.sites, self.look, self.camera, pose, self.game.board)
+        self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
+        if learned is not None:
+            # the board's look does not change when the camera is knocked: every
+            # reference learned so far serves the new pose
+            self.classifier.carry(learned)
         self.stillness = Stillness(
-            self.camera.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
+            self.lens.size, self._outline(), self._piece_zones(), self._outline(SURROUND_MM)
         )
         self.status = "located"
         return True
@@ -131,14 +145,19 @@ class BoardReader:
         t1 = time.perf_counter()
         self.timings["stillness"] += t1 - t0
         self.timed["stillness"] += 1
-        if state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
-            self._relocate(frame)
+        # still but unlike the board: a hand resting on it, or the camera knocked. Look
+        # for the markers as soon as it has been still a moment, and once more later
+        if state == "blocked" and self.stillness.blocked == STILL_FRAMES:
+            self._relocate(frame, KNOCKED_PX)
+        elif state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
+            self._relocate(frame, MOVED_PX)
         self.status = state
         if state != "still" or not self.classifier.ready:
             return None
-        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
+        placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
+        features = placed[0]
         t2 = time.perf_counter()
-        observation = self.classifier.classify(features, paper, self.sampler.visible)
+        observation = self.classifier.classify(placed, paper, self.sampler.visible)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
@@ -150,21 +169,36 @@ class BoardReader:
         self._features = features, paper
         return observation
 
-    def _relocate(self, frame: np.ndarray) -> None:
-        """Long blocked but still: perhaps the board or the camera moved. A new pose
-        means learning again, from the last position the referee confirmed."""
+    def _relocate(self, frame: np.ndarray, least_px: float) -> None:
+        """Blocked but still: perhaps the board or the camera moved. A new pose keeps
+        every reference learned (``_use``) and is never taught from this frame: the
+        knock may have come during a move, so the frame may not show the last
+        position the referee confirmed. The board is read once it has been still for
+        a few frames in the new view. A pose found with fewer markers than before is
+        no move (an arm resting over a marker), nor one less than ``least_px`` away
+        (with a hand over the board, a marker's corners shift a little)."""
         old = self.pose
-        if self.locate(frame) and self.pose is not old and self.truth is not None:
-            self.learn(frame, self.truth)  # a new pose comes with a new classifier
+        pose = self.locator.locate(frame)
+        if pose is None or pose.markers < old.markers:
+            return
+        if pose.moved_from(old, self.lens, self._anchor()) < least_px:
+            return
+        if self._use(pose) and self.pose is not old:
+            self.stillness.accept(frame)
 
     # --- geometry for stillness --------------------------------------------------------
+
+    def _anchor(self) -> np.ndarray:
+        """The sites on the board (mm, z = 0), whose movement in the frame says how far
+        the board moved."""
+        return np.array([[*s.xy, 0.0] for s in self.sites])
 
     def _outline(self, margin: float = 0.0) -> np.ndarray:
         """The printed board's corners in the frame, ``margin`` mm beyond its edge."""
         left, bottom, right, top = looks.extent(self.game.board)
         left, bottom, right, top = left - margin, bottom - margin, right + margin, top + margin
         corners = np.array([[left, bottom, 0], [right, bottom, 0], [right, top, 0], [left, top, 0]])
-        return self.camera.project(corners, self.pose.rvec, self.pose.tvec)
+        return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _piece_zones(self) -> list[np.ndarray]:
         """Per site, the frame area a piece there can cover (its solid with room)."""
@@ -176,7 +210,7 @@ class BoardReader:
         for site in self.sites:
             ring = np.stack([site.xy[0] + reach * np.cos(a), site.xy[1] + reach * np.sin(a)], 1)
             solid = np.concatenate([np.c_[ring, np.zeros(12)], np.c_[ring, np.full(12, height)]])
-            px = self.camera.project(solid, self.pose.rvec, self.pose.tvec)
+            px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones
 

@@ -22,9 +22,11 @@ import numpy as np
 
 from engines import load_game
 from engines.chance import Stream
-from vision.reader import STAGES, BoardReader
+from vision.boards.reader import STAGES, BoardReader
+from vision.lens import Lens
+from vision.mishaps import PLAIN, Mishaps, bumped, misplaced_markers, placement
 from vision.render import Renderer, random_scene, underlays
-from vision.stillness import STILL_FRAMES
+from vision.stillness import ACCEPT_AFTER, STILL_FRAMES
 
 #: positions read per scene before the camera, lens and light change
 PER_SCENE = 10
@@ -32,6 +34,9 @@ PER_SCENE = 10
 MAX_PLIES = 80
 #: most frequent (truth, read) mistakes listed in the result
 CONFUSIONS = 8
+#: clear frames the reader may take to read again after the camera was knocked (it
+#: waits for the view to settle, then finds the board anew)
+BUMP_PATIENCE = ACCEPT_AFTER + 4 * STILL_FRAMES
 
 
 def set_up(game, stream: Stream):
@@ -60,12 +65,19 @@ def random_position(game, start, rng: np.random.Generator, plies: int, stream: S
 
 
 def evaluate(
-    game_name: str, frames: int, seed: int, difficulty: str = "easy", players: int | None = None
+    game_name: str,
+    frames: int,
+    seed: int,
+    difficulty: str = "easy",
+    players: int | None = None,
+    mishaps: Mishaps = PLAIN,
 ) -> dict:
-    """Read ``frames`` positions; the figures as a JSON-able dict."""
+    """Read ``frames`` positions under ``mishaps``; the figures as a JSON-able dict."""
     cv2.setNumThreads(1)  # the time budget is for one core
     game = load_game(game_name, players)
     rng = np.random.default_rng(seed)
+    # the mishaps draw from their own generator: the plain scenes stay as they were
+    luck = np.random.default_rng([seed, 2])
     stream = Stream(f"vision eval {seed}".encode())
     cells = len(game.board.cells)
     wrong = exact = unlocated = hand_frames = hand_seen = 0
@@ -77,37 +89,57 @@ def evaluate(
     confusion: Counter[tuple[str | None, str | None]] = Counter()
     bare = dict.fromkeys(game.observe(game.initial_state()))
     reader = camera = begin = None
+    scenes = scenes_unlocated = bumps = 0
+    refusals: Counter[str] = Counter()
     for n in range(frames):
+        patience = STILL_FRAMES + 1
         if n % PER_SCENE == 0:
             _add_timings(reader, spent, timed)
             begin = set_up(game, stream)
             start = game.observe(begin)
             scene_seed = seed * 1000 + n // PER_SCENE
-            scene = random_scene(game.board, scene_seed, difficulty)
-            camera = Renderer(game, scene, scene_seed)
-            reader = BoardReader(game, _calibrated(scene.camera, rng, difficulty))
+            scene = random_scene(game.board, scene_seed, difficulty, **mishaps.lens_range())
+            glued = misplaced_markers(game.board, luck, mishaps.marker_mm, mishaps.marker_deg)
+            camera = Renderer(game, scene, scene_seed, glued)
+            lens = (
+                _calibrated(scene.lens, rng, difficulty)
+                if mishaps.calibrated
+                else Lens.guess(scene.lens.size)
+            )
+            reader = BoardReader(game, lens)
+            scenes += 1
+            set_out = placement(start, luck, mishaps.placement_mm)
             if not (
-                reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+                (not mishaps.bare_board or reader.learn(camera.frame(bare), bare))
+                and reader.learn(camera.frame(start, offsets=set_out), start)
             ):
+                scenes_unlocated += 1
+                refusals[reader.refusal or "?"] += 1
                 reader = None
+            truth, under, offsets = start, {}, set_out
+        elif mishaps.bump_deg and n % PER_SCENE == PER_SCENE // 2 and reader is not None:
+            camera.move_camera(bumped(camera.scene, mishaps.bump_deg, luck))
+            bumps += 1
+            patience = BUMP_PATIENCE
+            if not mishaps.bump_in_move:
+                # the board as it stood, seen from the knocked camera: the first
+                # still read after the bump is not counted
+                _read(reader, camera, truth, under, offsets, patience, [])
+                patience = STILL_FRAMES + 1
         state = random_position(game, begin, rng, int(rng.integers(1, MAX_PLIES)), stream)
         truth = game.observe(state)
         under = underlays(game, state)
+        offsets = placement(truth, luck, mishaps.placement_mm)
         if reader is None:
             unlocated += 1
             wrong += cells
             continue
         hand = [game.board.cells[int(rng.integers(cells))].id]
-        hand_frame = camera.frame(truth, tuple(hand), under)
+        hand_frame = camera.frame(truth, tuple(hand), under, offsets)
         for _ in range(STILL_FRAMES + 1):
             hand_frames += 1
             hand_seen += reader.feed(hand_frame) is not None
-        observation = None
-        for _ in range(STILL_FRAMES + 1):
-            frame = camera.frame(truth, (), under)
-            t = time.perf_counter()
-            observation = reader.feed(frame)
-            feed_ms.append((time.perf_counter() - t) * 1000)
+        observation = _read(reader, camera, truth, under, offsets, patience, feed_ms)
         if observation is None:
             unread += 1
             wrong += cells
@@ -130,6 +162,10 @@ def evaluate(
         "per_cell_error": round(wrong / (frames * cells), 6),
         "board_exact_rate": round(exact / frames, 4),
         "unlocated_scenes": unlocated,
+        "scenes": scenes,
+        "scenes_unlocated": scenes_unlocated,
+        "refusals": dict(refusals),
+        "bumps": bumps,
         "clear_frames_unread": unread,
         "confusions": [
             {"truth": t, "read": r, "cells": n} for (t, r), n in confusion.most_common(CONFUSIONS)
@@ -144,6 +180,21 @@ def evaluate(
     }
 
 
+def _read(reader, camera, truth, under, offsets, patience: int, feed_ms: list[float]):
+    """Feed clear frames of ``truth`` until the reader gives an observation after at
+    least STILL_FRAMES + 1 of them, or ``patience`` frames went by; the observation or
+    None. Each frame's time is added to ``feed_ms``."""
+    observation = None
+    for n in range(patience):
+        frame = camera.frame(truth, (), under, offsets)
+        t = time.perf_counter()
+        observation = reader.feed(frame)
+        feed_ms.append((time.perf_counter() - t) * 1000)
+        if observation is not None and n >= STILL_FRAMES:
+            break
+    return observation
+
+
 def _add_timings(reader, spent: dict, timed: dict) -> None:
     """Add one scene's reader's stage timings to the totals."""
     if reader is not None:
@@ -156,12 +207,10 @@ def _ms(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q * 100, method="higher")), 3) if values else None
 
 
-def _calibrated(camera, rng: np.random.Generator, difficulty: str):
+def _calibrated(lens: Lens, rng: np.random.Generator, difficulty: str):
     """The lens as a calibration would give it: the true one, off by a little."""
-    from vision.camera import Camera
-
     off = 0.005 if difficulty == "easy" else 0.01
-    matrix = camera.matrix.copy()
+    matrix = lens.matrix.copy()
     matrix[0, 0] *= 1 + rng.uniform(-off, off)
-    matrix[1, 1] = matrix[0, 0] * camera.matrix[1, 1] / camera.matrix[0, 0]
-    return Camera(matrix, camera.dist, camera.size)
+    matrix[1, 1] = matrix[0, 0] * lens.matrix[1, 1] / lens.matrix[0, 0]
+    return Lens(matrix, lens.dist, lens.size)

@@ -1,199 +1,27 @@
-"""Hägar's coasters seen by the camera. The table mat carries ArUco markers around its
-edge and a dot grid where coasters go (``vision/coasters.toml``); the reader
-finds the mat, then reads every spot of its grid: bare mat, or which coaster lies
-there at which quarter turn (and so the landscape of each quarter), and the token on
-each field of it. The result compares directly with ``game.observe``.
+"""Hägar's coasters seen by the camera: the reader finds the table mat by its
+markers, then reads every spot of its dot grid: bare mat, or which coaster lies there
+at which quarter turn (and so the landscape of each quarter), and the token on each
+field of it. The result compares directly with ``game.observe``.
 
-A coaster is known by its printed face (landscapes and symbols, drawn by ``face``
-from the engine's coaster data, the same picture the renderer prints). The reader
+A coaster is known by its printed face (``vision.coasters.mat.face``). The reader
 never imports the renderer and changes nothing it reads.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 
 import cv2
 import numpy as np
 
-from engines.coasters import CORNERS, Coaster
-from engines.geometry import Board, Cell, Marker
+from engines.coasters import CORNERS
 from vision import looks
-from vision.camera import Camera
+from vision.coasters.mat import LINEAR, coaster_mm, data, face, mat_board, rgb, turned
+from vision.lens import Lens
 from vision.locate import Locator, Pose
 
 #: the bare mat's place among the candidates a spot is compared with
 BARE = None
-_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
-
-
-@cache
-def data() -> dict:
-    text = (resources.files("vision") / "coasters.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
-def _rgb(name: str) -> tuple[int, int, int]:
-    colours = data()["colours"]
-    return tuple(colours[name]) if name in colours else looks.colour(name)
-
-
-def coaster_mm(game) -> float:
-    """A coaster's side: two fields of the table file's grid."""
-    return 2 * float(game.board.game["field_mm"])
-
-
-def mat_board(game) -> Board:
-    """The table mat as a board: a cell per spot within the mat's reach of the first
-    coaster's spot, and its markers around them."""
-    return _mat_board(game.board)
-
-
-@cache
-def _mat_board(table: Board) -> Board:
-    spec = data()["mat"]
-    side = 2 * float(table.game["field_mm"])
-    reach = int(spec["reach"])
-    centres = {
-        cell.zone: tuple(
-            np.mean([c.xy for c in table.cells if c.zone == cell.zone], axis=0).tolist()
-        )
-        for cell in table.cells
-        if cell.zone
-    }
-    limit = (reach + 0.01) * side
-    cells = tuple(
-        Cell(spot, xy, "spot")
-        for spot, xy in sorted(centres.items(), key=lambda kv: (-kv[1][1], kv[1][0]))
-        if abs(xy[0]) < limit and abs(xy[1]) < limit
-    )
-    size = float(spec["marker_mm"])
-    out = (reach + 0.5) * side + float(spec["marker_gap_mm"]) + size / 2
-    markers = tuple(Marker(i, (x * out, y * out), size) for i, (x, y) in enumerate(spec["markers"]))
-    return Board(f"{table.name}_mat", "the table mat", cells, (), {}, markers=markers)
-
-
-# --- what a coaster looks like ----------------------------------------------------------
-
-
-def face(coaster: Coaster, size_mm: float, px_per_mm: float) -> np.ndarray:
-    """The coaster's printed face seen from above, upright (its printed top edge at
-    the image's top), as an RGB image: each field in its landscape's colour with its
-    gold, skull, dice number and shield; a beer coaster's glass at its side."""
-    prints = data()["prints"]
-    n = int(round(size_mm * px_per_mm))
-    image = np.zeros((n, n, 3), np.uint8)
-    half = size_mm / 2
-
-    def px(x: float, y: float) -> tuple[int, int]:
-        # 16ths of a pixel: cv2 draws with shift=4 for sub-pixel places
-        return int(round((half + x) * px_per_mm * 16)), int(round((half - y) * px_per_mm * 16))
-
-    def disc(x: float, y: float, r: float, colour) -> None:
-        cv2.circle(image, px(x, y), int(round(r * px_per_mm * 16)), colour, -1, cv2.LINE_AA, 4)
-
-    for corner, (ox, oy) in CORNERS.items():
-        rows = slice((1 - oy) * n // 2, (2 - oy) * n // 2)  # north is the image's top
-        image[rows, ox * n // 2 : (ox + 1) * n // 2] = _rgb(coaster.fields[corner].landscape)
-    for corner, (ox, oy) in CORNERS.items():
-        printed = coaster.fields[corner]
-        sx, sy = 2 * ox - 1, 2 * oy - 1  # towards the field's outer corner
-        cx, cy = sx * half / 2, sy * half / 2
-        px_, py_ = cx + sx * prints["corner_mm"], cy + sy * prints["corner_mm"]
-        if printed.gold:
-            r = prints["gold_mm"]
-            disc(px_, py_, r, tuple(int(v * 0.7) for v in _rgb("gold")))
-            disc(px_, py_, r * 0.8, _rgb("gold"))
-        if printed.skull:
-            r = prints["skull_mm"]
-            disc(px_, py_, r, _rgb("skull"))
-            for eye in (-1, 1):
-                disc(px_ + eye * 0.38 * r, py_ + 0.15 * r, 0.28 * r, _rgb("skull_eyes"))
-        if printed.die is not None:
-            _die(image, px, disc, (px_, py_), printed.die, prints["die_mm"])
-        if printed.shield is not None:
-            _shield(image, px, (cx, cy), printed.shield, half, prints["shield_mm"])
-    if coaster.beer is not None:
-        r = prints["glass_mm"]
-        dx, dy = _SIDE_STEP[coaster.beer]
-        gx, gy = dx * (half - r - 2), dy * (half - r - 2)
-        disc(gx, gy, r, _rgb("glass"))
-        disc(gx + dx * 0.35 * r, gy + dy * 0.35 * r, 0.55 * r, _rgb("foam"))
-    return image
-
-
-#: a step of one towards each of SIDES (north, east, south, west), mm axes
-_SIDE_STEP = ((0, 1), (1, 0), (0, -1), (-1, 0))
-#: pips of a die face, in units of a third of its side from its centre
-_PIPS = {
-    1: [(0, 0)],
-    2: [(-1, 1), (1, -1)],
-    3: [(-1, 1), (0, 0), (1, -1)],
-    4: [(-1, 1), (1, 1), (-1, -1), (1, -1)],
-    5: [(-1, 1), (1, 1), (0, 0), (-1, -1), (1, -1)],
-    6: [(-1, 1), (1, 1), (-1, 0), (1, 0), (-1, -1), (1, -1)],
-}
-
-
-def _die(image, px, disc, centre, number: int, side: float) -> None:
-    x, y = centre
-    a, b = px(x - side / 2, y + side / 2), px(x + side / 2, y - side / 2)
-    cv2.rectangle(image, a, b, _rgb("die"), -1, cv2.LINE_AA, 4)
-    for i, j in _PIPS[number]:
-        disc(x + i * side / 3.4, y + j * side / 3.4, side / 11, _rgb("pips"))
-
-
-def _shield(image, px, field_centre, side: int, half: float, width: float) -> None:
-    """A shield on the middle of the field's outer edge ``side``, pointing inwards."""
-    dx, dy = _SIDE_STEP[side]
-    cx, cy = field_centre
-    ex, ey = (cx, dy * half) if dy else (dx * half, cy)
-    ax, ay = -dy, dx  # along the edge
-    w = width / 2
-
-    def at(along: float, inward: float) -> tuple[int, int]:
-        return px(ex + ax * along - dx * inward, ey + ay * along - dy * inward)
-
-    outline = [at(-w, 0), at(w, 0), at(w, 0.3 * width), at(0, 0.6 * width), at(-w, 0.3 * width)]
-    cv2.fillConvexPoly(image, np.array(outline, np.int32), _rgb("shield"), cv2.LINE_AA, 4)
-
-
-def turned(image: np.ndarray, turn: int) -> np.ndarray:
-    """An upright picture as it lies after ``turn`` quarter turns clockwise."""
-    return np.ascontiguousarray(np.rot90(image, -turn))
-
-
-# --- the table as observations ---------------------------------------------------------
-
-
-def turn_of(coaster: Coaster, corner: str, printed: str) -> int:
-    """The turn at which the coaster's ``printed`` corner lies at table ``corner``."""
-    return next(
-        t
-        for t in range(4)
-        if any(at == corner and p == printed for at, p, _ in coaster.on_table(t))
-    )
-
-
-def layout_of(game, seen: dict[str, str | None]):
-    """From a ``game.observe``-style dict: ``{spot: (coaster id, turn)}`` and
-    ``{field: token}``."""
-    spots: dict[str, tuple[str, int]] = {}
-    tokens: dict[str, str] = {}
-    for name, token in seen.items():
-        if token is None:
-            continue
-        printed, _, piece = token.partition(looks.JOIN)
-        coaster_id, printed_corner = printed.rsplit("_", 1)
-        spot, corner = name.rsplit("_", 1)
-        if corner == "sw":
-            spots[spot] = (coaster_id, turn_of(game.coasters[coaster_id], corner, printed_corner))
-        if piece:
-            tokens[name] = piece
-    return spots, tokens
 
 
 @dataclass(frozen=True)
@@ -248,10 +76,10 @@ class TableReading:
 class CoasterReader:
     """Reads one game's coasters on the mat through one camera."""
 
-    def __init__(self, game, camera: Camera):
-        self.game, self.camera = game, camera
+    def __init__(self, game, lens: Lens):
+        self.game, self.lens = game, lens
         self.mat = mat_board(game)
-        self.locator = Locator(self.mat, camera)
+        self.locator = Locator(self.mat, lens)
         self.pose: Pose | None = None
         spec = data()["reader"]
         self.patch = int(spec["patch_px"])
@@ -261,16 +89,14 @@ class CoasterReader:
         self.spots = tuple(cell.id for cell in self.mat.cells)
         self._candidates, self._references = self._pictures()
         self._tokens = (*game.colours, "gold")
-        self._token_colours = np.array(
-            [_LINEAR[np.array(_rgb(t))] for t in self._tokens], np.float32
-        )
+        self._token_colours = np.array([LINEAR[np.array(rgb(t))] for t in self._tokens], np.float32)
 
     def _pictures(self):
         """Every candidate (bare mat, then each coaster at each turn) as a linear
         patch, flattened."""
         fine = 4.0
         big = np.empty((int(round(self.side * fine)),) * 2 + (3,), np.uint8)
-        big[:] = _rgb("mat")
+        big[:] = rgb("mat")
         dot = data()["mat"]["dot_mm"] * fine
         centre = big.shape[0] // 2
         cv2.circle(big, (centre, centre), int(dot), looks.colour("board_line"), -1, cv2.LINE_AA)
@@ -283,7 +109,7 @@ class CoasterReader:
         small = [
             cv2.resize(p, (self.patch, self.patch), interpolation=cv2.INTER_AREA) for p in pictures
         ]
-        references = _LINEAR[np.stack(small)].reshape(len(small), -1)
+        references = LINEAR[np.stack(small)].reshape(len(small), -1)
         self._blocks = _blocks(references)
         return tuple(candidates), references
 
@@ -311,7 +137,7 @@ class CoasterReader:
         for spot in self.spots:
             x, y = self.mat.cell(spot).xy
             points.append(np.stack([gx + x, gy + y, np.zeros_like(gx)], -1).reshape(-1, 3))
-        px = self.camera.project(np.concatenate(points), pose.rvec, pose.tvec)
+        px = self.lens.project(np.concatenate(points), pose.rvec, pose.tvec)
         px = px.reshape(len(self.spots) * fine, fine, 2).astype(np.float32)
         spec = data()["reader"]
         angles = np.linspace(0, 2 * np.pi, 8, endpoint=False)
@@ -326,7 +152,7 @@ class CoasterReader:
                     np.column_stack([ring[:, 0] + fx, ring[:, 1] + fy, np.full(8, spec["probe_z"])])
                 )
         probes = np.concatenate(probes)
-        ring_px = self.camera.project(probes, pose.rvec, pose.tvec)
+        ring_px = self.lens.project(probes, pose.rvec, pose.tvec)
         # where the camera's ray through each probe point meets the coaster: what a
         # field with no token shows there
         eye = (-cv2.Rodrigues(pose.rvec)[0].T @ pose.tvec).ravel()
@@ -356,7 +182,7 @@ class CoasterReader:
         samples = cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
         p = self.patch
         pooled = cv2.resize(samples, (p, p * len(self.spots)), interpolation=cv2.INTER_AREA)
-        patches = _LINEAR[pooled[..., ::-1]].reshape(len(self.spots), p, p, 3)
+        patches = LINEAR[pooled[..., ::-1]].reshape(len(self.spots), p, p, 3)
         blocks = _blocks(patches)
         # the blocks tell which picture each spot shows; the camera's tone curve fitted
         # from those pairs recolours the pictures before the closer comparison
@@ -381,7 +207,7 @@ class CoasterReader:
         ]
         if not laid:
             return reading
-        rings = _LINEAR[frame[ring_px[:, 1], ring_px[:, 0], ::-1]].reshape(-1, 4, 8, 3)[laid]
+        rings = LINEAR[frame[ring_px[:, 1], ring_px[:, 0], ::-1]].reshape(-1, 4, 8, 3)[laid]
         seen = np.median(rings, axis=2) / gain[laid, None, None]
         laid_pictures = pictures[best[laid]].reshape(len(laid), -1, 3)
         under = laid_pictures[np.arange(len(laid))[:, None, None], landing[laid]]

@@ -179,7 +179,7 @@ class SyntheticSource(FrameSource):
     def __init__(self, renderer, shows):
         self.renderer = renderer
         self.shows = shows
-        self.size = renderer.scene.camera.size
+        self.size = renderer.scene.lens.size
 
     def read(self) -> np.ndarray | None:
         tokens, hands, under = self.shows()

@@ -4,7 +4,7 @@ where coasters lie, which coaster at which turn, the landscape of each quarter, 
 the tokens. Each scene (camera pose, lens, light) shows ``PER_SCENE`` layouts, each
 a random moment of its own random game, first with a hand over one of its coasters
 (a reading of that frame must not be clear) and then clear. The referee's sensor
-(``vision.coaster_sensor``) watches the same layouts as a still table: the hand's
+(``vision.coasters.sensor``) watches the same layouts as a still table: the hand's
 frame, then ``WATCHED`` frames of the layout (fresh sensor noise each), timed per
 frame once the first has been read. Seeds from ``render.HELD_OUT`` on are the
 held-out set. Measures only; changes nothing it reads.
@@ -21,10 +21,11 @@ import numpy as np
 from engines import load_game
 from engines.chance import Stream
 from engines.players import random_playout
-from vision.coaster_render import CoasterRenderer
-from vision.coaster_sensor import CoasterSensor
-from vision.coasters import CoasterReader, layout_of, mat_board
-from vision.evaluate import PER_SCENE, _calibrated, _ms
+from vision.boards.evaluate import PER_SCENE, _calibrated, _ms
+from vision.coasters.mat import layout_of, mat_board
+from vision.coasters.reader import CoasterReader
+from vision.coasters.render import CoasterRenderer
+from vision.coasters.sensor import CoasterSensor
 from vision.render import random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -53,7 +54,7 @@ def evaluate_coasters(
             scene_seed = seed * 1000 + n // PER_SCENE
             scene = random_scene(mat_board(game), scene_seed, difficulty)
             renderer = CoasterRenderer(game, scene, scene_seed)
-            lens = _calibrated(scene.camera, rng, difficulty)
+            lens = _calibrated(scene.lens, rng, difficulty)
             reader, sensor = CoasterReader(game, lens), CoasterSensor(game, lens)
         states = random_playout(game, game.initial_state(), pick, stream)
         truth = game.observe(pick.choice(states))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engines import load_game
-from hardware.camera_source import (
+from hardware.frame_source import (
     CameraError,
     DeviceSource,
     FolderSource,

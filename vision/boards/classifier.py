@@ -1,0 +1,649 @@
+"""Cells to tokens: normalise each probe by what the empty cell looks like under the
+same light, and name the piece on each site with a confidence, every site's reading
+chosen together (a single piece on one site, what stays where it stood).
+
+Empty references and token colours are learned from a known position (the start
+position when a game starts, each committed position after that); tokens never seen
+yet start from their colours in ``vision/looks.toml``. Classifies only; whether the
+frame is still enough to read is ``vision.stillness``'s business.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from vision import looks
+from vision.boards.crowds import Crowds
+from vision.boards.hiding import Hiding
+from vision.boards.probes import darkest_probes, linear_levels
+from vision.boards.sight import (
+    ANY,
+    BEYOND,
+    BOARD,
+    EDGE,
+    SEES_ANY,
+    SEES_BEYOND,
+    SEES_BOARD,
+    SEES_PAST,
+    SEES_SHADED_BOARD,
+    SEES_SHADED_TOKEN,
+    SEES_TOKEN,
+    SIDE,
+    TOP,
+    UNSEEN_COST,
+    Past,
+    Shaded,
+    hypotheses,
+    stacks_of,
+    views,
+)
+from vision.boards.sites import Site
+from vision.looks import JOIN, Look
+from vision.observation import RANKED, Observation
+
+#: spreads of log colour ratios: floor and ceiling of learned ones, and an unlearned one
+SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.12, 0.35, 0.3
+#: the floor of a spread learned from a single sample (shrinking with more)
+SPREAD_FEW = 0.2
+#: spread of a site's empty look borrowed from its neighbours (never seen empty)
+SPREAD_BORROWED = 0.3
+#: a probe's cost is capped so one odd probe cannot outvote the others entirely
+COST_CAP = 200.0
+#: a figure's shadow beside it, or its own side hiding the points behind it, leaves
+#: a ``darkest`` probe around it at most this much of the light (log) of what lies
+#: there: a figure on a disk of its own colour, seen from straight above
+SHADE_MOST = math.log(0.8)
+#: ... though it may not (a white figure's side under a flash, its shadow behind it):
+#: a figure costs at most this much through a ``darkest`` probe
+SHADE_CAP = 2 * UNSEEN_COST
+#: a site whose best reading costs more than this shows nothing the reader knows
+#: (a finger, a sleeve); this many such sites and the frame is not read
+UNEXPLAINED_COST = 120.0
+UNEXPLAINED_SITES = 3
+#: extra cost of a reading with a figure on a disk (-2 log of its prior odds)
+STACK_COST = 4.0
+#: extra cost of a reading that moves a piece that ``stays`` (looks.toml) from where the
+#: last known position had it, or puts one where it had none (-2 log of the odds that
+#: one was knocked off or misplaced since: about one in 400)
+MOVED_COST = 12.0
+#: extra cost of a ``single`` piece read on a cell other than the one that looks most
+#: like it (-2 log of its odds: none; the most it may look unlike it and still be
+#: read there)
+SINGLE_COST = 30.0
+#: the cells looked at for each single piece when the best places for all are chosen
+SINGLE_CANDIDATES = 3
+#: the darkest shadow a hat casts beside it (log of the light left)
+SHADOW = math.log(0.4)
+#: extra cost of a piece read a ring further off its cell's centre (-2 log of the
+#: odds it stands there rather than nearer)
+OFF_CENTRE = 1.0
+#: a site and this many of its nearest ones share their board level
+NEIGHBOURS = 7
+#: weight of the newest sample when a reference is refreshed
+REFRESH = 0.3
+#: how the top face and the side of a solid are shaded relative to its colour in
+#: looks.toml, for a piece not learned yet (the side gets less of the light from above)
+TOP_SHADE, SIDE_SHADE = 0.95, 0.62
+
+
+class Classifier:
+    """Learned references for one pose: empty sites per probe, token colours.
+
+    ``sight`` is the ``Sampler`` of the pose (its probes' points, the camera's centre
+    and scale): with it a piece's colour is learned and predicted apart for probes
+    that see its top and its side (without it, all as its top), and not from probes
+    that see the rim between them."""
+
+    def __init__(self, sites: list[Site], look: Look, centres: np.ndarray, sight=None):
+        self.sites, self.look = sites, look
+        self.centres = centres
+        slots = np.array([s.slot is not None for s in sites])
+        self.slotted = slots
+        #: every reading a site can have, with what each probe sees then: for the plain
+        #: sites (False) and a home field's spots (True)
+        self.readings = {slot: hypotheses(look, slot) for slot in (False, True)}
+        #: the fields several hats may share (needs the probes' points and the camera)
+        self.crowds = (
+            Crowds(sites, look, sight.points, sight.eye)
+            if sight is not None and any(s.spot is not None for s in sites)
+            else None
+        )
+        #: per hypothesis list: (sites, hypotheses, probes) TOP, SIDE or EDGE, and the
+        #: pieces each hypothesis stands on a site
+        self.view: dict[int, np.ndarray] = {}
+        self.stacks: dict[int, list[list]] = {}
+        for slot in (False, True):
+            stacks = [stack for _, stack in stacks_of(look, slot)]
+            self.stacks[slot] = stacks
+            self.view[slot] = (
+                views(look, stacks, sites, sight)
+                if sight is not None
+                else np.full((len(sites), len(stacks), len(look.probes)), TOP, np.int8)
+            )
+        #: the extra cost of reading a piece at each offset the sampler looks at
+        rings = sight.rings if sight is not None else np.zeros(1)
+        self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
+        self.spots = np.array([s.spot is not None for s in sites])
+        #: which probes the pieces standing on other sites hide from the camera
+        self.hiding = None
+        if sight is not None:
+            xy = np.array([s.xy for s in sites])
+            self.hiding = Hiding(sight, xy, [s.cell for s in sites])
+        #: per token: (sites, probes) what each probe sees of it standing alone
+        self.alone = {
+            label: self.view[False][:, h]
+            for h, (label, stack) in enumerate(stacks_of(look, False))
+            if len(stack) == 1
+        }
+        self.darkest = darkest_probes(look)
+        self.linear = linear_levels(look)
+        self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
+        self.known = np.zeros(len(sites), bool)
+        self.spread_empty = 0.12
+        #: per token and channel (a probe through the TOP, then the same through the
+        #: SIDE): mean log colour ratio, its spread, whether learned
+        self.tokens: dict[str, np.ndarray] = {}
+        self.spread: dict[str, np.ndarray] = {}
+        self.learned: dict[str, np.ndarray] = {}
+        #: the plain board points as first learned: the light the references are in
+        self.paper: np.ndarray | None = None
+        self._predicted: dict = {}
+        self._levels: np.ndarray | None = None
+        #: each site and its nearest neighbours in the frame
+        distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+        self.near = np.argsort(distance, axis=1)[:, :NEIGHBOURS]
+        #: sites the last frame showed something unknown on
+        self.unexplained = 0
+        #: per site the piece that stays there as last known ("" none, None unknown),
+        #: and the pieces the last known position holds
+        self.kept: list[str | None] = [None] * len(sites)
+        self.present: set[str] = set()
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.known.any())
+
+    def carry(self, other: Classifier) -> None:
+        """Take every reference ``other`` (the same sites, another pose) learned: the
+        empty looks, the token colours, the light they were learned in and what
+        stays where."""
+        self.empty, self.known = other.empty.copy(), other.known.copy()
+        self.spread_empty = other.spread_empty
+        self.tokens = {k: v.copy() for k, v in other.tokens.items()}
+        self.spread = {k: v.copy() for k, v in other.spread.items()}
+        self.learned = {k: v.copy() for k, v in other.learned.items()}
+        self.paper = other.paper
+        self.kept, self.present = list(other.kept), set(other.present)
+        self._predicted.clear()
+        self._levels = None
+
+    # --- learning ----------------------------------------------------------------------
+
+    def learn(
+        self, features: np.ndarray, paper: np.ndarray, labels: list[str | None], fresh: bool
+    ) -> None:
+        """Take ``labels`` (per site) as the truth of ``features``: refresh the empty
+        references and token colours (``fresh``: forget what was learned before).
+        ``paper`` is the plain board seen in the same frame."""
+        self._predicted.clear()
+        self._levels = None
+        if fresh or self.paper is None:
+            self.paper = paper
+        features = features / self._gain(paper)
+        empty = np.array([label is None for label in labels])
+        weight = 1.0 if fresh else REFRESH
+        if fresh:
+            self.known[:] = False
+            self.kept = [None] * len(self.sites)
+        self._remember(labels)
+        # a probe a piece on another site hides shows that piece: nothing learned there
+        hidden, beyond = self._hidden_by(labels)
+        seen = ~(hidden | beyond)
+        renew = (empty & self.known)[:, None] & seen
+        self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
+        self.empty[empty & ~self.known] = features[empty & ~self.known]
+        self.known |= empty
+        self._fill_unknown()
+        if empty.any():
+            self.spread_empty = _spread(np.log(features / self.empty)[empty[:, None] & seen])
+        ratio = np.log(features / self._level())
+        for token in {label for label in labels if label in self.look.pieces}:
+            probes = self._own_probes(token)
+            # only where the empty cell was seen does the ratio say what the piece adds
+            rows = [i for i, label in enumerate(labels) if label == token and self.known[i]]
+            if not probes or not rows:
+                continue
+            if token not in self.tokens or fresh:
+                k = 2 * len(self.look.probes)
+                self.tokens[token] = np.zeros((k, 3), np.float32)
+                self.spread[token] = np.full(k, SPREAD_NOMINAL, np.float32)
+                self.learned[token] = np.zeros(k, bool)
+            # each probe and view on its own: a figure's top and its side are lit
+            # differently
+            rows = np.array(rows)
+            for k in probes:
+                shown = rows[~hidden[rows, k]]
+                channels = self._channel(token, shown, k)
+                # a probe on the rim shows neither the top nor the side
+                for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
+                    self._learn_channel(token, c, ratio[shown[channels == c], k], weight)
+        self._infer_empty(features, labels)
+        self._levels = None  # the inferred empty looks change the levels
+
+    def _remember(self, labels: list[str | None]) -> None:
+        """Keep what stays where, and which pieces are on the board, from a known
+        position (under a figure the piece that stays there is not seen: as before)."""
+        pieces = self.look.pieces
+        for i, label in enumerate(labels):
+            if label is None:
+                self.kept[i] = ""
+            elif label in pieces and pieces[label].stays:
+                self.kept[i] = label
+        self.present = {label for label in labels if label in pieces}
+
+    def _hidden_by(self, labels: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+        """(sites, probes) twice: the probes the pieces ``labels`` name hide, and those
+        that see one of them past the probe (``Hiding.hidden``)."""
+        if self.hiding is None:
+            none = np.zeros(self.empty.shape[:2], bool)
+            return none, none
+        pieces = self.look.pieces
+        return self.hiding.hidden([[pieces[label]] if label in pieces else [] for label in labels])
+
+    def _learn_channel(self, token: str, c: int, samples: np.ndarray, weight: float) -> None:
+        mean = samples.mean(axis=0)
+        # a spread from few samples says little: no tighter than the nominal shrunk
+        spread = max(_spread(samples), min(SPREAD_FEW, SPREAD_NOMINAL / math.sqrt(len(samples))))
+        if self.learned[token][c]:
+            mean = (1 - weight) * self.tokens[token][c] + weight * mean
+            spread = (1 - weight) * self.spread[token][c] + weight * spread
+        self.tokens[token][c] = mean
+        self.spread[token][c] = spread
+        self.learned[token][c] = True
+
+    def _channel(self, token: str, sites, probe: int):
+        """The channel through which ``probe`` sees ``token`` alone on ``sites``."""
+        return probe + len(self.look.probes) * self.alone[token][sites, probe].astype(int)
+
+    def _level(self) -> np.ndarray:
+        """(sites, 1, 3) what a piece's colour is compared with: the plain board under
+        the light at each site, the brighter empty looks among it and its neighbours
+        (a probe near a printed line or a coloured ring sees that, not the light)."""
+        if self._levels is None:
+            self._levels = np.percentile(self.empty[self.near, 0], 75, axis=1)[:, None]
+        return self._levels
+
+    def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
+        """A site never seen empty: what its piece looks like there, less what that
+        piece adds to an empty cell, is the light on it (closer than a neighbour's)."""
+        for i in np.flatnonzero(~self.known):
+            token = labels[i]
+            if (
+                token in self.look.pieces
+                and 0 in self._own_probes(token)
+                and self.alone[token][i, 0] != EDGE
+            ):
+                mean = self._prototype(token, int(self._channel(token, i, 0)))[0]
+                self.empty[i, 0] = features[i, 0] / np.exp(mean)
+
+    def _own_probes(self, token: str) -> list[int]:
+        """Probes that see ``token`` itself whatever lies under it."""
+        seen = [s for label, s in self.readings[False] if label == token]
+        return [k for k in range(len(self.look.probes)) if all(s[k] == token for s in seen)]
+
+    def _fill_unknown(self) -> None:
+        """Sites never seen empty borrow the references of the nearest ones that were."""
+        if not self.known.any() or self.known.all():
+            return
+        known = np.flatnonzero(self.known)
+        for i in np.flatnonzero(~self.known):
+            d = np.linalg.norm(self.centres[known] - self.centres[i], axis=1)
+            nearest = known[np.argsort(d)[:3]]
+            self.empty[i] = np.exp(np.log(self.empty[nearest]).mean(axis=0))
+
+    def _prototype(self, token: str, channel: int) -> tuple[np.ndarray, float]:
+        """What ``token`` adds to an empty cell through ``channel`` (mean log colour
+        ratio) and its spread: as learned there, else as learned through its other
+        probes with the same view, else as learned through the other view shaded
+        like this one, else from its colour in looks.toml."""
+        view = channel // len(self.look.probes)
+        shade = math.log((TOP_SHADE, SIDE_SHADE)[view] / TOP_SHADE)
+        if token in self.tokens:
+            learned = self.learned[token]
+            if learned[channel]:
+                return self.tokens[token][channel], float(self.spread[token][channel])
+            same = learned & (self._views() == view)
+            if same.any():
+                return self.tokens[token][same].mean(axis=0), SPREAD_NOMINAL
+            if learned.any():
+                return self._as_top(token) + shade, SPREAD_NOMINAL
+        colour = self._log_colour(self.look.piece(token).colour) + math.log(TOP_SHADE)
+        light = self._light()
+        if light is not None:  # relative to colours already learned under this light
+            return colour + light + shade, SPREAD_NOMINAL
+        return colour - self._log_colour(self.look.surface) + shade, SPREAD_NOMINAL
+
+    def _log_colour(self, rgb) -> np.ndarray:
+        """Log linear colour (BGR) of an sRGB colour from looks.toml."""
+        return np.log(self.linear[np.array(rgb[::-1])])
+
+    def _views(self) -> np.ndarray:
+        """The view (TOP or SIDE) of each channel."""
+        return np.repeat([TOP, SIDE], len(self.look.probes))
+
+    def _light(self) -> np.ndarray | None:
+        """How learned token colours relate to their colours in looks.toml (mean log
+        offset over the learned ones), None before any was learned; kept until the
+        next learning."""
+        if "light" not in self._predicted:
+            anchors = [t for t in self.tokens if t in self.look.pieces and self.learned[t].any()]
+            self._predicted["light"] = (
+                np.mean(
+                    [
+                        self._as_top(t)
+                        - (self._log_colour(self.look.piece(t).colour) + math.log(TOP_SHADE))
+                        for t in anchors
+                    ],
+                    axis=0,
+                )
+                if anchors
+                else None
+            )
+        return self._predicted["light"]
+
+    def _as_top(self, token: str) -> np.ndarray:
+        """A learned token's mean log colour ratio as its top would show it."""
+        learned = self.learned[token]
+        side = math.log(SIDE_SHADE / TOP_SHADE) * (self._views()[learned] == SIDE)
+        return (self.tokens[token][learned] - side[:, None]).mean(axis=0)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
+        """Name the piece on each site, and join sites into cells. Read once, then
+        again without the probes the pieces read hide (a tree in front of a cell seen
+        from low); the first reading says whether something unknown is in view.
+        ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
+        probes moved to where a piece set off its centre may stand (``Sampler``)."""
+        placed = features if features.ndim == 4 else features[None]
+        f = placed / self._gain(paper)
+        boards = np.log(f / self.empty)  # (O, S, K, 3)
+        ratios = np.log(f / self._level())
+        board, ratio = boards[0], ratios[0]
+        groups = []
+        for group, slot in ((~self.slotted, False), (self.slotted, True)):
+            rows = np.flatnonzero(group)
+            if not len(rows):
+                continue
+            crowd = None
+            if not slot and self.crowds is not None:
+                # a field several hats may share is read from all its sites at once
+                crowd = (
+                    self._slopes(ratio[rows], self.crowds.colours),
+                    self._shaded(rows, board[rows]),
+                )
+            probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
+            groups.append((rows, slot, probes, crowd))
+        parts, stacks, self.unexplained = self._read(groups)
+        if self.hiding is not None:
+            hidden, beyond = self.hiding.hidden(stacks)
+            if hidden.any() or beyond.any():
+                parts = self._read(groups, (hidden, beyond))[0]
+        labels: list[str | None] = [None] * len(self.sites)
+        probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
+        for rows, cost, names, _ in parts:
+            for i, ranked in zip(rows, _rank(cost, names)):
+                labels[i] = ranked[0][0]
+                probs[i] = ranked
+        return self._cells(labels, probs, visible)
+
+    def _read(self, groups, hiding=None):
+        """Costs of every reading: (rows, costs, names, limit) of the single sites and
+        of the crowded fields (each on its centre row); per site the pieces its best
+        single reading stands there (none on a crowded field's spots); how many sites
+        or fields show nothing known. ``groups``: (rows, hypotheses, per probe costs,
+        a crowded field's slope and shade costs or None) of the plain and the slot
+        sites. ``hiding``: (sites, probes) the probes a piece on another site hides,
+        and those where an empty site's high probe shows one past it: they count as
+        seeing anything."""
+        parts: list[tuple] = []
+        stacks: list[list] = [[] for _ in self.sites]
+        unexplained = 0
+        for rows, slot, probes, crowd in groups:
+            if hiding is not None:
+                kinds = self._tables(slot, rows)[2]
+                hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
+                unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
+                probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
+            cost = probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
+            if not slot:
+                cost = self._one_each(cost)
+            for i, h in zip(rows, cost.argmin(axis=1)):
+                if self.sites[i].spot is None:
+                    stacks[i] = self.stacks[slot][h]
+            names = [label for label, _ in self.readings[slot]]
+            part = (rows, cost, names, UNEXPLAINED_COST * len(self.look.probes))
+            found = [part] if crowd is None else self.crowds.read(*part, probes, *crowd)
+            for _, cost, _, limit in found:
+                unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
+            parts += found
+        return parts, stacks, unexplained
+
+    def _moved(self, rows: np.ndarray, slot: bool) -> np.ndarray:
+        """(sites, hypotheses): MOVED_COST where a hypothesis puts another piece that
+        stays (or none) on a site than the last known position had there."""
+        key = ("moved", slot)
+        if key not in self._predicted:
+            stays = [next((p.token for p in stack if p.stays), "") for stack in self.stacks[slot]]
+            kept = np.array(self.kept, object)
+            known = np.array([k is not None for k in self.kept])
+            moved = (kept[:, None] != np.array(stays, object)[None]) & known[:, None]
+            self._predicted[key] = np.where(moved, MOVED_COST, 0.0).astype(np.float32)
+        return self._predicted[key][rows]
+
+    def _one_each(self, cost: np.ndarray) -> np.ndarray:
+        """``cost`` (sites, hypotheses) with each ``single`` piece the last known
+        position holds read on the one site where it costs least over the best reading
+        without a single piece (the pieces on distinct sites, chosen together); any
+        other reading costs SINGLE_COST more there, and it costs that much more
+        anywhere else (a single piece not on the board, everywhere)."""
+        labels = np.array([label for label, _ in self.readings[False]], object)
+        singles = [t for t, p in self.look.pieces.items() if p.single and t in labels]
+        if not singles:
+            return cost
+        cost = cost.copy()
+        playing = [t for t in singles if t in self.present]
+        chosen: tuple = ()
+        if playing:
+            base = cost[:, ~np.isin(labels, singles)].min(axis=1)
+            extra = np.array([cost[:, labels == t].min(axis=1) - base for t in playing])
+            extra = np.minimum(extra, SINGLE_COST)
+            # each piece's best few sites (should no way of putting them on distinct
+            # sites be among them, two share one and the one read there wins it)
+            candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
+            ways = np.array(list(itertools.product(*candidates)))
+            total = extra[np.arange(len(playing)), ways].sum(axis=1)
+            distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
+            chosen = tuple(ways[np.argmin(np.where(distinct, total, np.inf))])
+        for t in singles:
+            cost[:, labels == t] += SINGLE_COST
+        for t, i in zip(playing, chosen):
+            cost[i, labels == t] -= SINGLE_COST
+            cost[i, labels != t] += SINGLE_COST
+        return cost
+
+    def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
+        """(sites, tokens, probes): what each probe costs if it shows ``tokens`` as a
+        hat standing beside it, seen from outside. The camera's ray may meet that hat
+        anywhere from its foot to its top face, so the probe may show it as any probe
+        learned a hat's top or side: the cheapest of those counts (the front probe's
+        own view of a side lies at the hat's foot, blurred with the board; from low,
+        a probe behind a hat sees its top face, lit brighter than its slope)."""
+        k = len(self.look.probes)
+        if "slopes" not in self._predicted:
+            found = [[self._prototype(token, c) for c in range(2 * k)] for token in tokens]
+            means = np.array([[mean for mean, _ in row] for row in found], np.float32)
+            spreads = np.array([[spread for _, spread in row] for row in found], np.float32)
+            self._predicted["slopes"] = means, spreads
+        means, spreads = self._predicted["slopes"]  # (tokens, looks, 3), (tokens, looks)
+        d = (ratio[:, None, :, None] - means[None, :, None]) / spreads[None, :, None, :, None]
+        return np.minimum((d * d).sum(axis=4).min(axis=3), COST_CAP)
+
+    def _shaded(self, rows, board) -> np.ndarray:
+        """Per site and probe: the cost of its empty look dimmed evenly, by no more
+        than SHADOW (the board in a neighbouring hat's shadow)."""
+        dim = np.clip(board.mean(axis=2, keepdims=True), SHADOW, 0.0)
+        spread = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
+        e = (board - dim) / spread[:, None, None]
+        return np.minimum((e * e).sum(axis=2), COST_CAP)
+
+    def _gain(self, paper: np.ndarray) -> np.ndarray:
+        """The overall change of light since learning, from the plain board points
+        (their median: a shadow or a highlight on a few does not count)."""
+        if self.paper is None or not len(paper):
+            return np.ones(3, np.float32)
+        return np.median(paper / self.paper, axis=0)
+
+    def _placed(self, rows, boards, ratios, slot: bool) -> np.ndarray:
+        """``_costs`` with each piece where it stands: per site and reading, the
+        probes at whichever offset explains them best, an offset OFF_CENTRE more per
+        ring out; an empty site's reading where the probes stand (nothing moved), and
+        so every reading of a spot beside a crowded field's centre (moved, its probes
+        would find the hats beside it)."""
+        probes = np.stack([self._costs(rows, b, r, slot) for b, r in zip(boards, ratios)])
+        if len(probes) == 1:
+            return probes[0]
+        total = probes.sum(axis=3) + self.off_centre[:, None, None]
+        empty = [label is None for label, _ in self.readings[slot]]
+        total[1:, :, empty] = np.inf
+        total[1:, self.spots[rows]] = np.inf
+        best = total.argmin(axis=0)  # (sites, readings)
+        return np.take_along_axis(probes, best[None, ..., None], axis=0)[0]
+
+    def _costs(self, rows, board, ratio, slot: bool) -> np.ndarray:
+        """Cost (sites, hypotheses, probes): the squared distance, in spreads, of what
+        a probe shows from what the hypothesis predicts there, capped."""
+        means, spreads, kinds, _ = self._tables(slot, rows)
+        spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
+        d = (ratio[:, None] - means) / spreads[..., None]
+        token = (d * d).sum(axis=3)  # (S, H, K)
+        e = board / spread_empty[:, None, None]
+        empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
+        beyond = np.minimum(empty, UNSEEN_COST * 2)
+        per = np.select(
+            [kinds == SEES_TOKEN, kinds == SEES_BOARD, kinds == SEES_BEYOND, kinds == SEES_PAST],
+            [
+                token,
+                np.broadcast_to(empty, token.shape),
+                np.broadcast_to(beyond, token.shape),
+                np.minimum(token, beyond),
+            ],
+            UNSEEN_COST * 0.5,
+        )
+        dark = self.darkest
+        if dark.any():
+            # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
+            # nothing (a dark figure's side). A shadow dims every channel alike: judged
+            # on their mean (three times its square: a sum over three channels' scale),
+            # as the dark floor keeps a dark channel from dimming as much
+            darker = np.maximum(d[:, :, dark].mean(axis=3) - SHADE_MOST / spreads[:, :, dark], 0)
+            dimmed = np.maximum(e[:, dark].mean(axis=2) - SHADE_MOST / spread_empty[:, None], 0)
+            on_token = np.minimum(3 * darker * darker, SHADE_CAP)
+            on_board = np.minimum(3 * dimmed * dimmed, SHADE_CAP)[:, None, :]
+            per[:, :, dark] = np.select(
+                [kinds[:, :, dark] == SEES_SHADED_TOKEN, kinds[:, :, dark] == SEES_SHADED_BOARD],
+                [on_token, np.broadcast_to(on_board, on_token.shape)],
+                per[:, :, dark],
+            )
+        return np.minimum(per, COST_CAP)
+
+    def _tables(self, slot: bool, rows: np.ndarray):
+        """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by
+        what the probe sees of the piece there, its top or its side) and what is seen
+        (kept until the next learning); per hypothesis its prior cost."""
+        key = ("tables", slot, rows.tobytes())
+        if key in self._predicted:
+            return self._predicted[key]
+        hyps = self.readings[slot]
+        k = len(self.look.probes)
+        means = np.zeros((len(hyps), 2 * k, 3), np.float32)
+        spreads = np.ones((len(hyps), 2 * k), np.float32)
+        kinds = np.full((len(hyps), k), SEES_ANY)
+        # a figure on a disk is rarer than a bare disk: when both fit, the disk; a
+        # piece with ``odds`` in looks.toml is rarer than an empty cell
+        pieces = self.look.pieces
+        prior = np.array(
+            [
+                STACK_COST
+                * any(getattr(w, "lies", w) not in (label, BOARD, ANY, BEYOND) for w in seen)
+                - 2 * math.log(pieces[label].odds if label in pieces else 1.0)
+                for label, seen in hyps
+            ],
+            np.float32,
+        )
+        known: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
+        for h, (_, seen) in enumerate(hyps):
+            for p, what in enumerate(seen):
+                shaded, past = isinstance(what, Shaded), isinstance(what, Past)
+                what = getattr(what, "lies", what)
+                if what == BOARD:
+                    kinds[h, p] = SEES_SHADED_BOARD if shaded else SEES_BOARD
+                elif what == BEYOND:
+                    kinds[h, p] = SEES_BEYOND
+                elif what != ANY:  # a token
+                    kinds[h, p] = SEES_SHADED_TOKEN if shaded else SEES_PAST if past else SEES_TOKEN
+                    for c in (p, p + k):
+                        if (what, c) not in known:
+                            known[what, c] = self._prototype(what, c)
+                        means[h, c], spreads[h, c] = known[what, c]
+        view = self.view[slot][rows]  # (S, H, K)
+        channel = np.arange(k) + k * np.minimum(view, SIDE).astype(int)
+        h = np.arange(len(hyps))[None, :, None]
+        # a probe on a piece's rim sees a blend of its top and side: anything
+        kinds = np.where(view == EDGE, SEES_ANY, kinds[None])
+        self._predicted[key] = means[h, channel], spreads[h, channel], kinds, prior
+        return self._predicted[key]
+
+    def _cells(self, labels, probs, visible) -> Observation:
+        tokens: dict[str, str | None] = {}
+        confidence: dict[str, float] = {}
+        ranked: dict[str, tuple] = {}
+        for site, label, rank, seen in zip(self.sites, labels, probs, visible):
+            if site.spot is not None:  # read with its field's centre
+                continue
+            conf = rank[0][1] if seen else 0.0
+            if site.slot is None:
+                tokens[site.cell] = label
+                confidence[site.cell] = conf
+                ranked[site.cell] = tuple(rank)
+                continue
+            parts = looks.split(tokens.get(site.cell))
+            if label is not None:
+                parts.append(label)
+            tokens[site.cell] = JOIN.join(sorted(parts)) or None
+            confidence[site.cell] = min(confidence.get(site.cell, 1.0), conf)
+            ranked[site.cell] = ((tokens[site.cell], confidence[site.cell]),)
+        return Observation(tokens, confidence, ranked)
+
+
+def _spread(samples: np.ndarray) -> float:
+    """A log-colour spread from samples (n, 3): twice their per-channel deviation,
+    within bounds (few samples say little about the spread)."""
+    deviation = float(np.sqrt(samples.var(axis=0).mean())) if len(samples) > 1 else 0.0
+    return float(np.clip(2 * deviation + 0.03, SPREAD_MIN, SPREAD_MAX))
+
+
+def _rank(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:
+    """Per site (rows of ``cost``), its best RANKED labels by probability (a label's
+    best hypothesis), most likely first."""
+    names = list(dict.fromkeys(labels))
+    member = np.zeros((len(labels), len(names)), np.float32)
+    member[np.arange(len(labels)), [names.index(label) for label in labels]] = 1.0
+    p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
+    best = (p[:, :, None] * member[None]).max(axis=1)
+    best /= best.sum(axis=1, keepdims=True)
+    order = np.argsort(-best, axis=1)[:, :RANKED]
+    return [[(names[j], float(best[n, j])) for j in row] for n, row in enumerate(order)]

@@ -1,0 +1,162 @@
+"""Fields several hats may share (Fang den Hut!): which hat, or the board, each probe
+of a field's sites sees for every way of setting hats on its spots, found by casting
+the camera's rays past the hats; and the cost of each such reading.
+
+Scores readings the classifier hands it; it never looks at a frame.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from vision.boards.sight import LOW_PROBE_MM, UNSEEN_COST
+from vision.boards.sites import Site, crowd_layouts
+from vision.looks import JOIN, Look
+
+#: extra cost of each hat beyond the first on one field (-2 log of its odds: in random
+#: Fang den Hut! games about one field in 16 that holds hats holds two, and one in 16
+#: of those three)
+CROWD_COST = 5.5
+#: a probe sees a hat (or none) of a crowded field when more than this share of its
+#: points' rays meets that hat first (or none): their median shows it
+CROWD_SHARE = 1 / 2
+#: a probe that shows neither one hat nor the board, whose points' rays meet a hat
+#: less often than this (more pass close by one), shows the board with the hat's
+#: colour bled in: not a clean hat colour (3 of 12 points on a hat leave the median
+#: among the points beside it)
+NEAR_SHARE = 1 / 3
+#: heights at which a ray is tested against the hats of a crowded field
+RAY_STEPS = 33
+#: a hat's colour bleeds this far (mm) past its outline in a frame (blur, and JPEG's
+#: colour at half resolution): a probe that close to one shows no clear board
+BLEED_MM = 4.0
+#: the most a probe that shows a blend of hats and board may cost
+BLEND_MOST = 25.0
+
+
+class Crowds:
+    """The fields several hats may share, for one pose: their sites (centre first) and,
+    per count of hats, what the camera sees through each probe of each site (the hat
+    on one spot, no hat, or a mix), from which each reading of a field is scored."""
+
+    CLEAR, MIXED, NEAR = -1, -2, -3
+
+    def __init__(self, sites: list[Site], look: Look, points: np.ndarray, eye: np.ndarray):
+        _, layouts = crowd_layouts(look)
+        hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
+        self.colours = [p.token for p in look.pieces.values() if not p.under]
+        self.probes = len(look.probes)
+        self.low = np.array([probe.z <= LOW_PROBE_MM for probe in look.probes])
+        fields: dict[str, list[int]] = {}
+        for i, site in enumerate(sites):
+            if site.slot is None:
+                fields.setdefault(site.cell, []).append(i)
+        #: (fields, sites of a field): the site rows, the centre first
+        self.rows = np.array(list(fields.values()))
+        xy = np.array([site.xy for site in sites])
+        index, holds, names, prior = [], [], [None], [0.0]
+        for count, layout in sorted(layouts.items()):
+            views = np.array(
+                [self._views(points[rows], eye, xy[rows[list(layout)]], hat) for rows in self.rows]
+            )
+            # every way of setting ``count`` of the colours on the spots
+            sets = np.array(list(itertools.product(range(len(self.colours)), repeat=count)))
+            pick = sets[:, np.maximum(views, 0)].transpose(1, 0, 2, 3)
+            # a probe sees a hat standing on another spot from outside: its slope (the
+            # options of a probe: each colour as a hat on its own spot shows it, each as
+            # seen from beside, the board, then the blends)
+            own = np.array(layout)[np.maximum(views, 0)] == np.arange(views.shape[1])[:, None]
+            pick = pick + len(self.colours) * ~own[:, None]
+            board = np.select([views == self.CLEAR, views == self.NEAR], [0, 1], 2)
+            clear = 2 * len(self.colours) + board[:, None]
+            index.append(np.where(views[:, None] >= 0, pick, clear))
+            holds.append(sets[:, :, None] == np.arange(len(self.colours)))
+            names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
+            prior += [CROWD_COST * (count - 1)] * len(sets)
+        index = np.concatenate(index, axis=1)
+        #: the sets of colours readings hold (colours), and which each reading holds
+        self.holds, held = np.unique(
+            np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
+        )
+        # a probe that sees a mix counts the blend of the set of colours the reading holds
+        mixed = index == 2 * len(self.colours) + 2
+        index = np.where(mixed, 2 * len(self.colours) + 2 + held.reshape(1, -1, 1, 1), index)
+        fields, width = self.rows.shape
+        options = 2 * len(self.colours) + 2 + len(self.holds)
+        place = np.arange(fields * width * self.probes).reshape(fields, 1, width, self.probes)
+        #: (fields, readings, sites, probes): which option of each probe a reading
+        #: counts, in the flattened (fields, sites, probes, options) of ``read``
+        self.index = place * options + index
+        self.names = names
+        self.prior = np.array(prior, np.float32)
+
+    def _views(self, points, eye, hats, hat) -> np.ndarray:
+        """Per site and probe (``points``): the hat it sees, CLEAR, NEAR (few of its
+        points' rays meet a hat, more pass close by one) or MIXED. Each probe on its
+        own: a probe near a hat's tip sees that hat past a neighbour that hides the same
+        hat from the site's low probe."""
+        flat = points.reshape(-1, 3)
+        hits = _first_hat(flat, eye, hats, hat).reshape(points.shape[:3])
+        near = _first_hat(flat, eye, hats, hat, BLEED_MM).reshape(points.shape[:3])
+        shares = np.stack(
+            [(near < 0).mean(axis=2), *((hits == j).mean(axis=2) for j in range(len(hats)))],
+            axis=2,
+        )
+        seen = np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
+        # a high probe over a spot without a hat may see anything past it
+        near = (seen == self.MIXED) & ((hits >= 0).mean(axis=2) < NEAR_SHARE) & self.low
+        return np.where(near, self.NEAR, seen)
+
+    def read(
+        self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, slopes, shaded
+    ):
+        """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
+        readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
+        limit) of the single sites and of the fields (each on its centre row, a
+        reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
+        what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
+        board, perhaps in a hat's shadow, costs."""
+        at = np.searchsorted(rows, self.rows)
+        site = probes[at]  # (fields, sites, readings, probes)
+        empty = site[:, :, names.index(None)]
+        colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
+        slope = np.minimum(colour, np.moveaxis(slopes[at], 2, 3))
+        colour = np.concatenate([colour, slope], axis=3)
+        shaded = shaded[at]
+        # a probe partly on a hat and partly on the board shows a blend of them; a clean
+        # colour of no hat the reading holds there is unlikely, though how unlikely the
+        # blend does not say
+        by_colour = np.moveaxis(slope, 3, 0)
+        held = np.stack([by_colour[holds].min(axis=0) for holds in self.holds], axis=3)
+        blend = np.clip(np.minimum(held, shaded[..., None]), UNSEEN_COST * 0.5, BLEND_MOST)
+        # the board, perhaps in the shadow of a hat here or on a neighbouring field; an
+        # empty field's centre is far enough from its neighbours' hats to show no shadow
+        clear = np.minimum(empty, shaded)
+        # board with a nearby hat's colour bled into it: never a clean hat's colour
+        near = np.minimum(clear, BLEND_MOST)
+        options = np.concatenate([colour, clear[..., None], near[..., None], blend], axis=3)
+        spread = options.ravel()[self.index].sum(axis=(2, 3))
+        bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
+        field = np.concatenate([bare[:, None], spread], axis=1)
+        single = ~np.isin(rows, self.rows)
+        return [
+            (rows[single], cost[single], names, limit),
+            (self.rows[:, 0], field + self.prior, self.names, limit * self.rows.shape[1]),
+        ]
+
+
+def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margin=0.0):
+    """For each point (n, 3): the hat (of ``hats`` standing at (k, 2) mm, shaped as
+    ``hat`` and ``margin`` mm wider) that the camera's ray through it meets first, -1
+    for none."""
+    heights = np.linspace(hat.height, 0.0, RAY_STEPS)
+    reach = (eye[2] - heights[None]) / np.maximum(eye[2] - points[:, 2:3], 1e-6)
+    xy = eye[:2] + reach[..., None] * (points[:, None, :2] - eye[:2])  # (n, heights, 2)
+    radius = np.broadcast_to(hat.radius_at(heights), heights.shape) + margin
+    distance = np.linalg.norm(xy[:, :, None] - hats[None, None], axis=3) / radius[:, None]
+    inside = (distance <= 1).any(axis=2)
+    first = inside.argmax(axis=1)
+    nearest = distance[np.arange(len(points)), first].argmin(axis=1)
+    return np.where(inside.any(axis=1), nearest, -1)

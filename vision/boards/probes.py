@@ -1,0 +1,200 @@
+"""Where each site's probes look in the frame for one pose, and what they read there:
+small rings of points around a cell (no full warp of the frame), placed where an
+empty cell shows plain board, and plain board points that follow the overall light.
+
+Samples only; naming what a probe shows is the classifier's job.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision import looks
+from vision.boards.sites import Site, line_angles
+from vision.lens import Lens
+from vision.locate import Pose
+from vision.looks import Look
+
+#: the rings of places a piece off its centre is looked for lie this far apart (mm):
+#: no place within the reach is more than about half of it from one of them
+RING_MM = 2.0
+#: points sampled per probe; their median is robust to a highlight or an edge
+POINTS = 12
+#: probe points look at the board at least this far (mm) from a printed line or mark
+LINE_CLEARANCE_MM = 3.0
+#: a ``darkest`` probe reads, per channel, this many points from its darkest one: a
+#: shadow on a quarter of its points shows, a speck of noise on one or two does not
+DARKEST_RANK = POINTS // 4 - 1
+#: plain board points sampled to follow the overall light (auto exposure, white
+#: balance); they lie this far (mm) from any site and outside the markers' quiet zones
+PAPER_POINTS = 64
+PAPER_CLEARANCE_MM = 10.0
+_LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
+
+
+def linear_levels(look: Look) -> np.ndarray:
+    """sRGB levels to linear colour plus the look's ``dark_floor`` (a dark channel's
+    few levels of noise would otherwise swing its log ratio more than a piece's
+    colour does)."""
+    return _LINEAR + np.float32(look.dark_floor)
+
+
+class Sampler:
+    """Pixel positions of every site's probes for one pose; ``features`` reads them."""
+
+    def __init__(self, sites: list[Site], look: Look, lens: Lens, pose: Pose, board):
+        self.sites = sites
+        w, h = lens.size
+        rotation = _rotation(pose)
+        eye = (-rotation.T @ pose.tvec).ravel()
+        pts = []
+        for site in sites:
+            lines = line_angles(board, site)
+            for probe in look.probes:
+                pts.append(_probe_points(site.xy, probe, eye, lines, look.cell_radius))
+        pts = np.concatenate(pts)
+        shape = (len(sites), len(look.probes), POINTS)
+        #: each probe point on the board's axes (mm), and the camera's centre
+        self.points, self.eye = pts.reshape(shape + (3,)), eye
+        #: where a piece set down off its centre may stand (mm), the centre first, and
+        #: the ring each lies on (0 the centre)
+        self.offsets, self.rings = placement_offsets(look.placement_mm)
+        #: frame pixels per mm of the board near each site
+        xy = np.array([(*s.xy, 0.0) for s in sites])
+        self.px_per_mm = lens.matrix[0, 0] / np.linalg.norm(xy - eye, axis=1)
+        moved = pts[None] + np.c_[self.offsets, np.zeros(len(self.offsets))][:, None]
+        px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
+        px = np.round(px).astype(np.int64)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        self.visible = inside.reshape((len(self.offsets),) + shape)[0].all(axis=(1, 2))
+        px[:, 0] = np.clip(px[:, 0], 0, w - 1)
+        px[:, 1] = np.clip(px[:, 1], 0, h - 1)
+        #: (offsets, sites, probes, points) each probe point's index in a flat frame
+        self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
+        self.darkest = darkest_probes(look)
+        self.linear = linear_levels(look)
+        self.centres = lens.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
+        paper = lens.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)
+        paper = np.round(paper).astype(np.int64)
+        paper = paper[
+            (paper[:, 0] >= 0) & (paper[:, 0] < w) & (paper[:, 1] >= 0) & (paper[:, 1] < h)
+        ]
+        self.paper_flat = paper[:, 1] * w + paper[:, 0]
+
+    def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
+        """Linear colour (sites, probes, 3) of each probe: the median of its points, or
+        their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
+        moved by each of ``offsets`` as well (the centre first)."""
+        pixels = frame.reshape(-1, 3)[self.flat if placed else self.flat[0]]
+        seen = np.median(pixels, axis=-2)
+        if self.darkest.any():
+            dark = pixels[..., self.darkest, :, :]
+            darkest = np.partition(dark, DARKEST_RANK, axis=-2)[..., DARKEST_RANK, :]
+            seen[..., self.darkest, :] = darkest
+        return self.linear[seen.astype(np.uint8)]
+
+    def paper(self, frame: np.ndarray) -> np.ndarray:
+        """Linear colour (points, 3) of the plain board points."""
+        return self.linear[frame.reshape(-1, 3)[self.paper_flat]]
+
+
+def placement_offsets(reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where a piece set down up to ``reach`` mm off its centre is looked for: the
+    centre and rings of six places out to the reach, RING_MM or less apart; and
+    each place's ring (0 the centre)."""
+    if reach <= 0:
+        return np.zeros((1, 2)), np.zeros(1, int)
+    rings = math.ceil(reach / RING_MM)
+    turns = np.radians(np.arange(0, 360, 60))
+    six = np.stack([np.cos(turns), np.sin(turns)], 1)
+    offsets = [np.zeros((1, 2))] + [six * reach * k / rings for k in range(1, rings + 1)]
+    return np.concatenate(offsets), np.repeat(np.arange(rings + 1), [1] + [6] * rings)
+
+
+def darkest_probes(look: Look) -> np.ndarray:
+    """Per probe: whether it reads the darkest quarter of its points."""
+    return np.array([probe.read == "darkest" for probe in look.probes])
+
+
+def _paper_points(sites: list[Site], look: Look, board) -> np.ndarray:
+    """Up to PAPER_POINTS board points (mm, z = 0) of plain printed board: clear of
+    every piece a site can hold and of the markers, inside the board's edge."""
+    left, bottom, right, top = looks.extent(board)
+    border = looks.data()["markers"]["border_mm"]
+    xs = np.linspace(left + border / 2, right - border / 2, 60)
+    ys = np.linspace(bottom + border / 2, top - border / 2, 60)
+    grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+    sites_xy = np.array([s.xy for s in sites])
+    reach = max(p.radius for p in look.pieces.values()) + PAPER_CLEARANCE_MM
+    near = np.sqrt(((grid[:, None] - sites_xy[None]) ** 2).sum(-1)).min(axis=1)
+    keep = near >= reach
+    for marker in looks.markers(board):
+        quiet = marker.size * 0.7 + PAPER_CLEARANCE_MM / 2
+        keep &= np.abs(grid - np.asarray(marker.xy)).max(axis=1) >= quiet
+    grid = grid[keep]
+    if len(grid) > PAPER_POINTS:
+        grid = grid[np.linspace(0, len(grid) - 1, PAPER_POINTS).round().astype(int)]
+    return np.c_[grid, np.zeros(len(grid))]
+
+
+def _rotation(pose: Pose) -> np.ndarray:
+    import cv2
+
+    return cv2.Rodrigues(pose.rvec)[0]
+
+
+def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) -> np.ndarray:
+    """POINTS board points of one probe on a ring (or its front half), at the angles
+    whose view lands furthest from the printed lines and the cell's own mark, so an
+    empty cell shows plain board; an ``outline`` probe's at the angles whose view
+    lands nearest the cell's printed outline instead."""
+    toward = eye[:2] - np.asarray(xy)
+    facing = math.atan2(toward[1], toward[0])
+    if probe.arc == "front":
+        candidates = facing + np.linspace(-1.3, 1.3, 4 * POINTS)
+    elif probe.arc == "sides":
+        # left and right of a figure as the camera sees it: neither behind the figure
+        # nor behind a neighbour in front of it
+        across = np.linspace(-0.5, 0.5, 2 * POINTS)
+        candidates = facing + np.concatenate([np.pi / 2 + across, -np.pi / 2 + across])
+    else:
+        candidates = np.linspace(0, 2 * np.pi, 8 * POINTS, endpoint=False)
+    ring = np.stack([probe.r * np.cos(candidates), probe.r * np.sin(candidates)], 1)
+    # where the camera's ray through each point meets the board, from the cell centre
+    lift = probe.z / max(eye[2] - probe.z, 1e-6)
+    landing = ring + (ring + np.asarray(xy) - eye[:2]) * lift
+    if probe.arc == "outline":
+        # a dark printed line that a figure standing there hides, whatever the light
+        # does to the colours (a flash burns a white hare and the board to one white)
+        nearest = np.argsort(np.abs(np.linalg.norm(landing, axis=1) - hole))[:POINTS]
+        angles = candidates[np.sort(nearest)]
+    elif probe.read == "darkest":
+        # evenly all round: a shadow falls to any one side
+        angles = candidates[:: len(candidates) // POINTS][:POINTS]
+    else:
+        angles = _clear_angles(candidates, landing, lines, hole)
+    return np.stack(
+        [
+            xy[0] + probe.r * np.cos(angles),
+            xy[1] + probe.r * np.sin(angles),
+            np.full(POINTS, probe.z),
+        ],
+        1,
+    )
+
+
+def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.ndarray:
+    """POINTS of ``candidates`` whose ``landing`` lies furthest from the printed lines
+    and the cell's own mark."""
+    clearance = np.linalg.norm(landing, axis=1) - hole
+    for angle in lines:
+        direction = np.array([math.cos(angle), math.sin(angle)])
+        along = landing @ direction
+        across = np.abs(landing @ np.array([-direction[1], direction[0]]))
+        clearance = np.minimum(clearance, np.where(along > 0, across, np.inf))
+    # where lines cross at the cell, take the POINTS clearest angles, never one pixel
+    enough = np.sort(clearance)[-POINTS]
+    clear = candidates[clearance >= min(enough, LINE_CLEARANCE_MM)]
+    return clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
