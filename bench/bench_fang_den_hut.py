@@ -18,14 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from smoke import SMOKE, sized  # noqa: E402
+
 from bench.stats import percentile  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 
 PLAYERS = 4
-GAMES = 20
-ROUNDS = 3
-PLAYOUT_SECONDS = 3.0
+GAMES = sized(20, 2)
+ROUNDS = sized(3, 1)
+PLAYOUT_SECONDS = sized(3.0, 0.1)
 BUDGET_P99_MS = 1.0
 
 
@@ -76,8 +78,8 @@ def main() -> None:
         "fang_den_hut_4p": rules,
         "fang_den_hut_4p_golden_hat": golden,
         "budget_legal_moves_ms_p99": BUDGET_P99_MS,
-        "within_budget": max(rules["legal_moves_ms_p99"], golden["legal_moves_ms_p99"])
-        <= BUDGET_P99_MS,
+        "within_budget": not SMOKE
+        and max(rules["legal_moves_ms_p99"], golden["legal_moves_ms_p99"]) <= BUDGET_P99_MS,
     }
     print(json.dumps(result))
 

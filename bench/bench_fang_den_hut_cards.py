@@ -17,14 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from smoke import SMOKE, sized  # noqa: E402
+
 from bench.bench_engines import percentile, timings_ms  # noqa: E402
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 from engines.players import random_step  # noqa: E402
 
 NAME = "fang_den_hut_cards"
-MATCHES = 10
-PLAYOUT_SECONDS = 2.0
+MATCHES = sized(10, 1)
+PLAYOUT_SECONDS = sized(2.0, 0.1)
 BUDGET_P99_MS = 1.0
 
 
@@ -78,7 +80,7 @@ def main() -> None:
                 "legal_moves_ms_p50": round(percentile(legal, 0.50), 4),
                 "legal_moves_ms_p99": round(p99, 4),
                 "budget_legal_moves_ms_p99": BUDGET_P99_MS,
-                "within_budget": p99 <= BUDGET_P99_MS,
+                "within_budget": not SMOKE and p99 <= BUDGET_P99_MS,
                 "view_ms_p50": round(percentile(views, 0.50), 4),
                 "view_ms_p99": round(percentile(views, 0.99), 4),
                 "by_players": per_count,

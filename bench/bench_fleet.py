@@ -18,13 +18,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import websockets  # noqa: E402
+from smoke import sized  # noqa: E402
 from stats import percentile  # noqa: E402
 
 from boardref.config import load_config  # noqa: E402
 from boardref.service import Service  # noqa: E402
 
-EVENTS = 2000
-LATENCY_SAMPLES = 100
+EVENTS = sized(2000, 20)
+LATENCY_SAMPLES = sized(100, 3)
 
 
 def free_port() -> int:

@@ -19,16 +19,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from smoke import SMOKE, sized  # noqa: E402
 from stats import percentile  # noqa: E402
 
 from engines import load_game  # noqa: E402
 from engines.chance import Stream  # noqa: E402
 from engines.players import random_playout  # noqa: E402
 
-GAMES_PER_SETUP = 40
+GAMES_PER_SETUP = sized(40, 2)
 SETUPS = [(1, {}), (2, {}), (3, {}), (3, {"honky_tonk": True})]
-ROUNDS = 5
-PLAYOUT_SECONDS = 3.0
+ROUNDS = sized(5, 1)
+PLAYOUT_SECONDS = sized(3.0, 0.1)
 BUDGET_P99_MS = 5.0
 
 
@@ -78,7 +79,7 @@ def main() -> None:
                 "placements_per_position_max": max(counts),
                 "random_2p_games_per_s": round(rate, 1),
                 "budget_placements_ms_p99": BUDGET_P99_MS,
-                "within_budget": p99 <= BUDGET_P99_MS,
+                "within_budget": not SMOKE and p99 <= BUDGET_P99_MS,
             }
         )
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
+from smoke import sized  # noqa: E402
 
 from engines import load_game  # noqa: E402
 from vision.coaster_eval import evaluate_coasters  # noqa: E402
@@ -27,9 +28,11 @@ from vision.evaluate import evaluate  # noqa: E402
 from vision.locate import Locator  # noqa: E402
 from vision.render import HELD_OUT, Renderer, random_scene  # noqa: E402
 
-GAMES = ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut")
-FRAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-LOCATE_SAMPLES = 20
+GAMES = sized(("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut"), ("sternhalma",))
+DIFFICULTIES = sized(("easy", "hard"), ("hard",))
+#: frames a set: the first argument that is a number, else 100
+FRAMES = next((int(a) for a in sys.argv[1:] if a.isdigit()), sized(100, 2))
+LOCATE_SAMPLES = sized(20, 1)
 #: issue 9's targets
 BUDGET = {
     "easy": {"per_cell_error": 0.001, "board_exact_rate": 0.99},
@@ -62,7 +65,7 @@ def main() -> None:
     cv2.setNumThreads(1)  # the budget is for one core
     results = {}
     for game in GAMES:
-        for difficulty in ("easy", "hard"):
+        for difficulty in DIFFICULTIES:
             r = evaluate(game, FRAMES, HELD_OUT // 1000 + 1, difficulty)
             results[f"{game}/{difficulty}"] = {
                 k: r[k]
@@ -81,7 +84,7 @@ def main() -> None:
                     "ms_per_stage",
                 )
             }
-    for difficulty in ("easy", "hard"):  # Hägar: coasters on the mat, layout by layout
+    for difficulty in DIFFICULTIES:  # Hägar: coasters on the mat, layout by layout
         r = evaluate_coasters(FRAMES, HELD_OUT // 1000 + 1, difficulty)
         results[f"haegar/{difficulty}"] = {
             k: v for k, v in r.items() if k.endswith("_rate") or k.startswith("ms_per")
