@@ -715,6 +715,76 @@ class Hakenschlagen(Game):
             pairs.append((found.turn(key), self._ending(state, hare, fox, molehills[mask], turned)))
         return pairs
 
+    def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
+        """Each distinct end of the turn, packed (``_pack``), with the cells whose
+        reading it changes, told from the figures' moves alone: tens of thousands of
+        ends a turn are indexed without building a position for any of them."""
+        if not set(sensors) <= {"camera", "presence"}:
+            return super().sensed_successors(state, sensors)
+        if self.to_move(state) is None:
+            return (), None
+        found, seat = self._outcomes(state), state.turn
+        # what shows on a hollow without a figure: its disk or tree (a field shows none)
+        ground = [None if kind == FIELD else kind for kind in state.layout]
+        figures = [None] * len(ground)
+        for i in state.molehills:
+            figures[i] = MOLEHILL
+        figures[state.fox] = FOX
+        for other, i in enumerate(state.hares):
+            figures[i] = f"hare_{self.hare_colours[other]}"
+        hare_token = figures[state.hares[seat]]
+        still = list(figures)  # the figures that stay where they are: all but the mover's
+        for i in (state.hares[seat], state.fox, *state.molehills):
+            still[i] = None
+        camera = [figure or under for figure, under in zip(figures, ground)]
+        moved_from = 1 << state.hares[seat] | 1 << state.fox
+        mask_before = _mask(state.molehills)
+        occupied = _mask(i for i, figure in enumerate(figures) if figure is not None)
+        standing = occupied & ~(moved_from | mask_before)
+
+        def felt(hare: int, fox: int, mask: int) -> tuple:
+            now = standing | 1 << hare | 1 << fox | mask
+            changes, bits = [], occupied ^ now
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                changes += (low.bit_length() - 1, PIECE if now & low else None)
+            return tuple(changes)
+
+        def seen(hare: int, fox: int, mask: int) -> tuple:
+            changes, bits = [], moved_from | 1 << hare | 1 << fox | (mask ^ mask_before)
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                i = low.bit_length() - 1
+                if i == hare:
+                    token = hare_token
+                elif i == fox:
+                    token = FOX
+                elif mask & low:
+                    token = MOLEHILL
+                else:
+                    token = still[i] or ground[i]
+                if token != camera[i]:
+                    changes += (i, token)
+            return tuple(changes)
+
+        readers = [seen if sensor == "camera" else felt for sensor in sensors]
+        if len(readers) == 1:
+            (read,) = readers
+            rows = ((end, read(end & 127, end >> 7 & 127, end >> 15)) for end in found)
+        else:
+            rows = (
+                (end, *(read(end & 127, end >> 7 & 127, end >> 15) for read in readers))
+                for end in found
+            )
+
+        def resolve(end: int):
+            hare, fox, mask, turned = _unpack(end)
+            return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
+
+        return rows, resolve
+
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
         try:

@@ -51,6 +51,8 @@ EMPTY = -1
 PIECES_PER_PLAYER = 10
 #: the position that comes up this often with the same seat to move draws the game
 REPEATS_DRAW = 3
+#: how many written-out moves are kept for reuse before the store starts over
+MOVES_KEPT = 50_000
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,13 @@ class SternhalmaState:
     repeats: int = 1
 
 
+_PLUS_ONE = (1).__add__
+
+
 def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
     carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do)."""
-    data = bytes(owner + 1 for owner in holes) + bytes((turn,))
+    data = bytes(map(_PLUS_ONE, holes)) + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
@@ -106,6 +111,11 @@ class Sternhalma(Game):
         self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
         self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
         self._names = tuple(cell.id for cell in self.board.cells)
+        #: the moves written out so far, by path (cell indices): a random playout asks
+        #: for the same moves again and again
+        self._written: dict[tuple[int, ...], Move] = {}
+        #: the last state ``outcome`` judged, and its outcome: a ply asks three times
+        self._judged: tuple[Any, Outcome | None] = (None, None)
 
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
@@ -129,13 +139,15 @@ class Sternhalma(Game):
     # --- move generation --------------------------------------------------------------
 
     def _legal_moves(self, state: SternhalmaState) -> list[Move]:
-        names = self._names
-        moves = [
-            Move((names[origin], names[dest]), leap=False)
-            if len(path) == 2 and not leap
-            else Move(tuple(names[i] for i in path), leap=True)
-            for origin, dest, path, leap in self._moves_of(state.holes, state.turn)
-        ]
+        written = self._written
+        if len(written) > MOVES_KEPT:
+            written.clear()
+        moves = []
+        for path, leap in self._paths(state.holes, state.turn):
+            move = written.get(path)  # a step's path never equals a leap's: a jump lands further
+            if move is None:
+                move = written[path] = Move(tuple(self._names[i] for i in path), leap=leap)
+            moves.append(move)
         return moves or [PASS]
 
     def _moves_of(self, holes: tuple[int, ...], seat: int):
@@ -149,31 +161,40 @@ class Sternhalma(Game):
         means landing on some hole twice, and cutting out that loop leaves a shorter
         valid chain to the same hole; a shortest chain never jumps a piece twice.
         """
-        neighbours, jumps = self.board.neighbours, self.board.jumps
+        for path, leap in self._paths(holes, seat):
+            yield path[0], path[-1], path, leap
+
+    def _paths(self, holes: tuple[int, ...], seat: int) -> list[tuple[tuple[int, ...], bool]]:
+        """``_moves_of`` as a list of ``(path, leap)``: the search itself, written for
+        speed (random playouts and the computer players spend their time here)."""
+        neighbours, jumps, empty = self.board.neighbours, self.board.jumps, EMPTY
         goal = self._in_goal[seat] if self.options["no_leaving_goal"] else None
-        for origin, owner in enumerate(holes):
-            if owner != seat:
-                continue
+        paths = []
+        add = paths.append
+        origin = -1
+        for _ in range(holes.count(seat)):
+            origin = holes.index(seat, origin + 1)
             stays_in_goal = goal is not None and origin in goal
             found = {origin}
             for dest in neighbours[origin]:
-                if holes[dest] == EMPTY and not (stays_in_goal and dest not in goal):
+                if holes[dest] == empty and not (stays_in_goal and dest not in goal):
                     found.add(dest)
-                    yield origin, dest, (origin, dest), False
+                    add(((origin, dest), False))
             landed = {origin}
             chains = [(origin,)]
             for path in chains:  # grows while iterated: a breadth-first queue
                 for over, land in jumps[path[-1]]:
-                    if land in landed or over == origin or holes[over] == EMPTY:
+                    if land in landed or over == origin or holes[over] == empty:
                         continue
-                    if holes[land] != EMPTY:
+                    if holes[land] != empty:
                         continue
                     landed.add(land)
                     longer = path + (land,)
                     chains.append(longer)
                     if land not in found and not (stays_in_goal and land not in goal):
                         found.add(land)
-                        yield origin, land, longer, True
+                        add((longer, True))
+        return paths
 
     def can_extend(self, state: SternhalmaState, move: Move) -> bool:
         """A jump chain can go on when its piece, where it stands, has another jump
@@ -347,6 +368,14 @@ class Sternhalma(Game):
     # --- the end ----------------------------------------------------------------------
 
     def outcome(self, state: SternhalmaState) -> Outcome | None:
+        judged, ended = self._judged
+        if state is judged:
+            return ended
+        ended = self._outcome(state)
+        self._judged = (state, ended)
+        return ended
+
+    def _outcome(self, state: SternhalmaState) -> Outcome | None:
         self._require_state(state)
         mover = (state.turn - 1) % self.players
         for seat in sorted(range(self.players), key=lambda s: (s - mover) % self.players):
@@ -377,6 +406,9 @@ class Sternhalma(Game):
 
     def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
         owners = [holes[i] for i in self._goal_cells[seat]]
+        blocked = self.options["blocked_goal"]
+        if owners.count(seat) < len(owners) and not (blocked and EMPTY not in owners):
+            return None  # the common case, told before any words are made
         colour, target = self.seat_words(seat), self.targets[seat]
         if all(owner == seat for owner in owners):
             return words(

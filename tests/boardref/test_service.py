@@ -174,3 +174,56 @@ def test_boardref_runs_as_a_module():
     result = subprocess.run(BOARDREF + ["--help"], capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 0
     assert all(command in result.stdout for command in ("serve", "simulate", "fleet", "arena"))
+
+
+def _serve_for(service, seconds: float, during=None) -> None:
+    """Run ``service`` on a loop of its own for ``seconds``; ``during(service)`` is
+    called on the loop once it is running."""
+    import asyncio
+
+    async def main():
+        stop = asyncio.Event()
+        service.start(asyncio.get_running_loop())
+        running = asyncio.create_task(service.run(stop))
+        await asyncio.sleep(0.3)  # the panel listens, the first lookups are indexed
+        if during is not None:
+            during(service)
+        await asyncio.sleep(seconds)
+        stop.set()
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.close()
+
+
+def _service(tmp_path, sim: bool = False):
+    from boardref.config import load_config
+    from boardref.service import Service
+
+    config = load_config(
+        **{
+            "store.path": tmp_path / "table.db",
+            "panel.port": free_port(),
+            "game.name": "sternhalma",
+        }
+    )
+    return Service(config, sim)
+
+
+def test_an_idle_table_sleeps_until_something_happens(tmp_path):
+    service, looks = _service(tmp_path), []
+
+    def counting(service):
+        tick = service.table.tick
+        service.table.tick = lambda now: looks.append(now) or tick(now)
+
+    _serve_for(service, 1.0, counting)
+    assert len(looks) <= 2  # a busy loop looked a hundred times a second
+
+
+def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
+    service = _service(tmp_path, sim=True)  # the simulated board reports it once
+    _serve_for(service, 1.5)
+    assert service.referee.phase == "move"
