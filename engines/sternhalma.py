@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
@@ -110,6 +111,8 @@ class Sternhalma(Game):
         self._home_cells = tuple(self.board.zone(home) for home in self.homes)
         self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
         self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
+        #: who holds each hole of a seat's target point, read in one call
+        self._goal_owners = tuple(itemgetter(*cells) for cells in self._goal_cells)
         self._names = tuple(cell.id for cell in self.board.cells)
         #: the moves written out so far, by path (cell indices): a random playout asks
         #: for the same moves again and again
@@ -142,12 +145,13 @@ class Sternhalma(Game):
         written = self._written
         if len(written) > MOVES_KEPT:
             written.clear()
-        moves = []
+        moves, known, names = [], written.get, self._names
+        add = moves.append
         for path, leap in self._paths(state.holes, state.turn):
-            move = written.get(path)  # a step's path never equals a leap's: a jump lands further
+            move = known(path)  # a step's path never equals a leap's: a jump lands further
             if move is None:
-                move = written[path] = Move(tuple(self._names[i] for i in path), leap=leap)
-            moves.append(move)
+                move = written[path] = Move(tuple(names[i] for i in path), leap=leap)
+            add(move)
         return moves or [PASS]
 
     def _moves_of(self, holes: tuple[int, ...], seat: int):
@@ -182,6 +186,7 @@ class Sternhalma(Game):
                     add(((origin, dest), False))
             landed = {origin}
             chains = [(origin,)]
+            queue = chains.append
             for path in chains:  # grows while iterated: a breadth-first queue
                 for over, land in jumps[path[-1]]:
                     if land in landed or over == origin or holes[over] == empty:
@@ -190,9 +195,8 @@ class Sternhalma(Game):
                         continue
                     landed.add(land)
                     longer = path + (land,)
-                    chains.append(longer)
+                    queue(longer)
                     if land not in found and not (stays_in_goal and land not in goal):
-                        found.add(land)
                         add((longer, True))
         return paths
 
@@ -247,7 +251,6 @@ class Sternhalma(Game):
     def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
         holes, names = state.holes, self._names
         origin = path[0]
-        colour = self.seat_words(seat)
         if len(path) < 2:
             raise IllegalMove(
                 words(
@@ -274,7 +277,7 @@ class Sternhalma(Game):
                     move=str(move),
                     origin=names[origin],
                     owner=owner,
-                    seat=colour,
+                    seat=self.seat_words(seat),
                 )
             )
         if path[-1] == origin:
@@ -405,7 +408,7 @@ class Sternhalma(Game):
         return None
 
     def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
-        owners = [holes[i] for i in self._goal_cells[seat]]
+        owners = self._goal_owners[seat](holes)
         blocked = self.options["blocked_goal"]
         if owners.count(seat) < len(owners) and not (blocked and EMPTY not in owners):
             return None  # the common case, told before any words are made
