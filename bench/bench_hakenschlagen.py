@@ -68,6 +68,9 @@ def positions(board: str) -> tuple[list, object, list[int]]:
     pick, found, lengths = random.Random(2026), [], []
     for n in range(GAMES):
         played = random_playout(game, game.initial_state(), pick, Stream(f"bench game {n}"))
+        end = played[-1]
+        if not (end.turned[end.winner] and end.hares[end.winner] in game.start_spaces):
+            raise AssertionError(f"game {n} on the {board} board ended without a rightful winner")
         turns = [s for s in played if game.to_move(s) is not None]
         found.extend(turns)
         lengths.append(len(turns))
