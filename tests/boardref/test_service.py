@@ -227,3 +227,60 @@ def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
     service = _service(tmp_path, sim=True)  # the simulated board reports it once
     _serve_for(service, 1.5)
     assert service.referee.phase == "move"
+
+
+def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index(
+    tmp_path, monkeypatch
+):
+    import asyncio
+
+    import boardref.referee
+    import boardref.service
+
+    built, slow, on_the_loop = boardref.service.index_successors, [False], []
+
+    def in_the_worker(game, state, sensor):
+        if slow[0]:
+            time.sleep(1.5)  # a turn with tens of thousands of outcomes, on a Pi
+        return built(game, state, sensor)
+
+    def on_the_loop_too(game, state, sensor):
+        on_the_loop.append(state)
+        return built(game, state, sensor)
+
+    monkeypatch.setattr(boardref.service, "index_successors", in_the_worker)
+    monkeypatch.setattr(boardref.referee, "index_successors", on_the_loop_too)
+    service = _service(tmp_path, sim=True)
+
+    async def until(check):
+        for _ in range(500):
+            if check():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("the table did not get there")
+
+    def play_one():
+        referee = service.referee
+        move = referee.game.legal_moves(referee.positions[-1])[0]
+        service.sim_act("lift", move.path[0])
+        service.sim_act("place", move.path[-1])
+
+    async def main():
+        stop = asyncio.Event()
+        service.start(asyncio.get_running_loop())
+        running = asyncio.create_task(service.run(stop))
+        referee = service.referee
+        await until(lambda: referee.phase == "move" and not referee.unprepared())
+        slow[0] = True
+        play_one()  # a step: taken at once; the next position's indexing begins
+        await until(lambda: len(referee.positions) == 2)
+        play_one()  # set down while that indexing still runs
+        await until(lambda: len(referee.positions) == 3)
+        stop.set()
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.close()
+    assert on_the_loop == []  # the verdict used the worker's index, not one of its own
