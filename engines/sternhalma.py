@@ -46,6 +46,7 @@ from typing import Any
 
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
 from engines.errors import IllegalMove, RecordError
+from engines.observation import PIECE
 from engines.words import Words, words
 
 EMPTY = -1
@@ -199,6 +200,27 @@ class Sternhalma(Game):
                     if land not in found and not (stays_in_goal and land not in goal):
                         add((longer, True))
         return paths
+
+    def sensed_successors(self, state: SternhalmaState, sensors: tuple[str, ...]):
+        """Each legal move with the two holes it changes (its start empties, its end
+        shows the mover's piece): no position is built until a reading matches."""
+        moves = self.legal_moves(state)
+        if not set(sensors) <= {"camera", "presence"} or moves == [PASS]:
+            return super().sensed_successors(state, sensors)
+        shown = [self.colours[state.turn] if sensor == "camera" else PIECE for sensor in sensors]
+        index, rows = self.board.index, []
+        for move in moves:
+            origin, end = index[move.path[0]], index[move.path[-1]]
+            rows.append(
+                (
+                    move,
+                    *(
+                        (origin, None, end, token) if origin < end else (end, token, origin, None)
+                        for token in shown
+                    ),
+                )
+            )
+        return rows, lambda move: (move, self.apply(state, move))
 
     def can_extend(self, state: SternhalmaState, move: Move) -> bool:
         """A jump chain can go on when its piece, where it stands, has another jump

@@ -30,8 +30,9 @@ def _turns(game, seed: int, turns: int):
 
 
 @pytest.mark.parametrize("sensors", [("presence",), ("camera",), ("camera", "presence")])
-def test_hakenschlagen_tells_each_outcomes_changes_as_the_positions_would(sensors):
-    game = load_game("hakenschlagen", 3)
+@pytest.mark.parametrize(("name", "players"), [("hakenschlagen", 3), ("sternhalma", 3)])
+def test_an_engine_tells_each_outcomes_changes_as_the_positions_would(name, players, sensors):
+    game = load_game(name, players)
     for state in _turns(game, 4, 6):
         fast, resolve = game.sensed_successors(state, sensors)
         slow, written = Game.sensed_successors(game, state, sensors)
