@@ -1063,10 +1063,13 @@ class Referee:
         for state in [self.positions[-1]] + ([self.tentative[1]] if self.tentative else []):
             index = self._successors_of(state)
             off_base = index.off_base(keys)
+            least = 2 * len(off_base)
             for changes in index.readings():
-                moved = changes[0::2]
                 # a capture left standing differs from the successor only on cells
                 # the move changed (they held a piece before and it shows one now)
+                if len(changes) < least:
+                    continue
+                moved = changes[0::2]
                 if not off_base.issubset(moved):
                     continue
                 extra = index.apart(keys, off_base, changes)
@@ -1125,7 +1128,10 @@ class Referee:
             # cells off the position that are empty now, and that show another piece
             empty = {i for i in off_base if keys[i] is None}
             other = {i for i in off_base if keys[i] is not None and index.base[i] is not None}
+            least = 2 * len(other)
             for changes in index.readings():
+                if len(changes) < least:
+                    continue
                 moved = changes[0::2]
                 if not other.issubset(moved):
                     continue
