@@ -1088,7 +1088,9 @@ class Referee:
         """Why no legal move takes the piece from ``origin`` to ``destination``: the
         engine's own reason where its moves are plain paths, else where it may go."""
         moves = self.game.legal_moves(state)
-        from_origin = [m for m in moves if getattr(m, "path", ())[:1] == (origin,)]
+        # a turn that is no path (Hakenschlagen's) starts nowhere: none is written out
+        pathless = not moves or not hasattr(moves[0], "path")
+        from_origin = [] if pathless else [m for m in moves if m.path[:1] == (origin,)]
         if not from_origin:
             if origin not in self.game.board.index:
                 return words(
