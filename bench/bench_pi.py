@@ -40,7 +40,7 @@ from engines import load_game  # noqa: E402
 #: (the table judges the half-made turn meanwhile); bench_referee times its verdicts
 GAMES = (("sternhalma", 6),)
 #: moves played a game (a whole Sternhalma game for six is several hundred)
-MOVES = sized(120, 2)
+MOVES = sized(120, 1)
 SEED = 21
 PIN = "2121"
 #: what a Pi 4 with a kiosk browser beside it leaves the service
