@@ -16,17 +16,19 @@ import threading
 import time
 from pathlib import Path
 
+from smoke import SMOKE, sized
+
 from boardref.harness import percentile
 from firmware_bridge.host import UP, Link
 from firmware_bridge.protocol import Decoder, Scan, encode
 from firmware_bridge.sim import Simulator
 
 CELLS = 121
-DECODER_FRAMES = 20_000
-DECODER_ROUNDS = 5
+DECODER_FRAMES = sized(20_000, 200)
+DECODER_ROUNDS = sized(5, 1)
 READ_SIZE = 4096
-LATENCY_SAMPLES = 150
-UNPLUG_CYCLES = 5
+LATENCY_SAMPLES = sized(150, 3)
+UNPLUG_CYCLES = sized(5, 1)
 BUDGET_FRAMES_PER_S = 50_000
 BUDGET_UNPLUG_NOTICED_MS = 2000
 BUDGET_RESYNC_MS = 3000
@@ -148,7 +150,7 @@ def main():
                 "bench": "bridge",
                 "decoder_frames_per_s": round(presence_rate),
                 "decoder_budget_frames_per_s": BUDGET_FRAMES_PER_S,
-                "decoder_budget_met": presence_rate >= BUDGET_FRAMES_PER_S,
+                "decoder_budget_met": not SMOKE and presence_rate >= BUDGET_FRAMES_PER_S,
                 "decoder_frame_bytes": round(frame_bytes, 1),
                 "decoder_magnet_class_frames_per_s": round(magnet_rate),
                 "change_to_event_ms": summary_ms(default_latency),
@@ -158,7 +160,8 @@ def main():
                 "led_frame_ack_ms": summary_ms(led_ack),
                 "unplug_noticed_ms_max": round(max(noticed), 1),
                 "replug_resync_ms_max": round(max(resynced), 1),
-                "unplug_budget_met": max(noticed) <= BUDGET_UNPLUG_NOTICED_MS
+                "unplug_budget_met": not SMOKE
+                and max(noticed) <= BUDGET_UNPLUG_NOTICED_MS
                 and max(resynced) <= BUDGET_RESYNC_MS,
                 "samples": LATENCY_SAMPLES,
                 "link_counters": counters,

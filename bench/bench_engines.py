@@ -1,12 +1,15 @@
-"""Engine speed: Sternhalma legal-move generation per position and random-playout
-plies per second, with OpenSpiel's ``chinese_checkers`` measured beside it in the
-same run, and Catch the Hare playouts. Prints one JSON line.
+"""Engine speed: Sternhalma legal-move generation per position and random play, turns
+per CPU second, with OpenSpiel's ``chinese_checkers`` playing the same random turns
+beside it in the same run, and Catch the Hare's random plies. Prints one JSON line.
 
 Positions come from seeded random 3-player games. Every position is timed in
 several rounds and all timings count, so p99 includes the machine's own noise.
 OpenSpiel treats each jump of a chain as its own action (the same player keeps
-moving), so its legal_actions() never searches a whole chain; ours returns every
-complete move, chains included.
+moving, then passes), while our ``legal_moves`` returns every complete move,
+chains included: the work both do is a turn of random play (from the moves on
+offer pick one, play it, see whether the game is over), counted when the seat to
+move changes. Both run in alternating slices and are timed on this process's CPU
+time, so a busy machine slows neither more than the other.
 """
 
 from __future__ import annotations
@@ -16,54 +19,74 @@ import random
 import statistics
 import time
 
+from smoke import SMOKE, sized
+
 from boardref.harness import percentile
 from engines import load_game
 
 PLAYERS = 3
-GAMES = 40
-PLIES_PER_GAME = 120
-ROUNDS = 3
-PLAYOUT_SECONDS = 3.0
+GAMES = sized(40, 2)
+PLIES_PER_GAME = sized(120, 20)
+ROUNDS = sized(3, 1)
+#: CPU seconds of random play each side gets, in SLICES alternating slices
+PLAYOUT_SECONDS = sized(6.0, 0.2)
+SLICES = sized(12, 2)
 BUDGET_P99_MS = 0.5
 GOAL_P99_MS = 0.1
+#: our random turns per CPU second against OpenSpiel's, the same turns
+BUDGET_VS_OPEN_SPIEL = 0.1
+GOAL_VS_OPEN_SPIEL = 0.25
 
 
 def timings_ms(positions, legal) -> list[float]:
     samples = []
     for _ in range(ROUNDS):
         for state in positions:
-            start = time.perf_counter_ns()
+            start = time.process_time_ns()
             legal(state)
-            samples.append((time.perf_counter_ns() - start) / 1e6)
+            samples.append((time.process_time_ns() - start) / 1e6)
     return samples
 
 
-def summary(samples: list[float], positions: int, moves: list[int], plies_per_s: float) -> dict:
+def summary(samples: list[float], positions: int, moves: list[int]) -> dict:
     return {
         "positions": positions,
-        "legal_moves_ms_p50": round(percentile(samples, 0.50), 4),
-        "legal_moves_ms_p99": round(percentile(samples, 0.99), 4),
+        "legal_moves_cpu_ms_p50": round(percentile(samples, 0.50), 4),
+        "legal_moves_cpu_ms_p99": round(percentile(samples, 0.99), 4),
         "moves_per_position_mean": round(statistics.mean(moves), 1),
-        "playout_plies_per_s": round(plies_per_s),
     }
 
 
-def playout_rate(new_game, step) -> float:
-    """Plies per second of random play, restarting finished games."""
-    pick, plies = random.Random(1), 0
-    deadline = time.perf_counter() + PLAYOUT_SECONDS
-    start = time.perf_counter()
-    while time.perf_counter() < deadline:
-        state = new_game()
-        for _ in range(PLIES_PER_GAME):
-            state = step(state, pick)
-            if state is None:
-                break
-            plies += 1
-    return plies / (time.perf_counter() - start)
+class RandomTurns:
+    """Random play of one engine, a turn at a time, restarting finished games: its
+    ``play`` runs for a slice of CPU time and keeps count."""
+
+    def __init__(self, new_game, turn):
+        self.new_game, self.turn = new_game, turn
+        self.pick, self.state, self.plies = random.Random(1), new_game(), 0
+        self.turns, self.cpu = 0, 0.0
+
+    def play(self, seconds: float) -> None:
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            if self.state is None or self.plies >= PLIES_PER_GAME:
+                self.state, self.plies = self.new_game(), 0
+            self.state = self.turn(self.state, self.pick)
+            self.turns, self.plies = self.turns + 1, self.plies + 1
+        self.cpu += time.process_time() - start
+
+    def rate(self) -> float:
+        return self.turns / self.cpu
 
 
-def bench_sternhalma() -> dict:
+def interleaved(*players: RandomTurns) -> None:
+    """Each engine plays PLAYOUT_SECONDS of CPU time, in alternating slices."""
+    for _ in range(SLICES):
+        for player in players:
+            player.play(PLAYOUT_SECONDS / SLICES)
+
+
+def sternhalma() -> tuple[dict, RandomTurns]:
     game = load_game("sternhalma", PLAYERS)
     pick, positions = random.Random(2026), []
     for _ in range(GAMES):
@@ -74,69 +97,67 @@ def bench_sternhalma() -> dict:
     samples = timings_ms(positions, game.legal_moves)
     moves = [len(game.legal_moves(s)) for s in positions]
 
-    def step(state, pick):
-        if game.outcome(state) is not None:
-            return None
-        return game.apply(state, pick.choice(game.legal_moves(state)))
+    def turn(state, pick):
+        after = game.apply(state, pick.choice(game.legal_moves(state)))
+        return None if game.outcome(after) is not None else after
 
-    rate = playout_rate(game.initial_state, step)
-    return summary(samples, len(positions), moves, rate)
+    return summary(samples, len(positions), moves), RandomTurns(game.initial_state, turn)
 
 
-def bench_open_spiel() -> dict:
+def open_spiel() -> tuple[dict, RandomTurns | None]:
     try:
         from importlib.metadata import version
 
         import pyspiel
     except ImportError as exc:
-        return {"unavailable": f"open_spiel not installed ({exc}); `make bench` installs it"}
+        return {"unavailable": f"open_spiel not installed ({exc}); `make bench` installs it"}, None
     game = pyspiel.load_game("chinese_checkers", {"players": PLAYERS})
-    pick, positions = random.Random(2026), []
-    for _ in range(GAMES):
-        state = game.new_initial_state()
-        for _ in range(PLIES_PER_GAME):
-            if state.is_terminal():
-                break
-            positions.append(state.clone())
+
+    def turn(state, pick):
+        """One seat's turn: its hops, one action each, until the next seat is to move."""
+        seat = state.current_player()
+        while not state.is_terminal() and state.current_player() == seat:
             state.apply_action(pick.choice(state.legal_actions()))
-    samples = timings_ms(positions, lambda s: s.legal_actions())
-    moves = [len(s.legal_actions()) for s in positions]
+        return None if state.is_terminal() else state
 
-    def step(state, pick):
-        if state.is_terminal():
-            return None
-        state.apply_action(pick.choice(state.legal_actions()))
-        return state
-
-    rate = playout_rate(game.new_initial_state, step)
-    result = summary(samples, len(positions), moves, rate)
-    result["peer"] = f"open_spiel {version('open_spiel')} chinese_checkers (C++ via pybind11)"
-    result["note"] = "one action per jump of a chain; ours is one move per whole chain"
-    return result
+    return {
+        "peer": f"open_spiel {version('open_spiel')} chinese_checkers (C++ via pybind11)",
+    }, RandomTurns(game.new_initial_state, turn)
 
 
-def bench_catch_the_hare() -> dict:
+def catch_the_hare() -> RandomTurns:
     game = load_game("catch_the_hare", max_plies=PLIES_PER_GAME)
 
-    def step(state, pick):
-        if game.outcome(state) is not None:
-            return None
-        return game.apply(state, pick.choice(game.legal_moves(state)))
+    def turn(state, pick):
+        after = game.apply(state, pick.choice(game.legal_moves(state)))
+        return None if game.outcome(after) is not None else after
 
-    return {"playout_plies_per_s": round(playout_rate(game.initial_state, step))}
+    return RandomTurns(game.initial_state, turn)
 
 
 def main() -> None:
-    ours = bench_sternhalma()
+    ours, our_turns = sternhalma()
+    peer, peer_turns = open_spiel()
+    interleaved(*[p for p in (our_turns, peer_turns) if p is not None])
+    ours["random_turns_per_cpu_s"] = round(our_turns.rate())
+    hare = catch_the_hare()
+    hare.play(PLAYOUT_SECONDS)
     result = {
         "bench": "engines",
         "sternhalma_3p": ours,
-        "open_spiel_chinese_checkers_3p": bench_open_spiel(),
-        "catch_the_hare": bench_catch_the_hare(),
-        "budget_legal_moves_ms_p99": BUDGET_P99_MS,
-        "goal_legal_moves_ms_p99": GOAL_P99_MS,
-        "within_budget": ours["legal_moves_ms_p99"] <= BUDGET_P99_MS,
+        "open_spiel_chinese_checkers_3p": peer,
+        "catch_the_hare": {"random_plies_per_cpu_s": round(hare.rate())},
+        "budget_legal_moves_cpu_ms_p99": BUDGET_P99_MS,
+        "goal_legal_moves_cpu_ms_p99": GOAL_P99_MS,
+        "budget_vs_open_spiel": BUDGET_VS_OPEN_SPIEL,
+        "goal_vs_open_spiel": GOAL_VS_OPEN_SPIEL,
     }
+    within = ours["legal_moves_cpu_ms_p99"] <= BUDGET_P99_MS
+    if peer_turns is not None:
+        peer["random_turns_per_cpu_s"] = round(peer_turns.rate())
+        ours["vs_open_spiel"] = round(our_turns.rate() / peer_turns.rate(), 3)
+        within = within and ours["vs_open_spiel"] >= BUDGET_VS_OPEN_SPIEL
+    result["within_budget"] = not SMOKE and within
     print(json.dumps(result))
 
 

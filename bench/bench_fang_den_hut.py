@@ -14,14 +14,16 @@ import random
 import statistics
 import time
 
+from smoke import SMOKE, sized
+
 from boardref.harness import percentile
 from engines import load_game
 from engines.chance import Stream
 
 PLAYERS = 4
-GAMES = 20
-ROUNDS = 3
-PLAYOUT_SECONDS = 3.0
+GAMES = sized(20, 2)
+ROUNDS = sized(3, 1)
+PLAYOUT_SECONDS = sized(3.0, 0.1)
 BUDGET_P99_MS = 1.0
 
 
@@ -72,8 +74,8 @@ def main() -> None:
         "fang_den_hut_4p": rules,
         "fang_den_hut_4p_golden_hat": golden,
         "budget_legal_moves_ms_p99": BUDGET_P99_MS,
-        "within_budget": max(rules["legal_moves_ms_p99"], golden["legal_moves_ms_p99"])
-        <= BUDGET_P99_MS,
+        "within_budget": not SMOKE
+        and max(rules["legal_moves_ms_p99"], golden["legal_moves_ms_p99"]) <= BUDGET_P99_MS,
     }
     print(json.dumps(result))
 

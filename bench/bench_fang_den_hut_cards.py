@@ -14,6 +14,7 @@ import statistics
 import time
 
 from bench_engines import timings_ms
+from smoke import SMOKE, sized
 
 from boardref.harness import percentile
 from engines import load_game
@@ -21,8 +22,8 @@ from engines.chance import Stream
 from engines.players import random_step
 
 NAME = "fang_den_hut_cards"
-MATCHES = 10
-PLAYOUT_SECONDS = 2.0
+MATCHES = sized(10, 1)
+PLAYOUT_SECONDS = sized(2.0, 0.1)
 BUDGET_P99_MS = 1.0
 
 
@@ -76,7 +77,7 @@ def main() -> None:
                 "legal_moves_ms_p50": round(percentile(legal, 0.50), 4),
                 "legal_moves_ms_p99": round(p99, 4),
                 "budget_legal_moves_ms_p99": BUDGET_P99_MS,
-                "within_budget": p99 <= BUDGET_P99_MS,
+                "within_budget": not SMOKE and p99 <= BUDGET_P99_MS,
                 "view_ms_p50": round(percentile(views, 0.50), 4),
                 "view_ms_p99": round(percentile(views, 0.99), 4),
                 "by_players": per_count,

@@ -15,15 +15,17 @@ import random
 import statistics
 import time
 
+from smoke import SMOKE, sized
+
 from boardref.harness import percentile
 from engines import load_game
 from engines.chance import Stream
 from engines.players import random_playout
 
-GAMES_PER_SETUP = 40
+GAMES_PER_SETUP = sized(40, 2)
 SETUPS = [(1, {}), (2, {}), (3, {}), (3, {"honky_tonk": True})]
-ROUNDS = 5
-PLAYOUT_SECONDS = 3.0
+ROUNDS = sized(5, 1)
+PLAYOUT_SECONDS = sized(3.0, 0.1)
 BUDGET_P99_MS = 5.0
 
 
@@ -73,7 +75,7 @@ def main() -> None:
                 "placements_per_position_max": max(counts),
                 "random_2p_games_per_s": round(rate, 1),
                 "budget_placements_ms_p99": BUDGET_P99_MS,
-                "within_budget": p99 <= BUDGET_P99_MS,
+                "within_budget": not SMOKE and p99 <= BUDGET_P99_MS,
             }
         )
     )

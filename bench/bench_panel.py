@@ -20,11 +20,14 @@ import time
 
 import httpx
 import websockets
+from smoke import SMOKE, sized
 
 from boardref.harness import percentile
 
-CLIENTS = 100
-CHANGES = 40
+CLIENTS = sized(100, 3)
+CHANGES = sized(40, 2)
+#: pieces put down on the virtual board and taken back
+PIECES_DOWN = sized(5, 1)
 BUDGET_FANOUT_P99_MS = 100.0
 
 
@@ -79,7 +82,7 @@ async def measure(url: str) -> dict:
         verdict: list[float] = []
         await http.post("/api/game", json={"game": "sternhalma", "players": 2})
         await asyncio.sleep(1.0)
-        for origin, destination in (("l4", "k5"), ("k5", "l4")) * 5:
+        for origin, destination in (("l4", "k5"), ("k5", "l4")) * PIECES_DOWN:
             await http.post("/api/sim/lift", json={"cell": origin})
             await asyncio.sleep(0.5)
             waits = [asyncio.create_task(until(s, _shows_move(destination))) for s in sockets[:10]]
@@ -97,7 +100,7 @@ async def measure(url: str) -> dict:
         "fanout_ms_p50": round(percentile(fanout, 0.5), 2),
         "fanout_ms_p99": round(percentile(fanout, 0.99), 2),
         "budget_fanout_ms_p99": BUDGET_FANOUT_P99_MS,
-        "within_budget": percentile(fanout, 0.99) <= BUDGET_FANOUT_P99_MS,
+        "within_budget": not SMOKE and percentile(fanout, 0.99) <= BUDGET_FANOUT_P99_MS,
         "piece_down_to_pages_ms_p50": round(percentile(verdict, 0.5), 1),
         "piece_down_to_pages_ms_p99": round(percentile(verdict, 0.99), 1),
         "settle_ms": 300,

@@ -6,7 +6,13 @@ budget). Prints one JSON line.
 
 Seats rotate between games, so each player sits in each seat equally often; a game
 that reaches its move limit (``max_plies``, 1000 moves) is a draw and counted as
-one. Against random the search plays, by default, on a fixed playout budget with
+one.
+
+By default the run is quick (a few minutes): ``QUICK_GAMES`` games of a search on
+``QUICK_PLAYOUTS`` playouts a move against random, per game, no ladder; a rough
+check that each search still beats random. ``--full`` plays the counts below.
+
+With ``--full``, against random the search plays, by default, on a fixed playout budget with
 no clock, so the run is reproducible: in Catch the Hare and Sternhalma (the
 alpha-beta search) that is "hard" as shipped (2000 positions judged a move, far
 inside the 2 s cap), in the other games fewer playouts than "hard" gets
@@ -18,7 +24,7 @@ shipped, clocks included. Games run in a pool of ``--workers`` processes (2 by
 default: the machine is shared); each game's result goes to stderr as soon as it
 is in, so a long run loses nothing it has measured.
 
-    python bench/bench_players.py [--games N] [--rung-games M] [--as-shipped]
+    python bench/bench_players.py [--full] [--games N] [--rung-games M] [--as-shipped]
                                   [--part random|ladder|both] [--workers W] [GAME ...]
 
 ``--games`` and ``--rung-games`` replace the counts below; ``--part`` runs only
@@ -41,6 +47,8 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from smoke import SMOKE
+
 from engines import GAMES
 from engines.players import LEVELS
 from engines.players.arena import Match, play_game, summarise, verdict
@@ -60,6 +68,13 @@ HARD_PLAYOUTS = {
     "haegar": 150,
     "hakenschlagen": 150,
 }
+#: the quick default: games against random, per game, and the search's playouts
+QUICK_GAMES = 4
+QUICK_PLAYOUTS = 30
+#: the smoke run: one game a match, each search on a few playouts, a short draw limit
+SMOKE_PLAYOUTS = 2
+SMOKE_MAX_PLIES = 20
+SMOKE_GAMES = ("catch_the_hare",)
 #: the issue's targets for the search against random, per game
 TARGETS = {"sternhalma": 0.95, "catch_the_hare": 0.95}
 TARGET_OTHERS = 0.90
@@ -68,19 +83,27 @@ MOVE_BUDGET_S = LEVELS["hard"].seconds
 
 
 def matches(
-    name: str, games: int | None, rung_games: int | None, shipped: bool, parts: str
+    name: str,
+    games: int | None,
+    rung_games: int | None,
+    shipped: bool,
+    parts: str,
+    full: bool,
 ) -> dict[str, Match]:
     """The matches of one game: the search against random, then the ladder
-    (``parts``: "random", "ladder" or "both")."""
-    budget = HARD_PLAYOUTS.get(name, LEVELS["hard"].playouts)
+    (``parts``: "random", "ladder" or "both"); quick ones unless ``full``."""
+    budget = HARD_PLAYOUTS.get(name, LEVELS["hard"].playouts) if full else QUICK_PLAYOUTS
     hard = "hard" if shipped else f"search:{budget}"
-    count = games or GAMES_VS_RANDOM_OF.get(name, GAMES_VS_RANDOM)
+    count = games or (GAMES_VS_RANDOM_OF.get(name, GAMES_VS_RANDOM) if full else QUICK_GAMES)
+    limits = {"playouts": SMOKE_PLAYOUTS, "max_plies": SMOKE_MAX_PLIES} if SMOKE else {}
+    if SMOKE:
+        count = rung_games = 1
     found = {}
     if parts != "ladder":
-        found["search_vs_random"] = Match(name, (hard, "random"), count, SEED)
+        found["search_vs_random"] = Match(name, (hard, "random"), count, SEED, **limits)
     if parts != "random":
         for pair in (("easy", "random"), ("medium", "easy"), ("hard", "medium")):
-            found["+".join(pair)] = Match(name, pair, rung_games or GAMES_PER_RUNG, SEED)
+            found["+".join(pair)] = Match(name, pair, rung_games or GAMES_PER_RUNG, SEED, **limits)
     return found
 
 
@@ -149,16 +172,25 @@ def main() -> None:
         action="store_true",
         help='the search against random plays "hard" as shipped (its clock included)',
     )
-    parser.add_argument("--part", choices=("random", "ladder", "both"), default="both")
+    parser.add_argument(
+        "--full", action="store_true", help="the full counts (hours), ladder included"
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="one short game a match: checks the bench runs"
+    )
+    parser.add_argument(
+        "--part", choices=("random", "ladder", "both"), help="default: random, or both with --full"
+    )
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("names", nargs="*", choices=[*GAMES, []], metavar="GAME")
     args = parser.parse_args()
     started = time.perf_counter()
     workers = args.workers
+    part = args.part or ("both" if args.full or SMOKE else "random")
     games = {}
     with ProcessPoolExecutor(workers) as pool:
-        for name in args.names or GAMES:
-            plan = matches(name, args.games, args.rung_games, args.as_shipped, args.part)
+        for name in args.names or (SMOKE_GAMES if SMOKE else GAMES):
+            plan = matches(name, args.games, args.rung_games, args.as_shipped, part, args.full)
             games[name] = measure(name, plan, pool)
             print(json.dumps({name: games[name]}), file=sys.stderr, flush=True)
     print(
@@ -168,6 +200,7 @@ def main() -> None:
                 "seed": SEED,
                 "workers": workers,
                 "as_shipped": args.as_shipped,
+                "full": args.full,
                 "move_budget_s": MOVE_BUDGET_S,
                 "levels": {
                     k: {"playouts": v.playouts, "seconds": v.seconds} for k, v in LEVELS.items()

@@ -9,15 +9,11 @@ the same games; a Raspberry Pi 4 takes about four times as long.
 import json
 import os
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engines import GAMES, load_game  # noqa: E402
-from engines.chance import Stream, commitment  # noqa: E402
-from engines.records import Entry, GameRecord, Result, read, spec_name, verify, write  # noqa: E402
+from engines import GAMES, load_game
+from engines.chance import Stream, commitment
+from engines.records import Entry, GameRecord, Result, read, spec_name, verify, write
 
 MAX_PLIES = 300
 

@@ -7,15 +7,19 @@ observation (``FIT``) and beats the next different candidate clearly (``MARGIN``
 near ties go to the players to choose, and an observation no candidate explains is
 passed on as seen, so the referee can say what is wrong. Hall presence, when fitted,
 rules out every candidate it contradicts before the camera is weighed. It weighs
-readings only; what they mean is the referee's business.
+readings only; what they mean is the referee's business. numpy is imported where a
+camera reading is weighed, so a table without a camera never loads it.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 #: the probability given to a token the camera did not rank for a cell
 FLOOR = 1e-6
@@ -51,18 +55,51 @@ class Tokens:
 
     def of(self, names) -> np.ndarray:
         """The ids of ``names`` (tokens), to turn ``token_rows``'s own ids into these."""
+        import numpy as np
+
         return np.array([self.id(token) for token in names], dtype=np.int32)
 
 
-def token_rows(keys, cells: int) -> tuple[np.ndarray, tuple]:
-    """Candidate keys (each a tuple of ``cells`` tokens) as rows of token ids, and the
-    tokens those ids stand for, in id order. Pure, so it runs where the successors
+@dataclass
+class Candidates:
+    """Readings to weigh, each the ``base`` reading with a few cells changed, as
+    token ids of their own (``names``): candidate ``cand[n]`` shows ``tok[n]`` on
+    cell ``cell[n]``. Tens of thousands of outcomes of a turn take a few arrays
+    instead of a row of every cell each. Pure, so it is built where the successors
     are indexed (a worker thread in the service), not in the verdict."""
-    names: dict[str | None, int] = {}
-    rows = np.zeros((len(keys), cells), dtype=np.int32)
-    for n, key in enumerate(keys):
-        rows[n] = [names.setdefault(token, len(names)) for token in key]
-    return rows, tuple(names)
+
+    base: np.ndarray
+    count: int
+    cand: np.ndarray
+    cell: np.ndarray
+    tok: np.ndarray
+    names: tuple
+
+    @classmethod
+    def of(cls, base: tuple, changes: list[tuple]) -> Candidates:
+        """``changes`` are flat tuples (cell index, token, ...) against ``base``."""
+        import numpy as np
+
+        names: dict[str | None, int] = {}
+        ids = [names.setdefault(token, len(names)) for token in base]
+        # C arrays, not lists: a list of hundreds of thousands of ints is many megabytes
+        cand, cell, tok = array("i"), array("i"), array("i")
+        for n, change in enumerate(changes):
+            cand.extend([n] * (len(change) // 2))
+            cell.extend(change[0::2])
+            tok.extend([names.setdefault(token, len(names)) for token in change[1::2]])
+        return cls(
+            np.array(ids, dtype=np.int32),
+            len(changes),
+            np.frombuffer(cand, dtype=np.int32),
+            np.frombuffer(cell, dtype=np.int32),
+            np.frombuffer(tok, dtype=np.int32),
+            tuple(names),
+        )
+
+    @property
+    def nbytes(self) -> int:
+        return self.base.nbytes + self.cand.nbytes + self.cell.nbytes + self.tok.nbytes
 
 
 def seen_key(observation, cells: list[str]) -> tuple:
@@ -78,6 +115,8 @@ def is_sure(observation) -> bool:
 
 def costs(observation, cells: list[str], tokens: Tokens) -> np.ndarray:
     """``-log p`` per cell (rows) and token id (columns); unranked tokens get FLOOR."""
+    import numpy as np
+
     for cell in cells:
         for token, _ in observation.ranked.get(cell, ()):
             tokens.id(token)
@@ -89,24 +128,45 @@ def costs(observation, cells: list[str], tokens: Tokens) -> np.ndarray:
     return table
 
 
-def fuse(observation, cells: list[str], keys: list[tuple], rows: np.ndarray, tokens: Tokens):
-    """The candidate (one of ``keys``, whose token ids are ``rows``) the camera most
-    likely saw, or None when none explains the observation. ``tokens`` must be the
-    table ``rows`` were made with."""
-    if not keys:
+def fuse(observation, cells: list[str], groups: list[Candidates], tokens: Tokens, label, keep=None):
+    """The candidate the camera most likely saw, or None when none explains the
+    observation: ``groups`` of candidates, ``label(group, n)`` the reading of
+    candidate ``n`` of a group (tokens in board order); ``keep``, per group, which
+    candidates may be chosen at all (the hall sensors rule the others out)."""
+    import numpy as np
+
+    if not any(group.count for group in groups):
         return None
-    # ``costs`` only adds tokens, so every id in ``rows`` has its column
+    # ids first: ``costs`` gives a column to every token known by then
+    ids_of = [tokens.of(group.names) for group in groups]
     table = costs(observation, cells, tokens)
-    total = table[np.arange(len(cells)), rows].sum(axis=1)
+    rows = np.arange(len(cells))
+    totals, owners = [], []
+    for g, (group, ids) in enumerate(zip(groups, ids_of)):
+        base = table[rows, ids[group.base]]
+        # a candidate costs its base, less the cells it changes, plus what they show
+        delta = table[group.cell, ids[group.tok]] - base[group.cell]
+        total = base.sum() + np.bincount(group.cand, delta, minlength=group.count)
+        if keep is not None:
+            total[~np.asarray(keep[g], dtype=bool)] = np.inf
+        totals.append(total)
+        owners += [g] * group.count
+    total = np.concatenate(totals)
+    starts = np.cumsum([0] + [group.count for group in groups])
     order = np.argsort(total, kind="stable")
+
+    def reading(index) -> tuple:
+        g = owners[index]
+        return label(g, int(index - starts[g]))
+
     best = total[order[0]]
-    if best - table.min(axis=1).sum() > FIT:
+    if not best - table.min(axis=1).sum() <= FIT:  # inf: every candidate ruled out
         return None
-    close = []
+    key, close = reading(order[0]), []
     for index in order[1:]:
         if total[index] - best >= MARGIN:
             break
-        if keys[index] != keys[order[0]]:
-            close.append(keys[index])
-    key = keys[order[0]]
+        other = reading(index)
+        if other != key:
+            close.append(other)
     return Fused(key, (key, *close) if close else ())

@@ -17,14 +17,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from boardref import fusion
 from boardref.snapshot import Ending, Said, TableState, seats_of
 from boardref.store import Store, StoreError
+from boardref.successors import (
+    BOTH,
+    CAMERA,
+    Successors,
+    changes_between,
+    index_successors,
+    projection,
+)
 from engines import PASS, Game, IllegalMove, Move, RulesError, load_game
 from engines.chance import Shuffle, Stream, commitment, new_seed
 from engines.words import Words, as_words, words
@@ -35,8 +41,8 @@ SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "
 SAVE_RETRY_S = 1.0  # seconds between tries to log a verdict the log refused
 #: the sensor of a table whose moves are tapped on the panel, not read from a board
 PANEL = "panel"
-#: the sensors of a table read by the camera alone, and by camera and hall sensors
-CAMERA, BOTH = "camera", "both"
+#: the most the indexed successors of recent positions may take
+INDEX_BYTES = 24 * 2**20
 
 
 class RefereeError(RuntimeError):
@@ -55,60 +61,6 @@ class Event:
     kind: str
     data: dict[str, Any]
     accepted: bool = False
-
-
-@dataclass
-class _Successors:
-    """The legal moves of one position, indexed by what the sensor would report."""
-
-    moves: list[Move]
-    sensor: str
-    by_reading: dict[tuple, list[tuple[Move, Any]]] = field(default_factory=dict)
-    #: with camera and hall sensors: what the hall sensors feel for each reading
-    presence: dict[tuple, tuple] = field(default_factory=dict)
-    #: with a camera: the readings as rows of token ids, and the tokens of those ids
-    rows: Any = None
-    tokens: tuple = ()
-    #: the reading of the position itself, and for each reading the cells where it
-    #: differs from that (a few), so a wrong board is compared in a few steps a move
-    base: tuple = ()
-    changed: dict[tuple, tuple[int, ...]] = field(default_factory=dict)
-
-    def apart(self, reading: tuple, off_base: set[int], key: tuple) -> list[int]:
-        """The cells where ``reading`` differs from the successor ``key``, given
-        ``off_base``, the cells where it differs from ``base``."""
-        moved = self.changed[key]
-        return sorted(off_base.difference(moved).union(i for i in moved if reading[i] != key[i]))
-
-    def off_base(self, reading: tuple) -> set[int]:
-        return {i for i, (now, then) in enumerate(zip(reading, self.base)) if now != then}
-
-
-def projection(sensor: str) -> str:
-    """The kind of reading ``game.sense`` gives for a table's sensor: a table with a
-    camera reads what the camera sees, hall sensors or not."""
-    return CAMERA if sensor == BOTH else sensor
-
-
-def index_successors(game, state, sensor: str) -> _Successors:
-    """Every legal move from ``state`` by what ``sensor`` would read after it. Pure:
-    the service runs it in a worker thread and hands the result to ``adopt``."""
-    pairs = game.successors(state)
-    found = _Successors([move for move, _ in pairs], sensor)
-    # sense() lists every cell in board order, so its values are the key
-    base = found.base = tuple(game.sense(state, projection(sensor)).values())
-    for move, after in pairs:
-        key = tuple(game.sense(after, projection(sensor)).values())
-        if key not in found.by_reading:
-            found.changed[key] = tuple(
-                i for i, (now, then) in enumerate(zip(key, base)) if now != then
-            )
-        found.by_reading.setdefault(key, []).append((move, after))
-        if sensor == BOTH:
-            found.presence[key] = tuple(game.sense(after, "presence").values())
-    if sensor in (CAMERA, BOTH):
-        found.rows, found.tokens = fusion.token_rows(list(found.by_reading), len(game.board.cells))
-    return found
 
 
 class Referee:
@@ -146,7 +98,7 @@ class Referee:
         self.read_as: Reading | None = None
         self._reading_since = 0.0
         self._judged: Reading | None = None
-        self._successors: dict[Any, _Successors] = {}
+        self._successors: dict[Any, Successors] = {}
         self._view = _View()
         #: the camera's last observation, the hall sensors' last reading and since when
         self._observation = None
@@ -327,23 +279,24 @@ class Referee:
         indexes = [self._successors_of(state) for state in self._wanted()]
         keys = [self._key_of(state) for state in states]
         presence = [tuple(self.game.sense(state, "presence").values()) for state in states]
-        if fusion.is_sure(seen) and (key in keys or any(key in i.by_reading for i in indexes)):
-            felt = dict(zip(keys, presence))
+        if fusion.is_sure(seen) and (key in keys or any(key in i for i in indexes)):
+            felt = dict(zip(keys, presence)).get(key)
             for index in indexes:
-                felt.update(index.presence)
-            if hall is None or felt.get(key) == hall:
+                if key in index:
+                    felt = index.felt(index.changes(key))
+            if hall is None or felt == hall:
                 return reading
-        own, names = fusion.token_rows(keys, len(self._cell_ids))
-        rows = [self._tokens.of(names)[own]]
-        for index in indexes:
-            keys += index.by_reading
-            presence += [index.presence.get(k) for k in index.by_reading]
-            rows.append(self._tokens.of(index.tokens)[index.rows])
-        rows = np.vstack(rows)
+        own = fusion.Candidates.of(keys[0], [(), changes_between(keys[1], keys[0])])
+        groups = [own, *(index.candidates for index in indexes)]
+        keep = None
         if hall is not None:
-            agree = [n for n, felt in enumerate(presence) if felt == hall]
-            keys, rows = [keys[n] for n in agree], rows[agree]
-        fused = fusion.fuse(seen, self._cell_ids, keys, rows, self._tokens)
+            keep = [[felt == hall for felt in presence]]
+            keep += [index.agreeing(hall) for index in indexes]
+
+        def label(group: int, n: int) -> tuple:
+            return keys[n] if group == 0 else indexes[group - 1].candidate(n)
+
+        fused = fusion.fuse(seen, self._cell_ids, groups, self._tokens, label, keep)
         if fused is None:
             return reading
         if fused.ties:
@@ -388,6 +341,13 @@ class Referee:
         self._retry_at = now + SAVE_RETRY_S if self.failed_saves != failed else None
         return True
 
+    def settles_at(self) -> float | None:
+        """When the reading on the board will have been still for the settle time and
+        is to be judged (on the caller's clock); None when there is nothing to judge."""
+        if self.game is None or self.reading is None or self.reading == self._judged:
+            return None
+        return self._reading_since + self.settle
+
     def prepare(self) -> None:
         """Index what the sensor would read after every legal move from here."""
         for state in self.unprepared():
@@ -403,7 +363,7 @@ class Referee:
         """The positions a reading may be one move from: the last, and a tentative one."""
         return [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
 
-    def adopt(self, game, state, index: _Successors) -> None:
+    def adopt(self, game, state, index: Successors) -> None:
         """Take an index built elsewhere (``index_successors``) if it still fits."""
         if game is self.game and index.sensor == self.sensor:
             self._remember(state, index)
@@ -423,7 +383,7 @@ class Referee:
             elif (
                 len(self.positions) > 1
                 and self._phase_after_change() == MOVE
-                and self._successors_of(self.positions[-1]).by_reading.get(self._key(reading))
+                and self._successors_of(self.positions[-1]).get(self._key(reading))
             ):
                 # resumed while a move was on the board but not yet logged
                 self._start_play()
@@ -457,7 +417,7 @@ class Referee:
             doubtful = {
                 state: move
                 for tie in self._doubt[1]
-                for move, state in self._successors_of(base).by_reading.get(tie, [])
+                for move, state in self._successors_of(base).get(tie)
             }
             if doubtful:
                 self._ask(doubtful.values())
@@ -465,10 +425,10 @@ class Referee:
         if key == self._key_of(self.current()):
             self._view.clear_problems()
             return
-        matches = self._successors_of(base).by_reading.get(key, [])
+        matches = self._successors_of(base).get(key)
         if not matches and self.tentative is not None:
             after = self.tentative[1]
-            following = self._successors_of(after).by_reading.get(key, [])
+            following = self._successors_of(after).get(key)
             if following:
                 if not self._finalise():
                     return
@@ -564,7 +524,7 @@ class Referee:
                     "The board does not show the position; there is nothing to confirm",
                 )
             )
-        unseen = {state: move for move, state in self._successors_of(base).by_reading.get(key, [])}
+        unseen = {state: move for move, state in self._successors_of(base).get(key)}
         if not unseen:
             raise RefereeError(_nothing_to_confirm())
         if len(unseen) == 1:
@@ -892,7 +852,7 @@ class Referee:
         base = self.positions[-1]
         index = self._successors.get(base)
         key = self._key(self.reading if self.read_as is None else self.read_as)
-        return index is not None and key == index.base and bool(index.by_reading.get(key))
+        return index is not None and key == index.base and bool(index.get(key))
 
     # --- inside ----------------------------------------------------------------------------
 
@@ -911,17 +871,24 @@ class Referee:
         # sense() lists every cell in board order, so its values are the key
         return tuple(self.game.sense(state, projection(self.sensor)).values())
 
-    def _successors_of(self, state) -> _Successors:
+    def _successors_of(self, state) -> Successors:
         found = self._successors.get(state)
         if found is None:
             found = index_successors(self.game, state, self.sensor)
             self._remember(state, found)
         return found
 
-    def _remember(self, state, found: _Successors) -> None:
-        if len(self._successors) > 64:
-            self._successors.clear()
+    def _remember(self, state, found: Successors) -> None:
+        """Keep ``found``; the oldest indexes go first once they take more than
+        ``INDEX_BYTES``, never those the next verdict needs."""
         self._successors[state] = found
+        wanted = set(self._wanted()) if self.positions else set()
+        total = sum(index.nbytes for index in self._successors.values())
+        for old in list(self._successors):
+            if total <= INDEX_BYTES:
+                break
+            if old not in wanted and old != state:
+                total -= self._successors.pop(old).nbytes
 
     def _finalise(self, mark: str | None = None) -> bool:
         move, _ = self.tentative
@@ -1118,23 +1085,21 @@ class Referee:
         for state in [self.positions[-1]] + ([self.tentative[1]] if self.tentative else []):
             index = self._successors_of(state)
             off_base = index.off_base(keys)
-            for key, moved in index.changed.items():
+            least = 2 * len(off_base)
+            for changes in index.readings():
                 # a capture left standing differs from the successor only on cells
                 # the move changed (they held a piece before and it shows one now)
+                if len(changes) < least:
+                    continue
+                moved = changes[0::2]
                 if not off_base.issubset(moved):
                     continue
-                extra = index.apart(keys, off_base, key)
-                left = extra and all(keys[i] is not None and key[i] is None for i in extra)
-                if left and self._leaves_board(state, key, extra):
+                extra = index.apart(keys, off_base, changes)
+                shows = dict(zip(moved, changes[1::2]))
+                left = extra and all(keys[i] is not None and shows[i] is None for i in extra)
+                if left and _leaves_board(index.base, moved, extra):
                     return [cells[i].id for i in extra]
         return []
-
-    def _leaves_board(self, state, key: tuple, extra: list[int]) -> bool:
-        """Whether every ``extra`` cell held a piece before the move (a capture) rather
-        than one the move itself lifted (then the board shows no move at all)."""
-        before = self._key_of(state)
-        after_moving = [i for i, (was, now) in enumerate(zip(before, key)) if was != now]
-        return all(before[i] is not None for i in extra) and len(after_moving) > len(extra)
 
     def _origin_in(self, base, reading: Reading) -> str:
         expected = self.game.sense(base, projection(self.sensor))
@@ -1145,7 +1110,9 @@ class Referee:
         """Why no legal move takes the piece from ``origin`` to ``destination``: the
         engine's own reason where its moves are plain paths, else where it may go."""
         moves = self.game.legal_moves(state)
-        from_origin = [m for m in moves if getattr(m, "path", ())[:1] == (origin,)]
+        # a turn that is no path (Hakenschlagen's) starts nowhere: none is written out
+        pathless = not moves or not hasattr(moves[0], "path")
+        from_origin = [] if pathless else [m for m in moves if m.path[:1] == (origin,)]
         if not from_origin:
             if origin not in self.game.board.index:
                 return words(
@@ -1185,8 +1152,11 @@ class Referee:
             # cells off the position that are empty now, and that show another piece
             empty = {i for i in off_base if keys[i] is None}
             other = {i for i in off_base if keys[i] is not None and index.base[i] is not None}
-            for key, entries in index.by_reading.items():
-                moved = index.changed[key]
+            least = 2 * len(other)
+            for changes in index.readings():
+                if len(changes) < least:
+                    continue
+                moved = changes[0::2]
                 if not other.issubset(moved):
                     continue
                 # the cells the successor fills that are empty now: one, the place
@@ -1194,14 +1164,17 @@ class Referee:
                 fills = empty.difference(moved)
                 if len(fills) > 1:
                     continue
-                fills = fills.union(i for i in moved if key[i] is not None and keys[i] is None)
+                shows = dict(zip(moved, changes[1::2]))
+                fills = fills.union(i for i in moved if shows[i] is not None and keys[i] is None)
                 if len(fills) != 1:
                     continue
-                apart = index.apart(keys, off_base, key)
+                apart = index.apart(keys, off_base, changes)
                 added = [i for i in apart if keys[i] is None]
                 # cells where both show a piece, but not the same
-                changed = any(keys[i] is not None and key[i] is not None for i in apart)
-                if len(added) == 1 and not changed and entries:
+                changed = any(
+                    keys[i] is not None and shows.get(i, index.base[i]) is not None for i in apart
+                )
+                if len(added) == 1 and not changed:
                     found.add(self.game.board.cells[added[0]].id)
         return frozenset(found)
 
@@ -1246,6 +1219,12 @@ class _View:
 def hides_hands(game) -> bool:
     """Whether ``game`` keeps something from some players (it has its own ``view``)."""
     return type(game).view is not Game.view
+
+
+def _leaves_board(before: tuple, moved: tuple, extra: list[int]) -> bool:
+    """Whether every ``extra`` cell held a piece before the move (a capture) rather
+    than one the move itself lifted (then the board shows no move at all)."""
+    return all(before[i] is not None for i in extra) and len(moved) > len(extra)
 
 
 def token_words(token: str | None) -> Words:

@@ -5,7 +5,9 @@ the status LED, buzzer and buttons, and runs the referee's clock in an asyncio l
 tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
 for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
 paths run on any machine. Device threads only hand work to the loop; the referee is
-touched on the loop alone. A camera that cannot be opened or stops giving frames is
+touched on the loop alone. The loop sleeps until something happens (a scan, a frame,
+a page's command, a worker's result) or a reading is due to settle: an idle table
+costs next to no CPU. A camera that cannot be opened or stops giving frames is
 logged and the table goes on with its hall sensors (or the panel).
 """
 
@@ -22,18 +24,18 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
-from boardref.camera import TableCamera, reader_for, rendered_camera
 from boardref.config import Config
-from boardref.fleet import Broker, Reporter, dashboard_state
 from boardref.history import History
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
-from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError, index_successors
+from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
 from boardref.store import Store, StoreError, open_log
+from boardref.successors import index_successors
 from boardref.table import Table
 from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
@@ -42,14 +44,16 @@ from firmware_bridge.host import UP, Link
 from firmware_bridge.sim import Simulator
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
-from hardware.frame_source import CameraError, SyntheticSource, open_source
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
 from hardware.wiring import Wiring, wiring_path
 
+if TYPE_CHECKING:  # the camera (OpenCV, numpy) and the fleet (MQTT) load only when used
+    from boardref.camera import TableCamera
+    from boardref.fleet import Reporter
+
 log = logging.getLogger("boardref")
 
-TICK = 0.01  # seconds between looks at the settle clock
 THINKING_S = 2.0  # the longest the computer thinks about a move
 
 
@@ -86,6 +90,12 @@ class Service:
         self._thinking: asyncio.Future | None = None
         self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: set when something happened that the referee's loop should look at
+        self._wake = asyncio.Event()
+        #: set when the camera was opened, replaced or closed (and on stopping)
+        self._camera_changed = asyncio.Event()
+        #: a position whose indexing failed in the worker: the verdict indexes it itself
+        self._unindexed = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Open the log, resume or start the game, and connect the devices."""
@@ -135,6 +145,7 @@ class Service:
         self.panel = Panel(self, pin_hash)
         self.referee.listeners.append(self.panel.publish)
         self.referee.listeners.append(self._follow_referee)
+        self.referee.listeners.append(lambda event: self._wake.set())
         if self.reporter is not None:
             self.referee.listeners.append(
                 lambda event: self._report() if event.kind == "display" else None
@@ -146,6 +157,8 @@ class Service:
         fleet = self.config.fleet
         if fleet.url is None:
             return
+        from boardref.fleet import Broker, Reporter
+
         self.reporter = Reporter(
             self.store,
             Broker.from_url(fleet.url),
@@ -167,6 +180,8 @@ class Service:
         as the panel keeps it, and the board link."""
         if self.reporter is None or self.panel is None:
             return
+        from boardref.fleet import dashboard_state
+
         self.reporter.report_state(
             dashboard_state(
                 self.panel.shown, self.link_state(), self.referee.started, self.panel.public_base()
@@ -227,7 +242,7 @@ class Service:
             self.link.subscribe(
                 lambda scan: self._soon(table.on_scan, bytes(scan.cells), time.monotonic())
             )
-            self.link.subscribe_state(lambda state, error: self._link_changed(state, error))
+            self.link.subscribe_state(self._link_changed)
             self.restart_board_check()
             self.link.subscribe(lambda scan: self.board_check.observe(bytes(scan.cells)))
             if wiring.calibration is not None:
@@ -272,45 +287,69 @@ class Service:
             await asyncio.sleep(0.02)
         log.info("panel on http://%s:%d/", panel.host, panel.port)
         watching = asyncio.create_task(self._watch(stop))
+        stopping = asyncio.create_task(self._wake_on(stop))
         try:
-            await self._tick(stop)
+            await self._referee_loop(stop)
         finally:
             await watching
+            await stopping
             server.should_exit = True
             await serving
 
-    async def _tick(self, stop: asyncio.Event) -> None:
+    async def _wake_on(self, stop: asyncio.Event) -> None:
+        await stop.wait()
+        self._wake.set()
+        self._camera_changed.set()
+
+    async def _referee_loop(self, stop: asyncio.Event) -> None:
+        """Judge readings as they settle, index the next verdict's lookups and let the
+        computer think, each when something happened; between, sleep until the next
+        reading settles or the watchdog is due."""
         notify("READY=1")
         notify(f"STATUS=refereeing {self.referee.game.name}")
         ping_every = watchdog_interval()
-        next_ping = next_report = time.monotonic()
+        next_ping = time.monotonic()
         while not stop.is_set():
+            self._wake.clear()
             now = time.monotonic()
             try:
-                self.table.tick(now)
                 self._prepare()
+                if self._indexing is None:  # a reading waits for the running indexing
+                    self.table.tick(now)
+                    self._prepare()
                 self._computer_turn()
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
-            if now >= next_report:  # the link may change without a verdict
-                self._report()
-                next_report = now + 1.0
             if ping_every is not None and now >= next_ping:
                 notify("WATCHDOG=1")
                 next_ping = now + ping_every
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), TICK)
+            due = [next_ping] if ping_every is not None else []
+            settles = self.referee.settles_at()
+            if settles is not None and self._indexing is None:
+                due.append(settles)
+            await self._sleep(min(due, default=None))
         notify("STOPPING=1")
+
+    async def _sleep(self, until: float | None) -> None:
+        """Sleep until ``until`` (monotonic seconds; None: no deadline), or until woken."""
+        delay = None if until is None else max(0.0, until - time.monotonic())
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self._wake.wait()
 
     def _connect_camera(self) -> None:
         """Open the camera the config names for the current game's board; one that
         cannot be opened is logged and the table goes on without it."""
+        self._camera_changed.set()
         if self.camera is not None:
             self.camera.close()
             self.camera = None
         settings, game = self.config.camera, self.referee.game
         if settings.source is None or "camera" not in game.SENSORS:
             return
+        from boardref.camera import TableCamera, reader_for
+        from hardware.frame_source import CameraError
+
         try:
             source, lens = self._camera_source(settings)
         except CameraError as exc:
@@ -331,9 +370,13 @@ class Service:
     def _camera_source(self, settings):
         """The frame source and its lens: a calibration file, else a guess; the
         rendered camera of ``--sim`` knows its own."""
+        from hardware.frame_source import CameraError, SyntheticSource, open_source
+
         if settings.source == "synthetic":
             if not self.sim:
                 raise CameraError("the synthetic camera is for --sim only")
+            from boardref.camera import rendered_camera
+
             renderer, lens = rendered_camera(self.referee.game, 1, "easy", settings.size)
             return SyntheticSource(renderer, self._sim_view), lens
         from vision.lens import CalibrationError, Lens, default_path
@@ -354,19 +397,24 @@ class Service:
         failed = False
         while not stop.is_set():
             camera, started = self.camera, time.monotonic()
-            if camera is not None:
-                frame = await asyncio.to_thread(camera.source.read)
-                if camera is self.camera:  # not replaced by a new game's meanwhile
-                    try:
-                        working = camera.take(frame, time.monotonic())
-                    except Exception:  # a fault in one frame must not stop the camera
-                        log.exception("the camera failed on a frame; the game stays as it was")
-                        working = True
-                    if not working and not failed:
-                        self._camera_failed(camera.failure)
-                    failed = not working
+            if camera is None:  # none fitted: look again when a game changes the board
+                self._camera_changed.clear()
+                await self._camera_changed.wait()
+                continue
+            frame = await asyncio.to_thread(camera.source.read)
+            if camera is self.camera:  # not replaced by a new game's meanwhile
+                try:
+                    working = camera.take(frame, time.monotonic())
+                except Exception:  # a fault in one frame must not stop the camera
+                    log.exception("the camera failed on a frame; the game stays as it was")
+                    working = True
+                self._wake.set()  # the reading may have changed
+                if not working and not failed:
+                    self._camera_failed(camera.failure)
+                failed = not working
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), max(0.0, period - time.monotonic() + started))
+                async with asyncio.timeout(max(0.0, period - time.monotonic() + started)):
+                    await stop.wait()
 
     def _camera_failed(self, why: str) -> None:
         """The camera stopped giving frames: say so, and referee from the hall sensors
@@ -413,7 +461,7 @@ class Service:
         referee = self.referee
         if self._indexing is not None:
             return
-        wanted = referee.unprepared()
+        wanted = [state for state in referee.unprepared() if state != self._unindexed]
         if not wanted:
             return
         game, state, sensor = referee.game, wanted[0], referee.sensor
@@ -422,8 +470,12 @@ class Service:
             try:
                 found = await asyncio.to_thread(index_successors, game, state, sensor)
                 referee.adopt(game, state, found)
+            except Exception:  # the verdict will index it on the loop, and say why it fails
+                log.exception("indexing the moves from a position failed")
+                self._unindexed = state
             finally:
                 self._indexing = None
+                self._wake.set()
 
         self._indexing = asyncio.ensure_future(index())
 
@@ -453,6 +505,7 @@ class Service:
                 log.warning("the computer's move was not announced: %s", exc)
             finally:
                 self._thinking = None
+                self._wake.set()
 
         self._thinking = asyncio.ensure_future(think())
 
@@ -518,13 +571,25 @@ class Service:
     # --- inside ----------------------------------------------------------------------------
 
     def _soon(self, work: Callable, *args) -> None:
-        """Hand work from a device thread to the loop."""
-        self._loop.call_soon_threadsafe(work, *args)
+        """Hand work from a device thread to the loop, and wake the referee's loop
+        after it."""
+        self._loop.call_soon_threadsafe(self._then_wake, work, *args)
+
+    def _then_wake(self, work: Callable, *args) -> None:
+        try:
+            work(*args)
+        finally:
+            self._wake.set()
 
     def _link_changed(self, state: str, error: str | None) -> None:
         if state != UP and error:
             log.warning("board link %s: %s", state, error)
-        self._soon(self.table.on_link, state == UP)
+        self._soon(self._link_shown, state == UP)
+
+    def _link_shown(self, up: bool) -> None:
+        """The board link went up or down: the table's lights and the café hear of it."""
+        self.table.on_link(up)
+        self._report()
 
     def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
@@ -555,6 +620,7 @@ class Service:
         present = self.virtual.presence(self.table.sensor_cells)
         self.simulator.set_board(bytes(map(int, present)))
         self.referee.hold(self.virtual.unseen_lifts())
+        self._wake.set()
         if self.panel is not None:
             self.panel.publish()
 

@@ -346,6 +346,29 @@ class Game:
         states while listing moves override this to hand them over."""
         return [(move, self._apply(state, move)) for move in self.legal_moves(state)]
 
+    def sensed_successors(self, state, sensors: tuple[str, ...]):
+        """Every legal outcome from ``state`` by what each of ``sensors`` reads
+        differently there: an iterable of ``(ref, changes, ...)``, one ``changes``
+        per sensor, each a flat tuple ``(cell index, token, cell index, token, ...)``
+        in board order of the cells where the outcome's reading differs from
+        ``state``'s; and ``resolve(ref)``, the
+        ``(move, state)`` a ``ref`` stands for. Lets the referee index tens of
+        thousands of outcomes by their few changed cells; engines that can tell the
+        changes without building each position override it."""
+        pairs = self.successors(state)
+        bases = [tuple(self.sense(state, sensor).values()) for sensor in sensors]
+
+        def rows():
+            for ref, (_, after) in enumerate(pairs):
+                changes = []
+                for sensor, base in zip(sensors, bases):
+                    reading = self.sense(after, sensor).values()
+                    differ = [(i, t) for i, (t, b) in enumerate(zip(reading, base)) if t != b]
+                    changes.append(tuple(part for pair in differ for part in pair))
+                yield (ref, *changes)
+
+        return rows(), pairs.__getitem__
+
     def apply(self, state, move):
         """The state after ``move``; raises ``IllegalMove`` with the reason in words."""
         self._require_state(state)

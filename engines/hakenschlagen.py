@@ -94,7 +94,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from engines.chance import Bag, Shuffle
 from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
@@ -111,6 +111,8 @@ MARBLES = (*COLOURS, FOX, MOLEHILL)
 PLACING = (FOX, MOLEHILL)
 BAG = Bag.of(field=4, dandelion=3, lettuce=2, carrot=1, fox=1, molehill=1)
 MOLEHILLS = 6
+#: turns written out of one search before their groups are indexed by row
+WRITTEN_BEFORE_INDEX = 8
 HAND, HAND_NEAR_FOX = 3, 1
 BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
@@ -207,13 +209,26 @@ class Survey:
         return frozenset(fields), frozenset(sources)
 
 
+class _Node(NamedTuple):
+    """A point of the turn search: where the mover's hare, the fox and the molehills
+    stand, the marbles still in hand, whether the hare has turned, and whether the
+    turn has won the game (no use follows)."""
+
+    hare: int
+    fox: int
+    moles: frozenset[int]
+    hand: tuple[str, ...]
+    turned: bool
+    won: bool
+
+
 @dataclass(frozen=True)
 class _Group:
     """A way the turn search reached some ends: the uses ``done`` to ``node``, then
     placements of the kinds in ``order`` (each passing ``keep``), then ``tail``."""
 
     done: tuple[Use, ...]
-    node: tuple
+    node: _Node
     order: tuple
     keep: Any
     tail: tuple[Use, ...]
@@ -235,10 +250,13 @@ class _Found:
     foxes: dict[int, int] = field(default_factory=dict)
     #: (group, {row: fox bits}) with the ends each group found first, in order
     claims: list[tuple[int, dict[int, int]]] = field(default_factory=list)
+    #: how many ends each claim holds
+    sizes: list[int] = field(default_factory=list)
     groups: list[_Group] = field(default_factory=list)
     count: int = 0
     _fields: dict[tuple, list[int]] = field(default_factory=dict)
     _by_row: dict[int, list[tuple[int, int]]] | None = None
+    _written: int = 0
 
     def add(self, rows: dict[int, int], group: _Group) -> None:
         """Record the ends ``rows`` (row -> fox bits) that ``group`` reaches."""
@@ -254,9 +272,11 @@ class _Found:
                 fresh[row] = new
                 foxes[row] = have | new
         if fresh:
+            size = sum(map(int.bit_count, fresh.values()))
             self.claims.append((len(self.groups), fresh))
+            self.sizes.append(size)
             self.groups.append(group)
-            self.count += sum(map(int.bit_count, fresh.values()))
+            self.count += size
 
     def __len__(self) -> int:
         return self.count
@@ -272,19 +292,45 @@ class _Found:
     def __contains__(self, end: object) -> bool:
         return isinstance(end, int) and self.foxes.get(_row(end), 0) >> (end >> 7 & 127) & 1
 
-    def free_fields(self, node: tuple) -> list[int]:
+    def at(self, n: int) -> int:
+        """The ``n``-th end in iteration order, found without listing those before it
+        (a random player picks one of tens of thousands)."""
+        if n < 0:
+            n += self.count
+        if not 0 <= n < self.count:
+            raise IndexError("no such outcome")
+        for (_, rows), size in zip(self.claims, self.sizes):
+            if n >= size:
+                n -= size
+                continue
+            for row, bits in rows.items():
+                held = bits.bit_count()
+                if n >= held:
+                    n -= held
+                    continue
+                for _ in range(n):
+                    bits &= bits - 1
+                return row | ((bits & -bits).bit_length() - 1) << 7
+        raise AssertionError("the sizes disagree with the ends")
+
+    def free_fields(self, node: _Node) -> list[int]:
         if node not in self._fields:
             self._fields[node] = self.game._free_fields(node, self.others, self.layout)
         return self._fields[node]
 
     def turn(self, end: int) -> Turn:
-        if self._by_row is None:
+        fox_bit, row = 1 << (end >> 7 & 127), _row(end)
+        self._written += 1
+        if self._by_row is None and self._written > WRITTEN_BEFORE_INDEX:
             self._by_row = {}
             for gid, rows in self.claims:
-                for row, bits in rows.items():
-                    self._by_row.setdefault(row, []).append((gid, bits))
-        fox_bit = 1 << (end >> 7 & 127)
-        group = next(self.groups[g] for g, bits in self._by_row[_row(end)] if bits & fox_bit)
+                for at, bits in rows.items():
+                    self._by_row.setdefault(at, []).append((gid, bits))
+        if self._by_row is None:  # a few turns read: look through the claims
+            gid = next(g for g, rows in self.claims if rows.get(row, 0) & fox_bit)
+        else:
+            gid = next(g for g, bits in self._by_row[row] if bits & fox_bit)
+        group = self.groups[gid]
         _, fox, mask, _ = _unpack(end)
         names = self.game._names
         placed = ()
@@ -715,6 +761,76 @@ class Hakenschlagen(Game):
             pairs.append((found.turn(key), self._ending(state, hare, fox, molehills[mask], turned)))
         return pairs
 
+    def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
+        """Each distinct end of the turn, packed (``_pack``), with the cells whose
+        reading it changes, told from the figures' moves alone: tens of thousands of
+        ends a turn are indexed without building a position for any of them."""
+        if not set(sensors) <= {"camera", "presence"}:
+            return super().sensed_successors(state, sensors)
+        if self.to_move(state) is None:
+            return (), None
+        found, seat = self._outcomes(state), state.turn
+        # what shows on a hollow without a figure: its disk or tree (a field shows none)
+        ground = [None if kind == FIELD else kind for kind in state.layout]
+        figures = [None] * len(ground)
+        for i in state.molehills:
+            figures[i] = MOLEHILL
+        figures[state.fox] = FOX
+        for other, i in enumerate(state.hares):
+            figures[i] = f"hare_{self.hare_colours[other]}"
+        hare_token = figures[state.hares[seat]]
+        still = list(figures)  # the figures that stay where they are: all but the mover's
+        for i in (state.hares[seat], state.fox, *state.molehills):
+            still[i] = None
+        camera = [figure or under for figure, under in zip(figures, ground)]
+        moved_from = 1 << state.hares[seat] | 1 << state.fox
+        mask_before = _mask(state.molehills)
+        occupied = _mask(i for i, figure in enumerate(figures) if figure is not None)
+        standing = occupied & ~(moved_from | mask_before)
+
+        def felt(hare: int, fox: int, mask: int) -> tuple:
+            now = standing | 1 << hare | 1 << fox | mask
+            changes, bits = [], occupied ^ now
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                changes += (low.bit_length() - 1, PIECE if now & low else None)
+            return tuple(changes)
+
+        def seen(hare: int, fox: int, mask: int) -> tuple:
+            changes, bits = [], moved_from | 1 << hare | 1 << fox | (mask ^ mask_before)
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                i = low.bit_length() - 1
+                if i == hare:
+                    token = hare_token
+                elif i == fox:
+                    token = FOX
+                elif mask & low:
+                    token = MOLEHILL
+                else:
+                    token = still[i] or ground[i]
+                if token != camera[i]:
+                    changes += (i, token)
+            return tuple(changes)
+
+        readers = [seen if sensor == "camera" else felt for sensor in sensors]
+        if len(readers) == 1:
+            (read,) = readers
+            rows = ((end, read(end & 127, end >> 7 & 127, end >> 15)) for end in found)
+        else:
+            rows = (
+                (end, *(read(end & 127, end >> 7 & 127, end >> 15) for read in readers))
+                for end in found
+            )
+
+        def resolve(end: int):
+            hare, fox, mask, turned = _unpack(end)
+            return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
+
+        return rows, resolve
+
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
         try:
@@ -744,7 +860,7 @@ class Hakenschlagen(Game):
     def _transitions(self, node, others, layout, survey=None):
         """Every single step of a turn from ``node``: ``(use or None, next node)``.
 
-        A node is ``(hare, fox, molehills, hand, turned, won)``; a step is a marble
+        A node is a ``_Node``; a step is a marble
         use, or (use None) a colour marble going back because it offers no target.
         Given the node's ``survey``, only placements that change where a colour
         still in hand would jump are listed (the search tries only those).
@@ -761,9 +877,9 @@ class Hakenschlagen(Game):
                     lands = turned and c in self.start_spaces
                     now_turned = turned or c in self.turning_points
                     use = Use(marbles, kind, names[c])
-                    yield use, (c, fox, moles, left, now_turned, lands)
+                    yield use, _Node(c, fox, moles, left, now_turned, lands)
                 if len(marbles) == 1 and not targets[kind]:
-                    yield None, (hare, fox, moles, left, turned, False)
+                    yield None, _Node(hare, fox, moles, left, turned, False)
                 continue
             live = _live(left)
             if survey is not None and not live:
@@ -771,10 +887,11 @@ class Hakenschlagen(Game):
             for source, c in self._placements_of(kind, node, others, layout):
                 if survey is None or survey.changes(kind, source, c, live):
                     use = Use(marbles, kind, names[c], _source_name(kind, names, source))
-                    yield use, (hare, *_placed(kind, source, c, fox, moles), left, turned, False)
+                    placed = _placed(kind, source, c, fox, moles)
+                    yield use, _Node(hare, *placed, left, turned, False)
 
     def _placements_of(self, kind, node, others, layout):
-        hare, fox, moles = node[:3]
+        hare, fox, moles = node[:3]  # a _Node, or the figures alone
         if kind == FOX:
             return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
         return self._molehill_moves(hare, fox, moles, others, layout)
@@ -793,7 +910,7 @@ class Hakenschlagen(Game):
         """
         hare, others = self._hare_and_others(state)
         layout = state.layout
-        start = (hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)
+        start = _Node(hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)
         found = _Found(self, others, layout)
         seen = set()
         stack = [(start, ())]
@@ -811,7 +928,7 @@ class Hakenschlagen(Game):
             self._finish(node, done, survey, others, layout, found)
             for use, after in self._transitions(node, others, layout, survey):
                 if use is not None:
-                    if after[5]:
+                    if after.won:
                         self._finish(node, done, survey, others, layout, found, (use, after))
                     done_after = done + (use,)
                 else:
@@ -847,7 +964,7 @@ class Hakenschlagen(Game):
                         use = Use(
                             second_marbles, second, names[c2], _source_name(second, names, s2)
                         )
-                        end = (hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
+                        end = _Node(hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
                         yield first_use, use, end
 
     def _finish(self, node, done, survey, others, layout, found, win=None):
@@ -863,7 +980,7 @@ class Hakenschlagen(Game):
             free, landing, tail, keep = hand, hare, (), None
         else:
             jump, after = win
-            free, landing, tail, turned = after[3], after[0], (jump,), True
+            free, landing, tail, turned = after.hand, after.hare, (jump,), True
 
             def keep(kind, s, c, live=frozenset((jump.kind,))):
                 return not survey.changes(kind, s, c, live)
@@ -887,7 +1004,7 @@ class Hakenschlagen(Game):
         """``(order, rows)`` for the placements ``chosen`` made in ``order`` (both
         orders when they differ), each step passing ``keep`` (when given); ``rows``
         maps each end's row (``_row``) to the fox's spaces in those ends (bits)."""
-        hare, fox, moles = node[:3]
+        hare, fox, moles = node[:3]  # a _Node, or the figures alone
         mask = _mask(moles)
         here = 1 << fox
         if not chosen:
@@ -949,7 +1066,7 @@ class Hakenschlagen(Game):
 
     def _free_fields(self, node, others, layout) -> list[int]:
         """The field spaces a molehill may go to from ``node``, whatever the supply."""
-        hare, fox, moles = node[:3]
+        hare, fox, moles = node[:3]  # a _Node, or the figures alone
         return [
             c
             for _, c in self._molehill_moves(hare, fox, frozenset(), others, layout)
@@ -960,7 +1077,7 @@ class Hakenschlagen(Game):
         """The placements of ``group`` that lead from its node to ``fox_end`` and the
         molehills ``mask_end``: ``(s, c)`` per use of ``group.order``; ``fields(node)``
         gives ``_free_fields`` (the caller keeps them)."""
-        hare, fox, moles = group.node[:3]
+        hare, fox, moles = group.node.hare, group.node.fox, group.node.moles
         kinds = [kind for _, kind in group.order]
         if kinds == [MOLEHILL, MOLEHILL] and group.keep is None:
             return _two_molehill_steps(moles, mask_end, fields(group.node))
@@ -1004,11 +1121,12 @@ class Hakenschlagen(Game):
         Any longer turn is legal too: a marble that offered no target at some moment
         stays free to go back unused."""
         end, others = self._walk(state, self._checked(move))
-        if end[5]:
+        if end.won:
             return False
-        figures, layout = (*end[:3], end[4]), state.layout
+        figures, layout = (end.hare, end.fox, end.moles, end.turned), state.layout
         hare = state.hares[state.turn]
-        stack = [(hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)]
+        turned = state.turned[state.turn]
+        stack = [_Node(hare, state.fox, state.molehills, state.hand, turned, False)]
         seen = set()
         while stack:
             node = stack.pop()
@@ -1016,14 +1134,14 @@ class Hakenschlagen(Game):
                 continue
             seen.add(node)
             steps = [s for s in self._transitions(node, others, layout) if s[0] is not None]
-            if steps and (*node[:3], node[4]) == figures:
+            if steps and (node.hare, node.fox, node.moles, node.turned) == figures:
                 return True
             # a fox or molehill put where the end has none would have to move again
             stack.extend(
                 after
                 for use, after in steps
                 if use.kind in COLOURS
-                or (after[1] == end[1] if use.kind == FOX else after[2] <= end[2])
+                or (after.fox == end.fox if use.kind == FOX else after.moles <= end.moles)
             )
         return False
 
@@ -1039,7 +1157,7 @@ class Hakenschlagen(Game):
         layout = state.layout
         hare, others = self._hare_and_others(state)
         fox, moles, hand, turned = state.fox, state.molehills, state.hand, state.turned[state.turn]
-        node = (hare, fox, moles, hand, turned, False)
+        node = _Node(hare, fox, moles, hand, turned, False)
         idle = set()  # colours that offered no target at some moment of the turn
         won = False
         for use in turn.uses:
@@ -1053,7 +1171,7 @@ class Hakenschlagen(Game):
                     )
                 )
             idle |= self._idle_colours(node, others, layout)
-            if Counter(use.marbles) - Counter(node[3]):
+            if Counter(use.marbles) - Counter(node.hand):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.needs_marbles_not_no_longer",
@@ -1076,10 +1194,10 @@ class Hakenschlagen(Game):
                     )
                 )
             node = step
-            won = node[5]
+            won = node.won
         idle |= self._idle_colours(node, others, layout)
         if not won:
-            for marble in sorted(set(node[3])):
+            for marble in sorted(set(node.hand)):
                 if marble in COLOURS and marble not in idle:
                     raise IllegalMove(
                         words(
@@ -1113,25 +1231,25 @@ class Hakenschlagen(Game):
         )
 
     def _idle_colours(self, node, others, layout) -> set[str]:
-        hare, fox, moles = node[:3]
+        hare, fox, moles = node[:3]  # a _Node, or the figures alone
         targets = self._survey(hare, fox, moles, others, layout).targets
-        return {m for m in set(node[3]) if m in COLOURS and not targets[m]}
+        return {m for m in set(node.hand) if m in COLOURS and not targets[m]}
 
     def _why(self, use: Use, node) -> Words:
         if use.kind in COLOURS:
             return words(
                 "rules.hakenschlagen.no_straight_jump_lands",
                 "no straight jump from {cell} lands on {to} with {kind}",
-                cell=self._names[node[0]],
+                cell=self._names[node.hare],
                 to=use.to,
                 kind=use.kind,
             )
-        if use.kind == MOLEHILL and use.source is None and len(node[2]) == MOLEHILLS:
+        if use.kind == MOLEHILL and use.source is None and len(node.moles) == MOLEHILLS:
             return words(
                 "rules.hakenschlagen.all_six_molehills_out",
                 "all six molehills are out; move one: molehill:<from>-<to>",
             )
-        if use.kind == MOLEHILL and use.source is not None and len(node[2]) < MOLEHILLS:
+        if use.kind == MOLEHILL and use.source is not None and len(node.moles) < MOLEHILLS:
             return words(
                 "rules.hakenschlagen.molehills_left_beside_board",
                 "molehills are left beside the board; place one instead of moving one",

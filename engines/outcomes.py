@@ -49,6 +49,8 @@ class Outcomes(Sequence):
         return len(self.ends)
 
     def __getitem__(self, index):
+        if self._order is None and not isinstance(index, slice) and hasattr(self.ends, "at"):
+            return self._move_of(self.ends.at(index))  # ends that find one by position
         if self._order is None:
             self._order = list(self.ends)
         if isinstance(index, slice):

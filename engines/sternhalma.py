@@ -41,16 +41,20 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
 from engines.errors import IllegalMove, RecordError
+from engines.observation import PIECE
 from engines.words import Words, words
 
 EMPTY = -1
 PIECES_PER_PLAYER = 10
 #: the position that comes up this often with the same seat to move draws the game
 REPEATS_DRAW = 3
+#: how many written-out moves are kept for reuse before the store starts over
+MOVES_KEPT = 50_000
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,13 @@ class SternhalmaState:
     repeats: int = 1
 
 
+_PLUS_ONE = (1).__add__
+
+
 def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
     carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do)."""
-    data = bytes(owner + 1 for owner in holes) + bytes((turn,))
+    data = bytes(map(_PLUS_ONE, holes)) + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
@@ -105,7 +112,14 @@ class Sternhalma(Game):
         self._home_cells = tuple(self.board.zone(home) for home in self.homes)
         self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
         self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
+        #: who holds each hole of a seat's target point, read in one call
+        self._goal_owners = tuple(itemgetter(*cells) for cells in self._goal_cells)
         self._names = tuple(cell.id for cell in self.board.cells)
+        #: the moves written out so far, by path (cell indices): a random playout asks
+        #: for the same moves again and again
+        self._written: dict[tuple[int, ...], Move] = {}
+        #: the last state ``outcome`` judged, and its outcome: a ply asks three times
+        self._judged: tuple[Any, Outcome | None] = (None, None)
 
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
@@ -129,13 +143,16 @@ class Sternhalma(Game):
     # --- move generation --------------------------------------------------------------
 
     def _legal_moves(self, state: SternhalmaState) -> list[Move]:
-        names = self._names
-        moves = [
-            Move((names[origin], names[dest]), leap=False)
-            if len(path) == 2 and not leap
-            else Move(tuple(names[i] for i in path), leap=True)
-            for origin, dest, path, leap in self._moves_of(state.holes, state.turn)
-        ]
+        written = self._written
+        if len(written) > MOVES_KEPT:
+            written.clear()
+        moves, known, names = [], written.get, self._names
+        add = moves.append
+        for path, leap in self._paths(state.holes, state.turn):
+            move = known(path)  # a step's path never equals a leap's: a jump lands further
+            if move is None:
+                move = written[path] = Move(tuple(names[i] for i in path), leap=leap)
+            add(move)
         return moves or [PASS]
 
     def _moves_of(self, holes: tuple[int, ...], seat: int):
@@ -149,31 +166,61 @@ class Sternhalma(Game):
         means landing on some hole twice, and cutting out that loop leaves a shorter
         valid chain to the same hole; a shortest chain never jumps a piece twice.
         """
-        neighbours, jumps = self.board.neighbours, self.board.jumps
+        for path, leap in self._paths(holes, seat):
+            yield path[0], path[-1], path, leap
+
+    def _paths(self, holes: tuple[int, ...], seat: int) -> list[tuple[tuple[int, ...], bool]]:
+        """``_moves_of`` as a list of ``(path, leap)``: the search itself, written for
+        speed (random playouts and the computer players spend their time here)."""
+        neighbours, jumps, empty = self.board.neighbours, self.board.jumps, EMPTY
         goal = self._in_goal[seat] if self.options["no_leaving_goal"] else None
-        for origin, owner in enumerate(holes):
-            if owner != seat:
-                continue
+        paths = []
+        add = paths.append
+        origin = -1
+        for _ in range(holes.count(seat)):
+            origin = holes.index(seat, origin + 1)
             stays_in_goal = goal is not None and origin in goal
             found = {origin}
             for dest in neighbours[origin]:
-                if holes[dest] == EMPTY and not (stays_in_goal and dest not in goal):
+                if holes[dest] == empty and not (stays_in_goal and dest not in goal):
                     found.add(dest)
-                    yield origin, dest, (origin, dest), False
+                    add(((origin, dest), False))
             landed = {origin}
             chains = [(origin,)]
+            queue = chains.append
             for path in chains:  # grows while iterated: a breadth-first queue
                 for over, land in jumps[path[-1]]:
-                    if land in landed or over == origin or holes[over] == EMPTY:
+                    if land in landed or over == origin or holes[over] == empty:
                         continue
-                    if holes[land] != EMPTY:
+                    if holes[land] != empty:
                         continue
                     landed.add(land)
                     longer = path + (land,)
-                    chains.append(longer)
+                    queue(longer)
                     if land not in found and not (stays_in_goal and land not in goal):
-                        found.add(land)
-                        yield origin, land, longer, True
+                        add((longer, True))
+        return paths
+
+    def sensed_successors(self, state: SternhalmaState, sensors: tuple[str, ...]):
+        """Each legal move with the two holes it changes (its start empties, its end
+        shows the mover's piece): no position is built until a reading matches."""
+        moves = self.legal_moves(state)
+        if not set(sensors) <= {"camera", "presence"} or moves == [PASS]:
+            return super().sensed_successors(state, sensors)
+        shown = [self.colours[state.turn] if sensor == "camera" else PIECE for sensor in sensors]
+        index, rows = self.board.index, []
+        for move in moves:
+            origin, end = index[move.path[0]], index[move.path[-1]]
+            rows.append(
+                (
+                    move,
+                    *(
+                        (origin, None, end, token) if origin < end else (end, token, origin, None)
+                        for token in shown
+                    ),
+                )
+            )
+        return rows, lambda move: (move, self.apply(state, move))
 
     def can_extend(self, state: SternhalmaState, move: Move) -> bool:
         """A jump chain can go on when its piece, where it stands, has another jump
@@ -226,7 +273,6 @@ class Sternhalma(Game):
     def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
         holes, names = state.holes, self._names
         origin = path[0]
-        colour = self.seat_words(seat)
         if len(path) < 2:
             raise IllegalMove(
                 words(
@@ -253,7 +299,7 @@ class Sternhalma(Game):
                     move=str(move),
                     origin=names[origin],
                     owner=owner,
-                    seat=colour,
+                    seat=self.seat_words(seat),
                 )
             )
         if path[-1] == origin:
@@ -347,6 +393,14 @@ class Sternhalma(Game):
     # --- the end ----------------------------------------------------------------------
 
     def outcome(self, state: SternhalmaState) -> Outcome | None:
+        judged, ended = self._judged
+        if state is judged:
+            return ended
+        ended = self._outcome(state)
+        self._judged = (state, ended)
+        return ended
+
+    def _outcome(self, state: SternhalmaState) -> Outcome | None:
         self._require_state(state)
         mover = (state.turn - 1) % self.players
         for seat in sorted(range(self.players), key=lambda s: (s - mover) % self.players):
@@ -376,7 +430,10 @@ class Sternhalma(Game):
         return None
 
     def _goal_reason(self, holes: tuple[int, ...], seat: int) -> Words | None:
-        owners = [holes[i] for i in self._goal_cells[seat]]
+        owners = self._goal_owners[seat](holes)
+        blocked = self.options["blocked_goal"]
+        if owners.count(seat) < len(owners) and not (blocked and EMPTY not in owners):
+            return None  # the common case, told before any words are made
         colour, target = self.seat_words(seat), self.targets[seat]
         if all(owner == seat for owner in owners):
             return words(

@@ -263,7 +263,9 @@ def test_ambiguous_readings_ask_which_move_was_played(table, monkeypatch):
     reading = t.game.sense(after, "presence")
     key = t.referee._key(reading)
     entries = [(m, t.game.apply(start, m)) for m in two]
-    t.referee._successors_of(start).by_reading[key] = entries
+    index = t.referee._successors_of(start)
+    found = index.get
+    monkeypatch.setattr(index, "get", lambda k: entries if k == key else found(k))
     t.show(reading)
     assert t.referee.phase == AMBIGUOUS
     assert set(t.referee.published.candidates) == {str(m) for m in two}

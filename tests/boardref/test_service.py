@@ -169,3 +169,113 @@ def test_boardref_runs_as_a_module():
     result = subprocess.run(BOARDREF + ["--help"], capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 0
     assert all(command in result.stdout for command in ("serve", "simulate", "fleet", "arena"))
+
+
+def _serve_for(service, seconds: float, during=None) -> None:
+    """Run ``service`` on a loop of its own for ``seconds``; ``during(service)`` is
+    called on the loop once it is running."""
+    import asyncio
+
+    async def main():
+        stop = asyncio.Event()
+        service.start(asyncio.get_running_loop())
+        running = asyncio.create_task(service.run(stop))
+        await asyncio.sleep(0.3)  # the panel listens, the first lookups are indexed
+        if during is not None:
+            during(service)
+        await asyncio.sleep(seconds)
+        stop.set()
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.close()
+
+
+def _service(tmp_path, sim: bool = False):
+    from boardref.config import load_config
+    from boardref.service import Service
+
+    config = load_config(
+        **{
+            "store.path": tmp_path / "table.db",
+            "panel.port": free_port(),
+            "game.name": "sternhalma",
+        }
+    )
+    return Service(config, sim)
+
+
+def test_an_idle_table_sleeps_until_something_happens(tmp_path):
+    service, looks = _service(tmp_path), []
+
+    def counting(service):
+        tick = service.table.tick
+        service.table.tick = lambda now: looks.append(now) or tick(now)
+
+    _serve_for(service, 1.0, counting)
+    assert len(looks) <= 2  # a busy loop looked a hundred times a second
+
+
+def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
+    service = _service(tmp_path, sim=True)  # the simulated board reports it once
+    _serve_for(service, 1.5)
+    assert service.referee.phase == "move"
+
+
+def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index(
+    tmp_path, monkeypatch
+):
+    import asyncio
+
+    import boardref.referee
+    import boardref.service
+
+    built, slow, on_the_loop = boardref.service.index_successors, [False], []
+
+    def in_the_worker(game, state, sensor):
+        if slow[0]:
+            time.sleep(1.5)  # a turn with tens of thousands of outcomes, on a Pi
+        return built(game, state, sensor)
+
+    def on_the_loop_too(game, state, sensor):
+        on_the_loop.append(state)
+        return built(game, state, sensor)
+
+    monkeypatch.setattr(boardref.service, "index_successors", in_the_worker)
+    monkeypatch.setattr(boardref.referee, "index_successors", on_the_loop_too)
+    service = _service(tmp_path, sim=True)
+
+    async def until(check):
+        for _ in range(500):
+            if check():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("the table did not get there")
+
+    def play_one():
+        referee = service.referee
+        move = referee.game.legal_moves(referee.positions[-1])[0]
+        service.sim_act("lift", move.path[0])
+        service.sim_act("place", move.path[-1])
+
+    async def main():
+        stop = asyncio.Event()
+        service.start(asyncio.get_running_loop())
+        running = asyncio.create_task(service.run(stop))
+        referee = service.referee
+        await until(lambda: referee.phase == "move" and not referee.unprepared())
+        slow[0] = True
+        play_one()  # a step: taken at once; the next position's indexing begins
+        await until(lambda: len(referee.positions) == 2)
+        play_one()  # set down while that indexing still runs
+        await until(lambda: len(referee.positions) == 3)
+        stop.set()
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        service.close()
+    assert on_the_loop == []  # the verdict used the worker's index, not one of its own

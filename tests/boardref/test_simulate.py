@@ -20,15 +20,14 @@ from engines import load_game
 from engines.catch_the_hare import HareState
 from vision.render import underlays
 
-#: (game, players, seed, moves): every game that can be played on hall sensors
+#: (game, players, seed, moves): every game that can be played on hall sensors, a
+#: short run each; bench/bench_simulate.py plays the long runs (300 moves a table)
 TABLES = [
-    ("sternhalma", 2, 7, 300),
-    ("sternhalma", 3, 8, 300),
-    ("catch_the_hare", 2, 9, 300),
-    ("fang_den_hut", 4, 10, 300),
-    # a turn can have tens of thousands of outcomes to index: fewer moves here; the
-    # 200-move run of the issue takes about 3 minutes (see docs/service.md)
-    ("hakenschlagen", 4, 11, 40),
+    ("sternhalma", 2, 7, 60),
+    ("sternhalma", 3, 8, 60),
+    ("catch_the_hare", 2, 9, 60),
+    ("fang_den_hut", 4, 10, 60),
+    ("hakenschlagen", 4, 11, 20),
 ]
 
 

@@ -1,0 +1,70 @@
+"""The successor index: outcomes kept as the few cells they change, looked up by a
+whole reading, written out only when matched, and kept within a byte budget."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from boardref import referee as referee_module
+from boardref.referee import Referee
+from boardref.store import Store
+from boardref.successors import index_successors
+from engines import load_game
+from engines.chance import Stream
+from engines.core import Game
+
+
+def _turns(game, seed: int, turns: int):
+    """Turn-start positions (marbles drawn) of a seeded random game."""
+    pick, stream, state, found = random.Random(seed), Stream(f"t{seed}"), game.initial_state(), []
+    while len(found) < turns and game.outcome(state) is None:
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+            continue
+        found.append(state)
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    return found
+
+
+@pytest.mark.parametrize("sensors", [("presence",), ("camera",), ("camera", "presence")])
+@pytest.mark.parametrize(("name", "players"), [("hakenschlagen", 3), ("sternhalma", 3)])
+def test_an_engine_tells_each_outcomes_changes_as_the_positions_would(name, players, sensors):
+    game = load_game(name, players)
+    for state in _turns(game, 4, 6):
+        fast, resolve = game.sensed_successors(state, sensors)
+        slow, written = Game.sensed_successors(game, state, sensors)
+        ours = {(resolve(end)[1], *changes) for end, *changes in fast}
+        theirs = {(written(ref)[1], *changes) for ref, *changes in slow}
+        assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["hakenschlagen", "sternhalma", "catch_the_hare"])
+def test_a_reading_finds_every_move_that_reads_so(name):
+    game = load_game(name)
+    state = _turns(game, 2, 3)[-1]
+    index = index_successors(game, state, "presence")
+    moves = game.legal_moves(state)
+    for move in random.Random(1).sample(list(moves), min(20, len(moves))):
+        after = game.apply(state, move)
+        key = tuple(game.sense(after, "presence").values())
+        assert after in {position for _, position in index.get(key)}
+    assert index.get(tuple("nonsense" for _ in index.base)) == []
+
+
+def test_the_referee_keeps_indexes_within_their_byte_budget(tmp_path, monkeypatch):
+    referee = Referee(Store(tmp_path / "log.db"))
+    referee.new_game("sternhalma", 2)
+    game = referee.game
+    positions = [game.initial_state()]
+    for _ in range(12):
+        positions.append(game.apply(positions[-1], game.legal_moves(positions[-1])[0]))
+    one = index_successors(game, positions[1], "presence").nbytes
+    monkeypatch.setattr(referee_module, "INDEX_BYTES", 3 * one)
+    for state in positions:
+        referee._successors_of(state)
+    kept = referee._successors
+    assert sum(index.nbytes for index in kept.values()) <= 4 * one
+    assert positions[0] in kept  # the position on the board is never let go
