@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from boardref.camera import TableCamera
-from boardref.panel.api import _camera_status
+from boardref.panel.routes import _camera_status
 from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
