@@ -164,6 +164,7 @@ def main() -> None:
     start = time.process_time()
     mishaps = conditions()
     mishaps_cpu = round(time.process_time() - start, 1)
+    print(table(mishaps))  # for people; the JSON line, last, for programs
     print(
         json.dumps(
             {
@@ -182,7 +183,6 @@ def main() -> None:
             }
         )
     )
-    print(table(mishaps))
 
 
 def table(rows: dict) -> str:
