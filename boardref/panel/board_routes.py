@@ -73,24 +73,42 @@ class LedTest(BaseModel):
     colour: Literal["red", "green", "blue", "white"] = "white"
 
 
-def board_router(panel, change: list) -> APIRouter:
-    """The Board tab's routes for ``panel`` (its service's link, wiring and check)."""
-    router = APIRouter()
-    walking: dict[str, asyncio.Task] = {}
+class _Tab:
+    """What the Board tab keeps between requests: the LED walk running, the strip map."""
 
-    def board_parts(request: Request):
-        if not is_referee(panel, request):
+    def __init__(self, panel):
+        self.panel = panel
+        self.walking: asyncio.Task | None = None
+        self.mapping: dict[str, Any] = {}
+
+    def parts(self, request: Request):
+        """The service and its board check, for the referee at a table with a board."""
+        if not is_referee(self.panel, request):
             raise Refused(403, ROLE_WORDS[(REFEREE,)])
-        service = panel.service
+        service = self.panel.service
         check = getattr(service, "board_check", None)
         if service.link is None or check is None:
             raise _refused(409, words("board.none", "This table has no sensor board"))
         return service, check
 
-    def stop_walking() -> None:
-        task = walking.pop("task", None)
+    def stop_walking(self) -> None:
+        task, self.walking = self.walking, None
         if task is not None:
             task.cancel()
+
+
+def board_router(panel, change: list) -> APIRouter:
+    """The Board tab's routes for ``panel`` (its service's link, wiring and check)."""
+    router = APIRouter()
+    tab = _Tab(panel)
+    _check_routes(router, tab, change)
+    _led_routes(router, tab, change)
+    _strip_routes(router, tab, change)
+    return router
+
+
+def _check_routes(router: APIRouter, tab: _Tab, change: list) -> None:
+    board_parts = tab.parts
 
     @router.get("/api/board/check", response_model=BoardCheckReport)
     async def board_check(request: Request) -> BoardCheckReport:
@@ -111,6 +129,10 @@ def board_router(panel, change: list) -> APIRouter:
         service, check = board_parts(request)
         service.restart_board_check()
         return models.Done(detail="counting again")
+
+
+def _led_routes(router: APIRouter, tab: _Tab, change: list) -> None:
+    board_parts, stop_walking = tab.parts, tab.stop_walking
 
     @router.post("/api/board/leds", response_model=models.Done, dependencies=change)
     async def board_leds(body: LedTest, request: Request) -> models.Done:
@@ -138,8 +160,12 @@ def board_router(panel, change: list) -> APIRouter:
                 await asyncio.sleep(WALK_STEP)
             service.table.relight()
 
-        walking["task"] = asyncio.get_running_loop().create_task(walk())
+        tab.walking = asyncio.get_running_loop().create_task(walk())
         return models.Done(detail="walking every cell")
+
+
+def _strip_routes(router: APIRouter, tab: _Tab, change: list) -> None:
+    board_parts, stop_walking, mapping = tab.parts, tab.stop_walking, tab.mapping
 
     @router.post("/api/board/map/leds", response_model=StripMap, dependencies=change)
     async def map_strip(request: Request) -> StripMap:
@@ -180,9 +206,6 @@ def board_router(panel, change: list) -> APIRouter:
         else:
             service.table.relight()
         return StripMap(led=led, count=len(leds), leds=list(leds), saved=saved)
-
-    mapping: dict[str, Any] = {}
-    return router
 
 
 def _refused(status: int, said) -> Refused:

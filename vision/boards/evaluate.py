@@ -83,11 +83,9 @@ def evaluate(
     wrong = exact = unlocated = hand_frames = hand_seen = 0
     feed_ms: list[float] = []
     read_ms: list[float] = []
-    spent = dict.fromkeys(STAGES, 0.0)
-    timed = dict.fromkeys(STAGES, 0)
+    spent, timed = dict.fromkeys(STAGES, 0.0), dict.fromkeys(STAGES, 0)  # per reader stage
     unread = 0
     confusion: Counter[tuple[str | None, str | None]] = Counter()
-    bare = dict.fromkeys(game.observe(game.initial_state()))
     reader = camera = begin = None
     scenes = scenes_unlocated = bumps = 0
     refusals: Counter[str] = Counter()
@@ -98,21 +96,11 @@ def evaluate(
             begin = set_up(game, stream)
             start = game.observe(begin)
             scene_seed = seed * 1000 + n // PER_SCENE
-            scene = random_scene(game.board, scene_seed, difficulty, **mishaps.lens_range())
-            glued = misplaced_markers(game.board, luck, mishaps.marker_mm, mishaps.marker_deg)
-            camera = Renderer(game, scene, scene_seed, glued)
-            lens = (
-                _calibrated(scene.lens, rng, difficulty)
-                if mishaps.calibrated
-                else Lens.guess(scene.lens.size)
+            camera, reader, set_out, located = _scene(
+                game, scene_seed, start, difficulty, mishaps, rng, luck
             )
-            reader = BoardReader(game, lens)
             scenes += 1
-            set_out = placement(start, luck, mishaps.placement_mm)
-            if not (
-                (not mishaps.bare_board or reader.learn(camera.frame(bare), bare))
-                and reader.learn(camera.frame(start, offsets=set_out), start)
-            ):
+            if not located:
                 scenes_unlocated += 1
                 refusals[reader.refusal or "?"] += 1
                 reader = None
@@ -178,6 +166,27 @@ def evaluate(
         "ms_per_read_p95": _ms(read_ms, 0.95),
         "ms_per_stage": {k: round(spent[k] * 1000 / max(1, timed[k]), 3) for k in STAGES},
     }
+
+
+def _scene(game, scene_seed: int, start: dict, difficulty: str, mishaps: Mishaps, rng, luck):
+    """A new scene: the camera, a reader that learned the board (from the empty board
+    first unless ``mishaps`` leave it out, then the start position) and where the
+    start's pieces were set down; and whether the reader found the board."""
+    scene = random_scene(game.board, scene_seed, difficulty, **mishaps.lens_range())
+    glued = misplaced_markers(game.board, luck, mishaps.marker_mm, mishaps.marker_deg)
+    camera = Renderer(game, scene, scene_seed, glued)
+    lens = (
+        _calibrated(scene.lens, rng, difficulty)
+        if mishaps.calibrated
+        else Lens.guess(scene.lens.size)
+    )
+    reader = BoardReader(game, lens)
+    set_out = placement(start, luck, mishaps.placement_mm)
+    bare = dict.fromkeys(start)
+    located = (not mishaps.bare_board or reader.learn(camera.frame(bare), bare)) and reader.learn(
+        camera.frame(start, offsets=set_out), start
+    )
+    return camera, reader, set_out, located
 
 
 def _read(reader, camera, truth, under, offsets, patience: int, feed_ms: list[float]):
