@@ -761,17 +761,6 @@ class Hakenschlagen(Game):
             pairs.append((found.turn(key), self._ending(state, hare, fox, molehills[mask], turned)))
         return pairs
 
-    def _figures(self, state: HakenschlagenState) -> list[str | None]:
-        """The figure standing on each hollow (a hare in its colour, the fox, a
-        molehill), None where none stands."""
-        figures: list[str | None] = [None] * len(state.layout)
-        for i in state.molehills:
-            figures[i] = MOLEHILL
-        figures[state.fox] = FOX
-        for other, i in enumerate(state.hares):
-            figures[i] = f"hare_{self.hare_colours[other]}"
-        return figures
-
     def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
         """Each distinct end of the turn, packed (``_pack``), with the cells whose
         reading it changes, told from the figures' moves alone: tens of thousands of
@@ -783,7 +772,7 @@ class Hakenschlagen(Game):
         found, seat = self._outcomes(state), state.turn
         # what shows on a hollow without a figure: its disk or tree (a field shows none)
         ground = [None if kind == FIELD else kind for kind in state.layout]
-        figures = self._figures(state)
+        figures = list(self._figures(state).values())  # board order
         hare_token = figures[state.hares[seat]]
         still = list(figures)  # the figures that stay where they are: all but the mover's
         for i in (state.hares[seat], state.fox, *state.molehills):
