@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engines.words import Words
+from boardref.verdicts import AMBIGUOUS, CHANCE, MOVE, OVER, PANEL, hides_hands
+from engines.chance import commitment
+from engines.words import Words, words
 
 
 class Said(BaseModel):
@@ -138,3 +140,111 @@ class TableState(BaseModel):
         if self.moves or seat is None or not 0 <= seat < len(self.seat_moves):
             return self.moves
         return self.seat_moves[seat]
+
+
+class Snapshots:
+    """Builds the referee's snapshot of the table (``TableState``)."""
+
+    def snapshot(self) -> TableState:
+        """The table as judged now: what every output shows (``published`` holds the
+        last one sent to the listeners)."""
+        if self.game is None:
+            notice = words("referee.no_game", "No game: start one")
+            return TableState(notice=Said.of(notice), message=str(notice))
+        game, state, base = self.game, self.current(), self.positions[-1]
+        acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
+        seat = game.to_move(state) if acting else None
+        # the roll after a tentative move is the next player's to tap: it ends the move
+        rolls = base if self.phase == CHANCE else state if self._roll_after_tentative() else None
+        drawer = None if rolls is None else game.drawer(rolls)
+        spec = None if rolls is None else game.chance(rolls)
+        ended = game.outcome(base) if self.phase == OVER else None
+        actor = seat if seat is not None else drawer
+        hidden = hides_hands(game)
+        moves = self._panel_moves()
+        v = self._view
+        lifted, destinations = v.lifted, v.destinations
+        if lifted is None and not v.errors:
+            lifted, destinations = self._held_destinations()
+        return TableState(
+            game=game.name,
+            players=game.players,
+            options=dict(game.options),
+            seats=seats_of(game, self.computer),
+            phase=self.phase,
+            sensor=self.sensor,
+            to_move=seat,
+            drawer=drawer,
+            acting=actor,
+            seat_name=None if actor is None else game.seat_name(actor),
+            seat_colour=None if actor is None else game.seat_colour(actor),
+            notice=None if v.notice is None else Said.of(v.notice),
+            message=v.message,
+            position=game.observe(state),
+            last_move=v.last_move,
+            last_played=self._last_played(),
+            tentative=None if self.tentative is None else str(self.tentative[0]),
+            tentative_seat=None if self.tentative is None else game.to_move(base),
+            expected=None if self.expected is None else str(self.expected[0]),
+            expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
+            computer=tuple(sorted(self.computer)),
+            lifted=lifted,
+            destinations=destinations,
+            hints=game.hints(state) if self.phase == MOVE else frozenset(),
+            errors=v.errors,
+            place=v.place,
+            remove=v.remove,
+            chance=None if spec is None else str(spec),
+            chance_optional=bool(getattr(spec, "optional", False)),
+            last_draw=v.last_draw,
+            candidates=v.candidates,
+            outcome=None
+            if ended is None
+            else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
+            can_confirm=self._can_confirm(),
+            can_takeback=self.tentative is not None
+            or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
+            commitment=commitment(self._seed),
+            plies=sum(k == "move" for k, _ in self.log),
+            moves=() if hidden else moves,
+            record=None if hidden else game.to_json(state)["state"],
+            report=game.report(state),
+            views=tuple(game.view(state, s) for s in range(game.players)) if hidden else (),
+            seat_moves=tuple(moves if s == seat else () for s in range(game.players))
+            if hidden
+            else (),
+        )
+
+    def _panel_moves(self) -> tuple[str, ...]:
+        """The legal moves of a table whose moves are tapped on the panel."""
+        if self.sensor != PANEL or self.phase != MOVE:
+            return ()
+        return tuple(str(move) for move in self.game.legal_moves(self.positions[-1]))
+
+    def _last_played(self) -> str | None:
+        """The last move a seat played (passes left out), in the game's notation."""
+        for kind, data in reversed(self.steps):
+            if kind == "move" and data["move"] != "pass":
+                return data["move"]
+        return None
+
+    def _roll_after_tentative(self) -> bool:
+        """Whether a tentative move waits and a roll or draw follows it."""
+        if self.tentative is None or self.phase != MOVE:
+            return False
+        after = self.tentative[1]
+        return self.game.outcome(after) is None and self.game.chance(after) is not None
+
+    def _can_confirm(self) -> bool:
+        """Whether a confirm does something now: a move waits for it, or the board
+        shows the position and a legal move the sensors cannot see (a hat onto its
+        own hats) may have been made. Looked up only where already indexed, so the
+        answer never costs an indexing on the loop."""
+        if self.tentative is not None:
+            return True
+        if self.phase != MOVE or self.sensor == PANEL or self.reading is None:
+            return False
+        base = self.positions[-1]
+        index = self._successors.get(base)
+        key = self._key(self.reading if self.read_as is None else self.read_as)
+        return index is not None and key == index.base and bool(index.get(key))

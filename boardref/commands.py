@@ -1,0 +1,277 @@
+"""The referee's commands from the panel, the buttons and the computer seats: draw,
+confirm, choose, takeback, play, decline, correct, set a position, hold pieces.
+Part of ``Referee``; each command is checked and logged before it changes anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardref.store import StoreError
+from boardref.verdicts import (
+    AMBIGUOUS,
+    CHANCE,
+    MOVE,
+    OVER,
+    PANEL,
+    Event,
+    RefereeError,
+    as_lists,
+    not_computer_move,
+    not_now,
+    not_saved,
+    nothing_to_confirm,
+)
+from engines import PASS
+from engines.chance import Shuffle
+from engines.words import words
+
+
+class Commands:
+    """The commands a person (or a computer seat) gives the referee."""
+
+    def draw(self) -> Any:
+        """Draw what the game asks for (a roll, marbles...) from the committed stream."""
+        self._require_game()
+        if self.tentative is not None:  # a draw is the next player acting
+            self._finalise()
+        if self.phase != CHANCE:
+            raise RefereeError(words("referee.nothing_to_draw", "Nothing to draw now"))
+        spec = self.game.chance(self.positions[-1])
+        outcome = spec.draw(self.stream)
+        data = {
+            "spec": spec.to_json(),
+            "outcome": as_lists(outcome),
+            "counter": self.stream.counter,
+        }
+        state = self.game.resolve(self.positions[-1], outcome)
+        if self._accept("chance", data, state):
+            # a shuffled deck holds every hand: it is logged, never shown
+            self._view.last_draw = None if isinstance(spec, Shuffle) else as_lists(outcome)
+            self._after_change()
+        self._publish()
+        return outcome
+
+    def confirm(self) -> None:
+        """The player says their move is complete. With no move waiting, it names a
+        move the sensors cannot see (a hat put onto a tower the hall sensors already
+        felt): the one such legal move is taken, several are offered to choose."""
+        self._require_game()
+        if self.tentative is not None:
+            self._finalise(mark="confirmed")
+        elif self.phase == MOVE and self.reading is not None:
+            self._offer_unseen()
+        else:
+            raise RefereeError(nothing_to_confirm())
+        self._publish()
+
+    def _offer_unseen(self) -> None:
+        base = self.positions[-1]
+        key = self._key(self.reading if self.read_as is None else self.read_as)
+        if key != self._key_of(base):
+            raise RefereeError(
+                words(
+                    "referee.board_not_position",
+                    "The board does not show the position; there is nothing to confirm",
+                )
+            )
+        unseen = {state: move for move, state in self._successors_of(base).get(key)}
+        if not unseen:
+            raise RefereeError(nothing_to_confirm())
+        if len(unseen) == 1:
+            self._accept_move(next(iter(unseen.values())))
+            return
+        self._ask(unseen.values())
+
+    def _ask(self, moves) -> None:
+        """Several moves fit the board: the players choose on the panel."""
+        self.phase = AMBIGUOUS
+        self._view.candidates = tuple(str(m) for m in moves)
+        self._view.say(
+            words(
+                "referee.ambiguous", "Several moves fit the board: choose the one that was played"
+            )
+        )
+        self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
+
+    def choose(self, move_text: str) -> None:
+        """Pick the move that was played when several fit the board."""
+        self._require_game()
+        if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
+            raise RefereeError(
+                words(
+                    "referee.not_a_candidate",
+                    "{move} is not one of the moves that fit the board",
+                    move=move_text,
+                )
+            )
+        move = self.game.parse_move(self.positions[-1], move_text)
+        self._view.candidates = ()
+        self.phase = MOVE
+        self._accept_move(move, mark="chosen")
+        self._publish()
+
+    def takeback(self) -> str:
+        """Undo the tentative move, or the last accepted move; returns what was undone."""
+        self._require_game()
+        self.expected = None
+        if self.tentative is not None:
+            undone = str(self.tentative[0])
+            self.tentative = None
+            self._view.last_move = ()
+            self._emit(Event("takeback", {"move": undone}))
+            self._recheck()
+            self._publish()
+            return undone
+        if self.phase == OVER:
+            raise RefereeError(words("referee.over", "The game is over; start a new one"))
+        if not self.steps:
+            raise RefereeError(words("referee.nothing_to_take_back", "Nothing to take back"))
+        last_kind, last = self.steps[-1]
+        if last_kind == "chance":
+            raise RefereeError(
+                words(
+                    "referee.draw_stays",
+                    "A draw cannot be taken back: the dice and draws are committed",
+                )
+            )
+        undone = last.get("move", "correction")
+        if self._accept("takeback", {"move": undone}, None):
+            self._view.last_move = ()
+            self._after_change()
+            self._recheck()
+        self._publish()
+        return undone
+
+    def seat_computer(self, seats, level: str = "hard") -> None:
+        """Let the computer play ``seats`` at ``level``; logged, so it survives a restart."""
+        self._require_game()
+        seats = frozenset(seats)
+        if not seats <= set(range(self.game.players)):
+            raise RefereeError(
+                words(
+                    "referee.no_such_seats",
+                    "Seats {seats} are not all seats of this game",
+                    seats=[s + 1 for s in sorted(seats)],
+                )
+            )
+        data = {"computer": sorted(seats), "level": level}
+        try:
+            self.store.append(self.game_id, "seats", data)
+        except StoreError as exc:
+            raise RefereeError(not_saved(exc)) from None
+        self.log.append(("seats", data))
+        self.computer, self.level = seats, level
+        self._publish()
+
+    def computer_to_move(self) -> bool:
+        """Whether the computer should now choose a move for the seat to act."""
+        return (
+            self.phase == MOVE
+            and self.expected is None
+            and self.tentative is None
+            and self.game.to_move(self.positions[-1]) in self.computer
+        )
+
+    def expect(self, move_text: str) -> None:
+        """The computer has chosen ``move_text`` for the seat to move: announce it,
+        light it, and accept only that move from the board."""
+        self._require_game()
+        if self.phase != MOVE:
+            raise RefereeError(not_now(self.phase))
+        base = self.positions[-1]
+        move = self.game.parse_move(base, move_text)
+        self.expected = (move, self.game.apply(base, move))
+        self._view.say(
+            words(
+                "referee.computer_moves",
+                "The computer plays {move}: please carry it out on the board",
+                move=str(move),
+            )
+        )
+        self._emit(Event("computer_move", {"move": str(move)}))
+        self._publish()
+
+    def _judge_expected(self, distinct: dict) -> None:
+        move, after = self.expected
+        if after in distinct:  # accepting it ends the announcement (``_accept``)
+            self._view.clear_problems()
+            self._accept_move(move)
+            return
+        played = next(iter(distinct.values()))
+        self._view.clear_problems()
+        self._view.errors = frozenset(getattr(played, "path", ())) | frozenset(
+            getattr(move, "path", ())
+        )
+        self._view.say(not_computer_move(move))
+        self._emit(
+            Event("illegal", {"cells": sorted(self._view.errors), "reason": self._view.message})
+        )
+
+    def play(self, move_text: str) -> None:
+        """A move tapped on the panel, at a table whose game no sensor reads."""
+        self._require_game()
+        if self.sensor != PANEL:
+            raise RefereeError(
+                words(
+                    "referee.play_on_board",
+                    "Moves at this table are read from the board: play on it",
+                )
+            )
+        if self.phase != MOVE:
+            raise RefereeError(not_now(self.phase))
+        base = self.positions[-1]
+        move = self.game.parse_move(base, move_text)
+        if self.expected is not None and self.game.apply(base, move) != self.expected[1]:
+            raise RefereeError(not_computer_move(self.expected[0]))
+        self._accept_move(move)
+        self._publish()
+
+    def decline(self) -> None:
+        """The seat to roll declines a roll the rules offer but do not force (the
+        extra roll after a six); the turn passes. Logged as that seat's pass."""
+        self._require_game()
+        if self._roll_after_tentative():  # declining is the mover's next act: the move stands
+            self._finalise()
+        base = self.positions[-1]
+        spec = self.game.chance(base) if self.phase == CHANCE else None
+        if not getattr(spec, "optional", False):
+            raise RefereeError(
+                words("referee.nothing_to_decline", "There is no roll to decline now")
+            )
+        data = {"move": str(PASS), "seat": self.game.drawer(base)}
+        if self._accept("move", data, self.game.apply(base, PASS)):
+            self._after_change()
+        self._publish()
+
+    def correct(self, move_text: str) -> None:
+        """A referee's correction of a misread: ``move_text`` is what was played."""
+        self._require_game()
+        if self.phase not in (MOVE, AMBIGUOUS):
+            raise RefereeError(not_now(self.phase))
+        move = self.game.parse_move(self.positions[-1], move_text)
+        self.tentative = self.expected = None
+        self._view.candidates = ()
+        self.phase = MOVE
+        if self._accept_move(move, mark="corrected"):
+            self._recheck()
+        self._publish()
+
+    def set_position(self, record: dict[str, Any]) -> None:
+        """A referee sets the whole position (a record as ``game.to_json`` writes it)."""
+        self._require_game()
+        state = self.game.from_json(record)
+        self.tentative = None
+        if self._accept("correction", {"record": self.game.to_json(state)}, state):
+            self._after_change()
+            self._recheck()
+        self._publish()
+
+    def hold(self, cells) -> None:
+        """A sensor observation the sensors cannot make: the hand holds pieces lifted
+        from ``cells``, which still hold others (one hat of six off a home). Until the
+        reading says more, the display lights the first such origin and the ends of
+        the legal moves whose path starts there."""
+        held = tuple(cells)
+        if held != self._held:
+            self._held = held
+            self._publish()

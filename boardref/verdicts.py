@@ -1,0 +1,110 @@
+"""What the referee and its parts share: the phases of a game, the events the
+referee emits, its refusals, the words and highlights of the moment, and the
+sentences more than one part says."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engines import Game
+from engines.words import Words, as_words, words
+
+Reading = dict[str, str | None]
+
+SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
+#: the sensor of a table whose moves are tapped on the panel, not read from a board
+PANEL = "panel"
+
+
+class RefereeError(RuntimeError):
+    """A command that cannot be carried out now; the message says why, in words
+    (``words``: by key, for a page to translate)."""
+
+    def __init__(self, message: str | Words):
+        self.words = as_words(message)
+        super().__init__(str(self.words))
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something players should hear about. ``accepted`` events are in the log."""
+
+    kind: str
+    data: dict[str, Any]
+    accepted: bool = False
+
+
+@dataclass
+class TableView:
+    """The referee's words and highlights of the moment."""
+
+    notice: Words | None = None
+    last_move: tuple[str, ...] = ()
+    lifted: str | None = None
+    destinations: frozenset[str] = frozenset()
+    errors: frozenset[str] = frozenset()
+    place: str | None = None
+    remove: str | None = None
+    last_draw: Any = None
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        return "" if self.notice is None else str(self.notice)
+
+    def say(self, notice: Words) -> None:
+        """Set the words of the moment."""
+        self.notice = notice
+
+    def clear_problems(self) -> None:
+        self.notice = None
+        self.lifted = self.place = self.remove = None
+        self.destinations = self.errors = frozenset()
+
+
+def leaves_board(before: tuple, moved: tuple, extra: list[int]) -> bool:
+    """Whether every ``extra`` cell held a piece before the move (a capture) rather
+    than one the move itself lifted (then the board shows no move at all)."""
+    return all(before[i] is not None for i in extra) and len(moved) > len(extra)
+
+
+def token_words(token: str | None) -> Words:
+    """A piece's token (``red``, ``hare``, ``red+red`` for a stack...) as words a page
+    translates, part by part."""
+    parts = [Words(f"token.{part}", part) for part in str(token).split("+")]
+    return words("referee.token", "{parts}", parts=parts)
+
+
+def not_saved(error: Exception) -> Words:
+    return words("referee.not_saved", "Not saved, so not accepted: {error}", error=str(error))
+
+
+def not_computer_move(move) -> Words:
+    return words(
+        "referee.not_computer_move", "Please play the computer's move: {move}", move=str(move)
+    )
+
+
+def nothing_to_confirm() -> Words:
+    return words("referee.nothing_to_confirm", "There is no move waiting for confirmation")
+
+
+def not_now(phase: str) -> Words:
+    return words(
+        "referee.not_now",
+        "No move can be played now ({phase})",
+        phase=Words(f"phase_{phase}", phase),
+    )
+
+
+def as_lists(value: Any) -> Any:
+    """A chance outcome as JSON writes it: tuples become lists, all the way down."""
+    if isinstance(value, tuple | list):
+        return [as_lists(v) for v in value]
+    return value
+
+
+def hides_hands(game) -> bool:
+    """Whether ``game`` keeps something from some players (it has its own ``view``)."""
+    return type(game).view is not Game.view
