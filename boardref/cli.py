@@ -62,8 +62,9 @@ def serve(
     import logging
 
     from boardref.config import DEFAULT_PATH, ConfigError, load_config
-    from boardref.service import ServiceError, sim_store_path
+    from boardref.panel.server import ServiceError
     from boardref.service import serve as run_service
+    from boardref.service import sim_store_path
     from boardref.store import StoreError
 
     overrides = {

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import os
 import secrets
@@ -26,13 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import uvicorn
-
 from boardref.config import Config
 from boardref.history import History
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
+from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
 from boardref.store import Store, StoreError, open_log
 from boardref.successors import index_successors
@@ -278,7 +276,7 @@ class Service:
         are ready once the panel listens."""
         panel = self.config.panel
         listening = listening or panel_socket(panel.host, panel.port)
-        server = _Server(server_config(self.panel.app, panel))
+        server = Server(server_config(self.panel.app, panel))
         serving = asyncio.create_task(server.serve(sockets=[listening]))
         while not server.started:
             if serving.done():
@@ -653,64 +651,6 @@ class Service:
         except Exception as exc:  # gpiozero raises many kinds; none may stop the referee
             log.error("status LED, buzzer and buttons unavailable: %s", exc)
             return None
-
-
-class ServiceError(RuntimeError):
-    """The service cannot run as configured; the message says why in words."""
-
-
-def panel_socket(host: str, port: int) -> socket.socket:
-    """The panel's listening socket, bound here so that a port in use or an address
-    that is not this machine's is said in words before anything starts."""
-    where = f"{host}:{port}"
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-    except (socket.gaierror, UnicodeError) as exc:
-        raise ServiceError(
-            f"the panel cannot listen on {where}: {host!r} is not an address or a known "
-            f"name ({getattr(exc, 'strerror', None) or exc}); set [panel] host"
-        ) from None
-    listening = socket.socket(family, kind, proto)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listening.bind(address)
-    except OSError as exc:
-        listening.close()
-        hint = {
-            errno.EADDRINUSE: "another program listens there; stop it or set [panel] port",
-            errno.EADDRNOTAVAIL: "no network interface of this machine has that address",
-            errno.EACCES: "ports below 1024 need privileges; use a port above 1024",
-        }.get(exc.errno, "set [panel] host and port")
-        raise ServiceError(f"the panel cannot listen on {where}: {exc.strerror}; {hint}") from None
-    listening.set_inheritable(True)
-    return listening
-
-
-def server_config(app, panel) -> uvicorn.Config:
-    """uvicorn's settings for the panel: X-Forwarded-For and -Proto are believed
-    only from the configured reverse proxies (``[panel] proxies``), never by default,
-    so no client can claim another's address (the PIN limit counts by address)."""
-    return uvicorn.Config(
-        app,
-        host=panel.host,
-        port=panel.port,
-        log_level="warning",
-        lifespan="off",
-        proxy_headers=bool(panel.proxies),
-        forwarded_allow_ips=list(panel.proxies) or None,
-        server_header=False,
-        ws_max_size=4096,  # pages send nothing the panel acts on
-    )
-
-
-class _Server(uvicorn.Server):
-    """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT."""
-
-    @contextlib.contextmanager
-    def capture_signals(self):
-        yield
 
 
 async def serve(config: Config, sim: bool = False) -> None:

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from boardref.config import load_config
 from boardref.panel.access import hash_pin
-from boardref.service import Service, panel_socket, server_config
+from boardref.panel.server import panel_socket, server_config
+from boardref.service import Service
 
 PIN = "8642"
 LONGEST_REFUSAL = 1024

@@ -24,7 +24,8 @@ from starlette.websockets import WebSocketDisconnect
 from boardref.config import ConfigError, load_config
 from boardref.panel import access
 from boardref.panel.access import PIN_ATTEMPTS, hash_pin
-from boardref.service import Service, panel_socket, server_config
+from boardref.panel.server import panel_socket, server_config
+from boardref.service import Service
 from boardref.store import Store
 from tests.boardref.test_panel import PIN, REMOTE, client, lay_out, started
 

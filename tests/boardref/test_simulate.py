@@ -15,7 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from boardref.simulate import Hands, simulate
+from boardref.hands import Hands
+from boardref.simulate import simulate
 from engines import load_game
 from engines.catch_the_hare import HareState
 from vision.render import underlays

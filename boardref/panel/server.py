@@ -1,0 +1,69 @@
+"""The panel's web server: the socket it listens on, bound before anything starts so a
+port in use or a wrong address is said in words, and uvicorn's settings (whom it
+believes about a client's address), run inside the service's own event loop."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+
+import uvicorn
+
+
+class ServiceError(RuntimeError):
+    """The service cannot run as configured; the message says why in words."""
+
+
+def panel_socket(host: str, port: int) -> socket.socket:
+    """The panel's listening socket, bound here so that a port in use or an address
+    that is not this machine's is said in words before anything starts."""
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ServiceError(
+            f"the panel cannot listen on {where}: {host!r} is not an address or a known "
+            f"name ({getattr(exc, 'strerror', None) or exc}); set [panel] host"
+        ) from None
+    listening = socket.socket(family, kind, proto)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind(address)
+    except OSError as exc:
+        listening.close()
+        hint = {
+            errno.EADDRINUSE: "another program listens there; stop it or set [panel] port",
+            errno.EADDRNOTAVAIL: "no network interface of this machine has that address",
+            errno.EACCES: "ports below 1024 need privileges; use a port above 1024",
+        }.get(exc.errno, "set [panel] host and port")
+        raise ServiceError(f"the panel cannot listen on {where}: {exc.strerror}; {hint}") from None
+    listening.set_inheritable(True)
+    return listening
+
+
+def server_config(app, panel) -> uvicorn.Config:
+    """uvicorn's settings for the panel: X-Forwarded-For and -Proto are believed
+    only from the configured reverse proxies (``[panel] proxies``), never by default,
+    so no client can claim another's address (the PIN limit counts by address)."""
+    return uvicorn.Config(
+        app,
+        host=panel.host,
+        port=panel.port,
+        log_level="warning",
+        lifespan="off",
+        proxy_headers=bool(panel.proxies),
+        forwarded_allow_ips=list(panel.proxies) or None,
+        server_header=False,
+        ws_max_size=4096,  # pages send nothing the panel acts on
+    )
+
+
+class Server(uvicorn.Server):
+    """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
