@@ -3,6 +3,7 @@ and for the browser tests a real `boardref serve` and Debian's chromium."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -12,7 +13,10 @@ import time
 import httpx
 import pytest
 
+from boardref.config import load_config
+from boardref.panel.access import hash_pin
 from boardref.referee import Referee
+from boardref.service import Service
 from boardref.store import Store
 
 
@@ -124,4 +128,30 @@ def browser():
 
 # people at a table, for the play tests: imported last, as the harness uses the
 # helpers above
+#: the referee PIN of the tables the panel tests start
+PIN = "2468"
+
+
+def started(config) -> Service:
+    """A service started on a loop of its own (nothing runs it: tests call it)."""
+    service = Service(config)
+    service.start(asyncio.new_event_loop())
+    return service
+
+
+@pytest.fixture
+def service(tmp_path):
+    """A board table whose microcontroller is unplugged: readings are fed by hand."""
+    config = load_config(
+        **{
+            "store.path": tmp_path / "log.db",
+            "panel.referee_pin_hash": hash_pin(PIN),
+            "sensors.hall": {"device": str(tmp_path / "unplugged-pico")},
+        }
+    )
+    service = started(config)
+    yield service
+    service.close()
+
+
 from tests.boardref.at_the_table import people  # noqa: E402, F401

@@ -27,23 +27,10 @@ from boardref.panel.access import PIN_ATTEMPTS, hash_pin
 from boardref.panel.server import panel_socket, server_config
 from boardref.service import Service
 from boardref.store import Store
-from tests.boardref.test_panel import PIN, REMOTE, client, lay_out, started
+from tests.boardref.conftest import PIN, started
+from tests.boardref.test_panel import REMOTE, client, lay_out
 
 POSTS = ("/api/takeback", "/api/game", "/api/referee/login", "/api/draw", "/api/play")
-
-
-@pytest.fixture
-def service(tmp_path):
-    config = load_config(
-        **{
-            "store.path": tmp_path / "log.db",
-            "panel.referee_pin_hash": hash_pin(PIN),
-            "sensors.hall": {"device": str(tmp_path / "unplugged-pico")},
-        }
-    )
-    service = started(config)
-    yield service
-    service.close()
 
 
 def full_disk(service) -> None:
@@ -460,7 +447,8 @@ def test_every_post_route_is_in_the_panel_docs(service):
 
 def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, caplog):
     from boardref.fleet import Broker, Reporter
-    from tests.boardref.test_fleet import MOSQUITTO, Mosquitto, free_port, until
+    from boardref.harness import free_port
+    from tests.boardref.broker import MOSQUITTO, Mosquitto, until
 
     if not Path(MOSQUITTO).exists():
         pytest.skip("mosquitto is missing")

@@ -3,39 +3,15 @@ sensors (the referee is fed readings by hand)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from fastapi.testclient import TestClient
 
 from boardref.config import load_config
-from boardref.panel.access import PIN_ATTEMPTS, hash_pin
-from boardref.service import Service
+from boardref.panel.access import PIN_ATTEMPTS
+from tests.boardref.conftest import PIN, started
 
 LOCAL = ("127.0.0.1", 50000)
 REMOTE = ("192.168.1.30", 50000)
-PIN = "2468"
-
-
-def started(config) -> Service:
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
-    return service
-
-
-@pytest.fixture
-def service(tmp_path):
-    """A board table whose microcontroller is unplugged: readings are fed by hand."""
-    config = load_config(
-        **{
-            "store.path": tmp_path / "log.db",
-            "panel.referee_pin_hash": hash_pin(PIN),
-            "sensors.hall": {"device": str(tmp_path / "unplugged-pico")},
-        }
-    )
-    service = started(config)
-    yield service
-    service.close()
 
 
 @pytest.fixture
