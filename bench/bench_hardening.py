@@ -10,40 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
 import httpx
 
+from boardref.harness import serve_sim
+
 GUESSES = 40
-
-
-def serve(scratch: str) -> tuple[subprocess.Popen, str]:
-    """`boardref serve --sim` on a free port (the code on PYTHONPATH: this tree's, or
-    another's to compare), once it answers."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
-        env={**os.environ, "XDG_STATE_HOME": scratch},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{url}/api/health", timeout=1)
-            return process, url
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the service did not come up")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -109,7 +85,7 @@ def measure(url: str, pid: int) -> dict:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="boardref-bench-hardening-") as scratch:
-        service, url = serve(scratch)
+        service, url = serve_sim(scratch)
         try:
             result = measure(url, service.pid)
         finally:

@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -22,33 +18,13 @@ import httpx
 import websockets
 from smoke import SMOKE, sized
 
-from boardref.harness import percentile
+from boardref.harness import percentile, serve_sim
 
 CLIENTS = sized(100, 3)
 CHANGES = sized(40, 2)
 #: pieces put down on the virtual board and taken back
 PIECES_DOWN = sized(5, 1)
 BUDGET_FANOUT_P99_MS = 100.0
-
-
-def start_service(scratch: str) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    service = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
-        env={**os.environ, "XDG_STATE_HOME": scratch},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                return service, url
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError("the service did not come up")
 
 
 async def until(socket_, predicate) -> float:
@@ -117,7 +93,7 @@ def _shows_move(destination: str):
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
-        service, url = start_service(scratch)
+        service, url = serve_sim(scratch)
         try:
             result = asyncio.run(measure(url))
         finally:
