@@ -34,6 +34,10 @@ class Commands:
         self._require_game()
         if self.tentative is not None:  # a draw is the next player acting
             self._finalise()
+        if self.phase == AMBIGUOUS:
+            raise RefereeError(
+                words("referee.choose_first", "First choose the move that was played")
+            )
         if self.phase != CHANCE:
             raise RefereeError(words("referee.nothing_to_draw", "Nothing to draw now"))
         spec = self.game.chance(self.positions[-1])
@@ -107,6 +111,7 @@ class Commands:
         move = self.game.parse_move(self.positions[-1], move_text)
         self._view.candidates = ()
         self.phase = MOVE
+        self.tentative = None  # the turn chosen is the whole of what was under way
         self._accept_move(move, mark="chosen")
         self._publish()
 

@@ -415,6 +415,11 @@ class Referee(Guidance, Commands, Snapshots):
             now is not None and then is None for now, then in zip(before, key)
         )
 
+    def _may_grow(self, base, move) -> bool:
+        """Whether the board after ``move`` may, as this table's sensors read it, show
+        a turn still under way."""
+        return self.game.can_extend(base, move, projection(self.sensor))
+
     def _start_play(self) -> None:
         self.phase = self._phase_after_change()
         self._view.clear_problems()
@@ -449,16 +454,19 @@ class Referee(Guidance, Commands, Snapshots):
             self._judge_expected(distinct)
             return
         if len(distinct) > 1 and (
-            self.tentative is not None
-            or any(self.game.can_extend(base, m) for m in distinct.values())
+            self.tentative is not None or any(self._may_grow(base, m) for m in distinct.values())
         ):
-            distinct = self._nearest(distinct, self.current())
+            near = self._nearest(distinct, self.current())
+            # a turn that can no longer grow is not taken on a guess of which figure
+            # went where: the players are asked
+            if any(self._may_grow(base, m) for m in near.values()):
+                distinct = near
         if len(distinct) == 1:
             state, move = next(iter(distinct.items()))
             self._view.clear_problems()
             self.phase = MOVE
             if self.game.outcome(state) is None and (
-                self.game.can_extend(base, move) or self._looks_lifted(base, key)
+                self._may_grow(base, move) or self._looks_lifted(base, key)
             ):
                 self.tentative = (move, state)
                 self._view.last_move = getattr(move, "path", ())
@@ -480,9 +488,10 @@ class Referee(Guidance, Commands, Snapshots):
         judged on it (``current``) by the fewest changed cells: a turn carried out a
         figure at a time grows from what is on the board (a molehill put beside the
         hare that just jumped, not the hare jumping there and a molehill put where it
-        was). Used only while a turn is, or may still be, under way: finished moves
-        are asked about, as near ones may differ in what the sensors cannot feel
-        (which hat is on top). Positions as near as each other are asked about too."""
+        was). Used only to keep a turn that may still grow: finished moves are asked
+        about, as near ones may differ in what the sensors cannot tell apart (which
+        hat is on top, which figure a hall sensor feels). Positions as near as each
+        other are asked about too."""
         seen = self.game.observe(judged)
 
         def changes(state) -> int:
@@ -543,8 +552,15 @@ class Referee(Guidance, Commands, Snapshots):
                 total -= self._successors.pop(old).nbytes
 
     def _finalise(self, mark: str | None = None) -> bool:
-        move, _ = self.tentative
+        """Play the tentative move, now finished; when other finished moves read alike
+        on this table's sensors (which figure a hall sensor feels where), ask which
+        was played instead. False unless the move was played."""
+        move, state = self.tentative
         self.tentative = None
+        alike = {s: m for m, s in self._successors_of(self.positions[-1]).get(self._key_of(state))}
+        if len(alike) > 1:
+            self._ask(alike.values())
+            return False
         return self._accept_move(move, mark)
 
     def _accept_move(self, move: Move, mark: str | None = None) -> bool:

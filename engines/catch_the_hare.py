@@ -170,7 +170,7 @@ class CatchTheHare(Game):
                 if not self.options["single_capture"]:
                     yield from self._leaps(longer, hunters - {over})
 
-    def can_extend(self, state: HareState, move: Move) -> bool:
+    def can_extend(self, state: HareState, move: Move, sensor: str = "camera") -> bool:
         """A capture chain can go on while the hare, where it landed, has another
         hunter to leap (never with ``single_capture``)."""
         self._require_state(state)

@@ -389,10 +389,11 @@ class Game:
     def outcome(self, state) -> Outcome | None:
         raise NotImplementedError
 
-    def can_extend(self, state, move) -> bool:
+    def can_extend(self, state, move, sensor: str = "camera") -> bool:
         """Whether ``move``, made from ``state``, could still grow into a longer legal
-        move by the same player (a jump chain set down mid-way). The referee keeps
-        such a move tentative. By default no move can grow.
+        move by the same player (a jump chain set down mid-way), as far as a sensor of
+        kind ``sensor`` ("camera", "presence") can tell from the board. The referee
+        keeps such a move tentative. By default no move can grow.
         """
         return False
 

@@ -1107,18 +1107,37 @@ class Hakenschlagen(Game):
             )
         return super().apply(state, move)
 
-    def can_extend(self, state: HakenschlagenState, move: Any) -> bool:
-        """Whether the board after ``move`` may show a turn still under way: the
-        figures stand where some order of uses leaves them with a marble still in
-        hand that could be used. A hare's jumps leave no trace, so ``lettuce:d8``
-        halfway through a turn looks like ``field+field=carrot:b6 lettuce:d8``; a
-        turn carried out one figure at a time is not over when it first matches.
-        Any longer turn is legal too: a marble that offered no target at some moment
-        stays free to go back unused."""
+    def can_extend(self, state: HakenschlagenState, move: Any, sensor: str = "camera") -> bool:
+        """Whether the board after ``move``, as a ``sensor`` reads it, may show a turn
+        still under way: the figures stand where some order of uses leaves them with a
+        marble still in hand that could be used. A hare's jumps leave no trace, so
+        ``lettuce:d8`` halfway through a turn looks like ``field+field=carrot:b6
+        lettuce:d8``; a turn carried out one figure at a time is not over when it first
+        matches. Neither sensor sees whether a hare has turned, and hall sensors feel a
+        piece, not which: the hare on a dandelion with the fox still to move feels
+        like the fox there and the hare where the fox stood. Any longer turn is legal
+        too: a marble that offered no target at some moment stays free to go back
+        unused."""
         end, others = self._walk(state, self._checked(move))
         if end.won:
             return False
-        figures, layout = (end.hare, end.fox, end.moles, end.turned), state.layout
+        if sensor == "presence":
+            pieces = end.moles | {end.hare, end.fox}
+
+            def reads_as_end(node) -> bool:
+                return node.moles | {node.hare, node.fox} == pieces
+
+            def may_stay(use, after) -> bool:
+                return after.fox in pieces if use.kind == FOX else after.moles <= pieces
+        else:
+
+            def reads_as_end(node) -> bool:
+                return (node.hare, node.fox, node.moles) == (end.hare, end.fox, end.moles)
+
+            def may_stay(use, after) -> bool:
+                return after.fox == end.fox if use.kind == FOX else after.moles <= end.moles
+
+        layout = state.layout
         hare = state.hares[state.turn]
         turned = state.turned[state.turn]
         stack = [_Node(hare, state.fox, state.molehills, state.hand, turned, False)]
@@ -1129,14 +1148,11 @@ class Hakenschlagen(Game):
                 continue
             seen.add(node)
             steps = [s for s in self._transitions(node, others, layout) if s[0] is not None]
-            if steps and (node.hare, node.fox, node.moles, node.turned) == figures:
+            if steps and reads_as_end(node):
                 return True
-            # a fox or molehill put where the end has none would have to move again
+            # a fox or molehill put where the end shows none would have to move again
             stack.extend(
-                after
-                for use, after in steps
-                if use.kind in COLOURS
-                or (after.fox == end.fox if use.kind == FOX else after.moles <= end.moles)
+                after for use, after in steps if use.kind in COLOURS or may_stay(use, after)
             )
         return False
 

@@ -222,7 +222,7 @@ class Sternhalma(Game):
             )
         return rows, lambda move: (move, self.apply(state, move))
 
-    def can_extend(self, state: SternhalmaState, move: Move) -> bool:
+    def can_extend(self, state: SternhalmaState, move: Move, sensor: str = "camera") -> bool:
         """A jump chain can go on when its piece, where it stands, has another jump
         over a piece it has not jumped yet, onto a hole other than its start (the
         search passes through the start hole, which a chain may cross)."""

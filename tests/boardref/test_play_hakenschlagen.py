@@ -69,18 +69,24 @@ def carry_out(sim, game, state, turn) -> None:
         sim.click(f'g[data-cell="{use.to}"]')
 
 
-def fitting(game, state, text: str | None, after) -> bool:
-    """Whether the turn written ``text`` ends in ``after``."""
+def fitting(game, state, text: str | None, after, sensor: str | None = None) -> bool:
+    """Whether the turn written ``text`` ends in ``after`` (with ``sensor``: ends in a
+    board that sensor reads as ``after``)."""
     try:
-        return game.apply(state, game.parse_move(state, text)) == after
+        end = game.apply(state, game.parse_move(state, text))
     except Exception:  # an open part of the turn, or the last turn's text
         return False
+    if sensor is None:
+        return end == after
+    return game.sense(end, sensor) == game.sense(after, sensor)
 
 
 def until_played(game, state, after, kiosk, mover, plies: int) -> None:
     """Wait until the table has taken a turn ending in ``after``: confirm it on the
     mover's phone while it could still grow (or when the board shows no change: a
-    pass), choose it if several fit the board. ``plies``: the moves played before it."""
+    pass), choose it if several fit the board. The hall sensors feel a piece, not
+    which: the turn the table holds may be another that feels alike, and confirming
+    it brings the choice. ``plies``: the moves played before it."""
     from playwright.sync_api import expect
 
     deadline = time.monotonic() + WAIT_MS / 1000 * 2
@@ -91,7 +97,7 @@ def until_played(game, state, after, kiosk, mover, plies: int) -> None:
         confirm = mover.locator("#confirm")
         unseen = game.sense(after, "presence") == game.sense(state, "presence")
         ready = confirm.is_visible() and confirm.is_enabled()
-        if ready and (unseen or fitting(game, state, shown, after)):
+        if ready and (unseen or fitting(game, state, shown, after, "presence")):
             mover.bring_to_front()
             confirm.click()
             expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice

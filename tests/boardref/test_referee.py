@@ -466,3 +466,74 @@ def test_of_fitting_positions_the_one_a_hand_reaches_by_fewest_changes_is_taken(
     t.change(**{to: P})
     assert t.referee.phase != AMBIGUOUS
     assert cells[t.referee.current().fox] == to
+
+
+def _carry_out_use_by_use(t, state, turn) -> None:
+    """Each use as a hand makes it on a board of hall sensors: lift the figure (a
+    molehill from the supply needs no lift), settle, put it down, settle."""
+    from engines.hakenschlagen import COLOURS, FOX
+
+    cells = [c.id for c in t.game.board.cells]
+    hare, fox = cells[state.hares[state.turn]], cells[state.fox]
+    for use in turn.uses:
+        if use.kind in COLOURS:
+            source, hare = hare, use.to
+        elif use.kind == FOX:
+            source, fox = fox, use.to
+        else:
+            source = use.source
+        if source is not None:
+            t.change(**{source: None})
+        t.change(**{use.to: P})
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_played(table, seed):
+    """Hall sensors feel a piece, not which: the hare on a dandelion with the fox
+    still to move feels like the fox there and the hare where the fox stood, a
+    whole turn of its own. The referee holds such a board for the mover (confirm),
+    asks when several finished turns fit, and the players' choice ends the turn."""
+    t = table("hakenschlagen", 3, seed=b"use by use %d" % seed)
+    game, choose = t.game, random.Random(seed)
+    t.lay_out_start()
+    t.referee.draw()  # the setup
+    t.show_position(t.referee.positions[-1])
+    for _ in range(30):
+        if t.referee.phase == OVER:
+            break
+        t.referee.draw()
+        state = t.referee.positions[-1]
+        felt = game.sense(state, "presence")
+        every = list(game.legal_moves(state))
+        # the fox and the molehills, whose uses a hall sensor cannot tell apart, often
+        wanted = choose.choice(("fox", "molehill", None))
+        using = [turn for turn in every if any(use.kind == wanted for use in turn.uses)]
+        turns = [
+            turn
+            for pool in (using, every)
+            for turn in choose.sample(pool, min(len(pool), 40))
+            if game.sense(game.apply(state, turn), "presence") != felt
+        ] or every[:1]
+        turn = turns[0]
+        after = game.apply(state, turn)
+        _carry_out_use_by_use(t, state, turn)
+        referee = t.referee
+        if referee.phase == AMBIGUOUS:
+            fits = [
+                text
+                for text in referee.published.candidates
+                if game.apply(state, game.parse_move(state, text)) == after
+            ]
+            assert fits, f"{turn}: none of {referee.published.candidates} is the turn played"
+            referee.choose(fits[0])
+        elif not turn.uses:  # a pass: nothing to feel, the mover confirms
+            referee.confirm()
+        elif referee.tentative is not None:  # the mover says the turn is over
+            held = referee.current()
+            assert game.sense(held, "presence") == game.sense(after, "presence"), turn
+            referee.confirm()
+            if held != after:  # another turn that feels alike: the mover is asked
+                assert referee.phase == AMBIGUOUS, f"{turn}: the table took {referee.log[-1]}"
+            if referee.phase == AMBIGUOUS:
+                referee.choose(str(game.canonical(state, turn)))
+        assert referee.positions[-1] == after, (str(turn), referee.phase, t.kinds()[-8:])
