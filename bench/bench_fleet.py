@@ -38,24 +38,27 @@ import random
 import resource
 import selectors
 import socket
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-# the broker and the reporting tables are the fleet tests' own (tests/boardref/broker.py)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import paho.mqtt.client as mqtt
+import websockets
 
-import paho.mqtt.client as mqtt  # noqa: E402
-import websockets  # noqa: E402
-
-from boardref.fleet import Broker, Reporter  # noqa: E402
-from boardref.harness import free_port, percentile  # noqa: E402
-from boardref.referee import Event  # noqa: E402
-from boardref.store import Store  # noqa: E402
-from tests.boardref.broker import Mosquitto, reporting_table, start_dashboard, until  # noqa: E402
-from tests.boardref.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from boardref.fleet import Broker, Reporter
+from boardref.harness import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Mosquitto,
+    free_port,
+    percentile,
+    reporting_table,
+    start_dashboard,
+    until,
+)
+from boardref.referee import Event
+from boardref.store import Store
 
 MOVE_EVERY = (5.0, 10.0)  # seconds between two moves at one table
 BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_percent": 25}}

@@ -1,16 +1,43 @@
-"""Helpers the simulator, the tests and the benchmarks share.
+"""Helpers the simulator, the tests and the benchmarks share: percentiles, free
+ports, a simulated table on a port of its own, Debian's Chromium, and a café broker
+(Debian's mosquitto on loopback) with a dashboard and tables reporting to it.
 
 Percentiles are taken over every sample as measured: no outlier is dropped, so a
 busy machine shows in p99.
 """
 
+from __future__ import annotations
+
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from boardref.service import Service
+
+#: Debian's Chromium, which the browser tests and benches drive with Playwright
+CHROMIUM = "/usr/bin/chromium"
+#: what a headless Chromium run as root on a closed network needs
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+#: how long the harness waits for a process to come up (seconds)
+WAIT = 30.0
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -30,6 +57,93 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def until(check, what: str, wait: float = WAIT):
+    """Wait for ``check()`` to give something true, and return it; ``TimeoutError``
+    naming ``what`` after ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def answers(url: str) -> bool:
+    """Whether ``url`` answers a GET with a 2xx."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return 200 <= answer.status < 300
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+class Mosquitto:
+    """A broker of our own on loopback, with persistence so a restart keeps sessions;
+    ``settings`` are more lines of its config."""
+
+    def __init__(self, folder: Path, settings: str = ""):
+        self.port = free_port()
+        self.url = f"mqtt://127.0.0.1:{self.port}"
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"persistence true\npersistence_location {folder}/\n{settings}"
+        )
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+        def accepting():
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", self.port)) == 0
+
+        until(accepting, "mosquitto to listen")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(WAIT)
+
+
+def start_dashboard(url: str, port: int) -> subprocess.Popen:
+    """The real `boardref fleet` watching the broker at ``url``, once it answers on
+    ``port``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardref", "fleet", "--mqtt", url, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    until(lambda: answers(f"http://127.0.0.1:{port}/api/tables"), "the dashboard to answer")
+    return process
+
+
+def reporting_table(folder: Path, url: str, name: str) -> Service:
+    """A table whose moves are tapped on the panel, reporting to the broker at
+    ``url`` as ``name``, started on a loop of its own."""
+    import asyncio
+
+    from boardref.config import load_config
+    from boardref.service import Service
+
+    config = load_config(
+        **{
+            "store.path": folder / f"{name}.db",
+            "game.name": "catch_the_hare",
+            "fleet.url": url,
+            "fleet.table_id": name,
+        }
+    )
+    service = Service(config)
+    service.start(asyncio.new_event_loop())
+    return service
 
 
 def serve_sim(state_dir: str, wait: float = 60.0) -> tuple[subprocess.Popen, str]:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from boardref.config import load_config
+from boardref.harness import CHROMIUM, CHROMIUM_ARGS
 from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.service import Service
@@ -79,17 +80,6 @@ def table(store):
     return start
 
 
-CHROMIUM = "/usr/bin/chromium"
-#: what the workplace's closed network needs of a headless chromium run as root
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 needs_chromium = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
 )

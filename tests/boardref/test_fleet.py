@@ -23,11 +23,19 @@ from playwright.sync_api import sync_playwright
 
 from boardref.dashboard import BEHIND, Fleet, Watcher
 from boardref.fleet import ACK_WAIT, RECONNECT, Broker, discovery
-from boardref.harness import free_port
+from boardref.harness import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    MOSQUITTO,
+    WAIT,
+    Mosquitto,
+    free_port,
+    start_dashboard,
+    until,
+)
+from boardref.harness import reporting_table as table
 from boardref.service import Service
-from tests.boardref.broker import MOSQUITTO, WAIT, Mosquitto, start_dashboard, until
-from tests.boardref.broker import reporting_table as table
-from tests.boardref.conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from tests.boardref.conftest import needs_chromium
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"

@@ -447,8 +447,7 @@ def test_every_post_route_is_in_the_panel_docs(service):
 
 def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, caplog):
     from boardref.fleet import Broker, Reporter
-    from boardref.harness import free_port
-    from tests.boardref.broker import MOSQUITTO, Mosquitto, until
+    from boardref.harness import MOSQUITTO, Mosquitto, free_port, until
 
     if not Path(MOSQUITTO).exists():
         pytest.skip("mosquitto is missing")
