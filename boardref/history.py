@@ -52,15 +52,19 @@ class HistoryError(Exception):
 
 @dataclass(frozen=True)
 class Summary:
-    """One ended game as the list shows it."""
+    """One ended game as the list shows it (``boardref games list``, ``GET /api/games``)."""
 
     id: int
     game: str
     players: int
+    #: the table it was played at
     table: str
+    #: when it began and ended, seconds since 1970 (UTC)
     started: float
     ended: float
+    #: a new game was started before this one ended
     abandoned: bool
+    #: the winning seats, from 0 (none: a draw, or abandoned)
     winners: tuple[int, ...]
     plies: int
 

@@ -11,7 +11,7 @@ from typing import Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from boardref.history import History, HistoryError, archive, file_name, replay_frames
+from boardref.history import History, HistoryError, Summary, archive, file_name, replay_frames
 from boardref.panel import models
 from engines.records import game_of, to_json, write
 
@@ -35,33 +35,20 @@ def history_routes(history: History) -> APIRouter:
     async def replay_page(game_id: int = GAME_ID) -> HTMLResponse:
         return HTMLResponse(page)
 
-    @router.get("/api/games", response_model=list[models.PlayedGame], tags=["history"])
+    @router.get("/api/games", response_model=list[Summary], tags=["history"])
     async def played(
         game: str | None = Query(None, pattern=GAME_NAME, description="only this game"),
         day: str | None = Query(
             None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="only games begun that day"
         ),
         table: str | None = Query(None, pattern=TABLE_NAME, description="only this table's"),
-    ) -> list[models.PlayedGame] | JSONResponse:
+    ) -> list[Summary] | JSONResponse:
         """The games that ended here (finished or abandoned), newest first."""
         try:
             found = history.games(game, day, table)
         except HistoryError as exc:
             return _refused(exc)
-        return [
-            models.PlayedGame(
-                id=s.id,
-                game=s.game,
-                players=s.players,
-                table=s.table,
-                started=s.started,
-                ended=s.ended,
-                abandoned=s.abandoned,
-                winners=list(s.winners),
-                plies=s.plies,
-            )
-            for s in found
-        ]
+        return found
 
     @router.get(
         "/api/games/day.zip",

@@ -174,24 +174,6 @@ def board_of(board) -> Board:
     )
 
 
-class PlayedGame(BaseModel):
-    """An ended game in the history (``GET /api/games``)."""
-
-    id: int
-    game: str
-    players: int
-    #: the table it was played at
-    table: str
-    #: when it began and ended, seconds since 1970 (UTC)
-    started: float
-    ended: float
-    #: a new game was started before this one ended
-    abandoned: bool
-    #: the winning seats, from 0 (none: a draw, or abandoned)
-    winners: list[int]
-    plies: int
-
-
 class Replay(BaseModel):
     """An ended game step by step: each frame is a record line and the table as it
     stood after it (``table`` is the shape of ``/api/state``)."""
