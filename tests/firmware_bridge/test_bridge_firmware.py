@@ -1,4 +1,7 @@
-"""The RP2040 firmware (main.py, sensors.py, leds.py) under CPython, on stub hardware."""
+"""The RP2040 firmware (main.py, sensors.py, leds.py) under CPython, on the same fakes
+of ``machine`` and ``rp2`` it runs on under MicroPython (``micropython/``): the test
+lays pieces on ``pico_board`` through ``pico_host``'s control lines and reads the LED
+strip's words back."""
 
 import importlib
 import io
@@ -12,25 +15,58 @@ import pytest
 from firmware_bridge import protocol
 from firmware_bridge.protocol import Ack, Decoder, Error, Hello, Scan, SetLeds, encode
 
-STUBS = Path(__file__).parent / "stubs"
+FAKES = [Path(__file__).parent / "cpython", Path(__file__).parent / "micropython"]
 _FRESH = (
     "machine",
     "rp2",
     "micropython",
+    "pico_board",
+    "pico_host",
     "firmware_bridge.firmware.main",
     "firmware_bridge.firmware.sensors",
     "firmware_bridge.firmware.leds",
 )
 
 
+class Board:
+    """The fake board a test lays out, as lines to ``pico_board`` through ``pico_host``."""
+
+    def __init__(self, board, host):
+        self.board, self.host = board, host
+
+    def size(self, cells: int) -> None:
+        self.board.cells = bytearray(cells)
+
+    def lay(self, *magnets: int, state: int = 1) -> None:
+        """Put pieces on ``magnets`` (``state`` 1 north up, 2 south up), none elsewhere."""
+        self.host.lines += [f"set {cell} 0" for cell in range(len(self.board.cells))]
+        self.host.lines += [f"set {cell} {state}" for cell in magnets]
+
+    def read(self, cell: int, value: int) -> None:
+        """Make the hall sensor of ``cell`` read ``value`` on the ADC."""
+        self.host.lines.append(f"raw {cell} {value}")
+
+    def break_chain(self) -> None:
+        self.host.lines.append("break")
+
+    def strip(self) -> list[int]:
+        """The words last sent to the LED strip, 24 bits each, green first."""
+        shown = [line for line in self.host.reports if line.startswith("leds ")][-1][5:]
+        return [int(shown[n : n + 6], 16) for n in range(0, len(shown), 6)]
+
+
 @pytest.fixture
 def hardware(monkeypatch):
-    """The stub ``machine``, ``rp2`` and ``micropython`` modules, fresh for each test."""
-    monkeypatch.syspath_prepend(str(STUBS))
+    """The firmware's ``main`` on fresh fakes of ``machine``, ``rp2`` and ``micropython``,
+    with ``machine``, the ``Board`` on them and the fake ``micropython`` module."""
+    for folder in reversed(FAKES):
+        monkeypatch.syspath_prepend(str(folder))
     for name in _FRESH:
         monkeypatch.delitem(sys.modules, name, raising=False)
     main = importlib.import_module("firmware_bridge.firmware.main")
-    yield main, sys.modules["machine"], sys.modules["rp2"], sys.modules["micropython"]
+    board = Board(sys.modules["pico_board"], sys.modules["pico_host"])
+    board.size(121)
+    yield main, sys.modules["machine"], board, sys.modules["micropython"]
     for name in _FRESH:
         sys.modules.pop(name, None)
 
@@ -67,14 +103,6 @@ def host():
     line.close()
 
 
-def _chain(*magnets, cells=121):
-    """SPI bytes of a 74HC165 chain: a low bit per magnet, then the grounded tail."""
-    bits = bytearray(b"\xff" * ((cells + 7) // 8))
-    for cell in magnets:
-        bits[cell >> 3] &= ~(0x80 >> (cell & 7))
-    return bytes(bits) + b"\x00"
-
-
 def _board(states, cells=121):
     board = bytearray(cells)
     for cell, state in states.items():
@@ -88,35 +116,33 @@ def _firmware(main, host, **changes):
 
 
 def test_boot_announces_the_board_as_read(hardware, host):
-    main, machine, _, _ = hardware
-    machine.SPI.incoming = _chain(0, 64)
+    main, _, board, _ = hardware
+    board.lay(0, 64)
     firmware = _firmware(main, host)
     firmware.start(0)
     assert host.messages() == [
         Hello(121, protocol.SENSOR_PRESENCE, main.FIRMWARE),
         Scan(0, _board({0: 1, 64: 1})),
     ]
-    assert firmware.watchdog.timeout == main.CONFIG["watchdog_ms"]
+    assert board.board.watchdog_ms == main.CONFIG["watchdog_ms"]
 
 
 def test_a_placed_piece_is_reported_after_debouncing_and_the_watchdog_fed(hardware, host):
-    main, machine, _, _ = hardware
-    machine.SPI.incoming = _chain()
+    main, _, board, _ = hardware
     firmware = _firmware(main, host)
     firmware.start(0)
     host.messages()
-    machine.SPI.incoming = _chain(120)
+    board.lay(120)
     for now in (10, 20):
         firmware.step(now)
         assert host.messages() == []
     firmware.step(30)
     assert host.messages() == [Scan(1, _board({120: 1}))]
-    assert firmware.watchdog.feeds == 3
+    assert board.board.feeds == 3
 
 
 def test_led_command_reaches_the_strip_green_first_and_dimmed(hardware, host):
-    main, machine, rp2, _ = hardware
-    machine.SPI.incoming = _chain()
+    main, _, board, _ = hardware
     firmware = _firmware(main, host, settings={"brightness": 128})
     firmware.start(0)
     host.messages()
@@ -125,16 +151,16 @@ def test_led_command_reaches_the_strip_green_first_and_dimmed(hardware, host):
     host.send(SetLeds(bytes(colors)), seq=1)
     firmware.step(10)
     assert host.messages() == [Ack(seq=1)]
-    words = rp2.StateMachine.made[0].sent[-1]
+    words = board.strip()
     assert len(words) == 121
     green, red, blue = 10 * 128 // 255, 255 * 128 // 255, 200 * 128 // 255
-    assert words[0] == ((green << 16) | (red << 8) | blue) << 8
+    assert words[0] == (green << 16) | (red << 8) | blue
     assert set(words[1:]) == {0}
 
 
 def test_a_broken_chain_is_reported_once(hardware, host):
-    main, machine, _, _ = hardware
-    machine.SPI.incoming = b"\xff" * 17
+    main, _, board, _ = hardware
+    board.break_chain()
     firmware = _firmware(main, host)
     firmware.start(0)
     host.messages()
@@ -145,21 +171,11 @@ def test_a_broken_chain_is_reported_once(hardware, host):
     assert "chain" in errors[0].detail
 
 
-def _mux_readings(by_cell):
-    """An ADC reading function for the mux bank: the enabled mux and channel pick the cell."""
-
-    def reading(levels):
-        channel = sum(levels.get(pin, 0) << bit for bit, pin in enumerate((10, 11, 12, 13)))
-        enabled = [mux for mux, pin in enumerate(range(2, 10)) if levels.get(pin) == 0]
-        assert len(enabled) == 1, "exactly one mux enabled while the ADC reads"
-        return by_cell.get(16 * enabled[0] + channel, 32768)
-
-    return reading
-
-
 def test_mux_board_tells_the_poles_apart(hardware, host):
-    main, machine, _, _ = hardware
-    machine.ADC.reading = staticmethod(_mux_readings({3: 52000, 17: 9000, 30: 36000}))
+    main, _, board, _ = hardware
+    board.size(40)
+    for cell, value in {3: 52000, 17: 9000, 30: 36000}.items():
+        board.read(cell, value)
     firmware = _firmware(main, host, sensor="cd74hc4067", cells=40)
     firmware.start(0)
     hello, scan = host.messages()
@@ -169,8 +185,10 @@ def test_mux_board_tells_the_poles_apart(hardware, host):
 
 
 def test_mux_board_with_dead_sensors_reports_a_fault(hardware, host):
-    main, machine, _, _ = hardware
-    machine.ADC.reading = staticmethod(lambda levels: 0)
+    main, _, board, _ = hardware
+    board.size(40)
+    for cell in range(40):
+        board.read(cell, 0)
     firmware = _firmware(main, host, sensor="cd74hc4067", cells=40)
     firmware.start(0)
     host.messages()
@@ -185,9 +203,8 @@ def test_unknown_sensor_kind_is_refused(hardware, host):
 
 
 def test_a_watchdog_reset_is_reported_after_boot(hardware, host):
-    main, machine, _, _ = hardware
-    machine.SPI.incoming = _chain()
-    machine.reset_cause_value = machine.WDT_RESET
+    main, machine, board, _ = hardware
+    board.board.reset_cause = machine.WDT_RESET
     _firmware(main, host).start(0)
     assert host.messages()[-1] == Error(protocol.WATCHDOG_RESET, "the previous run hung")
 
@@ -201,8 +218,7 @@ def test_maintenance_jumper_keeps_the_repl(hardware, capsys):
 
 
 def test_main_turns_off_ctrl_c_and_runs_on_stdin_and_stdout(hardware, host, monkeypatch):
-    main, machine, _, micropython = hardware
-    machine.SPI.incoming = _chain()
+    main, _, _, micropython = hardware
     started = []
     monkeypatch.setattr(main, "run", started.append)
     monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": host.line}))
@@ -217,8 +233,7 @@ class _Stop(Exception):
 
 
 def test_run_scans_once_a_period_and_waits_for_the_rest(hardware, host, monkeypatch):
-    main, machine, _, _ = hardware
-    machine.SPI.incoming = _chain()
+    main, _, board, _ = hardware
     clock = iter(range(0, 10_000, 3))
     monkeypatch.setattr(time, "ticks_ms", lambda: next(clock), raising=False)
     monkeypatch.setattr(time, "ticks_diff", lambda new, old: new - old, raising=False)
@@ -235,4 +250,4 @@ def test_run_scans_once_a_period_and_waits_for_the_rest(hardware, host, monkeypa
         main.run(firmware)
     # Each pass takes 3 ms of the 10 ms period on this clock.
     assert waits == [7, 7, 7, 7]
-    assert firmware.watchdog.feeds == 4
+    assert board.board.feeds == 4

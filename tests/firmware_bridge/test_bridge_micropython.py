@@ -2,8 +2,8 @@
 port on fakes of the Pico's ``machine`` and ``rp2``, talking to the real host driver.
 
 The CPython tests beside this one (``test_bridge_firmware.py``) exercise the same
-code on stubs; these prove it also runs where it will run, so a CPython-only module
-or syntax in the firmware fails here.
+code on the same fakes under CPython; these prove it also runs where it will run, so
+a CPython-only module or syntax in the firmware fails here.
 """
 
 import shutil

@@ -1,8 +1,10 @@
 """What the fake ``machine`` and ``rp2`` see: the test's board and the LED strip.
 
-Written for MicroPython. The test sends lines on the control channel: ``set CELL
-STATE`` puts a piece (1 north up, 2 south up) or takes it (0); ``break`` cuts the
-74HC165 chain. The LED strip's words go back to the test as ``leds HEX`` lines.
+Written for MicroPython; the CPython firmware tests use the same fakes. The test
+sends lines on the control channel: ``set CELL STATE`` puts a piece (1 north up,
+2 south up) or takes it (0); ``raw CELL VALUE`` makes that cell's hall sensor read
+VALUE on the ADC (a weak magnet, a dead sensor); ``break`` cuts the 74HC165 chain.
+The LED strip's words go back to the test as ``leds HEX`` lines.
 """
 
 import pico_host
@@ -13,6 +15,7 @@ watchdog_ms = 0
 feeds = 0
 strip_active = False
 chain_broken = False
+raw = {}
 _pending = ""
 
 # CD74HC4067 wiring as in main.py's CONFIG.
@@ -30,6 +33,8 @@ def follow_controls():
         words = line.split()
         if words and words[0] == "set":
             cells[int(words[1])] = int(words[2])
+        elif words and words[0] == "raw":
+            raw[int(words[1])] = int(words[2])
         elif words and words[0] == "break":
             chain_broken = True
 
@@ -50,6 +55,8 @@ def mux_reading(levels):
     if len(enabled) != 1:
         raise RuntimeError("exactly one multiplexer must be enabled while reading")
     cell = 16 * enabled[0] + channel
+    if cell in raw:
+        return raw[cell]
     state = cells[cell] if cell < len(cells) else 0
     return _MID + (_SWING if state == 1 else -_SWING if state == 2 else 0)
 
