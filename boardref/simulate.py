@@ -37,8 +37,9 @@ from hardware.lights import CellLights, Palette
 
 #: fast scanning and a long debounce: noise never passes, changes arrive in ~15 ms
 MCU_SETTINGS = {"scan_period_ms": 2, "debounce_scans": 6}
+#: the computer's level; its search is held to the level's playouts, not to a clock,
+#: so a run repeats itself move for move on a busy machine too
 COMPUTER_LEVEL = "easy"
-COMPUTER_SECONDS = 0.2
 WAIT = 10.0  # seconds of real time a scan may take to arrive before we give up
 #: the simulated camera: a quarter of 1280x720 keeps 200 moves within minutes
 FRAME_SIZE = (640, 360)
@@ -407,9 +408,10 @@ def _choose(referee: Referee, hands: Hands, truth, pick, score: Score):
         referee.confirm()  # the guest confirms: the computer does not act on a guess
     if not referee.computer_to_move():
         return pick.choice(game.legal_moves(truth))
-    from engines.players import computer_move  # the search, only for computer seats
+    from engines.players import LEVELS, SearchPlayer  # the search, only for computer seats
 
-    move = computer_move(game, truth, COMPUTER_SECONDS, COMPUTER_LEVEL, pick.random())
+    search = SearchPlayer(pick.random(), playouts=LEVELS[COMPUTER_LEVEL].playouts)
+    move = search.choose(game, truth)
     referee.expect(str(move))
     if pick.random() < HABITS["disobey"]:
         score.computer_refusals += hands.disobey(truth, move)
