@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -105,6 +106,19 @@ def test_a_bad_config_is_refused_before_anything_starts(tmp_path):
     assert "gpio.draw = 99" in result.stderr
 
 
+def until_committed(player: subprocess.Popen) -> str:
+    """The first "committed" line ``player`` prints (it is killed if none comes)."""
+    watchdog = threading.Timer(WAIT * 4, player.kill)
+    watchdog.start()
+    try:
+        for line in player.stdout:
+            if line.startswith("committed"):
+                return line
+    finally:
+        watchdog.cancel()
+    raise AssertionError("simulate printed no move")
+
+
 def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
     """Each run continues the game in the log and prints every move once it is logged;
     killed at a random moment, the log must hold every printed move, in order, plus at
@@ -126,10 +140,17 @@ def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
             ],
             tmp_path,
         )
-        time.sleep(pick.uniform(0.5, 3.0))
+        # the random moment counts from its first logged move, however long a busy
+        # machine takes to start it
+        first = until_committed(player)
+        time.sleep(pick.uniform(0.0, 2.5))
         player.send_signal(signal.SIGKILL)
-        out, _ = player.communicate(timeout=WAIT)
-        printed += [line.split()[1] for line in out.splitlines() if line.startswith("committed")]
+        player.wait(WAIT)
+        # read through the same buffered stream the first line came from
+        lines = [first, *player.stdout.read().splitlines()]
+        player.stdout.close()
+        player.stderr.close()
+        printed += [line.split()[1] for line in lines if line.startswith("committed")]
         log = Store(store)
         referee = Referee(log)
         assert referee.resume(), "the open game is always found again"
