@@ -487,7 +487,9 @@ def _carry_out_use_by_use(t, state, turn) -> None:
         t.change(**{use.to: P})
 
 
-@pytest.mark.parametrize("seed", range(10))
+# seeds whose games once ended in another turn that feels alike (2, 9) or held a
+# finished turn as if it could grow (3)
+@pytest.mark.parametrize("seed", [2, 3, 9])
 def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_played(table, seed):
     """Hall sensors feel a piece, not which: the hare on a dandelion with the fox
     still to move feels like the fox there and the hare where the fox stood, a
