@@ -30,7 +30,7 @@ LED_SAMPLES = sized(150, 3)
 BUDGET_VERDICT_P99_MS = 5.0
 #: a reading judged before the idle indexing ran (CPU time), Sternhalma 2 players
 BUDGET_COLD_VERDICT_P99_MS = 1.0
-#: Hakenschlagen's full turns: players, turns played, and the budget (DESIGN.md)
+#: Hakenschlagen's full turns: players, turns played, and the budget
 FULL_TURN_PLAYERS = 5
 FULL_TURNS = sized(200, 3)
 BUDGET_FULL_TURN_P99_MS = 50.0

@@ -23,7 +23,13 @@ from typing import Any
 
 from engines.core import Game
 from engines.errors import OptionError
-from engines.players.search import RandomPlayer, SearchPlayer, random_playout, random_step
+from engines.players.search import (
+    RandomPlayer,
+    SearchPlayer,
+    random_decisions,
+    random_playout,
+    random_step,
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,7 @@ __all__ = [
     "SearchPlayer",
     "computer_move",
     "player",
+    "random_decisions",
     "random_playout",
     "random_step",
 ]

@@ -71,6 +71,19 @@ def random_playout(game: Game, state, pick: random.Random, stream) -> list:
     return states
 
 
+def random_decisions(game: Game, state, pick: random.Random, stream, limit: int) -> list:
+    """The positions where a seat is to move, in random play (``random_step``) from
+    ``state``: the first ``limit`` of them, fewer if the game ends first."""
+    found = []
+    while len(found) < limit and game.outcome(state) is None:
+        if game.chance(state) is None:
+            found.append(state)
+            if len(found) == limit:
+                break
+        state = random_step(game, state, pick, stream)
+    return found
+
+
 class RandomPlayer:
     """Plays a legal move chosen uniformly at random (seeded)."""
 

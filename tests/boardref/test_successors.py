@@ -14,19 +14,13 @@ from boardref.successors import index_successors
 from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
+from engines.players import random_decisions
 
 
 def _turns(game, seed: int, turns: int):
     """Turn-start positions (marbles drawn) of a seeded random game."""
-    pick, stream, state, found = random.Random(seed), Stream(f"t{seed}"), game.initial_state(), []
-    while len(found) < turns and game.outcome(state) is None:
-        spec = game.chance(state)
-        if spec is not None:
-            state = game.resolve(state, spec.draw(stream))
-            continue
-        found.append(state)
-        state = game.apply(state, pick.choice(game.legal_moves(state)))
-    return found
+    start = game.initial_state()
+    return random_decisions(game, start, random.Random(seed), Stream(f"t{seed}"), turns)
 
 
 @pytest.mark.parametrize("sensors", [("presence",), ("camera",), ("camera", "presence")])

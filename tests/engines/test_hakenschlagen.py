@@ -12,7 +12,7 @@ import pytest
 from engines import IllegalMove, load_game
 from engines.chance import BagDraw, Shuffle, Stream, commitment, verify
 from engines.hakenschlagen import COLOURS, SetupError, Turn
-from engines.players import random_playout
+from engines.players import random_decisions, random_playout
 
 KINDS = {"tree": "trees", "dandelion": "dandelions", "lettuce": "lettuces", "carrot": "carrots"}
 
@@ -349,16 +349,8 @@ def ends_of(game, state):
 def early_positions(board, turns):
     """Turn-start positions of the first ``turns`` turns of a seeded random game."""
     game = load_game("hakenschlagen", players=3, board=board)
-    pick, stream, state = random.Random(7), Stream(board), game.initial_state()
-    found = []
-    while len(found) < turns:
-        spec = game.chance(state)
-        if spec is not None:
-            state = game.resolve(state, spec.draw(stream))
-            continue
-        found.append(state)
-        state = game.apply(state, pick.choice(game.legal_moves(state)))
-    return game, found
+    start = game.initial_state()
+    return game, random_decisions(game, start, random.Random(7), Stream(board), turns)
 
 
 # one of each shape: fox and jumps, molehill and jumps, jokers, jumps only

@@ -11,7 +11,15 @@ import pytest
 
 from engines import GAMES, RulesError, load_game
 from engines.chance import Stream
-from engines.players import LEVELS, RandomPlayer, SearchPlayer, computer_move, knowledge, player
+from engines.players import (
+    LEVELS,
+    RandomPlayer,
+    SearchPlayer,
+    computer_move,
+    knowledge,
+    player,
+    random_decisions,
+)
 from engines.players.arena import Match, play_match, wilson
 from engines.players.knowledge import deal_unseen
 
@@ -36,14 +44,9 @@ def _positions(name: str, count: int, seed: int):
     pick = random.Random(seed)
     found = []
     for n in range(count):
-        stream, state, decisions = Stream(f"{name} positions {seed} {n}"), game.initial_state(), []
-        while game.outcome(state) is None and len(decisions) < DECISIONS.get(name, 5000):
-            spec = game.chance(state)
-            if spec is not None:
-                state = game.resolve(state, spec.draw(stream))
-                continue
-            decisions.append(state)
-            state = game.apply(state, pick.choice(game.legal_moves(state)))
+        stream = Stream(f"{name} positions {seed} {n}")
+        limit = DECISIONS.get(name, 5000)
+        decisions = random_decisions(game, game.initial_state(), pick, stream, limit)
         found.append(decisions[pick.randrange(len(decisions))])
         found.append(decisions[-1])
     return game, found
