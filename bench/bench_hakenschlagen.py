@@ -111,7 +111,9 @@ def bench_turns(board: str) -> dict:
 
 def random_plies_per_cpu_s(players: int) -> float:
     """Moves of random play per CPU second (draws of marbles not counted), finished
-    games started again."""
+    games started again: the playouts of the computer players, each turn drawn by the
+    engine's ``random_play`` (a random walk over the steps of a turn) without listing
+    its outcomes."""
     game = load_game("hakenschlagen", players)
     pick, stream, plies = random.Random(7), Stream("bench playouts"), 0
     state, start = game.initial_state(), time.process_time()

@@ -88,6 +88,7 @@ True
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -113,6 +114,8 @@ BAG = Bag.of(field=4, dandelion=3, lettuce=2, carrot=1, fox=1, molehill=1)
 MOLEHILLS = 6
 #: turns written out of one search before their groups are indexed by row
 WRITTEN_BEFORE_INDEX = 8
+#: random hollows a random fox or molehill placement tries before listing them all
+PLACEMENT_GUESSES = 8
 HAND, HAND_NEAR_FOX = 3, 1
 BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
@@ -851,6 +854,83 @@ class Hakenschlagen(Game):
             for marble in set(state.hand) & set(COLOURS)
             for cell in self.marble_targets(state, marble).values()
         )
+
+    def random_play(
+        self, state: HakenschlagenState, pick: random.Random
+    ) -> tuple[Turn, HakenschlagenState]:
+        """A legal turn drawn with ``pick`` and the position it ends in, found by a
+        random walk over the steps of the turn, never listing its outcomes (what
+        random playouts use; ``legal_moves`` lists them all).
+
+        The walk, from the marbles drawn: at each moment the ways to go on are each
+        way to use one marble, or two of a kind as a joker, that has somewhere to go
+        (a colour with a target now, the fox or a molehill with a space free), and
+        ending the turn when the rules allow it (every colour marble still in hand
+        offered no target at some moment of the turn). One of those is drawn, all
+        equally likely; a jump then goes to one of its targets, the fox to one of its
+        spaces, a molehill to one of its (source, space) pairs, each equally likely.
+        The walk stops when the hand is empty or the race is won. So it draws turns,
+        not outcomes, uniformly at no level: a hand with the fox ends in as many ways
+        as it has spaces, yet ending the turn stays as likely as any marble use.
+        """
+        self._require_move_due(state)
+        hare, others = self._hare_and_others(state)
+        layout, names = state.layout, self._names
+        fox, moles, hand = state.fox, state.molehills, state.hand
+        turned = state.turned[state.turn]
+        idle: set[str] = set()  # colours that offered no target at some moment
+        uses: list[Use] = []
+        while hand:
+            targets = self._survey(hare, fox, moles, others, layout).targets
+            idle.update(m for m in hand if m in COLOURS and not targets[m])
+            options = [
+                (marbles, kind)
+                for marbles, kind in _uses(hand)
+                if kind not in COLOURS or targets[kind]
+            ]
+            may_end = all(m in idle for m in hand if m in COLOURS)
+            step = None
+            while step is None:
+                at = pick.randrange(len(options) + may_end)
+                if at == len(options):
+                    break
+                marbles, kind = options[at]
+                if kind in COLOURS:
+                    step = None, pick.choice(targets[kind])[1]
+                else:
+                    step = self._random_placement(kind, hare, fox, moles, others, layout, pick)
+                    if step is None:  # nowhere to go: not a way to go on
+                        del options[at]
+            if step is None:
+                break
+            source, cell = step
+            uses.append(Use(marbles, kind, names[cell], _source_name(kind, names, source)))
+            hand = _without(hand, marbles)
+            if kind in COLOURS:
+                hare = cell
+                if turned and cell in self.start_spaces:
+                    break  # the race is won; marbles still in hand are forfeited
+                turned = turned or cell in self.turning_points
+            else:
+                fox, moles = _placed(kind, source, cell, fox, moles)
+        return Turn(tuple(uses)), self._ending(state, hare, fox, moles, turned)
+
+    def _random_placement(self, kind, hare, fox, moles, others, layout, pick):
+        """``(source, cell)`` of one fox move or molehill use drawn uniformly among
+        those open (``_placements_of``), or None when there is none. A few guesses at
+        random hollows find one far sooner than listing them all; the list is the
+        fallback, so every placement stays equally likely."""
+        inner = self.inner
+        movable = sorted(moles) if kind == MOLEHILL and len(moles) >= MOLEHILLS else None
+        for _ in range(PLACEMENT_GUESSES):
+            cell = inner[pick.randrange(len(inner))]
+            kept = layout[cell] == FIELD if kind == MOLEHILL else layout[cell] != TREE
+            if kept and cell != fox and cell != hare and cell not in moles and cell not in others:
+                if kind == FOX:
+                    return fox, cell
+                return (None if movable is None else pick.choice(movable)), cell
+        placed = self._placements_of(kind, (hare, fox, moles), others, layout)
+        return pick.choice(placed) if placed else None
 
     def _transitions(self, node, others, layout, survey=None):
         """Every single step of a turn from ``node``: ``(use or None, next node)``.

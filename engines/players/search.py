@@ -55,11 +55,11 @@ SOLO_POINTS = 10.0
 
 def random_step(game: Game, state, pick: random.Random, stream):
     """The next state of random play: chance drawn from ``stream`` (an
-    ``engines.chance.Stream``) when it is due, else a legal move chosen with ``pick``."""
+    ``engines.chance.Stream``) when it is due, else ``game.random_play`` with ``pick``."""
     spec = game.chance(state)
     if spec is not None:
         return game.resolve(state, spec.draw(stream))
-    return game.apply(state, pick.choice(game.legal_moves(state)))
+    return game.random_play(state, pick)[1]
 
 
 def random_playout(game: Game, state, pick: random.Random, stream) -> list:
@@ -344,7 +344,7 @@ class _Search:
                 continue
             if plies >= limit:
                 return self.judge(state)
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
+            state = game.random_play(state, rng)[1]
             plies += 1
 
     def judge(self, state) -> list[float]:
