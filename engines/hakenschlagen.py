@@ -90,6 +90,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -781,30 +782,32 @@ class Hakenschlagen(Game):
         for i in (state.hares[seat], state.fox, *state.molehills):
             still[i] = None
         camera = [figure or under for figure, under in zip(figures, ground)]
+        presence = [None if figure is None else PIECE for figure in figures]
         moved_from = 1 << state.hares[seat] | 1 << state.fox
         mask_before = _mask(state.molehills)
         occupied = _mask(i for i, figure in enumerate(figures) if figure is not None)
         standing = occupied & ~(moved_from | mask_before)
 
-        def felt(hare: int, fox: int, mask: int) -> tuple:
-            now = standing | 1 << hare | 1 << fox | mask
-            changes, bits = [], occupied ^ now
+        # Each reading is first made for an end's row, without the fox (the fox's
+        # space left as it was before the turn), then the fox is set on each of the
+        # row's fox spaces: one cell more or less per end, not a whole comparison.
+        def felt(hare: int, mask: int) -> tuple:
+            changes, now = [], standing | 1 << hare | mask
+            bits = occupied ^ now
             while bits:
                 low = bits & -bits
                 bits ^= low
                 changes += (low.bit_length() - 1, PIECE if now & low else None)
             return tuple(changes)
 
-        def seen(hare: int, fox: int, mask: int) -> tuple:
-            changes, bits = [], moved_from | 1 << hare | 1 << fox | (mask ^ mask_before)
+        def seen(hare: int, mask: int) -> tuple:
+            changes, bits = [], moved_from | 1 << hare | (mask ^ mask_before)
             while bits:
                 low = bits & -bits
                 bits ^= low
                 i = low.bit_length() - 1
                 if i == hare:
                     token = hare_token
-                elif i == fox:
-                    token = FOX
                 elif mask & low:
                     token = MOLEHILL
                 else:
@@ -813,21 +816,16 @@ class Hakenschlagen(Game):
                     changes += (i, token)
             return tuple(changes)
 
-        readers = [seen if sensor == "camera" else felt for sensor in sensors]
-        if len(readers) == 1:
-            (read,) = readers
-            rows = ((end, read(end & 127, end >> 7 & 127, end >> 15)) for end in found)
-        else:
-            rows = (
-                (end, *(read(end & 127, end >> 7 & 127, end >> 15) for read in readers))
-                for end in found
-            )
+        readers = [
+            (seen, FOX, camera) if sensor == "camera" else (felt, PIECE, presence)
+            for sensor in sensors
+        ]
 
         def resolve(end: int):
             hare, fox, mask, turned = _unpack(end)
             return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
 
-        return rows, resolve
+        return _sensed_ends(found, readers, state.fox), resolve
 
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
@@ -1812,6 +1810,72 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
         other = min(moles - {removed[0]})
         return [(other, added[0]), (removed[0], other)]
     return [(min(moles), fields[0]), (fields[0], min(moles))]
+
+
+def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
+    """``(end, changes, ...)`` for every end of ``found``, one ``changes`` per reader
+    ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a row's changes
+    without the fox."""
+    for _, claimed in found.claims:
+        for row, bits in claimed.items():
+            hare, mask = row & 127, row >> 15
+            made = [
+                _FoxOnRow(read(hare, mask), token, before, fox_before)
+                for read, token, before in readers
+            ]
+            if len(made) == 1:
+                (only,) = made
+                while bits:
+                    low = bits & -bits
+                    bits ^= low
+                    fox = low.bit_length() - 1
+                    yield row | fox << 7, only.at(fox)
+                continue
+            first, second = made  # camera and hall sensors
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                fox = low.bit_length() - 1
+                yield row | fox << 7, first.at(fox), second.at(fox)
+
+
+class _FoxOnRow:
+    """The changes of the readings of one row of ends (``_row``), each with the fox
+    set on a space of its own (``at``)."""
+
+    __slots__ = ("cells", "heads", "tails", "token", "special")
+
+    def __init__(self, changes: tuple, token, before: list, fox_before: int):
+        """``changes``: the row's reading without the fox (its space before the turn
+        read as then); ``token``: how the fox reads; ``before``: the position's reading."""
+        self.cells = cells = changes[0::2]
+        self.heads = [changes[: 2 * k] for k in range(len(cells) + 1)]
+        self.tails = [changes[2 * k :] for k in range(len(cells) + 1)]
+        self.token = token
+        # a fox space that changes no cell's entry but its own: every space but these
+        self.special = {
+            cell: _with_cell(cells, changes, cell, token, before[cell])
+            for cell in (*cells, fox_before)
+        }
+
+    def at(self, fox: int) -> tuple:
+        """The changes with the fox on ``fox``."""
+        found = self.special.get(fox)
+        if found is None:
+            k = bisect_left(self.cells, fox)
+            return self.heads[k] + (fox, self.token) + self.tails[k]
+        return found
+
+
+def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
+    """The changes of a reading (flat, in board order, ``cells`` their cells) with
+    ``cell`` showing ``token`` instead, where the position showed ``before``."""
+    k = bisect_left(cells, cell)
+    here = k < len(cells) and cells[k] == cell
+    rest = changes[2 * k + 2 * here :]
+    if token == before:
+        return changes[: 2 * k] + rest if here else changes
+    return changes[: 2 * k] + (cell, token) + rest
 
 
 def _row(end: int) -> int:
