@@ -1816,13 +1816,16 @@ def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
     """``(end, changes, ...)`` for every end of ``found``, one ``changes`` per reader
     ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a row's changes
     without the fox."""
+    rows: dict[int, list[_FoxOnRow]] = {}  # a row comes up in several claims
     for _, claimed in found.claims:
         for row, bits in claimed.items():
-            hare, mask = row & 127, row >> 15
-            made = [
-                _FoxOnRow(read(hare, mask), token, before, fox_before)
-                for read, token, before in readers
-            ]
+            made = rows.get(row)
+            if made is None:
+                hare, mask = row & 127, row >> 15
+                made = rows[row] = [
+                    _FoxOnRow(read(hare, mask), token, before, fox_before)
+                    for read, token, before in readers
+                ]
             if len(made) == 1:
                 (only,) = made
                 while bits:
@@ -1843,28 +1846,27 @@ class _FoxOnRow:
     """The changes of the readings of one row of ends (``_row``), each with the fox
     set on a space of its own (``at``)."""
 
-    __slots__ = ("cells", "heads", "tails", "token", "special")
+    __slots__ = ("changes", "cells", "heads", "tails", "token", "before", "touchy")
 
     def __init__(self, changes: tuple, token, before: list, fox_before: int):
         """``changes``: the row's reading without the fox (its space before the turn
         read as then); ``token``: how the fox reads; ``before``: the position's reading."""
+        self.changes = changes
         self.cells = cells = changes[0::2]
         self.heads = [changes[: 2 * k] for k in range(len(cells) + 1)]
         self.tails = [changes[2 * k :] for k in range(len(cells) + 1)]
         self.token = token
-        # a fox space that changes no cell's entry but its own: every space but these
-        self.special = {
-            cell: _with_cell(cells, changes, cell, token, before[cell])
-            for cell in (*cells, fox_before)
-        }
+        self.before = before
+        # the fox's spaces whose entry may go or change: elsewhere the fox's own
+        # entry is new (only there could the position have read as the fox does)
+        self.touchy = {*cells, fox_before}
 
     def at(self, fox: int) -> tuple:
         """The changes with the fox on ``fox``."""
-        found = self.special.get(fox)
-        if found is None:
-            k = bisect_left(self.cells, fox)
-            return self.heads[k] + (fox, self.token) + self.tails[k]
-        return found
+        if fox in self.touchy:
+            return _with_cell(self.cells, self.changes, fox, self.token, self.before[fox])
+        k = bisect_left(self.cells, fox)
+        return self.heads[k] + (fox, self.token) + self.tails[k]
 
 
 def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
