@@ -867,9 +867,11 @@ class Hakenschlagen(Game):
         offered no target at some moment of the turn). One of those is drawn, all
         equally likely; a jump then goes to one of its targets, the fox to one of its
         spaces, a molehill to one of its (source, space) pairs, each equally likely.
-        The walk stops when the hand is empty or the race is won. So it draws turns,
-        not outcomes, uniformly at no level: a hand with the fox ends in as many ways
-        as it has spaces, yet ending the turn stays as likely as any marble use.
+        The walk stops when the hand is empty or the race is won. So the draw is
+        uniform neither over turns nor over outcomes: the fox has dozens of spaces,
+        yet ending the turn at once is as likely as moving it. Every turn it draws
+        is legal (``turn in legal_moves(state)``), and every legal outcome can come
+        up.
         """
         self._require_move_due(state)
         hare, others = self._hare_and_others(state)
@@ -880,7 +882,7 @@ class Hakenschlagen(Game):
         uses: list[Use] = []
         while hand:
             targets = self._survey(hare, fox, moles, others, layout).targets
-            idle.update(m for m in hand if m in COLOURS and not targets[m])
+            idle |= _idle_colours(hand, targets)
             options = [
                 (marbles, kind)
                 for marbles, kind in _uses(hand)
@@ -905,10 +907,10 @@ class Hakenschlagen(Game):
             uses.append(Use(marbles, kind, names[cell], _source_name(kind, names, source)))
             hand = _without(hand, marbles)
             if kind in COLOURS:
-                hare = cell
-                if turned and cell in self.start_spaces:
-                    break  # the race is won; marbles still in hand are forfeited
-                turned = turned or cell in self.turning_points
+                after = self._jump(cell, fox, moles, hand, turned)
+                hare, turned = cell, after.turned
+                if after.won:
+                    break  # marbles still in hand are forfeited
             else:
                 fox, moles = _placed(kind, source, cell, fox, moles)
         return Turn(tuple(uses)), self._ending(state, hare, fox, moles, turned)
@@ -947,10 +949,7 @@ class Hakenschlagen(Game):
             left = _without(hand, marbles)
             if kind in COLOURS:
                 for _, c in targets[kind]:
-                    lands = turned and c in self.start_spaces
-                    now_turned = turned or c in self.turning_points
-                    use = Use(marbles, kind, names[c])
-                    yield use, _Node(c, fox, moles, left, now_turned, lands)
+                    yield Use(marbles, kind, names[c]), self._jump(c, fox, moles, left, turned)
                 if len(marbles) == 1 and not targets[kind]:
                     yield None, _Node(hare, fox, moles, left, turned, False)
                 continue
@@ -1259,7 +1258,8 @@ class Hakenschlagen(Game):
                         use=str(use),
                     )
                 )
-            idle |= self._idle_colours(node, others, layout)
+            targets = self._survey(*node[:3], others, layout).targets
+            idle |= _idle_colours(node.hand, targets)
             if Counter(use.marbles) - Counter(node.hand):
                 raise IllegalMove(
                     words(
@@ -1269,9 +1269,7 @@ class Hakenschlagen(Game):
                         use=str(use),
                     )
                 )
-            step = next(
-                (after for u, after in self._transitions(node, others, layout) if u == use), None
-            )
+            step = self._taken(node, use, others, layout, targets)
             if step is None:
                 raise IllegalMove(
                     words(
@@ -1284,7 +1282,7 @@ class Hakenschlagen(Game):
                 )
             node = step
             won = node.won
-        idle |= self._idle_colours(node, others, layout)
+        idle |= _idle_colours(node.hand, self._survey(*node[:3], others, layout).targets)
         if not won:
             for marble in sorted(set(node.hand)):
                 if marble in COLOURS and marble not in idle:
@@ -1319,10 +1317,32 @@ class Hakenschlagen(Game):
             state.turns + 1,
         )
 
-    def _idle_colours(self, node, others, layout) -> set[str]:
-        hare, fox, moles = node[:3]  # a _Node, or the figures alone
-        targets = self._survey(hare, fox, moles, others, layout).targets
-        return {m for m in set(node.hand) if m in COLOURS and not targets[m]}
+    def _taken(self, node: _Node, use: Use, others, layout, targets) -> _Node | None:
+        """The node after ``use`` from ``node`` (``targets`` its survey's), the one
+        ``_transitions`` lists for it, or None when it is not possible there: told
+        from that one use, not by listing every step."""
+        hare, fox, moles, hand, turned, won = node
+        if won or (use.marbles, use.kind) not in _uses(hand):
+            return None
+        index, kind = self.board.index, use.kind
+        cell = index[use.to]
+        left = _without(hand, use.marbles)
+        if kind in COLOURS:
+            if use.source is not None or all(c != cell for _, c in targets[kind]):
+                return None
+            return self._jump(cell, fox, moles, left, turned)
+        source = fox if kind == FOX else index.get(use.source)
+        if (kind == FOX and use.source is not None) or (
+            (source, cell) not in self._placements_of(kind, node, others, layout)
+        ):
+            return None
+        return _Node(hare, *_placed(kind, source, cell, fox, moles), left, turned, False)
+
+    def _jump(self, cell: int, fox, moles, left: tuple[str, ...], turned: bool) -> _Node:
+        """The node after the hare jumps to ``cell``, ``left`` in hand: it has turned
+        on a turning point, and wins on a start space once turned."""
+        lands = turned and cell in self.start_spaces
+        return _Node(cell, fox, moles, left, turned or cell in self.turning_points, lands)
 
     def _why(self, use: Use, node) -> Words:
         if use.kind in COLOURS:
@@ -1704,6 +1724,11 @@ def _live(hand: tuple[str, ...]) -> frozenset[str]:
     if len(set(hand)) < len(hand):
         return frozenset(COLOURS)
     return frozenset(m for m in hand if m in COLOURS)
+
+
+def _idle_colours(hand: tuple[str, ...], targets: dict) -> set[str]:
+    """The colour marbles in ``hand`` that offer no target in ``targets`` (a survey's)."""
+    return {m for m in set(hand) if m in COLOURS and not targets[m]}
 
 
 def _last(lane: list[int], cells: set[int]) -> int:

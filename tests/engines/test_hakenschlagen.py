@@ -447,6 +447,19 @@ def test_a_random_turn_is_legal_and_ends_where_applying_it_does(
     assert game.apply(probe, turn) == after
 
 
+@pytest.mark.parametrize(
+    "hand", [("dandelion", "field", "lettuce"), ("carrot", "dandelion", "lettuce")]
+)
+def test_every_outcome_of_a_small_turn_comes_up_in_random_play(hand):
+    game, found = EARLY["hex"]
+    probe = dataclasses.replace(found[3], hand=hand)
+    pick = random.Random(0)
+    drawn = {game.random_play(probe, pick)[1] for _ in range(3000)}
+    listed = {game.apply(probe, move) for move in game.legal_moves(probe)}
+    assert 1 < len(listed) < 100
+    assert drawn == listed
+
+
 def test_random_play_of_hakenschlagen_never_lists_a_turn(monkeypatch):
     game, found = EARLY["hex"]
 
