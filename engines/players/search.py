@@ -44,8 +44,9 @@ MAX_CHANCE_CHILDREN = 64
 #: a playout of a game with no ``depth`` is cut (and judged, or drawn) after this
 PLAYOUT_CAP = 1000
 #: above this many moves, untried moves are drawn at random by index rather than
-#: queued (far more than any budget tries, so a draw rarely repeats)
-DRAWN_ABOVE = 4096
+#: queued: a Hakenschlagen turn (hundreds to tens of thousands of outcomes) is then
+#: written out only for the moves tried, and a draw rarely repeats one
+DRAWN_ABOVE = 256
 #: seconds kept back from a move's clock: to pick the move and return it, and for a
 #: step that takes longer than any before it (a busy machine, a new turn listed)
 FINISH_S = 0.1
