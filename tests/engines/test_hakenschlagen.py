@@ -460,6 +460,12 @@ def test_every_outcome_of_a_small_turn_comes_up_in_random_play(hand):
     assert drawn == listed
 
 
+def test_random_play_before_the_marbles_are_drawn_is_refused_with_the_reason():
+    game = load_game("hakenschlagen", players=2)
+    with pytest.raises(IllegalMove, match="a chance draw is pending"):
+        game.random_play(game.initial_state(), random.Random(0))
+
+
 def test_random_play_of_hakenschlagen_never_lists_a_turn(monkeypatch):
     game, found = EARLY["hex"]
 

@@ -105,6 +105,15 @@ def test_random_play_draws_the_move_a_pick_from_the_legal_moves_draws(players, o
         state = quick[1]
 
 
+def test_random_play_after_the_end_is_refused_with_the_reason():
+    game = load_game("sternhalma", 2, max_plies=1)
+    state = game.random_play(game.initial_state(), random.Random(0))[1]
+    with pytest.raises(IllegalMove, match="the game is over"):
+        game.random_play(state, random.Random(0))
+    with pytest.raises(IllegalMove, match="the game is over"):
+        Game.random_play(game, state, random.Random(0))
+
+
 def _every_destination(game, state) -> set[tuple[str, str]]:
     board, holes, names = game.board, state.holes, [c.id for c in game.board.cells]
     pairs = set()
