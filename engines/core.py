@@ -7,6 +7,7 @@ of their own (chance is drawn by the caller through ``engines.chance``).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -341,6 +342,17 @@ class Game:
             return []
         return self._legal_moves(state)
 
+    def random_play(self, state, pick: random.Random) -> tuple[Any, Any]:
+        """``(move, state after it)`` for a legal move of the seat to act drawn with
+        ``pick``: uniformly from ``legal_moves`` unless the engine says otherwise in its
+        own docstring (a game whose turns end in tens of thousands of ways draws one
+        without listing them). Random playouts spend their time here."""
+        moves = self.legal_moves(state)
+        if not moves:
+            self._require_move_due(state)  # says why nobody may move
+        move = pick.choice(moves)
+        return move, self.apply(state, move)
+
     def successors(self, state) -> list[tuple]:
         """Every legal move with the state it leads to. Engines that compute those
         states while listing moves override this to hand them over."""
@@ -371,6 +383,12 @@ class Game:
 
     def apply(self, state, move):
         """The state after ``move``; raises ``IllegalMove`` with the reason in words."""
+        self._require_move_due(state)
+        return self._apply(state, move)
+
+    def _require_move_due(self, state) -> None:
+        """``IllegalMove`` saying why when nobody may move: the game is over, or a
+        chance draw comes first."""
         self._require_state(state)
         ended = self.outcome(state)
         if ended is not None:
@@ -384,7 +402,6 @@ class Game:
                     "a chance draw is pending; resolve it before moving",
                 )
             )
-        return self._apply(state, move)
 
     def outcome(self, state) -> Outcome | None:
         raise NotImplementedError

@@ -88,7 +88,9 @@ True
 from __future__ import annotations
 
 import math
+import random
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -113,6 +115,8 @@ BAG = Bag.of(field=4, dandelion=3, lettuce=2, carrot=1, fox=1, molehill=1)
 MOLEHILLS = 6
 #: turns written out of one search before their groups are indexed by row
 WRITTEN_BEFORE_INDEX = 8
+#: random hollows a random fox or molehill placement tries before listing them all
+PLACEMENT_GUESSES = 8
 HAND, HAND_NEAR_FOX = 3, 1
 BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
@@ -778,30 +782,32 @@ class Hakenschlagen(Game):
         for i in (state.hares[seat], state.fox, *state.molehills):
             still[i] = None
         camera = [figure or under for figure, under in zip(figures, ground)]
+        presence = [None if figure is None else PIECE for figure in figures]
         moved_from = 1 << state.hares[seat] | 1 << state.fox
         mask_before = _mask(state.molehills)
         occupied = _mask(i for i, figure in enumerate(figures) if figure is not None)
         standing = occupied & ~(moved_from | mask_before)
 
-        def felt(hare: int, fox: int, mask: int) -> tuple:
-            now = standing | 1 << hare | 1 << fox | mask
-            changes, bits = [], occupied ^ now
+        # Each reading is first made for an end's row, without the fox (the fox's
+        # space left as it was before the turn), then the fox is set on each of the
+        # row's fox spaces: one cell more or less per end, not a whole comparison.
+        def felt(hare: int, mask: int) -> tuple:
+            changes, now = [], standing | 1 << hare | mask
+            bits = occupied ^ now
             while bits:
                 low = bits & -bits
                 bits ^= low
                 changes += (low.bit_length() - 1, PIECE if now & low else None)
             return tuple(changes)
 
-        def seen(hare: int, fox: int, mask: int) -> tuple:
-            changes, bits = [], moved_from | 1 << hare | 1 << fox | (mask ^ mask_before)
+        def seen(hare: int, mask: int) -> tuple:
+            changes, bits = [], moved_from | 1 << hare | (mask ^ mask_before)
             while bits:
                 low = bits & -bits
                 bits ^= low
                 i = low.bit_length() - 1
                 if i == hare:
                     token = hare_token
-                elif i == fox:
-                    token = FOX
                 elif mask & low:
                     token = MOLEHILL
                 else:
@@ -810,21 +816,16 @@ class Hakenschlagen(Game):
                     changes += (i, token)
             return tuple(changes)
 
-        readers = [seen if sensor == "camera" else felt for sensor in sensors]
-        if len(readers) == 1:
-            (read,) = readers
-            rows = ((end, read(end & 127, end >> 7 & 127, end >> 15)) for end in found)
-        else:
-            rows = (
-                (end, *(read(end & 127, end >> 7 & 127, end >> 15) for read in readers))
-                for end in found
-            )
+        readers = [
+            (seen, FOX, camera) if sensor == "camera" else (felt, PIECE, presence)
+            for sensor in sensors
+        ]
 
         def resolve(end: int):
             hare, fox, mask, turned = _unpack(end)
             return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
 
-        return rows, resolve
+        return _sensed_ends(found, readers, state.fox), resolve
 
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
@@ -852,6 +853,85 @@ class Hakenschlagen(Game):
             for cell in self.marble_targets(state, marble).values()
         )
 
+    def random_play(
+        self, state: HakenschlagenState, pick: random.Random
+    ) -> tuple[Turn, HakenschlagenState]:
+        """A legal turn drawn with ``pick`` and the position it ends in, found by a
+        random walk over the steps of the turn, never listing its outcomes (what
+        random playouts use; ``legal_moves`` lists them all).
+
+        The walk, from the marbles drawn: at each moment the ways to go on are each
+        way to use one marble, or two of a kind as a joker, that has somewhere to go
+        (a colour with a target now, the fox or a molehill with a space free), and
+        ending the turn when the rules allow it (every colour marble still in hand
+        offered no target at some moment of the turn). One of those is drawn, all
+        equally likely; a jump then goes to one of its targets, the fox to one of its
+        spaces, a molehill to one of its (source, space) pairs, each equally likely.
+        The walk stops when the hand is empty or the race is won. So the draw is
+        uniform neither over turns nor over outcomes: the fox has dozens of spaces,
+        yet ending the turn at once is as likely as moving it. Every turn it draws
+        is legal (``turn in legal_moves(state)``), and every legal outcome can come
+        up.
+        """
+        self._require_move_due(state)
+        hare, others = self._hare_and_others(state)
+        layout, names = state.layout, self._names
+        fox, moles, hand = state.fox, state.molehills, state.hand
+        turned = state.turned[state.turn]
+        idle: set[str] = set()  # colours that offered no target at some moment
+        uses: list[Use] = []
+        while hand:
+            targets = self._survey(hare, fox, moles, others, layout).targets
+            idle |= _idle_colours(hand, targets)
+            options = [
+                (marbles, kind)
+                for marbles, kind in _uses(hand)
+                if kind not in COLOURS or targets[kind]
+            ]
+            may_end = all(m in idle for m in hand if m in COLOURS)
+            step = None
+            while step is None:
+                at = pick.randrange(len(options) + may_end)
+                if at == len(options):
+                    break
+                marbles, kind = options[at]
+                if kind in COLOURS:
+                    step = None, pick.choice(targets[kind])[1]
+                else:
+                    step = self._random_placement(kind, hare, fox, moles, others, layout, pick)
+                    if step is None:  # nowhere to go: not a way to go on
+                        del options[at]
+            if step is None:
+                break
+            source, cell = step
+            uses.append(Use(marbles, kind, names[cell], _source_name(kind, names, source)))
+            hand = _without(hand, marbles)
+            if kind in COLOURS:
+                after = self._jump(cell, fox, moles, hand, turned)
+                hare, turned = cell, after.turned
+                if after.won:
+                    break  # marbles still in hand are forfeited
+            else:
+                fox, moles = _placed(kind, source, cell, fox, moles)
+        return Turn(tuple(uses)), self._ending(state, hare, fox, moles, turned)
+
+    def _random_placement(self, kind, hare, fox, moles, others, layout, pick):
+        """``(source, cell)`` of one fox move or molehill use drawn uniformly among
+        those open (``_placements_of``), or None when there is none. A few guesses at
+        random hollows find one far sooner than listing them all; the list is the
+        fallback, so every placement stays equally likely."""
+        inner = self.inner
+        movable = sorted(moles) if kind == MOLEHILL and len(moles) >= MOLEHILLS else None
+        for _ in range(PLACEMENT_GUESSES):
+            cell = inner[pick.randrange(len(inner))]
+            kept = layout[cell] == FIELD if kind == MOLEHILL else layout[cell] != TREE
+            if kept and cell != fox and cell != hare and cell not in moles and cell not in others:
+                if kind == FOX:
+                    return fox, cell
+                return (None if movable is None else pick.choice(movable)), cell
+        placed = self._placements_of(kind, (hare, fox, moles), others, layout)
+        return pick.choice(placed) if placed else None
+
     def _transitions(self, node, others, layout, survey=None):
         """Every single step of a turn from ``node``: ``(use or None, next node)``.
 
@@ -869,10 +949,7 @@ class Hakenschlagen(Game):
             left = _without(hand, marbles)
             if kind in COLOURS:
                 for _, c in targets[kind]:
-                    lands = turned and c in self.start_spaces
-                    now_turned = turned or c in self.turning_points
-                    use = Use(marbles, kind, names[c])
-                    yield use, _Node(c, fox, moles, left, now_turned, lands)
+                    yield Use(marbles, kind, names[c]), self._jump(c, fox, moles, left, turned)
                 if len(marbles) == 1 and not targets[kind]:
                     yield None, _Node(hare, fox, moles, left, turned, False)
                 continue
@@ -1181,7 +1258,8 @@ class Hakenschlagen(Game):
                         use=str(use),
                     )
                 )
-            idle |= self._idle_colours(node, others, layout)
+            targets = self._survey(*node[:3], others, layout).targets
+            idle |= _idle_colours(node.hand, targets)
             if Counter(use.marbles) - Counter(node.hand):
                 raise IllegalMove(
                     words(
@@ -1191,9 +1269,7 @@ class Hakenschlagen(Game):
                         use=str(use),
                     )
                 )
-            step = next(
-                (after for u, after in self._transitions(node, others, layout) if u == use), None
-            )
+            step = self._taken(node, use, others, layout, targets)
             if step is None:
                 raise IllegalMove(
                     words(
@@ -1206,7 +1282,7 @@ class Hakenschlagen(Game):
                 )
             node = step
             won = node.won
-        idle |= self._idle_colours(node, others, layout)
+        idle |= _idle_colours(node.hand, self._survey(*node[:3], others, layout).targets)
         if not won:
             for marble in sorted(set(node.hand)):
                 if marble in COLOURS and marble not in idle:
@@ -1241,10 +1317,32 @@ class Hakenschlagen(Game):
             state.turns + 1,
         )
 
-    def _idle_colours(self, node, others, layout) -> set[str]:
-        hare, fox, moles = node[:3]  # a _Node, or the figures alone
-        targets = self._survey(hare, fox, moles, others, layout).targets
-        return {m for m in set(node.hand) if m in COLOURS and not targets[m]}
+    def _taken(self, node: _Node, use: Use, others, layout, targets) -> _Node | None:
+        """The node after ``use`` from ``node`` (``targets`` its survey's), the one
+        ``_transitions`` lists for it, or None when it is not possible there: told
+        from that one use, not by listing every step."""
+        hare, fox, moles, hand, turned, won = node
+        if won or (use.marbles, use.kind) not in _uses(hand):
+            return None
+        index, kind = self.board.index, use.kind
+        cell = index[use.to]
+        left = _without(hand, use.marbles)
+        if kind in COLOURS:
+            if use.source is not None or all(c != cell for _, c in targets[kind]):
+                return None
+            return self._jump(cell, fox, moles, left, turned)
+        source = fox if kind == FOX else index.get(use.source)
+        if (kind == FOX and use.source is not None) or (
+            (source, cell) not in self._placements_of(kind, node, others, layout)
+        ):
+            return None
+        return _Node(hare, *_placed(kind, source, cell, fox, moles), left, turned, False)
+
+    def _jump(self, cell: int, fox, moles, left: tuple[str, ...], turned: bool) -> _Node:
+        """The node after the hare jumps to ``cell``, ``left`` in hand: it has turned
+        on a turning point, and wins on a start space once turned."""
+        lands = turned and cell in self.start_spaces
+        return _Node(cell, fox, moles, left, turned or cell in self.turning_points, lands)
 
     def _why(self, use: Use, node) -> Words:
         if use.kind in COLOURS:
@@ -1628,6 +1726,11 @@ def _live(hand: tuple[str, ...]) -> frozenset[str]:
     return frozenset(m for m in hand if m in COLOURS)
 
 
+def _idle_colours(hand: tuple[str, ...], targets: dict) -> set[str]:
+    """The colour marbles in ``hand`` that offer no target in ``targets`` (a survey's)."""
+    return {m for m in set(hand) if m in COLOURS and not targets[m]}
+
+
 def _last(lane: list[int], cells: set[int]) -> int:
     """The index in ``lane`` of its last cell in ``cells``, or -1."""
     return max((k for k, c in enumerate(lane) if c in cells), default=-1)
@@ -1732,6 +1835,74 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
         other = min(moles - {removed[0]})
         return [(other, added[0]), (removed[0], other)]
     return [(min(moles), fields[0]), (fields[0], min(moles))]
+
+
+def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
+    """``(end, changes, ...)`` for every end of ``found``, one ``changes`` per reader
+    ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a row's changes
+    without the fox."""
+    rows: dict[int, list[_FoxOnRow]] = {}  # a row comes up in several claims
+    for _, claimed in found.claims:
+        for row, bits in claimed.items():
+            made = rows.get(row)
+            if made is None:
+                hare, mask = row & 127, row >> 15
+                made = rows[row] = [
+                    _FoxOnRow(read(hare, mask), token, before, fox_before)
+                    for read, token, before in readers
+                ]
+            if len(made) == 1:
+                (only,) = made
+                while bits:
+                    low = bits & -bits
+                    bits ^= low
+                    fox = low.bit_length() - 1
+                    yield row | fox << 7, only.at(fox)
+                continue
+            first, second = made  # camera and hall sensors
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                fox = low.bit_length() - 1
+                yield row | fox << 7, first.at(fox), second.at(fox)
+
+
+class _FoxOnRow:
+    """The changes of the readings of one row of ends (``_row``), each with the fox
+    set on a space of its own (``at``)."""
+
+    __slots__ = ("changes", "cells", "heads", "tails", "token", "before", "touchy")
+
+    def __init__(self, changes: tuple, token, before: list, fox_before: int):
+        """``changes``: the row's reading without the fox (its space before the turn
+        read as then); ``token``: how the fox reads; ``before``: the position's reading."""
+        self.changes = changes
+        self.cells = cells = changes[0::2]
+        self.heads = [changes[: 2 * k] for k in range(len(cells) + 1)]
+        self.tails = [changes[2 * k :] for k in range(len(cells) + 1)]
+        self.token = token
+        self.before = before
+        # the fox's spaces whose entry may go or change: elsewhere the fox's own
+        # entry is new (only there could the position have read as the fox does)
+        self.touchy = {*cells, fox_before}
+
+    def at(self, fox: int) -> tuple:
+        """The changes with the fox on ``fox``."""
+        if fox in self.touchy:
+            return _with_cell(self.cells, self.changes, fox, self.token, self.before[fox])
+        k = bisect_left(self.cells, fox)
+        return self.heads[k] + (fox, self.token) + self.tails[k]
+
+
+def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
+    """The changes of a reading (flat, in board order, ``cells`` their cells) with
+    ``cell`` showing ``token`` instead, where the position showed ``before``."""
+    k = bisect_left(cells, cell)
+    here = k < len(cells) and cells[k] == cell
+    rest = changes[2 * k + 2 * here :]
+    if token == before:
+        return changes[: 2 * k] + rest if here else changes
+    return changes[: 2 * k] + (cell, token) + rest
 
 
 def _row(end: int) -> int:

@@ -39,7 +39,9 @@ Readings of the book this engine follows (it has no draw; a kiosk game must end)
 from __future__ import annotations
 
 import hashlib
+import random
 import re
+from array import array
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -71,13 +73,15 @@ class SternhalmaState:
     repeats: int = 1
 
 
-_PLUS_ONE = (1).__add__
+#: a hole's owner as a signed byte (-1 for empty) to the byte digested: the owner + 1
+_PLUS_ONE = bytes((b + 1) % 256 for b in range(256))
 
 
 def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
-    carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do)."""
-    data = bytes(map(_PLUS_ONE, holes)) + bytes((turn,))
+    carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do):
+    the digest of each hole's owner + 1 (0 for empty), then the seat to move."""
+    data = array("b", holes).tobytes().translate(_PLUS_ONE) + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
@@ -115,9 +119,20 @@ class Sternhalma(Game):
         #: who holds each hole of a seat's target point, read in one call
         self._goal_owners = tuple(itemgetter(*cells) for cells in self._goal_cells)
         self._names = tuple(cell.id for cell in self.board.cells)
+        #: each hole's neighbours with the ``(path, leap)`` of a step there, made once
+        self._steps = tuple(
+            tuple((dest, ((origin, dest), False)) for dest in self.board.neighbours[origin])
+            for origin in range(len(self.board.cells))
+        )
         #: the moves written out so far, by path (cell indices): a random playout asks
         #: for the same moves again and again
         self._written: dict[tuple[int, ...], Move] = {}
+        #: the seats in the order their target points are judged, by the seat that
+        #: moved last: that seat first, then the others in turn
+        self._judging_order = tuple(
+            tuple((mover + k) % self.players for k in range(self.players))
+            for mover in range(self.players)
+        )
         #: the last state ``outcome`` judged, and its outcome: a ply asks three times
         self._judged: tuple[Any, Outcome | None] = (None, None)
 
@@ -171,35 +186,50 @@ class Sternhalma(Game):
 
     def _paths(self, holes: tuple[int, ...], seat: int) -> list[tuple[tuple[int, ...], bool]]:
         """``_moves_of`` as a list of ``(path, leap)``: the search itself, written for
-        speed (random playouts and the computer players spend their time here)."""
-        neighbours, jumps, empty = self.board.neighbours, self.board.jumps, EMPTY
-        goal = self._in_goal[seat] if self.options["no_leaving_goal"] else None
+        speed (random playouts and the computer players spend their time here). A
+        jump chain never ends next to its start (it moves by even steps on the
+        lattice), so steps and chains never share a destination."""
+        steps, jumps, empty = self._steps, self.board.jumps, EMPTY
+        goal = self._in_goal[seat] if self.options["no_leaving_goal"] else ()
         paths = []
         add = paths.append
         origin = -1
         for _ in range(holes.count(seat)):
             origin = holes.index(seat, origin + 1)
-            stays_in_goal = goal is not None and origin in goal
-            found = {origin}
-            for dest in neighbours[origin]:
-                if holes[dest] == empty and not (stays_in_goal and dest not in goal):
-                    found.add(dest)
-                    add(((origin, dest), False))
+            first = len(paths)
+            for dest, step in steps[origin]:
+                if holes[dest] == empty:
+                    add(step)
             landed = {origin}
             chains = [(origin,)]
             queue = chains.append
             for path in chains:  # grows while iterated: a breadth-first queue
                 for over, land in jumps[path[-1]]:
-                    if land in landed or over == origin or holes[over] == empty:
+                    # the piece itself stands on its origin in ``holes``: never jumped
+                    if holes[over] == empty or holes[land] != empty or over == origin:
                         continue
-                    if holes[land] != empty:
-                        continue
-                    landed.add(land)
-                    longer = path + (land,)
-                    queue(longer)
-                    if land not in found and not (stays_in_goal and land not in goal):
+                    if land not in landed:
+                        landed.add(land)
+                        longer = path + (land,)
+                        queue(longer)
                         add((longer, True))
+            if origin in goal:  # no_leaving_goal: this piece ends inside its point
+                paths[first:] = [move for move in paths[first:] if move[0][-1] in goal]
         return paths
+
+    def random_play(self, state: SternhalmaState, pick: random.Random) -> tuple[Move, Any]:
+        """The move ``pick.choice(legal_moves(state))`` would draw, and the state after
+        it, without writing the other moves out or checking the one drawn again."""
+        self._require_move_due(state)
+        paths = self._paths(state.holes, state.turn)
+        if not paths:
+            move = pick.choice([PASS])
+            return move, self._apply(state, move)
+        path, leap = pick.choice(paths)
+        move = self._written.get(path)
+        if move is None:
+            move = Move(tuple(self._names[i] for i in path), leap=leap)
+        return move, self._moved(state, path)
 
     def sensed_successors(self, state: SternhalmaState, sensors: tuple[str, ...]):
         """Each legal move with the two holes it changes (its start empties, its end
@@ -265,6 +295,11 @@ class Sternhalma(Game):
             )
         path = self._cells_of(move)
         self._check_path(state, seat, move, path)
+        return self._moved(state, path)
+
+    def _moved(self, state: SternhalmaState, path) -> SternhalmaState:
+        """The state after the seat to move takes its piece along ``path`` (legal)."""
+        seat = state.turn
         holes = list(state.holes)
         holes[path[0]] = EMPTY
         holes[path[-1]] = seat
@@ -402,8 +437,7 @@ class Sternhalma(Game):
 
     def _outcome(self, state: SternhalmaState) -> Outcome | None:
         self._require_state(state)
-        mover = (state.turn - 1) % self.players
-        for seat in sorted(range(self.players), key=lambda s: (s - mover) % self.players):
+        for seat in self._judging_order[(state.turn - 1) % self.players]:
             reason = self._goal_reason(state.holes, seat)
             if reason:
                 return Outcome((seat,), reason)

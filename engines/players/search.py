@@ -44,8 +44,9 @@ MAX_CHANCE_CHILDREN = 64
 #: a playout of a game with no ``depth`` is cut (and judged, or drawn) after this
 PLAYOUT_CAP = 1000
 #: above this many moves, untried moves are drawn at random by index rather than
-#: queued (far more than any budget tries, so a draw rarely repeats)
-DRAWN_ABOVE = 4096
+#: queued: a Hakenschlagen turn (hundreds to tens of thousands of outcomes) is then
+#: written out only for the moves tried, and a draw rarely repeats one
+DRAWN_ABOVE = 256
 #: seconds kept back from a move's clock: to pick the move and return it, and for a
 #: step that takes longer than any before it (a busy machine, a new turn listed)
 FINISH_S = 0.1
@@ -55,11 +56,11 @@ SOLO_POINTS = 10.0
 
 def random_step(game: Game, state, pick: random.Random, stream):
     """The next state of random play: chance drawn from ``stream`` (an
-    ``engines.chance.Stream``) when it is due, else a legal move chosen with ``pick``."""
+    ``engines.chance.Stream``) when it is due, else ``game.random_play`` with ``pick``."""
     spec = game.chance(state)
     if spec is not None:
         return game.resolve(state, spec.draw(stream))
-    return game.apply(state, pick.choice(game.legal_moves(state)))
+    return game.random_play(state, pick)[1]
 
 
 def random_playout(game: Game, state, pick: random.Random, stream) -> list:
@@ -357,7 +358,7 @@ class _Search:
                 continue
             if plies >= limit:
                 return self.judge(state)
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
+            state = game.random_play(state, rng)[1]
             plies += 1
 
     def judge(self, state) -> list[float]:

@@ -8,10 +8,12 @@ import dataclasses
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines import IllegalMove, load_game
 from engines.chance import BagDraw, Shuffle, Stream, commitment, verify
-from engines.hakenschlagen import COLOURS, SetupError, Turn
+from engines.hakenschlagen import BAG, COLOURS, SetupError, Turn
 from engines.players import random_decisions, random_playout
 
 KINDS = {"tree": "trees", "dandelion": "dandelions", "lettuce": "lettuces", "carrot": "carrots"}
@@ -395,6 +397,76 @@ def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one
         moves = game.legal_moves(probe)
         for move, after in pairs[:: max(1, len(pairs) // 60)]:
             assert game.apply(probe, move) == after and move in moves
+
+
+# --- a random turn drawn without listing the outcomes ---------------------------------
+
+ALL_HANDS = sorted({hand for n in (1, 3) for hand, _ in BAG.draw(n).outcomes()})
+EARLY = {board: early_positions(board, 6) for board in ("hex", "square")}
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    board=st.sampled_from(sorted(EARLY)),
+    position=st.integers(0, 5),
+    hand=st.sampled_from(ALL_HANDS),
+    hare_at=st.integers(0, 10_000),
+    turned=st.booleans(),
+    on_board=st.integers(0, 6),
+    seed=st.integers(0, 2**32),
+)
+def test_a_random_turn_is_legal_and_ends_where_applying_it_does(
+    board, position, hand, hare_at, turned, on_board, seed
+):
+    game, found = EARLY[board]
+    state = found[position]
+    seat = state.turn
+    # the hare anywhere free (near a start space after turning, it may win), some
+    # molehills out or all six, the supply empty
+    taken = {state.fox, *state.hares}
+    free = [c for c in range(len(game.board.cells)) if state.layout[c] != "tree" and c not in taken]
+    hare_cell = free[hare_at % len(free)]
+    fields = [c for c in game.inner if state.layout[c] == "field" and c not in taken | {hare_cell}]
+    probe = dataclasses.replace(
+        state,
+        hand=hand,
+        hares=tuple(hare_cell if s == seat else h for s, h in enumerate(state.hares)),
+        turned=tuple(turned if s == seat else t for s, t in enumerate(state.turned)),
+        molehills=frozenset(random.Random(seed).sample(fields, on_board)),
+    )
+    turn, after = game.random_play(probe, random.Random(seed))
+    assert turn in game.legal_moves(probe), (str(turn), game.render(probe))
+    assert game.apply(probe, turn) == after
+
+
+@pytest.mark.parametrize(
+    "hand", [("dandelion", "field", "lettuce"), ("carrot", "dandelion", "lettuce")]
+)
+def test_every_outcome_of_a_small_turn_comes_up_in_random_play(hand):
+    game, found = EARLY["hex"]
+    probe = dataclasses.replace(found[3], hand=hand)
+    pick = random.Random(0)
+    drawn = {game.random_play(probe, pick)[1] for _ in range(3000)}
+    listed = {game.apply(probe, move) for move in game.legal_moves(probe)}
+    assert 1 < len(listed) < 100
+    assert drawn == listed
+
+
+def test_random_play_before_the_marbles_are_drawn_is_refused_with_the_reason():
+    game = load_game("hakenschlagen", players=2)
+    with pytest.raises(IllegalMove, match="a chance draw is pending"):
+        game.random_play(game.initial_state(), random.Random(0))
+
+
+def test_random_play_of_hakenschlagen_never_lists_a_turn(monkeypatch):
+    game, found = EARLY["hex"]
+
+    def listing(state):
+        raise AssertionError("a random playout listed every outcome of a turn")
+
+    monkeypatch.setattr(game, "legal_moves", listing)
+    end = random_playout(game, found[0], random.Random(3), Stream(b"no listing"))[-1]
+    assert game.outcome(end) is not None
 
 
 @pytest.mark.parametrize("players", [2])  # bench_hakenschlagen plays five on both boards

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engines import PASS, IllegalMove, Move, NotationError, load_game
+from engines.core import Game
 from engines.sternhalma import EMPTY, SternhalmaState
 
 
@@ -85,6 +86,32 @@ def test_generated_moves_reach_exactly_what_an_exhaustive_search_reaches():
         assert generated == _every_destination(game, state)
         for move in game.legal_moves(state):
             assert len(set(_jumped(game, move))) == len(_jumped(game, move))
+
+
+@pytest.mark.parametrize("options", [{}, {"no_leaving_goal": True}])
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_random_play_draws_the_move_a_pick_from_the_legal_moves_draws(players, options):
+    # playouts take the quick way; it must draw what a uniform pick from legal_moves
+    # draws with the same seed, and lead where applying that move does
+    game = load_game("sternhalma", players, **options)
+    pick = random.Random(players)
+    state = game.initial_state()
+    for _ in range(400):
+        if game.outcome(state) is not None:
+            state = game.initial_state()
+        seed = pick.random()
+        quick = game.random_play(state, random.Random(seed))
+        assert quick == Game.random_play(game, state, random.Random(seed))
+        state = quick[1]
+
+
+def test_random_play_after_the_end_is_refused_with_the_reason():
+    game = load_game("sternhalma", 2, max_plies=1)
+    state = game.random_play(game.initial_state(), random.Random(0))[1]
+    with pytest.raises(IllegalMove, match="the game is over"):
+        game.random_play(state, random.Random(0))
+    with pytest.raises(IllegalMove, match="the game is over"):
+        Game.random_play(game, state, random.Random(0))
 
 
 def _every_destination(game, state) -> set[tuple[str, str]]:
