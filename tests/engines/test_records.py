@@ -55,10 +55,10 @@ def random_record(setup, n: int) -> GameRecord:
             entries.append(Entry("draw", spec=spec_name(spec), outcome=outcome))
             positions.append(game.resolve(state, outcome))
             continue
-        move = pick.choice(game.legal_moves(state))
+        move, after = game.random_play(state, pick)
         marks = pick.choice([(), (), (), ("confirmed",), ("corrected",), ("chosen",)])
         entries.append(Entry("ply", seat=game.to_move(state), move=str(move), marks=marks))
-        positions.append(game.apply(state, move))
+        positions.append(after)
         if pick.random() < 0.05 and game.outcome(positions[-1]) is None:
             entries.append(Entry("takeback"))
             positions.pop()
