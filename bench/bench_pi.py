@@ -1,22 +1,38 @@
 """The Pi budget: the whole service, `boardref serve --sim`, held to a Raspberry Pi's
-memory and CPU, plays a 6-player Sternhalma game through its simulated board (pieces
-lifted and put down on the virtual board, the simulated MCU scanning them, the real
-link, referee and panel), as a hand does. Reports per game: peak resident memory,
-the panel's answer time while it plays (p99: an event loop that stalls answers
-late), board-link drops, and the service's CPU per move. Prints one JSON line.
+memory and CPU, plays a 6-player Sternhalma game and a 5-player Hakenschlagen game
+through its simulated board (pieces lifted and put down on the virtual board, the
+simulated MCU scanning them, the real link, referee and panel), as hands do; then
+both again with the synthetic camera over the board (`--camera synthetic`: camera
+and hall sensors), for each game that a camera reads. A Hakenschlagen turn is made
+a figure at a time, sometimes pausing mid-turn long enough for the table to judge
+the half-made turn; the player confirms the turn once the table holds one that
+reads as the turn made, and chooses it when the table asks which of several that
+feel alike it was.
 
-The limits are set with `systemd-run --scope -p MemoryMax=... -p CPUQuota=...`
-where systemd runs the machine; elsewhere (a container without systemd) the service
-runs unlimited and the figures are compared with the limits instead ("limited":
-false in the output).
+Reports per game: peak resident memory (VmHWM), the event loop's lag (a timer in the
+service, every 50 ms, notes how late it fires: p50, p99, worst), the panel's answer
+time, board-link drops (reconnects) and the service's CPU per move. Prints a line
+per game for people, then one JSON line.
+
+The limits (300 MB, one core) are set by the best means the machine offers, and the
+output says which held (``limits``; see ``bench/confine.py``): `systemd-run --scope
+-p MemoryMax=... -p CPUQuota=...` where systemd runs the machine; else a cgroup of
+its own written as root (v2 ``memory.max``/``cpu.max``, or v1
+``memory.limit_in_bytes``/``cpu.cfs_quota_us`` where the v1 controllers are
+mounted, as in many containers), which also reports the group's peak memory and
+out-of-memory kills; else ``RLIMIT_AS`` and one CPU core. ``--limits`` picks a way
+(auto, systemd, cgroup, rlimit, none). A service the memory limit kills is
+reported as dead, with its group's peak.
+
+Options: ``--smoke`` (a move a game: does it still run?), ``--no-camera``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,41 +42,33 @@ import time
 from pathlib import Path
 
 import httpx
+from confine import WAYS, confine
 from smoke import SMOKE, sized
 
 from boardref.harness import free_port, percentile
 from boardref.panel.access import hash_pin
 from engines import load_game
 
-#: Hakenschlagen for five is not played here yet: its turns carried out use by use
-#: on the virtual board end, now and then, in a board that matches no legal move
-#: (the table judges the half-made turn meanwhile); bench_referee times its verdicts
-GAMES = (("sternhalma", 6),)
+#: the games played: the biggest of each, as a café plays them
+GAMES = (("sternhalma", 6), ("hakenschlagen", 5))
 #: moves played a game (a whole Sternhalma game for six is several hundred)
-MOVES = sized(120, 1)
+MOVES = {"sternhalma": sized(120, 1), "hakenschlagen": sized(40, 1)}
 SEED = 21
 PIN = "2121"
-#: what a Pi 4 with a kiosk browser beside it leaves the service
+#: what a Pi 4 with a kiosk browser beside it leaves the service: 300 MB and one
+#: core (a Pi's core is about 4x slower than this machine's, so figures are 4x
+#: kinder than on a Pi; the budgets are this machine's)
 MEMORY_MAX = "300M"
-CPU_QUOTA = "100%"
+CPU_QUOTA = 100
 BUDGET_RSS_MB = 150.0
-BUDGET_ANSWER_MS_P99 = 50.0
+BUDGET_LOOP_LAG_MS_P99 = 50.0
 BUDGET_LINK_DROPS = 0
 SETTLE_MS = 150
+#: how often the service's lag timer fires while it plays
+LAG_EVERY_MS = 50
 PROBE_S = 0.05
-WAIT = 30.0
+WAIT = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def limited(command: list[str]) -> tuple[list[str], bool]:
-    """``command`` under systemd-run's limits when systemd can run it here."""
-    runner = shutil.which("systemd-run")
-    if runner is not None:
-        trial = [runner, "--scope", "--quiet", "-p", f"MemoryMax={MEMORY_MAX}", "true"]
-        if subprocess.run(trial, capture_output=True).returncode == 0:
-            limits = ["-p", f"MemoryMax={MEMORY_MAX}", "-p", f"CPUQuota={CPU_QUOTA}"]
-            return [runner, "--scope", "--quiet", *limits, *command], True
-    return command, False
 
 
 def service_pid(root: int) -> int:
@@ -100,8 +108,8 @@ class Probe(threading.Thread):
 class Hands:
     """A player's hands on the virtual board, through the panel's simulator API."""
 
-    def __init__(self, client: httpx.Client, game):
-        self.client, self.game = client, game
+    def __init__(self, client: httpx.Client, game, sensor: str):
+        self.client, self.game, self.sensor = client, game, sensor
 
     def state(self):
         record = self.client.get("/api/position").json()["record"]
@@ -124,9 +132,10 @@ class Hands:
         if answer.status_code != 200:
             raise RuntimeError(f"{path} {body}: {answer.status_code} {answer.text}")
 
-    def carry_out(self, state, move) -> None:
-        """Move the pieces as the move says: a Hakenschlagen turn use by use, a
-        Sternhalma piece from its start to its end."""
+    def carry_out(self, state, move, pause: random.Random) -> None:
+        """Move the pieces as the move says: a Hakenschlagen turn use by use (now and
+        then pausing mid-turn long enough for the table to judge the half-made turn),
+        a Sternhalma piece from its start to its end."""
         uses = getattr(move, "uses", None)
         if uses is None:
             self.lift(move.path[0])
@@ -144,121 +153,226 @@ class Hands:
                 self.lift(hare)
                 hare = use.to
             self.place(use.to)
+            if pause.random() < 0.5:
+                time.sleep(SETTLE_MS * 2 / 1000)
 
-    def until_taken(self, plies: int, after) -> None:
-        """Wait until the table has taken the move: confirm it when it waits for a
-        confirm, choose it when several fit the board."""
+    def until_taken(self, state, after, plies: int) -> None:
+        """Wait until the table has taken the turn ending in ``after``: confirm it
+        once the turn the table holds reads as ``after`` (or when the board shows no
+        change: a turn no sensor sees), choose it when several fit the board. Hall
+        sensors feel a piece, not which: the turn held may be another that feels
+        alike, and confirming it brings the choice."""
         deadline = time.monotonic() + WAIT
+        unseen = self._read(after) == self._read(state)
         while time.monotonic() < deadline:
             shown = self.shown()
             if shown["plies"] > plies:
                 return
             if shown["phase"] == "ambiguous":
                 for text in shown["candidates"]:
-                    if self._leads(text, after):
+                    if self._ends(state, text) == after:
                         self.client.post("/api/choose", json={"move": text})
                         break
-            elif shown["can_confirm"]:
+            elif shown["can_confirm"] and (
+                unseen or self._read(self._ends(state, shown["tentative"])) == self._read(after)
+            ):
                 self.client.post("/api/confirm", json={})
             time.sleep(SETTLE_MS / 1000)
         raise TimeoutError(f"the table did not take the move: {shown['message']}")
 
-    def _leads(self, text: str, after) -> bool:
-        state = self.state()
+    def _ends(self, state, text: str | None):
+        """The position the move written ``text`` leads to; None if it is no move."""
         try:
-            return self.game.apply(state, self.game.parse_move(state, text)) == after
-        except Exception:  # another candidate's text
-            return False
+            return self.game.apply(state, self.game.parse_move(state, text))
+        except Exception:  # no move held, or an open part of a turn
+            return None
+
+    def _read(self, state) -> dict | None:
+        """What this table's sensors read of ``state``."""
+        return None if state is None else self.game.sense(state, self.sensor)
 
 
-def play(name: str, players: int, folder: Path) -> dict:
-    port = free_port()
-    config = folder / f"{name}.toml"
+def start(config: Path, folder: Path, way: str):
+    """``serve --sim`` with ``config``, held to the Pi's limits by ``way``; returns the
+    process and its ``Confinement``."""
+    held = confine(
+        [sys.executable, "-m", "boardref", "serve", "--sim", "--config", str(config)],
+        MEMORY_MAX,
+        CPU_QUOTA,
+        way,
+    )
+    env = {**os.environ, "XDG_STATE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
+    service = subprocess.Popen(
+        held.command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=held.preexec,
+    )
+    return service, held
+
+
+def ready(client: httpx.Client, service: subprocess.Popen) -> None:
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            if client.get("/api/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if service.poll() is not None or time.monotonic() > deadline:
+            service.kill()
+            why = service.stderr.read()[-2000:].decode(errors="replace")
+            raise RuntimeError(f"the service did not start (exit {service.returncode}): {why}")
+        time.sleep(0.05)
+
+
+def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
+    """One game on a held service: moves played and the figures the budget names. A
+    service that dies (the memory limit's out-of-memory kill) is reported, not raised."""
+    port, table = free_port(), f"{name}_{players}p" + ("_camera" if camera else "")
+    folder = folder / table
+    folder.mkdir()
+    config = folder / "config.toml"
     config.write_text(
         f'[game]\nname = "{name}"\nplayers = {players}\n'
-        f'[store]\npath = "{folder / (name + ".db")}"\n'
+        f'[store]\npath = "{folder / "table.db"}"\n'
         f"[sensors]\nsettle_ms = {SETTLE_MS}\n"
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        + ('[camera]\nsource = "synthetic"\n' if camera else "")
+        + f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f"[diagnostics]\nloop_lag_every_ms = {LAG_EVERY_MS}\n"
     )
-    command, is_limited = limited(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--config", str(config)]
-    )
-    env = {**os.environ, "XDG_STATE_HOME": str(folder / name)}
-    service = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url, game, pick = f"http://127.0.0.1:{port}", load_game(name, players), random.Random(SEED)
-    probe = Probe(url)
+    service, held = start(config, folder, way)
+    url, started = f"http://127.0.0.1:{port}", time.monotonic()
+    probe, found = Probe(url), {"moves": 0, "died": None}
+    client = httpx.Client(base_url=url, timeout=WAIT)
     try:
-        client = httpx.Client(base_url=url, timeout=WAIT)
-        deadline = time.monotonic() + WAIT
-        while True:
-            try:
-                if client.get("/api/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if service.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the service did not start: {service.stderr.read()[-2000:]}")
-            time.sleep(0.05)
+        ready(client, service)
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
-        hands, pid = Hands(client, game), service_pid(service.pid)
-        while hands.shown()["phase"] == "setup":
-            time.sleep(0.05)
+        hands = Hands(client, load_game(name, players), "camera" if camera else "presence")
+        pid = service_pid(service.pid)
         probe.start()
-        cpu, moves = cpu_seconds(pid), 0
-        while moves < MOVES:
-            state = hands.state()
-            if game.outcome(state) is not None:
-                break
-            if game.chance(state) is not None:
-                client.post("/api/draw", json={}).raise_for_status()
-                continue
-            move = pick.choice(game.legal_moves(state))
-            after = game.apply(state, move)
-            plies = hands.shown()["plies"]
-            hands.carry_out(state, move)
-            hands.until_taken(plies, after)
-            moves += 1
-        cpu = cpu_seconds(pid) - cpu
-        probe.done.set()
-        probe.join()
-        drops = client.get("/api/diagnostics").json()["mcu"]
-        peak = proc_status(pid, "VmHWM")
-        client.close()
+        cpu = cpu_seconds(pid)
+        found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
+        found["cpu_ms_per_move"] = round(
+            (cpu_seconds(pid) - cpu) / max(found["moves"], 1) * 1000, 1
+        )
+        found["diagnostics"] = client.get("/api/diagnostics").json()
+        found["rss_mb_peak"] = round(proc_status(pid, "VmHWM"), 1)
+    except (RuntimeError, TimeoutError, httpx.HTTPError) as exc:
+        if service.poll() is None:
+            raise
+        found["died"] = f"the service ended (exit {service.returncode}): {exc}"[:500]
     finally:
         probe.done.set()
+        client.close()
         service.send_signal(signal.SIGTERM)
-        service.wait(WAIT)
+        try:
+            service.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait(WAIT)
+        found["limits"] = held.figures()
+        held.close()
+    found["minutes"] = round((time.monotonic() - started) / 60, 2)
+    return _figures(found, probe.times)
+
+
+def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
+    """Random legal moves carried out by hand until ``moves`` were taken or the game
+    ended; returns how many were."""
+    game, client, played, deadline = hands.game, hands.client, 0, time.monotonic() + WAIT
+    while played < moves:
+        phase = hands.shown()["phase"]
+        if phase == "over":
+            break
+        if phase == "setup":  # the table checks the start position
+            if time.monotonic() > deadline:
+                raise TimeoutError("the table never saw the start position")
+            time.sleep(0.05)
+            continue
+        state = hands.state()
+        if game.chance(state) is not None:
+            client.post("/api/draw", json={}).raise_for_status()
+            continue
+        move = pick.choice(game.legal_moves(state))
+        plies = hands.shown()["plies"]
+        hands.carry_out(state, move, pick)
+        hands.until_taken(state, game.apply(state, move), plies)
+        played += 1
+    return played
+
+
+def _figures(found: dict, answers: list[float]) -> dict:
+    """The JSON of one game's run."""
+    diagnostics = found.pop("diagnostics", {})
+    lag = diagnostics.get("loop_lag") or {}
+    mcu = diagnostics.get("mcu", {})
     return {
-        "moves": moves,
-        "limited": is_limited,
-        "rss_mb_peak": round(peak, 1),
-        "panel_answer_ms_p50": round(percentile(probe.times, 0.5), 2),
-        "panel_answer_ms_p99": round(percentile(probe.times, 0.99), 2),
-        "link_drops": drops.get("reconnects", 0),
-        "link_counters": drops,
-        "cpu_ms_per_move": round(cpu / max(moves, 1) * 1000, 1),
+        **found,
+        "rss_mb_peak": found.get("rss_mb_peak", found["limits"].get("group_peak_mb")),
+        "loop_lag_ms_p50": lag.get("p50_ms"),
+        "loop_lag_ms_p99": lag.get("p99_ms"),
+        "loop_lag_ms_max": lag.get("max_ms"),
+        "panel_answer_ms_p99": round(percentile(answers, 0.99), 2) if answers else None,
+        "link_drops": mcu.get("reconnects"),
+        "link_counters": mcu,
     }
 
 
+def within(table: dict) -> bool:
+    return (
+        table["died"] is None
+        and table["rss_mb_peak"] <= BUDGET_RSS_MB
+        and (table["loop_lag_ms_p99"] or 0.0) <= BUDGET_LOOP_LAG_MS_P99
+        and table["link_drops"] <= BUDGET_LINK_DROPS
+        and table["limits"].get("oom_kills", 0) == 0
+    )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="a move a game: does it run?")
+    parser.add_argument("--limits", choices=WAYS, default="auto", help="how to hold the service")
+    parser.add_argument("--no-camera", action="store_true", help="hall sensors only")
+    options = parser.parse_args()
+    tables = [
+        (name, players, camera)
+        for name, players in GAMES
+        for camera in (False, True)
+        if not camera or (not options.no_camera and "camera" in load_game(name).SENSORS)
+    ]
     with tempfile.TemporaryDirectory() as scratch:
-        games = {f"{n}_{p}p": play(n, p, Path(scratch)) for n, p in GAMES}
+        games = {}
+        for name, players, camera in tables:
+            table = f"{name}_{players}p" + ("_camera" if camera else "")
+            games[table] = play(name, players, camera, Path(scratch), options.limits)
+            print(_line(table, games[table]), file=sys.stderr)
     result = {
         "bench": "pi",
         "games": games,
         "memory_max": MEMORY_MAX,
-        "cpu_quota": CPU_QUOTA,
+        "cpu_quota_percent": CPU_QUOTA,
         "budget_rss_mb": BUDGET_RSS_MB,
-        "budget_panel_answer_ms_p99": BUDGET_ANSWER_MS_P99,
+        "budget_loop_lag_ms_p99": BUDGET_LOOP_LAG_MS_P99,
         "budget_link_drops": BUDGET_LINK_DROPS,
     }
-    result["within_budget"] = not SMOKE and all(
-        g["rss_mb_peak"] <= BUDGET_RSS_MB
-        and g["panel_answer_ms_p99"] <= BUDGET_ANSWER_MS_P99
-        and g["link_drops"] <= BUDGET_LINK_DROPS
-        for g in games.values()
-    )
+    result["within_budget"] = not SMOKE and all(within(t) for t in games.values())
     print(json.dumps(result))
+
+
+def _line(table: str, found: dict) -> str:
+    """One table's figures for people."""
+    limits = found["limits"]
+    held = ", ".join(limits["applied"]) if limits["applied"] else "unlimited"
+    if found["died"] is not None:
+        return f"{table:28} {found['died']} [{limits['how']}: {held}] {limits}"
+    return (
+        f"{table:28} {found['moves']:4} moves  peak {found['rss_mb_peak']:6.1f} MB "
+        f"(budget {BUDGET_RSS_MB:.0f})  loop lag p99 {found['loop_lag_ms_p99']} ms "
+        f"(budget {BUDGET_LOOP_LAG_MS_P99:.0f})  link drops {found['link_drops']}  "
+        f"{found['cpu_ms_per_move']} ms CPU a move  [{limits['how']}: {held}]"
+    )
 
 
 if __name__ == "__main__":

@@ -159,6 +159,14 @@ class FleetConfig(_Section):
         return value
 
 
+class DiagnosticsConfig(_Section):
+    """Measurements a benchmark turns on; an ordinary table leaves them off."""
+
+    #: how often a timer checks how late the event loop runs it (the lag shows in
+    #: /api/diagnostics); none: no timer, so an idle table sleeps
+    loop_lag_every_ms: int | None = Field(None, ge=10, le=10_000)
+
+
 class Config(_Section):
     game: GameConfig = Field(default_factory=GameConfig)
     sensors: SensorsConfig = Field(default_factory=SensorsConfig)
@@ -167,6 +175,7 @@ class Config(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     panel: PanelConfig = Field(default_factory=PanelConfig)
     fleet: FleetConfig = Field(default_factory=FleetConfig)
+    diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
     #: entries laid over hardware/palette.toml (same tables and keys)
     palette: dict[str, dict[str, Any]] = Field(default_factory=dict)
     #: entries laid over hardware/status.toml (moods, signals, buttons)

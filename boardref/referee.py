@@ -30,6 +30,7 @@ from boardref.successors import (
     Successors,
     changes_between,
     index_successors,
+    outcomes_read_as,
     projection,
 )
 from boardref.verdicts import (
@@ -440,10 +441,10 @@ class Referee(Guidance, Commands, Snapshots):
         if key == self._key_of(self.current()):
             self._view.clear_problems()
             return
-        matches = self._successors_of(base).get(key)
+        matches = self._read_as(base, key)
         if not matches and self.tentative is not None:
             after = self.tentative[1]
-            following = self._successors_of(after).get(key)
+            following = self._read_as(after, key)
             if following:
                 if not self._finalise():
                     return
@@ -539,6 +540,14 @@ class Referee(Guidance, Commands, Snapshots):
             self._remember(state, found)
         return found
 
+    def _read_as(self, state, key: tuple) -> list:
+        """The outcomes from ``state`` that read as ``key``: from its index, or, with
+        none built yet on hall sensors, matched one by one (the next idle tick indexes)."""
+        found = self._successors.get(state)
+        if found is None and self.sensor not in (CAMERA, BOTH):
+            return outcomes_read_as(self.game, state, self.sensor, key)
+        return self._successors_of(state).get(key)
+
     def _remember(self, state, found: Successors) -> None:
         """Keep ``found``; the oldest indexes go first once they take more than
         ``INDEX_BYTES``, never those the next verdict needs."""
@@ -557,7 +566,7 @@ class Referee(Guidance, Commands, Snapshots):
         was played instead. False unless the move was played."""
         move, state = self.tentative
         self.tentative = None
-        alike = {s: m for m, s in self._successors_of(self.positions[-1]).get(self._key_of(state))}
+        alike = {s: m for m, s in self._read_as(self.positions[-1], self._key_of(state))}
         if len(alike) > 1:
             self._ask(alike.values())
             return False

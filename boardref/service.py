@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from boardref.config import Config
 from boardref.history import History
+from boardref.loop_lag import LoopLag
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.api import Panel
@@ -88,6 +89,8 @@ class Service:
         self._thinking: asyncio.Future | None = None
         self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: how late the event loop runs a timer, when the config asks (a benchmark)
+        self.loop_lag: LoopLag | None = None
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
         #: set when the camera was opened, replaced or closed (and on stopping)
@@ -99,6 +102,10 @@ class Service:
         """Open the log, resume or start the game, and connect the devices."""
         self._loop = loop
         config = self.config
+        every = config.diagnostics.loop_lag_every_ms
+        if every is not None:
+            self.loop_lag = LoopLag(loop, every / 1000)
+            self.loop_lag.start()
         self.store, damage = open_log(config.store.path)
         if damage is not None:
             self.damaged_log = damage.moved_to
@@ -443,6 +450,7 @@ class Service:
 
     def close(self) -> None:
         for part in (
+            self.loop_lag,
             self.camera,
             self.reporter,
             self.link,

@@ -474,6 +474,10 @@ def _bgr(rgb) -> tuple[int, int, int]:
     return b, g, r
 
 
+#: rows of the board's texture coloured at a time (bounds the memory it takes)
+TEXTURE_BAND = 256
+
+
 def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
@@ -486,14 +490,20 @@ def _board_texture(board, look: Look, misplaced: dict | None = None):
     th = int((top - bottom + 2 * TABLE_MARGIN) * s)
     to_px = ((s, -tl * s), (-s, (top + TABLE_MARGIN) * s))
     grain = np.random.default_rng(7).normal(0, 1, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
-    grain = cv2.resize(cv2.GaussianBlur(grain, (0, 0), 1.5), (tw, th))[..., None]
-    texture = np.empty((th, tw, 3), np.float32)
-    texture[:] = looks.colour("table")[::-1]
-    texture += grain * 6
+    grain = cv2.resize(cv2.GaussianBlur(grain, (0, 0), 1.5), (tw, th))
     x0, y0 = _px((left, top), to_px)
     x1, y1 = _px((right, bottom), to_px)
-    texture[y0:y1, x0:x1] = np.array(look.surface[::-1], np.float32) + grain[y0:y1, x0:x1] * 4
-    texture = np.clip(texture, 0, 255).astype(np.uint8)
+    texture = np.empty((th, tw, 3), np.uint8)
+    table = np.array(looks.colour("table")[::-1], np.float32)
+    surface = np.array(look.surface[::-1], np.float32)
+    # a band of rows at a time: a texture 4000 px square as float colours all at
+    # once took half a gigabyte while it was made
+    for top_row in range(0, th, TEXTURE_BAND):
+        rows = slice(top_row, min(th, top_row + TEXTURE_BAND))
+        shade = table + grain[rows, :, None] * np.float32(6)
+        inner = slice(max(y0 - top_row, 0), max(y1 - top_row, 0))
+        shade[inner, x0:x1] = surface + grain[rows][inner, x0:x1, None] * np.float32(4)
+        texture[rows] = np.clip(shade, 0, 255)
     line = _bgr(looks.colour("board_line"))
     mm = lambda v: max(1, int(round(v * s * 16)))  # noqa: E731
     for path in (*board.lines, *board.links):

@@ -395,6 +395,7 @@ async def diagnostics(panel: ThePanel) -> models.Diagnostics:
         sensor=service.referee.sensor,
         subscribers=len(panel.hub.subscribers),
         camera=_camera_status(service.camera),
+        loop_lag=None if service.loop_lag is None else service.loop_lag.figures(),
     )
 
 

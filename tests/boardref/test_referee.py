@@ -41,6 +41,19 @@ def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
     assert t.referee.published.last_move == ("l4", "k5")
 
 
+def test_a_move_read_before_the_idle_indexing_is_matched_without_indexing_its_position(table):
+    """A piece set down before the referee indexed the position's successors (a cold
+    verdict, as in a service whose worker has not finished): the one reading is
+    matched against the moves, and the whole index waits for an idle moment."""
+    t = table("sternhalma", 2)
+    t.referee.prepare_on_tick = False  # as in the service: nothing indexes on a tick
+    t.lay_out_start()
+    base = t.referee.positions[-1]
+    t.change(l4=None, k5=P)
+    assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0})
+    assert base not in t.referee._successors
+
+
 def test_a_lifted_piece_lights_its_legal_destinations(table):
     t = table("sternhalma", 2)
     t.lay_out_start()

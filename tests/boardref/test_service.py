@@ -214,7 +214,7 @@ def _serve_for(service, seconds: float, during=None) -> None:
         service.close()
 
 
-def _service(tmp_path, sim: bool = False):
+def _service(tmp_path, sim: bool = False, **settings):
     from boardref.config import load_config
     from boardref.service import Service
 
@@ -223,6 +223,7 @@ def _service(tmp_path, sim: bool = False):
             "store.path": tmp_path / "table.db",
             "panel.port": free_port(),
             "game.name": "sternhalma",
+            **settings,
         }
     )
     return Service(config, sim)
@@ -237,6 +238,20 @@ def test_an_idle_table_sleeps_until_something_happens(tmp_path):
 
     _serve_for(service, 1.0, counting)
     assert len(looks) <= 2  # a busy loop looked a hundred times a second
+
+
+def test_the_loop_lag_timer_is_off_by_default_and_when_asked_for_sees_a_stalled_loop(tmp_path):
+    quiet = _service(tmp_path)
+    _serve_for(quiet, 0.0)
+    assert quiet.loop_lag is None  # an idle table never wakes for it
+    service = _service(tmp_path, **{"diagnostics.loop_lag_every_ms": 20})
+
+    def stalling(service):
+        service._loop.call_soon(time.sleep, 0.3)  # work that holds the loop
+
+    _serve_for(service, 0.6, stalling)
+    seen = service.loop_lag.figures()
+    assert seen["samples"] >= 5 and seen["max_ms"] >= 250, seen
 
 
 def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):

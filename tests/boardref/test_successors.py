@@ -10,7 +10,7 @@ import pytest
 from boardref import referee as referee_module
 from boardref.referee import Referee
 from boardref.store import Store
-from boardref.successors import index_successors
+from boardref.successors import index_successors, outcomes_read_as
 from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
@@ -46,6 +46,19 @@ def test_a_reading_finds_every_move_that_reads_so(name):
         key = tuple(game.sense(after, "presence").values())
         assert after in {position for _, position in index.get(key)}
     assert index.get(tuple("nonsense" for _ in index.base)) == []
+
+
+@pytest.mark.parametrize("name", ["hakenschlagen", "sternhalma", "catch_the_hare"])
+def test_a_reading_matched_without_an_index_finds_what_the_index_finds(name):
+    game = load_game(name)
+    state = _turns(game, 5, 3)[-1]
+    index = index_successors(game, state, "presence")
+    moves = game.legal_moves(state)
+    for move in random.Random(2).sample(list(moves), min(20, len(moves))):
+        key = tuple(game.sense(game.apply(state, move), "presence").values())
+        lazy = outcomes_read_as(game, state, "presence", key)
+        assert {after for _, after in lazy} == {after for _, after in index.get(key)} != set()
+    assert outcomes_read_as(game, state, "presence", ("nonsense",) * len(index.base)) == []
 
 
 def test_the_referee_keeps_indexes_within_their_byte_budget(tmp_path, monkeypatch):

@@ -1,0 +1,212 @@
+"""Holding a benchmarked process to a Raspberry Pi's memory and CPU, with the best
+means this machine offers, and saying which was used.
+
+In order of preference:
+
+1. ``systemd-run --scope -p MemoryMax=... -p CPUQuota=...``, where systemd runs the
+   machine (a Pi does);
+2. a cgroup of its own, written directly as root: cgroup v2 (``memory.max``,
+   ``cpu.max``) or, on a machine still mounting v1 controllers (many containers),
+   v1 (``memory.limit_in_bytes``, ``cpu.cfs_quota_us``). The process moves into it
+   before it runs a line of Python, so all of its memory counts;
+3. what a process can do to itself: an address-space limit (``RLIMIT_AS``, which
+   counts mapped, not resident, memory: looser than a cgroup) and one CPU core
+   (``sched_setaffinity``, what ``taskset`` does), for CPUQuota=100 %.
+
+A bench prints ``Confinement.figures()``: how the limits were set, which held, and
+(with a cgroup) the group's peak memory and out-of-memory kills. It never changes a
+limit of the machine itself, only of the group it creates, which it removes again.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+#: where the kernel's control groups are mounted
+CGROUPS = Path("/sys/fs/cgroup")
+#: the ways ``confine`` may be told to use; "auto" takes the first that works
+WAYS = ("auto", "systemd", "cgroup", "rlimit", "none")
+PERIOD_US = 100_000
+
+
+def _bytes(size: str) -> int:
+    """``"300M"`` as bytes (K, M, G suffixes, powers of 1024)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if size[-1:].upper() in units:
+        return int(float(size[:-1]) * units[size[-1].upper()])
+    return int(size)
+
+
+class Confinement:
+    """A command to start under limits (``command``, ``preexec``), what was applied,
+    and the group to clean up afterwards."""
+
+    def __init__(self, command: list[str], memory_max: str, cpu_quota: int):
+        self.command = command
+        self.preexec: Callable[[], None] | None = None
+        self.memory_max, self.cpu_quota = memory_max, cpu_quota
+        #: how: "systemd-run", "cgroup v2", "cgroup v1", "rlimit", or "none"
+        self.how = "none"
+        #: the limits that hold, in words
+        self.applied: list[str] = []
+        #: why better means were not used
+        self.notes: list[str] = []
+        self._groups: list[Path] = []
+
+    def figures(self) -> dict:
+        """How the process was held, for the bench's JSON line."""
+        found = {"how": self.how, "applied": self.applied, "notes": self.notes}
+        peak = self._group_peak_mb()
+        if peak is not None:
+            found["group_peak_mb"] = peak
+            found["oom_kills"] = self._oom_kills()
+        return found
+
+    def close(self) -> None:
+        """Remove the groups created (once the process in them has ended)."""
+        for group in self._groups:
+            try:
+                group.rmdir()
+            except OSError as exc:
+                self.notes.append(f"could not remove {group}: {exc.strerror}")
+        self._groups = []
+
+    # --- the ways ------------------------------------------------------------------
+
+    def by_systemd(self) -> bool:
+        runner = shutil.which("systemd-run")
+        if runner is None:
+            self.notes.append("no systemd-run")
+            return False
+        limits = ["-p", f"MemoryMax={self.memory_max}", "-p", f"CPUQuota={self.cpu_quota}%"]
+        trial = subprocess.run(
+            [runner, "--scope", "--quiet", *limits, "true"], capture_output=True, text=True
+        )
+        if trial.returncode != 0:
+            why = trial.stderr.strip().splitlines()[-1:] or ["failed"]
+            self.notes.append(f"systemd-run: {why[0]}")
+            return False
+        self.command = [runner, "--scope", "--quiet", *limits, *self.command]
+        self.how = "systemd-run"
+        self.applied = [f"MemoryMax={self.memory_max}", f"CPUQuota={self.cpu_quota}%"]
+        return True
+
+    def by_cgroup(self) -> bool:
+        if os.geteuid() != 0:
+            self.notes.append("cgroups: not root")
+            return False
+        name = f"boardref-bench-{os.getpid()}"
+        for unified in (CGROUPS, CGROUPS / "unified"):
+            controllers = unified / "cgroup.controllers"
+            if controllers.exists() and {"memory", "cpu"} <= set(controllers.read_text().split()):
+                return self._v2(unified, name)
+        memory, cpu = CGROUPS / "memory", CGROUPS / "cpu"
+        if (memory / "memory.limit_in_bytes").exists() and (cpu / "cpu.cfs_quota_us").exists():
+            return self._v1(memory / name, cpu / name)
+        self.notes.append("cgroups: no memory and cpu controllers mounted")
+        return False
+
+    def _v2(self, root: Path, name: str) -> bool:
+        group = root / name
+        try:
+            (root / "cgroup.subtree_control").write_text("+memory +cpu")
+            group.mkdir()
+            self._groups.append(group)
+            (group / "memory.max").write_text(str(_bytes(self.memory_max)))
+            if (group / "memory.swap.max").exists():
+                (group / "memory.swap.max").write_text("0")
+            quota = PERIOD_US * self.cpu_quota // 100
+            (group / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+        except OSError as exc:
+            self.notes.append(f"cgroup v2 at {root}: {exc.strerror or exc}")
+            self.close()
+            return False
+        self.preexec = _joining([group / "cgroup.procs"])
+        self.how = "cgroup v2"
+        self.applied = [f"memory.max={self.memory_max}", f"cpu.max={self.cpu_quota}%"]
+        return True
+
+    def _v1(self, memory: Path, cpu: Path) -> bool:
+        try:
+            for group in (memory, cpu):
+                group.mkdir()
+                self._groups.append(group)
+            (memory / "memory.limit_in_bytes").write_text(str(_bytes(self.memory_max)))
+            if (memory / "memory.swappiness").exists():
+                (memory / "memory.swappiness").write_text("0")
+            (cpu / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+            (cpu / "cpu.cfs_quota_us").write_text(str(PERIOD_US * self.cpu_quota // 100))
+        except OSError as exc:
+            self.notes.append(f"cgroup v1: {exc.strerror or exc}")
+            self.close()
+            return False
+        self.preexec = _joining([memory / "cgroup.procs", cpu / "cgroup.procs"])
+        self.how = "cgroup v1"
+        self.applied = [
+            f"memory.limit_in_bytes={self.memory_max}",
+            f"cpu.cfs_quota_us={self.cpu_quota}% of cpu.cfs_period_us",
+        ]
+        return True
+
+    def by_rlimit(self) -> bool:
+        limit = _bytes(self.memory_max)
+        cores = sorted(os.sched_getaffinity(0))
+        one = {cores[-1]} if self.cpu_quota <= 100 else set(cores)
+
+        def holding() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            os.sched_setaffinity(0, one)
+
+        self.preexec = holding
+        self.how = "rlimit"
+        self.applied = [f"RLIMIT_AS={self.memory_max} (address space)", f"CPU cores {sorted(one)}"]
+        return True
+
+    # --- what the group saw --------------------------------------------------------
+
+    def _group_peak_mb(self) -> float | None:
+        for group in self._groups:
+            for name in ("memory.peak", "memory.max_usage_in_bytes"):
+                if (group / name).exists():
+                    return round(int((group / name).read_text()) / (1 << 20), 1)
+        return None
+
+    def _oom_kills(self) -> int:
+        for group in self._groups:
+            for name in ("memory.events", "memory.oom_control"):
+                if (group / name).exists():
+                    for line in (group / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill":
+                            return int(value)
+        return 0
+
+
+def _joining(procs: list[Path]) -> Callable[[], None]:
+    """What the child runs before ``exec``: move itself into the groups."""
+
+    def join() -> None:
+        for path in procs:
+            path.write_text(str(os.getpid()))
+
+    return join
+
+
+def confine(command: list[str], memory_max: str, cpu_quota: int, way: str = "auto"):
+    """``command`` held to ``memory_max`` (``"300M"``) and ``cpu_quota`` (% of one
+    core) by ``way`` (one of ``WAYS``); returns the ``Confinement``. Call its
+    ``close`` once the process has ended."""
+    held = Confinement(command, memory_max, cpu_quota)
+    ways = {"systemd": held.by_systemd, "cgroup": held.by_cgroup, "rlimit": held.by_rlimit}
+    tried = list(ways) if way == "auto" else [way] if way in ways else []
+    for name in tried:
+        if ways[name]():
+            return held
+    if way != "none":
+        held.notes.append("no limit could be set: the process runs unlimited")
+    return held

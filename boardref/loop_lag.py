@@ -1,0 +1,55 @@
+"""How late the service's event loop runs a timer: a stalled loop freezes the LEDs,
+the panel and the board link together, so the Pi budget bench
+(``bench/bench_pi.py``) measures it while a game is played.
+
+Off unless the config asks for it (``[diagnostics] loop_lag_every_ms``): an idle
+table must not wake for it. It only measures; it never changes what the table does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from boardref.harness import percentile
+
+#: the latest lateness samples kept (at 20 a second, the last quarter of an hour)
+KEEP = 20_000
+
+
+class LoopLag:
+    """A timer due every ``every`` seconds on ``loop``; each firing notes how late it
+    came, in milliseconds."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, every: float):
+        self._loop, self._every = loop, every
+        self._lates: deque[float] = deque(maxlen=KEEP)
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self._schedule(self._loop.time() + self._every)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def figures(self) -> dict[str, float]:
+        """Samples taken, and the lateness p50, p99 and worst (ms) over the kept ones."""
+        lates = list(self._lates)
+        if not lates:
+            return {"samples": 0}
+        return {
+            "samples": len(lates),
+            "p50_ms": round(percentile(lates, 0.5), 2),
+            "p99_ms": round(percentile(lates, 0.99), 2),
+            "max_ms": round(max(lates), 2),
+        }
+
+    def _schedule(self, due: float) -> None:
+        self._timer = self._loop.call_at(due, self._fire, due)
+
+    def _fire(self, due: float) -> None:
+        now = self._loop.time()
+        self._lates.append((now - due) * 1000)
+        self._schedule(now + self._every)

@@ -1,0 +1,56 @@
+"""The Pi budget bench's limits (``bench/confine.py``): a process over its memory
+limit is stopped, one within it runs, and the way used is said."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from confine import CGROUPS, confine  # noqa: E402
+
+#: a process that takes 200 MB and says where it may run
+GREEDY = "import os; b = bytearray(200 << 20); print(sorted(os.sched_getaffinity(0)))"
+
+
+def _run(way: str, code: str):
+    held = confine([sys.executable, "-c", code], "100M", 100, way)
+    try:
+        done = subprocess.run(held.command, preexec_fn=held.preexec, capture_output=True)
+        return done, held.figures()
+    finally:
+        held.close()
+
+
+def test_an_address_space_limit_stops_a_process_over_it_and_it_keeps_to_one_core():
+    done, held = _run("rlimit", GREEDY)
+    assert done.returncode != 0 and b"MemoryError" in done.stderr
+    assert held["how"] == "rlimit" and "RLIMIT_AS=100M (address space)" in held["applied"]
+    within, _ = _run("rlimit", GREEDY.replace("200 << 20", "1 << 20"))
+    assert within.returncode == 0 and len(json.loads(within.stdout)) == 1
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not any((CGROUPS / p).exists() for p in ("memory", "cgroup.controllers")),
+    reason="cgroups need root and a memory controller",
+)
+def test_a_cgroup_stops_a_process_over_its_memory_and_counts_the_kill():
+    done, held = _run("cgroup", GREEDY)
+    assert held["how"].startswith("cgroup"), held
+    assert done.returncode == -9 and held["oom_kills"] == 1
+    name = f"boardref-bench-{os.getpid()}"
+    left = [p for p in (CGROUPS / "memory" / name, CGROUPS / "cpu" / name, CGROUPS / name)]
+    assert not any(p.exists() for p in left), "the group is removed"
+
+
+@pytest.mark.skipif(Path("/run/systemd/system").exists(), reason="systemd runs this machine")
+def test_a_way_that_is_not_there_is_said_and_the_process_runs_unlimited():
+    held = confine(["true"], "100M", 100, "systemd")
+    assert held.how == "none" and held.applied == []
+    assert any("systemd-run" in note for note in held.notes), held.notes
+    assert "no limit could be set: the process runs unlimited" in held.notes
