@@ -28,6 +28,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
+from vision.boards.marks import trued_up
 from vision.boards.probes import Sampler
 from vision.boards.sites import site_labels, sites_of
 from vision.lens import Lens
@@ -79,9 +80,26 @@ class BoardReader:
 
     # --- set-up ------------------------------------------------------------------------
 
-    def locate(self, frame: np.ndarray) -> bool:
-        """Find the board in ``frame`` by its markers; True if found."""
-        return self._use(self.locator.locate(frame))
+    def locate(self, frame: np.ndarray, truth: dict[str, str | None] | None = None) -> bool:
+        """Find the board in ``frame`` by its markers and true the pose up by the
+        printed marks of the cells ``truth`` (or the last position confirmed) leaves
+        empty, every cell's when nothing is known; True if found."""
+        return self._use(self._trued(frame, self.locator.locate(frame), truth))
+
+    def _trued(self, frame: np.ndarray, pose: Pose | None, truth=None) -> Pose | None:
+        """``pose`` refitted to the marks of the cells believed empty in ``frame``
+        (``vision.boards.marks``): markers glued a little off their places then still
+        put every cell where it is printed. A wrong belief costs only the cells it
+        names: their marks disagree with the rest and are left out."""
+        if pose is None:
+            return None
+        truth = self.truth if truth is None else truth
+        marks = [
+            cell.xy
+            for cell in self.game.board.cells
+            if cell.kind not in self.look.slots and (truth is None or truth.get(cell.id) is None)
+        ]
+        return trued_up(frame, pose, self.lens, np.reshape(marks, (-1, 2)), self.look.cell_radius)
 
     def set_corners(self, points) -> bool:
         """The manual fallback: the centres of the board's four corner cells clicked on
@@ -115,7 +133,7 @@ class BoardReader:
         position when a game starts. What was learned in this pose is kept and
         refreshed, or forgotten first when ``fresh``. Locates the board first if
         needed; False if it cannot be found."""
-        if self.pose is None and not self.locate(frame):
+        if self.pose is None and not self.locate(frame, truth):
             return False
         features, paper = self.sampler.features(frame), self.sampler.paper(frame)
         fresh = fresh or not self.classifier.ready
@@ -181,6 +199,7 @@ class BoardReader:
         pose = self.locator.locate(frame)
         if pose is None or pose.markers < old.markers:
             return
+        pose = self._trued(frame, pose)
         if pose.moved_from(old, self.lens, self._anchor()) < least_px:
             return
         if self._use(pose) and self.pose is not old:
