@@ -24,6 +24,11 @@ log = logging.getLogger("boardref")
 
 #: the game whose pieces lie on a table mat rather than a board
 COASTER_GAME = "haegar"
+#: what the panel says while a knocked camera waits for a still board
+KEEP_STILL = words(
+    "camera.keep_still",
+    "The camera was knocked: keep your hands off the board until it has read the board again",
+)
 
 
 def reader_for(game, lens):
@@ -141,6 +146,10 @@ class TableCamera:
                 self.reader.learn(frame, self.referee.game.observe(self.referee.current()))
             return True
         observation = self.reader.feed(frame)
+        # a knocked camera asks for a still board: the referee judges nothing until
+        # the reader has read the board in its new view
+        knocked = getattr(self.reader, "knocked", False)  # Hägar's mat reader is never knocked
+        self.referee.wait_for_still(KEEP_STILL if knocked else None)
         if observation is not None:
             self.observation = observation
             self.referee.observe(observation, at)

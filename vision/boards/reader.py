@@ -43,6 +43,9 @@ MOVED_PX = 2.0
 KNOCKED_PX = 5.0
 #: the band of table around the board that no piece covers and every arm crosses, mm
 SURROUND_MM = 60.0
+#: after a knock, the view must be still this many frames in a row before the board
+#: is read again: a knocked camera on its arm may swing a little longer
+KNOCKED_STILL_FRAMES = 2 * STILL_FRAMES
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -65,6 +68,9 @@ class BoardReader:
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
         self.status = "unlocated"
+        #: the camera or the board was knocked since the board was last read: nothing is
+        #: read until the view has been still for KNOCKED_STILL_FRAMES (status "knocked")
+        self.knocked = False
 
     @property
     def lens(self) -> Lens:
@@ -170,6 +176,9 @@ class BoardReader:
         elif state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
             self._relocate(frame, MOVED_PX)
         self.status = state
+        if self.knocked and (state != "still" or self.stillness.still < KNOCKED_STILL_FRAMES):
+            self.status = "knocked"
+            return None
         if state != "still" or not self.classifier.ready:
             return None
         placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
@@ -185,6 +194,7 @@ class BoardReader:
             self.status = "blocked"
             return None
         self._features = features, paper
+        self.knocked = False
         return observation
 
     def _relocate(self, frame: np.ndarray, least_px: float) -> None:
@@ -192,9 +202,10 @@ class BoardReader:
         every reference learned (``_use``) and is never taught from this frame: the
         knock may have come during a move, so the frame may not show the last
         position the referee confirmed. The board is read once it has been still for
-        a few frames in the new view. A pose found with fewer markers than before is
-        no move (an arm resting over a marker), nor one less than ``least_px`` away
-        (with a hand over the board, a marker's corners shift a little)."""
+        KNOCKED_STILL_FRAMES in the new view (``knocked``). A pose found with fewer
+        markers than before is no move (an arm resting over a marker), nor one less
+        than ``least_px`` away (with a hand over the board, a marker's corners shift
+        a little)."""
         old = self.pose
         pose = self.locator.locate(frame)
         if pose is None or pose.markers < old.markers:
@@ -204,6 +215,7 @@ class BoardReader:
             return
         if self._use(pose) and self.pose is not old:
             self.stillness.accept(frame)
+            self.knocked = True
 
     # --- geometry for stillness --------------------------------------------------------
 
