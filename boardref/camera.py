@@ -137,6 +137,8 @@ class TableCamera:
         service reads frames off its loop and hands them over here, on the loop."""
         frame = self._keep(frame)
         if frame is None:
+            # a camera that gives no frames holds nothing up (the hall sensors go on)
+            self.referee.wait_for_still(None)
             return False
         if self.reader.truth is None and self.referee.game is not None:
             # nothing learned yet: the first still, clear view is taken to show the
@@ -169,6 +171,7 @@ class TableCamera:
         return mat_overlay_png(self.reader, self.frame, self.observation)
 
     def close(self) -> None:
+        self.referee.wait_for_still(None)
         if self._on_event in self.referee.listeners:
             self.referee.listeners.remove(self._on_event)
         self.source.close()

@@ -241,6 +241,11 @@ def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_th
     frames(12)
     assert t.moves() == [str(move)]
     assert t.referee.waiting is None and notices[-1] != "camera.keep_still"
+    renderer.move_camera(view)  # knocked back
+    frames(6)
+    assert t.referee.waiting is not None
+    assert not camera.take(None, t.now), "the camera gives no frame"
+    assert t.referee.waiting is None, "a camera that gives no frames holds nothing up"
 
 
 def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tmp_path, scene):
