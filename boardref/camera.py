@@ -24,6 +24,11 @@ log = logging.getLogger("boardref")
 
 #: the game whose pieces lie on a table mat rather than a board
 COASTER_GAME = "haegar"
+#: what the panel says while a knocked camera waits for a still board
+KEEP_STILL = words(
+    "camera.keep_still",
+    "The camera was knocked: keep your hands off the board until it has read the board again",
+)
 
 
 def reader_for(game, lens):
@@ -132,6 +137,8 @@ class TableCamera:
         service reads frames off its loop and hands them over here, on the loop."""
         frame = self._keep(frame)
         if frame is None:
+            # a camera that gives no frames holds nothing up (the hall sensors go on)
+            self.referee.wait_for_still(None)
             return False
         if self.reader.truth is None and self.referee.game is not None:
             # nothing learned yet: the first still, clear view is taken to show the
@@ -141,6 +148,10 @@ class TableCamera:
                 self.reader.learn(frame, self.referee.game.observe(self.referee.current()))
             return True
         observation = self.reader.feed(frame)
+        # a knocked camera asks for a still board: the referee judges nothing until
+        # the reader has read the board in its new view
+        knocked = getattr(self.reader, "knocked", False)  # Hägar's mat reader is never knocked
+        self.referee.wait_for_still(KEEP_STILL if knocked else None)
         if observation is not None:
             self.observation = observation
             self.referee.observe(observation, at)
@@ -160,6 +171,7 @@ class TableCamera:
         return mat_overlay_png(self.reader, self.frame, self.observation)
 
     def close(self) -> None:
+        self.referee.wait_for_still(None)
         if self._on_event in self.referee.listeners:
             self.referee.listeners.remove(self._on_event)
         self.source.close()

@@ -36,6 +36,8 @@ HABITS = {
     "illegal": 0.08,  # try a move the rules forbid, then undo it
     "disobey": 0.2,  # play another legal move than the computer's, then undo it
 }
+#: settle times the players wait at most while the panel asks for a still board
+PATIENCE = 20
 
 
 class Hands:
@@ -49,9 +51,14 @@ class Hands:
         self.settle_time = SETTLE + 0.05 + latency
 
     def settle(self) -> None:
-        """Take the hand off the board and wait until the referee has judged."""
+        """Take the hand off the board and wait until the referee has judged; while the
+        panel asks for a still board (a knocked camera), wait until it reads again."""
         self.rig.withdraw()
         self.rig.pause(self.settle_time)
+        for _ in range(PATIENCE):
+            if self.rig.table.referee.waiting is None:
+                break
+            self.rig.pause(self.settle_time)
 
     def hold(self) -> None:
         """Hold a lifted piece over the board past the settle time."""

@@ -49,7 +49,7 @@ from boardref.verdicts import (
 )
 from engines import PASS, Move, RulesError, load_game
 from engines.chance import Stream, commitment, new_seed
-from engines.words import words
+from engines.words import Words, words
 
 #: names other modules take from here
 __all__ = [
@@ -127,6 +127,9 @@ class Referee(Guidance, Commands, Snapshots):
         self.save_error: StoreError | None = None
         #: when a reading whose event the log refused is judged again
         self._retry_at: float | None = None
+        #: why a sensor asks for a still board before it reads again (a knocked
+        #: camera); no reading is judged meanwhile (``wait_for_still``)
+        self.waiting: Words | None = None
 
     # --- starting and resuming ---------------------------------------------------------
 
@@ -331,6 +334,20 @@ class Referee(Guidance, Commands, Snapshots):
             for token, felt in zip(key, hall)
         )
 
+    def wait_for_still(self, why: Words | None) -> None:
+        """A sensor cannot be trusted until the board has been still a while (the camera
+        was knocked): show ``why`` on the panel and judge no reading until it reads
+        again; None when it does."""
+        if why == self.waiting:
+            return
+        ours = self._view.notice is not None and self._view.notice == self.waiting
+        self.waiting = why
+        if why is not None:
+            self._view.say(why)
+        elif ours:
+            self._view.notice = None
+        self._publish()
+
     def tick(self, now: float) -> bool:
         """Judge the reading if it has settled and was not judged yet; True if judged.
 
@@ -339,6 +356,8 @@ class Referee(Guidance, Commands, Snapshots):
         """
         if self.game is None or self.sensor == PANEL:
             return False  # a panel table's moves are tapped: a reading left over is no move
+        if self.waiting is not None:
+            return False  # the sensor asked for a still board: what it read before may be stale
         settled = self.reading is not None and now - self._reading_since >= self.settle
         retry = self._retry_at is not None and now >= self._retry_at
         if not settled or (self.reading == self._judged and not retry):
@@ -356,6 +375,8 @@ class Referee(Guidance, Commands, Snapshots):
         """When the reading on the board will have been still for the settle time and
         is to be judged (on the caller's clock); None when there is nothing to judge."""
         if self.game is None or self.reading is None or self.reading == self._judged:
+            return None
+        if self.waiting is not None:
             return None
         return self._reading_since + self.settle
 

@@ -33,6 +33,9 @@ class Pose:
     tvec: np.ndarray
     error_px: float
     markers: int
+    #: cells whose printed marks trued the pose up (``vision.boards.marks``); 0 if
+    #: it rests on the markers (or clicked cells) alone
+    cells: int = 0
 
     def moved_from(self, other: Pose, lens: Lens, board_points: np.ndarray) -> float:
         """How far (px, largest) the given board points moved between two poses."""

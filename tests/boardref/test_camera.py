@@ -20,6 +20,7 @@ from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
 from vision.boards.reader import BoardReader
+from vision.mishaps import bumped
 from vision.observation import Observation
 from vision.render import Renderer, random_scene
 
@@ -202,6 +203,49 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
     assert camera.reader.truth == t.tokens()
     png = camera.snapshot()
     assert png.startswith(b"\x89PNG")
+
+
+def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_the_move(
+    store, scene
+):
+    view, _ = scene
+    renderer = Renderer(load_game("sternhalma", 2), view, 1)
+    t = Watched(store, CAMERA)
+    shown = {"tokens": t.tokens(), "hands": ()}
+    source = SyntheticSource(renderer, lambda: (shown["tokens"], shown["hands"], {}))
+    camera = TableCamera(t.referee, source, BoardReader(t.game, view.lens))
+    assert camera.learn(t.tokens())
+    notices = []
+
+    def frames(n: int) -> None:
+        for _ in range(n):
+            t.now += 0.1
+            assert camera.step(t.now)
+            t.referee.tick(t.now)
+            notice = t.referee.published.notice
+            notices.append(None if notice is None else notice.key)
+
+    frames(8)
+    base = t.referee.positions[-1]
+    move = t.game.legal_moves(base)[0]
+    shown["hands"] = (move.destination,)
+    shown["tokens"] = t.tokens(t.game.apply(base, move))
+    frames(2)
+    renderer.move_camera(bumped(view, 2.0, np.random.default_rng(4)))  # an elbow
+    frames(2)
+    shown["hands"] = ()
+    frames(4)
+    assert camera.reader.knocked and t.referee.waiting is not None
+    assert notices[-1] == "camera.keep_still", "the panel asks for a still board"
+    assert t.moves() == [], "nothing is judged while the camera waits for a still board"
+    frames(12)
+    assert t.moves() == [str(move)]
+    assert t.referee.waiting is None and notices[-1] != "camera.keep_still"
+    renderer.move_camera(view)  # knocked back
+    frames(6)
+    assert t.referee.waiting is not None
+    assert not camera.take(None, t.now), "the camera gives no frame"
+    assert t.referee.waiting is None, "a camera that gives no frames holds nothing up"
 
 
 def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tmp_path, scene):
@@ -438,3 +482,13 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
         TableCamera(t.referee, camera.source, BoardReader(t.game, view.lens), saved).reader.pose
         is None
     )
+
+
+@pytest.mark.parametrize("game", ["sternhalma", "catch_the_hare"])
+def test_players_who_wait_when_asked_lose_no_move_to_a_camera_knocked_during_it(game, monkeypatch):
+    from boardref import simulate
+
+    monkeypatch.setattr(simulate, "BUMP_AFTER", 60)  # knocked in the first few moves
+    result = simulate.simulate(game, None, 1, 0.0, 12, sensor="camera", mishap="bump during a move")
+    assert result["wrong_commits"] == 0
+    assert result["committed"] == result["moves_played"] == 12, "the move knocked is read"

@@ -28,6 +28,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
+from vision.boards.marks import trued_up
 from vision.boards.probes import Sampler
 from vision.boards.sites import site_labels, sites_of
 from vision.lens import Lens
@@ -42,6 +43,9 @@ MOVED_PX = 2.0
 KNOCKED_PX = 5.0
 #: the band of table around the board that no piece covers and every arm crosses, mm
 SURROUND_MM = 60.0
+#: after a knock, the view must be still this many frames in a row before the board
+#: is read again: a knocked camera on its arm may swing a little longer
+KNOCKED_STILL_FRAMES = 2 * STILL_FRAMES
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -64,6 +68,9 @@ class BoardReader:
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
         self.status = "unlocated"
+        #: the camera or the board was knocked since the board was last read: nothing is
+        #: read until the view has been still for KNOCKED_STILL_FRAMES (status "knocked")
+        self.knocked = False
 
     @property
     def lens(self) -> Lens:
@@ -79,9 +86,26 @@ class BoardReader:
 
     # --- set-up ------------------------------------------------------------------------
 
-    def locate(self, frame: np.ndarray) -> bool:
-        """Find the board in ``frame`` by its markers; True if found."""
-        return self._use(self.locator.locate(frame))
+    def locate(self, frame: np.ndarray, truth: dict[str, str | None] | None = None) -> bool:
+        """Find the board in ``frame`` by its markers and true the pose up by the
+        printed marks of the cells ``truth`` (or the last position confirmed) leaves
+        empty, every cell's when nothing is known; True if found."""
+        return self._use(self._trued(frame, self.locator.locate(frame), truth))
+
+    def _trued(self, frame: np.ndarray, pose: Pose | None, truth=None) -> Pose | None:
+        """``pose`` refitted to the marks of the cells believed empty in ``frame``
+        (``vision.boards.marks``): markers glued a little off their places then still
+        put every cell where it is printed. A wrong belief costs only the cells it
+        names: their marks disagree with the rest and are left out."""
+        if pose is None:
+            return None
+        truth = self.truth if truth is None else truth
+        marks = [
+            cell.xy
+            for cell in self.game.board.cells
+            if cell.kind not in self.look.slots and (truth is None or truth.get(cell.id) is None)
+        ]
+        return trued_up(frame, pose, self.lens, np.reshape(marks, (-1, 2)), self.look.cell_radius)
 
     def set_corners(self, points) -> bool:
         """The manual fallback: the centres of the board's four corner cells clicked on
@@ -115,7 +139,7 @@ class BoardReader:
         position when a game starts. What was learned in this pose is kept and
         refreshed, or forgotten first when ``fresh``. Locates the board first if
         needed; False if it cannot be found."""
-        if self.pose is None and not self.locate(frame):
+        if self.pose is None and not self.locate(frame, truth):
             return False
         features, paper = self.sampler.features(frame), self.sampler.paper(frame)
         fresh = fresh or not self.classifier.ready
@@ -152,6 +176,9 @@ class BoardReader:
         elif state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
             self._relocate(frame, MOVED_PX)
         self.status = state
+        if self.knocked and (state != "still" or self.stillness.still < KNOCKED_STILL_FRAMES):
+            self.status = "knocked"
+            return None
         if state != "still" or not self.classifier.ready:
             return None
         placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
@@ -167,6 +194,7 @@ class BoardReader:
             self.status = "blocked"
             return None
         self._features = features, paper
+        self.knocked = False
         return observation
 
     def _relocate(self, frame: np.ndarray, least_px: float) -> None:
@@ -174,17 +202,20 @@ class BoardReader:
         every reference learned (``_use``) and is never taught from this frame: the
         knock may have come during a move, so the frame may not show the last
         position the referee confirmed. The board is read once it has been still for
-        a few frames in the new view. A pose found with fewer markers than before is
-        no move (an arm resting over a marker), nor one less than ``least_px`` away
-        (with a hand over the board, a marker's corners shift a little)."""
+        KNOCKED_STILL_FRAMES in the new view (``knocked``). A pose found with fewer
+        markers than before is no move (an arm resting over a marker), nor one less
+        than ``least_px`` away (with a hand over the board, a marker's corners shift
+        a little)."""
         old = self.pose
         pose = self.locator.locate(frame)
         if pose is None or pose.markers < old.markers:
             return
+        pose = self._trued(frame, pose)
         if pose.moved_from(old, self.lens, self._anchor()) < least_px:
             return
         if self._use(pose) and self.pose is not old:
             self.stillness.accept(frame)
+            self.knocked = True
 
     # --- geometry for stillness --------------------------------------------------------
 

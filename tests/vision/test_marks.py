@@ -1,0 +1,65 @@
+"""The board's pose trued up by its printed cells: markers glued off their places
+still put every cell where it is printed (per-cell sampling error in frame pixels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engines import load_game
+from vision.boards.marks import trued_up
+from vision.boards.reader import BoardReader
+from vision.locate import Locator
+from vision.mishaps import misplaced_markers
+from vision.render import Renderer, random_scene
+
+#: a cell's probes sit within this of where the cell is seen (px at 1280x720)
+SAMPLED_PX = 0.5
+
+
+def _glued_off(name: str, seed: int):
+    """A game's board whose markers were glued up to 2 mm and 2 degrees off, and
+    where its sites truly are in the frame."""
+    game = load_game(name)
+    scene = random_scene(game.board, seed)
+    glued = misplaced_markers(game.board, np.random.default_rng([seed, 2]), 2.0, 2.0)
+    return game, scene, Renderer(game, scene, seed, glued)
+
+
+def _misses_px(reader: BoardReader, scene, pose) -> np.ndarray:
+    sites = np.array([[*s.xy, 0.0] for s in reader.sites])
+    truth = scene.lens.project(sites, scene.rvec, scene.tvec)
+    return np.linalg.norm(reader.lens.project(sites, pose.rvec, pose.tvec) - truth, axis=1)
+
+
+@pytest.mark.parametrize(
+    "name, seed",
+    [("sternhalma", 1), ("catch_the_hare", 2), ("hakenschlagen", 1), ("fang_den_hut", 4)],
+)
+def test_markers_glued_off_still_put_every_cell_where_it_is_printed(name, seed):
+    game, scene, camera = _glued_off(name, seed)
+    reader = BoardReader(game, scene.lens)
+    start = game.observe(game.initial_state())
+    frame = camera.frame(start)
+    assert reader.learn(frame, start)
+    by_markers = _misses_px(reader, scene, reader.locator.locate(frame))
+    assert by_markers.max() > 1.5, "the markers alone put some cells off"
+    trued = _misses_px(reader, scene, reader.pose)
+    assert trued.max() < SAMPLED_PX, f"{by_markers.max():.2f} -> {trued.max():.2f} px"
+    assert np.allclose(
+        reader.sampler.centres,
+        reader.lens.project(
+            np.array([[*s.xy, 0.0] for s in reader.sites]), reader.pose.rvec, reader.pose.tvec
+        ),
+    )
+    assert reader.pose.cells >= 6
+
+
+def test_a_board_whose_marks_cannot_be_seen_keeps_the_markers_pose():
+    game = load_game("sternhalma")
+    scene = random_scene(game.board, 1)
+    frame = Renderer(game, scene, 1).frame({})
+    pose = Locator(game.board, scene.lens).locate(frame)
+    plain = np.full_like(frame, 128)  # the markers' pose over a blank frame
+    marks = np.array([c.xy for c in game.board.cells])
+    assert trued_up(plain, pose, scene.lens, marks, 4.5) is pose
