@@ -9,10 +9,12 @@ the half-made turn; the player confirms the turn once the table holds one that
 reads as the turn made, and chooses it when the table asks which of several that
 feel alike it was.
 
-Reports per game: peak resident memory (VmHWM), the event loop's lag (a timer in the
-service, every 50 ms, notes how late it fires: p50, p99, worst), the panel's answer
-time, board-link drops (reconnects) and the service's CPU per move. Prints a line
-per game for people, then one JSON line.
+Reports per game: the service's peak resident memory (VmHWM; with the synthetic
+camera, the renderer that stands in for the camera runs in a child process and its
+peak is reported beside, as a real camera adds nothing of the kind), the event
+loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50, p99,
+worst), the panel's answer time, board-link drops (reconnects) and the service's
+CPU per move. Prints a line per game for people, then one JSON line.
 
 The limits (300 MB, one core) are set by the best means the machine offers, and the
 output says which held (``limits``; see ``bench/confine.py``): `systemd-run --scope
@@ -71,11 +73,30 @@ WAIT = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def children_of(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in children.read_text().split()] if children.exists() else []
+
+
+def is_service(pid: int) -> bool:
+    command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    return b"boardref" in command and b"serve" in command
+
+
 def service_pid(root: int) -> int:
-    """The Python process of the service: ``root`` itself, or its child under systemd-run."""
-    children = Path(f"/proc/{root}/task/{root}/children")
-    found = children.read_text().split() if children.exists() else []
-    return int(found[0]) if found else root
+    """The Python process of the service: ``root`` itself, or its child under a
+    launcher (systemd-run)."""
+    if is_service(root):
+        return root
+    return next((pid for pid in children_of(root) if is_service(pid)), root)
+
+
+def camera_pid(service: int) -> int | None:
+    """The synthetic camera's renderer, a child of the service (``--camera synthetic``)."""
+    for pid in children_of(service):
+        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return pid
+    return None
 
 
 def proc_status(pid: int, field: str) -> float:
@@ -259,6 +280,9 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         )
         found["diagnostics"] = client.get("/api/diagnostics").json()
         found["rss_mb_peak"] = round(proc_status(pid, "VmHWM"), 1)
+        renderer = camera_pid(pid)
+        if renderer is not None:  # what a real camera would not add to the service
+            found["camera_renderer_rss_mb_peak"] = round(proc_status(renderer, "VmHWM"), 1)
     except (RuntimeError, TimeoutError, httpx.HTTPError) as exc:
         if service.poll() is None:
             raise

@@ -375,15 +375,15 @@ class Service:
     def _camera_source(self, settings):
         """The frame source and its lens: a calibration file, else a guess; the
         rendered camera of ``--sim`` knows its own."""
-        from hardware.frame_source import CameraError, SyntheticSource, open_source
+        from hardware.frame_source import CameraError, open_source
 
         if settings.source == "synthetic":
             if not self.sim:
                 raise CameraError("the synthetic camera is for --sim only")
-            from boardref.camera import rendered_camera
+            from boardref.rendered_source import RenderedSource
 
-            renderer, lens = rendered_camera(self.referee.game, 1, "easy", settings.size)
-            return SyntheticSource(renderer, self._sim_view), lens
+            source = RenderedSource(self.referee.game, 1, "easy", settings.size, self._sim_view)
+            return source, source.lens
         from vision.lens import CalibrationError, Lens, default_path
 
         source = open_source(settings.source, settings.size)

@@ -1,0 +1,106 @@
+"""The synthetic camera of ``serve --sim``, drawn in a process of its own.
+
+A table's real camera hands the service finished frames; its image pipeline is not
+the service's memory or CPU. The renderer that stands in for it on the simulated
+table needs a board texture of tens of megabytes and OpenCV's buffers, and draws on
+the CPU; run inside the service it would count in the service's memory and hold the
+event loop's interpreter while it draws. So it runs in a child process: the service
+sends what the camera should see (``Renderer.frame``'s arguments), the child sends
+the frame's bytes back. ``boardref simulate`` keeps the renderer in its own process,
+where nothing else runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+from collections.abc import Callable
+
+import numpy as np
+
+from hardware.frame_source import CameraError, FrameSource
+
+#: seconds the renderer may take to start (imports, the board texture) and per frame
+START_WAIT = 120.0
+FRAME_WAIT = 30.0
+
+
+class RenderedSource(FrameSource):
+    """Frames of ``game``'s table drawn by a renderer process for what ``shows()``
+    returns: ``(tokens, cells with a hand over them, disks under figures)``.
+    ``lens`` is the camera the renderer looks through."""
+
+    def __init__(self, game, seed: int, difficulty: str, size, shows: Callable):
+        self.shows = shows
+        context = multiprocessing.get_context("spawn")  # no fork of a threaded service
+        self._line, child = context.Pipe()
+        spec = (game.name, game.players, dict(game.options))
+        self._process = context.Process(
+            target=_draw,
+            args=(child, spec, seed, difficulty, tuple(size)),
+            name="boardref-rendered-camera",
+            daemon=True,
+        )
+        self._process.start()
+        child.close()
+        started = self._answer(START_WAIT)
+        if started is None or isinstance(started, str):
+            self.close()
+            raise CameraError(f"the synthetic camera did not start: {started or 'no answer'}")
+        self.lens, self._shape = started
+        self.size = self.lens.size
+
+    def read(self) -> np.ndarray | None:
+        tokens, hands, under = self.shows()
+        try:
+            self._line.send((tokens, tuple(hands), under))
+            if not self._line.poll(FRAME_WAIT):
+                self._fail("the synthetic camera drew no frame")
+                return None
+            frame = np.empty(self._shape, np.uint8)  # a frame of its own, writable
+            self._line.recv_bytes_into(frame.reshape(-1))
+        except (EOFError, OSError, ValueError, multiprocessing.BufferTooShort):
+            self._fail("the synthetic camera stopped")
+            return None
+        return frame
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # the renderer has gone already
+            self._line.send(None)
+        self._process.join(5)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(5)
+        self._line.close()
+
+    def _answer(self, wait: float):
+        try:
+            return self._line.recv() if self._line.poll(wait) else None
+        except (EOFError, OSError):
+            return None
+
+
+def _draw(line, spec, seed: int, difficulty: str, size) -> None:
+    """The renderer process: the lens and frame shape first (or why it cannot start),
+    then a frame for each view sent, until None or the line closes."""
+    try:
+        from boardref.camera import rendered_camera
+        from engines import load_game
+
+        name, players, options = spec
+        game = load_game(name, players, **options)
+        renderer, lens = rendered_camera(game, seed, difficulty, size)
+        width, height = lens.size
+        line.send((lens, (height, width, 3)))
+    except Exception as exc:  # said to the service, which refuses the camera in words
+        line.send(f"{type(exc).__name__}: {exc}")
+        return
+    while True:
+        try:
+            view = line.recv()
+        except (EOFError, OSError):
+            return
+        if view is None:
+            return
+        frame = renderer.frame(*view)
+        line.send_bytes(np.ascontiguousarray(frame, np.uint8).reshape(-1))
