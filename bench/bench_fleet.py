@@ -18,9 +18,11 @@ tables run in processes of TABLES_PER_PROCESS, each with one network thread for 
 its tables and SENDERS threads doing their reporters' sending; the reporters, event
 logs and outboxes are each table's own.
 
-Run ``--smoke`` for a few tables for a few seconds (no budgets judged), ``--tables
-100,500`` for other sizes. The machine's load (``uptime``) is printed beside the
-figures: on a shared machine the simulated tables compete with the dashboard.
+By default the sizes with a budget (500 and 2,000 tables), 20 s measured each;
+``--full`` adds 100 tables and measures 30 s. Run ``--smoke`` for a few tables for a
+few seconds (no budgets judged), ``--tables 100,500`` for other sizes. The machine's
+load (``uptime``) is printed beside the figures: on a shared machine the simulated
+tables compete with the dashboard.
 """
 
 from __future__ import annotations
@@ -572,14 +574,21 @@ def run(folder: Path, n: int, moves: list, args, browser: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="a few tables, a few seconds")
-    parser.add_argument("--tables", default="100,500,2000", help="fleet sizes, comma-separated")
-    parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds per size")
+    parser.add_argument(
+        "--full", action="store_true", help="100 tables too, and 30 s measured per size"
+    )
+    parser.add_argument("--tables", help="fleet sizes, comma-separated (default 500,2000)")
+    parser.add_argument("--seconds", type=float, help="measured seconds per size (default 20)")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds of moves first")
     parser.add_argument("--browser-seconds", type=float, default=10.0)
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium page")
     args = parser.parse_args()
     logging.getLogger("boardref.fleet").setLevel(logging.ERROR)  # 2,000 goodbyes
     args.every = MOVE_EVERY
+    if args.tables is None:  # the sizes with a budget; --full adds a small café
+        args.tables = "100,500,2000" if args.full else "500,2000"
+    if args.seconds is None:
+        args.seconds = 30.0 if args.full else 20.0
     sizes = [int(n) for n in args.tables.split(",")]
     if args.smoke:
         sizes, args.seconds, args.warmup, args.browser_seconds = [5], 3.0, 1.0, 2.0

@@ -26,7 +26,8 @@ out-of-memory kills; else ``RLIMIT_AS`` and one CPU core. ``--limits`` picks a w
 (auto, systemd, cgroup, rlimit, none). A service the memory limit kills is
 reported as dead, with its group's peak.
 
-Options: ``--smoke`` (a move a game: does it still run?), ``--no-camera``.
+Options: ``--full`` (a whole Hakenschlagen game, 240 Sternhalma moves; by default 40
+turns and 80 moves), ``--smoke`` (a move a game: does it still run?), ``--no-camera``.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ from engines import load_game
 
 #: the games played: the biggest of each, as a café plays them
 GAMES = (("sternhalma", 6), ("hakenschlagen", 5))
-#: moves played a game (a whole Sternhalma game for six is several hundred)
-MOVES = {"sternhalma": sized(120, 1), "hakenschlagen": sized(40, 1)}
+#: moves played a game: quick, and with ``--full`` a whole Hakenschlagen game and
+#: 240 moves of Sternhalma (a whole game for six is several hundred)
+MOVES = {"sternhalma": sized(240, 1, quick=80), "hakenschlagen": sized(200, 1, quick=40)}
 SEED = 21
 PIN = "2121"
 #: what a Pi 4 with a kiosk browser beside it leaves the service: 300 MB and one
@@ -358,6 +360,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="a move a game: does it run?")
     parser.add_argument("--limits", choices=WAYS, default="auto", help="how to hold the service")
+    parser.add_argument("--full", action="store_true", help="whole games: the long form")
     parser.add_argument("--no-camera", action="store_true", help="hall sensors only")
     options = parser.parse_args()
     tables = [

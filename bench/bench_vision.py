@@ -6,8 +6,8 @@ do (``vision.mishaps.CONDITIONS``: pieces off centre, markers glued off, a bumpe
 camera, no empty board, an uncalibrated lens). Prints one JSON line with the budgets,
 the figures before and the targets beside the figures, then the conditions as a table.
 
-Arguments: positions per plain set (100), positions per condition (as many);
-``--conditions`` runs the conditions alone.
+Arguments: positions per plain set (40; 100 with ``--full``), positions per condition
+(as many); ``--conditions`` runs the conditions alone.
 
 Peers are quoted as published, not run here: chesscog (Wölflein & Arandjelović,
 2021) 0.23 % per-square error at 2.1 s per image on a CPU; LiveChess2FEN (Mallasén
@@ -34,9 +34,9 @@ from vision.render import HELD_OUT, Renderer, random_scene
 
 GAMES = sized(("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut"), ("sternhalma",))
 DIFFICULTIES = sized(("easy", "hard"), ("hard",))
-#: the numbers among the arguments: frames a set (100), then positions per condition
+#: the numbers among the arguments: frames a set, then positions per condition
 NUMBERS = [int(a) for a in sys.argv[1:] if a.isdigit()]
-FRAMES = NUMBERS[0] if NUMBERS else sized(100, 2)
+FRAMES = NUMBERS[0] if NUMBERS else sized(100, 2, quick=40)
 LOCATE_SAMPLES = sized(20, 1)
 #: positions read per game under each condition of ``vision.mishaps.CONDITIONS``
 CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else sized(FRAMES, 1)

@@ -1,8 +1,12 @@
-"""The size a bench runs at: as measured, or tiny with ``--smoke``.
+"""The size a bench runs at: quick by default, long with ``--full``, tiny with
+``--smoke``.
 
-``--smoke`` runs every step of a bench on a handful of positions, games or frames,
-so a bench that no longer runs fails the test suite (``tests/test_bench_smoke.py``);
-its figures mean nothing and nobody compares them with a budget.
+``make bench`` runs every bench at its default size and finishes within 15 minutes;
+``--full`` runs the long form of the benches that have one (more games, frames or
+moves, for figures with narrower error bars). ``--smoke`` runs every step of a bench
+on a handful of positions, games or frames, so a bench that no longer runs fails
+the test suite (``tests/bench/test_benches_run.py``); its figures mean nothing and
+nobody compares them with a budget.
 """
 
 from __future__ import annotations
@@ -14,8 +18,14 @@ T = TypeVar("T")
 
 #: whether this run is the test suite's smoke run
 SMOKE = "--smoke" in sys.argv[1:]
+#: whether this run is the long form (``--full``)
+FULL = "--full" in sys.argv[1:]
 
 
-def sized(full: T, smoke: T) -> T:
-    """``full`` for a measuring run, ``smoke`` for the smoke run."""
-    return smoke if SMOKE else full
+def sized(full: T, smoke: T, quick: T | None = None) -> T:
+    """``smoke`` for the smoke run; ``quick`` (when given) for a default run and
+    ``full`` with ``--full``; ``full`` for a default run of a bench with no quick
+    size."""
+    if SMOKE:
+        return smoke
+    return quick if quick is not None and not FULL else full
