@@ -32,7 +32,7 @@ from boardref.successors import BOTH, index_successors
 from engines import load_game
 from engines.chance import Stream
 from engines.hakenschlagen import BAG
-from engines.players import random_playout, random_step
+from engines.players import random_step
 
 PLAYERS = 5
 GAMES = sized(2, 1)
@@ -67,12 +67,28 @@ def chi2_sf(statistic: float, dof: int) -> float:
     return max(0.0, 1 - math.exp(a * math.log(x) - x - math.lgamma(a)) * total)
 
 
+def uniform_game(game, pick: random.Random, stream: Stream) -> list:
+    """Every state of a game whose every turn is picked uniformly from the listed
+    outcomes (as ``RandomPlayer`` picks), not drawn by the playouts' random walk: the
+    positions then compare with those of earlier runs."""
+    state = game.initial_state()
+    states = [state]
+    while game.outcome(state) is None:
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(stream))
+        else:
+            state = game.apply(state, pick.choice(game.legal_moves(state)))
+        states.append(state)
+    return states
+
+
 def positions(board: str) -> tuple[list, object, list[int]]:
     """Every turn-start position (marbles drawn) of seeded random games."""
     game = load_game("hakenschlagen", PLAYERS, board=board)
     pick, found, lengths = random.Random(2026), [], []
     for n in range(GAMES):
-        played = random_playout(game, game.initial_state(), pick, Stream(f"bench game {n}"))
+        played = uniform_game(game, pick, Stream(f"bench game {n}"))
         end = played[-1]
         if not (end.turned[end.winner] and end.hares[end.winner] in game.start_spaces):
             raise AssertionError(f"game {n} on the {board} board ended without a rightful winner")
