@@ -14,8 +14,8 @@ camera reading is weighed, so a table without a camera never loads it.
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -82,18 +82,18 @@ class Candidates:
 
         names: dict[str | None, int] = {}
         ids = [names.setdefault(token, len(names)) for token in base]
-        # C arrays, not lists: a list of hundreds of thousands of ints is many megabytes
-        cand, cell, tok = array("i"), array("i"), array("i")
-        for n, change in enumerate(changes):
-            cand.extend([n] * (len(change) // 2))
-            cell.extend(change[0::2])
-            tok.extend([names.setdefault(token, len(names)) for token in change[1::2]])
+        # one flat run of every change (transient), cut into numpy arrays at C speed
+        flat = list(chain.from_iterable(changes))
+        tokens = flat[1::2]
+        for token in dict.fromkeys(tokens):
+            names.setdefault(token, len(names))
+        lengths = np.fromiter(map(len, changes), dtype=np.int32, count=len(changes)) // 2
         return cls(
             np.array(ids, dtype=np.int32),
             len(changes),
-            np.frombuffer(cand, dtype=np.int32),
-            np.frombuffer(cell, dtype=np.int32),
-            np.frombuffer(tok, dtype=np.int32),
+            np.repeat(np.arange(len(changes), dtype=np.int32), lengths),
+            np.array(flat[0::2], dtype=np.int32),
+            np.fromiter(map(names.__getitem__, tokens), dtype=np.int32, count=len(tokens)),
             tuple(names),
         )
 
