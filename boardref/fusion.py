@@ -26,11 +26,12 @@ FLOOR = 1e-6
 #: the winner must be this many times likelier than the next different candidate
 MARGIN = math.log(1e3)
 #: a candidate costing this much more than the camera's own best guess explains
-#: nothing: one cell read surely otherwise, and another in more than a little doubt,
-#: may disagree with it (at 1.5 a hare carried off its disk onto an empty cell was taken
-#: for the unchanged position: its origin, read as the bare disk at p 0.999, cost 6.9,
-#: the cell it stood on, read surely, 13.8)
-FIT = 1.25 * -math.log(FLOOR)
+#: nothing: one cell read surely otherwise, and another in real doubt (p 1/4 or
+#: more), may disagree with it. Not one read surely and another read at p 0.98: that
+#: is a piece set down where no move reaches beside a legal step's empty destination
+#: (13.8 + 3.9), nor a hare carried off its disk onto an empty cell, its origin read
+#: as the bare disk at p 0.999 (6.9 + 13.8), which is no unchanged position
+FIT = 1.1 * -math.log(FLOOR)
 #: every cell read at least this sure and the reading is a candidate: no weighing needed
 SURE = 0.98
 

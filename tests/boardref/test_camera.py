@@ -143,6 +143,27 @@ def test_a_board_no_legal_outcome_explains_is_refused_and_nothing_is_logged(stor
     assert far in t.referee.published.errors
 
 
+def test_a_piece_set_down_surely_where_no_move_reaches_is_not_taken_for_a_doubtful_step(store):
+    # a figure set down surely (p 0.999995) on a point no move reaches while a step's
+    # destination reads empty at p 0.979: the step costs 12.2 + 3.9, which the
+    # weighing once took (FIT 1.25 x 13.8) and committed (Catch the Hare, simulate seed 1)
+    t = Watched(store, CAMERA)
+    t.start()
+    base = t.referee.positions[-1]
+    move = _two_steps(t.game, base)[0]
+    board = t.tokens()
+    mover = board[move.origin]
+    reached = {m.destination for m in t.game.legal_moves(base)}
+    far = [c for c, token in board.items() if token is None and c not in reached][-1]
+    doubt = {
+        far: ((mover, 0.999995), (None, 5e-6)),
+        move.destination: ((None, 0.979), (mover, 0.021)),
+    }
+    t.see({**board, move.origin: None, far: mover}, doubt)
+    assert t.moves() == []
+    assert {"illegal", "unreadable"} & set(t.events)
+
+
 def test_with_hall_sensors_their_presence_decides_what_the_camera_doubts(store):
     t = Watched(store, BOTH)
     t.start()

@@ -36,8 +36,9 @@ LEAST_CELLS = 6
 OUTLIER_MM = 0.6
 OUTLIER_MEDIANS = 3.0
 #: a refit that moves a cell further than this (mm) is not believed: a board's marks
-#: taken for its neighbours'
-MOST_MM = REACH_MM
+#: taken for its neighbours' (cells lie 25 mm apart or more). A cell further off than
+#: REACH_MM is found in the second round, once the nearer cells have refitted the pose
+MOST_MM = 2 * REACH_MM
 #: points across a patch that are projected through the lens (the rest interpolated)
 COARSE = 5
 #: rounds of finding the marks round the last pose and refitting

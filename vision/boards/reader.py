@@ -59,6 +59,8 @@ class BoardReader:
         self.locator = Locator(game.board, lens)
         self.sites = sites_of(game.board, self.look)
         self.pose: Pose | None = None
+        #: the markers' (or clicked cells') pose ``pose`` was trued up from
+        self._found: Pose | None = None
         self.sampler: Sampler | None = None
         self.classifier: Classifier | None = None
         self.stillness: Stillness | None = None
@@ -90,7 +92,8 @@ class BoardReader:
         """Find the board in ``frame`` by its markers and true the pose up by the
         printed marks of the cells ``truth`` (or the last position confirmed) leaves
         empty, every cell's when nothing is known; True if found."""
-        return self._use(self._trued(frame, self.locator.locate(frame), truth))
+        found = self.locator.locate(frame)
+        return self._use(self._trued(frame, found, truth), found)
 
     def _trued(self, frame: np.ndarray, pose: Pose | None, truth=None) -> Pose | None:
         """``pose`` refitted to the marks of the cells believed empty in ``frame``
@@ -113,14 +116,18 @@ class BoardReader:
         give no plausible pose (clicked out of order, or not on those cells)."""
         return self._use(self.locator.from_corner_cells(points))
 
-    def _use(self, pose: Pose | None) -> bool:
+    def _use(self, pose: Pose | None, found: Pose | None = None) -> bool:
+        """Read from ``pose`` from now on, unless it is less than MOVED_PX from the
+        pose in use: the markers' pose ``found`` (``pose`` itself if not trued up) is
+        compared with the markers' pose the one in use came from."""
         if pose is None:
             return False
+        found = pose if found is None else found
         moved = self.pose is None or self.sampler is None
-        if not moved and pose.moved_from(self.pose, self.lens, self._anchor()) < MOVED_PX:
+        if not moved and found.moved_from(self._found, self.lens, self._anchor()) < MOVED_PX:
             return True
         learned = self.classifier
-        self.pose = pose
+        self.pose, self._found = pose, found
         self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
         if learned is not None:
@@ -207,13 +214,14 @@ class BoardReader:
         than ``least_px`` away (with a hand over the board, a marker's corners shift
         a little)."""
         old = self.pose
-        pose = self.locator.locate(frame)
-        if pose is None or pose.markers < old.markers:
+        found = self.locator.locate(frame)
+        if found is None or found.markers < self._found.markers:
             return
-        pose = self._trued(frame, pose)
-        if pose.moved_from(old, self.lens, self._anchor()) < least_px:
+        # moved or not is the markers' say: marks under a hand resting on the board
+        # would pull a pose trued up from them
+        if found.moved_from(self._found, self.lens, self._anchor()) < least_px:
             return
-        if self._use(pose) and self.pose is not old:
+        if self._use(self._trued(frame, found), found) and self.pose is not old:
             self.stillness.accept(frame)
             self.knocked = True
 
