@@ -28,7 +28,6 @@ from boardref.successors import (
     BOTH,
     CAMERA,
     Successors,
-    changes_between,
     index_successors,
     outcomes_read_as,
     projection,
@@ -47,6 +46,7 @@ from boardref.verdicts import (
     hides_hands,
     not_saved,
 )
+from boardref.weighing import Weighing
 from engines import PASS, Move, RulesError, load_game
 from engines.chance import Stream, commitment, new_seed
 from engines.words import Words, words
@@ -74,7 +74,7 @@ SAVE_RETRY_S = 1.0  # seconds between tries to log a verdict the log refused
 INDEX_BYTES = 24 * 2**20
 
 
-class Referee(Guidance, Commands, Snapshots):
+class Referee(Guidance, Commands, Snapshots, Weighing):
     """Referees one table: a game, its sensor kind, its settle time and its log."""
 
     def __init__(self, store: Store, sensor: str = "presence", settle: float = 0.3):
@@ -262,77 +262,6 @@ class Referee(Guidance, Commands, Snapshots):
         if reading != self.reading:
             self.reading = dict(reading)
             self._reading_since = at
-
-    def _fuse(self, at: float) -> None:
-        """The camera's observation as the reading to judge, as seen. With hall
-        sensors, only once the camera has seen the board since they last felt it
-        change, and where the two disagree, what the hall sensors feel. ``_weigh``
-        weighs it when it is judged."""
-        seen = self._observation
-        if seen is None or self.game is None:
-            return
-        key = fusion.seen_key(seen, self._cell_ids)
-        if self.sensor == BOTH:
-            if self._hall is None or self._observed_at < self._hall_since:
-                return
-            key = self._as_felt(key, self._key(self._hall))
-        # the reader emits only views that have been still for a few frames: the
-        # reading has settled already and counts at the next tick
-        self._take(dict(zip(self._cell_ids, key)), at - self.settle)
-
-    def _weigh(self, reading: Reading) -> Reading:
-        """The legal outcome a settled camera reading most likely shows: weighed
-        against the position, its legal outcomes and those of a tentative move (with
-        hall sensors, only those whose presence they feel). Near ties leave the
-        reading as it is and note the tying readings in ``_doubt``; a reading nothing
-        explains stays as it is, for the referee to say what is wrong."""
-        seen, key = self._observation, self._key(reading)
-        self._doubt = None
-        hall = self._key(self._hall) if self.sensor == BOTH else None
-        states = [self.current(), self.positions[-1]]
-        indexes = [self._successors_of(state) for state in self._wanted()]
-        keys = [self._key_of(state) for state in states]
-        presence = [tuple(self.game.sense(state, "presence").values()) for state in states]
-        if fusion.is_sure(seen) and (key in keys or any(key in i for i in indexes)):
-            felt = dict(zip(keys, presence)).get(key)
-            for index in indexes:
-                if key in index:
-                    felt = index.felt(index.changes(key))
-            if hall is None or felt == hall:
-                return reading
-        own = fusion.Candidates.of(keys[0], [(), changes_between(keys[1], keys[0])])
-        groups = [own, *(index.candidates for index in indexes)]
-        keep = None
-        if hall is not None:
-            keep = [[felt == hall for felt in presence]]
-            keep += [index.agreeing(hall) for index in indexes]
-
-        def label(group: int, n: int) -> tuple:
-            return keys[n] if group == 0 else indexes[group - 1].candidate(n)
-
-        fused = fusion.fuse(seen, self._cell_ids, groups, self._tokens, label, keep)
-        if fused is None:
-            return reading
-        if fused.ties:
-            self._doubt = (key, fused.ties)
-            return reading
-        return dict(zip(self._cell_ids, fused.key))
-
-    def _as_felt(self, key: tuple, hall: tuple) -> tuple:
-        """The camera's reading where the hall sensors agree with it, and where they do
-        not, what they feel (a piece of unknown kind, or nothing): a board the sensors
-        disagree on is never taken for a legal outcome."""
-        current = self.current()
-        figure = {
-            token: felt is not None
-            for token, felt in zip(
-                self._key_of(current), self.game.sense(current, "presence").values()
-            )
-        }
-        return tuple(
-            token if figure.get(token, token is not None) == (felt is not None) else felt
-            for token, felt in zip(key, hall)
-        )
 
     def wait_for_still(self, why: Words | None) -> None:
         """A sensor cannot be trusted until the board has been still a while (the camera
