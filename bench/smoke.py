@@ -1,9 +1,9 @@
 """The size a bench runs at: quick by default, long with ``--full``, tiny with
 ``--smoke``.
 
-``make bench`` runs every bench at its default size and finishes within 15 minutes;
-``--full`` runs the long form of the benches that have one (more games, frames or
-moves, for figures with narrower error bars). ``--smoke`` runs every step of a bench
+``make bench`` runs every bench at its default size, quick where a bench has a
+long form; ``--full`` runs that long form (more games, frames or moves, for figures
+with narrower error bars). ``--smoke`` runs every step of a bench
 on a handful of positions, games or frames, so a bench that no longer runs fails
 the test suite (``tests/bench/test_benches_run.py``); its figures mean nothing and
 nobody compares them with a budget.
