@@ -11,7 +11,8 @@ feel alike it was.
 
 Reports per game: the service's peak resident memory (VmHWM; with the synthetic
 camera, the renderer that stands in for the camera runs in a child process and its
-peak is reported beside, as a real camera adds nothing of the kind), the event
+peak is reported beside, as a real camera adds nothing of the kind; once the
+service answers, the renderer is taken out of the service's cgroup), the event
 loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50, p99,
 worst), the panel's answer time, board-link drops (reconnects) and the service's
 CPU per move. Prints a line per game for people, then one JSON line.
@@ -274,6 +275,9 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         hands = Hands(client, load_game(name, players), "camera" if camera else "presence")
         pid = service_pid(service.pid)
+        renderer = camera_pid(pid)
+        if renderer is not None:  # a stand-in for a camera, not part of the service
+            held.release(renderer)
         probe.start()
         cpu = cpu_seconds(pid)
         found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
@@ -282,7 +286,6 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         )
         found["diagnostics"] = client.get("/api/diagnostics").json()
         found["rss_mb_peak"] = round(proc_status(pid, "VmHWM"), 1)
-        renderer = camera_pid(pid)
         if renderer is not None:  # what a real camera would not add to the service
             found["camera_renderer_rss_mb_peak"] = round(proc_status(renderer, "VmHWM"), 1)
     except (RuntimeError, TimeoutError, httpx.HTTPError) as exc:

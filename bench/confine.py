@@ -167,6 +167,21 @@ class Confinement:
         self.applied = [f"RLIMIT_AS={self.memory_max} (address space)", f"CPU cores {sorted(one)}"]
         return True
 
+    def release(self, pid: int) -> bool:
+        """Take ``pid`` (a child of the held process that a Pi would not run, the
+        synthetic camera's renderer) out of the groups, back into their parents.
+        False where it cannot be: under systemd-run or an rlimit it stays held."""
+        if not self._groups:
+            return False
+        try:
+            for group in self._groups:
+                (group.parent / "cgroup.procs").write_text(str(pid))
+        except OSError as exc:
+            self.notes.append(f"could not release {pid}: {exc.strerror or exc}")
+            return False
+        self.notes.append(f"process {pid} (the synthetic camera's renderer) released")
+        return True
+
     # --- what the group saw --------------------------------------------------------
 
     def _group_peak_mb(self) -> float | None:

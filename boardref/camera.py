@@ -19,11 +19,10 @@ from boardref.referee import Event, Referee, RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
+from vision.coasters import GAME as COASTER_GAME
 
 log = logging.getLogger("boardref")
 
-#: the game whose pieces lie on a table mat rather than a board
-COASTER_GAME = "haegar"
 #: what the panel says while a knocked camera waits for a still board
 KEEP_STILL = words(
     "camera.keep_still",
@@ -39,21 +38,6 @@ def reader_for(game, lens):
 
         return CoasterSensor(game, lens)
     return BoardReader(game, lens)
-
-
-def rendered_camera(game, seed: int, difficulty: str, size: tuple[int, int]):
-    """The synthetic camera of ``serve --sim`` and ``simulate``: a renderer of
-    ``game``'s table at a random scene for ``seed``, and the lens it sees through."""
-    from vision.render import Renderer, random_scene
-
-    if game.name == COASTER_GAME:
-        from vision.coasters.mat import mat_board
-        from vision.coasters.render import CoasterRenderer
-
-        scene = random_scene(mat_board(game), seed, difficulty, size)
-        return CoasterRenderer(game, scene, seed), scene.lens
-    scene = random_scene(game.board, seed, difficulty, size)
-    return Renderer(game, scene, seed), scene.lens
 
 
 class TableCamera:

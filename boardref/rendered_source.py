@@ -19,10 +19,27 @@ from collections.abc import Callable
 import numpy as np
 
 from hardware.frame_source import CameraError, FrameSource
+from vision.coasters import GAME as COASTER_GAME
 
 #: seconds the renderer may take to start (imports, the board texture) and per frame
 START_WAIT = 120.0
 FRAME_WAIT = 30.0
+
+
+def rendered_camera(game, seed: int, difficulty: str, size: tuple[int, int]):
+    """The synthetic camera of ``serve --sim`` (in the renderer process) and
+    ``simulate``: a renderer of ``game``'s table at a random scene for ``seed``, and
+    the lens it sees through."""
+    from vision.render import Renderer, random_scene
+
+    if game.name == COASTER_GAME:
+        from vision.coasters.mat import mat_board
+        from vision.coasters.render import CoasterRenderer
+
+        scene = random_scene(mat_board(game), seed, difficulty, size)
+        return CoasterRenderer(game, scene, seed), scene.lens
+    scene = random_scene(game.board, seed, difficulty, size)
+    return Renderer(game, scene, seed), scene.lens
 
 
 class RenderedSource(FrameSource):
@@ -84,7 +101,6 @@ def _draw(line, spec, seed: int, difficulty: str, size) -> None:
     """The renderer process: the lens and frame shape first (or why it cannot start),
     then a frame for each view sent, until None or the line closes."""
     try:
-        from boardref.camera import rendered_camera
         from engines import load_game
 
         name, players, options = spec

@@ -121,7 +121,8 @@ class Rig:
         """The rendered camera, set up as at a real table: it learns the bare board,
         then the start position. At ``FRAME_SIZE`` a scene now and then shows the
         markers too small to find; then the next scene is used (``scene_seed``)."""
-        from boardref.camera import TableCamera, reader_for, rendered_camera
+        from boardref.camera import TableCamera, reader_for
+        from boardref.rendered_source import rendered_camera
         from hardware.frame_source import SyntheticSource
 
         start = self.game.initial_state()

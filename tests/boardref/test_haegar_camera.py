@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from boardref.camera import TableCamera, reader_for, rendered_camera
+from boardref.camera import TableCamera, reader_for
 from boardref.referee import CAMERA, Referee
+from boardref.rendered_source import rendered_camera
 from boardref.simulate import simulate
 from hardware.frame_source import SyntheticSource
 from vision.coasters.mat import mat_board

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardref.camera import rendered_camera
-from boardref.rendered_source import RenderedSource
+from boardref.rendered_source import RenderedSource, rendered_camera
 from engines import load_game
 
 SIZE = (640, 360)
