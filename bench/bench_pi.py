@@ -134,6 +134,8 @@ class Hands:
 
     def __init__(self, client: httpx.Client, game, sensor: str):
         self.client, self.game, self.sensor = client, game, sensor
+        #: why the table stopped taking moves, if it did (the move it did not take)
+        self.stuck: str | None = None
 
     def state(self):
         record = self.client.get("/api/position").json()["record"]
@@ -281,6 +283,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         probe.start()
         cpu = cpu_seconds(pid)
         found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
+        found["stuck"] = hands.stuck
         found["cpu_ms_per_move"] = round(
             (cpu_seconds(pid) - cpu) / max(found["moves"], 1) * 1000, 1
         )
@@ -327,7 +330,11 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
         move = pick.choice(game.legal_moves(state))
         plies = hands.shown()["plies"]
         hands.carry_out(state, move, pick)
-        hands.until_taken(state, game.apply(state, move), plies)
+        try:
+            hands.until_taken(state, game.apply(state, move), plies)
+        except TimeoutError as exc:  # the table is stuck: said in the figures, not a crash
+            hands.stuck = f"after {played} moves: {exc}"
+            break
         played += 1
     return played
 
@@ -352,6 +359,7 @@ def _figures(found: dict, answers: list[float]) -> dict:
 def within(table: dict) -> bool:
     return (
         table["died"] is None
+        and table.get("stuck") is None
         and table["rss_mb_peak"] <= BUDGET_RSS_MB
         and (table["loop_lag_ms_p99"] or 0.0) <= BUDGET_LOOP_LAG_MS_P99
         and table["link_drops"] <= BUDGET_LINK_DROPS
@@ -402,6 +410,7 @@ def _line(table: str, found: dict) -> str:
         f"(budget {BUDGET_RSS_MB:.0f})  loop lag p99 {found['loop_lag_ms_p99']} ms "
         f"(budget {BUDGET_LOOP_LAG_MS_P99:.0f})  link drops {found['link_drops']}  "
         f"{found['cpu_ms_per_move']} ms CPU a move  [{limits['how']}: {held}]"
+        + (f"  STUCK {found['stuck']}" if found.get("stuck") else "")
     )
 
 
