@@ -220,11 +220,11 @@ async def new_game(body: models.NewGame, panel: ThePanel) -> models.Done:
     return models.Done()
 
 
-@commands.post(
-    "/api/draw",
-    response_model=models.Done,
-    dependencies=[allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))],
-)
+#: the table, the referee, or the seat whose draw or roll it is
+DRAWER = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))
+
+
+@commands.post("/api/draw", response_model=models.Done, dependencies=[DRAWER])
 async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
     with saved(panel):
         panel.service.referee.draw()  # what was drawn is shown to whom may see it
@@ -263,11 +263,7 @@ async def choose(body: models.Play, panel: ThePanel) -> models.Done:
     return models.Done()
 
 
-@commands.post(
-    "/api/decline",
-    response_model=models.Done,
-    dependencies=[allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))],
-)
+@commands.post("/api/decline", response_model=models.Done, dependencies=[DRAWER])
 async def decline(body: models.Seat, panel: ThePanel) -> models.Done:
     """Decline a roll the rules offer but do not force (a six's extra roll)."""
     with saved(panel):

@@ -28,7 +28,7 @@ from boardref.panel.server import panel_socket, server_config
 from boardref.service import Service
 from boardref.store import Store
 from tests.boardref.conftest import PIN, started
-from tests.boardref.test_panel import REMOTE, client, lay_out
+from tests.boardref.test_panel import REMOTE, client, lay_out, play_on_board
 
 POSTS = ("/api/takeback", "/api/game", "/api/referee/login", "/api/draw", "/api/play")
 
@@ -319,17 +319,15 @@ def test_a_full_disk_is_an_error_on_every_route_that_could_not_save(service):
     local = client(service)
     lay_out(service)
     referee = service.referee
-    state = referee.positions[-1]
-    move = referee.game.legal_moves(state)[0]
-    referee.sense(referee.game.sense(referee.game.apply(state, move), "presence"), 200.0)
-    referee.tick(201.0)
+    start = referee.positions[-1]
+    play_on_board(service)
     logged = len(referee.log)
     full_disk(service)
     answer = local.post("/api/takeback", json={})
     assert answer.status_code == 507 and answer.json()["said"]["key"] == "server.not_saved"
     new_game = local.post("/api/game", json={"game": "sternhalma"})
     assert new_game.status_code == 507 and "full" in new_game.json()["detail"]
-    assert len(referee.log) == logged and referee.positions[-1] != state, "nothing changed"
+    assert len(referee.log) == logged and referee.positions[-1] != start, "nothing changed"
 
 
 def test_a_move_refused_for_a_full_disk_is_logged_once_space_returns(service):
@@ -338,8 +336,7 @@ def test_a_move_refused_for_a_full_disk_is_logged_once_space_returns(service):
     state = referee.positions[-1]
     move = next(m for m in referee.game.legal_moves(state) if len(m.path) == 2)
     full_disk(service)
-    referee.sense(referee.game.sense(referee.game.apply(state, move), "presence"), 200.0)
-    referee.tick(201.0)
+    play_on_board(service, move)
     assert referee.published.notice.key == "referee.not_saved", "the table says why"
     free_space(service)
     referee.tick(203.0)  # nobody touched a piece

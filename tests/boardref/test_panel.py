@@ -40,6 +40,17 @@ def lay_out(service, state=None) -> None:
     referee.tick(101.0)
 
 
+def play_on_board(service, move=None):
+    """Set ``move`` (by default the first legal one) down on the hall sensors and let
+    the reading settle; the move played."""
+    referee = service.referee
+    state = referee.positions[-1]
+    move = referee.game.legal_moves(state)[0] if move is None else move
+    referee.sense(referee.game.sense(referee.game.apply(state, move), "presence"), 200.0)
+    referee.tick(201.0)
+    return move
+
+
 def test_the_state_and_the_board_are_there_to_read(service):
     local = client(service)
     state = local.get("/api/state").json()
@@ -77,11 +88,7 @@ def test_the_websocket_pushes_every_change(service):
 
 def test_the_table_acts_and_others_may_not(service):
     lay_out(service)
-    referee = service.referee
-    state = referee.positions[-1]
-    move = referee.game.legal_moves(state)[0]
-    referee.sense(referee.game.sense(referee.game.apply(state, move), "presence"), 200.0)
-    referee.tick(201.0)
+    move = play_on_board(service)
     assert client(service, REMOTE).post("/api/takeback", json={}).status_code == 403
     response = client(service).post("/api/takeback", json={})
     assert response.status_code == 200 and response.json()["detail"] == str(move)
