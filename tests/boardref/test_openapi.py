@@ -4,6 +4,9 @@ panel never answers with a server error (5xx)."""
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
+import tempfile
 
 import pytest
 import schemathesis
@@ -16,9 +19,10 @@ from boardref.service import Service
 
 
 def _panel_app():
-    import tempfile
-
+    # The app is built when the module is collected, before any fixture: its scratch
+    # folder is removed when the test run ends.
     scratch = tempfile.mkdtemp(prefix="boardref-openapi-")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     config = load_config(
         **{
             "store.path": f"{scratch}/log.db",
