@@ -35,6 +35,8 @@ BUDGET_HTTP_S = 0.8
 BUDGET_READY_S = 3.0
 BUDGET_RSS_MB = 150.0
 BUDGET_IDLE_CPU_PERCENT = 0.3
+GOAL_HTTP_S = 0.4
+GOAL_IDLE_CPU_PERCENT = 0.1
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -141,6 +143,7 @@ def main() -> None:
         "plain_http_s_max": round(max(http), 3),
         "plain_http_cpu_s_median": round(median(http_cpu), 3),
         "budget_http_s": BUDGET_HTTP_S,
+        "goal_http_s": GOAL_HTTP_S,
         "sim_http_s_median": round(median([r["http_s"] for r in sim]), 3),
         "ready_s_median": round(median(ready), 3),
         "ready_s_max": round(max(ready), 3),
@@ -150,6 +153,7 @@ def main() -> None:
         "idle_cpu_percent": round(idle, 3),
         "idle_seconds": IDLE_S,
         "budget_idle_cpu_percent": BUDGET_IDLE_CPU_PERCENT,
+        "goal_idle_cpu_percent": GOAL_IDLE_CPU_PERCENT,
         "runs": RUNS,
     }
     result["within_budget"] = not SMOKE and (
