@@ -504,10 +504,27 @@ def _bgr(rgb) -> tuple[int, int, int]:
 TEXTURE_BAND = 256
 
 
+#: the last board printed with its markers in place: (board, look, texture); the
+#: scenes of one board share it (it is only read)
+_printed: tuple | None = None
+
+
 def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
-    ``misplaced`` says (see ``Renderer``)."""
+    ``misplaced`` says (see ``Renderer``). The last board with its markers in place
+    is printed once and shared."""
+    global _printed
+    if misplaced:
+        return _print_board(board, look, misplaced)
+    if _printed is None or _printed[0] is not board or _printed[1] != look:
+        _printed = None  # the old print goes before the new one is made
+        _printed = (board, look, _print_board(board, look, None))
+    return _printed[2]
+
+
+def _print_board(board, look: Look, misplaced: dict | None):
+    """``_board_texture``, made anew."""
     left, bottom, right, top = looks.extent(board)
     span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
     s = min(TEXTURE_PX_PER_MM, 4000 / span)

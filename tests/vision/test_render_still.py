@@ -49,3 +49,19 @@ def test_a_still_board_is_drawn_once_and_framed_as_if_drawn_anew():
     for a, b in zip(with_memory, fresh_frames, strict=True):
         assert np.array_equal(a, b)
     assert not np.array_equal(with_memory[0], with_memory[1])  # noise of its own
+
+
+def test_the_scenes_of_one_board_share_its_print_and_glued_markers_get_their_own():
+    from vision import looks
+    from vision.mishaps import misplaced_markers
+    from vision.render import _print_board
+
+    game = load_game("catch_the_hare")
+    first = Renderer(game, random_scene(game.board, HELD_OUT, "easy"), 1)
+    second = Renderer(game, random_scene(game.board, HELD_OUT + 1, "easy"), 2)
+    assert second._texture is first._texture
+    assert np.array_equal(first._texture, _print_board(game.board, looks.look_for(game), None)[0])
+    glued = misplaced_markers(game.board, np.random.default_rng(4), 2.0, 2.0)
+    apart = Renderer(game, random_scene(game.board, HELD_OUT + 2, "easy"), 3, glued)
+    assert apart._texture is not first._texture
+    assert not np.array_equal(apart._texture, first._texture)
