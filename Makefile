@@ -35,8 +35,10 @@ test: install micropython
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
+# Every bench in turn, its wall and CPU time, then one summary of every budget
+# (bench/budgets.toml); BENCH_ARGS=--full runs the long forms.
 bench: $(BENCH_INSTALLED)
-	@for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+	@$(PY) bench/run.py $(BENCH_ARGS)
 
 demo: install
 	@echo "boardref: the virtual board is at http://127.0.0.1:8000 (Ctrl-C stops it)"

@@ -159,7 +159,9 @@ def main():
                 "change_to_event_fast_settings": {"scan_period_ms": 1, "debounce_scans": 1},
                 "led_frame_ack_ms": summary_ms(led_ack),
                 "unplug_noticed_ms_max": round(max(noticed), 1),
+                "budget_unplug_noticed_ms": BUDGET_UNPLUG_NOTICED_MS,
                 "replug_resync_ms_max": round(max(resynced), 1),
+                "budget_replug_resync_ms": BUDGET_RESYNC_MS,
                 "unplug_budget_met": not SMOKE
                 and max(noticed) <= BUDGET_UNPLUG_NOTICED_MS
                 and max(resynced) <= BUDGET_RESYNC_MS,

@@ -199,12 +199,18 @@ class Hands:
                     if self._ends(state, text) == after:
                         self.client.post("/api/choose", json={"move": text})
                         break
-            elif shown["can_confirm"] and (
-                unseen or self._read(self._ends(state, shown["tentative"])) == self._read(after)
+            elif (
+                shown["can_confirm"]
+                and (unseen or self._holds(state, shown, after))
+                and self.client.post("/api/confirm", json={}).status_code == 200
             ):
-                self.client.post("/api/confirm", json={})
+                continue  # taken at once: look again without waiting
             time.sleep(SETTLE_MS / 1000)
         raise TimeoutError(f"the table did not take the move: {shown['message']}")
+
+    def _holds(self, state, shown: dict, after) -> bool:
+        """Whether the move the table holds feels like the one that leads to ``after``."""
+        return self._read(self._ends(state, shown["tentative"])) == self._read(after)
 
     def _ends(self, state, text: str | None):
         """The position the move written ``text`` leads to; None if it is no move."""

@@ -7,7 +7,9 @@ camera, no empty board, an uncalibrated lens). Prints one JSON line with the bud
 the figures before and the targets beside the figures, then the conditions as a table.
 
 Arguments: positions per plain set (40; 100 with ``--full``), positions per condition
-(as many); ``--conditions`` runs the conditions alone.
+(100; as many as a plain set when only that is given); ``--conditions`` runs the
+conditions alone; ``--workers=N`` runs the parts in N processes (2), each on one
+OpenCV thread, so the per-frame times stay one core's.
 
 Peers are quoted as published, not run here: chesscog (Wölflein & Arandjelović,
 2021) 0.23 % per-square error at 2.1 s per image on a CPU; LiveChess2FEN (Mallasén
@@ -20,6 +22,7 @@ import json
 import statistics
 import sys
 import time
+from concurrent.futures import Future, ProcessPoolExecutor
 
 import cv2
 import numpy as np
@@ -40,9 +43,11 @@ NUMBERS = [int(a) for a in sys.argv[1:] if a.isdigit()]
 FRAMES = NUMBERS[0] if NUMBERS else sized(100, 2, quick=40)
 LOCATE_SAMPLES = sized(20, 1)
 #: positions read per game under each condition of ``vision.mishaps.CONDITIONS``
-CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else sized(FRAMES, 1)
+CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else (NUMBERS[0] if NUMBERS else sized(100, 1))
 #: run only the conditions (the table docs/vision.md quotes)
 ONLY_CONDITIONS = "--conditions" in sys.argv[1:]
+#: processes the parts run in (``--workers N``), each on one OpenCV thread
+WORKERS = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--workers=")), 2)
 #: set-ups per game an uncalibrated lens must locate the board in
 SET_UPS = sized(30, 1)
 #: the condition whose figure is set-ups located, not boards read
@@ -145,61 +150,122 @@ def located(game_name: str, mishaps) -> dict:
     return {"set_ups": SET_UPS, "located": found, "refusals": refusals}
 
 
-def conditions() -> dict:
+def conditions(pool: Pool) -> dict:
     """Boards exact per condition and game (held out), beside the figures before and
     the targets."""
     rows = {}
     for name, (games, mishaps) in sized(CONDITIONS, dict(list(CONDITIONS.items())[:2])).items():
         for game in games:
             if name == UNCALIBRATED:
-                r = located(game, mishaps)
-                figure = f"{r['located']} of {r['set_ups']} located"
+                rows[f"{name}/{game}"] = pool.submit("conditions", located, game, mishaps)
             else:
-                r = evaluate(game, CONDITION_FRAMES, HELD_OUT // 1000 + 1, "easy", mishaps=mishaps)
-                figure = r["board_exact_rate"]
-                r = {k: r[k] for k in ("board_exact_rate", "per_cell_error", "scenes_unlocated")}
-            before = BEFORE.get(name, {})
-            rows[f"{name}/{game}"] = {
-                "boards_exact": figure,
-                "before": before.get(game, before.get("any")),
-                "target": TARGET.get(name),
-                **r,
-            }
+                rows[f"{name}/{game}"] = pool.submit(
+                    "conditions",
+                    evaluate,
+                    game,
+                    CONDITION_FRAMES,
+                    HELD_OUT // 1000 + 1,
+                    "easy",
+                    mishaps=mishaps,
+                )
     return rows
+
+
+def condition_row(key: str, r: dict) -> dict:
+    """One row of the conditions table: the figure, the figure before and the target."""
+    name = key.rsplit("/", 1)[0]
+    game = key.rsplit("/", 1)[1]
+    if name == UNCALIBRATED:
+        figure = f"{r['located']} of {r['set_ups']} located"
+    else:
+        figure = r["board_exact_rate"]
+        r = {k: r[k] for k in ("board_exact_rate", "per_cell_error", "scenes_unlocated")}
+    before = BEFORE.get(name, {})
+    return {
+        "boards_exact": figure,
+        "before": before.get(game, before.get("any")),
+        "target": TARGET.get(name),
+        **r,
+    }
+
+
+def _timed(work, *args, **kwargs) -> tuple[object, float]:
+    """``work``'s result and the CPU seconds it took, in a worker of its own."""
+    begin = time.process_time()
+    return work(*args, **kwargs), time.process_time() - begin
+
+
+class Pool:
+    """The bench's parts run in WORKERS processes, one OpenCV thread each, so a
+    frame's time is still one core's and the wall time is shared out; every part
+    draws from its own seeds, so the figures do not depend on the order."""
+
+    def __init__(self) -> None:
+        self.pool = ProcessPoolExecutor(WORKERS, initializer=cv2.setNumThreads, initargs=(1,))
+        self.futures: list = []
+
+    def submit(self, part: str, work, *args, **kwargs) -> Future:
+        future = self.pool.submit(_timed, work, *args, **kwargs)
+        self.futures.append((part, future))
+        return future
+
+    def result(self, future: Future):
+        return future.result()[0]
+
+    def cpu_by_part(self) -> dict[str, float]:
+        """CPU seconds per part, summed over its pieces (every piece finished)."""
+        cpu: dict[str, float] = {}
+        for part, future in self.futures:
+            cpu[part] = cpu.get(part, 0.0) + future.result()[1]
+        return {part: round(seconds, 1) for part, seconds in cpu.items()}
+
+
+PLAIN_FIGURES = (
+    "per_cell_error",
+    "board_exact_rate",
+    "hand_frames",
+    "hand_frames_with_observation",
+    "unlocated_scenes",
+    "clear_frames_unread",
+    "confusions",
+    "ms_per_frame_p50",
+    "ms_per_frame_p95",
+    "ms_per_read_p50",
+    "ms_per_read_p95",
+    "ms_per_stage",
+)
 
 
 def main() -> None:
     cv2.setNumThreads(1)  # the budget is for one core
-    results = {}
-    for game in () if ONLY_CONDITIONS else GAMES:
-        for difficulty in DIFFICULTIES:
-            r = evaluate(game, FRAMES, HELD_OUT // 1000 + 1, difficulty)
-            results[f"{game}/{difficulty}"] = {
-                k: r[k]
-                for k in (
-                    "per_cell_error",
-                    "board_exact_rate",
-                    "hand_frames",
-                    "hand_frames_with_observation",
-                    "unlocated_scenes",
-                    "clear_frames_unread",
-                    "confusions",
-                    "ms_per_frame_p50",
-                    "ms_per_frame_p95",
-                    "ms_per_read_p50",
-                    "ms_per_read_p95",
-                    "ms_per_stage",
-                )
-            }
-    for difficulty in () if ONLY_CONDITIONS else DIFFICULTIES:  # Hägar: the coasters
-        r = evaluate_coasters(FRAMES, HELD_OUT // 1000 + 1, difficulty)
-        results[f"haegar/{difficulty}"] = {
-            k: v for k, v in r.items() if k.endswith("_rate") or k.startswith("ms_per")
+    pool = Pool()
+    # the biggest parts first, so neither worker is left with a long one at the end
+    mishaps = conditions(pool)
+    plain = {
+        f"{game}/{difficulty}": pool.submit(
+            "plain", evaluate, game, FRAMES, HELD_OUT // 1000 + 1, difficulty
+        )
+        for game in (() if ONLY_CONDITIONS else GAMES)
+        for difficulty in DIFFICULTIES
+    }
+    coasters = {  # Hägar: the coasters
+        f"haegar/{difficulty}": pool.submit(
+            "coasters", evaluate_coasters, FRAMES, HELD_OUT // 1000 + 1, difficulty
+        )
+        for difficulty in (() if ONLY_CONDITIONS else DIFFICULTIES)
+    }
+    sampling = {game: pool.submit("markers_off_sampling", sampling_px, game) for game in GAMES}
+    locate = None if ONLY_CONDITIONS else pool.submit("locate", locate_ms)
+    results = {key: {k: pool.result(f)[k] for k in PLAIN_FIGURES} for key, f in plain.items()} | {
+        key: {
+            k: v for k, v in pool.result(f).items() if k.endswith("_rate") or k.startswith("ms_per")
         }
-    start = time.process_time()
-    sampling = {game: sampling_px(game) for game in GAMES}
-    mishaps = conditions()
-    mishaps_cpu = round(time.process_time() - start, 1)
+        for key, f in coasters.items()
+    }
+    mishaps = {key: condition_row(key, pool.result(f)) for key, f in mishaps.items()}
+    sampling = {game: pool.result(f) for game, f in sampling.items()}
+    cpu = pool.cpu_by_part()
+    pool.pool.shutdown()
     print(table(mishaps))  # for people; the JSON line, last, for programs
     print(
         json.dumps(
@@ -207,14 +273,18 @@ def main() -> None:
                 "bench": "vision",
                 "frame": "1280x720",
                 "threads": 1,
+                "workers": WORKERS,
                 "frames_per_set": FRAMES,
                 "seeds": f">= {HELD_OUT} (held out)",
-                "locate_ms_p50": None if ONLY_CONDITIONS else locate_ms(),
+                "locate_ms_p50": None if locate is None else pool.result(locate),
                 "results": results,
                 "conditions": mishaps,
                 "markers_off_sampling": sampling,
                 "condition_frames": CONDITION_FRAMES,
-                "conditions_cpu_s": mishaps_cpu,
+                "conditions_cpu_s": round(
+                    cpu.get("conditions", 0.0) + cpu.get("markers_off_sampling", 0.0), 1
+                ),
+                "cpu_s_by_part": cpu,
                 "budget": BUDGET,
                 "peers": PEERS,
             }

@@ -177,6 +177,9 @@ class Renderer:
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
+        #: the last frame with no hand, developed but before its sensor noise: a still
+        #: board is drawn once, each frame of it gets noise of its own
+        self._developed: tuple[tuple, np.ndarray] | None = None
 
     def _seed(self, seed: int) -> None:
         """The frames' randomness: hands and glare from ``rng``, and the sensor noise
@@ -189,6 +192,7 @@ class Renderer:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
         self.scene = scene
         self._base, self._light, self._plane = self._warp()
+        self._developed = None
 
     # --- the static part ---------------------------------------------------------------
 
@@ -256,7 +260,16 @@ class Renderer:
         """A BGR frame of the board holding ``tokens`` (cell -> token, as
         ``game.observe`` gives) with the disks in ``under`` beneath the figures
         (see ``underlays``), and a hand over each cell in ``hands``. ``offsets``:
-        per cell, how far (dx, dy mm) its pieces were set down off its centre."""
+        per cell, how far (dx, dy mm) its pieces were set down off its centre. A frame
+        of the same board as the last one, with no hand, is drawn and lit once and
+        differs only by its sensor noise (the same pixels as drawn anew)."""
+        key = (
+            tuple(tokens.items()),
+            tuple(sorted((under or {}).items())),
+            tuple(sorted((offsets or {}).items())),
+        )
+        if not hands and self._developed is not None and self._developed[0] == key:
+            return self._finish(self._developed[1].copy())
         image = self._base.copy()
         shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
         solids = self._solids(tokens, under or {}, offsets or {})
@@ -278,7 +291,10 @@ class Renderer:
         self._draw_solids(image, figures)
         for cell in hands:
             self._hand(image, shade, cell)
-        return self._expose(image, shade)
+        developed = self._develop(image, shade)
+        if not hands:
+            self._developed = (key, developed.copy())
+        return self._finish(developed)
 
     def _solids(self, tokens, under, offsets) -> list[tuple[float, np.ndarray, Piece, float]]:
         """(depth, base xy, piece, base height) of every piece to draw, far first."""
@@ -430,6 +446,11 @@ class Renderer:
     def _expose(self, image, shade) -> np.ndarray:
         """Light, lens and sensor: the scene's light and white balance, gain and gamma,
         blur, noise, JPEG."""
+        return self._finish(self._develop(image, shade))
+
+    def _develop(self, image, shade) -> np.ndarray:
+        """The scene's light and white balance, gain and gamma, blur: the frame as
+        float32 levels before the sensor's noise."""
         light = self.scene.light
         h, w = image.shape[:2]
         level = self._light * cv2.resize(shade, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -442,6 +463,11 @@ class Renderer:
         out *= 255
         if light["blur"] > 0.3:
             cv2.GaussianBlur(out, (0, 0), light["blur"], dst=out)
+        return out
+
+    def _finish(self, out: np.ndarray) -> np.ndarray:
+        """Sensor noise (from the frame's own seed) and JPEG, on ``out`` in place."""
+        light = self.scene.light
         noise = np.empty_like(out)
         cv2.setRNGSeed(int(self._noise_seeds.integers(2**31)))
         cv2.randn(noise, 0, light["noise"])
@@ -478,10 +504,27 @@ def _bgr(rgb) -> tuple[int, int, int]:
 TEXTURE_BAND = 256
 
 
+#: the last board printed with its markers in place: (board, look, texture); the
+#: scenes of one board share it (it is only read)
+_printed: tuple | None = None
+
+
 def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
-    ``misplaced`` says (see ``Renderer``)."""
+    ``misplaced`` says (see ``Renderer``). The last board with its markers in place
+    is printed once and shared."""
+    global _printed
+    if misplaced:
+        return _print_board(board, look, misplaced)
+    if _printed is None or _printed[0] is not board or _printed[1] != look:
+        _printed = None  # the old print goes before the new one is made
+        _printed = (board, look, _print_board(board, look, None))
+    return _printed[2]
+
+
+def _print_board(board, look: Look, misplaced: dict | None):
+    """``_board_texture``, made anew."""
     left, bottom, right, top = looks.extent(board)
     span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
     s = min(TEXTURE_PX_PER_MM, 4000 / span)

@@ -4,11 +4,15 @@ believes about a client's address), run inside the service's own event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import socket
+import time
+from email.utils import formatdate
 
 import uvicorn
+from uvicorn.server import ServerState
 
 
 class ServiceError(RuntimeError):
@@ -61,8 +65,57 @@ def server_config(app, panel) -> uvicorn.Config:
     )
 
 
+class _Headers(ServerState):
+    """uvicorn's state shared by its connections, with the headers every answer
+    carries made when an answer asks for them: the Date header is that second's,
+    with no timer refreshing it while nobody asks."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        self._config = config
+        self._second: int | None = None
+        self._headers: list[tuple[bytes, bytes]] = []
+        super().__init__()
+
+    @property
+    def default_headers(self) -> list[tuple[bytes, bytes]]:
+        now = int(time.time())
+        if now != self._second:
+            self._second = now
+            date = [(b"date", formatdate(now, usegmt=True).encode())]
+            self._headers = (date if self._config.date_header else []) + list(
+                self._config.encoded_headers
+            )
+        return self._headers
+
+    @default_headers.setter
+    def default_headers(self, value: list[tuple[bytes, bytes]]) -> None:
+        """uvicorn sets them as it starts; they are made on demand instead."""
+
+
 class Server(uvicorn.Server):
-    """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT."""
+    """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT, and
+    an idle panel costs no wake-ups: uvicorn looks ten times a second whether it
+    should stop and refreshes its Date header; here it sleeps until ``should_exit``
+    is set (on the loop's thread) and the header is made when an answer needs it."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        self._exit = asyncio.Event()
+        super().__init__(config)
+        self.server_state = _Headers(config)
+
+    @property
+    def should_exit(self) -> bool:
+        return self._exit.is_set()
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        if value:
+            self._exit.set()
+        else:
+            self._exit.clear()
+
+    async def main_loop(self) -> None:
+        await self._exit.wait()
 
     @contextlib.contextmanager
     def capture_signals(self):
