@@ -184,23 +184,27 @@ class Hands:
 
     def until_taken(self, state, after, plies: int) -> None:
         """Wait until the table has taken the turn ending in ``after``: confirm it
-        once the turn the table holds reads as ``after`` (or when the board shows no
-        change: a turn no sensor sees), choose it when several fit the board. Hall
-        sensors feel a piece, not which: the turn held may be another that feels
-        alike, and confirming it brings the choice."""
+        once the turn the table holds reads as ``after`` (or, holding none, when the
+        board shows no change: a turn no sensor sees), choose it when several fit the
+        board. Hall sensors feel a piece, not which: the turn held may be another that
+        feels alike, and confirming it brings the choice. A hare that jumps away and
+        back to its own hollow leaves the board as it was, yet the table holds the
+        turn it saw half-made until it has judged the last jump: that one is not
+        confirmed."""
         deadline = time.monotonic() + WAIT
         unseen = self._read(after) == self._read(state)
         while time.monotonic() < deadline:
             shown = self.shown()
             if shown["plies"] > plies:
                 return
+            held = shown["tentative"]
             if shown["phase"] == "ambiguous":
                 for text in shown["candidates"]:
                     if self._ends(state, text) == after:
                         self.client.post("/api/choose", json={"move": text})
                         break
             elif shown["can_confirm"] and (
-                unseen or self._read(self._ends(state, shown["tentative"])) == self._read(after)
+                unseen if held is None else self._read(self._ends(state, held)) == self._read(after)
             ):
                 self.client.post("/api/confirm", json={})
             time.sleep(SETTLE_MS / 1000)
