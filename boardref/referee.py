@@ -300,6 +300,21 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         self._retry_at = now + SAVE_RETRY_S if self.failed_saves != failed else None
         return True
 
+    def _judge_unsettled(self) -> bool:
+        """Judge the reading on the board now, before it has settled (a player says
+        the move is made); True if there was one to judge."""
+        if self.game is None or self.sensor == PANEL or self.waiting is not None:
+            return False
+        if self.reading is None or self.reading == self._judged:
+            return False
+        if self.phase not in (MOVE, AMBIGUOUS):
+            return False
+        self._judged, failed = self.reading, self.failed_saves
+        self.judge(self.reading)
+        if self.failed_saves != failed:  # the log refused it: the next tick judges again
+            self._judged = None
+        return True
+
     def settles_at(self) -> float | None:
         """When the reading on the board will have been still for the settle time and
         is to be judged (on the caller's clock); None when there is nothing to judge."""
