@@ -91,6 +91,13 @@ class Successors:
             return []
         return [self._resolve(ref) for ref in (refs if type(refs) is list else [refs])]
 
+    def sample(self) -> Any:
+        """The move of one outcome (what kind of move the game makes), or None when
+        there is none."""
+        for refs in self._refs.values():
+            return self._resolve(refs[0] if type(refs) is list else refs)[0]
+        return None
+
     def readings(self) -> Iterator[tuple]:
         """The changes of every distinct reading."""
         return iter(self._refs)
