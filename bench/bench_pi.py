@@ -184,16 +184,20 @@ class Hands:
 
     def until_taken(self, state, after, plies: int) -> None:
         """Wait until the table has taken the turn ending in ``after``: confirm it
-        once the turn the table holds reads as ``after`` (or when the board shows no
-        change: a turn no sensor sees), choose it when several fit the board. Hall
-        sensors feel a piece, not which: the turn held may be another that feels
-        alike, and confirming it brings the choice."""
+        once the turn the table holds reads as ``after`` (or, holding none, when the
+        board shows no change: a turn no sensor sees), choose it when several fit the
+        board. Hall sensors feel a piece, not which: the turn held may be another that
+        feels alike, and confirming it brings the choice. A hare that jumps away and
+        back to its own hollow leaves the board as it was, yet the table holds the
+        turn it saw half-made until it has judged the last jump: that one is not
+        confirmed."""
         deadline = time.monotonic() + WAIT
         unseen = self._read(after) == self._read(state)
         while time.monotonic() < deadline:
             shown = self.shown()
             if shown["plies"] > plies:
                 return
+            held = shown["tentative"]
             if shown["phase"] == "ambiguous":
                 for text in shown["candidates"]:
                     if self._ends(state, text) == after:
@@ -201,16 +205,16 @@ class Hands:
                         break
             elif (
                 shown["can_confirm"]
-                and (unseen or self._holds(state, shown, after))
+                and (unseen if held is None else self._holds(state, held, after))
                 and self.client.post("/api/confirm", json={}).status_code == 200
             ):
                 continue  # taken at once: look again without waiting
             time.sleep(SETTLE_MS / 1000)
         raise TimeoutError(f"the table did not take the move: {shown['message']}")
 
-    def _holds(self, state, shown: dict, after) -> bool:
+    def _holds(self, state, held: str, after) -> bool:
         """Whether the move the table holds feels like the one that leads to ``after``."""
-        return self._read(self._ends(state, shown["tentative"])) == self._read(after)
+        return self._read(self._ends(state, held)) == self._read(after)
 
     def _ends(self, state, text: str | None):
         """The position the move written ``text`` leads to; None if it is no move."""

@@ -58,8 +58,16 @@ class Commands:
     def confirm(self) -> None:
         """The player says their move is complete. With no move waiting, it names a
         move the sensors cannot see (a hat put onto a tower the hall sensors already
-        felt): the one such legal move is taken, several are offered to choose."""
+        felt): the one such legal move is taken, several are offered to choose.
+
+        The press says the hand is off the board: a reading that has not settled yet
+        is judged first, so the turn confirmed is the one the board shows, not the
+        half of it judged before the last figure went down."""
         self._require_game()
+        plies = len(self.log)
+        if self._judge_unsettled() and (len(self.log) > plies or self.phase == AMBIGUOUS):
+            self._publish()  # the board's turn was taken, or the players are asked which
+            return
         if self.tentative is not None:
             self._finalise(mark="confirmed")
         elif self.phase == MOVE and self.reading is not None:

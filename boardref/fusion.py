@@ -83,18 +83,26 @@ class Candidates:
 
         names: dict[str | None, int] = {}
         ids = [names.setdefault(token, len(names)) for token in base]
-        # one flat run of every change (transient), cut into numpy arrays at C speed
-        flat = list(chain.from_iterable(changes))
-        tokens = flat[1::2]
-        for token in dict.fromkeys(tokens):
-            names.setdefault(token, len(names))
         lengths = np.fromiter(map(len, changes), dtype=np.int32, count=len(changes)) // 2
+        size = int(lengths.sum())
+        # cells and tokens stream from the changes straight into numpy: no flat list
+        # of every change beside them (tens of megabytes for a big turn)
+        cells = np.fromiter(
+            chain.from_iterable(c[0::2] for c in changes), dtype=np.int32, count=size
+        )
+        for token in set(chain.from_iterable(c[1::2] for c in changes)) - names.keys():
+            names[token] = len(names)
+        tokens = np.fromiter(
+            map(names.__getitem__, chain.from_iterable(c[1::2] for c in changes)),
+            dtype=np.int32,
+            count=size,
+        )
         return cls(
             np.array(ids, dtype=np.int32),
             len(changes),
             np.repeat(np.arange(len(changes), dtype=np.int32), lengths),
-            np.array(flat[0::2], dtype=np.int32),
-            np.fromiter(map(names.__getitem__, tokens), dtype=np.int32, count=len(tokens)),
+            cells,
+            tokens,
             tuple(names),
         )
 

@@ -137,10 +137,12 @@ class Guidance:
     def _reason(self, state, origin: str, destination: str) -> Words:
         """Why no legal move takes the piece from ``origin`` to ``destination``: the
         engine's own reason where its moves are plain paths, else where it may go."""
-        moves = self.game.legal_moves(state)
-        # a turn that is no path (Hakenschlagen's) starts nowhere: none is written out
-        pathless = not moves or not hasattr(moves[0], "path")
-        from_origin = [] if pathless else [m for m in moves if m.path[:1] == (origin,)]
+        # a turn that is no path (Hakenschlagen's) starts nowhere: one outcome of the
+        # index tells, without listing the tens of thousands again
+        sample = self._successors_of(state).sample()
+        pathless = sample is None or not hasattr(sample, "path")
+        moves = [] if pathless else self.game.legal_moves(state)
+        from_origin = [m for m in moves if m.path[:1] == (origin,)]
         if not from_origin:
             if origin not in self.game.board.index:
                 return words(

@@ -300,6 +300,21 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         self._retry_at = now + SAVE_RETRY_S if self.failed_saves != failed else None
         return True
 
+    def _judge_unsettled(self) -> bool:
+        """Judge the reading on the board now, before it has settled (a player says
+        the move is made); True if there was one to judge."""
+        if self.game is None or self.sensor == PANEL or self.waiting is not None:
+            return False
+        if self.reading is None or self.reading == self._judged:
+            return False
+        if self.phase not in (MOVE, AMBIGUOUS):
+            return False
+        self._judged, failed = self.reading, self.failed_saves
+        self.judge(self.reading)
+        if self.failed_saves != failed:  # the log refused it: the next tick judges again
+            self._judged = None
+        return True
+
     def settles_at(self) -> float | None:
         """When the reading on the board will have been still for the settle time and
         is to be judged (on the caller's clock); None when there is nothing to judge."""
@@ -502,12 +517,17 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         """Keep ``found``; the oldest indexes go first once they take more than
         ``INDEX_BYTES``, never those the next verdict needs."""
         self._successors[state] = found
+        self._trim(INDEX_BYTES, state)
+
+    def _trim(self, budget: int, keep=None) -> None:
+        """Let the oldest indexes go until the rest take at most ``budget`` bytes,
+        never those the next verdict needs (nor ``keep``)."""
         wanted = set(self._wanted()) if self.positions else set()
         total = sum(index.nbytes for index in self._successors.values())
         for old in list(self._successors):
-            if total <= INDEX_BYTES:
+            if total <= budget:
                 break
-            if old not in wanted and old != state:
+            if old not in wanted and old != keep:
                 total -= self._successors.pop(old).nbytes
 
     def _finalise(self, mark: str | None = None) -> bool:
@@ -546,6 +566,10 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
             return False
         self.log.append((kind, data))
         self._step(kind, data, state)
+        # room for the next index before it is built, not beside it: a Hakenschlagen
+        # turn's index takes tens of megabytes, the last one's is no longer needed
+        largest = max((index.nbytes for index in self._successors.values()), default=0)
+        self._trim(INDEX_BYTES - largest)
         # a move the computer announced was for the position before this one
         self.expected = None
         self._view.clear_problems()

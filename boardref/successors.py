@@ -48,27 +48,36 @@ class Successors:
         self.outcomes = 0
         self.nbytes = 0
 
-    def add(self, ref: Any, changes: tuple, felt: tuple | None = None) -> None:
-        refs = self._refs
-        have = refs.get(changes)
-        if have is None:
-            refs[changes] = ref
-            self.nbytes += sys.getsizeof(changes)
-        elif type(have) is list:
-            have.append(ref)
-        else:
-            refs[changes] = [have, ref]
-            self.nbytes += 88
-        if felt is not None:
-            self._felt[changes] = felt
-            self.nbytes += sys.getsizeof(felt)
-        self.outcomes += 1
-
-    def finish(self) -> None:
-        self.nbytes += sys.getsizeof(self._refs) + sys.getsizeof(self._felt)
-        self.nbytes += 32 * self.outcomes  # the references
+    def fill(self, rows) -> None:
+        """Take every ``(ref, changes)`` of ``rows`` (``(ref, changes, felt)`` with
+        camera and hall sensors), then build what the weighing needs."""
+        refs, felts = self._refs, self._felt
+        have_of = refs.get
+        outcomes = 0
+        for row in rows:
+            changes = row[1]
+            have = have_of(changes)
+            if have is None:
+                refs[changes] = row[0]
+            elif type(have) is list:
+                have.append(row[0])
+            else:
+                refs[changes] = [have, row[0]]
+            if len(row) > 2:
+                felts[changes] = row[2]
+            outcomes += 1
+        self.outcomes = outcomes
+        lists = sum(type(ref) is list for ref in refs.values())
+        self.nbytes = (
+            sum(map(sys.getsizeof, refs))
+            + sum(map(sys.getsizeof, felts.values()))
+            + sys.getsizeof(refs)
+            + sys.getsizeof(felts)
+            + 88 * lists
+            + 32 * outcomes  # the references
+        )
         if self.sensor in (CAMERA, BOTH):
-            self._order = list(self._refs)
+            self._order = list(refs)
             self.candidates = fusion.Candidates.of(self.base, self._order)
             self.nbytes += self.candidates.nbytes + sys.getsizeof(self._order)
 
@@ -90,6 +99,13 @@ class Successors:
         if refs is None:
             return []
         return [self._resolve(ref) for ref in (refs if type(refs) is list else [refs])]
+
+    def sample(self) -> Any:
+        """The move of one outcome (what kind of move the game makes), or None when
+        there is none."""
+        for refs in self._refs.values():
+            return self._resolve(refs[0] if type(refs) is list else refs)[0]
+        return None
 
     def readings(self) -> Iterator[tuple]:
         """The changes of every distinct reading."""
@@ -161,8 +177,5 @@ def index_successors(game, state, sensor: str) -> Successors:
     found = Successors(sensor, tuple(game.sense(state, seen).values()), resolve)
     if sensor == BOTH:
         found.presence_base = tuple(game.sense(state, "presence").values())
-    add = found.add
-    for row in rows:
-        add(*row)
-    found.finish()
+    found.fill(rows)
     return found

@@ -265,6 +265,18 @@ class _Found:
     def add(self, rows: dict[int, int], group: _Group) -> None:
         """Record the ends ``rows`` (row -> fox bits) that ``group`` reaches."""
         foxes = self.foxes
+        if len(rows) == 1:  # most calls: a turn ended with every marble used
+            ((row, bits),) = rows.items()
+            have = foxes.get(row, 0)
+            new = bits & ~have
+            if new:
+                foxes[row] = have | new
+                size = new.bit_count()
+                self.claims.append((len(self.groups), rows if new == bits else {row: new}))
+                self.sizes.append(size)
+                self.groups.append(group)
+                self.count += size
+            return
         # set operations on the keys run in C; only rows found before are looked at
         known = foxes.keys() & rows.keys()
         fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
@@ -932,13 +944,14 @@ class Hakenschlagen(Game):
         placed = self._placements_of(kind, (hare, fox, moles), others, layout)
         return pick.choice(placed) if placed else None
 
-    def _transitions(self, node, others, layout, survey=None):
+    def _transitions(self, node, others, layout, survey=None, within=None):
         """Every single step of a turn from ``node``: ``(use or None, next node)``.
 
         A node is a ``_Node``; a step is a marble
         use, or (use None) a colour marble going back because it offers no target.
         Given the node's ``survey``, only placements that change where a colour
-        still in hand would jump are listed (the search tries only those).
+        still in hand would jump are listed (the search tries only those); given
+        the cells ``within``, only placements onto those.
         """
         hare, fox, moles, hand, turned, won = node
         if won:
@@ -957,6 +970,8 @@ class Hakenschlagen(Game):
             if survey is not None and not live:
                 continue
             for source, c in self._placements_of(kind, node, others, layout):
+                if within is not None and c not in within:
+                    continue
                 if survey is None or survey.changes(kind, source, c, live):
                     use = Use(marbles, kind, names[c], _source_name(kind, names, source))
                     placed = _placed(kind, source, c, fox, moles)
@@ -1207,6 +1222,7 @@ class Hakenschlagen(Game):
             def may_stay(use, after) -> bool:
                 return after.fox in pieces if use.kind == FOX else after.moles <= pieces
         else:
+            pieces = end.moles | {end.fox}
 
             def reads_as_end(node) -> bool:
                 return (node.hare, node.fox, node.moles) == (end.hare, end.fox, end.moles)
@@ -1224,12 +1240,15 @@ class Hakenschlagen(Game):
             if node in seen:
                 continue
             seen.add(node)
-            steps = [s for s in self._transitions(node, others, layout) if s[0] is not None]
-            if steps and reads_as_end(node):
+            if reads_as_end(node) and any(
+                use is not None for use, _ in self._transitions(node, others, layout)
+            ):
                 return True
             # a fox or molehill put where the end shows none would have to move again
             stack.extend(
-                after for use, after in steps if use.kind in COLOURS or may_stay(use, after)
+                after
+                for use, after in self._transitions(node, others, layout, within=pieces)
+                if use is not None and (use.kind in COLOURS or may_stay(use, after))
             )
         return False
 

@@ -462,6 +462,31 @@ def test_a_hakenschlagen_turn_carried_out_a_figure_at_a_time_grows_until_complet
     assert t.referee.positions[-1] == t.game.apply(start, played)
 
 
+def test_a_confirm_pressed_before_the_last_jump_settles_takes_the_turn_the_board_shows(table):
+    """The player sets the hare down for the last jump and presses confirm at once,
+    before the reading has settled: the press says the hand is off the board, so the
+    referee judges the board first and takes the whole turn, not the half judged
+    before."""
+    t = table("hakenschlagen", 3, seed=b"x")
+    t.lay_out_start()
+    t.referee.draw()  # the setup
+    t.referee.draw()  # field, field, lettuce for white on a5
+    start = t.referee.positions[-1]
+    t.change(a5=None)
+    t.change(d8=P)
+    t.change(d8=None)
+    t.change(g5=P)
+    held = t.referee.tentative
+    assert held is not None and str(held[0]) != "lettuce:d8 field:g5 field:f4"
+    t.change(g5=None)
+    t.now += 0.01
+    t.referee.sense({**t.referee.reading, "f4": P}, t.now)  # not settled yet
+    t.referee.confirm()
+    played = t.game.parse_move(start, "lettuce:d8 field:g5 field:f4")
+    assert t.referee.positions[-1] == t.game.apply(start, played)
+    assert t.referee.phase == CHANCE
+
+
 def test_of_fitting_positions_the_one_a_hand_reaches_by_fewest_changes_is_taken(table):
     """Presence sensors cannot tell the fox put on a space from a hare jumping there
     and the fox taking the hare's space; the referee takes the fox's move."""

@@ -75,3 +75,18 @@ def test_the_referee_keeps_indexes_within_their_byte_budget(tmp_path, monkeypatc
     kept = referee._successors
     assert sum(index.nbytes for index in kept.values()) <= 4 * one
     assert positions[0] in kept  # the position on the board is never let go
+
+
+def test_a_move_lets_the_last_positions_index_go_before_the_next_is_built(table, monkeypatch):
+    """Room for the next position's index is made when the position changes, not
+    beside it: a Hakenschlagen turn's index takes tens of megabytes, and two at once
+    is what a Pi runs short of."""
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    base = t.referee.positions[-1]
+    t.referee.prepare()
+    one = t.referee._successors[base].nbytes
+    monkeypatch.setattr(referee_module, "INDEX_BYTES", one + one // 2)
+    t.change(l4=None, k5="piece")
+    assert t.referee.log[-1] == ("move", {"move": "l4-k5", "seat": 0})
+    assert base not in t.referee._successors
