@@ -153,7 +153,9 @@ class Snapshots:
             return TableState(notice=Said.of(notice), message=str(notice))
         game, state, base = self.game, self.current(), self.positions[-1]
         acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
-        seat = game.to_move(state) if acting else None
+        # the moves offered to choose from are the last position's: its mover chooses,
+        # even while a turn judged earlier is still held
+        seat = game.to_move(base if self.phase == AMBIGUOUS else state) if acting else None
         # the roll after a tentative move is the next player's to tap: it ends the move
         rolls = base if self.phase == CHANCE else state if self._roll_after_tentative() else None
         drawer = None if rolls is None else game.drawer(rolls)

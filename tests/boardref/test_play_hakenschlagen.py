@@ -83,10 +83,13 @@ def fitting(game, state, text: str | None, after, sensor: str | None = None) -> 
 
 def until_played(game, state, after, kiosk, mover, plies: int) -> None:
     """Wait until the table has taken a turn ending in ``after``: confirm it on the
-    mover's phone while it could still grow (or when the board shows no change: a
-    pass), choose it if several fit the board. The hall sensors feel a piece, not
-    which: the turn the table holds may be another that feels alike, and confirming
-    it brings the choice. ``plies``: the moves played before it."""
+    mover's phone once the turn the table holds feels like ``after`` (or, holding
+    none, when the board shows no change: a pass), choose it if several fit the board.
+    The hall sensors feel a piece, not which: the turn the table holds may be another
+    that feels alike, and confirming it brings the choice. A hare that jumps away and
+    back to its own hollow leaves the board as it was while the table still holds the
+    half-made turn it judged before the last jump: that one is not confirmed.
+    ``plies``: the moves played before it."""
     from playwright.sync_api import expect
 
     deadline = time.monotonic() + WAIT_MS / 1000 * 2
@@ -96,8 +99,9 @@ def until_played(game, state, after, kiosk, mover, plies: int) -> None:
         shown = kiosk.get_attribute("body", "data-last")
         confirm = mover.locator("#confirm")
         unseen = game.sense(after, "presence") == game.sense(state, "presence")
+        held = shown if kiosk.locator("#tentative").text_content() else None
         ready = confirm.is_visible() and confirm.is_enabled()
-        if ready and (unseen or fitting(game, state, shown, after, "presence")):
+        if ready and (unseen if held is None else fitting(game, state, held, after, "presence")):
             mover.bring_to_front()
             confirm.click()
             expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice
@@ -107,7 +111,7 @@ def until_played(game, state, after, kiosk, mover, plies: int) -> None:
         for move in offered:
             if fitting(game, state, move, after):
                 mover.bring_to_front()
-                mover.locator("#candidates button").nth(offered.index(move)).click(timeout=2000)
+                mover.locator("#candidates button").nth(offered.index(move)).click(timeout=WAIT_MS)
                 expect(mover.locator("#candidates button")).to_have_count(0, timeout=WAIT_MS)
         time.sleep(0.1)
     raise AssertionError(f"the table did not take the turn; it shows {shown!r}")

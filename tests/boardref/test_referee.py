@@ -525,6 +525,12 @@ def _carry_out_use_by_use(t, state, turn) -> None:
         t.change(**{use.to: P})
 
 
+def _the_mover_chooses(referee, state) -> None:
+    """The turns offered are the mover's: their phone may choose (the panel enables the
+    choice for the acting seat), even while a turn judged before is still held."""
+    assert referee.snapshot().acting == referee.game.to_move(state)
+
+
 # seeds whose games once ended in another turn that feels alike (2, 9) or held a
 # finished turn as if it could grow (3)
 @pytest.mark.parametrize("seed", [2, 3, 9])
@@ -559,6 +565,7 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
         _carry_out_use_by_use(t, state, turn)
         referee = t.referee
         if referee.phase == AMBIGUOUS:
+            _the_mover_chooses(referee, state)
             fits = [
                 text
                 for text in referee.published.candidates
@@ -575,5 +582,6 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
             if held != after:  # another turn that feels alike: the mover is asked
                 assert referee.phase == AMBIGUOUS, f"{turn}: the table took {referee.log[-1]}"
             if referee.phase == AMBIGUOUS:
+                _the_mover_chooses(referee, state)
                 referee.choose(str(game.canonical(state, turn)))
         assert referee.positions[-1] == after, (str(turn), referee.phase, t.kinds()[-8:])
