@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from engines import GAMES, PASS, IllegalMove, Move, load_game
+from engines import GAMES, PASS, IllegalMove, Move, RulesError, load_game
 from engines.chance import Stream
 
 GAMES_PER_SETUP = 12
@@ -146,9 +146,13 @@ def _check_wrong_tries(game, state, moves, successors, pick: random.Random) -> N
     cells = [cell.id for cell in game.board.cells]
     for _ in range(8 if origins else 0):
         path = (pick.choice(origins),) + tuple(pick.choices(cells, k=pick.randint(1, 3)))
+        wrong = Move(path, leap=pick.random() < 0.5)
         try:
-            after = game.apply(state, Move(path, leap=pick.random() < 0.5))
+            after = game.apply(state, wrong)
         except IllegalMove as refusal:
             assert refusal.reason
+            # reading the move refuses it too, though it need not build the position
+            with pytest.raises(RulesError):
+                game.parse_move(state, str(wrong))
         else:
             assert after in successors
