@@ -13,7 +13,8 @@ import time
 
 from engines import GAMES, load_game
 from engines.chance import Stream, commitment
-from engines.records import Entry, GameRecord, Result, read, spec_name, verify, write
+from engines.records import Entry, GameRecord, Result, read, spec_name, write
+from engines.replay import verify
 
 MAX_PLIES = 300
 

@@ -537,7 +537,7 @@ def games_verify(
 ) -> None:
     """Replay a record through the rules and recompute its draws from the revealed seed;
     exits 1 and says where when it does not verify."""
-    from engines.records import verify
+    from engines.replay import verify
 
     record = _read_record(record_file)
     try:

@@ -21,18 +21,8 @@ from boardref.snapshot import Ending, Said, TableState, seats_of
 from boardref.store import Store, StoredGame
 from engines import Game, RulesError, load_game
 from engines.chance import spec_from_json
-from engines.records import (
-    Entry,
-    GameRecord,
-    Result,
-    game_of,
-    line,
-    replay,
-    spec_name,
-    to_json,
-    verify,
-    write,
-)
+from engines.records import Entry, GameRecord, Result, line, spec_name, to_json, write
+from engines.replay import game_of, replay, verify
 from engines.words import Words, words
 
 #: where a game was played, for games imported from other tables

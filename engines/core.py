@@ -474,8 +474,14 @@ class Game:
         """The legal move written as ``text``; raises ``NotationError`` or ``IllegalMove``."""
         self._require_state(state)
         move = self._parse(text)
-        self.apply(state, move)
+        self._require_legal(state, move)
         return move
+
+    def _require_legal(self, state, move) -> None:
+        """``IllegalMove`` with the reason unless ``move`` is legal in ``state``: by
+        applying it, unless the engine tells legality without building the position
+        after the move."""
+        self.apply(state, move)
 
     def to_json(self, state) -> dict:
         self._require_state(state)

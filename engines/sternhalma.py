@@ -297,6 +297,14 @@ class Sternhalma(Game):
         self._check_path(state, seat, move, path)
         return self._moved(state, path)
 
+    def _require_legal(self, state: SternhalmaState, move: Move) -> None:
+        """A move's path checked as ``apply`` checks it, without the position after it."""
+        self._require_move_due(state)
+        if move == PASS:
+            self._apply(state, move)
+        else:
+            self._check_path(state, state.turn, move, self._cells_of(move))
+
     def _moved(self, state: SternhalmaState, path) -> SternhalmaState:
         """The state after the seat to move takes its piece along ``path`` (legal)."""
         seat = state.turn

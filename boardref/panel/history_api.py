@@ -13,7 +13,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 
 from boardref.history import History, HistoryError, Summary, archive, file_name, replay_frames
 from boardref.panel import models
-from engines.records import game_of, to_json, write
+from engines.records import to_json, write
+from engines.replay import game_of
 
 STATIC = resources.files("boardref.panel") / "static"
 GAME_NAME = r"^[a-z_]{1,40}$"

@@ -17,7 +17,8 @@ import pytest
 
 from boardref.harness import free_port
 from boardref.panel.access import hash_pin
-from engines.records import read, verify
+from engines.records import read
+from engines.replay import verify
 from tests.boardref.conftest import needs_chromium, start_service
 from tests.boardref.test_browser_games import PIN, WAIT_MS
 

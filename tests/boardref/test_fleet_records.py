@@ -18,7 +18,8 @@ import httpx
 
 from boardref.config import load_config
 from boardref.service import Service
-from engines.records import read, verify
+from engines.records import read
+from engines.replay import verify
 from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)
     WAIT,
     Listener,

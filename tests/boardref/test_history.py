@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from boardref.cli import app
 from boardref.history import History, HistoryError
 from boardref.referee import Referee
-from engines.records import from_json, read, to_json, verify, write
+from engines.records import from_json, read, to_json, write
+from engines.replay import verify
 
 runner = CliRunner()
 

@@ -18,12 +18,11 @@ from engines.records import (
     Result,
     from_json,
     read,
-    replay,
     spec_name,
     to_json,
-    verify,
     write,
 )
+from engines.replay import replay, verify
 from tests.engines.test_random_games import HARD_LIMIT, LONG_GAMES, MAX_PLIES, SETUPS, _id
 
 GAMES_PER_SETUP = 2

@@ -19,6 +19,29 @@ export function setWords(table) { words = table; }
 export function setState(next) { state = next; }
 export function setBoard(next, nextView) { board = next; view = nextView; }
 
+// --- the page's language -------------------------------------------------------------
+// The language a page opens in: the one chosen last, else the browser's.
+export function chosenLanguage() {
+  const saved = localStorage.getItem("boardref-lang");
+  if (saved) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
+}
+
+// Fetch the words of ``lang`` and say the page's fixed text in them (the elements
+// marked data-say and data-say-placeholder, and the language choice); the page then
+// redraws what it wrote itself.
+export async function loadLanguage(lang) {
+  setWords(await (await fetch(`/i18n/${lang}.json`)).json());
+  document.documentElement.lang = lang;
+  localStorage.setItem("boardref-lang", lang);
+  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
+  for (const node of document.querySelectorAll("[data-say-placeholder]")) {
+    node.placeholder = say(node.dataset.sayPlaceholder);
+  }
+  const choice = $("language");
+  if (choice) choice.value = lang;
+}
+
 // Draw the page again: panel.js names the function that does.
 let renderer = () => {};
 export function render() { renderer(); }

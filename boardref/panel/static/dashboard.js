@@ -2,8 +2,8 @@
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
+import { $, chosenLanguage, loadLanguage, say, words } from "./core.js";
 
-const $ = (id) => document.getElementById(id);
 const body = $("rows");
 const tables = new Map(); // name -> {name, row, line, cells, said}
 const waiting = new Map(); // name -> fields received since the last frame
@@ -20,25 +20,12 @@ const view = {
   sort: params.get("sort") || "table",
 };
 let order = []; // the tables in the sort order, shown or not
-let words = {};
 let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
 let frameAsked = false;
 
 // --- words ---------------------------------------------------------------------------
-export function say(key, values = {}) {
-  const text = words[key] || key.split(".").pop().replace(/_/g, " ");
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
-}
-
-async function loadLanguage(lang) {
-  words = await (await fetch(`/i18n/${lang}.json`)).json();
-  document.documentElement.lang = lang;
-  localStorage.setItem("boardref-lang", lang);
-  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
-  for (const node of document.querySelectorAll("[data-say-placeholder]")) {
-    node.placeholder = say(node.dataset.sayPlaceholder);
-  }
-  $("language").value = lang;
+async function sayIn(lang) {
+  await loadLanguage(lang);
   fillChoices("site");
   fillChoices("game");
   for (const table of tables.values()) paint(table);
@@ -46,10 +33,10 @@ async function loadLanguage(lang) {
   document.dispatchEvent(new Event("boardref:words"));
 }
 
-function chosenLanguage() {
-  const saved = localStorage.getItem("boardref-lang");
-  if (saved) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
+// an alert this page has no words for yet is shown as the table sent it
+function sayAlert(text) {
+  const key = `fleet.alert.${text.replace(/ /g, "_")}`;
+  return key in words ? say(key) : text;
 }
 
 const gameName = (game) => (game ? say(`game.${game}.title`) : "");
@@ -63,7 +50,7 @@ function category(row) {
 }
 
 function alertsOf(row) {
-  const alerts = (row.alerts || []).map((text) => say(`fleet.alert.${text.replace(/ /g, "_")}`));
+  const alerts = (row.alerts || []).map(sayAlert);
   if (row.status === "offline") alerts.unshift(say("fleet.alert.table_offline"));
   return alerts;
 }
@@ -297,6 +284,6 @@ for (const header of document.querySelectorAll("[role=columnheader][data-sort]")
     changeView();
   });
 }
-$("language").addEventListener("change", (event) => loadLanguage(event.target.value));
+$("language").addEventListener("change", (event) => sayIn(event.target.value));
 setInterval(tick, 1000);
-loadLanguage(chosenLanguage()).finally(connect);
+sayIn(chosenLanguage()).finally(connect);

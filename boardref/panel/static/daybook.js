@@ -1,6 +1,6 @@
 // The café's day of games on the dashboard: each table's ended games with their
 // results and records, and the whole day as one zip. It reads; it sends nothing.
-import { say } from "./dashboard.js";
+import { say } from "./core.js";
 
 const dayChosen = document.getElementById("day-chosen");
 

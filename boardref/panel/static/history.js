@@ -2,7 +2,8 @@
 // (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
 import { BoardView, dieFace, GAMES } from "./board.js";
 import {
-  $, said, say, sayValue, seatName, setBoard, setState, setWords, state, view, words,
+  $, chosenLanguage, loadLanguage, said, say, sayValue, seatName, setBoard, setState, state, view,
+  words,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -18,20 +19,10 @@ const gameId = Number(location.pathname.split("/")[2]) || null;
 
 function gameTitle(name) { return words[`game.${name}.title`] || name; }
 
-async function loadLanguage(lang) {
-  setWords(await (await fetch(`/i18n/${lang}.json`)).json());
-  document.documentElement.lang = lang;
-  localStorage.setItem("boardref-lang", lang);
-  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
-  $("language").value = lang;
+async function sayIn(lang) {
+  await loadLanguage(lang);
   document.title = say("history.title");
   if (replay) show(step); else await loadList();
-}
-
-function chosenLanguage() {
-  const saved = localStorage.getItem("boardref-lang");
-  if (saved) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
 }
 
 // --- the list ------------------------------------------------------------------------
@@ -183,7 +174,7 @@ function play() {
 }
 
 function wire() {
-  $("language").addEventListener("change", (e) => loadLanguage(e.target.value));
+  $("language").addEventListener("change", (e) => sayIn(e.target.value));
   $("filters").addEventListener("change", loadList);
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); loadList(); });
   $("first").addEventListener("click", () => show(0));
@@ -204,5 +195,5 @@ function wire() {
   wire();
   if (gameId) await loadReplay();
   else await loadGameNames();
-  await loadLanguage(chosenLanguage());
+  await sayIn(chosenLanguage());
 })();

@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, drawWith, post, render, role, said, say, sayMove, seat, seatName, setBoard, setState, setWords,
-  state, token, view,
+  $, chosenLanguage, drawWith, loadLanguage, post, render, role, said, say, sayMove, seat, seatName,
+  setBoard, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -20,21 +20,8 @@ import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.j
 let lastDraw = null;
 
 // --- language ------------------------------------------------------------------------
-function chosenLanguage() {
-  const saved = localStorage.getItem("boardref-lang");
-  if (saved) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
-}
-
-async function loadLanguage(lang) {
-  setWords(await (await fetch(`/i18n/${lang}.json`)).json());
-  document.documentElement.lang = lang;
-  localStorage.setItem("boardref-lang", lang);
-  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
-  for (const node of document.querySelectorAll("[data-say-placeholder]")) {
-    node.placeholder = say(node.dataset.sayPlaceholder);
-  }
-  $("language").value = lang;
+async function sayIn(lang) {
+  await loadLanguage(lang);
   if (state) render();
 }
 
@@ -249,7 +236,7 @@ async function showJoinCodes() {
 }
 
 function wire() {
-  $("language").onchange = (e) => loadLanguage(e.target.value);
+  $("language").onchange = (e) => sayIn(e.target.value);
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
   on("draw", () => post("/api/draw"));
   on("decline", () => post("/api/decline"));
@@ -265,5 +252,5 @@ drawWith(renderPage);
 wire();
 if (role === "sim") wireSim();
 if (role === "referee") refereeSession();
-loadLanguage(chosenLanguage()).then(connect);
+sayIn(chosenLanguage()).then(connect);
 
