@@ -69,12 +69,15 @@ class Panel:
         shown = self.shown
         fields = dict(shown)
         fields["moves"] = shown.moves_of(seat)
+        virtual = self.service.sim_virtual()
         return models.State.model_construct(
             **fields,
             link=self.service.link_state(),
             sim=self.service.sim,
             view=shown.view_of(seat),
-            virtual=self.service.sim_virtual(),
+            # validated (the snapshot alone is trusted as it is): a plain dict here
+            # would be sent as it is, with a serialiser warning for every page
+            virtual=None if virtual is None else models.Virtual.model_validate(virtual),
         )
 
     def publish(self, event: Event | None = None) -> None:

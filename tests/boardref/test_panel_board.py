@@ -1,5 +1,6 @@
 """The referee page's Board tab over HTTP: the board check of a simulated board with a
-stuck sensor, and the LED test lighting cells through the wiring."""
+stuck sensor, the LED test lighting cells through the wiring, and the virtual board a
+simulated table sends its pages."""
 
 from __future__ import annotations
 
@@ -142,3 +143,16 @@ def test_claiming_without_mapping_or_a_strange_cell_is_refused_in_words(sim_tabl
     answer = client.post("/api/board/map/leds/claim", json={"cell": "z9"})
     assert answer.status_code == 422
     assert answer.json()["detail"] == "There is no cell z9"
+
+
+def test_a_simulated_tables_state_carries_its_virtual_board_as_the_model_says(sim_table):
+    """Every page's state holds the virtual board as its model: sent as a plain dict it
+    went out unchecked, with a serialiser warning for each page on every change."""
+    import warnings
+
+    service, client = sim_table
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sent = service.panel.state().model_dump(mode="json")
+    assert sent["virtual"] == client.get("/api/sim/virtual").json()
+    assert sent["virtual"]["stacks"]
