@@ -74,6 +74,8 @@ LAG_EVERY_MS = 50
 PROBE_S = 0.05
 WAIT = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
+#: the service's own log (its standard error), in the game's folder
+SERVICE_LOG = "service.log"
 
 
 def children_of(pid: int) -> list[int]:
@@ -238,17 +240,19 @@ def start(config: Path, folder: Path, way: str):
         way,
     )
     env = {**os.environ, "XDG_STATE_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
-    service = subprocess.Popen(
-        held.command,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=held.preexec,
-    )
+    # its log goes to a file: a pipe nobody reads until the end fills and stops the service
+    with open(folder / SERVICE_LOG, "wb") as log:
+        service = subprocess.Popen(
+            held.command,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            preexec_fn=held.preexec,
+        )
     return service, held
 
 
-def ready(client: httpx.Client, service: subprocess.Popen) -> None:
+def ready(client: httpx.Client, service: subprocess.Popen, folder: Path) -> None:
     deadline = time.monotonic() + WAIT
     while True:
         try:
@@ -258,7 +262,7 @@ def ready(client: httpx.Client, service: subprocess.Popen) -> None:
             pass
         if service.poll() is not None or time.monotonic() > deadline:
             service.kill()
-            why = service.stderr.read()[-2000:].decode(errors="replace")
+            why = (folder / SERVICE_LOG).read_bytes()[-2000:].decode(errors="replace")
             raise RuntimeError(f"the service did not start (exit {service.returncode}): {why}")
         time.sleep(0.05)
 
@@ -283,7 +287,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
     probe, found = Probe(url), {"moves": 0, "died": None}
     client = httpx.Client(base_url=url, timeout=WAIT)
     try:
-        ready(client, service)
+        ready(client, service, folder)
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         hands = Hands(client, load_game(name, players), "camera" if camera else "presence")
         pid = service_pid(service.pid)
