@@ -15,6 +15,7 @@ import json
 import logging
 from pathlib import Path
 
+from boardref.fusion import SURE
 from boardref.referee import Event, Referee, RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
@@ -218,11 +219,26 @@ class TableCamera:
 
     def _on_event(self, event: Event) -> None:
         """After a verdict, when the board as read is the position the referee holds,
-        the last frame read shows that position: the reader learns from it."""
+        the last frame read shows that position: the reader learns from it, unless
+        that frame surely showed something else on some cell (``shows``)."""
         referee = self.referee
         if event.kind != "display" or referee.game is None or referee.read_as is None:
             return
         truth = referee.game.observe(referee.current())
-        if referee.read_as == truth and truth != self._confirmed:
+        if referee.read_as == truth and truth != self._confirmed and self.shows(truth):
             self.reader.confirm(truth)
             self._confirmed = truth
+
+    def shows(self, truth: dict[str, str | None]) -> bool:
+        """Whether the last observation may show ``truth``: no cell read surely as
+        something else. The hall sensors may decide a move from a frame taken a moment
+        before it (the piece still on its old cell, or in the hand): learning from that
+        frame would teach the empty hole's look as the piece's and make every piece of
+        that colour unreadable."""
+        seen = self.observation
+        if seen is None:
+            return False
+        return not any(
+            seen.confidence.get(cell, 0.0) >= SURE and seen.tokens.get(cell) != token
+            for cell, token in truth.items()
+        )

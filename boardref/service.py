@@ -409,7 +409,9 @@ class Service:
             frame = await asyncio.to_thread(camera.source.read)
             if camera is self.camera:  # not replaced by a new game's meanwhile
                 try:
-                    working = camera.take(frame, time.monotonic())
+                    # dated when the read began, not when it came back: a frame taken
+                    # before the hall sensors felt a move must never count as after it
+                    working = camera.take(frame, started)
                 except Exception:  # a fault in one frame must not stop the camera
                     log.exception("the camera failed on a frame; the game stays as it was")
                     working = True

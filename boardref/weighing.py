@@ -63,11 +63,28 @@ class Weighing:
 
         fused = fusion.fuse(seen, self._cell_ids, groups, self._tokens, label, keep)
         if fused is None:
-            return reading
+            felt = None if keep is None else self._felt_alone(seen, keep, label)
+            return reading if felt is None else dict(zip(self._cell_ids, felt))
         if fused.ties:
             self._doubt = (key, fused.ties)
             return reading
         return dict(zip(self._cell_ids, fused.key))
+
+    def _felt_alone(self, seen, keep: list, label) -> tuple | None:
+        """The reading the hall sensors allow when they allow only one (as they would
+        decide alone) and the camera, though it fits no reading, is sure of no cell
+        that says otherwise: a camera whose references went wrong reads its pieces
+        in doubt, and must not stop a table whose hall sensors feel a legal move.
+        None when several readings are felt alike, or the camera surely sees another."""
+        allowed = {label(g, n) for g, kept in enumerate(keep) for n, ok in enumerate(kept) if ok}
+        if len(allowed) != 1:
+            return None
+        key = allowed.pop()
+        sure = seen.confidence
+        for cell, token in zip(self._cell_ids, key):
+            if sure.get(cell, 0.0) >= fusion.SURE and seen.tokens.get(cell) != token:
+                return None
+        return key
 
     def _as_felt(self, key: tuple, hall: tuple) -> tuple:
         """The camera's reading where the hall sensors agree with it, and where they do
