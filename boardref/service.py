@@ -97,6 +97,10 @@ class Service:
         self._camera_changed = asyncio.Event()
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
+        #: counts the cameras asked for (one per board connected); the camera opening
+        #: in a worker thread, if any
+        self._camera_wanted = 0
+        self._camera_opening: asyncio.Task | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Open the log, resume or start the game, and connect the devices."""
@@ -218,8 +222,7 @@ class Service:
         self.link = self.simulator = self.virtual = None
         hall = config.sensors.hall is not None or self.sim
         sensed = hall and "presence" in self.referee.game.SENSORS
-        self._connect_camera()
-        seen = self.camera is not None
+        seen = self._connect_camera()
         self.referee.use_sensor(
             (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
         )
@@ -342,35 +345,74 @@ class Service:
             async with asyncio.timeout(delay):
                 await self._wake.wait()
 
-    def _connect_camera(self) -> None:
-        """Open the camera the config names for the current game's board; one that
-        cannot be opened is logged and the table goes on without it."""
+    def _connect_camera(self) -> bool:
+        """Open the camera the config names for the current game's board, in a worker
+        thread: a camera takes a while to answer (the rendered one of ``--sim`` starts
+        a process), and the panel, the lights and the hall sensors go on meanwhile.
+        True if one is being opened; the table reads it once it gives frames. One
+        that cannot be opened is logged and the table goes on without it."""
         self._camera_changed.set()
+        self._camera_wanted += 1  # a camera still opening for the board before is let go
         if self.camera is not None:
             self.camera.close()
             self.camera = None
         settings, game = self.config.camera, self.referee.game
         if settings.source is None or "camera" not in game.SENSORS:
-            return
-        from boardref.camera import TableCamera, reader_for
+            return False
+        wanted = self._camera_wanted
+
+        async def opening() -> None:
+            try:
+                opened = await asyncio.to_thread(self._open_camera, settings, game)
+            except Exception:  # a camera that fails oddly must not stop the table
+                log.exception("camera: opening failed")
+                opened = None
+            if wanted != self._camera_wanted:  # another board's camera is wanted now
+                if opened is not None:
+                    opened[0].close()
+                return
+            if opened is None:
+                self._without_camera()
+                return
+            from boardref.camera import TableCamera
+            from vision.lens import default_path
+
+            source, reader = opened
+            corners = default_path().with_name("corners.json")
+            self.camera = TableCamera(self.referee, source, reader, corners)
+            self._camera_changed.set()
+            log.info("camera %s on %s", settings.source, game.name)
+
+        self._camera_opening = self._loop.create_task(opening())
+        return True
+
+    def _open_camera(self, settings, game):
+        """The frame source and the reader of ``game``'s board (in a worker thread);
+        None, said in the log, if either cannot be had."""
+        from boardref.camera import reader_for
         from hardware.frame_source import CameraError
 
         try:
             source, lens = self._camera_source(settings)
         except CameraError as exc:
             log.error("camera: %s; refereeing without it", exc)
-            return
+            return None
         try:
-            reader = reader_for(game, lens.scaled_to(source.size))
+            return source, reader_for(game, lens.scaled_to(source.size))
         except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
             source.close()
             log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
-            return
-        from vision.lens import default_path
+            return None
 
-        corners = default_path().with_name("corners.json")
-        self.camera = TableCamera(self.referee, source, reader, corners)
-        log.info("camera %s on %s", settings.source, game.name)
+    def _without_camera(self) -> None:
+        """The camera named could not be opened: the table referees with its hall
+        sensors, or on the panel."""
+        if self.referee.sensor == BOTH:
+            self.referee.use_sensor("presence")
+        elif self.referee.sensor == CAMERA:
+            self.referee.use_sensor(PANEL)
+        if self.table is not None:
+            self.table.refresh()
 
     def _camera_source(self, settings):
         """The frame source and its lens: a calibration file, else a guess; the
