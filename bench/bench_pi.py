@@ -95,12 +95,18 @@ def service_pid(root: int) -> int:
     return next((pid for pid in children_of(root) if is_service(pid)), root)
 
 
-def camera_pid(service: int) -> int | None:
-    """The synthetic camera's renderer, a child of the service (``--camera synthetic``)."""
-    for pid in children_of(service):
-        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-            return pid
-    return None
+def camera_pid(service: int, wait: float) -> int | None:
+    """The synthetic camera's renderer, a child of the service (``--camera synthetic``),
+    waiting up to ``wait`` seconds for it: the service answers before its camera has
+    opened."""
+    deadline = time.monotonic() + wait
+    while True:
+        for pid in children_of(service):
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
 
 
 def proc_status(pid: int, field: str) -> float:
@@ -280,7 +286,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         hands = Hands(client, load_game(name, players), "camera" if camera else "presence")
         pid = service_pid(service.pid)
-        renderer = camera_pid(pid)
+        renderer = camera_pid(pid, WAIT if camera else 0.0)
         if renderer is not None:  # a stand-in for a camera, not part of the service
             held.release(renderer)
         probe.start()
