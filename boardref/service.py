@@ -387,22 +387,11 @@ class Service:
         return True
 
     def _open_camera(self, settings, game):
-        """The frame source and the reader of ``game``'s board (in a worker thread);
-        None, said in the log, if either cannot be had."""
-        from boardref.camera import reader_for
-        from hardware.frame_source import CameraError
+        """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,
+        in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``."""
+        from boardref.camera import open_camera
 
-        try:
-            source, lens = self._camera_source(settings)
-        except CameraError as exc:
-            log.error("camera: %s; refereeing without it", exc)
-            return None
-        try:
-            return source, reader_for(game, lens.scaled_to(source.size))
-        except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
-            source.close()
-            log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
-            return None
+        return open_camera(settings, game, self._sim_view if self.sim else None)
 
     def _without_camera(self) -> None:
         """The camera named could not be opened: the table referees with its hall
@@ -413,29 +402,6 @@ class Service:
             self.referee.use_sensor(PANEL)
         if self.table is not None:
             self.table.refresh()
-
-    def _camera_source(self, settings):
-        """The frame source and its lens: a calibration file, else a guess; the
-        rendered camera of ``--sim`` knows its own."""
-        from hardware.frame_source import CameraError, open_source
-
-        if settings.source == "synthetic":
-            if not self.sim:
-                raise CameraError("the synthetic camera is for --sim only")
-            from boardref.rendered_source import RenderedSource
-
-            source = RenderedSource(self.referee.game, 1, "easy", settings.size, self._sim_view)
-            return source, source.lens
-        from vision.lens import CalibrationError, Lens, default_path
-
-        source = open_source(settings.source, settings.size)
-        path = settings.calibration or default_path()
-        try:
-            lens = Lens.load(path) if path.exists() else Lens.guess(source.size)
-        except CalibrationError as exc:
-            source.close()
-            raise CameraError(f"lens calibration {path}: {exc}") from None
-        return source, lens
 
     async def _watch(self, stop: asyncio.Event) -> None:
         """Read camera frames in a worker thread (a read waits for the device) and

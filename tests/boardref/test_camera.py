@@ -207,13 +207,49 @@ def test_with_hall_sensors_a_camera_in_doubt_everywhere_does_not_stop_the_table(
     doubt = {c: ((swap[k], 0.8), (k, 0.2)) for c, k in after.items() if k is not None}
     t.see(after, doubt)
     assert t.moves() == [str(move)]
-    # a camera sure of another colour on a cell is not overruled
+    # a camera sure of another colour on a cell is not overruled: the players say
     move, after = t.step()
     mover = after[move.destination]
     doubt = {c: ((swap[k], 0.8), (k, 0.2)) for c, k in after.items() if k is not None}
     doubt[move.destination] = ((swap[mover], 1.0),)
     t.see(after, doubt)
     assert len(t.moves()) == 1
+    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.published.candidates == (str(move),)
+    assert t.referee.published.notice.key == "referee.camera_doubts"
+    t.referee.choose(str(move))
+    assert t.moves()[-1] == str(move)
+
+
+def test_a_camera_that_learned_the_board_wrong_asks_once_and_learns_it_again(store, scene):
+    """Once the game is under way, the camera learns the board with every colour
+    swapped: it surely sees the pieces otherwise than they are. The hall sensors feel
+    the move; the players are asked, choose it, and the camera learns the board again
+    and reads the next move by itself."""
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown, sensor=BOTH)
+    shown["tokens"] = t.tokens()
+    assert camera.learn(t.tokens())
+
+    def play(move) -> None:
+        after = t.tokens(t.game.apply(t.referee.positions[-1], move))
+        t.referee.sense({c: "piece" if v else None for c, v in after.items()}, t.now)
+        shown["tokens"] = after
+        frames(6)
+
+    t.referee.sense({c: "piece" if v else None for c, v in t.tokens().items()}, t.now)
+    frames(6)
+    assert t.referee.phase == MOVE
+    swap = {"red": "blue", "blue": "red", None: None}
+    camera.reader.learn(camera.frame, {c: swap[k] for c, k in t.tokens().items()}, fresh=True)
+    move = t.step()[0]
+    play(move)
+    assert t.referee.phase == AMBIGUOUS, t.referee.published.notice
+    assert t.referee.published.notice.key == "referee.camera_doubts"
+    t.referee.choose(str(move))
+    following = t.step()[0]
+    play(following)
+    assert t.moves() == [str(move), str(following)]
 
 
 @pytest.fixture(scope="module")

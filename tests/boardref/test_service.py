@@ -323,18 +323,18 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     hall sensors go on meanwhile, and the camera is read once it opens."""
     import asyncio
 
-    from boardref.service import Service
+    import boardref.camera
 
     opening = threading.Event()
     answer = threading.Event()
-    opened = Service._camera_source
+    opened = boardref.camera.camera_source
 
-    def slow_camera(service, settings):
+    def slow_camera(*args):
         opening.set()
         answer.wait(WAIT)  # released by the loop below, or by the timer: never hangs
-        return opened(service, settings)
+        return opened(*args)
 
-    monkeypatch.setattr(Service, "_camera_source", slow_camera)
+    monkeypatch.setattr(boardref.camera, "camera_source", slow_camera)
     service = _service(tmp_path, sim=True, **{"camera.source": "synthetic"})
     release = threading.Timer(WAIT, answer.set)
     release.start()
