@@ -287,6 +287,8 @@ class Service:
         panel = self.config.panel
         listening = listening or panel_socket(panel.host, panel.port)
         server = Server(server_config(self.panel.app, panel))
+        # uvicorn loads its protocols and logging first: imports, off the loop
+        await asyncio.to_thread(server.config.load)
         serving = asyncio.create_task(server.serve(sockets=[listening]))
         while not server.started:
             if serving.done():
@@ -415,6 +417,10 @@ class Service:
                 await self._camera_changed.wait()
                 continue
             frame = await asyncio.to_thread(camera.source.read)
+            if frame is not None and camera.reader.pose is None:
+                # finding the board by its markers searches the whole frame: off the
+                # loop too, like the read (every frame, until the board is in view)
+                await asyncio.to_thread(camera.reader.locate, frame)
             if camera is self.camera:  # not replaced by a new game's meanwhile
                 try:
                     # dated when the read began, not when it came back: a frame taken

@@ -81,7 +81,7 @@ class Weighing:
             # the camera surely sees another board than the hall sensors feel: a
             # misread or a wrong piece; only the players can tell
             self._doubt = (key, (felt,), CAMERA_DOUBTS)
-        return reading
+            return reading
         if fused.ties:
             self._doubt = (key, fused.ties, None)
             return reading
