@@ -78,8 +78,15 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def children_of(pid: int) -> list[int]:
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(c) for c in children.read_text().split()] if children.exists() else []
+    """The child processes of ``pid``, whichever of its threads started them (the
+    service starts its camera's renderer in a worker thread)."""
+    found = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(c) for c in children.read_text().split()]
+        except OSError:  # a thread that ended meanwhile
+            pass
+    return found
 
 
 def is_service(pid: int) -> bool:
