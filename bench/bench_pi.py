@@ -35,6 +35,7 @@ turns and 80 moves), ``--smoke`` (a move a game: does it still run?), ``--no-cam
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -82,10 +83,8 @@ def children_of(pid: int) -> list[int]:
     service starts its camera's renderer in a worker thread)."""
     found = []
     for children in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
             found += [int(c) for c in children.read_text().split()]
-        except OSError:  # a thread that ended meanwhile
-            pass
     return found
 
 
