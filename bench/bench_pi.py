@@ -15,7 +15,8 @@ peak is reported beside, as a real camera adds nothing of the kind; once the
 service answers, the renderer is taken out of the service's cgroup), the event
 loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50, p99,
 worst), the panel's answer time, board-link drops (reconnects) and the service's
-CPU per move. Prints a line per game for people, then one JSON line.
+CPU per move, and moves the table took as another than the hands made (wrong
+commits). Prints a line per game for people, then one JSON line.
 
 The limits (300 MB, one core) are set by the best means the machine offers, and the
 output says which held (``limits``; see ``bench/confine.py``): `systemd-run --scope
@@ -34,6 +35,7 @@ turns and 80 moves), ``--smoke`` (a move a game: does it still run?), ``--no-cam
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -51,7 +53,7 @@ from smoke import SMOKE, sized
 
 from boardref.harness import free_port, percentile
 from boardref.panel.access import hash_pin
-from engines import load_game
+from engines import PASS, load_game
 
 #: the games played: the biggest of each, as a café plays them
 GAMES = (("sternhalma", 6), ("hakenschlagen", 5))
@@ -79,8 +81,13 @@ SERVICE_LOG = "service.log"
 
 
 def children_of(pid: int) -> list[int]:
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(c) for c in children.read_text().split()] if children.exists() else []
+    """The child processes of ``pid``, whichever of its threads started them (the
+    service starts its camera's renderer in a worker thread)."""
+    found = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            found += [int(c) for c in children.read_text().split()]
+    return found
 
 
 def is_service(pid: int) -> bool:
@@ -96,12 +103,18 @@ def service_pid(root: int) -> int:
     return next((pid for pid in children_of(root) if is_service(pid)), root)
 
 
-def camera_pid(service: int) -> int | None:
-    """The synthetic camera's renderer, a child of the service (``--camera synthetic``)."""
-    for pid in children_of(service):
-        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-            return pid
-    return None
+def camera_pid(service: int, wait: float) -> int | None:
+    """The synthetic camera's renderer, a child of the service (``--camera synthetic``),
+    waiting up to ``wait`` seconds for it: the service answers before its camera has
+    opened."""
+    deadline = time.monotonic() + wait
+    while True:
+        for pid in children_of(service):
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
 
 
 def proc_status(pid: int, field: str) -> float:
@@ -138,6 +151,8 @@ class Hands:
         self.client, self.game, self.sensor = client, game, sensor
         #: why the table stopped taking moves, if it did (the move it did not take)
         self.stuck: str | None = None
+        #: moves the table took as another than the hands made
+        self.wrong_commits = 0
 
     def state(self):
         record = self.client.get("/api/position").json()["record"]
@@ -291,13 +306,14 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         hands = Hands(client, load_game(name, players), "camera" if camera else "presence")
         pid = service_pid(service.pid)
-        renderer = camera_pid(pid)
+        renderer = camera_pid(pid, WAIT if camera else 0.0)
         if renderer is not None:  # a stand-in for a camera, not part of the service
             held.release(renderer)
         probe.start()
         cpu = cpu_seconds(pid)
         found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
         found["stuck"] = hands.stuck
+        found["wrong_commits"] = hands.wrong_commits
         found["cpu_ms_per_move"] = round(
             (cpu_seconds(pid) - cpu) / max(found["moves"], 1) * 1000, 1
         )
@@ -344,11 +360,16 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
         move = pick.choice(game.legal_moves(state))
         plies = hands.shown()["plies"]
         hands.carry_out(state, move, pick)
+        after = game.apply(state, move)
         try:
-            hands.until_taken(state, game.apply(state, move), plies)
+            hands.until_taken(state, after, plies)
         except TimeoutError as exc:  # the table is stuck: said in the figures, not a crash
             hands.stuck = f"after {played} moves: {exc}"
             break
+        while game.outcome(after) is None and game.legal_moves(after) == [PASS]:
+            after = game.apply(after, PASS)  # passes the table takes by itself
+        if hands.state() != after:  # the table took another move than the hands made
+            hands.wrong_commits += 1
         played += 1
     return played
 
@@ -374,6 +395,7 @@ def within(table: dict) -> bool:
     return (
         table["died"] is None
         and table.get("stuck") is None
+        and table.get("wrong_commits", 0) == 0
         and table["rss_mb_peak"] <= BUDGET_RSS_MB
         and (table["loop_lag_ms_p99"] or 0.0) <= BUDGET_LOOP_LAG_MS_P99
         and table["link_drops"] <= BUDGET_LINK_DROPS
@@ -425,6 +447,7 @@ def _line(table: str, found: dict) -> str:
         f"(budget {BUDGET_LOOP_LAG_MS_P99:.0f})  link drops {found['link_drops']}  "
         f"{found['cpu_ms_per_move']} ms CPU a move  [{limits['how']}: {held}]"
         + (f"  STUCK {found['stuck']}" if found.get("stuck") else "")
+        + (f"  WRONG COMMITS {found['wrong_commits']}" if found.get("wrong_commits") else "")
     )
 
 

@@ -15,7 +15,8 @@ import json
 import logging
 from pathlib import Path
 
-from boardref.referee import Event, Referee, RefereeError
+from boardref.fusion import SURE
+from boardref.referee import BOTH, Event, Referee, RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
@@ -38,6 +39,50 @@ def reader_for(game, lens):
 
         return CoasterSensor(game, lens)
     return BoardReader(game, lens)
+
+
+def camera_source(settings, game, sim_view=None):
+    """The frame source the ``[camera]`` settings name and its lens: a calibration
+    file, else a guess. The rendered camera (``synthetic``) knows its own lens and
+    draws what ``sim_view()`` returns (``--sim`` only). Raises ``CameraError``."""
+    from hardware.frame_source import CameraError, open_source
+
+    if settings.source == "synthetic":
+        if sim_view is None:
+            raise CameraError("the synthetic camera is for --sim only")
+        from boardref.rendered_source import RenderedSource
+
+        source = RenderedSource(game, 1, "easy", settings.size, sim_view)
+        return source, source.lens
+    from vision.lens import CalibrationError, Lens, default_path
+
+    source = open_source(settings.source, settings.size)
+    path = settings.calibration or default_path()
+    try:
+        lens = Lens.load(path) if path.exists() else Lens.guess(source.size)
+    except CalibrationError as exc:
+        source.close()
+        raise CameraError(f"lens calibration {path}: {exc}") from None
+    return source, lens
+
+
+def open_camera(settings, game, sim_view=None):
+    """The frame source and the reader of ``game``'s board for the ``[camera]``
+    settings (slow: a device to open, a renderer to start; the service calls it in a
+    worker thread); None, said in the log, if either cannot be had."""
+    from hardware.frame_source import CameraError
+
+    try:
+        source, lens = camera_source(settings, game, sim_view)
+    except CameraError as exc:
+        log.error("camera: %s; refereeing without it", exc)
+        return None
+    try:
+        return source, reader_for(game, lens.scaled_to(source.size))
+    except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
+        source.close()
+        log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
+        return None
 
 
 class TableCamera:
@@ -69,6 +114,8 @@ class TableCamera:
         #: why the source gives no frames, in words; None while it works
         self.failure: str | None = None
         self._confirmed: dict | None = None
+        #: the frame the last observation was read from (still and clear)
+        self._still = None
         referee.listeners.append(self._on_event)
 
     def corner_cells(self) -> list[str]:
@@ -137,7 +184,7 @@ class TableCamera:
         knocked = getattr(self.reader, "knocked", False)  # Hägar's mat reader is never knocked
         self.referee.wait_for_still(KEEP_STILL if knocked else None)
         if observation is not None:
-            self.observation = observation
+            self.observation, self._still = observation, frame
             self.referee.observe(observation, at)
         return True
 
@@ -218,11 +265,43 @@ class TableCamera:
 
     def _on_event(self, event: Event) -> None:
         """After a verdict, when the board as read is the position the referee holds,
-        the last frame read shows that position: the reader learns from it."""
+        the last frame read shows that position: the reader learns from it, unless
+        that frame surely showed something else on some cell (``shows``)."""
         referee = self.referee
+        if event.kind == "move" and event.accepted and event.data.get("chosen"):
+            self._relearn()
         if event.kind != "display" or referee.game is None or referee.read_as is None:
             return
         truth = referee.game.observe(referee.current())
-        if referee.read_as == truth and truth != self._confirmed:
+        if referee.read_as == truth and truth != self._confirmed and self.shows(truth):
             self.reader.confirm(truth)
             self._confirmed = truth
+
+    def _relearn(self) -> None:
+        """The players chose a move the camera surely saw otherwise, as the hall
+        sensors felt it: the camera's references went wrong. It learns the board
+        afresh from its last still, clear frame, which showed the board chosen."""
+        referee = self.referee
+        truth = referee.game.observe(referee.current())
+        if (
+            referee.sensor == BOTH
+            and self._still is not None
+            and not self.shows(truth)
+            and self.reader.learn(self._still, truth, fresh=True)
+        ):
+            self._confirmed = truth
+            log.warning("camera: the players chose a move it did not see; learned the board again")
+
+    def shows(self, truth: dict[str, str | None]) -> bool:
+        """Whether the last observation may show ``truth``: no cell read surely as
+        something else. The hall sensors may decide a move from a frame taken a moment
+        before it (the piece still on its old cell, or in the hand): learning from that
+        frame would teach the empty hole's look as the piece's and make every piece of
+        that colour unreadable."""
+        seen = self.observation
+        if seen is None:
+            return False
+        return not any(
+            seen.confidence.get(cell, 0.0) >= SURE and seen.tokens.get(cell) != token
+            for cell, token in truth.items()
+        )

@@ -23,7 +23,7 @@ from boardref.verdicts import (
 )
 from engines import PASS
 from engines.chance import Shuffle
-from engines.words import words
+from engines.words import Words, words
 
 
 class Commands:
@@ -94,12 +94,14 @@ class Commands:
             return
         self._ask(unseen.values())
 
-    def _ask(self, moves) -> None:
-        """Several moves fit the board: the players choose on the panel."""
+    def _ask(self, moves, why: Words | None = None) -> None:
+        """Several moves fit the board (or, as ``why`` says, one the sensors disagree
+        on): the players choose on the panel."""
         self.phase = AMBIGUOUS
         self._view.candidates = tuple(str(m) for m in moves)
         self._view.say(
-            words(
+            why
+            or words(
                 "referee.ambiguous", "Several moves fit the board: choose the one that was played"
             )
         )

@@ -118,7 +118,8 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         self._hall_since = 0.0
         self._tokens = fusion.Tokens()
         #: the camera could not tell some legal outcomes apart: (reading, their readings)
-        self._doubt: tuple[tuple, tuple[tuple, ...]] | None = None
+        #: (reading, their readings, what the panel asks; None: which was played)
+        self._doubt: tuple[tuple, tuple[tuple, ...], Words | None] | None = None
         #: cells a hand lifted pieces from that the sensors still feel (see ``hold``)
         self._held: tuple[str, ...] = ()
         self._held_lit: tuple[Any, str, frozenset[str]] | None = None
@@ -401,7 +402,7 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
                 for move, state in self._successors_of(base).get(tie)
             }
             if doubtful:
-                self._ask(doubtful.values())
+                self._ask(doubtful.values(), self._doubt[2])
                 return
         if key == self._key_of(self.current()):
             self._view.clear_problems()

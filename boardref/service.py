@@ -97,6 +97,10 @@ class Service:
         self._camera_changed = asyncio.Event()
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
+        #: counts the cameras asked for (one per board connected); the camera opening
+        #: in a worker thread, if any
+        self._camera_wanted = 0
+        self._camera_opening: asyncio.Task | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Open the log, resume or start the game, and connect the devices."""
@@ -218,8 +222,7 @@ class Service:
         self.link = self.simulator = self.virtual = None
         hall = config.sensors.hall is not None or self.sim
         sensed = hall and "presence" in self.referee.game.SENSORS
-        self._connect_camera()
-        seen = self.camera is not None
+        seen = self._connect_camera()
         self.referee.use_sensor(
             (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
         )
@@ -284,6 +287,8 @@ class Service:
         panel = self.config.panel
         listening = listening or panel_socket(panel.host, panel.port)
         server = Server(server_config(self.panel.app, panel))
+        # uvicorn loads its protocols and logging first: imports, off the loop
+        await asyncio.to_thread(server.config.load)
         serving = asyncio.create_task(server.serve(sockets=[listening]))
         while not server.started:
             if serving.done():
@@ -342,58 +347,63 @@ class Service:
             async with asyncio.timeout(delay):
                 await self._wake.wait()
 
-    def _connect_camera(self) -> None:
-        """Open the camera the config names for the current game's board; one that
-        cannot be opened is logged and the table goes on without it."""
+    def _connect_camera(self) -> bool:
+        """Open the camera the config names for the current game's board, in a worker
+        thread: a camera takes a while to answer (the rendered one of ``--sim`` starts
+        a process), and the panel, the lights and the hall sensors go on meanwhile.
+        True if one is being opened; the table reads it once it gives frames. One
+        that cannot be opened is logged and the table goes on without it."""
         self._camera_changed.set()
+        self._camera_wanted += 1  # a camera still opening for the board before is let go
         if self.camera is not None:
             self.camera.close()
             self.camera = None
         settings, game = self.config.camera, self.referee.game
         if settings.source is None or "camera" not in game.SENSORS:
-            return
-        from boardref.camera import TableCamera, reader_for
-        from hardware.frame_source import CameraError
+            return False
+        wanted = self._camera_wanted
 
-        try:
-            source, lens = self._camera_source(settings)
-        except CameraError as exc:
-            log.error("camera: %s; refereeing without it", exc)
-            return
-        try:
-            reader = reader_for(game, lens.scaled_to(source.size))
-        except (KeyError, ValueError) as exc:  # a board the camera cannot read yet
-            source.close()
-            log.error("camera: cannot read %s: %s; refereeing without it", game.name, exc)
-            return
-        from vision.lens import default_path
+        async def opening() -> None:
+            try:
+                opened = await asyncio.to_thread(self._open_camera, settings, game)
+            except Exception:  # a camera that fails oddly must not stop the table
+                log.exception("camera: opening failed")
+                opened = None
+            if wanted != self._camera_wanted:  # another board's camera is wanted now
+                if opened is not None:
+                    opened[0].close()
+                return
+            if opened is None:
+                self._without_camera()
+                return
+            from boardref.camera import TableCamera
+            from vision.lens import default_path
 
-        corners = default_path().with_name("corners.json")
-        self.camera = TableCamera(self.referee, source, reader, corners)
-        log.info("camera %s on %s", settings.source, game.name)
+            source, reader = opened
+            corners = default_path().with_name("corners.json")
+            self.camera = TableCamera(self.referee, source, reader, corners)
+            self._camera_changed.set()
+            log.info("camera %s on %s", settings.source, game.name)
 
-    def _camera_source(self, settings):
-        """The frame source and its lens: a calibration file, else a guess; the
-        rendered camera of ``--sim`` knows its own."""
-        from hardware.frame_source import CameraError, open_source
+        self._camera_opening = self._loop.create_task(opening())
+        return True
 
-        if settings.source == "synthetic":
-            if not self.sim:
-                raise CameraError("the synthetic camera is for --sim only")
-            from boardref.rendered_source import RenderedSource
+    def _open_camera(self, settings, game):
+        """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,
+        in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``."""
+        from boardref.camera import open_camera
 
-            source = RenderedSource(self.referee.game, 1, "easy", settings.size, self._sim_view)
-            return source, source.lens
-        from vision.lens import CalibrationError, Lens, default_path
+        return open_camera(settings, game, self._sim_view if self.sim else None)
 
-        source = open_source(settings.source, settings.size)
-        path = settings.calibration or default_path()
-        try:
-            lens = Lens.load(path) if path.exists() else Lens.guess(source.size)
-        except CalibrationError as exc:
-            source.close()
-            raise CameraError(f"lens calibration {path}: {exc}") from None
-        return source, lens
+    def _without_camera(self) -> None:
+        """The camera named could not be opened: the table referees with its hall
+        sensors, or on the panel."""
+        if self.referee.sensor == BOTH:
+            self.referee.use_sensor("presence")
+        elif self.referee.sensor == CAMERA:
+            self.referee.use_sensor(PANEL)
+        if self.table is not None:
+            self.table.refresh()
 
     async def _watch(self, stop: asyncio.Event) -> None:
         """Read camera frames in a worker thread (a read waits for the device) and
@@ -407,9 +417,15 @@ class Service:
                 await self._camera_changed.wait()
                 continue
             frame = await asyncio.to_thread(camera.source.read)
+            if frame is not None and camera.reader.pose is None:
+                # finding the board by its markers searches the whole frame: off the
+                # loop too, like the read (every frame, until the board is in view)
+                await asyncio.to_thread(camera.reader.locate, frame)
             if camera is self.camera:  # not replaced by a new game's meanwhile
                 try:
-                    working = camera.take(frame, time.monotonic())
+                    # dated when the read began, not when it came back: a frame taken
+                    # before the hall sensors felt a move must never count as after it
+                    working = camera.take(frame, started)
                 except Exception:  # a fault in one frame must not stop the camera
                     log.exception("the camera failed on a frame; the game stays as it was")
                     working = True

@@ -9,6 +9,15 @@ from __future__ import annotations
 from boardref import fusion
 from boardref.successors import BOTH, changes_between
 from boardref.verdicts import Reading
+from engines.words import words
+
+#: what the panel asks when the camera surely sees another board than the only one
+#: the hall sensors feel
+CAMERA_DOUBTS = words(
+    "referee.camera_doubts",
+    "The camera does not see the move the hall sensors feel: if it was played, choose "
+    "it (the camera then learns the board again); if not, put the pieces back",
+)
 
 
 class Weighing:
@@ -35,7 +44,8 @@ class Weighing:
         """The legal outcome a settled camera reading most likely shows: weighed
         against the position, its legal outcomes and those of a tentative move (with
         hall sensors, only those whose presence they feel). Near ties leave the
-        reading as it is and note the tying readings in ``_doubt``; a reading nothing
+        reading as it is and note the tying readings in ``_doubt`` (so does a camera
+        surely against the only reading the hall sensors feel); a reading nothing
         explains stays as it is, for the referee to say what is wrong."""
         seen, key = self._observation, self._key(reading)
         self._doubt = None
@@ -63,11 +73,35 @@ class Weighing:
 
         fused = fusion.fuse(seen, self._cell_ids, groups, self._tokens, label, keep)
         if fused is None:
+            felt = None if keep is None else self._felt_alone(seen, keep, label)
+            if felt is None:
+                return reading
+            if not self._sure_against(seen, felt):
+                return dict(zip(self._cell_ids, felt))
+            # the camera surely sees another board than the hall sensors feel: a
+            # misread or a wrong piece; only the players can tell
+            self._doubt = (key, (felt,), CAMERA_DOUBTS)
             return reading
         if fused.ties:
-            self._doubt = (key, fused.ties)
+            self._doubt = (key, fused.ties, None)
             return reading
         return dict(zip(self._cell_ids, fused.key))
+
+    def _felt_alone(self, seen, keep: list, label) -> tuple | None:
+        """The reading the hall sensors allow when they allow only one (as they would
+        decide alone), for a camera that fits no reading; None when several readings
+        are felt alike. A camera whose references went wrong reads its pieces in
+        doubt, and must not stop a table whose hall sensors feel a legal move."""
+        allowed = {label(g, n) for g, kept in enumerate(keep) for n, ok in enumerate(kept) if ok}
+        return allowed.pop() if len(allowed) == 1 else None
+
+    def _sure_against(self, seen, key: tuple) -> bool:
+        """Whether the camera read some cell surely as other than ``key`` has it."""
+        sure = seen.confidence
+        return any(
+            sure.get(cell, 0.0) >= fusion.SURE and seen.tokens.get(cell) != token
+            for cell, token in zip(self._cell_ids, key)
+        )
 
     def _as_felt(self, key: tuple, hall: tuple) -> tuple:
         """The camera's reading where the hall sensors agree with it, and where they do

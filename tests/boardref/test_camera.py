@@ -6,6 +6,7 @@ leaves the game as it was."""
 
 from __future__ import annotations
 
+import random
 import signal
 import subprocess
 import sys
@@ -64,6 +65,12 @@ class Watched:
     def start(self) -> None:
         self.see(self.tokens())
         assert self.referee.phase == MOVE
+
+    def step(self) -> tuple:
+        """A step from the position, and the board after it."""
+        base = self.referee.positions[-1]
+        move = _two_steps(self.game, base)[0]
+        return move, self.tokens(self.game.apply(base, move))
 
     def moves(self) -> list[str]:
         return [data["move"] for kind, data in self.referee.log if kind == "move"]
@@ -189,6 +196,62 @@ def test_with_hall_sensors_a_camera_view_older_than_their_change_is_not_judged(s
     assert len(t.moves()) == 1
 
 
+def test_with_hall_sensors_a_camera_in_doubt_everywhere_does_not_stop_the_table(store):
+    t = Watched(store, BOTH)
+    t.start()
+    move, after = t.step()
+    # references gone wrong: every piece leans a little to the other colour, so no
+    # reading fits; the hall sensors feel one legal move and the camera is sure of
+    # nothing against it
+    swap = {"red": "blue", "blue": "red"}
+    doubt = {c: ((swap[k], 0.8), (k, 0.2)) for c, k in after.items() if k is not None}
+    t.see(after, doubt)
+    assert t.moves() == [str(move)]
+    # a camera sure of another colour on a cell is not overruled: the players say
+    move, after = t.step()
+    mover = after[move.destination]
+    doubt = {c: ((swap[k], 0.8), (k, 0.2)) for c, k in after.items() if k is not None}
+    doubt[move.destination] = ((swap[mover], 1.0),)
+    t.see(after, doubt)
+    assert len(t.moves()) == 1
+    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.published.candidates == (str(move),)
+    assert t.referee.published.notice.key == "referee.camera_doubts"
+    t.referee.choose(str(move))
+    assert t.moves()[-1] == str(move)
+
+
+def test_a_camera_that_learned_the_board_wrong_asks_once_and_learns_it_again(store, scene):
+    """Once the game is under way, the camera learns the board with every colour
+    swapped: it surely sees the pieces otherwise than they are. The hall sensors feel
+    the move; the players are asked, choose it, and the camera learns the board again
+    and reads the next move by itself."""
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown, sensor=BOTH)
+    shown["tokens"] = t.tokens()
+    assert camera.learn(t.tokens())
+
+    def play(move) -> None:
+        after = t.tokens(t.game.apply(t.referee.positions[-1], move))
+        t.referee.sense({c: "piece" if v else None for c, v in after.items()}, t.now)
+        shown["tokens"] = after
+        frames(6)
+
+    t.referee.sense({c: "piece" if v else None for c, v in t.tokens().items()}, t.now)
+    frames(6)
+    assert t.referee.phase == MOVE
+    swap = {"red": "blue", "blue": "red", None: None}
+    camera.reader.learn(camera.frame, {c: swap[k] for c, k in t.tokens().items()}, fresh=True)
+    move = t.step()[0]
+    play(move)
+    assert t.referee.phase == AMBIGUOUS, t.referee.published.notice
+    assert t.referee.published.notice.key == "referee.camera_doubts"
+    t.referee.choose(str(move))
+    following = t.step()[0]
+    play(following)
+    assert t.moves() == [str(move), str(following)]
+
+
 @pytest.fixture(scope="module")
 def scene():
     game = load_game("sternhalma", 2)
@@ -224,6 +287,39 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
     assert camera.reader.truth == t.tokens()
     png = camera.snapshot()
     assert png.startswith(b"\x89PNG")
+
+
+def test_a_move_felt_before_the_camera_saw_it_set_down_teaches_the_camera_nothing_wrong(
+    store, scene
+):
+    """The hall sensors feel a piece set down while the camera's next frames, taken a
+    moment before, still show it in the hand: the move is taken, but those frames
+    never teach the reader that the hole looks like the piece (which left every piece
+    of that colour unreadable and the table stuck). Move after move is taken right."""
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown, sensor=BOTH)
+    shown["tokens"] = t.tokens()
+    assert camera.learn(t.tokens())
+
+    def feel(tokens: dict) -> None:
+        t.referee.sense({c: "piece" if v else None for c, v in tokens.items()}, t.now)
+
+    feel(t.tokens())
+    frames(6)
+    pick = random.Random(21)
+    for _ in range(4):
+        base = t.referee.positions[-1]
+        move = pick.choice([m for m in t.game.legal_moves(base) if not m.leap])
+        in_hand = {**t.tokens(), move.origin: None}
+        after = t.tokens(t.game.apply(base, move))
+        feel(in_hand)
+        shown["tokens"] = in_hand
+        frames(5)
+        feel(after)
+        frames(4)  # frames taken before the piece was set down
+        shown["tokens"] = after
+        frames(6)
+        assert t.referee.positions[-1] == t.game.apply(base, move), t.referee.published.notice
 
 
 def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_the_move(
@@ -416,9 +512,9 @@ class Unmarked(SyntheticSource):
         return frame
 
 
-def _watched_camera(store, scene, shown, source=SyntheticSource, corners_file=None):
+def _watched_camera(store, scene, shown, source=SyntheticSource, corners_file=None, sensor=CAMERA):
     view, renderer = scene
-    t = Watched(store, CAMERA)
+    t = Watched(store, sensor)
     shows = lambda: (shown["tokens"], shown["hands"], {})  # noqa: E731
     reader = BoardReader(t.game, view.lens)
     camera = TableCamera(t.referee, source(renderer, shows), reader, corners_file)

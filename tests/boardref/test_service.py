@@ -315,3 +315,52 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
     finally:
         service.close()
     assert on_the_loop == []  # the verdict used the worker's index, not one of its own
+
+
+def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
+    """A camera that takes its time to answer (the rendered one starts a process, a
+    USB camera may hang on open) is opened off the loop: the panel, the lights and the
+    hall sensors go on meanwhile, and the camera is read once it opens."""
+    import asyncio
+
+    import boardref.camera
+
+    opening = threading.Event()
+    answer = threading.Event()
+    opened = boardref.camera.camera_source
+
+    def slow_camera(*args):
+        opening.set()
+        answer.wait(WAIT)  # released by the loop below, or by the timer: never hangs
+        return opened(*args)
+
+    monkeypatch.setattr(boardref.camera, "camera_source", slow_camera)
+    service = _service(tmp_path, sim=True, **{"camera.source": "synthetic"})
+    release = threading.Timer(WAIT, answer.set)
+    release.start()
+    ran_while_opening = []
+
+    async def main():
+        stop = asyncio.Event()
+        service.start(asyncio.get_running_loop())
+        running = asyncio.create_task(service.run(stop))
+        await asyncio.to_thread(opening.wait, WAIT)
+        for _ in range(5):  # the loop turns while the camera has not answered
+            await asyncio.sleep(0.01)
+            ran_while_opening.append(not answer.is_set())
+        assert service.referee.sensor == "both"  # waits for the camera's first view
+        answer.set()
+        for _ in range(int(WAIT * 10)):
+            if service.camera is not None:
+                break
+            await asyncio.sleep(0.1)
+        stop.set()
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        release.cancel()
+        service.close()
+    assert ran_while_opening == [True] * 5
+    assert service.camera is not None, "the camera is read once it opened"
