@@ -20,10 +20,12 @@ limit of the machine itself, only of the group it creates, which it removes agai
 
 from __future__ import annotations
 
+import itertools
 import os
 import resource
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +34,11 @@ CGROUPS = Path("/sys/fs/cgroup")
 #: the ways ``confine`` may be told to use; "auto" takes the first that works
 WAYS = ("auto", "systemd", "cgroup", "rlimit", "none")
 PERIOD_US = 100_000
+#: numbers the groups one bench makes: each held process gets a group of its own, so a
+#: group still being emptied (a process just ended) never passes its limit to the next
+_SERIAL = itertools.count(1)
+#: how long a group whose last process just ended may take to be removable
+EMPTYING_S = 5.0
 
 
 def _bytes(size: str) -> int:
@@ -69,11 +76,17 @@ class Confinement:
 
     def close(self) -> None:
         """Remove the groups created (once the process in them has ended)."""
+        deadline = time.monotonic() + EMPTYING_S
         for group in self._groups:
-            try:
-                group.rmdir()
-            except OSError as exc:
-                self.notes.append(f"could not remove {group}: {exc.strerror}")
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except OSError as exc:  # busy while its last process is being reaped
+                    if time.monotonic() > deadline:
+                        self.notes.append(f"could not remove {group}: {exc.strerror}")
+                        break
+                    time.sleep(0.05)
         self._groups = []
 
     # --- the ways ------------------------------------------------------------------
@@ -100,7 +113,7 @@ class Confinement:
         if os.geteuid() != 0:
             self.notes.append("cgroups: not root")
             return False
-        name = f"boardref-bench-{os.getpid()}"
+        name = f"boardref-bench-{os.getpid()}-{next(_SERIAL)}"
         for unified in (CGROUPS, CGROUPS / "unified"):
             controllers = unified / "cgroup.controllers"
             if controllers.exists() and {"memory", "cpu"} <= set(controllers.read_text().split()):
