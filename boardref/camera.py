@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from boardref.fusion import SURE
+from boardref.fusion import surely_otherwise
 from boardref.referee import BOTH, Event, Referee, RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
@@ -299,9 +299,4 @@ class TableCamera:
         frame would teach the empty hole's look as the piece's and make every piece of
         that colour unreadable."""
         seen = self.observation
-        if seen is None:
-            return False
-        return not any(
-            seen.confidence.get(cell, 0.0) >= SURE and seen.tokens.get(cell) != token
-            for cell, token in truth.items()
-        )
+        return seen is not None and not surely_otherwise(seen, truth)

@@ -116,6 +116,14 @@ def seen_key(observation, cells: list[str]) -> tuple:
     return tuple(observation.tokens.get(cell) for cell in cells)
 
 
+def surely_otherwise(observation, board) -> bool:
+    """Whether the camera read some cell of ``board`` (cell -> token, as pairs or a
+    dict) surely as something other than ``board`` has there."""
+    pairs = board.items() if isinstance(board, dict) else board
+    sure, tokens = observation.confidence, observation.tokens
+    return any(sure.get(cell, 0.0) >= SURE and tokens.get(cell) != token for cell, token in pairs)
+
+
 def is_sure(observation) -> bool:
     """Whether every cell was read sure enough to take the reading as it is, when
     it is a candidate."""

@@ -76,7 +76,7 @@ class Weighing:
             felt = None if keep is None else self._felt_alone(seen, keep, label)
             if felt is None:
                 return reading
-            if not self._sure_against(seen, felt):
+            if not fusion.surely_otherwise(seen, zip(self._cell_ids, felt)):
                 return dict(zip(self._cell_ids, felt))
             # the camera surely sees another board than the hall sensors feel: a
             # misread or a wrong piece; only the players can tell
@@ -94,14 +94,6 @@ class Weighing:
         doubt, and must not stop a table whose hall sensors feel a legal move."""
         allowed = {label(g, n) for g, kept in enumerate(keep) for n, ok in enumerate(kept) if ok}
         return allowed.pop() if len(allowed) == 1 else None
-
-    def _sure_against(self, seen, key: tuple) -> bool:
-        """Whether the camera read some cell surely as other than ``key`` has it."""
-        sure = seen.confidence
-        return any(
-            sure.get(cell, 0.0) >= fusion.SURE and seen.tokens.get(cell) != token
-            for cell, token in zip(self._cell_ids, key)
-        )
 
     def _as_felt(self, key: tuple, hall: tuple) -> tuple:
         """The camera's reading where the hall sensors agree with it, and where they do
