@@ -58,6 +58,10 @@ def serve(
     ),
 ) -> None:
     """Run the referee service: sensors in, verdicts out, until SIGTERM."""
+    from boardref.memory import settle_allocator
+
+    settle_allocator()  # before any thread starts or numpy is imported
+
     import asyncio
     import logging
 

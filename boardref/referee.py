@@ -22,6 +22,7 @@ from typing import Any
 from boardref import fusion
 from boardref.commands import Commands
 from boardref.guidance import Guidance
+from boardref.memory import give_back
 from boardref.snapshot import Snapshots, TableState
 from boardref.store import Store, StoreError
 from boardref.successors import (
@@ -525,11 +526,15 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         never those the next verdict needs (nor ``keep``)."""
         wanted = set(self._wanted()) if self.positions else set()
         total = sum(index.nbytes for index in self._successors.values())
+        let_go = False
         for old in list(self._successors):
             if total <= budget:
                 break
             if old not in wanted and old != keep:
                 total -= self._successors.pop(old).nbytes
+                let_go = True
+        if let_go:
+            give_back()
 
     def _finalise(self, mark: str | None = None) -> bool:
         """Play the tentative move, now finished; when other finished moves read alike

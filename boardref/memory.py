@@ -1,0 +1,67 @@
+"""How the service keeps its memory small on a Pi: the C library's allocator is told,
+before any worker thread starts, to keep few arenas and to hand big freed blocks
+straight back to the system, and is asked to give back what it freed after a big
+successor index is let go. A Hakenschlagen turn's index takes tens of megabytes, built
+in a worker thread; without this the freed room stays with the process, scattered over
+one arena per thread, and a camera game's peak grows by a hundred megabytes.
+
+Linux with glibc only: elsewhere (or where the library has no such calls) every
+function here does nothing. Settings already in the environment (``MALLOC_ARENA_MAX``,
+``MALLOC_MMAP_THRESHOLD_``, ``OPENBLAS_NUM_THREADS``) win over these. It never
+changes what the service decides, only where its memory lives.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from functools import cache
+
+#: glibc's ``mallopt`` parameters (malloc.h)
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+#: allocation arenas for the whole process: the loop and its workers share them
+ARENAS = 2
+#: blocks from this size up get memory of their own, returned the moment they are
+#: freed (numpy's arrays while a camera reading is weighed); a fixed threshold keeps
+#: glibc from raising it after each such block and parking them in the arenas
+MMAP_THRESHOLD = 1 << 20
+#: OpenBLAS (under numpy and OpenCV) starts a thread with its own buffers per core; the
+#: service's arrays are far too small to gain from them
+BLAS_THREADS = "1"
+
+
+@cache
+def _libc():
+    """The C library, when it is glibc; else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+    except OSError:
+        return None
+    if not hasattr(libc, "mallopt") or not hasattr(libc, "malloc_trim"):
+        return None
+    return libc
+
+
+def settle_allocator() -> None:
+    """Set the allocator and OpenBLAS up for a long-running service. Call it first
+    thing, before numpy or OpenCV is imported and before any thread starts."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", BLAS_THREADS)
+    libc = _libc()
+    if libc is None:
+        return
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        libc.mallopt(M_ARENA_MAX, ARENAS)
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+
+
+def give_back() -> None:
+    """Hand the memory freed since the last call back to the system (after an index
+    is let go), so that the next index is built in it and not beside it."""
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -1,0 +1,72 @@
+"""The service's memory: few allocation arenas however many worker threads run, and
+freed memory handed back when an index is let go."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from boardref import memory
+from boardref import referee as referee_module
+
+pytestmark = pytest.mark.skipif(memory._libc() is None, reason="glibc only")
+
+#: a process that allocates in several threads at once, then prints how many arenas
+#: glibc's malloc_info lists (one ``<heap`` each)
+ARENAS_AFTER_THREADS = textwrap.dedent(
+    """
+    import ctypes, sys, tempfile, threading
+    from boardref.memory import settle_allocator
+    if sys.argv[1] == "settled":
+        settle_allocator()
+    start = threading.Barrier(6)
+    def work():
+        start.wait()
+        kept = [bytearray(64) for _ in range(20_000)]
+        start.wait()
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype = ctypes.c_void_p
+    with tempfile.NamedTemporaryFile("r") as info:
+        out = libc.fopen(info.name.encode(), b"w")
+        libc.malloc_info(0, ctypes.c_void_p(out))
+        libc.fclose(ctypes.c_void_p(out))
+        print(info.read().count("<heap "))
+    """
+)
+
+
+def _arenas(how: str) -> int:
+    found = subprocess.run(
+        [sys.executable, "-c", ARENAS_AFTER_THREADS, how],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": ""},
+    )
+    return int(found.stdout)
+
+
+def test_the_service_keeps_to_two_arenas_however_many_threads_allocate():
+    assert _arenas("settled") <= memory.ARENAS < _arenas("as glibc starts")
+
+
+def test_letting_an_index_go_hands_the_freed_memory_back(table, monkeypatch):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    base = t.referee.positions[-1]
+    t.referee.prepare()
+    one = t.referee._successors[base].nbytes
+    monkeypatch.setattr(referee_module, "INDEX_BYTES", one + one // 2)
+    handed_back = []
+    monkeypatch.setattr(referee_module, "give_back", lambda: handed_back.append(True))
+    t.change(l4=None, k5="piece")
+    assert base not in t.referee._successors
+    assert handed_back
