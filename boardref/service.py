@@ -365,7 +365,7 @@ class Service:
 
         async def opening() -> None:
             try:
-                opened = await asyncio.to_thread(self._open_camera, settings, game)
+                opened = await asyncio.to_thread(self._open_camera, settings, game, wanted)
             except Exception:  # a camera that fails oddly must not stop the table
                 log.exception("camera: opening failed")
                 opened = None
@@ -388,12 +388,18 @@ class Service:
         self._camera_opening = self._loop.create_task(opening())
         return True
 
-    def _open_camera(self, settings, game):
+    def _open_camera(self, settings, game, wanted: int):
         """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,
-        in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``."""
+        in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``. A
+        camera no longer wanted once open (the service closed meanwhile, its loop
+        stopped) is closed here: nobody else would."""
         from boardref.camera import open_camera
 
-        return open_camera(settings, game, self._sim_view if self.sim else None)
+        opened = open_camera(settings, game, self._sim_view if self.sim else None)
+        if opened is not None and wanted != self._camera_wanted:
+            opened[0].close()
+            return None
+        return opened
 
     def _without_camera(self) -> None:
         """The camera named could not be opened: the table referees with its hall
@@ -465,6 +471,7 @@ class Service:
         return tokens, (), shown
 
     def close(self) -> None:
+        self._camera_wanted += 1  # a camera still opening is closed once open
         for part in (
             self.loop_lag,
             self.camera,
