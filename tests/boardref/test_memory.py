@@ -11,6 +11,7 @@ import pytest
 
 from boardref import memory
 from boardref import referee as referee_module
+from tests.boardref.test_successors import a_move_with_room_for_one_index
 
 pytestmark = pytest.mark.skipif(memory._libc() is None, reason="glibc only")
 
@@ -59,14 +60,11 @@ def test_the_service_keeps_to_two_arenas_however_many_threads_allocate():
 
 
 def test_letting_an_index_go_hands_the_freed_memory_back(table, monkeypatch):
-    t = table("sternhalma", 2)
-    t.lay_out_start()
-    base = t.referee.positions[-1]
-    t.referee.prepare()
-    one = t.referee._successors[base].nbytes
-    monkeypatch.setattr(referee_module, "INDEX_BYTES", one + one // 2)
     handed_back = []
-    monkeypatch.setattr(referee_module, "give_back", lambda: handed_back.append(True))
-    t.change(l4=None, k5="piece")
+
+    def counting() -> None:  # from the move on: what the move lets go
+        monkeypatch.setattr(referee_module, "give_back", lambda: handed_back.append(True))
+
+    t, base = a_move_with_room_for_one_index(table, monkeypatch, counting)
     assert base not in t.referee._successors
     assert handed_back

@@ -194,8 +194,9 @@ def test_boardref_runs_as_a_module():
 
 def _serve_for(service, seconds: float, during=None) -> None:
     """Run ``service`` on a loop of its own for ``seconds``; ``during(service)`` is
-    called on the loop once it is running."""
+    called on the loop once it is running (and awaited, if a coroutine)."""
     import asyncio
+    import inspect
 
     async def main():
         stop = asyncio.Event()
@@ -203,7 +204,9 @@ def _serve_for(service, seconds: float, during=None) -> None:
         running = asyncio.create_task(service.run(stop))
         await asyncio.sleep(0.3)  # the panel listens, the first lookups are indexed
         if during is not None:
-            during(service)
+            done = during(service)
+            if inspect.isawaitable(done):
+                await done
         await asyncio.sleep(seconds)
         stop.set()
         await running
@@ -340,10 +343,7 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     release.start()
     ran_while_opening = []
 
-    async def main():
-        stop = asyncio.Event()
-        service.start(asyncio.get_running_loop())
-        running = asyncio.create_task(service.run(stop))
+    async def while_it_opens(service):
         await asyncio.to_thread(opening.wait, WAIT)
         for _ in range(5):  # the loop turns while the camera has not answered
             await asyncio.sleep(0.01)
@@ -354,13 +354,10 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
             if service.camera is not None:
                 break
             await asyncio.sleep(0.1)
-        stop.set()
-        await running
 
     try:
-        asyncio.run(main())
+        _serve_for(service, 0, while_it_opens)
     finally:
         release.cancel()
-        service.close()
     assert ran_while_opening == [True] * 5
     assert service.camera is not None, "the camera is read once it opened"

@@ -81,12 +81,22 @@ def test_a_move_lets_the_last_positions_index_go_before_the_next_is_built(table,
     """Room for the next position's index is made when the position changes, not
     beside it: a Hakenschlagen turn's index takes tens of megabytes, and two at once
     is what a Pi runs short of."""
+    t, base = a_move_with_room_for_one_index(table, monkeypatch)
+    assert t.referee.log[-1] == ("move", {"move": "l4-k5", "seat": 0})
+    assert base not in t.referee._successors
+
+
+def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
+    """A Sternhalma table whose successor cache has room for one index and a half,
+    after one move (``before_the_move()`` is called just before it); returns the
+    table and the position before the move."""
     t = table("sternhalma", 2)
     t.lay_out_start()
     base = t.referee.positions[-1]
     t.referee.prepare()
     one = t.referee._successors[base].nbytes
     monkeypatch.setattr(referee_module, "INDEX_BYTES", one + one // 2)
+    if before_the_move is not None:
+        before_the_move()
     t.change(l4=None, k5="piece")
-    assert t.referee.log[-1] == ("move", {"move": "l4-k5", "seat": 0})
-    assert base not in t.referee._successors
+    return t, base
