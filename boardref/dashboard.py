@@ -40,7 +40,18 @@ STATIC = resources.files("boardref.panel") / "static"
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
 #: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
-SHOWN = ("game", "players", "seat_name", "phase", "plies", "winner", "alerts", "started")
+SHOWN = (
+    "game",
+    "players",
+    "seat_name",
+    "seat_said",
+    "phase",
+    "plies",
+    "winner",
+    "winners_said",
+    "alerts",
+    "started",
+)
 
 
 def site_of(table: str) -> str:

@@ -339,6 +339,9 @@ def dashboard_state(shown: TableState, link: str, started: float, panel_url: str
         "plies": shown.plies,
         "last_move": shown.last_played,
         "winner": ", ".join(seats[s].name for s in winners if s < len(seats)) or None,
+        # the same names as words, for a page to say in its own language
+        "seat_said": None if shown.acting is None else _words(seats[shown.acting]),
+        "winners_said": [_words(seats[s]) for s in winners if s < len(seats)],
         "link": link,
         "camera": "none",
         "message": shown.message,
@@ -346,3 +349,8 @@ def dashboard_state(shown: TableState, link: str, started: float, panel_url: str
         "started": started,
         "panel_url": panel_url,
     }
+
+
+def _words(seat) -> dict:
+    """A seat's name as words (key and params) for a page's word table."""
+    return seat.words.model_dump(include={"key", "params"})

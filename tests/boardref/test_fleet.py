@@ -224,6 +224,8 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
             page.wait_for_function("document.querySelector('h1').textContent === 'Alle Tische'")
             assert page.text_content("[data-table=north-t2] .alert") == "Tisch offline"
             assert page.text_content("[data-table=north-t1] .game") == "Hasenjagd"
+            # the seat to move in the page's language, not as the table named it
+            assert page.text_content("[data-table=north-t1] .to-move") in ("die Jäger", "der Hase")
         finally:
             chromium.close()
 

@@ -2,7 +2,7 @@
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
-import { $, chosenLanguage, loadLanguage, say, words } from "./core.js";
+import { $, chosenLanguage, loadLanguage, said, say, words } from "./core.js";
 
 const body = $("rows");
 const tables = new Map(); // name -> {name, row, line, cells, said}
@@ -61,8 +61,13 @@ function minutesIn(row) {
   return say("fleet.minutes", { m: Math.max(0, Math.floor(seconds / 60)) });
 }
 
+// seats in the page's language where the table sent their words (else as it named them)
 function toMove(row) {
-  if (row.winner) return say("fleet.won", { winner: row.winner });
+  if (row.winner) {
+    const winner = row.winners_said && row.winners_said.length ? row.winners_said.map(said).join(", ") : row.winner;
+    return say("fleet.won", { winner });
+  }
+  if (row.seat_said) return said(row.seat_said);
   return row.seat_name || (row.phase ? say(`phase_${row.phase}`) : "");
 }
 
