@@ -967,6 +967,29 @@ class FangDenHut(Game):
 
     # --- what sensors see, and records ----------------------------------------------------
 
+    def can_extend(self, state: HatState, move: Any, sensor: str = "camera") -> bool:
+        """Whether the board after ``move``, as a ``sensor`` reads it, may show a move
+        still under way. A hat brought home with pips left carries them out on a hat
+        of that home, and a hand sorts the tower into the home before that hat
+        leaves: halfway, the board shows the tower home and nothing left yet. That
+        board reads like a move whose hat left onto hats the sensor already feels (a
+        hall sensor feels a hat, not how many), so such a move is not over when it
+        first matches."""
+        reading = self.sense(self.apply(state, move), sensor)
+        return any(
+            other != move and self.sense(self._halfway(state, other), sensor) == reading
+            for other in self._legal_moves(state)
+            if isinstance(other, HatMove) and len(other.legs) > 1
+        )
+
+    def _halfway(self, state: HatState, move: HatMove) -> HatState:
+        """The board of a move with a hat leaving home once the hat came home and
+        before the one leaving has gone (as if the die had shown only that walk)."""
+        coming_home = HatMove(move.legs[:1])
+        return self._result(
+            state, self._follow(replace(state, roll=len(coming_home.path) - 1), coming_home)
+        )
+
     def observe(self, state: HatState) -> dict[str, str | None]:
         """Every cell with the tops a camera sees there, joined by '+' (sorted)."""
         self._require_state(state)

@@ -80,10 +80,12 @@ def choose_move(game, state, choose: random.Random, seen: set[str]):
     return choose.choice([m for score, m in ranked if score == best] if best else moves)
 
 
-def looks_lifted(game, state, move) -> bool:
-    """Whether the sensors only feel hats taken away: the move waits, tentative."""
+def waits(game, state, move) -> bool:
+    """Whether the move waits, tentative: the sensors only feel hats taken away, or
+    the board may show a move still under way (a hat that left home onto hats the
+    sensors already feel)."""
     before, after = presence(game, state), presence(game, game.apply(state, move))
-    return after < before
+    return after < before or game.can_extend(state, move, "presence")
 
 
 def lift(sim, cell: str) -> None:
@@ -191,15 +193,15 @@ def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
         shown = kinds(game, state, move)
         carry_out(sim, game, state, move)
         kiosk.wait_for_selector(f'body[data-last="{move}"]', timeout=WAIT_MS)
-        waits = looks_lifted(game, state, move)
+        waiting = waits(game, state, move)
         state = game.apply(state, move)
         seen |= shown
-        if waits and (tentative["confirmed"] == 0 or choose.random() < 0.3):
+        if waiting and (tentative["confirmed"] == 0 or choose.random() < 0.3):
             confirm_on_phone(table, mover, first=tentative["confirmed"] == 0)
             tentative["confirmed"] += 1
-        elif waits:
+        elif waiting:
             open_move = move
-        if not waits or open_move is None:
+        if not waiting or open_move is None:
             wait_for_ply(kiosk, state.ply)
             expect(mover.locator("#confirm")).to_be_disabled(timeout=WAIT_MS)
         if shots & shown and open_move is None:

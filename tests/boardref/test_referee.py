@@ -395,6 +395,40 @@ def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
     assert any(t.referee.positions[-1] == game.apply(state, m) for m in game.legal_moves(state))
 
 
+def test_a_tower_brought_home_and_a_hat_carried_back_out_is_taken_as_the_hand_made_it(table):
+    """The hand sorts red[red] into the empty home, then carries the two pips left out
+    on a red hat to r1, where the tower stood. Halfway, hall sensors feel r1 empty and
+    the home full: the whole move of a hat leaving onto the red hat on r44, which
+    they cannot feel. The referee holds that move, and the board's last change ends
+    the move the hand made."""
+    from boardref.virtual_board import VirtualBoard
+    from tests.engines.test_fang_den_hut import position
+
+    t = table("fang_den_hut", 4)
+    game = t.game
+    state = position(game, {"r1": ["red[red]"], "r44": ["red"]}, roll=4, red=0)
+    move = game.parse_move(state, "red[red] r1-gate_red-home_red, red home_red-gate_red-r1")
+    t.referee.positions[-1], t.referee.phase = state, MOVE
+    t.show_position(state)
+    virtual, cells = VirtualBoard(game.board.index, True), list(game.board.index)
+    virtual.lay_out(game.stacks(state), {})
+
+    def by_hand(action, *args) -> None:
+        getattr(virtual, action)(*args)
+        t.referee.hold(virtual.unseen_lifts())
+        t.show({cell: P if here else None for cell, here in zip(cells, virtual.presence())})
+
+    by_hand("lift", "r1")
+    by_hand("unpack")
+    by_hand("place", "home_red")
+    by_hand("place", "home_red")
+    assert t.referee.tentative is not None, "the hat leaving may still be in the hand"
+    by_hand("lift", "home_red")
+    by_hand("place", "r1")
+    assert t.logged()[-1][1]["move"] == str(move)
+    assert t.referee.positions[-1] == game.apply(state, move) and t.referee.phase == CHANCE
+
+
 def test_only_the_computers_move_is_accepted_while_it_is_expected(table):
     t = table("sternhalma", 2)
     t.lay_out_start()

@@ -271,6 +271,20 @@ def test_home_needs_no_exact_count_and_leftover_pips_carry_a_hat_back_out():
     assert "pips are left" in refusal(game, state, entering)
 
 
+def test_a_hat_leaving_onto_hats_the_sensors_feel_may_still_be_a_move_under_way():
+    """Halfway through bringing red[red] home and carrying two pips back out, the
+    board shows r1 empty and a hat at home: to hall sensors that is also the whole
+    move whose hat left onto the red hat on r44, so that move is not over yet."""
+    game = load_game("fang_den_hut")
+    state = position(game, {"r1": ["red[red]"], "r44": ["red"]}, roll=4, red=0)
+    home = "red[red] r1-gate_red-home_red, red home_red-gate_red-"
+    unseen = game.parse_move(state, home + "r44")
+    assert game.can_extend(state, unseen, "presence")
+    assert not game.can_extend(state, unseen, "camera"), "a camera sees two hats on r44"
+    over = [m for m in game.legal_moves(state) if not game.can_extend(state, m, "presence")]
+    assert over == [m for m in game.legal_moves(state) if m != unseen]
+
+
 def test_a_hat_that_reaches_home_with_the_last_pip_stays_there():
     game = load_game("fang_den_hut")
     state = position(game, {"r3": ["red[green]"]}, roll=4, red=0)
