@@ -96,12 +96,21 @@ class VirtualBoard:
                 )
             )
 
-    def lift(self, cell: str) -> Piece:
-        """Take the top piece of ``cell`` into the hand."""
+    def lift(self, cell: str, token: str | None = None) -> Piece:
+        """Take the top piece of ``cell`` into the hand, or one of ``token`` from
+        among the pieces standing there side by side (a hat beside towers on a grey
+        field)."""
         stack = self._stack(cell)
         if not stack:
             raise Refused(words("sim.empty", "There is no piece on {cell} to lift", cell=cell))
-        return self._hold(stack.pop(), cell)
+        if token is None:
+            return self._hold(stack.pop(), cell)
+        if token not in stack:
+            raise Refused(
+                words("sim.not_on_cell", "There is no {token} on {cell}", token=token, cell=cell)
+            )
+        del stack[len(stack) - 1 - stack[::-1].index(token)]
+        return self._hold(token, cell)
 
     def place(self, cell: str, piece: int | None = None) -> Piece:
         """Put a piece of the hand (``piece``, else the one lifted last) on ``cell``."""

@@ -89,7 +89,8 @@ class SimAction(_Body):
 
 
 class SimLift(SimAction):
-    """Lift the top piece of a cell, or take one (of ``token``) off the tray or supply."""
+    """Lift a piece of a cell (the top one, or one of ``token`` standing there beside
+    others), or take one (of ``token``) off the tray or supply."""
 
     token: str | None = Field(None, min_length=1, max_length=40)
 

@@ -515,11 +515,11 @@ async def virtual(panel: ThePanel) -> Any:
 
 @simulator.post("/api/sim/lift", response_model=models.Virtual, dependencies=SIM_CHANGE)
 async def lift(body: models.SimLift, panel: ThePanel) -> Any:
-    """Lift the top piece of a cell, or take one off the tray or the supply; answers
-    the virtual board as it is now."""
+    """Lift a piece of a cell (the top one, or one of ``token``), or take one off the
+    tray or the supply; answers the virtual board as it is now."""
     service = simulated(panel)
     if body.cell is not None:
-        service.sim_act("lift", body.cell, version=body.version)
+        service.sim_act("lift", body.cell, body.token, version=body.version)
     else:
         service.sim_act("take", body.off, body.token, version=body.version)
     return service.sim_virtual()

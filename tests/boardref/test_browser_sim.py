@@ -107,6 +107,34 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
     assert httpx.get(f"{table}/api/state").json()["position"]["home_red"].count("red") == 5
 
 
+@pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
+def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser):
+    """On a grey field hats and towers stand side by side: the hand takes the one the
+    person picks, not the one drawn last."""
+    from playwright.sync_api import expect
+
+    from tests.engines.test_fang_den_hut import position
+
+    game = load_game("fang_den_hut", 4)
+    beside = ["blue[green,green]", "green", "yellow[green]"]
+    state = position(game, {"gate_green": beside}, turn="green", roll=2)
+    set_position(table, game.to_json(state))
+    sim = open_sim(browser, table)
+    expect(sim.locator("#turn")).to_have_text("green to move", timeout=WAIT_MS)
+    click_cell(sim, "gate_green")
+    picker = sim.locator("#sim-cell-box")
+    expect(picker).to_be_visible(timeout=WAIT_MS)
+    expect(sim.locator("#sim-cell-title")).to_have_text("Which piece from green gate?")
+    expect(sim.locator("#sim-cell .sim-piece")).to_have_count(3)
+    sim.click('#sim-cell .sim-piece[data-token="green"]')
+    expect(sim.locator("#sim-hand .sim-piece[data-token=green]")).to_have_count(1, timeout=WAIT_MS)
+    expect(picker).to_be_hidden()
+    click_cell(sim, "r21")
+    expect(sim.locator("#last")).to_have_text(re.compile("r21"), timeout=WAIT_MS)
+    after = httpx.get(f"{table}/api/state").json()["position"]
+    assert after["gate_green"] == "blue+yellow" and after["r21"] == "green", after
+
+
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
 def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, browser):
     from playwright.sync_api import expect

@@ -1,16 +1,18 @@
 """Four people play Fang den Hut! in German, by clicking and tapping only: each rolls
 on their own phone, carries the move out on the virtual board (``/sim``) and, where
 the hall sensors cannot see it (a hat put onto hats the sensors already feel), ends
-it with Confirm on their phone or by the next roll. They prefer the moves worth
-testing: leaving home, capturing into a tower, bringing prisoners home (the tower is
-taken apart at home: own hats back in, prisoners beside the board); a six's extra
-roll is taken once and declined once. The dice are the service's, so the game is
+it with Confirm on their phone or by the next roll; where other moves read alike, they
+choose theirs on the phone. They prefer the moves worth testing: leaving home,
+capturing into a tower, bringing prisoners home (the tower is taken apart at home:
+own hats back in, prisoners beside the board); a six's extra roll is taken once and
+declined once. The dice are the service's, so the game is
 different each run; it goes on past 40 plies until every kind of move was seen.
 """
 
 from __future__ import annotations
 
 import random
+import time
 
 from engines import load_game
 from engines.core import PASS
@@ -49,10 +51,9 @@ def kinds(game, state, move) -> set[str]:
 
 def playable(game, state) -> list:
     """The moves a person can carry out so that the hall sensors tell them apart: the
-    hat moved is the top piece where it stands, the board changes, and no other move
-    with another result reads the same."""
+    board changes, and no other move with another result reads the same."""
     moves = game.legal_moves(state)
-    before, stacks = presence(game, state), game.stacks(state)
+    before = presence(game, state)
     readings: dict[frozenset, set] = {}
     for move in moves:
         readings.setdefault(presence(game, game.apply(state, move)), set()).add(
@@ -62,17 +63,16 @@ def playable(game, state) -> list:
         move
         for move in moves
         if move != PASS
-        and stacks[move.path[0]][-1] == str(move.legs[0].hat)
         and presence(game, game.apply(state, move)) != before
         and len(readings[presence(game, game.apply(state, move))]) == 1
     ]
 
 
 def choose_move(game, state, choose: random.Random, seen: set[str]):
-    """A move preferring what the game has not shown yet, then captures and homecomings."""
-    moves = playable(game, state)
-    if not moves:
-        return None
+    """A move preferring what the game has not shown yet, then captures and homecomings;
+    if every move reads like another (two hats on one field going the same way), any
+    move: the table then asks which was played."""
+    moves = playable(game, state) or [m for m in game.legal_moves(state) if m != PASS]
     ranked = [
         (len(kinds(game, state, m) - seen) * 4 + len(kinds(game, state, m)), m) for m in moves
     ]
@@ -92,6 +92,15 @@ def lift(sim, cell: str) -> None:
     sim.click(f'g[data-cell="{cell}"]')
 
 
+def take(sim, cell: str, hat) -> None:
+    """Take ``hat`` from ``cell`` into the empty hand: where different pieces stand
+    side by side (a hat beside towers on a grey field), the page asks which."""
+    lift(sim, cell)
+    sim.wait_for_selector("#sim-hand .sim-piece, #sim-cell-box:not([hidden])", timeout=WAIT_MS)
+    if sim.locator("#sim-cell-box").is_visible():
+        sim.click(f'#sim-cell .sim-piece[data-token="{hat}"]')
+
+
 def hand(sim, count: int) -> None:
     from playwright.sync_api import expect
 
@@ -103,7 +112,7 @@ def carry_out(sim, game, state, move) -> None:
     home is taken apart there: own hats into the home, prisoners into the tray."""
     sim.bring_to_front()
     first = move.legs[0]
-    lift(sim, first.path[0])
+    take(sim, first.path[0], first.hat)
     hand(sim, 1)
     home = f"home_{first.hat.colour}"
     if first.path[-1] == home:
@@ -118,7 +127,7 @@ def carry_out(sim, game, state, move) -> None:
                 sim.click("#sim-to-tray")
             hand(sim, len(hats) - n - 1)
         for leg in move.legs[1:]:
-            lift(sim, leg.path[0])
+            take(sim, leg.path[0], leg.hat)
             hand(sim, 1)
             lift(sim, leg.path[-1])
     else:
@@ -136,6 +145,39 @@ def confirm_on_phone(table, mover, first: bool) -> None:
     mover.bring_to_front()
     expect(mover.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
     mover.click("#confirm")
+
+
+def choose_on_phone(kiosk, mover, game, state, move) -> None:
+    """A move that other moves read alike: the mover confirms it where the table
+    waits, and chooses it among the moves the table offers."""
+    from playwright.sync_api import expect
+
+    after = game.apply(state, move)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while int(kiosk.get_attribute("body", "data-plies")) <= state.ply:
+        assert time.monotonic() < deadline, f"the table did not take {move}"
+        offered = mover.eval_on_selector_all(
+            "#candidates button", "bs => bs.map(b => b.dataset.move)"
+        )
+        fitting = [m for m in offered if game.apply(state, game.parse_move(state, m)) == after]
+        confirm = mover.locator("#confirm")
+        mover.bring_to_front()
+        if fitting:
+            mover.locator("#candidates button").nth(offered.index(fitting[0])).click()
+            expect(mover.locator("#candidates button")).to_have_count(0, timeout=WAIT_MS)
+        elif confirm.is_visible() and confirm.is_enabled():
+            confirm.click()
+        time.sleep(0.1)
+
+
+def play(sim, kiosk, mover, game, state, move) -> bool:
+    """Carry ``move`` out until the table shows it; whether it waits, tentative."""
+    carry_out(sim, game, state, move)
+    if move not in playable(game, state):
+        choose_on_phone(kiosk, mover, game, state, move)
+        return False
+    kiosk.wait_for_selector(f'body[data-last="{move}"]', timeout=WAIT_MS)
+    return waits(game, state, move)
 
 
 def roll(roller, game, state, decline: bool):
@@ -188,12 +230,9 @@ def test_four_people_play_fang_den_hut_in_german_past_forty_plies(people):
             wait_for_ply(kiosk, state.ply)
             continue
         move = choose_move(game, state, choose, seen)
-        assert move is not None, f"no move to carry out readably: {game.render(state)}"
         mover = phones[game.to_move(state)]
         shown = kinds(game, state, move)
-        carry_out(sim, game, state, move)
-        kiosk.wait_for_selector(f'body[data-last="{move}"]', timeout=WAIT_MS)
-        waiting = waits(game, state, move)
+        waiting = play(sim, kiosk, mover, game, state, move)
         state = game.apply(state, move)
         seen |= shown
         if waiting and (tentative["confirmed"] == 0 or choose.random() < 0.3):

@@ -52,6 +52,14 @@ def test_a_stack_gives_its_top_piece_and_the_cell_still_holds_the_rest():
     assert virtual.unseen_lifts() == []  # a1 is empty now: the sensor felt it
 
 
+def test_a_piece_standing_beside_others_is_lifted_by_its_token():
+    virtual = board(stacks=True, a1=["blue[green]", "green", "yellow"])
+    assert virtual.lift("a1", "green").token == "green"
+    assert virtual.stacks["a1"] == ["blue[green]", "yellow"]
+    assert refusal(virtual.lift, "a1", "red") == "sim.not_on_cell"
+    assert virtual.stacks["a1"] == ["blue[green]", "yellow"] and len(virtual.hand) == 1
+
+
 def test_captured_pieces_go_to_the_tray_and_come_back_from_it():
     virtual = board(a1=["hunter"], a2=["hunter"])
     for cell in ("a1", "a2"):

@@ -8,6 +8,7 @@ import { $, post, render, say, showRefusal, state, view } from "./core.js";
 let inHand = null; // the id of the piece in hand chosen to put down next (null: the last lifted)
 let posted = null; // the virtual board as the last action's answer gave it
 let acting = Promise.resolve(); // the hand's actions, one after the other
+let pickingFrom = null; // a cell whose pieces stand side by side: the hand takes which?
 
 // The newest virtual board this page has: a POST's answer may come before the
 // WebSocket's push of the same change, or after it.
@@ -45,6 +46,7 @@ async function simPost(path, body) {
   const answer = await post(path, body);
   if (answer) {
     inHand = null;
+    pickingFrom = null;
     posted = answer;
     render();
   }
@@ -53,6 +55,8 @@ async function simPost(path, body) {
 
 // A click on a cell: put the chosen piece down there, or lift the top piece. On a
 // board of one piece a hole, a click on a piece lifts it even with a piece in hand.
+// Where different pieces stand side by side (a hat beside towers on a grey field),
+// the page asks which one the hand takes.
 export function clickSimCell(cell) {
   return simDo(() => {
     const virtual = virtualNow();
@@ -60,6 +64,11 @@ export function clickSimCell(cell) {
     const piece = chosenPiece();
     const here = virtual.stacks[cell] || [];
     if (piece && (virtual.stacking || !here.length)) return ["/api/sim/place", { cell, piece: piece.id }];
+    if (virtual.stacking && new Set(here).size > 1) {
+      pickingFrom = cell;
+      render();
+      return null;
+    }
     return ["/api/sim/lift", { cell }];
   });
 }
@@ -129,6 +138,12 @@ export function showSimSide() {
     return button;
   }));
   if (!virtual.hand.length) hand.textContent = say("sim.hand_empty");
+  const picking = chosen ? null : pickingFrom;
+  const beside = picking ? [...new Set(virtual.stacks[picking] || [])] : [];
+  $("sim-cell-box").hidden = beside.length < 2;
+  $("sim-cell-title").textContent = picking ? say("sim.on_cell", { cell: picking }) : "";
+  $("sim-cell").replaceChildren(...beside.map((token) =>
+    pieceButton(token, insideCount(token), () => simAct("/api/sim/lift", { cell: picking, token }))));
   $("sim-to-tray").disabled = !chosen;
   $("sim-unpack").hidden = !virtual.stacking;
   $("sim-unpack").disabled = !(chosen && isTower(chosen.token));
@@ -147,6 +162,12 @@ export function showSimSide() {
 // A piece that holds others (a tower "red[blue,green]", the golden hat on a hat).
 function isTower(token) {
   return (token.match(/[a-z0-9_]+/g) || []).length > 1;
+}
+
+// How many pieces a tower holds, as the board marks it ("+2"); "" for one piece.
+function insideCount(token) {
+  const parts = (token.match(/[a-z0-9_]+/g) || []).length;
+  return parts > 1 ? `+${parts - 1}` : "";
 }
 
 // Take the chosen tower apart: its hats come into the hand one by one.
