@@ -16,7 +16,9 @@ service answers, the renderer is taken out of the service's cgroup), the event
 loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50, p99,
 worst), the panel's answer time, board-link drops (reconnects) and the service's
 CPU per move, and moves the table took as another than the hands made (wrong
-commits). Prints a line per game for people, then one JSON line.
+commits). At the end of each game the service's resident memory is split into
+file-backed (the code of the libraries it loaded) and its own (``rss_mb_end``,
+``bench/memory_map.py``). Prints a line per game for people, then one JSON line.
 
 The limits (300 MB, one core) are set by the best means the machine offers, and the
 output says which held (``limits``; see ``bench/confine.py``): `systemd-run --scope
@@ -49,6 +51,7 @@ from pathlib import Path
 
 import httpx
 from confine import WAYS, confine
+from memory_map import by_library, totals
 from smoke import SMOKE, sized
 
 from boardref.harness import free_port, percentile
@@ -76,6 +79,8 @@ LAG_EVERY_MS = 50
 PROBE_S = 0.05
 WAIT = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
+#: file-backed libraries named in a game's memory at its end
+LIBRARIES_SHOWN = 5
 #: the service's own log (its standard error), in the game's folder
 SERVICE_LOG = "service.log"
 
@@ -122,6 +127,15 @@ def proc_status(pid: int, field: str) -> float:
         if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def memory_split(pid: int) -> dict:
+    """The service's resident memory at the end of its game: file-backed (the code of
+    the libraries it loaded) and its own, and the libraries that take the most."""
+    rows = by_library(pid)
+    largest = sorted(rows.items(), key=lambda kv: -kv[1]["file"])[:LIBRARIES_SHOWN]
+    whole = {part: round(mb, 1) for part, mb in totals(rows).items()}
+    return {**whole, "largest_libraries_file": {name: round(r["file"], 1) for name, r in largest}}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -319,6 +333,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str) -> dict:
         )
         found["diagnostics"] = client.get("/api/diagnostics").json()
         found["rss_mb_peak"] = round(proc_status(pid, "VmHWM"), 1)
+        found["rss_mb_end"] = memory_split(pid)
         if renderer is not None:  # what a real camera would not add to the service
             found["camera_renderer_rss_mb_peak"] = round(proc_status(renderer, "VmHWM"), 1)
     except (RuntimeError, TimeoutError, httpx.HTTPError) as exc:

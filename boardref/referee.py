@@ -71,8 +71,11 @@ __all__ = [
 ]
 
 SAVE_RETRY_S = 1.0  # seconds between tries to log a verdict the log refused
-#: the most the indexed successors of recent positions may take
-INDEX_BYTES = 24 * 2**20
+#: the most the indexed successors of recent positions may take (those the next
+#: verdict needs are kept whatever they take): an old position's index serves only
+#: a move taken back, and is built again then; on a camera table every megabyte
+#: kept adds to the service's peak
+INDEX_BYTES = 8 * 2**20
 
 
 class Referee(Guidance, Commands, Snapshots, Weighing):

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from vision.boards import hiding as hiding_module
 from vision.boards.hiding import Hiding
 from vision.looks import Piece
 
@@ -68,3 +69,37 @@ def test_a_high_probe_over_an_empty_cell_sees_the_piece_behind_it():
     hidden, beyond = _hiding(30).hidden([[TREE], []])
     assert beyond[1].tolist() == [False, True]
     assert not hidden.any()
+
+
+def _row(sites: int, pitch: float) -> Hiding:
+    """``sites`` sites 30 mm apart along y, two probes each (12 points on a ring), the
+    camera 600 mm beyond the last at ``pitch`` degrees."""
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    centres = np.array([[0.0, 30.0 * n] for n in range(sites)])
+    points = np.array(
+        [
+            [
+                np.c_[x + r * np.cos(angles), y + r * np.sin(angles), np.full(12, z)]
+                for z, r in ((2.0, 3.0), (13.0, 2.0))
+            ]
+            for x, y in centres
+        ]
+    )
+    p = math.radians(pitch)
+    eye = np.array([0.0, centres[-1, 1] + 600 * math.cos(p), 600 * math.sin(p)])
+    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.ones(sites))
+    return Hiding(sight, centres, [f"a{n}" for n in range(sites)])
+
+
+def test_the_rays_followed_a_few_pairs_of_sites_at_a_time_hide_what_all_at_once_do(
+    monkeypatch,
+):
+    # the pairs of sites are taken PAIRS_AT_ONCE at a time to keep memory low: no
+    # pair's answer may depend on which others are taken with it
+    stacks = [[TREE] if n % 3 == 0 else [DISK, HARE] if n % 3 == 1 else [] for n in range(20)]
+    monkeypatch.setattr(hiding_module, "PAIRS_AT_ONCE", 7)  # the pairs fill several groups
+    few = _row(20, 30).hidden(stacks)
+    monkeypatch.setattr(hiding_module, "PAIRS_AT_ONCE", 10**6)
+    whole = _row(20, 30).hidden(stacks)
+    assert few[0].any() and few[1].any(), "pieces hide something, and show past something"
+    assert np.array_equal(few[0], whole[0]) and np.array_equal(few[1], whole[1])

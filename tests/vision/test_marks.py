@@ -8,7 +8,8 @@ import pytest
 
 from engines import load_game
 from vision import looks
-from vision.boards.marks import trued_up
+from vision.boards import marks as marks_module
+from vision.boards.marks import MARKS_AT_ONCE, symmetry_centres, trued_up
 from vision.boards.reader import BoardReader
 from vision.lens import Lens
 from vision.locate import Locator
@@ -105,3 +106,22 @@ def test_a_hand_resting_on_the_board_does_not_pull_the_pose(seed, cell):
     for _ in range(STILL_FRAMES + 1):
         assert reader.feed(hand) is None
     assert reader.pose is pose, f"a hand over {cell} moved the board"
+
+
+def test_marks_compared_a_few_at_a_time_are_each_found_as_when_all_are_at_once(monkeypatch):
+    # the patches are compared MARKS_AT_ONCE at a time to keep memory low: no mark's
+    # answer may depend on which others are compared with it
+    game = load_game("hakenschlagen")
+    scene = random_scene(game.board, 3)
+    frame = Renderer(game, scene, 3).frame(game.observe(game.initial_state()))
+    pose = Locator(game.board, scene.lens).locate(frame)
+    grey = frame.mean(axis=2).astype(np.uint8)
+    marks = np.array([c.xy for c in game.board.cells])
+    radius = BoardReader(game, scene.lens).look.cell_radius
+    assert len(marks) > 2 * MARKS_AT_ONCE + 1, "the board's marks fill several groups"
+    few = symmetry_centres(grey, scene.lens, pose.rvec, pose.tvec, marks, radius)
+    monkeypatch.setattr(marks_module, "MARKS_AT_ONCE", len(marks))
+    whole = symmetry_centres(grey, scene.lens, pose.rvec, pose.tvec, marks, radius)
+    assert few[0].shape == (len(marks), 2) and few[1].shape == (len(marks),)
+    assert np.array_equal(few[0], whole[0]) and np.array_equal(few[1], whole[1])
+    assert (few[1] >= 0.5).sum() >= 6, "marks were found, not only compared"

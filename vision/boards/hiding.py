@@ -18,6 +18,9 @@ HIDDEN_SHARE = 1 / 3
 #: a point this close (pixels) to a piece's outline in the frame shows some of the
 #: piece (blur, JPEG's colour at half resolution)
 BLEED_PX = 1.5
+#: pairs of sites (a piece on one, a probe of the other) whose rays are followed at
+#: once: 64 pairs' rays take about 1 MB for a moment
+PAIRS_AT_ONCE = 64
 
 
 class Hiding:
@@ -66,20 +69,24 @@ class Hiding:
             reach += np.linalg.norm(ring, axis=1).max()
             apart = np.linalg.norm(self.centres[:, None] - self.centres[None], axis=2)
             near = (apart <= reach) & ~self.same
-            standing, behind = np.nonzero(near)
-            points = self.points[behind].reshape(-1, 3)
-            per = probes * count
-            through = _through(
-                points,
-                self.eye,
-                np.repeat(self.centres[standing], per, axis=0),
-                piece,
-                base,
-                beyond,
-                np.repeat(self.bleed[behind], per),
-            )
             meets = np.zeros((sites, sites, probes), bool)  # (standing on, sites, probes)
-            meets[standing, behind] = through.reshape(-1, probes, count).mean(axis=2) > HIDDEN_SHARE
+            pairs = np.argwhere(near)
+            per = probes * count
+            # a few pairs of sites at a time: every ray of every pair at once held the
+            # service's memory 5-8 MB higher for a moment, on the loop
+            for at in range(0, len(pairs), PAIRS_AT_ONCE):
+                standing, behind = pairs[at : at + PAIRS_AT_ONCE].T
+                through = _through(
+                    self.points[behind].reshape(-1, 3),
+                    self.eye,
+                    np.repeat(self.centres[standing], per, axis=0),
+                    piece,
+                    base,
+                    beyond,
+                    np.repeat(self.bleed[behind], per),
+                )
+                shares = through.reshape(-1, probes, count).mean(axis=2)
+                meets[standing, behind] = shares > HIDDEN_SHARE
             self.meets[key] = meets
         return self.meets[key]
 

@@ -126,10 +126,13 @@ def _paper_points(sites: list[Site], look: Look, board) -> np.ndarray:
     xs = np.linspace(left + border / 2, right - border / 2, 60)
     ys = np.linspace(bottom + border / 2, top - border / 2, 60)
     grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
-    sites_xy = np.array([s.xy for s in sites])
     reach = max(p.radius for p in look.pieces.values()) + PAPER_CLEARANCE_MM
-    near = np.sqrt(((grid[:, None] - sites_xy[None]) ** 2).sum(-1)).min(axis=1)
-    keep = near >= reach
+    # the nearest site's distance, one site at a time: every point against every
+    # site at once held 8-10 MB for a moment each time the board was located
+    near = np.full(len(grid), np.inf)
+    for site in sites:
+        np.minimum(near, ((grid - site.xy) ** 2).sum(-1), out=near)
+    keep = np.sqrt(near) >= reach
     for marker in looks.markers(board):
         quiet = marker.size * 0.7 + PAPER_CLEARANCE_MM / 2
         keep &= np.abs(grid - np.asarray(marker.xy)).max(axis=1) >= quiet
