@@ -90,6 +90,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -103,6 +104,7 @@ from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
+from engines.sensed import NO_CELL, SensedOutcomes
 from engines.words import Words, words
 
 FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
@@ -778,9 +780,11 @@ class Hakenschlagen(Game):
         return pairs
 
     def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
-        """Each distinct end of the turn, packed (``_pack``), with the cells whose
-        reading it changes, told from the figures' moves alone: tens of thousands of
-        ends a turn are indexed without building a position for any of them."""
+        """Each distinct end of the turn, in ``legal_moves``'s order, as
+        ``SensedOutcomes`` (the cells whose reading it changes), told from the
+        figures' moves alone: tens of thousands of ends a turn are indexed without
+        building a position for any of them. Most ends share their row (the
+        reading without the fox) with others and add the fox on one cell."""
         if not set(sensors) <= {"camera", "presence"}:
             return super().sensed_successors(state, sensors)
         if self.to_move(state) is None:
@@ -833,11 +837,16 @@ class Hakenschlagen(Game):
             for sensor in sensors
         ]
 
-        def resolve(end: int):
+        sensed, refs = _sensed_ends(found, readers, state.fox)
+        of_row, cells = sensed.row, sensed.cell
+
+        def resolve(n: int):
+            cell = cells[n]
+            end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
             hare, fox, mask, turned = _unpack(end)
             return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
 
-        return _sensed_ends(found, readers, state.fox), resolve
+        return sensed, resolve
 
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
@@ -1857,60 +1866,52 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
 
 
 def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
-    """``(end, changes, ...)`` for every end of ``found``, one ``changes`` per reader
-    ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a row's changes
-    without the fox."""
-    rows: dict[int, list[_FoxOnRow]] = {}  # a row comes up in several claims
+    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order) and each
+    row's packed end (without the fox where the row is shared), one changes tuple
+    per reader ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a
+    row's changes without the fox.
+
+    An end's reading is its row's with the fox added, except where the fox lands
+    on a cell the row changes or on its own space before the turn: those ends get
+    rows of their own, read exactly."""
+    rows: list[tuple] = []
+    refs: list[int] = []
+    ids: dict[int, int] = {}  # a row comes up in several claims
+    touchy: list[int] = []  # per row id: the fox spaces whose ends read otherwise
+    of_row, cells = array("i"), array("h")
+    add_row, add_cell = of_row.append, cells.append
+    tokens = tuple(token for _, token, _ in readers)
     for _, claimed in found.claims:
         for row, bits in claimed.items():
-            made = rows.get(row)
-            if made is None:
+            rid = ids.get(row)
+            if rid is None:
                 hare, mask = row & 127, row >> 15
-                made = rows[row] = [
-                    _FoxOnRow(read(hare, mask), token, before, fox_before)
-                    for read, token, before in readers
-                ]
-            if len(made) == 1:
-                (only,) = made
-                while bits:
-                    low = bits & -bits
-                    bits ^= low
-                    fox = low.bit_length() - 1
-                    yield row | fox << 7, only.at(fox)
-                continue
-            first, second = made  # camera and hall sensors
+                changes = tuple(read(hare, mask) for read, _, _ in readers)
+                rid = ids[row] = len(rows)
+                rows.append(changes)
+                refs.append(row)
+                touchy.append(_mask([fox_before, *(c for part in changes for c in part[0::2])]))
+            near = touchy[rid]
             while bits:
                 low = bits & -bits
                 bits ^= low
+                if not low & near:
+                    add_row(rid)
+                    add_cell(low.bit_length() - 1)
+                    continue
                 fox = low.bit_length() - 1
-                yield row | fox << 7, first.at(fox), second.at(fox)
-
-
-class _FoxOnRow:
-    """The changes of the readings of one row of ends (``_row``), each with the fox
-    set on a space of its own (``at``)."""
-
-    __slots__ = ("changes", "cells", "heads", "tails", "token", "before", "touchy")
-
-    def __init__(self, changes: tuple, token, before: list, fox_before: int):
-        """``changes``: the row's reading without the fox (its space before the turn
-        read as then); ``token``: how the fox reads; ``before``: the position's reading."""
-        self.changes = changes
-        self.cells = cells = changes[0::2]
-        self.heads = [changes[: 2 * k] for k in range(len(cells) + 1)]
-        self.tails = [changes[2 * k :] for k in range(len(cells) + 1)]
-        self.token = token
-        self.before = before
-        # the fox's spaces whose entry may go or change: elsewhere the fox's own
-        # entry is new (only there could the position have read as the fox does)
-        self.touchy = {*cells, fox_before}
-
-    def at(self, fox: int) -> tuple:
-        """The changes with the fox on ``fox``."""
-        if fox in self.touchy:
-            return _with_cell(self.cells, self.changes, fox, self.token, self.before[fox])
-        k = bisect_left(self.cells, fox)
-        return self.heads[k] + (fox, self.token) + self.tails[k]
+                shared = rows[rid]
+                add_row(len(rows))
+                add_cell(NO_CELL)
+                rows.append(
+                    tuple(
+                        _with_cell(changes[0::2], changes, fox, token, before[fox])
+                        for changes, (_, token, before) in zip(shared, readers)
+                    )
+                )
+                refs.append(row | fox << 7)
+                touchy.append(0)
+    return SensedOutcomes(rows, tokens, of_row, cells), refs
 
 
 def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
