@@ -228,8 +228,7 @@ class _Node(NamedTuple):
     won: bool
 
 
-@dataclass(frozen=True)
-class _Group:
+class _Group(NamedTuple):
     """A way the turn search reached some ends: the uses ``done`` to ``node``, then
     placements of the kinds in ``order`` (each passing ``keep``), then ``tail``."""
 
@@ -1022,6 +1021,9 @@ class Hakenschlagen(Game):
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
+            if len(hand) == 1 and hand[0] in COLOURS:
+                self._last_jump(node, done, survey, others, layout, found)
+                continue
             for use, after in self._transitions(node, others, layout, survey):
                 if use is not None:
                     if after.won:
@@ -1033,6 +1035,28 @@ class Hakenschlagen(Game):
             for step in self._vacate_then_fill(node, survey, others, layout):
                 stack.append((step[-1], done + step[:-1]))
         return found
+
+    def _last_jump(self, node, done, survey, others, layout, found) -> None:
+        """Record the ends of the turn from ``node`` whose one marble left is a colour:
+        each jump it offers ends the turn (a colour with none goes back, which
+        ``_finish`` recorded). The ends and the ways recorded for them are those the
+        search would find stepping on to each jump's node (in the order it would
+        take them off its stack), without making the nodes."""
+        hare, fox, moles, (colour,), turned, _ = node
+        targets = survey.targets[colour]
+        jumps = []
+        for _, c in targets:
+            use = Use((colour,), colour, self._names[c])
+            if turned and c in self.start_spaces:  # the jump wins the race
+                after = self._jump(c, fox, moles, (), turned)
+                self._finish(node, done, survey, others, layout, found, (use, after))
+            jumps.append((c, use))
+        here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
+        turning = self.turning_points
+        for c, use in reversed(jumps):
+            row = _pack(c, 0, 0, turned or c in turning) | mask
+            if not foxes.get(row, 0) & here:
+                found.add({row: here}, _Group(done + (use,), node, (), None, ()))
 
     def _vacate_then_fill(self, node, survey, others, layout):
         """Two placements before a jump where the second needs the first's space.
