@@ -230,13 +230,15 @@ class _Node(NamedTuple):
 
 class _Group(NamedTuple):
     """A way the turn search reached some ends: the uses ``done`` to ``node``, then
-    placements of the kinds in ``order`` (each passing ``keep``), then ``tail``."""
+    placements of the kinds in ``order`` (each passing ``keep``), then ``tail``;
+    with ``jump`` (a colour), then that marble's jump to the end's hollow."""
 
     done: tuple[Use, ...]
     node: _Node
     order: tuple
     keep: Any
     tail: tuple[Use, ...]
+    jump: str | None = None
 
 
 @dataclass
@@ -359,7 +361,10 @@ class _Found:
                 Use(marbles, kind, names[c], _source_name(kind, names, s))
                 for (marbles, kind), (s, c) in zip(group.order, steps)
             )
-        return Turn(group.done + placed + group.tail)
+        if group.jump is None:
+            return Turn(group.done + placed + group.tail)
+        jump = Use((group.jump,), group.jump, names[end & 127])
+        return Turn(group.done + placed + group.tail + (jump,))
 
 
 @dataclass(frozen=True)
@@ -1044,19 +1049,19 @@ class Hakenschlagen(Game):
         take them off its stack), without making the nodes."""
         hare, fox, moles, (colour,), turned, _ = node
         targets = survey.targets[colour]
-        jumps = []
         for _, c in targets:
-            use = Use((colour,), colour, self._names[c])
             if turned and c in self.start_spaces:  # the jump wins the race
+                use = Use((colour,), colour, self._names[c])
                 after = self._jump(c, fox, moles, (), turned)
                 self._finish(node, done, survey, others, layout, found, (use, after))
-            jumps.append((c, use))
         here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
-        turning = self.turning_points
-        for c, use in reversed(jumps):
+        turning, group = self.turning_points, None
+        for _, c in reversed(targets):
             row = _pack(c, 0, 0, turned or c in turning) | mask
             if not foxes.get(row, 0) & here:
-                found.add({row: here}, _Group(done + (use,), node, (), None, ()))
+                # one way for all of them: the jump is written out with the turn
+                group = group or _Group(done, node, (), None, (), colour)
+                found.add({row: here}, group)
 
     def _vacate_then_fill(self, node, survey, others, layout):
         """Two placements before a jump where the second needs the first's space.
