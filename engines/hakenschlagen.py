@@ -91,7 +91,7 @@ import math
 import random
 import re
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -332,12 +332,18 @@ class _Found:
                 return row | ((bits & -bits).bit_length() - 1) << 7
         raise AssertionError("the sizes disagree with the ends")
 
+    def let_ends_go(self) -> None:
+        """Forget which ends were found (once the caller knows each end's claim):
+        only ``write`` works afterwards. A big turn's ends take megabytes."""
+        self.foxes, self.claims, self.sizes, self._by_row = {}, [], [], None
+
     def free_fields(self, node: _Node) -> list[int]:
         if node not in self._fields:
             self._fields[node] = self.game._free_fields(node, self.others, self.layout)
         return self._fields[node]
 
     def turn(self, end: int) -> Turn:
+        """The uses to ``end`` (one of the ends found)."""
         fox_bit, row = 1 << (end >> 7 & 127), _row(end)
         self._written += 1
         if self._by_row is None and self._written > WRITTEN_BEFORE_INDEX:
@@ -349,6 +355,10 @@ class _Found:
             gid = next(g for g, rows in self.claims if rows.get(row, 0) & fox_bit)
         else:
             gid = next(g for g, bits in self._by_row[row] if bits & fox_bit)
+        return self.write(gid, end)
+
+    def write(self, gid: int, end: int) -> Turn:
+        """The uses to ``end``, one of the ends claim ``gid`` holds."""
         group = self.groups[gid]
         _, fox, mask, _ = _unpack(end)
         names = self.game._names
@@ -841,14 +851,16 @@ class Hakenschlagen(Game):
             for sensor in sensors
         ]
 
-        sensed, refs = _sensed_ends(found, readers, state.fox)
+        sensed, refs, starts = _sensed_ends(found, readers, state.fox)
+        found.let_ends_go()
         of_row, cells = sensed.row, sensed.cell
 
         def resolve(n: int):
             cell = cells[n]
             end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
             hare, fox, mask, turned = _unpack(end)
-            return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
+            turn = found.write(bisect_right(starts, n) - 1, end)
+            return turn, self._ending(state, hare, fox, _cells(mask), turned)
 
         return sensed, resolve
 
@@ -1141,7 +1153,8 @@ class Hakenschlagen(Game):
             if kinds[0] == FOX:
                 yield chosen, {base | mask << 15: _mask(c for _, c in placed)}
             else:
-                yield chosen, {base | _moved(mask, s, c) << 15: here for s, c in placed}
+                lifted = {s: mask if s is None else mask & ~(1 << s) for s in moles | {None}}
+                yield chosen, {base | (lifted[s] | 1 << c) << 15: here for s, c in placed}
             return
         if kinds == [MOLEHILL, MOLEHILL] and keep is None:
             fields = self._free_fields(node, others, layout)
@@ -1894,11 +1907,16 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
     return [(min(moles), fields[0]), (fields[0], min(moles))]
 
 
+#: a hollow's bit -> the hollow
+_CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
+
+
 def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
-    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order) and each
-    row's packed end (without the fox where the row is shared), one changes tuple
-    per reader ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a
-    row's changes without the fox.
+    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order), each
+    row's packed end (without the fox where the row is shared) and where each
+    claim's ends start among them; one changes tuple per reader ``(read, fox
+    token, reading before)``, where ``read(hare, mask)`` gives a row's changes
+    without the fox.
 
     An end's reading is its row's with the fox added, except where the fox lands
     on a cell the row changes or on its own space before the turn: those ends get
@@ -1910,7 +1928,9 @@ def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
     of_row, cells = array("i"), array("h")
     add_row, add_cell = of_row.append, cells.append
     tokens = tuple(token for _, token, _ in readers)
+    starts = array("i")  # per claim: its first end's position
     for _, claimed in found.claims:
+        starts.append(len(of_row))
         for row, bits in claimed.items():
             rid = ids.get(row)
             if rid is None:
@@ -1921,6 +1941,11 @@ def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
                 refs.append(row)
                 touchy.append(_mask([fox_before, *(c for part in changes for c in part[0::2])]))
             near = touchy[rid]
+            fox = _CELL_OF_BIT.get(bits)
+            if fox is not None and not bits & near:  # most rows of a claim: one fox space
+                add_row(rid)
+                add_cell(fox)
+                continue
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -1940,7 +1965,7 @@ def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
                 )
                 refs.append(row | fox << 7)
                 touchy.append(0)
-    return SensedOutcomes(rows, tokens, of_row, cells), refs
+    return SensedOutcomes(rows, tokens, of_row, cells), refs, starts
 
 
 def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
