@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from boardref import fusion
-from engines.sensed import SensedOutcomes, without_change
+from engines.sensed import NO_CELL, SensedOutcomes, without_change
 
 #: the table sensors whose readings the camera makes (what ``index_successors`` is told)
 CAMERA, BOTH = "camera", "both"
@@ -135,11 +135,49 @@ class Successors:
         there is none."""
         return self._resolve(0)[0] if self.outcomes else None
 
-    def readings(self) -> Iterator[tuple]:
-        """The changes of every distinct reading."""
+    def readings(
+        self, covering: set[int] | frozenset[int] = frozenset(), now: tuple | None = None
+    ) -> Iterator[tuple]:
+        """The changes of every distinct reading (in the outcomes' order) that
+        changes every cell of ``covering``, and given ``now`` (a whole reading),
+        shows something on at most one cell where ``now`` shows nothing. Rows are
+        looked at first: most outcomes are passed over with their row, unwritten."""
+        import numpy as np
+
+        sensed = self._sensed
+        if not self.outcomes:
+            return
+        bare = set() if now is None else {i for i, token in enumerate(now) if token is None}
+        shown = {i for i in bare if self.base[i] is not None}
+        # per row: the one cell its outcomes must add the figure on (-1: any cell,
+        # -2: none); and when that is any cell, a cell the figure may not go to, being
+        # bare now, unless it is the row's one shown cell (-1: no such limit)
+        needs = np.full(len(sensed.rows), -2, dtype=np.int16)
+        only = np.full(len(sensed.rows), NO_CELL, dtype=np.int16)
+        for r, changes in enumerate(sensed.rows):
+            cells, tokens = changes[0][0::2], changes[0][1::2]
+            missing = covering.difference(cells)
+            if len(missing) > 1:
+                continue
+            fills = shown.difference(cells)
+            fills.update(i for i, token in zip(cells, tokens) if token is not None and i in bare)
+            if len(fills) > 1:
+                continue
+            needs[r] = next(iter(missing)) if missing else NO_CELL
+            if fills:
+                only[r] = next(iter(fills))
+        cell = self._cell
+        wanted, one = needs[self._of_row], only[self._of_row]
+        mask = (wanted == NO_CELL) | (wanted == cell)
+        if now is not None:
+            on_bare = np.zeros(CELLS, dtype=bool)
+            on_bare[list(bare)] = True
+            # a figure on a bare cell shows one more there, past one with the row's
+            on_bare[NO_CELL] = False
+            mask &= ~(on_bare[cell] & (one != NO_CELL) & (one != cell))
         seen = set()
-        for n in range(self.outcomes):
-            changes = self._sensed.changes(n)[0]
+        for n in np.flatnonzero(mask).tolist():
+            changes = sensed.changes(n)[0]
             if changes not in seen:
                 seen.add(changes)
                 yield changes

@@ -136,9 +136,10 @@ def test_the_compact_index_finds_what_one_row_per_outcome_finds(board, sensor, m
             plain = index_successors(game, state, sensor)
         assert len(compact._sensed.rows) < compact.outcomes == plain.outcomes
         assert list(compact.readings()) == list(plain.readings())
+        every = list(plain.readings())
         keys = [compact.candidate(n) for n in range(compact.outcomes)]
         assert keys == [plain.candidate(n) for n in range(plain.outcomes)]
-        for key in pick.sample(keys, 40):
+        for k, key in enumerate(pick.sample(keys, 40)):
             assert compact.get(key) == plain.get(key) != []
             nudged = list(key)
             nudged[pick.randrange(len(key))] = "fox"
@@ -148,6 +149,23 @@ def test_the_compact_index_finds_what_one_row_per_outcome_finds(board, sensor, m
                 assert felt == plain.felt(plain.changes(key)) is not None
                 assert np.array_equal(compact.agreeing(felt), plain.agreeing(felt))
                 assert compact.agreeing(felt).sum() >= 1
+            if k < 5:
+                # what the lights' guidance looks through: readings changing given cells,
+                # showing something on at most one cell bare now
+                lifted = list(compact.base)
+                lifted[pick.choice([i for i, t in enumerate(lifted) if t is not None])] = None
+                cells = compact.changes(key)[0::2]
+                covering = set(pick.sample(cells, min(1, len(cells))))
+                assert list(compact.readings(covering, tuple(lifted))) == [
+                    changes
+                    for changes in every
+                    if covering.issubset(changes[0::2])
+                    and sum(
+                        lifted[i] is None and compact.full(changes)[i] is not None
+                        for i in range(len(lifted))
+                    )
+                    <= 1
+                ]
         if sensor != "presence":
             tokens = fusion.Tokens()
             ids_of = [tokens.of(i.candidates.names) for i in (compact, plain)]
