@@ -231,10 +231,11 @@ class _Node(NamedTuple):
 class _Group(NamedTuple):
     """A way the turn search reached some ends: the uses ``done`` to ``node``, then
     placements of the kinds in ``order`` (each passing ``keep``), then ``tail``;
-    with ``jump`` (a colour), then that marble's jump to the end's hollow."""
+    with ``jump`` (a colour), then that marble's jump to the end's hollow. Without
+    placements the node is not kept (None): nothing is written out from it."""
 
     done: tuple[Use, ...]
-    node: _Node
+    node: _Node | None
     order: tuple
     keep: Any
     tail: tuple[Use, ...]
@@ -1034,7 +1035,7 @@ class Hakenschlagen(Game):
             hare, fox, moles, hand, turned, won = node
             if won or not hand:
                 row = _pack(hare, 0, _mask(moles), turned)
-                found.add({row: 1 << fox}, _Group(done, node, (), None, ()))
+                found.add({row: 1 << fox}, _Group(done, None, (), None, ()))
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -1072,7 +1073,7 @@ class Hakenschlagen(Game):
             row = _pack(c, 0, 0, turned or c in turning) | mask
             if not foxes.get(row, 0) & here:
                 # one way for all of them: the jump is written out with the turn
-                group = group or _Group(done, node, (), None, (), colour)
+                group = group or _Group(done, None, (), None, (), colour)
                 found.add({row: here}, group)
 
     def _vacate_then_fill(self, node, survey, others, layout):
@@ -1128,7 +1129,7 @@ class Hakenschlagen(Game):
             if win is None and any(survey.targets[m] for m in left):
                 continue
             for order, rows in self._placed_all(chosen, node, others, layout, keep, base):
-                found.add(rows, _Group(done, node, order, keep, tail))
+                found.add(rows, _Group(done, node if order else None, order, keep, tail))
 
     def _allowed(self, kind, node, others, layout, keep):
         return [
