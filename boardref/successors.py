@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from boardref import fusion
@@ -52,12 +53,15 @@ class Successors:
         self._resolve = resolve
         self._sensed = SensedOutcomes([], (), array("i"), array("h"))
         #: changes -> the rows that read so (the first sensor's), and with camera and
-        #: hall sensors, what the hall sensors feel -> the rows that feel so
-        self._by_changes: dict[tuple, list[int]] = {}
-        self._by_felt: dict[tuple, list[int]] = {}
+        #: hall sensors, what the hall sensors feel -> the rows that feel so; tuples,
+        #: which the garbage collector stops looking through, unlike lists
+        self._by_changes: dict[tuple, tuple[int, ...]] = {}
+        self._by_felt: dict[tuple, tuple[int, ...]] = {}
         #: the outcomes sorted by ``row * CELLS + cell + 1`` (``_keys``), to find one
         self._keys: Any = None
         self._order: Any = None
+        #: the rows' changed cells, flat, for ``readings`` (made when first asked)
+        self._cells_of_rows: tuple | None = None
         self.outcomes = 0
         self.nbytes = 0
 
@@ -74,9 +78,9 @@ class Successors:
         self._sensed = sensed = rows
         self.outcomes = len(sensed)
         for r, changes in enumerate(sensed.rows):
-            self._by_changes.setdefault(changes[0], []).append(r)
+            self._by_changes[changes[0]] = self._by_changes.get(changes[0], ()) + (r,)
             if len(changes) > 1:
-                self._by_felt.setdefault(changes[1], []).append(r)
+                self._by_felt[changes[1]] = self._by_felt.get(changes[1], ()) + (r,)
         of_row = np.frombuffer(sensed.row, dtype=np.int32) if len(sensed) else np.zeros(0, np.int32)
         cell = np.frombuffer(sensed.cell, dtype=np.int16) if len(sensed) else np.zeros(0, np.int16)
         self._of_row, self._cell = of_row, cell
@@ -148,24 +152,33 @@ class Successors:
         if not self.outcomes:
             return
         bare = set() if now is None else {i for i, token in enumerate(now) if token is None}
-        shown = {i for i in bare if self.base[i] is not None}
+        shown = [i for i in bare if self.base[i] is not None]
+        if self._cells_of_rows is None:
+            self._cells_of_rows = _cells_of_rows(sensed.rows)
+        of_row, at, showing = self._cells_of_rows
+        rows = len(sensed.rows)
+
+        def per_row(cells, weights=None) -> Any:
+            """Per row: how many of its changed cells are among ``cells`` (or the sum
+            of ``weights`` over them)."""
+            hit = np.isin(at, list(cells))
+            return np.bincount(of_row[hit], None if weights is None else weights[hit], rows)
+
         # per row: the one cell its outcomes must add the figure on (-1: any cell,
         # -2: none); and when that is any cell, a cell the figure may not go to, being
         # bare now, unless it is the row's one shown cell (-1: no such limit)
-        needs = np.full(len(sensed.rows), -2, dtype=np.int16)
-        only = np.full(len(sensed.rows), NO_CELL, dtype=np.int16)
-        for r, changes in enumerate(sensed.rows):
-            cells, tokens = changes[0][0::2], changes[0][1::2]
-            missing = covering.difference(cells)
-            if len(missing) > 1:
-                continue
-            fills = shown.difference(cells)
-            fills.update(i for i, token in zip(cells, tokens) if token is not None and i in bare)
-            if len(fills) > 1:
-                continue
-            needs[r] = next(iter(missing)) if missing else NO_CELL
-            if fills:
-                only[r] = next(iter(fills))
+        missing = len(covering) - per_row(covering)
+        missed = sum(covering) - per_row(covering, at)  # the cell, where one is missing
+        # what a row shows on cells bare now: the position's pieces it leaves in place,
+        # and pieces it puts there
+        left = len(shown) - per_row(shown)
+        puts = showing & np.isin(at, list(bare))
+        fills = left + np.bincount(of_row[puts], None, rows)
+        fill = np.where(left == 1, sum(shown) - per_row(shown, at), 0)
+        fill = fill + np.bincount(of_row[puts], at[puts], rows)
+        needs = np.where(missing == 0, NO_CELL, np.where(missing == 1, missed, -2)).astype(np.int16)
+        needs[fills > 1] = -2
+        only = np.where(fills == 1, fill, NO_CELL).astype(np.int16)
         cell = self._cell
         wanted, one = needs[self._of_row], only[self._of_row]
         mask = (wanted == NO_CELL) | (wanted == cell)
@@ -223,14 +236,29 @@ class Successors:
         return sorted(off_base.difference(moved).union(differ))
 
 
+def _cells_of_rows(rows: list[tuple]) -> tuple:
+    """The first sensor's changes of ``rows``, flat: each change's row, its cell and
+    whether it shows something there."""
+    import numpy as np
+
+    firsts = [changes[0] for changes in rows]
+    lengths = np.fromiter(map(len, firsts), dtype=np.int32, count=len(firsts)) // 2
+    size = int(lengths.sum())
+    at = np.fromiter(chain.from_iterable(c[0::2] for c in firsts), dtype=np.int16, count=size)
+    showing = np.fromiter(
+        (token is not None for c in firsts for token in c[1::2]), dtype=bool, count=size
+    )
+    return np.repeat(np.arange(len(firsts), dtype=np.int32), lengths), at, showing
+
+
 def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int], tuple]:
     """``resolve`` for outcome ``n`` of ``refs``."""
     return lambda n: resolve(refs[n])
 
 
-def _size_of(rows: list[tuple], *tables: dict[tuple, list[int]]) -> int:
+def _size_of(rows: list[tuple], *tables: dict[tuple, tuple[int, ...]]) -> int:
     """Bytes of ``rows`` (tuples of flat changes tuples) and of ``tables`` (their
-    changes to lists of row ids), each object counted once; the ints and tokens in
+    changes to row ids), each object counted once; the ints and tokens in
     them are the interpreter's and the game's, shared, so not counted."""
     held = {id(part): part for row in rows for part in (row, *row)}
     size = sys.getsizeof(rows) + sum(map(sys.getsizeof, held.values()))
