@@ -106,7 +106,7 @@ def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
 
 
 def _fox_turns(board: str, seed: int) -> list:
-    """Turn-start positions of a seeded 5-player game whose hand holds the fox
+    """The first turn-start position of a seeded 5-player game whose hand holds the fox
     marble and whose turn ends in at most a few thousand ways (the plain index
     builds every position)."""
     game = load_game("hakenschlagen", 5, board=board)
@@ -117,7 +117,7 @@ def _fox_turns(board: str, seed: int) -> list:
         and "fox" in state.hand
         and len(game.legal_moves(state)) <= 3000
     ]
-    return game, found[:2]
+    return game, found[:1]
 
 
 @pytest.mark.parametrize("sensor", ["presence", "camera", "both"])
@@ -139,7 +139,7 @@ def test_the_compact_index_finds_what_one_row_per_outcome_finds(board, sensor, m
         every = list(plain.readings())
         keys = [compact.candidate(n) for n in range(compact.outcomes)]
         assert keys == [plain.candidate(n) for n in range(plain.outcomes)]
-        for k, key in enumerate(pick.sample(keys, 40)):
+        for k, key in enumerate(pick.sample(keys, 20)):
             assert compact.get(key) == plain.get(key) != []
             nudged = list(key)
             nudged[pick.randrange(len(key))] = "fox"
