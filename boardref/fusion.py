@@ -63,11 +63,14 @@ class Tokens:
 
 @dataclass
 class Candidates:
-    """Readings to weigh, each the ``base`` reading with a few cells changed, as
-    token ids of their own (``names``): candidate ``cand[n]`` shows ``tok[n]`` on
-    cell ``cell[n]``. Tens of thousands of outcomes of a turn take a few arrays
-    instead of a row of every cell each. Pure, so it is built where the successors
-    are indexed (a worker thread in the service), not in the verdict."""
+    """Readings to weigh, each a row of changes to the ``base`` reading, and perhaps
+    one cell more, as token ids of their own (``names``): row ``cand[k]`` shows
+    ``tok[k]`` on cell ``cell[k]``; candidate ``n`` reads as row ``row[n]`` and, where
+    ``extra[n]`` is a cell (not -1), shows ``figure`` there too (a cell its row
+    does not change). Tens of thousands of outcomes of a turn that differ only by
+    where the fox stands take a few thousand rows and two arrays, instead of a row
+    of every cell each. Pure, so it is built where the successors are indexed (a
+    worker thread in the service), not in the verdict."""
 
     base: np.ndarray
     count: int
@@ -75,40 +78,75 @@ class Candidates:
     cell: np.ndarray
     tok: np.ndarray
     names: tuple
+    row: np.ndarray
+    extra: np.ndarray
+    figure: int
+    rows: int
 
     @classmethod
     def of(cls, base: tuple, changes: list[tuple]) -> Candidates:
         """``changes`` are flat tuples (cell index, token, ...) against ``base``."""
         import numpy as np
 
+        return cls.spread(
+            base,
+            changes,
+            np.arange(len(changes), dtype=np.int32),
+            np.full(len(changes), -1, dtype=np.int16),
+            (),
+        )
+
+    @classmethod
+    def spread(cls, base: tuple, rows: list[tuple], row, extra, figure: tuple) -> Candidates:
+        """Candidate ``n`` reads as ``rows[row[n]]`` (flat tuples of changes against
+        ``base``) with ``figure`` (a one-token tuple, or none) added on cell
+        ``extra[n]`` where that is not -1."""
+        import numpy as np
+
         names: dict[str | None, int] = {}
         ids = [names.setdefault(token, len(names)) for token in base]
-        lengths = np.fromiter(map(len, changes), dtype=np.int32, count=len(changes)) // 2
+        lengths = np.fromiter(map(len, rows), dtype=np.int32, count=len(rows)) // 2
         size = int(lengths.sum())
-        # cells and tokens stream from the changes straight into numpy: no flat list
-        # of every change beside them (tens of megabytes for a big turn)
-        cells = np.fromiter(
-            chain.from_iterable(c[0::2] for c in changes), dtype=np.int32, count=size
-        )
-        for token in set(chain.from_iterable(c[1::2] for c in changes)) - names.keys():
+        cells = np.fromiter(chain.from_iterable(c[0::2] for c in rows), dtype=np.int32, count=size)
+        for token in {*chain.from_iterable(c[1::2] for c in rows), *figure} - names.keys():
             names[token] = len(names)
         tokens = np.fromiter(
-            map(names.__getitem__, chain.from_iterable(c[1::2] for c in changes)),
+            map(names.__getitem__, chain.from_iterable(c[1::2] for c in rows)),
             dtype=np.int32,
             count=size,
         )
         return cls(
             np.array(ids, dtype=np.int32),
-            len(changes),
-            np.repeat(np.arange(len(changes), dtype=np.int32), lengths),
+            len(row),
+            np.repeat(np.arange(len(rows), dtype=np.int32), lengths),
             cells,
             tokens,
             tuple(names),
+            row,
+            extra,
+            names[figure[0]] if figure else 0,
+            len(rows),
         )
+
+    def costs(self, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Each candidate's cost: the sum over cells of ``table[cell, token]`` (``ids``
+        maps this group's token ids to the table's columns)."""
+        import numpy as np
+
+        base = table[np.arange(len(self.base)), ids[self.base]]
+        # a row costs its base, less the cells it changes, plus what they show
+        delta = table[self.cell, ids[self.tok]] - base[self.cell]
+        total = base.sum() + np.bincount(self.cand, delta, minlength=self.rows)[self.row]
+        placed = np.flatnonzero(self.extra >= 0)
+        if len(placed):
+            cells = self.extra[placed]
+            total[placed] += table[cells, ids[self.figure]] - base[cells]
+        return total
 
     @property
     def nbytes(self) -> int:
-        return self.base.nbytes + self.cand.nbytes + self.cell.nbytes + self.tok.nbytes
+        arrays = (self.base, self.cand, self.cell, self.tok, self.row, self.extra)
+        return sum(part.nbytes for part in arrays)
 
 
 def seen_key(observation, cells: list[str]) -> tuple:
@@ -157,23 +195,18 @@ def fuse(observation, cells: list[str], groups: list[Candidates], tokens: Tokens
     # ids first: ``costs`` gives a column to every token known by then
     ids_of = [tokens.of(group.names) for group in groups]
     table = costs(observation, cells, tokens)
-    rows = np.arange(len(cells))
-    totals, owners = [], []
+    totals = []
     for g, (group, ids) in enumerate(zip(groups, ids_of)):
-        base = table[rows, ids[group.base]]
-        # a candidate costs its base, less the cells it changes, plus what they show
-        delta = table[group.cell, ids[group.tok]] - base[group.cell]
-        total = base.sum() + np.bincount(group.cand, delta, minlength=group.count)
+        total = group.costs(table, ids)
         if keep is not None:
             total[~np.asarray(keep[g], dtype=bool)] = np.inf
         totals.append(total)
-        owners += [g] * group.count
     total = np.concatenate(totals)
     starts = np.cumsum([0] + [group.count for group in groups])
     order = np.argsort(total, kind="stable")
 
     def reading(index) -> tuple:
-        g = owners[index]
+        g = int(starts.searchsorted(index, side="right")) - 1
         return label(g, int(index - starts[g]))
 
     best = total[order[0]]

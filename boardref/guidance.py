@@ -114,7 +114,7 @@ class Guidance:
             index = self._successors_of(state)
             off_base = index.off_base(keys)
             least = 2 * len(off_base)
-            for changes in index.readings():
+            for changes in index.readings(covering=off_base):
                 # a capture left standing differs from the successor only on cells
                 # the move changed (they held a piece before and it shows one now)
                 if len(changes) < least:
@@ -183,7 +183,7 @@ class Guidance:
             empty = {i for i in off_base if keys[i] is None}
             other = {i for i in off_base if keys[i] is not None and index.base[i] is not None}
             least = 2 * len(other)
-            for changes in index.readings():
+            for changes in index.readings(covering=other, now=keys):
                 if len(changes) < least:
                     continue
                 moved = changes[0::2]

@@ -1,23 +1,30 @@
 """The legal outcomes of one position, indexed by what a sensor would read after each.
 
-An outcome is kept as the few cells its reading changes (a flat tuple: cell index,
-token, cell index, token ...) and the engine's reference to it; its move and the
-position it leads to are written out only when a reading matches it. A Hakenschlagen
-turn of 90,000 outcomes then takes a few megabytes, not hundreds. Building an index
-is pure, so the service builds it in a worker thread; the referee keeps a few, by
-their size in bytes. It never touches a device or the event loop.
+An outcome is kept as the engine's ``SensedOutcomes`` give it: a row of the few
+cells its reading changes (flat tuples: cell index, token, cell index, token ...),
+shared by every outcome that differs only by where one figure stands, and that
+figure's cell. Its move and the position it leads to are written out only when a
+reading matches it. A Hakenschlagen turn of 100,000 outcomes then takes a few
+thousand rows and two arrays. Building an index is pure, so the service builds it
+in a worker thread; the referee keeps a few, by their size in bytes. It never
+touches a device or the event loop.
 """
 
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from boardref import fusion
+from engines.sensed import NO_CELL, SensedOutcomes, without_change
 
 #: the table sensors whose readings the camera makes (what ``index_successors`` is told)
 CAMERA, BOTH = "camera", "both"
+#: more than any board's cells: an outcome's row and cell in one sortable number
+CELLS = 256
 
 
 def projection(sensor: str) -> str:
@@ -29,57 +36,70 @@ def projection(sensor: str) -> str:
 class Successors:
     """The legal outcomes of one position by the changes they make to its reading
     (``base``). With camera and hall sensors (``both``) also what the hall sensors
-    would feel after each."""
+    would feel after each.
 
-    def __init__(self, sensor: str, base: tuple, resolve: Callable[[Any], tuple] | None):
+    Outcomes are kept as the engine's ``SensedOutcomes``: shared rows of changes
+    and, per outcome, its row and the one cell a figure adds to it. A reading is
+    found through a table of rows by their changes: as a row itself, or as a row
+    with one change (the figure's) taken out."""
+
+    def __init__(self, sensor: str, base: tuple, resolve: Callable[[int], tuple] | None):
         self.sensor = sensor
         #: the reading of the position itself
         self.base = base
-        #: changes -> the reference of the one outcome that reads so, or a list of them
-        self._refs: dict[tuple, Any] = {}
-        #: with camera and hall sensors: the changes hall sensors feel, by camera changes
-        self._felt: dict[tuple, tuple] = {}
         self.presence_base: tuple = ()
-        #: with a camera: the outcomes as sparse rows of token ids, for the weighing
+        #: with a camera: every outcome as a candidate reading, for the weighing
         self.candidates: fusion.Candidates | None = None
         self._resolve = resolve
-        #: the changes of each of ``candidates`` in their order
-        self._order: list[tuple] = []
+        self._sensed = SensedOutcomes([], (), array("i"), array("h"))
+        #: changes -> the rows that read so (the first sensor's), and with camera and
+        #: hall sensors, what the hall sensors feel -> the rows that feel so; tuples,
+        #: which the garbage collector stops looking through, unlike lists
+        self._by_changes: dict[tuple, tuple[int, ...]] = {}
+        self._by_felt: dict[tuple, tuple[int, ...]] = {}
+        #: the outcomes sorted by ``row * CELLS + cell + 1`` (``_keys``), to find one
+        self._keys: Any = None
+        self._order: Any = None
+        #: the rows' changed cells, flat, for ``readings`` (made when first asked)
+        self._cells_of_rows: tuple | None = None
         self.outcomes = 0
         self.nbytes = 0
 
     def fill(self, rows) -> None:
-        """Take every ``(ref, changes)`` of ``rows`` (``(ref, changes, felt)`` with
-        camera and hall sensors), then build what the weighing needs."""
-        refs, felts = self._refs, self._felt
-        have_of = refs.get
-        outcomes = 0
-        for row in rows:
-            changes = row[1]
-            have = have_of(changes)
-            if have is None:
-                refs[changes] = row[0]
-            elif type(have) is list:
-                have.append(row[0])
-            else:
-                refs[changes] = [have, row[0]]
-            if len(row) > 2:
-                felts[changes] = row[2]
-            outcomes += 1
-        self.outcomes = outcomes
-        lists = sum(type(ref) is list for ref in refs.values())
+        """Take the outcomes ``rows``: ``SensedOutcomes`` with ``resolve(n)`` for
+        outcome ``n``, or ``(ref, changes)`` rows (``(ref, changes, felt)`` with
+        camera and hall sensors) with ``resolve(ref)``; then build what the lookups
+        and the weighing need."""
+        import numpy as np
+
+        if not isinstance(rows, SensedOutcomes):
+            rows, refs = SensedOutcomes.listed(rows)
+            self._resolve = _by_position(self._resolve, refs)
+        self._sensed = sensed = rows
+        self.outcomes = len(sensed)
+        for r, changes in enumerate(sensed.rows):
+            self._by_changes[changes[0]] = self._by_changes.get(changes[0], ()) + (r,)
+            if len(changes) > 1:
+                self._by_felt[changes[1]] = self._by_felt.get(changes[1], ()) + (r,)
+        of_row = np.frombuffer(sensed.row, dtype=np.int32) if len(sensed) else np.zeros(0, np.int32)
+        cell = np.frombuffer(sensed.cell, dtype=np.int16) if len(sensed) else np.zeros(0, np.int16)
+        self._of_row, self._cell = of_row, cell
+        keys = of_row.astype(np.int64) * CELLS + cell + 1
+        self._order = np.argsort(keys, kind="stable").astype(np.int32)
+        self._keys = keys[self._order]
         self.nbytes = (
-            sum(map(sys.getsizeof, refs))
-            + sum(map(sys.getsizeof, felts.values()))
-            + sys.getsizeof(refs)
-            + sys.getsizeof(felts)
-            + 88 * lists
-            + 32 * outcomes  # the references
+            _size_of(sensed.rows, self._by_changes, self._by_felt)
+            + sys.getsizeof(sensed.row)
+            + sys.getsizeof(sensed.cell)
+            + self._order.nbytes
+            + self._keys.nbytes
         )
         if self.sensor in (CAMERA, BOTH):
-            self._order = list(refs)
-            self.candidates = fusion.Candidates.of(self.base, self._order)
-            self.nbytes += self.candidates.nbytes + sys.getsizeof(self._order)
+            self.candidates = fusion.Candidates.spread(
+                self.base, [changes[0] for changes in sensed.rows], of_row, cell, sensed.tokens[:1]
+            )
+            # the candidates share the outcomes' rows and cells with the index
+            self.nbytes += self.candidates.nbytes - of_row.nbytes - cell.nbytes
 
     # --- looking readings up ---------------------------------------------------------
 
@@ -92,50 +112,117 @@ class Successors:
         return self.outcomes_of(self.changes(key))
 
     def __contains__(self, key: tuple) -> bool:
-        return self.changes(key) in self._refs
+        return bool(self._matches(self.changes(key)))
 
     def outcomes_of(self, changes: tuple) -> list[tuple[Any, Any]]:
-        refs = self._refs.get(changes)
-        if refs is None:
+        return [self._resolve(n) for n in self._matches(changes)]
+
+    def _matches(self, changes: tuple, by: int = 0) -> list[int]:
+        """The outcomes (in order) whose reading (the first sensor's, or with ``by``
+        1 the hall sensors') is ``changes``."""
+        table = self._by_felt if by else self._by_changes
+        wanted = [r * CELLS for r in table.get(changes, ())]
+        if len(self._sensed.tokens) > by:
+            token = self._sensed.tokens[by]
+            for k in range(0, len(changes), 2):
+                if changes[k + 1] == token:
+                    rows = table.get(without_change(changes, k), ())
+                    wanted += [r * CELLS + changes[k] + 1 for r in rows]
+        if not wanted:
             return []
-        return [self._resolve(ref) for ref in (refs if type(refs) is list else [refs])]
+        starts = self._keys.searchsorted(wanted)
+        ends = self._keys.searchsorted(wanted, side="right")
+        return sorted(int(n) for a, b in zip(starts, ends) for n in self._order[a:b])
 
     def sample(self) -> Any:
         """The move of one outcome (what kind of move the game makes), or None when
         there is none."""
-        for refs in self._refs.values():
-            return self._resolve(refs[0] if type(refs) is list else refs)[0]
-        return None
+        return self._resolve(0)[0] if self.outcomes else None
 
-    def readings(self) -> Iterator[tuple]:
-        """The changes of every distinct reading."""
-        return iter(self._refs)
+    def readings(
+        self, covering: set[int] | frozenset[int] = frozenset(), now: tuple | None = None
+    ) -> Iterator[tuple]:
+        """The changes of every distinct reading (in the outcomes' order) that
+        changes every cell of ``covering``, and given ``now`` (a whole reading),
+        shows something on at most one cell where ``now`` shows nothing. Rows are
+        looked at first: most outcomes are passed over with their row, unwritten."""
+        import numpy as np
 
-    def full(self, changes: tuple) -> tuple:
-        """The whole reading ``changes`` stands for."""
-        key = list(self.base)
+        sensed = self._sensed
+        if not self.outcomes:
+            return
+        bare = set() if now is None else {i for i, token in enumerate(now) if token is None}
+        shown = [i for i in bare if self.base[i] is not None]
+        if self._cells_of_rows is None:
+            self._cells_of_rows = _cells_of_rows(sensed.rows)
+        of_row, at, showing = self._cells_of_rows
+        rows = len(sensed.rows)
+
+        def per_row(cells, weights=None) -> Any:
+            """Per row: how many of its changed cells are among ``cells`` (or the sum
+            of ``weights`` over them)."""
+            hit = np.isin(at, list(cells))
+            return np.bincount(of_row[hit], None if weights is None else weights[hit], rows)
+
+        # per row: the one cell its outcomes must add the figure on (-1: any cell,
+        # -2: none); and when that is any cell, a cell the figure may not go to, being
+        # bare now, unless it is the row's one shown cell (-1: no such limit)
+        missing = len(covering) - per_row(covering)
+        missed = sum(covering) - per_row(covering, at)  # the cell, where one is missing
+        # what a row shows on cells bare now: the position's pieces it leaves in place,
+        # and pieces it puts there
+        left = len(shown) - per_row(shown)
+        puts = showing & np.isin(at, list(bare))
+        fills = left + np.bincount(of_row[puts], None, rows)
+        fill = np.where(left == 1, sum(shown) - per_row(shown, at), 0)
+        fill = fill + np.bincount(of_row[puts], at[puts], rows)
+        needs = np.where(missing == 0, NO_CELL, np.where(missing == 1, missed, -2)).astype(np.int16)
+        needs[fills > 1] = -2
+        only = np.where(fills == 1, fill, NO_CELL).astype(np.int16)
+        cell = self._cell
+        wanted, one = needs[self._of_row], only[self._of_row]
+        mask = (wanted == NO_CELL) | (wanted == cell)
+        if now is not None:
+            on_bare = np.zeros(CELLS, dtype=bool)
+            on_bare[list(bare)] = True
+            # a figure on a bare cell shows one more there, past one with the row's
+            on_bare[NO_CELL] = False
+            mask &= ~(on_bare[cell] & (one != NO_CELL) & (one != cell))
+        seen = set()
+        for n in np.flatnonzero(mask).tolist():
+            changes = sensed.changes(n)[0]
+            if changes not in seen:
+                seen.add(changes)
+                yield changes
+
+    def full(self, changes: tuple, base: tuple | None = None) -> tuple:
+        """The whole reading ``changes`` stands for (against ``base``, the position's
+        reading unless given)."""
+        key = list(self.base if base is None else base)
         for n in range(0, len(changes), 2):
             key[changes[n]] = changes[n + 1]
         return tuple(key)
 
     def felt(self, changes: tuple) -> tuple | None:
         """What the hall sensors feel for the reading ``changes`` (camera and hall)."""
-        felt = self._felt.get(changes)
-        if felt is None:
+        found = self._matches(changes)
+        if not found or not self.presence_base:
             return None
-        key = list(self.presence_base)
-        for n in range(0, len(felt), 2):
-            key[felt[n]] = felt[n + 1]
-        return tuple(key)
+        return self.full(self._sensed.changes(found[0])[1], self.presence_base)
 
     def candidate(self, n: int) -> tuple:
         """The whole reading of ``candidates``'s ``n``-th."""
-        return self.full(self._order[n])
+        return self.full(self._sensed.changes(n)[0])
 
-    def agreeing(self, hall: tuple) -> list[bool]:
-        """Which of ``candidates`` the hall sensors feel as ``hall``."""
+    def agreeing(self, hall: tuple) -> Any:
+        """Which of ``candidates`` the hall sensors feel as ``hall`` (a numpy array
+        of booleans)."""
+        import numpy as np
+
         felt = changes_between(hall, self.presence_base)
-        return [self._felt.get(changes) == felt for changes in self._order]
+        found = np.zeros(self.outcomes, dtype=bool)
+        found[self._matches(felt, by=1)] = True
+        return found
 
     def off_base(self, reading: tuple) -> set[int]:
         """The cells where ``reading`` differs from the position."""
@@ -147,6 +234,37 @@ class Successors:
         moved = changes[0::2]
         differ = (i for i, token in zip(moved, changes[1::2]) if reading[i] != token)
         return sorted(off_base.difference(moved).union(differ))
+
+
+def _cells_of_rows(rows: list[tuple]) -> tuple:
+    """The first sensor's changes of ``rows``, flat: each change's row, its cell and
+    whether it shows something there."""
+    import numpy as np
+
+    firsts = [changes[0] for changes in rows]
+    lengths = np.fromiter(map(len, firsts), dtype=np.int32, count=len(firsts)) // 2
+    size = int(lengths.sum())
+    at = np.fromiter(chain.from_iterable(c[0::2] for c in firsts), dtype=np.int16, count=size)
+    showing = np.fromiter(
+        (token is not None for c in firsts for token in c[1::2]), dtype=bool, count=size
+    )
+    return np.repeat(np.arange(len(firsts), dtype=np.int32), lengths), at, showing
+
+
+def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int], tuple]:
+    """``resolve`` for outcome ``n`` of ``refs``."""
+    return lambda n: resolve(refs[n])
+
+
+def _size_of(rows: list[tuple], *tables: dict[tuple, tuple[int, ...]]) -> int:
+    """Bytes of ``rows`` (tuples of flat changes tuples) and of ``tables`` (their
+    changes to row ids), each object counted once; the ints and tokens in
+    them are the interpreter's and the game's, shared, so not counted."""
+    held = {id(part): part for row in rows for part in (row, *row)}
+    size = sys.getsizeof(rows) + sum(map(sys.getsizeof, held.values()))
+    for table in tables:
+        size += sys.getsizeof(table) + sum(map(sys.getsizeof, table.values()))
+    return size
 
 
 def changes_between(key: tuple, base: tuple) -> tuple:

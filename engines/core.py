@@ -366,7 +366,9 @@ class Game:
         ``state``'s; and ``resolve(ref)``, the
         ``(move, state)`` a ``ref`` stands for. Lets the referee index tens of
         thousands of outcomes by their few changed cells; engines that can tell the
-        changes without building each position override it."""
+        changes without building each position override it, and may give them as
+        ``engines.sensed.SensedOutcomes`` instead (iterating gives the same rows,
+        each outcome's position ``n`` its ref)."""
         pairs = self.successors(state)
         bases = [tuple(self.sense(state, sensor).values()) for sensor in sensors]
 

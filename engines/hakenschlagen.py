@@ -90,7 +90,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from bisect import bisect_left
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -103,6 +104,7 @@ from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
+from engines.sensed import NO_CELL, SensedOutcomes
 from engines.words import Words, words
 
 FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
@@ -226,16 +228,18 @@ class _Node(NamedTuple):
     won: bool
 
 
-@dataclass(frozen=True)
-class _Group:
+class _Group(NamedTuple):
     """A way the turn search reached some ends: the uses ``done`` to ``node``, then
-    placements of the kinds in ``order`` (each passing ``keep``), then ``tail``."""
+    placements of the kinds in ``order`` (each passing ``keep``), then ``tail``;
+    with ``jump`` (a colour), then that marble's jump to the end's hollow. Without
+    placements the node is not kept (None): nothing is written out from it."""
 
     done: tuple[Use, ...]
-    node: _Node
+    node: _Node | None
     order: tuple
     keep: Any
     tail: tuple[Use, ...]
+    jump: str | None = None
 
 
 @dataclass
@@ -329,12 +333,18 @@ class _Found:
                 return row | ((bits & -bits).bit_length() - 1) << 7
         raise AssertionError("the sizes disagree with the ends")
 
+    def let_ends_go(self) -> None:
+        """Forget which ends were found (once the caller knows each end's claim):
+        only ``write`` works afterwards. A big turn's ends take megabytes."""
+        self.foxes, self.claims, self.sizes, self._by_row = {}, [], [], None
+
     def free_fields(self, node: _Node) -> list[int]:
         if node not in self._fields:
             self._fields[node] = self.game._free_fields(node, self.others, self.layout)
         return self._fields[node]
 
     def turn(self, end: int) -> Turn:
+        """The uses to ``end`` (one of the ends found)."""
         fox_bit, row = 1 << (end >> 7 & 127), _row(end)
         self._written += 1
         if self._by_row is None and self._written > WRITTEN_BEFORE_INDEX:
@@ -346,6 +356,10 @@ class _Found:
             gid = next(g for g, rows in self.claims if rows.get(row, 0) & fox_bit)
         else:
             gid = next(g for g, bits in self._by_row[row] if bits & fox_bit)
+        return self.write(gid, end)
+
+    def write(self, gid: int, end: int) -> Turn:
+        """The uses to ``end``, one of the ends claim ``gid`` holds."""
         group = self.groups[gid]
         _, fox, mask, _ = _unpack(end)
         names = self.game._names
@@ -358,7 +372,10 @@ class _Found:
                 Use(marbles, kind, names[c], _source_name(kind, names, s))
                 for (marbles, kind), (s, c) in zip(group.order, steps)
             )
-        return Turn(group.done + placed + group.tail)
+        if group.jump is None:
+            return Turn(group.done + placed + group.tail)
+        jump = Use((group.jump,), group.jump, names[end & 127])
+        return Turn(group.done + placed + group.tail + (jump,))
 
 
 @dataclass(frozen=True)
@@ -778,9 +795,11 @@ class Hakenschlagen(Game):
         return pairs
 
     def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
-        """Each distinct end of the turn, packed (``_pack``), with the cells whose
-        reading it changes, told from the figures' moves alone: tens of thousands of
-        ends a turn are indexed without building a position for any of them."""
+        """Each distinct end of the turn, in ``legal_moves``'s order, as
+        ``SensedOutcomes`` (the cells whose reading it changes), told from the
+        figures' moves alone: tens of thousands of ends a turn are indexed without
+        building a position for any of them. Most ends share their row (the
+        reading without the fox) with others and add the fox on one cell."""
         if not set(sensors) <= {"camera", "presence"}:
             return super().sensed_successors(state, sensors)
         if self.to_move(state) is None:
@@ -833,11 +852,18 @@ class Hakenschlagen(Game):
             for sensor in sensors
         ]
 
-        def resolve(end: int):
-            hare, fox, mask, turned = _unpack(end)
-            return found.turn(end), self._ending(state, hare, fox, _cells(mask), turned)
+        sensed, refs, starts = _sensed_ends(found, readers, state.fox)
+        found.let_ends_go()
+        of_row, cells = sensed.row, sensed.cell
 
-        return _sensed_ends(found, readers, state.fox), resolve
+        def resolve(n: int):
+            cell = cells[n]
+            end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
+            hare, fox, mask, turned = _unpack(end)
+            turn = found.write(bisect_right(starts, n) - 1, end)
+            return turn, self._ending(state, hare, fox, _cells(mask), turned)
+
+        return sensed, resolve
 
     def _end_of(self, state: HakenschlagenState, move: Any) -> int | None:
         """The packed end of ``move`` from ``state``, or None if it is not legal."""
@@ -1009,10 +1035,13 @@ class Hakenschlagen(Game):
             hare, fox, moles, hand, turned, won = node
             if won or not hand:
                 row = _pack(hare, 0, _mask(moles), turned)
-                found.add({row: 1 << fox}, _Group(done, node, (), None, ()))
+                found.add({row: 1 << fox}, _Group(done, None, (), None, ()))
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
+            if len(hand) == 1 and hand[0] in COLOURS:
+                self._last_jump(node, done, survey, others, layout, found)
+                continue
             for use, after in self._transitions(node, others, layout, survey):
                 if use is not None:
                     if after.won:
@@ -1024,6 +1053,28 @@ class Hakenschlagen(Game):
             for step in self._vacate_then_fill(node, survey, others, layout):
                 stack.append((step[-1], done + step[:-1]))
         return found
+
+    def _last_jump(self, node, done, survey, others, layout, found) -> None:
+        """Record the ends of the turn from ``node`` whose one marble left is a colour:
+        each jump it offers ends the turn (a colour with none goes back, which
+        ``_finish`` recorded). The ends and the ways recorded for them are those the
+        search would find stepping on to each jump's node (in the order it would
+        take them off its stack), without making the nodes."""
+        hare, fox, moles, (colour,), turned, _ = node
+        targets = survey.targets[colour]
+        for _, c in targets:
+            if turned and c in self.start_spaces:  # the jump wins the race
+                use = Use((colour,), colour, self._names[c])
+                after = self._jump(c, fox, moles, (), turned)
+                self._finish(node, done, survey, others, layout, found, (use, after))
+        here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
+        turning, group = self.turning_points, None
+        for _, c in reversed(targets):
+            row = _pack(c, 0, 0, turned or c in turning) | mask
+            if not foxes.get(row, 0) & here:
+                # one way for all of them: the jump is written out with the turn
+                group = group or _Group(done, None, (), None, (), colour)
+                found.add({row: here}, group)
 
     def _vacate_then_fill(self, node, survey, others, layout):
         """Two placements before a jump where the second needs the first's space.
@@ -1078,7 +1129,7 @@ class Hakenschlagen(Game):
             if win is None and any(survey.targets[m] for m in left):
                 continue
             for order, rows in self._placed_all(chosen, node, others, layout, keep, base):
-                found.add(rows, _Group(done, node, order, keep, tail))
+                found.add(rows, _Group(done, node if order else None, order, keep, tail))
 
     def _allowed(self, kind, node, others, layout, keep):
         return [
@@ -1103,7 +1154,8 @@ class Hakenschlagen(Game):
             if kinds[0] == FOX:
                 yield chosen, {base | mask << 15: _mask(c for _, c in placed)}
             else:
-                yield chosen, {base | _moved(mask, s, c) << 15: here for s, c in placed}
+                lifted = {s: mask if s is None else mask & ~(1 << s) for s in moles | {None}}
+                yield chosen, {base | (lifted[s] | 1 << c) << 15: here for s, c in placed}
             return
         if kinds == [MOLEHILL, MOLEHILL] and keep is None:
             fields = self._free_fields(node, others, layout)
@@ -1856,61 +1908,65 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
     return [(min(moles), fields[0]), (fields[0], min(moles))]
 
 
+#: a hollow's bit -> the hollow
+_CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
+
+
 def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
-    """``(end, changes, ...)`` for every end of ``found``, one ``changes`` per reader
-    ``(read, fox token, reading before)``; ``read(hare, mask)`` gives a row's changes
-    without the fox."""
-    rows: dict[int, list[_FoxOnRow]] = {}  # a row comes up in several claims
+    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order), each
+    row's packed end (without the fox where the row is shared) and where each
+    claim's ends start among them; one changes tuple per reader ``(read, fox
+    token, reading before)``, where ``read(hare, mask)`` gives a row's changes
+    without the fox.
+
+    An end's reading is its row's with the fox added, except where the fox lands
+    on a cell the row changes or on its own space before the turn: those ends get
+    rows of their own, read exactly."""
+    rows: list[tuple] = []
+    refs: list[int] = []
+    ids: dict[int, int] = {}  # a row comes up in several claims
+    touchy: list[int] = []  # per row id: the fox spaces whose ends read otherwise
+    of_row, cells = array("i"), array("h")
+    add_row, add_cell = of_row.append, cells.append
+    tokens = tuple(token for _, token, _ in readers)
+    starts = array("i")  # per claim: its first end's position
     for _, claimed in found.claims:
+        starts.append(len(of_row))
         for row, bits in claimed.items():
-            made = rows.get(row)
-            if made is None:
+            rid = ids.get(row)
+            if rid is None:
                 hare, mask = row & 127, row >> 15
-                made = rows[row] = [
-                    _FoxOnRow(read(hare, mask), token, before, fox_before)
-                    for read, token, before in readers
-                ]
-            if len(made) == 1:
-                (only,) = made
-                while bits:
-                    low = bits & -bits
-                    bits ^= low
-                    fox = low.bit_length() - 1
-                    yield row | fox << 7, only.at(fox)
+                changes = tuple(read(hare, mask) for read, _, _ in readers)
+                rid = ids[row] = len(rows)
+                rows.append(changes)
+                refs.append(row)
+                touchy.append(_mask([fox_before, *(c for part in changes for c in part[0::2])]))
+            near = touchy[rid]
+            fox = _CELL_OF_BIT.get(bits)
+            if fox is not None and not bits & near:  # most rows of a claim: one fox space
+                add_row(rid)
+                add_cell(fox)
                 continue
-            first, second = made  # camera and hall sensors
             while bits:
                 low = bits & -bits
                 bits ^= low
+                if not low & near:
+                    add_row(rid)
+                    add_cell(low.bit_length() - 1)
+                    continue
                 fox = low.bit_length() - 1
-                yield row | fox << 7, first.at(fox), second.at(fox)
-
-
-class _FoxOnRow:
-    """The changes of the readings of one row of ends (``_row``), each with the fox
-    set on a space of its own (``at``)."""
-
-    __slots__ = ("changes", "cells", "heads", "tails", "token", "before", "touchy")
-
-    def __init__(self, changes: tuple, token, before: list, fox_before: int):
-        """``changes``: the row's reading without the fox (its space before the turn
-        read as then); ``token``: how the fox reads; ``before``: the position's reading."""
-        self.changes = changes
-        self.cells = cells = changes[0::2]
-        self.heads = [changes[: 2 * k] for k in range(len(cells) + 1)]
-        self.tails = [changes[2 * k :] for k in range(len(cells) + 1)]
-        self.token = token
-        self.before = before
-        # the fox's spaces whose entry may go or change: elsewhere the fox's own
-        # entry is new (only there could the position have read as the fox does)
-        self.touchy = {*cells, fox_before}
-
-    def at(self, fox: int) -> tuple:
-        """The changes with the fox on ``fox``."""
-        if fox in self.touchy:
-            return _with_cell(self.cells, self.changes, fox, self.token, self.before[fox])
-        k = bisect_left(self.cells, fox)
-        return self.heads[k] + (fox, self.token) + self.tails[k]
+                shared = rows[rid]
+                add_row(len(rows))
+                add_cell(NO_CELL)
+                rows.append(
+                    tuple(
+                        _with_cell(changes[0::2], changes, fox, token, before[fox])
+                        for changes, (_, token, before) in zip(shared, readers)
+                    )
+                )
+                refs.append(row | fox << 7)
+                touchy.append(0)
+    return SensedOutcomes(rows, tokens, of_row, cells), refs, starts
 
 
 def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:

@@ -4,9 +4,12 @@ whole reading, written out only when matched, and kept within a byte budget."""
 from __future__ import annotations
 
 import random
+from functools import partial
 
+import numpy as np
 import pytest
 
+from boardref import fusion
 from boardref import referee as referee_module
 from boardref.referee import Referee
 from boardref.store import Store
@@ -100,3 +103,72 @@ def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
         before_the_move()
     t.change(l4=None, k5="piece")
     return t, base
+
+
+def _fox_turns(board: str, seed: int) -> list:
+    """The first turn-start position of a seeded 5-player game whose hand holds the fox
+    marble and whose turn ends in at most a few thousand ways (the plain index
+    builds every position)."""
+    game = load_game("hakenschlagen", 5, board=board)
+    found = [
+        state
+        for state in _turns(game, seed, 60)
+        if game.to_move(state) is not None
+        and "fox" in state.hand
+        and len(game.legal_moves(state)) <= 3000
+    ]
+    return game, found[:1]
+
+
+@pytest.mark.parametrize("sensor", ["presence", "camera", "both"])
+@pytest.mark.parametrize("board", ["hex", "square"])
+def test_the_compact_index_finds_what_one_row_per_outcome_finds(board, sensor, monkeypatch):
+    """Hakenschlagen's index keeps most outcomes as a shared row and the fox's cell;
+    every lookup, candidate and hall agreement is that of an index holding each
+    outcome's own changes, as the engine's generic listing gives them."""
+    game, states = _fox_turns(board, 11)
+    assert states
+    pick = random.Random(3)
+    for state in states:
+        compact = index_successors(game, state, sensor)
+        with monkeypatch.context() as patch:
+            patch.setattr(game, "sensed_successors", partial(Game.sensed_successors, game))
+            plain = index_successors(game, state, sensor)
+        assert len(compact._sensed.rows) < compact.outcomes == plain.outcomes
+        assert list(compact.readings()) == list(plain.readings())
+        every = list(plain.readings())
+        keys = [compact.candidate(n) for n in range(compact.outcomes)]
+        assert keys == [plain.candidate(n) for n in range(plain.outcomes)]
+        for k, key in enumerate(pick.sample(keys, 20)):
+            assert compact.get(key) == plain.get(key) != []
+            nudged = list(key)
+            nudged[pick.randrange(len(key))] = "fox"
+            assert compact.get(tuple(nudged)) == plain.get(tuple(nudged))
+            if sensor == "both":
+                felt = compact.felt(compact.changes(key))
+                assert felt == plain.felt(plain.changes(key)) is not None
+                assert np.array_equal(compact.agreeing(felt), plain.agreeing(felt))
+                assert compact.agreeing(felt).sum() >= 1
+            if k < 5:
+                # what the lights' guidance looks through: readings changing given cells,
+                # showing something on at most one cell bare now
+                lifted = list(compact.base)
+                lifted[pick.choice([i for i, t in enumerate(lifted) if t is not None])] = None
+                cells = compact.changes(key)[0::2]
+                covering = set(pick.sample(cells, min(1, len(cells))))
+                assert list(compact.readings(covering, tuple(lifted))) == [
+                    changes
+                    for changes in every
+                    if covering.issubset(changes[0::2])
+                    and sum(
+                        lifted[i] is None and compact.full(changes)[i] is not None
+                        for i in range(len(lifted))
+                    )
+                    <= 1
+                ]
+        if sensor != "presence":
+            tokens = fusion.Tokens()
+            ids_of = [tokens.of(i.candidates.names) for i in (compact, plain)]
+            table = np.random.default_rng(5).random((len(compact.base), len(tokens.ids)))
+            costs = [i.candidates.costs(table, ids) for i, ids in zip((compact, plain), ids_of)]
+            assert np.allclose(*costs)
