@@ -86,8 +86,9 @@ needs_chromium = pytest.mark.skipif(
 
 
 def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subprocess.Popen:
-    """`boardref serve --sim ARGS` on ``port``, once its panel answers (without
-    ``sim``: a table with no board sensors, its moves tapped on the panel)."""
+    """`boardref serve --sim ARGS` on ``port``, once its panel answers and the virtual
+    board has laid out the start position (without ``sim``: a table with no board
+    sensors, its moves tapped on the panel, once its panel answers)."""
     service = subprocess.Popen(
         [sys.executable, "-m", "boardref", "serve", *(["--sim"] if sim else []), *args],
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
@@ -95,25 +96,69 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
-    while True:
+    # one client for every try: httpx.get builds a TLS context each time (20 ms of CPU)
+    with httpx.Client(timeout=1) as client:
+        while True:
+            try:
+                health = client.get(f"http://127.0.0.1:{port}/api/health")
+                if health.status_code == 200 and not (sim and health.json()["phase"] == "setup"):
+                    return service
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the service did not come up"
+            assert service.poll() is None, "the service stopped"
+            time.sleep(0.1)
+
+
+class Chromium:
+    """Debian's Chromium, launched once for the browser tests that run in a row: a
+    launch (Playwright's driver and the browser) costs more CPU than most of the tests.
+    It is stopped before a test that does not use it, as Playwright's sync API keeps
+    an event loop marked running while it is open (``asyncio.run`` refuses then)."""
+
+    playwright = None
+    browser = None
+
+    @classmethod
+    def launched(cls):
+        if cls.browser is not None and not cls.browser.is_connected():
+            cls.stop()
+        if cls.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            cls.playwright = sync_playwright().start()
+            cls.browser = cls.playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+        return cls.browser
+
+    @classmethod
+    def stop(cls) -> None:
+        browser, playwright = cls.browser, cls.playwright
+        cls.browser = cls.playwright = None
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return service
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, "the service did not come up"
-        assert service.poll() is None, "the service stopped"
-        time.sleep(0.1)
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
 
 
 @pytest.fixture
 def browser():
-    from playwright.sync_api import sync_playwright
+    """The shared Chromium; every context and page a test opened is closed after it,
+    so no test sees another's cookies, storage or pages."""
+    chromium = Chromium.launched()
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield  # the test's fixtures are torn down first
+    if nextitem is None or "browser" not in nextitem.fixturenames:
+        Chromium.stop()
 
 
 # people at a table, for the play tests: imported last, as the harness uses the

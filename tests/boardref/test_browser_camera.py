@@ -6,6 +6,8 @@ test renders again to know where the cells are in the picture."""
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import numpy as np
 import pytest
@@ -34,9 +36,22 @@ def table(tmp_path):
         f'[camera]\nsource = "synthetic"\nsize = [{SIZE[0]}, {SIZE[1]}]\n'
     )
     service = start_service(tmp_path, port, "--config", str(config))
-    yield f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"
+    camera_open(url)
+    yield url
     service.terminate()
     service.wait(10)
+
+
+def camera_open(url: str) -> None:
+    """Wait until the service's camera is open (it opens off the loop, after the panel
+    answers): the referee page shows the camera tools when it loads with one open."""
+    with httpx.Client(base_url=url, headers={"origin": url}) as referee:
+        referee.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while referee.get("/api/diagnostics").json()["camera"] == "none":
+            assert time.monotonic() < deadline, "the camera did not open"
+            time.sleep(0.1)
 
 
 def test_the_referee_locates_the_board_by_clicking_its_corner_cells(table, browser):

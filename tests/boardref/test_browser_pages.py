@@ -28,6 +28,16 @@ def table(tmp_path, request):
     service.wait(10)
 
 
+@pytest.fixture(scope="module")
+def sternhalma(tmp_path_factory):
+    """One two-player Sternhalma table for the tests that only look at it: none of
+    them changes its game (the position editor sets the position it read)."""
+    service, url = serve(tmp_path_factory.mktemp("pages"), "sternhalma", 2)
+    yield url
+    service.terminate()
+    service.wait(10)
+
+
 def opened(browser, url, path, language="en", viewport=KIOSK):
     page = browser.new_page(locale="de-DE" if language == "de" else "en-US", viewport=viewport)
     page.goto(f"{url}{path}")
@@ -80,27 +90,26 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
     expect(page.locator("#join-warning")).to_contain_text("127.0.0.1")
 
 
-@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_a_phone_without_its_token_says_it_has_not_joined(table, browser, language):
+def test_a_phone_without_its_token_says_it_has_not_joined(sternhalma, browser, language):
     from playwright.sync_api import expect
 
     said = words.table(language)
-    page = opened(browser, table, "/play/1", language, PHONE)
+    page = opened(browser, sternhalma, "/play/1", language, PHONE)
     expect(page.locator("#not-joined")).to_contain_text(said["not_joined"], timeout=WAIT_MS)
     expect(page.locator("#not-joined")).to_contain_text(said["how_to_join"])
     expect(page.locator("#turn")).to_be_hidden()
     expect(page.locator("pre")).to_have_count(0)
 
 
-@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
-    table, browser, language
+    sternhalma, browser, language
 ):
     from playwright.sync_api import expect
 
     said = words.table(language)
+    table = sternhalma
     page = opened(browser, table, "/referee", language, PHONE)
     expect(page.locator(".login")).to_contain_text("pin-hash")
     page.fill("#pin", "0000")

@@ -101,11 +101,15 @@ def test_disks_are_read_past_the_figures_in_front_of_them_from_a_low_camera():
 def test_an_arm_the_colour_of_the_table_over_the_board_is_never_read():
     # hard scene 6008, 39 degrees: the darkest skin tone on the brown table differed
     # from it by less than the background check's level, so a still hand over t8 was
-    # read (found on tuning seed 6 of bench_vision)
+    # read (found on tuning seed 6 of bench_vision). t8 and a cell in every ten, all
+    # over the board; bench_vision holds a still hand over a cell of every frame it
+    # reads, in every game and scene, and allows no reading of one
     game, camera, reader, start = _reader(6008, "hard", b"arm like the table")
-    for cell in game.board.cells:
-        frame = camera.frame(start, hands=(cell.id,))
-        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3)), cell.id
+    cells = ["t8", *(cell.id for cell in game.board.cells[::10])]
+    assert len(cells) == 11
+    for cell in cells:
+        frame = camera.frame(start, hands=(cell,))
+        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3)), cell
     assert _read(reader, camera.frame(start)).tokens == start
 
 
