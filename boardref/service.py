@@ -388,6 +388,11 @@ class Service:
         self._camera_opening = self._loop.create_task(opening())
         return True
 
+    @property
+    def camera_opening(self) -> bool:
+        """Whether a camera is being opened (in a worker thread) and not ready yet."""
+        return self._camera_opening is not None and not self._camera_opening.done()
+
     def _open_camera(self, settings, game, wanted: int):
         """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,
         in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``. A

@@ -390,7 +390,7 @@ async def diagnostics(panel: ThePanel) -> models.Diagnostics:
         settle_ms=round(service.referee.settle * 1000),
         sensor=service.referee.sensor,
         subscribers=len(panel.hub.subscribers),
-        camera=_camera_status(service.camera),
+        camera=_camera_status(service.camera, service.camera_opening),
         loop_lag=None if service.loop_lag is None else service.loop_lag.figures(),
     )
 
@@ -423,10 +423,11 @@ def _game_info(name: str) -> models.GameInfo:
     )
 
 
-def _camera_status(camera) -> str:
-    """What the diagnostics say of the camera: none, why it fails, or the reader's state."""
+def _camera_status(camera, opening: bool) -> str:
+    """What the diagnostics say of the camera: none, opening, why it fails, or the
+    reader's state."""
     if camera is None:
-        return "none"
+        return "opening" if opening else "none"
     reader = camera.reader
     if not camera.failure and reader.status == "unlocated" and reader.refusal:
         return f"unlocated: {reader.refusal}"

@@ -18,8 +18,10 @@ import pytest
 
 from boardref.harness import free_port
 from boardref.notify import notify, watchdog_interval
+from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.store import Store
+from tests.boardref.conftest import PIN
 
 BOARDREF = [sys.executable, "-m", "boardref"]
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
@@ -320,6 +322,13 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
     assert on_the_loop == []  # the verdict used the worker's index, not one of its own
 
 
+def diagnostics_camera(service) -> str:
+    """What the referee's diagnostics say of the camera."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{service.config.panel.port}") as referee:
+        assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+        return referee.get("/api/diagnostics").json()["camera"]
+
+
 def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     """A camera that takes its time to answer (the rendered one starts a process, a
     USB camera may hang on open) is opened off the loop: the panel, the lights and the
@@ -338,10 +347,14 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
         return opened(*args)
 
     monkeypatch.setattr(boardref.camera, "camera_source", slow_camera)
-    service = _service(tmp_path, sim=True, **{"camera.source": "synthetic"})
+    service = _service(
+        tmp_path,
+        sim=True,
+        **{"camera.source": "synthetic", "panel.referee_pin_hash": hash_pin(PIN)},
+    )
     release = threading.Timer(WAIT, answer.set)
     release.start()
-    ran_while_opening = []
+    ran_while_opening, said = [], []
 
     async def while_it_opens(service):
         await asyncio.to_thread(opening.wait, WAIT)
@@ -349,6 +362,8 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
             await asyncio.sleep(0.01)
             ran_while_opening.append(not answer.is_set())
         assert service.referee.sensor == "both"  # waits for the camera's first view
+        # the referee's tools say so: a page opened now offers the camera tools
+        said.append(await asyncio.to_thread(diagnostics_camera, service))
         answer.set()
         for _ in range(int(WAIT * 10)):
             if service.camera is not None:
@@ -360,4 +375,6 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     finally:
         release.cancel()
     assert ran_while_opening == [True] * 5
+    assert said == ["opening"]
     assert service.camera is not None, "the camera is read once it opened"
+    assert not service.camera_opening
