@@ -98,9 +98,9 @@ class Service:
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
         #: counts the cameras asked for (one per board connected); the camera opening
-        #: in a worker thread, if any
+        #: in a worker thread, if any (done once open, or given up)
         self._camera_wanted = 0
-        self._camera_opening: asyncio.Task | None = None
+        self.camera_opening: asyncio.Task | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Open the log, resume or start the game, and connect the devices."""
@@ -385,13 +385,8 @@ class Service:
             self._camera_changed.set()
             log.info("camera %s on %s", settings.source, game.name)
 
-        self._camera_opening = self._loop.create_task(opening())
+        self.camera_opening = self._loop.create_task(opening())
         return True
-
-    @property
-    def camera_opening(self) -> bool:
-        """Whether a camera is being opened (in a worker thread) and not ready yet."""
-        return self._camera_opening is not None and not self._camera_opening.done()
 
     def _open_camera(self, settings, game, wanted: int):
         """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,

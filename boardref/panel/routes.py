@@ -423,11 +423,11 @@ def _game_info(name: str) -> models.GameInfo:
     )
 
 
-def _camera_status(camera, opening: bool) -> str:
-    """What the diagnostics say of the camera: none, opening, why it fails, or the
-    reader's state."""
+def _camera_status(camera, opening: asyncio.Task | None = None) -> str:
+    """What the diagnostics say of the camera: none, opening (``opening``, the task
+    opening it, not done yet), why it fails, or the reader's state."""
     if camera is None:
-        return "opening" if opening else "none"
+        return "opening" if opening is not None and not opening.done() else "none"
     reader = camera.reader
     if not camera.failure and reader.status == "unlocated" and reader.refusal:
         return f"unlocated: {reader.refusal}"

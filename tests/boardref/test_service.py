@@ -377,4 +377,4 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     assert ran_while_opening == [True] * 5
     assert said == ["opening"]
     assert service.camera is not None, "the camera is read once it opened"
-    assert not service.camera_opening
+    assert service.camera_opening.done()
