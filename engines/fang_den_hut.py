@@ -975,12 +975,15 @@ class FangDenHut(Game):
         board reads like a move whose hat left onto hats the sensor already feels (a
         hall sensor feels a hat, not how many), so such a move is not over when it
         first matches."""
-        reading = self.sense(self.apply(state, move), sensor)
-        return any(
-            other != move and self.sense(self._halfway(state, other), sensor) == reading
+        leaving = [
+            other
             for other in self._legal_moves(state)
-            if isinstance(other, HatMove) and len(other.legs) > 1
-        )
+            if isinstance(other, HatMove) and len(other.legs) > 1 and other != move
+        ]
+        if not leaving:  # most rolls: no hat comes home with pips left
+            return False
+        reading = self.sense(self.apply(state, move), sensor)
+        return any(self.sense(self._halfway(state, other), sensor) == reading for other in leaving)
 
     def _halfway(self, state: HatState, move: HatMove) -> HatState:
         """The board of a move with a hat leaving home once the hat came home and

@@ -159,15 +159,19 @@ export function showSimSide() {
   $("sim-to-supply").disabled = !(chosen && chosen.token in virtual.supply);
 }
 
+// How many pieces a token names ("red[blue,green]": 3, a tower; the golden hat on a hat: 2).
+function pieceCount(token) {
+  return (token.match(/[a-z0-9_]+/g) || []).length;
+}
+
 // A piece that holds others (a tower "red[blue,green]", the golden hat on a hat).
 function isTower(token) {
-  return (token.match(/[a-z0-9_]+/g) || []).length > 1;
+  return pieceCount(token) > 1;
 }
 
 // How many pieces a tower holds, as the board marks it ("+2"); "" for one piece.
 function insideCount(token) {
-  const parts = (token.match(/[a-z0-9_]+/g) || []).length;
-  return parts > 1 ? `+${parts - 1}` : "";
+  return isTower(token) ? `+${pieceCount(token) - 1}` : "";
 }
 
 // Take the chosen tower apart: its hats come into the hand one by one.
