@@ -15,10 +15,12 @@ peak is reported beside, as a real camera adds nothing of the kind; once the
 service answers, the renderer is taken out of the service's cgroup), the event
 loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50, p99,
 worst), the panel's answer time, board-link drops (reconnects) and the service's
-CPU per move, and moves the table took as another than the hands made (wrong
-commits). At the end of each game the service's resident memory is split into
-file-backed (the code of the libraries it loaded) and its own (``rss_mb_end``,
-``bench/memory_map.py``). Prints a line per game for people, then one JSON line.
+CPU per move, the CPU quota's periods it used up (a cgroup holds every thread of
+the service still until the next period: it shows as loop lag), and moves the table
+took as another than the hands made (wrong commits). At the end of each game the
+service's resident memory is split into file-backed (the code of the libraries it
+loaded) and its own (``rss_mb_end``, ``bench/memory_map.py``). Prints a line per game
+for people, then one JSON line.
 
 The limits (300 MB, one core) are set by the best means the machine offers, and the
 output says which held (``limits``; see ``bench/confine.py``): `systemd-run --scope
@@ -461,6 +463,12 @@ def _line(table: str, found: dict) -> str:
         f"(budget {BUDGET_RSS_MB:.0f})  loop lag p99 {found['loop_lag_ms_p99']} ms "
         f"(budget {BUDGET_LOOP_LAG_MS_P99:.0f})  link drops {found['link_drops']}  "
         f"{found['cpu_ms_per_move']} ms CPU a move  [{limits['how']}: {held}]"
+        + (
+            f"  quota used up in {limits['cpu_periods_throttled']} of {limits['cpu_periods']}"
+            " periods"
+            if "cpu_periods" in limits
+            else ""
+        )
         + (f"  STUCK {found['stuck']}" if found.get("stuck") else "")
         + (f"  WRONG COMMITS {found['wrong_commits']}" if found.get("wrong_commits") else "")
     )

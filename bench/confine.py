@@ -14,7 +14,8 @@ In order of preference:
    (``sched_setaffinity``, what ``taskset`` does), for CPUQuota=100 %.
 
 A bench prints ``Confinement.figures()``: how the limits were set, which held, and
-(with a cgroup) the group's peak memory and out-of-memory kills. It never changes a
+(with a cgroup) the group's peak memory, out-of-memory kills and the CPU quota's
+periods it used up (the whole group stands still until the next one). It never changes a
 limit of the machine itself, only of the group it creates, which it removes again.
 """
 
@@ -72,6 +73,7 @@ class Confinement:
         if peak is not None:
             found["group_peak_mb"] = peak
             found["oom_kills"] = self._oom_kills()
+        found.update(self._throttled())
         return found
 
     def close(self) -> None:
@@ -213,6 +215,22 @@ class Confinement:
                         if key == "oom_kill":
                             return int(value)
         return 0
+
+
+    def _throttled(self) -> dict:
+        """The CPU quota's periods and those in which the group ran out of it (and
+        stood still until the next one): a stall the service cannot help but see as
+        loop lag."""
+        for group in self._groups:
+            stat = group / "cpu.stat"
+            if stat.exists():
+                figures = dict(line.split() for line in stat.read_text().splitlines())
+                if "nr_periods" in figures:
+                    return {
+                        "cpu_periods": int(figures["nr_periods"]),
+                        "cpu_periods_throttled": int(figures["nr_throttled"]),
+                    }
+        return {}
 
 
 def _joining(procs: list[Path]) -> Callable[[], None]:

@@ -6,13 +6,18 @@ back to the reader so it keeps learning. A board game's reader is
 ``boardref simulate`` both drive a ``TableCamera``.
 
 It passes things on and remembers the last frame for the referee page's snapshot; it
-never decides what a reading means, and a failing source only stops the camera.
+never decides what a reading means, and a failing source only stops the camera. The
+service reads each frame in a worker thread (``read``: sampling and classifying take
+tens of milliseconds) and hands the result over on its loop (``hand_over``); a lock
+keeps the reader's learning from crossing a read.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from boardref.fusion import surely_otherwise
@@ -21,6 +26,7 @@ from engines.words import words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
 from vision.coasters import GAME as COASTER_GAME
+from vision.observation import Observation
 
 log = logging.getLogger("boardref")
 
@@ -29,6 +35,18 @@ KEEP_STILL = words(
     "camera.keep_still",
     "The camera was knocked: keep your hands off the board until it has read the board again",
 )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader made of one frame (``TableCamera.read``)."""
+
+    #: still and clear: what it shows; None while it moves, is blocked or is unlearned
+    observation: Observation | None = None
+    #: the camera or board was knocked: nothing is read until it has been still a while
+    knocked: bool = False
+    #: nothing learned yet: the frame was only looked at for a first still view
+    learning: bool = False
 
 
 def reader_for(game, lens):
@@ -70,8 +88,13 @@ def open_camera(settings, game, sim_view=None):
     """The frame source and the reader of ``game``'s board for the ``[camera]``
     settings (slow: a device to open, a renderer to start; the service calls it in a
     worker thread); None, said in the log, if either cannot be had."""
+    import cv2
+
     from hardware.frame_source import CameraError
 
+    # a frame is read on one core, as its budget is measured: more threads would take
+    # the kiosk browser's cores and, under a CPU quota, stall the service all at once
+    cv2.setNumThreads(1)
     try:
         source, lens = camera_source(settings, game, sim_view)
     except CameraError as exc:
@@ -101,6 +124,10 @@ class TableCamera:
         self.source = source
         self.reader = reader
         self.corners_file = corners_file
+        #: held while the reader reads a frame or learns: one at a time
+        self.lock = threading.RLock()
+        #: a position committed while a frame was being read, learned once it is read
+        self._unconfirmed: dict | None = None
         saved = self._saved_corners().get(self._corners_key())
         if saved is not None:
             try:
@@ -129,7 +156,9 @@ class TableCamera:
         take the board's pose from them and learn the look of the position the
         referee holds from that frame."""
         frame = self._last_frame()
-        if not self.reader.set_corners(points):
+        with self.lock:
+            located = self.reader.set_corners(points)
+        if not located:
             raise RefereeError(
                 words(
                     "camera.corners_unusable",
@@ -156,36 +185,71 @@ class TableCamera:
         """Learn the look of the board from the next frame, known to show ``truth``
         (a ``game.observe`` dict); False if there is no frame or no board in it."""
         frame = self._keep(self.source.read())
-        return frame is not None and self.reader.learn(frame, truth)
+        if frame is None:
+            return False
+        with self.lock:
+            return self.reader.learn(frame, truth)
 
     def step(self, at: float) -> bool:
-        """Read a frame taken at ``at`` and hand the referee what it shows."""
-        return self.take(self.source.read(), at)
+        """Read a frame taken at ``at`` and hand the referee what it shows, if the view
+        is still and clear; False when the source gave no frame (``failure`` says why)."""
+        frame, reading = self.take_and_read(self.first_truth())
+        return self.hand_over(frame, reading, at)
 
-    def take(self, frame, at: float) -> bool:
-        """Hand the referee what ``frame`` (taken at ``at``) shows, if the view is still
-        and clear; False when the source gave no frame (``failure`` says why). The
-        service reads frames off its loop and hands them over here, on the loop."""
+    def take_and_read(self, truth: dict[str, str | None] | None = None):
+        """A frame from the source and its ``Reading`` (``read``); the service calls it
+        in a worker thread and hands the reading over on its loop."""
+        frame = self.source.read()
+        return frame, self.read(frame, truth)
+
+    def first_truth(self) -> dict[str, str | None] | None:
+        """While the reader has learned nothing: the position the panel asks to lay
+        out, which the first still, clear view is taken to show ("learn now" on the
+        referee page learns again if it was taken too early). None once learned."""
+        if self.reader.truth is not None or self.referee.game is None:
+            return None
+        return self.referee.game.observe(self.referee.current())
+
+    def read(self, frame, truth: dict[str, str | None] | None = None) -> Reading:
+        """Read ``frame``, or learn ``truth`` (``first_truth``) from it once the view is
+        still and clear. Safe in a worker thread; it never touches the referee."""
+        if frame is None:
+            return Reading()
+        with self.lock:
+            self._confirm_pending()
+            try:
+                if self.reader.truth is None:
+                    if truth is not None and self._settled(frame):
+                        self.reader.learn(frame, truth)
+                    return Reading(learning=True)
+                observation = self.reader.feed(frame)
+                # Hägar's mat reader is never knocked
+                return Reading(observation, getattr(self.reader, "knocked", False))
+            finally:
+                self._confirm_pending()
+
+    def _confirm_pending(self) -> None:
+        """Learn the position committed while a frame was being read (lock held)."""
+        if self._unconfirmed is not None:
+            truth, self._unconfirmed = self._unconfirmed, None
+            self.reader.confirm(truth)
+
+    def hand_over(self, frame, reading: Reading, at: float) -> bool:
+        """Give the referee ``reading`` of ``frame`` (taken at ``at``), on the loop;
+        False when the source gave no frame."""
         frame = self._keep(frame)
         if frame is None:
             # a camera that gives no frames holds nothing up (the hall sensors go on)
             self.referee.wait_for_still(None)
             return False
-        if self.reader.truth is None and self.referee.game is not None:
-            # nothing learned yet: the first still, clear view is taken to show the
-            # position the panel asks to lay out; "learn now" on the referee page
-            # learns again if it was taken too early
-            if self._settled(frame):
-                self.reader.learn(frame, self.referee.game.observe(self.referee.current()))
+        if reading.learning:
             return True
-        observation = self.reader.feed(frame)
         # a knocked camera asks for a still board: the referee judges nothing until
         # the reader has read the board in its new view
-        knocked = getattr(self.reader, "knocked", False)  # Hägar's mat reader is never knocked
-        self.referee.wait_for_still(KEEP_STILL if knocked else None)
-        if observation is not None:
-            self.observation, self._still = observation, frame
-            self.referee.observe(observation, at)
+        self.referee.wait_for_still(KEEP_STILL if reading.knocked else None)
+        if reading.observation is not None:
+            self.observation, self._still = reading.observation, frame
+            self.referee.observe(reading.observation, at)
         return True
 
     def snapshot(self) -> bytes | None:
@@ -193,13 +257,11 @@ class TableCamera:
         if self.frame is None:
             return None
         # drawing is needed only when asked
-        if isinstance(self.reader, BoardReader):
-            from vision.drawings import overlay_png
+        from vision.drawings import mat_overlay_png, overlay_png
 
-            return overlay_png(self.reader, self.frame, self.observation)
-        from vision.drawings import mat_overlay_png
-
-        return mat_overlay_png(self.reader, self.frame, self.observation)
+        draw = overlay_png if isinstance(self.reader, BoardReader) else mat_overlay_png
+        with self.lock:
+            return draw(self.reader, self.frame, self.observation)
 
     def close(self) -> None:
         self.referee.wait_for_still(None)
@@ -246,7 +308,10 @@ class TableCamera:
         if referee.game is None:
             raise RefereeError(words("referee.no_game", "No game: start one"))
         # what was learned before may have been learned from a board not yet laid out
-        if not self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True):
+        with self.lock:
+            self._unconfirmed = None
+            learned = self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True)
+        if not learned:
             raise RefereeError(
                 words(
                     "camera.markers_unseen",
@@ -274,7 +339,15 @@ class TableCamera:
             return
         truth = referee.game.observe(referee.current())
         if referee.read_as == truth and truth != self._confirmed and self.shows(truth):
-            self.reader.confirm(truth)
+            # a frame being read in a worker meanwhile learns it once read: the loop
+            # does not wait for it
+            if self.lock.acquire(blocking=False):
+                try:
+                    self.reader.confirm(truth)
+                finally:
+                    self.lock.release()
+            else:
+                self._unconfirmed = truth
             self._confirmed = truth
 
     def _relearn(self) -> None:
@@ -283,12 +356,12 @@ class TableCamera:
         afresh from its last still, clear frame, which showed the board chosen."""
         referee = self.referee
         truth = referee.game.observe(referee.current())
-        if (
-            referee.sensor == BOTH
-            and self._still is not None
-            and not self.shows(truth)
-            and self.reader.learn(self._still, truth, fresh=True)
-        ):
+        if referee.sensor != BOTH or self._still is None or self.shows(truth):
+            return
+        with self.lock:
+            self._unconfirmed = None
+            learned = self.reader.learn(self._still, truth, fresh=True)
+        if learned:
             self._confirmed = truth
             log.warning("camera: the players chose a move it did not see; learned the board again")
 

@@ -412,8 +412,9 @@ class Service:
             self.table.refresh()
 
     async def _watch(self, stop: asyncio.Event) -> None:
-        """Read camera frames in a worker thread (a read waits for the device) and
-        hand each to the table's camera on the loop."""
+        """Take and read camera frames in a worker thread (a frame waits for the
+        device; finding the board, sampling and classifying its cells take tens of
+        milliseconds) and hand each reading to the referee on the loop."""
         period = 1 / self.config.camera.fps
         failed = False
         while not stop.is_set():
@@ -422,19 +423,17 @@ class Service:
                 self._camera_changed.clear()
                 await self._camera_changed.wait()
                 continue
-            frame = await asyncio.to_thread(camera.source.read)
-            if frame is not None and camera.reader.pose is None:
-                # finding the board by its markers searches the whole frame: off the
-                # loop too, like the read (every frame, until the board is in view)
-                await asyncio.to_thread(camera.reader.locate, frame)
-            if camera is self.camera:  # not replaced by a new game's meanwhile
-                try:
-                    # dated when the read began, not when it came back: a frame taken
-                    # before the hall sensors felt a move must never count as after it
-                    working = camera.take(frame, started)
-                except Exception:  # a fault in one frame must not stop the camera
-                    log.exception("the camera failed on a frame; the game stays as it was")
-                    working = True
+            truth = camera.first_truth()
+            try:
+                frame, reading = await asyncio.to_thread(camera.take_and_read, truth)
+                # a camera replaced by a new game's meanwhile hands nothing over; dated
+                # when the read began, not when it came back: a frame taken before the
+                # hall sensors felt a move must never count as after it
+                working = camera is not self.camera or camera.hand_over(frame, reading, started)
+            except Exception:  # a fault in one frame must not stop the camera
+                log.exception("the camera failed on a frame; the game stays as it was")
+                working = True
+            if camera is self.camera:
                 self._wake.set()  # the reading may have changed
                 if not working and not failed:
                     self._camera_failed(camera.failure)

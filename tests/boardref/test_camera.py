@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -289,6 +290,45 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
     assert png.startswith(b"\x89PNG")
 
 
+def test_a_position_committed_while_a_frame_is_read_is_learned_once_the_read_is_done(
+    store, scene
+):
+    """The service reads frames in a worker thread: a move committed meanwhile (on the
+    loop) does not wait for that read, and the reader learns the position right after."""
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown)
+    shown["tokens"] = t.tokens()
+    assert camera.learn(t.tokens())
+    frames(8)
+    base = t.referee.positions[-1]
+    move = t.game.legal_moves(base)[0]
+    shown["tokens"] = t.tokens(t.game.apply(base, move))
+    reading, done = threading.Event(), threading.Event()
+
+    def a_read_under_way() -> None:
+        with camera.lock:
+            reading.set()
+            done.wait(10)
+
+    while not t.moves():
+        t.now += 0.1
+        assert camera.step(t.now)
+        holder = threading.Thread(target=a_read_under_way)
+        holder.start()
+        reading.wait(10)
+        t.referee.tick(t.now)  # the verdict, on the "loop": must not wait for the read
+        if t.moves():
+            assert camera.reader.truth == t.tokens(base), "learned only once the read is done"
+        done.set()
+        holder.join()
+        reading.clear()
+        done.clear()
+    assert t.moves() == [str(move)]
+    t.now += 0.1
+    assert camera.step(t.now)
+    assert camera.reader.truth == t.tokens()
+
+
 def test_a_move_felt_before_the_camera_saw_it_set_down_teaches_the_camera_nothing_wrong(
     store, scene
 ):
@@ -361,7 +401,7 @@ def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_th
     renderer.move_camera(view)  # knocked back
     frames(6)
     assert t.referee.waiting is not None
-    assert not camera.take(None, t.now), "the camera gives no frame"
+    assert not camera.hand_over(None, camera.read(None), t.now), "the camera gives no frame"
     assert t.referee.waiting is None, "a camera that gives no frames holds nothing up"
 
 
