@@ -10,6 +10,9 @@ Arguments after the script go to every bench (``--full`` for the long forms,
 
 CPU time is the benches' own and their children's (user + system); wall time
 depends on what else the machine does, so the load average is printed beside it.
+The machine is described first and again last (``bench/machine.py``: its processor
+and a fixed workload's CPU time), so figures from different machines, or from one
+machine busy beneath the benches, can be told apart.
 A bench that fails does not stop the others; ``make bench`` fails at the end.
 """
 
@@ -26,6 +29,8 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from machine import machine
 
 HERE = Path(__file__).resolve().parent
 BUDGETS = HERE / "budgets.toml"
@@ -240,6 +245,7 @@ def main() -> None:
         scripts = [s for s in scripts if s.stem.removeprefix("bench_") in names]
     lines: dict[str, list[dict]] = {}
     times, failed = [], []
+    print(json.dumps(machine()), flush=True)
     for script in scripts:
         code, output, wall, cpu = run(script, arguments)
         for bench, found in json_lines(output).items():
@@ -257,7 +263,8 @@ def main() -> None:
         print(f"| {name} | {wall:.1f} | {cpu:.1f} |")
     total_wall, total_cpu = sum(t[1] for t in times), sum(t[2] for t in times)
     print(f"| total | {total_wall:.1f} ({total_wall / 60:.1f} min) | {total_cpu:.1f} |")
-    print(f"load average at the end: {load()} ({os.cpu_count()} cores)\n")
+    print(f"load average at the end: {load()} ({os.cpu_count()} cores)")
+    print(json.dumps(machine()) + "\n")
     table, every = summary(lines, budgets)
     print(table)
     print(f"\nevery budget met: {'yes' if every else 'no'}")

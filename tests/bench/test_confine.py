@@ -18,8 +18,20 @@ from confine import CGROUPS, confine  # noqa: E402
 GREEDY = "import os; b = bytearray(200 << 20); print(sorted(os.sched_getaffinity(0)))"
 
 
-def _run(way: str, code: str):
-    held = confine([sys.executable, "-c", code], "100M", 100, way)
+#: a process that keeps two cores busy for half a second
+TWO_BUSY_THREADS = (
+    "import hashlib, threading, time\n"
+    "def spin():\n"
+    "    end = time.monotonic() + 0.5\n"
+    "    while time.monotonic() < end:\n"
+    "        hashlib.sha256(bytes(1 << 20)).digest()\n"
+    "threads = [threading.Thread(target=spin) for _ in range(2)]\n"
+    "[t.start() for t in threads]; [t.join() for t in threads]\n"
+)
+
+
+def _run(way: str, code: str, cpu_quota: int = 100):
+    held = confine([sys.executable, "-c", code], "100M", cpu_quota, way)
     try:
         done = subprocess.run(held.command, preexec_fn=held.preexec, capture_output=True)
         return done, held.figures()
@@ -47,6 +59,20 @@ def test_a_cgroup_stops_a_process_over_its_memory_and_counts_the_kill():
     name = f"boardref-bench-{os.getpid()}"
     left = [p for p in (CGROUPS / "memory" / name, CGROUPS / "cpu" / name, CGROUPS / name)]
     assert not any(p.exists() for p in left), "the group is removed"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not CGROUPS.exists(),
+    reason="cgroups need root and a cpu controller",
+)
+def test_a_group_that_uses_up_its_cpu_quota_is_counted_each_period_it_stood_still():
+    # hashing a large buffer lets go of the interpreter: two threads use two cores,
+    # twice the quota of one
+    done, held = _run("cgroup", TWO_BUSY_THREADS, cpu_quota=50)
+    if held["how"] == "none":
+        pytest.skip(f"no cgroup can be written here: {held['notes']}")
+    assert done.returncode == 0, done.stderr
+    assert held.get("cpu_periods", 0) >= 3 and held["cpu_periods_throttled"] >= 2, held
 
 
 @pytest.mark.skipif(Path("/run/systemd/system").exists(), reason="systemd runs this machine")
