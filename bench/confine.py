@@ -15,8 +15,9 @@ In order of preference:
 
 A bench prints ``Confinement.figures()``: how the limits were set, which held, and
 (with a cgroup) the group's peak memory, out-of-memory kills and the CPU quota's
-periods it used up (the whole group stands still until the next one). It never changes a
-limit of the machine itself, only of the group it creates, which it removes again.
+periods it used up (the whole group stands still until the next one). It never
+changes a limit of the machine itself, only of the group it creates, which it removes
+again.
 """
 
 from __future__ import annotations
@@ -215,7 +216,6 @@ class Confinement:
                         if key == "oom_kill":
                             return int(value)
         return 0
-
 
     def _throttled(self) -> dict:
         """The CPU quota's periods and those in which the group ran out of it (and
