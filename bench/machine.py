@@ -21,6 +21,8 @@ import random
 import time
 from pathlib import Path
 
+from boardref.harness import percentile
+
 #: rounds of the workload
 ROUNDS = 11
 #: the vector instructions worth naming, as /proc/cpuinfo spells them
@@ -54,33 +56,25 @@ def reference_cpu_ms() -> tuple[float, float]:
         start = time.process_time()
         workload()
         rounds.append((time.process_time() - start) * 1000)
-    rounds.sort()
-    return round(rounds[0], 1), round(rounds[len(rounds) // 2], 1)
+    return round(min(rounds), 1), round(percentile(rounds, 0.5), 1)
 
 
 def processor() -> tuple[str, list[str]]:
-    """The processor's model name and the vector instructions it has (Linux)."""
+    """The processor's model name and the vector instructions it has (Linux's
+    /proc/cpuinfo: its first processor's fields, as x86 and Arm name them)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        return platform.processor() or platform.machine(), []
-    model = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in text.splitlines()
-            if line.startswith(("model name", "Model", "Hardware"))
-        ),
-        platform.machine(),
-    )
-    flags = next(
-        (
-            set(line.split(":", 1)[1].split())
-            for line in text.splitlines()
-            if line.startswith(("flags", "Features"))
-        ),
-        set(),
-    )
-    return model, [name for name in VECTOR if name in flags]
+        text = ""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    model = fields.get("model name") or fields.get("Model") or fields.get("Hardware")
+    flags = set((fields.get("flags") or fields.get("Features") or "").split())
+    return model or platform.processor() or platform.machine(), [
+        name for name in VECTOR if name in flags
+    ]
 
 
 def machine() -> dict:

@@ -30,6 +30,13 @@ TWO_BUSY_THREADS = (
 )
 
 
+#: the cgroup way writes a memory and a cpu group of its own
+NEEDS_CGROUPS = pytest.mark.skipif(
+    os.geteuid() != 0 or not any((CGROUPS / p).exists() for p in ("memory", "cgroup.controllers")),
+    reason="cgroups need root and the memory and cpu controllers",
+)
+
+
 def _run(way: str, code: str, cpu_quota: int = 100):
     held = confine([sys.executable, "-c", code], "100M", cpu_quota, way)
     try:
@@ -37,6 +44,14 @@ def _run(way: str, code: str, cpu_quota: int = 100):
         return done, held.figures()
     finally:
         held.close()
+
+
+def _run_in_cgroup(code: str, cpu_quota: int = 100):
+    """``_run`` in a cgroup of its own; skipped where none can be written."""
+    done, held = _run("cgroup", code, cpu_quota)
+    if held["how"] == "none":
+        pytest.skip(f"no cgroup can be written here: {held['notes']}")
+    return done, held
 
 
 def test_an_address_space_limit_stops_a_process_over_it_and_it_keeps_to_one_core():
@@ -47,30 +62,20 @@ def test_an_address_space_limit_stops_a_process_over_it_and_it_keeps_to_one_core
     assert within.returncode == 0 and len(json.loads(within.stdout)) == 1
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or not any((CGROUPS / p).exists() for p in ("memory", "cgroup.controllers")),
-    reason="cgroups need root and a memory controller",
-)
+@NEEDS_CGROUPS
 def test_a_cgroup_stops_a_process_over_its_memory_and_counts_the_kill():
-    done, held = _run("cgroup", GREEDY)
-    if held["how"] == "none":
-        pytest.skip(f"no cgroup can be written here: {held['notes']}")
+    done, held = _run_in_cgroup(GREEDY)
     assert done.returncode == -9 and held["oom_kills"] == 1
     name = f"boardref-bench-{os.getpid()}"
     left = [p for p in (CGROUPS / "memory" / name, CGROUPS / "cpu" / name, CGROUPS / name)]
     assert not any(p.exists() for p in left), "the group is removed"
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or not CGROUPS.exists(),
-    reason="cgroups need root and a cpu controller",
-)
+@NEEDS_CGROUPS
 def test_a_group_that_uses_up_its_cpu_quota_is_counted_each_period_it_stood_still():
     # hashing a large buffer lets go of the interpreter: two threads use two cores,
     # twice the quota of one
-    done, held = _run("cgroup", TWO_BUSY_THREADS, cpu_quota=50)
-    if held["how"] == "none":
-        pytest.skip(f"no cgroup can be written here: {held['notes']}")
+    done, held = _run_in_cgroup(TWO_BUSY_THREADS, cpu_quota=50)
     assert done.returncode == 0, done.stderr
     assert held.get("cpu_periods", 0) >= 3 and held["cpu_periods_throttled"] >= 2, held
 
