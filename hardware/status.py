@@ -15,20 +15,26 @@ thread on a Pi), never on the caller's event loop: hand them over, for example w
 ``loop.call_soon_threadsafe``, and do nothing slow in them.
 """
 
+from __future__ import annotations
+
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-from gpiozero import RGBLED, Button, Buzzer
-from gpiozero.pins import Factory
+from typing import TYPE_CHECKING
 
 from hardware import datafiles
 from hardware.lights import RGB, Palette
+
+if TYPE_CHECKING:  # gpiozero loads only when a part is wired (a table may have none)
+    from gpiozero import Button, Buzzer
+    from gpiozero.pins import Factory
 
 #: A gpiozero pin name (17, "GPIO17", "BOARD11"), or None when the part is not fitted.
 Pin = int | str | None
 
 _OFF = (0.0, 0.0, 0.0)
+#: the parts of a status panel, each on a pin of its own when fitted
+_PARTS = ("led_red", "led_green", "led_blue", "buzzer", "draw", "confirm", "takeback")
 
 
 @dataclass(frozen=True)
@@ -52,13 +58,18 @@ class StatusPins:
         if any(pin is None for pin in led) and any(pin is not None for pin in led):
             raise ValueError(f"the status LED needs all three pins (red, green, blue), not {led}")
         wired = {}
-        for part in ("led_red", "led_green", "led_blue", "buzzer", "draw", "confirm", "takeback"):
+        for part in _PARTS:
             pin = getattr(self, part)
             if pin is None:
                 continue
             if pin in wired:
                 raise ValueError(f"pin {pin!r} is wired to both {wired[pin]} and {part}")
             wired[pin] = part
+
+    @property
+    def wired(self) -> bool:
+        """Whether any part is wired at all."""
+        return any(getattr(self, part) is not None for part in _PARTS)
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,10 @@ class StatusPanel:
         self._led = self._buzzer = None
         self._buttons: list[Button] = []
         self._rhythm = _Rhythm()
+        if not pins.wired:
+            return
+        from gpiozero import RGBLED, Button, Buzzer
+
         try:
             if pins.led_red is not None:
                 self._led = RGBLED(
@@ -201,7 +216,7 @@ class StatusPanel:
         self._buttons = []
         self._showing = None
 
-    def __enter__(self) -> "StatusPanel":
+    def __enter__(self) -> StatusPanel:
         return self
 
     def __exit__(self, *exc_info) -> None:
