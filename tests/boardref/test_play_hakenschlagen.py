@@ -21,6 +21,9 @@ from tests.boardref.conftest import needs_chromium
 pytestmark = needs_chromium
 
 PLIES = 40
+#: the turns a player weighs, picked at random among the outcomes (a hand with the fox
+#: and molehills has tens of thousands)
+SEEN = 600
 
 
 def read_layout(kiosk) -> dict[str, list[str]]:
@@ -36,12 +39,14 @@ def read_layout(kiosk) -> dict[str, list[str]]:
 def choose_turn(game, state, choose: random.Random, wanted: str | None):
     """A turn a player would make: one that changes the board and does not end the
     race early, using the fox or a molehill when ``wanted`` names it and the hand
-    allows; returns (turn, the position after it)."""
-    turns = list(game.legal_moves(state))
+    allows, among ``SEEN`` turns picked at random; returns (turn, the position after
+    it)."""
+    moves = game.legal_moves(state)  # each move is written out only when read
+    turns = [moves[n] for n in choose.sample(range(len(moves)), min(len(moves), SEEN))]
     using = [t for t in turns if any(u.kind == wanted for u in t.uses)] if wanted else []
     felt = game.sense(state, "presence")
     for pool in (using, turns):
-        for turn in choose.sample(pool, min(len(pool), 200)):
+        for turn in pool[:200]:
             after = game.apply(state, turn)
             if game.outcome(after) is None and game.sense(after, "presence") != felt:
                 return turn, after
