@@ -43,6 +43,7 @@ import random
 import re
 from array import array
 from dataclasses import dataclass
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -135,6 +136,9 @@ class Sternhalma(Game):
         )
         #: the last state ``outcome`` judged, and its outcome: a ply asks three times
         self._judged: tuple[Any, Outcome | None] = (None, None)
+        #: the positions seen that a record last wrote, and how it wrote them: the
+        #: next state's are those and one more, so only that one is written
+        self._seen_written: tuple[frozenset, dict[str, int]] = (frozenset(), {})
 
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
@@ -509,17 +513,32 @@ class Sternhalma(Game):
         )
 
     def _state_to_json(self, state: SternhalmaState) -> dict:
-        names = self._names
+        names, holes = self._names, state.holes
         return {
             "pieces": [
-                [names[i] for i, owner in enumerate(state.holes) if owner == seat]
-                for seat in range(self.players)
+                list(compress(names, map(seat.__eq__, holes))) for seat in range(self.players)
             ],
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
-            "seen": {f"{digest:016x}": n for digest, n in _counts(state.seen).items()},
+            "seen": self._seen_record(state.seen),
         }
+
+    def _seen_record(self, seen: frozenset[tuple[int, int]]) -> dict[str, int]:
+        """``seen`` as a record writes it: each position's digest (16 hex digits) with
+        how often it occurred. The history grows with the game, so the positions a
+        record wrote last are kept and only those seen since are written."""
+        done, written = self._seen_written
+        if done <= seen:
+            written = dict(written)
+            added = seen - done
+        else:
+            written, added = {}, seen
+        for digest, n in added:
+            key = f"{digest:016x}"
+            written[key] = max(n, written.get(key, 0))
+        self._seen_written = (seen, written)
+        return dict(written)
 
     def _state_from_json(self, data: Any) -> SternhalmaState:
         pieces = data["pieces"]
