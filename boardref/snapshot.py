@@ -143,7 +143,14 @@ class TableState(BaseModel):
 
 
 class Snapshots:
-    """Builds the referee's snapshot of the table (``TableState``)."""
+    """Builds the referee's snapshot of the table (``TableState``). What a move leaves
+    as it was, or changes by one, is kept from the last snapshot: the seats as shown,
+    and the moves counted in the log (a log only grows, or starts anew)."""
+
+    #: the game and computer seats the seats were last shown for, and those seats
+    _seats_shown: tuple[Any, frozenset[int], tuple[SeatState, ...]] = (None, frozenset(), ())
+    #: the log last counted, how many of its events were counted, and how many moves
+    _plies_counted: tuple[Any, int, int] = (None, 0, 0)
 
     def snapshot(self) -> TableState:
         """The table as judged now: what every output shows (``published`` holds the
@@ -172,7 +179,7 @@ class Snapshots:
             game=game.name,
             players=game.players,
             options=dict(game.options),
-            seats=seats_of(game, self.computer),
+            seats=self._seats(),
             phase=self.phase,
             sensor=self.sensor,
             to_move=seat,
@@ -207,7 +214,7 @@ class Snapshots:
             can_takeback=self.tentative is not None
             or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
             commitment=commitment(self._seed),
-            plies=sum(k == "move" for k, _ in self.log),
+            plies=self._plies(),
             moves=() if hidden else moves,
             record=None if hidden else game.to_json(state)["state"],
             report=game.report(state),
@@ -216,6 +223,23 @@ class Snapshots:
             if hidden
             else (),
         )
+
+    def _seats(self) -> tuple[SeatState, ...]:
+        """The game's seats as pages show them (``seats_of``)."""
+        game, computer, seats = self._seats_shown
+        if game is not self.game or computer != self.computer:
+            seats = seats_of(self.game, self.computer)
+            self._seats_shown = (self.game, self.computer, seats)
+        return seats
+
+    def _plies(self) -> int:
+        """How many moves the log holds, passes included."""
+        log, (counted, done, plies) = self.log, self._plies_counted
+        if log is not counted or len(log) < done:
+            done = plies = 0
+        plies += sum(kind == "move" for kind, _ in log[done:])
+        self._plies_counted = (log, len(log), plies)
+        return plies
 
     def _panel_moves(self) -> tuple[str, ...]:
         """The legal moves of a table whose moves are tapped on the panel."""
@@ -246,7 +270,8 @@ class Snapshots:
             return True
         if self.phase != MOVE or self.sensor == PANEL or self.reading is None:
             return False
-        base = self.positions[-1]
-        index = self._successors.get(base)
+        index = self._successors.get(self.positions[-1])
+        if index is None:
+            return False
         key = self._key(self.reading if self.read_as is None else self.read_as)
-        return index is not None and key == index.base and bool(index.get(key))
+        return key == index.base and bool(index.get(key))
