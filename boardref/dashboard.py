@@ -30,6 +30,7 @@ from fastapi.staticfiles import StaticFiles
 
 from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
+from boardref.memory import freeze_start_up
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.words import LANGUAGES
 from boardref.panel.words import table as word_table
@@ -270,6 +271,7 @@ async def run_dashboard(
         uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")
     )
     log.info("café dashboard on http://%s:%d/", host, port)
+    freeze_start_up()
     try:
         await server.serve()
     finally:

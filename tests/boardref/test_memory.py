@@ -1,11 +1,14 @@
-"""The service's memory: few allocation arenas however many worker threads run, and
-freed memory handed back when an index is let go."""
+"""The service's memory: few allocation arenas however many worker threads run,
+freed memory handed back when an index is let go, and what it started with kept out
+of the garbage collector's full collections."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
+import weakref
 
 import pytest
 
@@ -68,3 +71,27 @@ def test_letting_an_index_go_hands_the_freed_memory_back(table, monkeypatch):
     t, base = a_move_with_room_for_one_index(table, monkeypatch, counting)
     assert base not in t.referee._successors
     assert handed_back
+
+
+def test_what_the_service_started_with_is_kept_out_of_collections_and_garbage_is_not():
+    class Node:
+        pass
+
+    kept, garbage = Node(), Node()
+    garbage.me = garbage  # a cycle: only the collector frees it
+    gone = weakref.ref(garbage)
+    del garbage
+    frozen = gc.get_freeze_count()
+    try:
+        memory.freeze_start_up()
+        assert gone() is None, "garbage from the start-up was kept"
+        assert gc.get_freeze_count() > frozen
+        assert not any(o is kept for o in gc.get_objects()), "a full collection still walks it"
+        later = Node()
+        later.me = later
+        later_ref = weakref.ref(later)
+        del later
+        gc.collect()
+        assert later_ref() is None, "objects made after the start-up are no longer collected"
+    finally:
+        gc.unfreeze()
