@@ -114,6 +114,11 @@ class Sternhalma(Game):
         self.targets: tuple[str, ...] = tuple(data["opposite"][home] for home in self.homes)
         #: the colour of each seat's pieces, as a camera reports them
         self.colours: tuple[str, ...] = tuple(data["colour"][home] for home in self.homes)
+        #: what each sensor reports of a hole, by its owner (EMPTY, -1, is the last)
+        self._shown = {
+            "camera": (*self.colours, None),
+            "presence": (PIECE,) * self.players + (None,),
+        }
         self._home_cells = tuple(self.board.zone(home) for home in self.homes)
         self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
         self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
@@ -136,6 +141,9 @@ class Sternhalma(Game):
         )
         #: the last state ``outcome`` judged, and its outcome: a ply asks three times
         self._judged: tuple[Any, Outcome | None] = (None, None)
+        #: the last position whose moves were listed, and those moves: a referee asks
+        #: whether the seat must pass, then matches the board against the same moves
+        self._listed: tuple[Any, tuple[Move, ...]] = (None, ())
         #: the positions seen that a record last wrote, and how it wrote them: the
         #: next state's are those and one more, so only that one is written
         self._seen_written: tuple[frozenset, dict[str, int]] = (frozenset(), {})
@@ -162,6 +170,14 @@ class Sternhalma(Game):
     # --- move generation --------------------------------------------------------------
 
     def _legal_moves(self, state: SternhalmaState) -> list[Move]:
+        listed, moves = self._listed
+        if state != listed:
+            moves = tuple(self._write_moves(state))
+            self._listed = (state, moves)
+        return list(moves)
+
+    def _write_moves(self, state: SternhalmaState) -> list[Move]:
+        """The seat to move's moves, written out (or taken from those written before)."""
         written = self._written
         if len(written) > MOVES_KEPT:
             written.clear()
@@ -242,19 +258,13 @@ class Sternhalma(Game):
         if not set(sensors) <= {"camera", "presence"} or moves == [PASS]:
             return super().sensed_successors(state, sensors)
         shown = [self.colours[state.turn] if sensor == "camera" else PIECE for sensor in sensors]
-        index, rows = self.board.index, []
-        for move in moves:
-            origin, end = index[move.path[0]], index[move.path[-1]]
-            rows.append(
-                (
-                    move,
-                    *(
-                        (origin, None, end, token) if origin < end else (end, token, origin, None)
-                        for token in shown
-                    ),
-                )
-            )
-        return rows, lambda move: (move, self.apply(state, move))
+        index = self.board.index
+        ends = [(index[move.path[0]], index[move.path[-1]]) for move in moves]
+        changes = [
+            [(a, None, b, token) if a < b else (b, token, a, None) for a, b in ends]
+            for token in shown
+        ]
+        return list(zip(moves, *changes)), lambda move: (move, self.apply(state, move))
 
     def can_extend(self, state: SternhalmaState, move: Move, sensor: str = "camera") -> bool:
         """A jump chain can go on when its piece, where it stands, has another jump
@@ -500,11 +510,16 @@ class Sternhalma(Game):
     # --- what sensors see, and records ------------------------------------------------
 
     def observe(self, state: SternhalmaState) -> dict[str, str | None]:
+        return self.sense(state, "camera")
+
+    def sense(self, state: SternhalmaState, sensor: str) -> dict[str, str | None]:
+        """What ``sensor`` reports, read off the holes: a verdict reads the board's
+        121 holes more than once, so the tokens are looked up by owner at once."""
+        shown = self._shown.get(sensor)
+        if shown is None:
+            return super().sense(state, sensor)  # says which sensors there are
         self._require_state(state)
-        return {
-            cell.id: None if owner == EMPTY else self.colours[owner]
-            for cell, owner in zip(self.board.cells, state.holes)
-        }
+        return {name: shown[owner] for name, owner in zip(self._names, state.holes)}
 
     def render(self, state: SternhalmaState) -> str:
         """The star as text: each piece as the first letter of its colour."""
