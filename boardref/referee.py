@@ -114,6 +114,9 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         self._reading_since = 0.0
         self._judged: Reading | None = None
         self._successors: dict[Any, Successors] = {}
+        #: the last position whose reading ``_key_of`` made, with its game and sensor:
+        #: a verdict asks for the same one up to three times
+        self._key_kept: tuple[Any, str, Any, tuple] = (None, "", None, ())
         self._view = TableView()
         #: the camera's last observation, the hall sensors' last reading and since when
         self._observation = None
@@ -444,7 +447,7 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
                 self._emit(Event("tentative", {"move": str(move)}))
             else:
                 self.tentative = None
-                self._accept_move(move)
+                self._accept_move(move, after=state)
             return
         if distinct:
             self._ask(distinct.values())
@@ -500,8 +503,12 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         return tuple(map(reading.get, self._cell_ids))
 
     def _key_of(self, state) -> tuple:
-        # sense() lists every cell in board order, so its values are the key
-        return tuple(self.game.sense(state, projection(self.sensor)).values())
+        game, sensor, kept, key = self._key_kept
+        if state is not kept or game is not self.game or sensor != self.sensor:
+            # sense() lists every cell in board order, so its values are the key
+            key = tuple(self.game.sense(state, projection(self.sensor)).values())
+            self._key_kept = (self.game, self.sensor, state, key)
+        return key
 
     def _successors_of(self, state) -> Successors:
         found = self._successors.get(state)
@@ -515,7 +522,7 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         none built yet on hall sensors, matched one by one (the next idle tick indexes)."""
         found = self._successors.get(state)
         if found is None and self.sensor not in (CAMERA, BOTH):
-            return outcomes_read_as(self.game, state, self.sensor, key)
+            return outcomes_read_as(self.game, state, self.sensor, key, self._key_of(state))
         return self._successors_of(state).get(key)
 
     def _remember(self, state, found: Successors) -> None:
@@ -549,17 +556,20 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         if len(alike) > 1:
             self._ask(alike.values())
             return False
-        return self._accept_move(move, mark)
+        return self._accept_move(move, mark, after=state)
 
-    def _accept_move(self, move: Move, mark: str | None = None) -> bool:
+    def _accept_move(self, move: Move, mark: str | None = None, after=None) -> bool:
         """Log and play ``move``; ``mark`` says how the referee came to accept it
-        ("confirmed", "chosen", "corrected"), for the game's record."""
+        ("confirmed", "chosen", "corrected"), for the game's record; ``after``, the
+        position it leads to, where the caller has it already."""
         state = self.positions[-1]
         seat = self.game.to_move(state)
         data = {"move": str(move), "seat": seat}
         if mark is not None:
             data[mark] = True
-        if not self._accept("move", data, self.game.apply(state, move)):
+        if after is None:
+            after = self.game.apply(state, move)
+        if not self._accept("move", data, after):
             return False
         self._view.last_move = getattr(move, "path", ())
         self._after_change()

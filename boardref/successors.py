@@ -274,12 +274,16 @@ def changes_between(key: tuple, base: tuple) -> tuple:
     )
 
 
-def outcomes_read_as(game, state, sensor: str, key: tuple) -> list[tuple[Any, Any]]:
+def outcomes_read_as(
+    game, state, sensor: str, key: tuple, base: tuple | None = None
+) -> list[tuple[Any, Any]]:
     """Every ``(move, position)`` from ``state`` that ``sensor`` reads as ``key``,
     matched one outcome at a time without indexing them: a reading judged before
     the idle indexing ran (a cold verdict) needs only its own matches. Hall sensors
-    only; a camera's reading is weighed against the whole index."""
-    base = tuple(game.sense(state, sensor).values())
+    only; a camera's reading is weighed against the whole index. ``base``: what
+    ``sensor`` reads of ``state`` itself, where the caller has it already."""
+    if base is None:
+        base = tuple(game.sense(state, sensor).values())
     wanted = changes_between(key, base)
     rows, resolve = game.sensed_successors(state, (sensor,))
     return [resolve(ref) for ref, changes in rows if changes == wanted]
