@@ -30,7 +30,7 @@ from boardref.history import History
 from boardref.loop_lag import LoopLag
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
-from boardref.panel.api import Panel
+from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
 from boardref.store import Store, StoreError, open_log

@@ -1,5 +1,5 @@
-"""The panel's app: its pages, its WebSocket and its routes (``routes``), behind the
-gate (``gate``) every request passes first.
+"""The panel's app: its pages (``pages``), its WebSocket and its routes (``routes``),
+behind the gate (``gate``) every request passes first.
 
 Reads are GETs; every change is a POST with a validated JSON body that passes the
 Host and Origin checks and a role check: the table kiosk (a browser on this machine),
@@ -11,171 +11,111 @@ thread. A refusal is words (``said``) and never repeats what the client sent.
 
 from __future__ import annotations
 
-from importlib import resources
+from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from boardref.panel import models
-from boardref.panel.access import Access, origin_allowed
-from boardref.panel.address import Names, public_base
+from boardref.panel.access import origin_allowed
 from boardref.panel.board_routes import board_router
-from boardref.panel.gate import Gate
+from boardref.panel.gate import Gate, refusal_body
 from boardref.panel.history_api import history_routes
-from boardref.panel.hub import Hub
-from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved, refusal_body
+from boardref.panel.pages import STATIC, page, plain_pages
+from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.panel.words import LANGUAGES, table
-from boardref.referee import Event, RefereeError
+from boardref.referee import RefereeError
 from boardref.store import StoreError
 from boardref.virtual_board import Refused as HandRefused
 from engines import RulesError
 from engines.words import Words, words
 
-PAGES = ("table", "watch", "referee", "sim", "play")
-STATIC = resources.files("boardref.panel") / "static"
-#: every page is one template; the role decides which parts it shows
-PAGE = (STATIC / "page.html").read_text(encoding="utf-8")
+if TYPE_CHECKING:
+    from boardref.panel.panel import Panel
+
 #: Swagger UI's own files (the swagger-ui-py package), found without importing it
 SWAGGER_UI = Path(find_spec("swagger_ui").submodule_search_locations[0]) / "static"
 #: a refused request is answered briefly: this many of its errors, each part this long
 ERRORS_SHOWN, PART_CHARS = 3, 40
 
 
-class Panel:
-    """The panel of one service: its access rules, its pages' hub and its app."""
+def build_app(panel: Panel) -> FastAPI:
+    """The app of ``panel``: its pages, its WebSocket and its routes, behind the gate."""
+    app = FastAPI(
+        title="boardref panel",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.panel = panel
+    app.add_middleware(Gate, host_allowed=panel.names.allow, answer=refusal_body)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.mount("/api/docs/assets", StaticFiles(directory=str(SWAGGER_UI)), name="swagger-ui")
+    _refusals(app)
+    _pages(app, panel)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.include_router(board_router(panel, CHANGE))
+    app.include_router(history_routes(panel.service.history))
 
-    def __init__(self, service, pin_hash: str | None):
-        self.service = service
-        self.access = Access(pin_hash)
-        self.hub = Hub()
-        #: the referee's last snapshot, kept as published (see ``publish``)
-        self.shown = service.referee.published
-        panel = service.config.panel
-        public = urlsplit(panel.public_url).hostname if panel.public_url else None
-        self.names = Names([panel.host, public, *panel.hosts])
-        self.app = self._build()
-
-    # --- state as pages see it ---------------------------------------------------------
-
-    def state(self, seat: int | None = None) -> models.State:
-        """What one page shows: the referee's last snapshot as it is, what ``seat``
-        alone may see, and the table's own facts (the board link, the simulator)."""
-        shown = self.shown
-        fields = dict(shown)
-        fields["moves"] = shown.moves_of(seat)
-        virtual = self.service.sim_virtual()
-        return models.State.model_construct(
-            **fields,
-            link=self.service.link_state(),
-            sim=self.service.sim,
-            view=shown.view_of(seat),
-            # validated (the snapshot alone is trusted as it is): a plain dict here
-            # would be sent as it is, with a serialiser warning for every page
-            virtual=None if virtual is None else models.Virtual.model_validate(virtual),
-        )
-
-    def publish(self, event: Event | None = None) -> None:
-        """Take the referee's new snapshot (a "display" event) and push it to every
-        page; with no event, push the last one again (the link changed, say)."""
-        if event is not None:
-            if event.kind != "display":
-                return
-            self.shown = event.data["table"]
-        if not self.hub.subscribers:
+    @app.websocket("/ws")
+    async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
+        if not origin_allowed(socket.headers.get("origin"), socket.headers.get("host")):
+            await socket.close(code=1008)  # a page of another site: refused
             return
-        public = self.state().model_dump_json()
-        # a seat's own page differs from the public one only where hands are hidden
-        seats = self.hub.seats() if self.shown.views else ()
-        private = {seat: self.state(seat).model_dump_json() for seat in seats}
-        self.hub.publish(public, private)
+        if seat is not None and not panel.access.is_player(
+            panel.service.referee.game_id, seat, token
+        ):
+            seat = None  # a wrong token still watches, but sees no hand
+        await socket.accept()
+        await panel.hub.serve(socket, seat, panel.state(seat).model_dump_json())
 
-    def public_base(self) -> str:
-        panel = self.service.config.panel
-        return public_base(panel.public_url, panel.host, panel.port)
+    return app
 
-    # --- the app -------------------------------------------------------------------------
 
-    def _build(self) -> FastAPI:
-        app = FastAPI(
-            title="boardref panel",
-            version="1",
-            docs_url=None,
-            redoc_url=None,
+def _pages(app: FastAPI, panel: Panel) -> None:
+    @app.get("/api/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
             openapi_url="/openapi.json",
+            title="boardref panel API",
+            swagger_js_url="/api/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="/api/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/favicon.ico",
         )
-        app.state.panel = self
-        app.add_middleware(Gate, host_allowed=self.names.allow, answer=refusal_body)
-        app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-        app.mount("/api/docs/assets", StaticFiles(directory=str(SWAGGER_UI)), name="swagger-ui")
-        _refusals(app)
-        self._pages(app)
-        for router in ROUTERS:
-            app.include_router(router)
-        app.include_router(board_router(self, CHANGE))
-        app.include_router(history_routes(self.service.history))
 
-        @app.websocket("/ws")
-        async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
-            if not origin_allowed(socket.headers.get("origin"), socket.headers.get("host")):
-                await socket.close(code=1008)  # a page of another site: refused
-                return
-            if seat is not None and not self.access.is_player(
-                self.service.referee.game_id, seat, token
-            ):
-                seat = None  # a wrong token still watches, but sees no hand
-            await socket.accept()
-            await self.hub.serve(socket, seat, self.state(seat).model_dump_json())
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(str(STATIC / "favicon.svg"), media_type="image/svg+xml")
 
-        return app
+    for path, answer in plain_pages(panel.service.sim).items():
+        app.add_api_route(path, _answering(answer), include_in_schema=False)
 
-    def _pages(self, app: FastAPI) -> None:
-        @app.get("/api/docs", include_in_schema=False)
-        async def docs() -> HTMLResponse:
-            return get_swagger_ui_html(
-                openapi_url="/openapi.json",
-                title="boardref panel API",
-                swagger_js_url="/api/docs/assets/swagger-ui-bundle.js",
-                swagger_css_url="/api/docs/assets/swagger-ui.css",
-                swagger_favicon_url="/favicon.ico",
+    @app.get("/play/{seat}", include_in_schema=False)
+    async def play(seat: int) -> HTMLResponse:
+        if not 0 <= seat < panel.service.referee.game.players:
+            raise Refused(404, no_seat(seat))
+        return page("play")
+
+    @app.get("/i18n/{language}.json", include_in_schema=False)
+    async def word_table(language: str) -> Response:
+        if language not in LANGUAGES:
+            raise Refused(
+                404,
+                words(
+                    "server.no_language",
+                    "No language {language}; there are {languages}",
+                    language=language[:PART_CHARS],
+                    languages=LANGUAGES,
+                ),
             )
-
-        @app.get("/favicon.ico", include_in_schema=False)
-        async def favicon() -> FileResponse:
-            return FileResponse(str(STATIC / "favicon.svg"), media_type="image/svg+xml")
-
-        @app.get("/", include_in_schema=False)
-        async def home() -> RedirectResponse:
-            return RedirectResponse("/sim" if self.service.sim else "/table")
-
-        for page in PAGES:
-            if page != "play":
-                app.add_api_route(f"/{page}", _page(page), include_in_schema=False)
-
-        @app.get("/play/{seat}", include_in_schema=False)
-        async def play(seat: int) -> HTMLResponse:
-            if not 0 <= seat < self.service.referee.game.players:
-                raise Refused(404, no_seat(seat))
-            return HTMLResponse(PAGE.replace("{{role}}", "play"))
-
-        @app.get("/i18n/{language}.json", include_in_schema=False)
-        async def word_table(language: str) -> Response:
-            if language not in LANGUAGES:
-                raise Refused(
-                    404,
-                    words(
-                        "server.no_language",
-                        "No language {language}; there are {languages}",
-                        language=language[:PART_CHARS],
-                        languages=LANGUAGES,
-                    ),
-                )
-            return JSONResponse(table(language))
+        return JSONResponse(table(language))
 
 
 def _refusals(app: FastAPI) -> None:
@@ -229,9 +169,10 @@ def _refusal(status: int, said: Words, headers: dict[str, str] | None = None) ->
     )
 
 
-def _page(name: str):
-    async def page() -> HTMLResponse:
-        return HTMLResponse(PAGE.replace("{{role}}", name))
+def _answering(answer: Callable[[], Response]):
+    """A route's endpoint that gives ``answer``'s response."""
 
-    page.__name__ = f"{name}_page"
-    return page
+    async def plain() -> Response:
+        return answer()
+
+    return plain

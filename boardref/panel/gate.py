@@ -21,6 +21,12 @@ MAX_BODY = 8 * 1024
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+def refusal_body(said: Words) -> bytes:
+    """The JSON of a refusal: ``detail`` in English, ``said`` for the page to translate;
+    every refusal of the panel has it."""
+    return json.dumps({"detail": str(said), "said": said.to_json()}).encode()
+
+
 class BadBody(ValueError):
     """A body that is not strict JSON; the message says why without quoting it."""
 

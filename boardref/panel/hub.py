@@ -8,8 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from fastapi import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect
+
+if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
 
 
 class Subscriber:

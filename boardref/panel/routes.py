@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import functools
 import io
-import json
 import math
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
@@ -547,8 +546,3 @@ async def unpack(body: models.SimUnpack, panel: ThePanel) -> Any:
 
 
 ROUTERS = (reads, commands, referee_tools, simulator)
-
-
-def refusal_body(said: Words) -> bytes:
-    """The JSON of a refusal: ``detail`` in English, ``said`` for the page to translate."""
-    return json.dumps({"detail": str(said), "said": said.to_json()}).encode()

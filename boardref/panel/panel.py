@@ -1,0 +1,86 @@
+"""The panel of one service: who may do what (``access``), the pages kept up to date
+(``hub``), the referee's last snapshot as the pages see it, and the app that serves
+them (``boardref.panel.api``).
+
+The app is built when first asked for: FastAPI and the panel's routes take longer to
+load than the rest of the service, so ``boardref serve`` builds it once the panel
+listens (see ``boardref.panel.doorway``). The panel shows what the referee decided;
+it never decides anything about the game.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from boardref.panel.access import Access
+from boardref.panel.address import Names, public_base
+from boardref.panel.hub import Hub
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from boardref.panel import models
+    from boardref.referee import Event
+
+
+class Panel:
+    """The panel of one service: its access rules, its pages' hub and its app."""
+
+    def __init__(self, service, pin_hash: str | None):
+        self.service = service
+        self.access = Access(pin_hash)
+        self.hub = Hub()
+        #: the referee's last snapshot, kept as published (see ``publish``)
+        self.shown = service.referee.published
+        panel = service.config.panel
+        public = urlsplit(panel.public_url).hostname if panel.public_url else None
+        self.names = Names([panel.host, public, *panel.hosts])
+
+    @cached_property
+    def app(self) -> FastAPI:
+        """The panel's app, built on first use (``boardref.panel.api``)."""
+        from boardref.panel.api import build_app
+
+        return build_app(self)
+
+    # --- state as pages see it ---------------------------------------------------------
+
+    def state(self, seat: int | None = None) -> models.State:
+        """What one page shows: the referee's last snapshot as it is, what ``seat``
+        alone may see, and the table's own facts (the board link, the simulator)."""
+        from boardref.panel import models  # loaded with the app: a page is connected
+
+        shown = self.shown
+        fields = dict(shown)
+        fields["moves"] = shown.moves_of(seat)
+        virtual = self.service.sim_virtual()
+        return models.State.model_construct(
+            **fields,
+            link=self.service.link_state(),
+            sim=self.service.sim,
+            view=shown.view_of(seat),
+            # validated (the snapshot alone is trusted as it is): a plain dict here
+            # would be sent as it is, with a serialiser warning for every page
+            virtual=None if virtual is None else models.Virtual.model_validate(virtual),
+        )
+
+    def publish(self, event: Event | None = None) -> None:
+        """Take the referee's new snapshot (a "display" event) and push it to every
+        page; with no event, push the last one again (the link changed, say)."""
+        if event is not None:
+            if event.kind != "display":
+                return
+            self.shown = event.data["table"]
+        if not self.hub.subscribers:
+            return
+        public = self.state().model_dump_json()
+        # a seat's own page differs from the public one only where hands are hidden
+        seats = self.hub.seats() if self.shown.views else ()
+        private = {seat: self.state(seat).model_dump_json() for seat in seats}
+        self.hub.publish(public, private)
+
+    def public_base(self) -> str:
+        panel = self.service.config.panel
+        return public_base(panel.public_url, panel.host, panel.port)
