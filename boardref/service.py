@@ -30,6 +30,7 @@ from boardref.history import History
 from boardref.loop_lag import LoopLag
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
+from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
@@ -282,11 +283,13 @@ class Service:
 
     async def run(self, stop: asyncio.Event, listening: socket.socket | None = None) -> None:
         """Serve the panel on ``listening`` (else a socket of its own, see
-        ``panel_socket``) and tick the referee until ``stop`` is set; tell systemd we
-        are ready once the panel listens."""
+        ``panel_socket``) and tick the referee until ``stop`` is set. The panel's app is
+        built once the panel listens (the doorway answers the pages meanwhile and holds
+        the rest); systemd hears we are ready once it is."""
         panel = self.config.panel
         listening = listening or panel_socket(panel.host, panel.port)
-        server = Server(server_config(self.panel.app, panel))
+        doorway = Doorway(self.panel.names.allow, self.sim)
+        server = Server(server_config(doorway, panel))
         # uvicorn loads its protocols and logging first: imports, off the loop
         await asyncio.to_thread(server.config.load)
         serving = asyncio.create_task(server.serve(sockets=[listening]))
@@ -296,15 +299,27 @@ class Service:
                 raise ServiceError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
         log.info("panel on http://%s:%d/", panel.host, panel.port)
-        watching = asyncio.create_task(self._watch(stop))
-        stopping = asyncio.create_task(self._wake_on(stop))
         try:
-            await self._referee_loop(stop)
+            await self._open_panel(doorway)
+            watching = asyncio.create_task(self._watch(stop))
+            stopping = asyncio.create_task(self._wake_on(stop))
+            try:
+                await self._referee_loop(stop)
+            finally:
+                await watching
+                await stopping
         finally:
-            await watching
-            await stopping
             server.should_exit = True
             await serving
+
+    async def _open_panel(self, doorway: Doorway) -> None:
+        """Build the panel's app in a worker thread (FastAPI and the routes load there,
+        the loop answers the pages meanwhile) and hand it the doorway's requests."""
+        app = None
+        try:
+            app = await asyncio.to_thread(lambda: self.panel.app)
+        finally:
+            doorway.open(app)
 
     async def _wake_on(self, stop: asyncio.Event) -> None:
         await stop.wait()
