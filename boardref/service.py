@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 from boardref.config import Config
 from boardref.history import History
-from boardref.loop_lag import LoopLag
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.doorway import Doorway
@@ -41,16 +40,18 @@ from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.records import to_json
 from firmware_bridge.host import UP, Link
-from firmware_bridge.sim import Simulator
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, StatusPins
 from hardware.wiring import Wiring, wiring_path
 
-if TYPE_CHECKING:  # the camera (OpenCV, numpy) and the fleet (MQTT) load only when used
+if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated MCU and
+    # the loop-lag timer load only when used
     from boardref.camera import TableCamera
     from boardref.fleet import Reporter
+    from boardref.loop_lag import LoopLag
+    from firmware_bridge.sim import Simulator
 
 log = logging.getLogger("boardref")
 
@@ -109,6 +110,8 @@ class Service:
         config = self.config
         every = config.diagnostics.loop_lag_every_ms
         if every is not None:
+            from boardref.loop_lag import LoopLag
+
             self.loop_lag = LoopLag(loop, every / 1000)
             self.loop_lag.start()
         self.store, damage = open_log(config.store.path)
@@ -231,6 +234,8 @@ class Service:
         cells = wiring.sensors
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
         if sensed and self.sim:
+            from firmware_bridge.sim import Simulator
+
             self.simulator = Simulator(len(cells)).start()
             device = self.simulator.path
             game = self.referee.game
