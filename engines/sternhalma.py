@@ -41,7 +41,8 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from array import array
+import struct
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
@@ -68,8 +69,11 @@ class SternhalmaState:
     turn: int = 0
     ply: int = 0
     passes: int = 0
-    #: every position so far with the seat to move, as ``(digest, occurrence)`` pairs
-    seen: frozenset[tuple[int, int]] = frozenset()
+    #: every position so far with the seat to move and how often it occurred, as
+    #: ``(digest, count)`` records (``_RECORD``) sorted by digest: bytes, which the
+    #: next state copies in one piece and the garbage collector never walks through,
+    #: where every state of a long game holds the whole history
+    seen: bytes = b""
     #: how often the current position has occurred with this seat to move
     repeats: int = 1
 
@@ -82,16 +86,35 @@ def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
     carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do):
     the digest of each hole's owner + 1 (0 for empty), then the seat to move."""
-    data = array("b", holes).tobytes().translate(_PLUS_ONE) + bytes((turn,))
+    data = struct.pack(f"{len(holes)}b", *holes).translate(_PLUS_ONE) + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
-def _arrive(holes, turn: int, ply: int, passes: int, seen) -> SternhalmaState:
+#: a position seen (its digest) and how often, in ``SternhalmaState.seen``
+_RECORD = struct.Struct("=QQ")
+
+
+def _find(seen: bytes, digest: int) -> tuple[int, int]:
+    """Where ``digest``'s record is or belongs in ``seen`` (a record's index), and
+    how often that position occurred (0: never)."""
+    table = memoryview(seen).cast("Q")
+    at = bisect_left(table[0::2], digest)
+    found = 2 * at < len(table) and table[2 * at] == digest
+    return at, table[2 * at + 1] if found else 0
+
+
+def _counted(seen: bytes, digest: int, count: int) -> bytes:
+    """``seen`` with ``digest``'s position having occurred ``count`` times."""
+    at, before = _find(seen, digest)
+    start = at * _RECORD.size
+    return seen[:start] + _RECORD.pack(digest, count) + seen[start + _RECORD.size * bool(before) :]
+
+
+def _arrive(holes, turn: int, ply: int, passes: int, seen: bytes) -> SternhalmaState:
     """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
-    digest, repeats = _digest(holes, turn), 1
-    while (digest, repeats) in seen:
-        repeats += 1
-    return SternhalmaState(holes, turn, ply, passes, seen | {(digest, repeats)}, repeats)
+    digest = _digest(holes, turn)
+    repeats = _find(seen, digest)[1] + 1
+    return SternhalmaState(holes, turn, ply, passes, _counted(seen, digest, repeats), repeats)
 
 
 class Sternhalma(Game):
@@ -145,8 +168,8 @@ class Sternhalma(Game):
         #: whether the seat must pass, then matches the board against the same moves
         self._listed: tuple[Any, tuple[Move, ...]] = (None, ())
         #: the positions seen that a record last wrote, and how it wrote them: the
-        #: next state's are those and one more, so only that one is written
-        self._seen_written: tuple[frozenset, dict[str, int]] = (frozenset(), {})
+        #: next state's are those and its own once more, so only that one is written
+        self._seen_written: tuple[bytes, dict[str, int]] = (b"", {})
 
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
@@ -162,7 +185,7 @@ class Sternhalma(Game):
         for seat, cells in enumerate(self._home_cells):
             for i in cells:
                 holes[i] = seat
-        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, frozenset())
+        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, b"")
 
     def _to_move(self, state: SternhalmaState) -> int:
         return state.turn
@@ -536,23 +559,24 @@ class Sternhalma(Game):
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
-            "seen": self._seen_record(state.seen),
+            "seen": self._seen_record(state),
         }
 
-    def _seen_record(self, seen: frozenset[tuple[int, int]]) -> dict[str, int]:
-        """``seen`` as a record writes it: each position's digest (16 hex digits) with
-        how often it occurred. The history grows with the game, so the positions a
-        record wrote last are kept and only those seen since are written."""
+    def _seen_record(self, state: SternhalmaState) -> dict[str, int]:
+        """The positions ``state`` has seen as a record writes them: each one's digest
+        (16 hex digits) with how often it occurred. The history grows with the game,
+        so the last one written is kept; a state that adds its own position to it
+        once more (the move after) writes only that one."""
         done, written = self._seen_written
-        if done <= seen:
-            written = dict(written)
-            added = seen - done
-        else:
-            written, added = {}, seen
-        for digest, n in added:
-            key = f"{digest:016x}"
-            written[key] = max(n, written.get(key, 0))
-        self._seen_written = (seen, written)
+        seen = state.seen
+        if seen != done:
+            digest = _digest(state.holes, state.turn)
+            if _counted(done, digest, state.repeats) == seen:
+                written = {**written, f"{digest:016x}": state.repeats}
+            else:
+                records = memoryview(seen).cast("Q")
+                written = {f"{d:016x}": n for d, n in zip(records[0::2], records[1::2])}
+            self._seen_written = (seen, written)
         return dict(written)
 
     def _state_from_json(self, data: Any) -> SternhalmaState:
@@ -618,21 +642,15 @@ class Sternhalma(Game):
                     "'seen' maps positions (16 hex digits) to how often each occurred (1 or more)",
                 )
             )
-        pairs = frozenset((int(k, 16), i) for k, n in seen.items() for i in range(1, n + 1))
+        counts = sorted((int(k, 16), n) for k, n in seen.items())
+        records = b"".join(_RECORD.pack(digest, n) for digest, n in counts)
         digest = _digest(tuple(holes), turn)
-        if (digest, 1) not in pairs:
-            return _arrive(tuple(holes), turn, ply, passes, pairs)
-        repeats = _counts(pairs)[digest]
-        return SternhalmaState(tuple(holes), turn, ply, passes, pairs, repeats)
-
-
-def _counts(seen) -> dict[int, int]:
-    """How often each position of ``seen`` occurred."""
-    counts: dict[int, int] = {}
-    for digest, n in seen:
-        counts[digest] = max(n, counts.get(digest, 0))
-    return counts
+        repeats = _find(records, digest)[1]
+        if not repeats:
+            return _arrive(tuple(holes), turn, ply, passes, records)
+        return SternhalmaState(tuple(holes), turn, ply, passes, records, repeats)
 
 
 def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    """A count a record may give (a 64-bit number, 1 or more)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 2**64
