@@ -44,7 +44,6 @@ import re
 import struct
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -108,6 +107,15 @@ def _counted(seen: bytes, digest: int, count: int) -> bytes:
     at, before = _find(seen, digest)
     start = at * _RECORD.size
     return seen[:start] + _RECORD.pack(digest, count) + seen[start + _RECORD.size * bool(before) :]
+
+
+def _holes_of(holes: tuple[int, ...], seat: int) -> list[int]:
+    """The holes of ``seat``'s pieces, in board order (found by the tuple's own search)."""
+    found, at = [], -1
+    for _ in range(holes.count(seat)):
+        at = holes.index(seat, at + 1)
+        found.append(at)
+    return found
 
 
 def _arrive(holes, turn: int, ply: int, passes: int, seen: bytes) -> SternhalmaState:
@@ -553,9 +561,7 @@ class Sternhalma(Game):
     def _state_to_json(self, state: SternhalmaState) -> dict:
         names, holes = self._names, state.holes
         return {
-            "pieces": [
-                list(compress(names, map(seat.__eq__, holes))) for seat in range(self.players)
-            ],
+            "pieces": [[names[i] for i in _holes_of(holes, seat)] for seat in range(self.players)],
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
