@@ -4,6 +4,7 @@ module that does the work; no game logic lives here."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -40,6 +41,12 @@ def play(
     typer.echo(json.dumps(summary))
 
 
+def sim_store_path() -> Path:
+    """Where ``--sim`` keeps its event log when the config names none."""
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "boardref" / "sim.db"
+
+
 @app.command()
 def serve(
     config: Path | None = typer.Option(
@@ -68,7 +75,6 @@ def serve(
     from boardref.config import DEFAULT_PATH, ConfigError, load_config
     from boardref.panel.server import ServiceError
     from boardref.service import serve as run_service
-    from boardref.service import sim_store_path
     from boardref.store import StoreError
 
     overrides = {

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
 import signal
 import socket
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from boardref.config import Config
 from boardref.history import History
+from boardref.memory import freeze_start_up
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
 from boardref.panel.doorway import Doorway
@@ -43,7 +43,7 @@ from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
 from hardware.lights import CellLights, Palette
-from hardware.status import StatusPanel, StatusPins
+from hardware.status import StatusPanel, StatusPins, open_status_panel
 from hardware.wiring import Wiring, wiring_path
 
 if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated MCU and
@@ -56,12 +56,6 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
 log = logging.getLogger("boardref")
 
 THINKING_S = 2.0  # the longest the computer thinks about a move
-
-
-def sim_store_path() -> Path:
-    """Where ``--sim`` keeps its event log when the config names none."""
-    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(state) / "boardref" / "sim.db"
 
 
 class Service:
@@ -306,6 +300,7 @@ class Service:
         log.info("panel on http://%s:%d/", panel.host, panel.port)
         try:
             await self._open_panel(doorway)
+            freeze_start_up()  # what it loaded to here it keeps: out of full collections
             watching = asyncio.create_task(self._watch(stop))
             stopping = asyncio.create_task(self._wake_on(stop))
             try:
@@ -674,33 +669,16 @@ class Service:
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
         gpio = self.config.gpio
-        led = gpio.status_led or (None, None, None)
-        pins = StatusPins(
-            led_red=led[0],
-            led_green=led[1],
-            led_blue=led[2],
-            buzzer=gpio.buzzer,
-            draw=gpio.draw,
-            confirm=gpio.confirm,
-            takeback=gpio.takeback,
+        parts = {part: getattr(gpio, part) for part in ("buzzer", "draw", "confirm", "takeback")}
+        pins = StatusPins(*(gpio.status_led or (None, None, None)), **parts)
+        return open_status_panel(
+            pins,
+            self.sim,
+            palette,
+            on_draw=lambda: self._soon(self.command, "draw"),
+            on_confirm=lambda: self._soon(self.command, "confirm"),
+            on_takeback=lambda: self._soon(self.command, "takeback"),
         )
-        factory = None
-        if self.sim:
-            from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-            factory = MockFactory(pin_class=MockPWMPin)
-        try:
-            return StatusPanel(
-                pins,
-                factory,
-                palette=palette,
-                on_draw=lambda: self._soon(self.command, "draw"),
-                on_confirm=lambda: self._soon(self.command, "confirm"),
-                on_takeback=lambda: self._soon(self.command, "takeback"),
-            )
-        except Exception as exc:  # gpiozero raises many kinds; none may stop the referee
-            log.error("status LED, buzzer and buttons unavailable: %s", exc)
-            return None
 
 
 async def serve(config: Config, sim: bool = False) -> None:

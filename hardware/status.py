@@ -17,6 +17,7 @@ thread on a Pi), never on the caller's event loop: hand them over, for example w
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from hardware.lights import RGB, Palette
 if TYPE_CHECKING:  # gpiozero loads only when a part is wired (a table may have none)
     from gpiozero import Button, Buzzer
     from gpiozero.pins import Factory
+
+log = logging.getLogger("boardref")
 
 #: A gpiozero pin name (17, "GPIO17", "BOARD11"), or None when the part is not fitted.
 Pin = int | str | None
@@ -322,3 +325,33 @@ def _seconds(where: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 60:
         raise ValueError(f"{where}: {value!r} is not a time in seconds (more than 0, up to 60)")
     return float(value)
+
+
+def open_status_panel(
+    pins: StatusPins,
+    mock: bool,
+    palette: Palette,
+    on_draw: Callable[[], None],
+    on_confirm: Callable[[], None],
+    on_takeback: Callable[[], None],
+) -> StatusPanel | None:
+    """The status panel on ``pins`` (on gpiozero's mock pins when ``mock``: a simulated
+    table), or None when it cannot be driven: the error is logged and the table
+    referees without it."""
+    factory = None
+    if mock:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        factory = MockFactory(pin_class=MockPWMPin)
+    try:
+        return StatusPanel(
+            pins,
+            factory,
+            palette=palette,
+            on_draw=on_draw,
+            on_confirm=on_confirm,
+            on_takeback=on_takeback,
+        )
+    except Exception as exc:  # gpiozero raises many kinds; none may stop the referee
+        log.error("status LED, buzzer and buttons unavailable: %s", exc)
+        return None
