@@ -44,7 +44,8 @@ import re
 import struct
 from bisect import bisect_left
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import compress, count
+from operator import itemgetter, ne
 from typing import Any
 
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words
@@ -150,6 +151,9 @@ class Sternhalma(Game):
             "camera": (*self.colours, None),
             "presence": (PIECE,) * self.players + (None,),
         }
+        #: per sensor, the holes it last read and what it reported: a referee reads
+        #: each position after the one before, which differs from it in two holes
+        self._last_read: dict[str, tuple[tuple[int, ...], dict[str, str | None]]] = {}
         self._home_cells = tuple(self.board.zone(home) for home in self.homes)
         self._goal_cells = tuple(self.board.zone(target) for target in self.targets)
         self._in_goal = tuple(frozenset(cells) for cells in self._goal_cells)
@@ -544,13 +548,23 @@ class Sternhalma(Game):
         return self.sense(state, "camera")
 
     def sense(self, state: SternhalmaState, sensor: str) -> dict[str, str | None]:
-        """What ``sensor`` reports, read off the holes: a verdict reads the board's
-        121 holes more than once, so the tokens are looked up by owner at once."""
+        """What ``sensor`` reports, read off the holes: what it reported of the holes
+        read last, changed where they differ (the holes of a move), and otherwise
+        looked up hole by hole."""
         shown = self._shown.get(sensor)
         if shown is None:
             return super().sense(state, sensor)  # says which sensors there are
         self._require_state(state)
-        return {name: shown[owner] for name, owner in zip(self._names, state.holes)}
+        holes, names = state.holes, self._names
+        last, reading = self._last_read.get(sensor, ((), {}))
+        if len(last) != len(holes):
+            reading = {name: shown[owner] for name, owner in zip(names, holes)}
+        elif last is not holes:
+            reading = reading.copy()
+            for i in compress(count(), map(ne, holes, last)):
+                reading[names[i]] = shown[holes[i]]
+        self._last_read[sensor] = (holes, reading)
+        return reading.copy()
 
     def render(self, state: SternhalmaState) -> str:
         """The star as text: each piece as the first letter of its colour."""
