@@ -19,7 +19,6 @@ import json
 import logging
 import time
 from collections import deque
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,11 @@ from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.memory import freeze_start_up
 from boardref.panel.hub import Hub, Subscriber
+from boardref.panel.pages import STATIC
 from boardref.panel.words import LANGUAGES
 from boardref.panel.words import table as word_table
 
 log = logging.getLogger(__name__)
-STATIC = resources.files("boardref.panel") / "static"
 
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead

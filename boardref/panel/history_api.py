@@ -5,7 +5,6 @@ that have ended; the game being played is never shown here.
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Literal
 
 from fastapi import APIRouter, Path, Query
@@ -13,10 +12,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 
 from boardref.history import History, HistoryError, Summary, archive, file_name, replay_frames
 from boardref.panel import models
+from boardref.panel.pages import STATIC
 from engines.records import to_json, write
 from engines.replay import game_of
 
-STATIC = resources.files("boardref.panel") / "static"
 GAME_NAME = r"^[a-z_]{1,40}$"
 TABLE_NAME = r"^[A-Za-z0-9_-]{1,32}$"
 #: a game's number: SQLite's whole numbers end at 2**63 - 1
