@@ -28,7 +28,14 @@ WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
 
 
 def run(args, tmp_path, **env):
-    environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), **env}
+    """``boardref ARGS`` with its state, and its temporary files (a simulated board's
+    device, which a process killed outright leaves behind), under ``tmp_path``."""
+    environment = {
+        **os.environ,
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TMPDIR": str(tmp_path),
+        **env,
+    }
     return subprocess.Popen(
         BOARDREF + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, text=True
     )
