@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # gpiozero loads only when a part is wired (a table may have 
     from gpiozero import Button, Buzzer
     from gpiozero.pins import Factory
 
-log = logging.getLogger("boardref")
+log = logging.getLogger(__name__)
 
 #: A gpiozero pin name (17, "GPIO17", "BOARD11"), or None when the part is not fitted.
 Pin = int | str | None
