@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 
 from boardref.panel.access import PIN_HASH
 from engines import RulesError, load_game
+from hardware.status import StatusPins
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
 
 DEFAULT_PATH = Path("/etc/boardref/config.toml")
@@ -97,6 +98,21 @@ class GpioConfig(_Section):
         if pins is not None and not all(0 <= p <= 27 for p in pins):
             raise ValueError("the three pins (red, green, blue) must be BCM numbers 0-27")
         return pins
+
+    def status_pins(self) -> StatusPins:
+        """Where the status panel is wired, and how its LED and buzzer switch."""
+        red, green, blue = self.status_led or (None, None, None)
+        return StatusPins(
+            led_red=red,
+            led_green=green,
+            led_blue=blue,
+            led_common_anode=self.status_led_common_anode,
+            buzzer=self.buzzer,
+            buzzer_active_high=self.buzzer_active_high,
+            draw=self.draw,
+            confirm=self.confirm,
+            takeback=self.takeback,
+        )
 
 
 class StoreConfig(_Section):

@@ -43,7 +43,7 @@ from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
 from hardware.lights import CellLights, Palette
-from hardware.status import StatusPanel, StatusPins, open_status_panel
+from hardware.status import StatusPanel, open_status_panel
 from hardware.wiring import Wiring, wiring_path
 
 if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated MCU and
@@ -668,11 +668,8 @@ class Service:
             self.panel.publish()
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
-        gpio = self.config.gpio
-        parts = {part: getattr(gpio, part) for part in ("buzzer", "draw", "confirm", "takeback")}
-        pins = StatusPins(*(gpio.status_led or (None, None, None)), **parts)
         return open_status_panel(
-            pins,
+            self.config.gpio.status_pins(),
             self.sim,
             palette,
             on_draw=lambda: self._soon(self.command, "draw"),

@@ -92,3 +92,19 @@ def test_the_example_config_is_valid():
 
     example = Path(__file__).parents[2] / "systemd" / "config.example.toml"
     assert load_config(example).gpio.status_led == (5, 6, 13)
+
+
+def test_a_common_anode_led_and_a_low_trigger_buzzer_reach_the_status_panel():
+    gpio = load_config(
+        **{
+            "gpio.status_led": [17, 27, 22],
+            "gpio.status_led_common_anode": True,
+            "gpio.buzzer": 18,
+            "gpio.buzzer_active_high": False,
+            "gpio.confirm": 5,
+        }
+    ).gpio
+    pins = gpio.status_pins()
+    assert (pins.led_red, pins.led_green, pins.led_blue) == (17, 27, 22)
+    assert pins.led_common_anode and not pins.buzzer_active_high
+    assert (pins.buzzer, pins.confirm, pins.draw) == (18, 5, None)
