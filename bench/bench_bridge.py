@@ -109,7 +109,12 @@ def unplug_cycle_ms(sim, link):
             time.sleep(0.001)
         noticed.append((time.perf_counter() - started) * 1000)
         sim.set_cell(cycle, 1 - sim.board[cycle])
-        time.sleep(1.0)
+        # unplugged until the host has found no device and waits for one to appear
+        deadline = time.monotonic() + 5
+        while not (link.error or "").startswith("no device"):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the host never missed the board: {link.error}")
+            time.sleep(0.001)
         wanted = sim.board
         started = time.perf_counter()
         sim.plug()
