@@ -374,8 +374,6 @@ class Fleet:
         self.n = n
         self.broker = Mosquitto(folder, "sys_interval 1\nmax_queued_messages 100000\n")
         self.broker.start()
-        self.port = free_port()
-        self.dashboard = start_dashboard(self.broker.url, self.port)
         names = [f"site{i % 4}-t{i:04d}" for i in range(n)]
         spawn = multiprocessing.get_context("spawn")
         self.workers = []
@@ -395,6 +393,10 @@ class Fleet:
             )
             process.start()
             self.workers.append((process, mine))
+        # the dashboard starts while the tables' processes start and connect: it reads
+        # what they said so far from the broker's retained messages
+        self.port = free_port()
+        self.dashboard = start_dashboard(self.broker.url, self.port)
 
     def _ask(self, command: str | None, wait: float = 300) -> list:
         if command is not None:
@@ -436,6 +438,19 @@ class Fleet:
             self.broker.stop()
 
 
+def on_their_way(fleet: Fleet, page: Page, start: float, end: float, wait: float = 1.0):
+    """The moves made between ``start`` and ``end`` (when each was made, by table and
+    move count), once every one has reached the page or ``wait`` seconds have passed:
+    moves made just before the end are still on their way."""
+    deadline = time.monotonic() + wait
+    while True:
+        moved = {key: at for key, at in fleet.moved().items() if start <= at <= end}
+        seen = {(name, plies) for name, plies, at in list(page.arrived) if at >= start}
+        if moved.keys() <= seen or time.monotonic() >= deadline:
+            return moved
+        time.sleep(0.05)
+
+
 def measure(fleet: Fleet, page: Page, counter: BrokerBytes, seconds: float) -> dict:
     """Everything the fleet costs over ``seconds`` of moves."""
     dashboard, broker = fleet.dashboard.pid, fleet.broker.process.pid
@@ -447,8 +462,7 @@ def measure(fleet: Fleet, page: Page, counter: BrokerBytes, seconds: float) -> d
     cpu_after = cpu_seconds(dashboard), cpu_seconds(broker), fleet.tables_cpu()
     received = page.received - received_before
     bytes_after = counter.fresh()
-    time.sleep(1.0)  # moves made just before the end are still on their way
-    moved = {key: at for key, at in fleet.moved().items() if start <= at <= end}
+    moved = on_their_way(fleet, page, start, end)
     made = len(moved)
     samples = latencies(moved, list(page.arrived), start)
     elapsed = end - start
@@ -549,8 +563,7 @@ def run(folder: Path, n: int, moves: list, args, browser: bool) -> dict:
         if browser:
             start = time.monotonic()
             shown = in_chromium(fleet.port, n, args.browser_seconds)
-            time.sleep(1.0)
-            moved = {k: at for k, at in fleet.moved().items() if at >= start}
+            moved = on_their_way(fleet, page, start, time.monotonic())
             samples = latencies(moved, list(page.arrived), start)
             if samples:
                 shown["move_to_page_ms_p99_with_chromium"] = round(percentile(samples, 0.99), 1)
