@@ -79,6 +79,9 @@ SETTLE_MS = 150
 #: how often the service's lag timer fires while it plays
 LAG_EVERY_MS = 50
 PROBE_S = 0.05
+#: how often the hands look whether the table has taken their move, once the board
+#: has been still for the settle time
+LOOK_S = 0.05
 WAIT = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
 #: file-backed libraries named in a game's memory at its end
@@ -226,6 +229,7 @@ class Hands:
         confirmed."""
         deadline = time.monotonic() + WAIT
         unseen = self._read(after) == self._read(state)
+        time.sleep(SETTLE_MS / 1000)  # the table judges no board still for less
         while time.monotonic() < deadline:
             shown = self.shown()
             if shown["plies"] > plies:
@@ -242,7 +246,7 @@ class Hands:
                 and self.client.post("/api/confirm", json={}).status_code == 200
             ):
                 continue  # taken at once: look again without waiting
-            time.sleep(SETTLE_MS / 1000)
+            time.sleep(LOOK_S)
         raise TimeoutError(f"the table did not take the move: {shown['message']}")
 
     def _holds(self, state, held: str, after) -> bool:
