@@ -57,18 +57,21 @@ async def measure(url: str) -> dict:
             await asyncio.sleep(0.05)
         # a piece put down on the virtual board: scan, settle, verdict, push
         verdict: list[float] = []
+        watched = sockets[:10]
         await http.post("/api/game", json={"game": "sternhalma", "players": 2})
-        await asyncio.sleep(1.0)
+        await asyncio.gather(*(until(s, _playing(2)) for s in watched))
         for origin, destination in (("l4", "k5"), ("k5", "l4")) * PIECES_DOWN:
             await http.post("/api/sim/lift", json={"cell": origin})
-            await asyncio.sleep(0.5)
-            waits = [asyncio.create_task(until(s, _shows_move(destination))) for s in sockets[:10]]
+            # Until the lift is judged, reading every state before it: the piece put
+            # back (k5 to l4, after a takeback) leaves the board as the takeback's
+            # state shows it, which would otherwise end the wait below at once.
+            await asyncio.gather(*(until(s, _lifted) for s in watched))
+            waits = [asyncio.create_task(until(s, _shows_move(destination))) for s in watched]
             sent = time.perf_counter()
             await http.post("/api/sim/place", json={"cell": destination})
             arrived = await asyncio.gather(*waits)
             verdict += [(t - sent) * 1000 for t in arrived]
             await http.post("/api/takeback", json={})
-            await asyncio.sleep(0.3)
     await asyncio.gather(*(leave(s) for s in sockets))
     return {
         "clients": CLIENTS,
@@ -91,6 +94,17 @@ async def leave(socket_) -> None:
         while True:
             await asyncio.wait_for(socket_.recv(), 0.1)
     await socket_.close()
+
+
+def _playing(players: int):
+    def playing(text: str) -> bool:
+        return f'"players":{players},' in text and '"phase":"move"' in text
+
+    return playing
+
+
+def _lifted(text: str) -> bool:
+    return json.loads(text)["lifted"] is not None
 
 
 def _shows_move(destination: str):
