@@ -177,9 +177,10 @@ class Renderer:
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
-        #: the last frame with no hand, developed but before its sensor noise: a still
-        #: board is drawn once, each frame of it gets noise of its own
-        self._developed: tuple[tuple, np.ndarray] | None = None
+        #: the last board drawn: (key, image, shade, developed before its sensor
+        #: noise); a still board is drawn once, each frame of it gets noise and hands
+        #: of its own
+        self._kept: tuple | None = None
 
     def _seed(self, seed: int) -> None:
         """The frames' randomness: hands and glare from ``rng``, and the sensor noise
@@ -192,7 +193,7 @@ class Renderer:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
         self.scene = scene
         self._base, self._light, self._plane = self._warp()
-        self._developed = None
+        self._kept = None
 
     # --- the static part ---------------------------------------------------------------
 
@@ -261,18 +262,70 @@ class Renderer:
         ``game.observe`` gives) with the disks in ``under`` beneath the figures
         (see ``underlays``), and a hand over each cell in ``hands``. ``offsets``:
         per cell, how far (dx, dy mm) its pieces were set down off its centre. A frame
-        of the same board as the last one, with no hand, is drawn and lit once and
-        differs only by its sensor noise (the same pixels as drawn anew)."""
+        of the same board as the last one is drawn and lit once and differs only by
+        its sensor noise and the hands over it (the same pixels as drawn anew)."""
         key = (
             tuple(tokens.items()),
             tuple(sorted((under or {}).items())),
             tuple(sorted((offsets or {}).items())),
         )
-        if not hands and self._developed is not None and self._developed[0] == key:
-            return self._finish(self._developed[1].copy())
+        return self._framed(key, hands, lambda: self._draw(tokens, under or {}, offsets or {}))
+
+    def _framed(self, key: tuple, hands: tuple[str, ...], draw) -> np.ndarray:
+        """The frame of the still board ``key`` names, drawn by ``draw`` (image and
+        quarter-size shade) unless it is the one kept, with a hand over each cell in
+        ``hands``: drawn onto the kept drawing and developed anew only round the
+        pixels the hands changed."""
+        if self._kept is None or self._kept[0] != key:
+            image, shade = draw()
+            developed = self._develop(image, shade)
+            self._kept = (key, image, shade, *_levels(developed))
+        _, image, shade, frame, blue = self._kept
+        frame, blue = frame.copy(), blue.copy()
+        if hands:
+            drawn, dimmed = image.copy(), shade.copy()
+            for cell in hands:
+                self._hand(drawn, dimmed, cell)
+            box = self._changed(image, drawn, shade, dimmed)
+            if box is not None:
+                inner, outer, within = box
+                frame[inner], blue[inner] = _levels(self._develop(drawn, dimmed, outer)[within])
+        return self._finish(frame, blue)
+
+    def _changed(self, image, drawn, shade, dimmed):
+        """Where developing ``drawn`` and ``dimmed`` differs from developing ``image``
+        and ``shade``: (the rows and columns that differ, the rows and columns their
+        blur reaches, the first within the second), or None where nothing differs."""
+        h, w = image.shape[:2]
+        boxes = []
+        x, y, bw, bh = cv2.boundingRect(cv2.absdiff(drawn, image).reshape(h, w * 3))
+        if bw:
+            boxes.append((y, y + bh, x // 3, (x + bw + 2) // 3))
+        x, y, bw, bh = cv2.boundingRect((dimmed != shade).view(np.uint8))
+        if bw:  # a quarter-size pixel reaches the full-size ones round it
+            boxes.append((4 * y - 8, 4 * (y + bh) + 8, 4 * x - 8, 4 * (x + bw) + 8))
+        if not boxes:
+            return None
+        blur = self.scene.light["blur"]
+        reach = int(math.ceil(4 * blur)) + 1 if blur > 0.3 else 0
+        top, bottom = min(b[0] for b in boxes) - reach, max(b[1] for b in boxes) + reach
+        left, right = min(b[2] for b in boxes) - reach, max(b[3] for b in boxes) + reach
+        inner = (slice(max(top, 0), min(bottom, h)), slice(max(left, 0), min(right, w)))
+        outer = (
+            slice(max(top - reach, 0), min(bottom + reach, h)),
+            slice(max(left - reach, 0), min(right + reach, w)),
+        )
+        within = tuple(
+            slice(i.start - o.start, i.stop - o.start) for i, o in zip(inner, outer, strict=True)
+        )
+        return inner, outer, within
+
+    def _draw(self, tokens, under, offsets) -> tuple[np.ndarray, np.ndarray]:
+        """The board holding ``tokens`` as drawn, before the light: the image and its
+        quarter-size shade."""
         image = self._base.copy()
         shade = np.ones((image.shape[0] // 4, image.shape[1] // 4), np.float32)
-        solids = self._solids(tokens, under or {}, offsets or {})
+        solids = self._solids(tokens, under, offsets)
         if solids:  # shadows fall on the board, never on the pieces drawn over them
             self._shadows(shade, solids)
             image = self._dim(image, shade)
@@ -289,12 +342,7 @@ class Renderer:
                 image = np.where(covered[..., None] > 0, self._dim(image, shade), image)
                 shade[:] = 1.0
         self._draw_solids(image, figures)
-        for cell in hands:
-            self._hand(image, shade, cell)
-        developed = self._develop(image, shade)
-        if not hands:
-            self._developed = (key, developed.copy())
-        return self._finish(developed)
+        return image, shade
 
     def _solids(self, tokens, under, offsets) -> list[tuple[float, np.ndarray, Piece, float]]:
         """(depth, base xy, piece, base height) of every piece to draw, far first."""
@@ -338,7 +386,7 @@ class Renderer:
     def _dim(self, image: np.ndarray, shade: np.ndarray) -> np.ndarray:
         """``image`` darkened by the quarter-size ``shade`` (linear light)."""
         dim = cv2.resize(shade, image.shape[1::-1], interpolation=cv2.INTER_LINEAR)
-        return (image * (dim ** (1 / 2.2))[..., None]).astype(np.uint8)
+        return (image * cv2.pow(dim, 1 / 2.2)[..., None]).astype(np.uint8)
 
     def _shadows(self, shade, solids) -> None:
         """Each solid's shadow, on the plane it stands on (a disk's top for a figure
@@ -443,38 +491,48 @@ class Renderer:
             -1,
         )
 
-    def _expose(self, image, shade) -> np.ndarray:
-        """Light, lens and sensor: the scene's light and white balance, gain and gamma,
-        blur, noise, JPEG."""
-        return self._finish(self._develop(image, shade))
-
-    def _develop(self, image, shade) -> np.ndarray:
-        """The scene's light and white balance, gain and gamma, blur: the frame as
-        float32 levels before the sensor's noise."""
+    def _develop(self, image, shade, box=None) -> np.ndarray:
+        """The scene's light and white balance, gain and gamma, blur: the frame (or
+        the part ``box`` = (rows, columns) of it) as float32 levels before the
+        sensor's noise."""
         light = self.scene.light
         h, w = image.shape[:2]
         level = self._light * cv2.resize(shade, (w, h), interpolation=cv2.INTER_LINEAR)
-        linear = _LINEAR[image]
+        if box is not None:
+            image, level = image[box], level[box]
+        # clip(linear * level * balance, 0, 1) ** gamma * 255, as the power of each
+        # factor: the colour's from a table of its 256 values, the light's on one channel
+        gamma = 1 / (2.2 * light["gamma"])
         balance = np.array(light["balance"][::-1], np.float32) * light["gain"]
-        linear *= level[..., None]
-        linear *= balance
-        np.clip(linear, 0, 1, out=linear)
-        out = np.power(linear, 1 / (2.2 * light["gamma"]), dtype=np.float32)
-        out *= 255
+        tone = np.power(_LINEAR[:, None] * balance, gamma, dtype=np.float32) * 255
+        out = cv2.LUT(image, tone.reshape(1, 256, 3))
+        out *= cv2.pow(level, gamma)[..., None]
+        np.minimum(out, 255, out=out)
         if light["blur"] > 0.3:
             cv2.GaussianBlur(out, (0, 0), light["blur"], dst=out)
         return out
 
-    def _finish(self, out: np.ndarray) -> np.ndarray:
-        """Sensor noise (from the frame's own seed) and JPEG, on ``out`` in place."""
+    def _finish(self, frame: np.ndarray, blue: np.ndarray) -> np.ndarray:
+        """Sensor noise (from the frame's own seed) and JPEG, on ``frame`` (BGR levels)
+        in place; ``blue`` is its blue channel before rounding. The noise falls on the
+        blue channel alone, as the figures were measured: ``cv2.randn`` given one
+        deviation draws three numbers a pixel and scales the first (the other two
+        are still drawn, so each frame's noise stays what its seed gives)."""
         light = self.scene.light
-        noise = np.empty_like(out)
+        noise = np.empty(frame.shape, np.float32)
         cv2.setRNGSeed(int(self._noise_seeds.integers(2**31)))
         cv2.randn(noise, 0, light["noise"])
-        out += noise
-        frame = np.clip(out, 0, 255).astype(np.uint8)
+        noise = noise[..., 0] + blue
+        np.clip(noise, 0, 255, out=noise)
+        frame[..., 0] = noise
         ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, light["jpeg"]])
         return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+
+
+def _levels(developed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A developed frame (float levels) as the sensor rounds it (BGR, down to whole
+    levels), and its blue channel before rounding, which the noise falls on."""
+    return np.clip(developed, 0, 255).astype(np.uint8), developed[..., 0].copy()
 
 
 def underlays(game, state) -> dict[str, str]:
@@ -496,7 +554,7 @@ _LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
 
 
 def _bgr(rgb) -> tuple[int, int, int]:
-    r, g, b = (int(np.clip(v, 0, 255)) for v in rgb)
+    r, g, b = (int(min(max(float(v), 0.0), 255.0)) for v in rgb)
     return b, g, r
 
 
@@ -504,8 +562,8 @@ def _bgr(rgb) -> tuple[int, int, int]:
 TEXTURE_BAND = 256
 
 
-#: the last board printed with its markers in place: (board, look, texture); the
-#: scenes of one board share it (it is only read)
+#: the last board printed with its markers in place: (board, look, texture, what its
+#: markers cover); the scenes of one board share it (it is only read)
 _printed: tuple | None = None
 
 
@@ -513,18 +571,26 @@ def _board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
     ``misplaced`` says (see ``Renderer``). The last board with its markers in place
-    is printed once and shared."""
+    is printed once and shared; one with markers glued off is a copy of it with
+    the markers taken off again and glued where they were misplaced."""
     global _printed
-    if misplaced:
-        return _print_board(board, look, misplaced)
     if _printed is None or _printed[0] is not board or _printed[1] != look:
         _printed = None  # the old print goes before the new one is made
-        _printed = (board, look, _print_board(board, look, None))
-    return _printed[2]
+        covered: list = []
+        _printed = (board, look, _print_board(board, look, None, covered), covered)
+    texture, to_px = _printed[2]
+    if not misplaced:
+        return texture, to_px
+    texture = texture.copy()
+    for rows, columns, under in reversed(_printed[3]):
+        texture[rows, columns] = under
+    _glue_markers(texture, board, misplaced, to_px)
+    return texture, to_px
 
 
-def _print_board(board, look: Look, misplaced: dict | None):
-    """``_board_texture``, made anew."""
+def _print_board(board, look: Look, misplaced: dict | None, covered: list | None = None):
+    """``_board_texture``, made anew; what each marker covered before it was glued is
+    added to ``covered`` as (rows, columns, pixels)."""
     left, bottom, right, top = looks.extent(board)
     span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
     s = min(TEXTURE_PX_PER_MM, 4000 / span)
@@ -578,15 +644,23 @@ def _print_board(board, look: Look, misplaced: dict | None):
             for dx, dy in slots.offsets() if slots else ():
                 spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
                 cv2.circle(texture, spot, mm(3), _bgr(ring), -1, cv2.LINE_AA, 4)
-    for marker in looks.markers(board):
-        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
-        _glue(texture, marker, (marker.xy[0] + dx, marker.xy[1] + dy), turn, to_px, s)
+    _glue_markers(texture, board, misplaced, to_px, covered)
     return texture, to_px
 
 
-def _glue(texture, marker, xy, turn: float, to_px, s: float) -> None:
+def _glue_markers(texture, board, misplaced: dict | None, to_px, covered: list | None = None):
+    """Every marker of ``board`` glued into ``texture``, off its place as ``misplaced``
+    says; what each covered goes to ``covered``."""
+    for marker in looks.markers(board):
+        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
+        xy = (marker.xy[0] + dx, marker.xy[1] + dy)
+        _glue(texture, marker, xy, turn, to_px, to_px[0][0], covered)
+
+
+def _glue(texture, marker, xy, turn: float, to_px, s: float, covered=None) -> None:
     """``marker`` printed with its white quiet zone, centred at ``xy`` (mm) and turned
-    ``turn`` degrees anticlockwise, into ``texture``."""
+    ``turn`` degrees anticlockwise, into ``texture``; what it covers goes to
+    ``covered`` (when given) as (rows, columns, pixels)."""
     side = int(round(marker.size * s))
     quiet = int(round(marker.size * 0.2 * s))
     patch = np.full((side + 2 * quiet,) * 2, 255, np.uint8)
@@ -596,6 +670,7 @@ def _glue(texture, marker, xy, turn: float, to_px, s: float) -> None:
     cx, cy = _px(xy, to_px)
     if not turn:
         x, y = cx - side // 2 - quiet, cy - side // 2 - quiet
+        _cover(texture, slice(y, y + len(patch)), slice(x, x + len(patch)), covered)
         texture[y : y + len(patch), x : x + len(patch)] = patch[..., None]
         return
     room = int(math.ceil(len(patch) * math.sqrt(2))) + 2
@@ -607,9 +682,15 @@ def _glue(texture, marker, xy, turn: float, to_px, s: float) -> None:
     big = cv2.warpAffine(big, spin, big.shape[::-1], flags=cv2.INTER_LINEAR)
     mask = cv2.warpAffine(mask, spin, mask.shape[::-1], flags=cv2.INTER_LINEAR)
     x, y = cx - len(big) // 2, cy - len(big) // 2
+    _cover(texture, slice(y, y + len(big)), slice(x, x + len(big)), covered)
     region = texture[y : y + len(big), x : x + len(big)]
     alpha = (mask.astype(np.float32) / 255)[..., None]
     region[:] = (alpha * big[..., None] + (1 - alpha) * region).astype(np.uint8)
+
+
+def _cover(texture, rows: slice, columns: slice, covered: list | None) -> None:
+    if covered is not None:
+        covered.append((rows, columns, texture[rows, columns].copy()))
 
 
 def _px(xy, to_px) -> tuple[int, int]:

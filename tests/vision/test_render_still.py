@@ -1,10 +1,12 @@
 """The renderer draws and lights a still board once: each further frame of it only
-gets sensor noise of its own, and is the very frame a fresh draw would give; a hand,
-another position or a knocked camera is drawn anew."""
+gets sensor noise of its own, and is the very frame a fresh draw would give; a hand
+is drawn onto it and lit anew where it changed the frame; another position or a
+knocked camera is drawn anew."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engines import load_game
 from vision.mishaps import bumped
@@ -36,19 +38,39 @@ def test_a_still_board_is_drawn_once_and_framed_as_if_drawn_anew():
     kept = Renderer(game, scene, 5)
     drawn = []
     develop = kept._develop
-    kept._develop = lambda image, shade: drawn.append(1) or develop(image, shade)
+    kept._develop = lambda *args: drawn.append(1) or develop(*args)
     with_memory = _frames(kept, shots)
 
     fresh = Renderer(game, scene, 5)
     fresh_frames = []
     for shot in shots:
-        fresh._developed = None  # nothing remembered: every frame drawn anew
+        fresh._kept = None  # nothing remembered: every frame drawn anew
         fresh_frames += _frames(fresh, [shot])
 
-    assert len(drawn) == 4  # start, the hand, moved, moved after the bump
+    assert len(drawn) == 4  # start, round the hand, moved, moved after the bump
     for a, b in zip(with_memory, fresh_frames, strict=True):
         assert np.array_equal(a, b)
     assert not np.array_equal(with_memory[0], with_memory[1])  # noise of its own
+
+
+@pytest.mark.parametrize(
+    ("name", "difficulty"), [("hakenschlagen", "hard"), ("sternhalma", "easy")]
+)
+def test_a_hand_lit_only_where_it_changed_the_frame_is_the_hand_lit_whole(name, difficulty):
+    game = load_game(name)
+    start = game.observe(game.initial_state())
+    scene = random_scene(game.board, HELD_OUT + 4, difficulty)
+    hands = (game.board.cells[len(game.board.cells) // 2].id, game.board.cells[0].id)
+    lit = Renderer(game, scene, 6)
+    lit._finish = lambda frame, blue: (frame, blue)  # the frame as lit, before the sensor
+    frame, blue = lit.frame(start, hands)
+    whole = Renderer(game, scene, 6)
+    image, shade = whole._draw(start, {}, {})
+    for cell in hands:
+        whole._hand(image, shade, cell)
+    developed = whole._develop(image, shade)
+    assert np.array_equal(frame, np.clip(developed, 0, 255).astype(np.uint8))
+    assert np.array_equal(blue, developed[..., 0])
 
 
 def test_the_scenes_of_one_board_share_its_print_and_glued_markers_get_their_own():
@@ -65,3 +87,5 @@ def test_the_scenes_of_one_board_share_its_print_and_glued_markers_get_their_own
     apart = Renderer(game, random_scene(game.board, HELD_OUT + 2, "easy"), 3, glued)
     assert apart._texture is not first._texture
     assert not np.array_equal(apart._texture, first._texture)
+    assert np.array_equal(apart._texture, _print_board(game.board, looks.look_for(game), glued)[0])
+    assert np.array_equal(first._texture, _print_board(game.board, looks.look_for(game), None)[0])

@@ -66,6 +66,7 @@ class CoasterRenderer(Renderer):
         #: how far each laid coaster and standing token lies off its place
         self._spots = {cell.id: cell.xy for cell in self.board.cells}
         self._off: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._kept = None
 
     def frame(
         self,
@@ -76,7 +77,14 @@ class CoasterRenderer(Renderer):
         """A BGR frame of the table holding what ``tokens`` (a ``game.observe`` dict)
         says: the coasters and the tokens on their fields; a hand over each spot or
         table field named in ``hands`` (one beyond the mat reaches across the mat's
-        nearest spot). ``under`` is unused (nothing lies under a token)."""
+        nearest spot). ``under`` is unused (nothing lies under a token). A still
+        table is drawn and lit once, as ``Renderer.frame`` does."""
+        near = tuple(self._spot_near(name) for name in hands)
+        return self._framed(tuple(tokens.items()), near, lambda: self._draw_table(tokens))
+
+    def _draw_table(self, tokens) -> tuple[np.ndarray, np.ndarray]:
+        """The table holding ``tokens`` as drawn, before the light: the image and its
+        quarter-size shade."""
         spots, on_fields = layout_of(self.game, tokens)
         image = self._base.copy()
         self._lay(image, spots)
@@ -84,9 +92,7 @@ class CoasterRenderer(Renderer):
         solids = self._tokens(on_fields)
         self._shadows(shade, solids)
         self._draw_solids(image, solids)
-        for name in hands:
-            self._hand(image, shade, self._spot_near(name))
-        return self._expose(image, shade)
+        return image, shade
 
     def _spot_near(self, name: str) -> str:
         """The mat's spot ``name`` is, or the one nearest the table field ``name``."""
