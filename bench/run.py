@@ -2,13 +2,16 @@
 does: each bench's own output as it comes, then a line with its wall and CPU time,
 the total, and at the end one summary table of every budget in ``budgets.toml``:
 our figure, the budget, met or not, and the peer's figure where a bench has one.
+A bench whose last part only waits (``bench_service.py``'s idle minute) says so
+(``smoke.only_waiting``), and the next bench starts beside it; every bench still
+measures alone.
 
 Arguments after the script go to every bench (``--full`` for the long forms,
 ``--smoke`` for the tiny ones). ``--only NAME[,NAME]`` runs some benches alone
 (``--only vision,pi``); ``--summary LOG`` prints the summary table of a saved
 ``make bench`` log without running anything.
 
-CPU time is the benches' own and their children's (user + system); wall time
+CPU time is each bench's own and its children's (user + system); wall time
 depends on what else the machine does, so the load average is printed beside it.
 The machine is described first and again last (``bench/machine.py``: its processor
 and a fixed workload's CPU time), so figures from different machines, or from one
@@ -22,15 +25,16 @@ import argparse
 import fnmatch
 import json
 import os
-import resource
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from machine import machine
+from smoke import ONLY_WAITING
 
 HERE = Path(__file__).resolve().parent
 BUDGETS = HERE / "budgets.toml"
@@ -207,26 +211,67 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+class Bench:
+    """One bench running, its output passed through as it comes (whole lines, so
+    that the lines of two benches never mix) and kept; ``waiting`` is set once it has
+    said it only waits from now on (``ONLY_WAITING``) or has ended."""
+
+    def __init__(self, script: Path, arguments: list[str], lock: threading.Lock):
+        self.name = script.name
+        self.lock, self.output = lock, []
+        self.waiting = threading.Event()
+        self.begin = time.monotonic()
+        self.process = subprocess.Popen(
+            [sys.executable, str(script), *arguments], stdout=subprocess.PIPE, text=True
+        )
+        # a failure until its exit code is read
+        self.code, self.wall, self.cpu = 1, 0.0, 0.0
+        self._pump = threading.Thread(target=self._pass_through, daemon=True)
+        self._pump.start()
+
+    def _pass_through(self) -> None:
+        assert self.process.stdout is not None
+        try:
+            with self.process.stdout:
+                for text in self.process.stdout:
+                    with self.lock:
+                        sys.stdout.write(text)
+                        sys.stdout.flush()
+                    self.output.append(text)
+                    if text.strip() == ONLY_WAITING:
+                        self.waiting.set()
+            # its own CPU and that of the processes it started and waited for, not
+            # that of a bench running beside it
+            _, status, used = os.wait4(self.process.pid, 0)
+            self.wall = time.monotonic() - self.begin
+            self.cpu = used.ru_utime + used.ru_stime
+            self.code = self.process.returncode = os.waitstatus_to_exitcode(status)
+            with self.lock:
+                print(
+                    f"== {self.name}: {self.wall:.1f} s wall, {self.cpu:.1f} s CPU"
+                    f"{f', FAILED (exit {self.code})' if self.code else ''}  [load {load()}]",
+                    flush=True,
+                )
+        finally:
+            self.waiting.set()
+
+    def finish(self) -> None:
+        """Wait until it has ended and its times are said."""
+        self._pump.join()
 
 
-def run(script: Path, arguments: list[str]) -> tuple[int, str, float, float]:
-    """Run one bench, passing its output through; its exit code, its output, and its
-    wall and CPU seconds."""
-    cpu, begin = children_cpu(), time.monotonic()
-    bench = subprocess.Popen(
-        [sys.executable, str(script), *arguments], stdout=subprocess.PIPE, text=True
-    )
-    assert bench.stdout is not None
-    output = []
-    for text in bench.stdout:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        output.append(text)
-    bench.wait()
-    return bench.returncode, "".join(output), time.monotonic() - begin, children_cpu() - cpu
+def run_all(scripts: list[Path], arguments: list[str]) -> list[Bench]:
+    """Run ``scripts`` one after another, each alone on the machine while it measures:
+    the next starts once one has ended or said it only waits from now on (it leaves a
+    process of its own idle, whose own CPU time no other work adds to, and which
+    does not slow other work)."""
+    lock, started = threading.Lock(), []
+    for script in scripts:
+        started.append(Bench(script, arguments, lock))
+        started[-1].waiting.wait()
+    for bench in started:
+        bench.finish()
+    return started
 
 
 def main() -> None:
@@ -243,26 +288,22 @@ def main() -> None:
     if options.only:
         names = options.only.split(",")
         scripts = [s for s in scripts if s.stem.removeprefix("bench_") in names]
-    lines: dict[str, list[dict]] = {}
-    times, failed = [], []
     print(json.dumps(machine()), flush=True)
-    for script in scripts:
-        code, output, wall, cpu = run(script, arguments)
-        for bench, found in json_lines(output).items():
-            lines.setdefault(bench, []).extend(found)
-        if code:
-            failed.append(script.name)
-        times.append((script.name, wall, cpu))
-        print(
-            f"== {script.name}: {wall:.1f} s wall, {cpu:.1f} s CPU"
-            f"{f', FAILED (exit {code})' if code else ''}  [load {load()}]",
-            flush=True,
-        )
+    begin = time.monotonic()
+    benches = run_all(scripts, arguments)
+    elapsed = time.monotonic() - begin
+    lines: dict[str, list[dict]] = {}
+    for bench in benches:
+        for name, found in json_lines("".join(bench.output)).items():
+            lines.setdefault(name, []).extend(found)
+    failed = [bench.name for bench in benches if bench.code]
     print("\n| bench | wall s | CPU s |\n|---|---|---|")
-    for name, wall, cpu in times:
-        print(f"| {name} | {wall:.1f} | {cpu:.1f} |")
-    total_wall, total_cpu = sum(t[1] for t in times), sum(t[2] for t in times)
-    print(f"| total | {total_wall:.1f} ({total_wall / 60:.1f} min) | {total_cpu:.1f} |")
+    for bench in benches:
+        print(f"| {bench.name} | {bench.wall:.1f} | {bench.cpu:.1f} |")
+    # a bench that only waited at its end ran beside the next: the total is the time
+    # the whole run took, not the sum of the benches' walls
+    total_cpu = sum(bench.cpu for bench in benches)
+    print(f"| total | {elapsed:.1f} ({elapsed / 60:.1f} min) | {total_cpu:.1f} |")
     print(f"load average at the end: {load()} ({os.cpu_count()} cores)")
     print(json.dumps(machine()) + "\n")
     table, every = summary(lines, budgets)

@@ -59,3 +59,22 @@ def test_every_budget_names_a_bench_that_exists():
     budgets = run.load_budgets()
     assert budgets
     assert {b.bench for b in budgets} <= benches
+
+
+def test_the_next_bench_starts_beside_one_that_only_waits(tmp_path: Path, capsys):
+    waits = tmp_path / "bench_waits.py"
+    waits.write_text(
+        "import json, time\n"
+        f"print({run.ONLY_WAITING!r}, flush=True)\n"
+        "time.sleep(1.0)\n"
+        "print(json.dumps({'bench': 'waits', 'ended': time.monotonic()}))\n"
+    )
+    works = tmp_path / "bench_works.py"
+    works.write_text(
+        "import json, time\nprint(json.dumps({'bench': 'works', 'began': time.monotonic()}))\n"
+    )
+    first, second = run.run_all([waits, works], [])
+    lines = run.json_lines("".join(first.output + second.output))
+    assert lines["works"][0]["began"] < lines["waits"][0]["ended"]
+    assert first.code == second.code == 0 and first.wall >= 1.0
+    assert capsys.readouterr().out.count("== bench_") == 2
