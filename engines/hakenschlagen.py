@@ -96,7 +96,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
-from itertools import combinations
+from itertools import combinations, compress
+from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
 from engines.chance import Bag, Shuffle
@@ -275,28 +276,31 @@ class _Found:
             new = bits & ~have
             if new:
                 foxes[row] = have | new
-                size = new.bit_count()
-                self.claims.append((len(self.groups), rows if new == bits else {row: new}))
-                self.sizes.append(size)
-                self.groups.append(group)
-                self.count += size
+                self.claim(rows if new == bits else {row: new}, new.bit_count(), group)
             return
-        # set operations on the keys run in C; only rows found before are looked at
+        # set operations on the keys and ``map`` run in C; only rows found before
+        # are looked at, a whole list at a time
         known = foxes.keys() & rows.keys()
         fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
         foxes.update(fresh)
-        for row in known:
-            have = foxes[row]
-            new = rows[row] & ~have
-            if new:
-                fresh[row] = new
-                foxes[row] = have | new
+        if known:
+            known = list(known)
+            have = list(map(foxes.__getitem__, known))
+            new = list(map(and_, map(rows.__getitem__, known), map(invert, have)))
+            if any(new):
+                grown = list(compress(known, new))
+                fresh.update(zip(grown, compress(new, new)))
+                foxes.update(zip(grown, map(or_, compress(have, new), compress(new, new))))
         if fresh:
-            size = sum(map(int.bit_count, fresh.values()))
-            self.claims.append((len(self.groups), fresh))
-            self.sizes.append(size)
-            self.groups.append(group)
-            self.count += size
+            self.claim(fresh, sum(map(int.bit_count, fresh.values())), group)
+
+    def claim(self, rows: dict[int, int], size: int, group: _Group) -> None:
+        """Record ``group`` as the first way to the ``size`` ends ``rows``, which
+        ``foxes`` already holds."""
+        self.claims.append((len(self.groups), rows))
+        self.sizes.append(size)
+        self.groups.append(group)
+        self.count += size
 
     def __len__(self) -> int:
         return self.count
@@ -1037,11 +1041,11 @@ class Hakenschlagen(Game):
                 row = _pack(hare, 0, _mask(moles), turned)
                 found.add({row: 1 << fox}, _Group(done, None, (), None, ()))
                 continue
+            if len(hand) == 1 and hand[0] in COLOURS:
+                self._last_jump(node, done, others, layout, found)
+                continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
-            if len(hand) == 1 and hand[0] in COLOURS:
-                self._last_jump(node, done, survey, others, layout, found)
-                continue
             for use, after in self._transitions(node, others, layout, survey):
                 if use is not None:
                     if after.won:
@@ -1054,27 +1058,47 @@ class Hakenschlagen(Game):
                 stack.append((step[-1], done + step[:-1]))
         return found
 
-    def _last_jump(self, node, done, survey, others, layout, found) -> None:
+    def _last_jump(self, node, done, others, layout, found) -> None:
         """Record the ends of the turn from ``node`` whose one marble left is a colour:
-        each jump it offers ends the turn (a colour with none goes back, which
-        ``_finish`` recorded). The ends and the ways recorded for them are those the
-        search would find stepping on to each jump's node (in the order it would
-        take them off its stack), without making the nodes."""
+        each jump it offers ends the turn, or with none the marble goes back and the
+        turn ends here. The ends and the ways recorded for them are those the search
+        would find stepping on to each jump's node (in the order it would take them
+        off its stack), without making the nodes or surveying the other colours."""
         hare, fox, moles, (colour,), turned, _ = node
-        targets = survey.targets[colour]
-        for _, c in targets:
+        targets = self._jumps(colour, hare, fox, moles, others, layout)
+        here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
+        if not targets:
+            found.add({_pack(hare, 0, 0, turned) | mask: here}, _Group(done, None, (), None, ()))
+            return
+        for c in targets:
             if turned and c in self.start_spaces:  # the jump wins the race
                 use = Use((colour,), colour, self._names[c])
                 after = self._jump(c, fox, moles, (), turned)
-                self._finish(node, done, survey, others, layout, found, (use, after))
-        here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
-        turning, group = self.turning_points, None
-        for _, c in reversed(targets):
+                # no survey: after the jump the hand is empty, so nothing is placed
+                self._finish(node, done, None, others, layout, found, (use, after))
+        turning, fresh = self.turning_points, {}
+        for c in reversed(targets):
             row = _pack(c, 0, 0, turned or c in turning) | mask
-            if not foxes.get(row, 0) & here:
-                # one way for all of them: the jump is written out with the turn
-                group = group or _Group(done, None, (), None, (), colour)
-                found.add({row: here}, group)
+            have = foxes.get(row, 0)
+            if not have & here:
+                foxes[row] = have | here
+                fresh[row] = here
+        if fresh:  # one way for all of them: the jump is written out with the turn
+            found.claim(fresh, len(fresh), _Group(done, None, (), None, (), colour))
+
+    def _jumps(self, colour, hare, fox, moles, others, layout) -> list[int]:
+        """The spaces a ``colour`` marble would take the hare to: ``_survey``'s
+        targets of that colour alone, one per direction at most."""
+        cells = []
+        for _, ray in self._rays[hare]:
+            for c in ray:
+                kind = layout[c]
+                if c == fox or kind == TREE:
+                    break
+                if kind == colour and c not in moles and c not in others:
+                    cells.append(c)
+                    break
+        return cells
 
     def _vacate_then_fill(self, node, survey, others, layout):
         """Two placements before a jump where the second needs the first's space.
