@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -110,6 +111,51 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
             time.sleep(0.1)
 
 
+#: Playwright 1.65's own ``--disable-features`` list: Chromium keeps only the last
+#: such switch, so the one below must repeat it (``Chromium.launched`` checks it does)
+PLAYWRIGHT_DISABLED = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,"
+    "HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,"
+    "ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,"
+    "TcpPortRandomizationWin,OptimizationHints,NetworkTimeServiceQuerying,AimEnabled,"
+    "PreconnectToSearch,msForceBrowserSignIn,msEdgeUpdateLaunchServicesPreferredVersion"
+)
+#: Chromium loads the address bar's WebUI popups (two pages in a renderer of their
+#: own, about 1 s of CPU) for every browser context, which is one a test; headless,
+#: nobody ever sees them
+NO_OMNIBOX = f"--disable-features={PLAYWRIGHT_DISABLED},WebUIOmniboxPopup,WebUIOmniboxAimPopup"
+
+
+def _switches(pid: int) -> list[str]:
+    """The command lines of ``pid``'s descendants (Linux: /proc); a process or thread
+    gone meanwhile is passed over."""
+    lines = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in _read(task).split():
+            lines += [_read(Path(f"/proc/{child}/cmdline")), *_switches(int(child))]
+    return lines
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _check_switches() -> None:
+    """Every feature Playwright disables is still disabled by ``NO_OMNIBOX``."""
+    for line in _switches(os.getpid()):
+        switches = line.split("\0")
+        if "--remote-debugging-pipe" not in switches:
+            continue
+        given = [s.split("=", 1)[1] for s in switches if s.startswith("--disable-features=")]
+        missing = set(given[0].split(",")) - set(PLAYWRIGHT_DISABLED.split(","))
+        assert not missing, f"Playwright disables {missing} too: add them to PLAYWRIGHT_DISABLED"
+        return
+    raise AssertionError("the browser Playwright launched was not found under /proc")
+
+
 class Chromium:
     """Debian's Chromium, launched once for the browser tests that run in a row: a
     launch (Playwright's driver and the browser) costs more CPU than most of the tests.
@@ -128,8 +174,9 @@ class Chromium:
 
             cls.playwright = sync_playwright().start()
             cls.browser = cls.playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+                executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, NO_OMNIBOX]
             )
+            _check_switches()
         return cls.browser
 
     @classmethod
