@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from boardref.config import load_config
-from boardref.harness import CHROMIUM, CHROMIUM_ARGS
+from boardref.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED
 from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.service import Service
@@ -111,21 +111,6 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
             time.sleep(0.1)
 
 
-#: Playwright 1.65's own ``--disable-features`` list: Chromium keeps only the last
-#: such switch, so the one below must repeat it (``Chromium.launched`` checks it does)
-PLAYWRIGHT_DISABLED = (
-    "AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,"
-    "HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,"
-    "ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,"
-    "TcpPortRandomizationWin,OptimizationHints,NetworkTimeServiceQuerying,AimEnabled,"
-    "PreconnectToSearch,msForceBrowserSignIn,msEdgeUpdateLaunchServicesPreferredVersion"
-)
-#: Chromium loads the address bar's WebUI popups (two pages in a renderer of their
-#: own, about 1 s of CPU) for every browser context, which is one a test; headless,
-#: nobody ever sees them
-NO_OMNIBOX = f"--disable-features={PLAYWRIGHT_DISABLED},WebUIOmniboxPopup,WebUIOmniboxAimPopup"
-
-
 def _switches(pid: int) -> list[str]:
     """The command lines of ``pid``'s descendants (Linux: /proc); a process or thread
     gone meanwhile is passed over."""
@@ -144,7 +129,7 @@ def _read(path: Path) -> str:
 
 
 def _check_switches() -> None:
-    """Every feature Playwright disables is still disabled by ``NO_OMNIBOX``."""
+    """Every feature Playwright disables is still disabled by ``CHROMIUM_ARGS``."""
     for line in _switches(os.getpid()):
         switches = line.split("\0")
         if "--remote-debugging-pipe" not in switches:
@@ -174,7 +159,7 @@ class Chromium:
 
             cls.playwright = sync_playwright().start()
             cls.browser = cls.playwright.chromium.launch(
-                executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, NO_OMNIBOX]
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
             )
             _check_switches()
         return cls.browser
