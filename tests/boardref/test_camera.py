@@ -290,9 +290,7 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
     assert png.startswith(b"\x89PNG")
 
 
-def test_a_position_committed_while_a_frame_is_read_is_learned_once_the_read_is_done(
-    store, scene
-):
+def test_a_position_committed_while_a_frame_is_read_is_learned_once_the_read_is_done(store, scene):
     """The service reads frames in a worker thread: a move committed meanwhile (on the
     loop) does not wait for that read, and the reader learns the position right after."""
     shown = {"tokens": None, "hands": ()}

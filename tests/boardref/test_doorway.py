@@ -58,9 +58,7 @@ def test_the_gate_stands_before_the_pages_too(service):
 def test_every_other_request_waits_for_the_app(service):
     async def main():
         doorway = Doorway(service.panel.names.allow, service.sim)
-        waiting = [
-            asyncio.create_task(_get(doorway, path)) for path in ("/api/health", "/play/1")
-        ]
+        waiting = [asyncio.create_task(_get(doorway, path)) for path in ("/api/health", "/play/1")]
         await asyncio.sleep(0.1)
         held = [not task.done() for task in waiting]
         doorway.open(service.panel.app)
