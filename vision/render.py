@@ -21,14 +21,11 @@ from vision import looks
 from vision.boards.sites import crowd_layouts, crowd_spots
 from vision.lens import Lens
 from vision.looks import Look, Piece
+from vision.printing import bgr, board_texture
 
 SIZE = (1280, 720)
 #: seeds from here on are never used while tuning the reader
 HELD_OUT = 1_000_000
-#: texture resolution of the printed board, pixels per millimetre (at most)
-TEXTURE_PX_PER_MM = 4.0
-#: how much bare table shows around the board in the texture, mm
-TABLE_MARGIN = 400.0
 #: the hand hovers this high over the cell it works on, mm
 HAND_HEIGHT = 60.0
 
@@ -173,7 +170,7 @@ class Renderer:
         self.look: Look = looks.look_for(game)
         self.board = game.board
         self._seed(seed)
-        self._texture, self._to_texture = _board_texture(self.board, self.look, misplaced)
+        self._texture, self._to_texture = board_texture(self.board, self.look, misplaced)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self._layouts = crowd_layouts(self.look)[1]
@@ -422,15 +419,15 @@ class Renderer:
             top = self._ring(xy, top_z, top_r)
             px = cam.project(np.concatenate([base, top]), scene.rvec, scene.tvec)
             hull = cv2.convexHull(np.round(px * 16).astype(np.int32))
-            cv2.fillConvexPoly(image, hull, _bgr(rgb * 0.62), cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(image, hull, bgr(rgb * 0.62), cv2.LINE_AA, shift=4)
             top_px = np.round(px[len(base) :] * 16).astype(np.int32)
-            cv2.fillConvexPoly(image, top_px, _bgr(rgb * 0.95), cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(image, top_px, bgr(rgb * 0.95), cv2.LINE_AA, shift=4)
             if covered is not None:
                 cv2.fillConvexPoly(covered, hull, 255, cv2.LINE_8, shift=4)
 
     def _disc(self, image, centre, radius, rgb) -> None:
         c = tuple(int(round(v * 16)) for v in centre)
-        cv2.circle(image, c, max(1, int(round(radius * 16))), _bgr(rgb), -1, cv2.LINE_AA, 4)
+        cv2.circle(image, c, max(1, int(round(radius * 16))), bgr(rgb), -1, cv2.LINE_AA, 4)
 
     def _hand(self, image, shade, cell_id: str) -> None:
         """A hand in a skin tone over ``cell_id``, its arm reaching in from the nearest
@@ -463,11 +460,11 @@ class Renderer:
                 shoulder - side * arm,
             ]
         )
-        cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), _bgr(skin * 0.9), cv2.LINE_AA)
+        cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), bgr(skin * 0.9), cv2.LINE_AA)
         angle = math.degrees(math.atan2(along[1], along[0]))
         centre = tuple(int(v) for v in palm)
         axes = (int(50 * mm), int(42 * mm))
-        cv2.ellipse(image, centre, axes, angle, 0, 360, _bgr(skin), -1, cv2.LINE_AA)
+        cv2.ellipse(image, centre, axes, angle, 0, 360, bgr(skin), -1, cv2.LINE_AA)
         for k in range(4):
             spread = math.radians(angle + (k - 1.5) * 14)
             tip = palm + 85 * mm * np.array([math.cos(spread), math.sin(spread)])
@@ -475,7 +472,7 @@ class Renderer:
                 image,
                 centre,
                 tuple(int(v) for v in tip),
-                _bgr(skin * 0.95),
+                bgr(skin * 0.95),
                 max(2, int(15 * mm)),
                 cv2.LINE_AA,
             )
@@ -551,153 +548,3 @@ def underlays(game, state) -> dict[str, str]:
 
 
 _LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
-
-
-def _bgr(rgb) -> tuple[int, int, int]:
-    r, g, b = (int(min(max(float(v), 0.0), 255.0)) for v in rgb)
-    return b, g, r
-
-
-#: rows of the board's texture coloured at a time (bounds the memory it takes)
-TEXTURE_BAND = 256
-
-
-#: the last board printed with its markers in place: (board, look, texture, what its
-#: markers cover); the scenes of one board share it (it is only read)
-_printed: tuple | None = None
-
-
-def _board_texture(board, look: Look, misplaced: dict | None = None):
-    """The printed board seen from straight above (BGR), and the map from board mm to
-    texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
-    ``misplaced`` says (see ``Renderer``). The last board with its markers in place
-    is printed once and shared; one with markers glued off is a copy of it with
-    the markers taken off again and glued where they were misplaced."""
-    global _printed
-    if _printed is None or _printed[0] is not board or _printed[1] != look:
-        _printed = None  # the old print goes before the new one is made
-        covered: list = []
-        _printed = (board, look, _print_board(board, look, None, covered), covered)
-    texture, to_px = _printed[2]
-    if not misplaced:
-        return texture, to_px
-    texture = texture.copy()
-    for rows, columns, under in reversed(_printed[3]):
-        texture[rows, columns] = under
-    _glue_markers(texture, board, misplaced, to_px)
-    return texture, to_px
-
-
-def _print_board(board, look: Look, misplaced: dict | None, covered: list | None = None):
-    """``_board_texture``, made anew; what each marker covered before it was glued is
-    added to ``covered`` as (rows, columns, pixels)."""
-    left, bottom, right, top = looks.extent(board)
-    span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
-    s = min(TEXTURE_PX_PER_MM, 4000 / span)
-    tl = left - TABLE_MARGIN
-    tw = int((right - left + 2 * TABLE_MARGIN) * s)
-    th = int((top - bottom + 2 * TABLE_MARGIN) * s)
-    to_px = ((s, -tl * s), (-s, (top + TABLE_MARGIN) * s))
-    grain = np.random.default_rng(7).normal(0, 1, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
-    grain = cv2.resize(cv2.GaussianBlur(grain, (0, 0), 1.5), (tw, th))
-    x0, y0 = _px((left, top), to_px)
-    x1, y1 = _px((right, bottom), to_px)
-    texture = np.empty((th, tw, 3), np.uint8)
-    table = np.array(looks.colour("table")[::-1], np.float32)
-    surface = np.array(look.surface[::-1], np.float32)
-    # a band of rows at a time: a texture 4000 px square as float colours all at
-    # once took half a gigabyte while it was made
-    for top_row in range(0, th, TEXTURE_BAND):
-        rows = slice(top_row, min(th, top_row + TEXTURE_BAND))
-        shade = table + grain[rows, :, None] * np.float32(6)
-        inner = slice(max(y0 - top_row, 0), max(y1 - top_row, 0))
-        shade[inner, x0:x1] = surface + grain[rows][inner, x0:x1, None] * np.float32(4)
-        texture[rows] = np.clip(shade, 0, 255)
-    line = _bgr(looks.colour("board_line"))
-    mm = lambda v: max(1, int(round(v * s * 16)))  # noqa: E731
-    for path in (*board.lines, *board.links):
-        for a, b in zip(path, path[1:]):
-            pa = _px16(board.cell(a).xy, to_px)
-            pb = _px16(board.cell(b).xy, to_px)
-            cv2.line(texture, pa, pb, line, max(1, int(1.5 * s)), cv2.LINE_AA, 4)
-    surface = np.array(look.surface, dtype=np.float64)
-    for cell in board.cells:
-        c = _px16(cell.xy, to_px)
-        r = mm(look.cell_radius)
-        if look.cell == "hole":
-            cv2.circle(texture, c, r, _bgr(looks.colour("hole")), -1, cv2.LINE_AA, 4)
-        elif look.cell == "point":
-            cv2.circle(texture, c, r, line, -1, cv2.LINE_AA, 4)
-        elif look.cell == "hollow":
-            cv2.circle(texture, c, r, _bgr(surface * 0.82), -1, cv2.LINE_AA, 4)
-            cv2.circle(texture, c, r, line, max(1, int(0.8 * s)), cv2.LINE_AA, 4)
-        else:
-            name = f"field_{cell.kind}"
-            ring = (
-                looks.colour(name)
-                if name in looks.data()["colours"]
-                else looks.colour("board_line")
-            )
-            slots = look.slots.get(cell.kind)
-            radius = look.cell_radius + (slots.ring if slots else 0)
-            cv2.circle(texture, c, mm(radius), _bgr(ring), max(2, int(2.5 * s)), cv2.LINE_AA, 4)
-            for dx, dy in slots.offsets() if slots else ():
-                spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
-                cv2.circle(texture, spot, mm(3), _bgr(ring), -1, cv2.LINE_AA, 4)
-    _glue_markers(texture, board, misplaced, to_px, covered)
-    return texture, to_px
-
-
-def _glue_markers(texture, board, misplaced: dict | None, to_px, covered: list | None = None):
-    """Every marker of ``board`` glued into ``texture``, off its place as ``misplaced``
-    says; what each covered goes to ``covered``."""
-    for marker in looks.markers(board):
-        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
-        xy = (marker.xy[0] + dx, marker.xy[1] + dy)
-        _glue(texture, marker, xy, turn, to_px, to_px[0][0], covered)
-
-
-def _glue(texture, marker, xy, turn: float, to_px, s: float, covered=None) -> None:
-    """``marker`` printed with its white quiet zone, centred at ``xy`` (mm) and turned
-    ``turn`` degrees anticlockwise, into ``texture``; what it covers goes to
-    ``covered`` (when given) as (rows, columns, pixels)."""
-    side = int(round(marker.size * s))
-    quiet = int(round(marker.size * 0.2 * s))
-    patch = np.full((side + 2 * quiet,) * 2, 255, np.uint8)
-    patch[quiet : quiet + side, quiet : quiet + side] = cv2.aruco.generateImageMarker(
-        looks.dictionary(), marker.id, side
-    )
-    cx, cy = _px(xy, to_px)
-    if not turn:
-        x, y = cx - side // 2 - quiet, cy - side // 2 - quiet
-        _cover(texture, slice(y, y + len(patch)), slice(x, x + len(patch)), covered)
-        texture[y : y + len(patch), x : x + len(patch)] = patch[..., None]
-        return
-    room = int(math.ceil(len(patch) * math.sqrt(2))) + 2
-    pad = (room - len(patch)) // 2
-    big = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    mask = cv2.copyMakeBorder(np.full_like(patch, 255), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
-    centre = ((len(big) - 1) / 2, (len(big) - 1) / 2)
-    spin = cv2.getRotationMatrix2D(centre, turn, 1.0)
-    big = cv2.warpAffine(big, spin, big.shape[::-1], flags=cv2.INTER_LINEAR)
-    mask = cv2.warpAffine(mask, spin, mask.shape[::-1], flags=cv2.INTER_LINEAR)
-    x, y = cx - len(big) // 2, cy - len(big) // 2
-    _cover(texture, slice(y, y + len(big)), slice(x, x + len(big)), covered)
-    region = texture[y : y + len(big), x : x + len(big)]
-    alpha = (mask.astype(np.float32) / 255)[..., None]
-    region[:] = (alpha * big[..., None] + (1 - alpha) * region).astype(np.uint8)
-
-
-def _cover(texture, rows: slice, columns: slice, covered: list | None) -> None:
-    if covered is not None:
-        covered.append((rows, columns, texture[rows, columns].copy()))
-
-
-def _px(xy, to_px) -> tuple[int, int]:
-    (sx, ox), (sy, oy) = to_px
-    return int(round(xy[0] * sx + ox)), int(round(xy[1] * sy + oy))
-
-
-def _px16(xy, to_px) -> tuple[int, int]:
-    (sx, ox), (sy, oy) = to_px
-    return int(round((xy[0] * sx + ox) * 16)), int(round((xy[1] * sy + oy) * 16))

@@ -76,16 +76,16 @@ def test_a_hand_lit_only_where_it_changed_the_frame_is_the_hand_lit_whole(name, 
 def test_the_scenes_of_one_board_share_its_print_and_glued_markers_get_their_own():
     from vision import looks
     from vision.mishaps import misplaced_markers
-    from vision.render import _print_board
+    from vision.printing import print_board
 
     game = load_game("catch_the_hare")
     first = Renderer(game, random_scene(game.board, HELD_OUT, "easy"), 1)
     second = Renderer(game, random_scene(game.board, HELD_OUT + 1, "easy"), 2)
     assert second._texture is first._texture
-    assert np.array_equal(first._texture, _print_board(game.board, looks.look_for(game), None)[0])
+    assert np.array_equal(first._texture, print_board(game.board, looks.look_for(game), None)[0])
     glued = misplaced_markers(game.board, np.random.default_rng(4), 2.0, 2.0)
     apart = Renderer(game, random_scene(game.board, HELD_OUT + 2, "easy"), 3, glued)
     assert apart._texture is not first._texture
     assert not np.array_equal(apart._texture, first._texture)
-    assert np.array_equal(apart._texture, _print_board(game.board, looks.look_for(game), glued)[0])
-    assert np.array_equal(first._texture, _print_board(game.board, looks.look_for(game), None)[0])
+    assert np.array_equal(apart._texture, print_board(game.board, looks.look_for(game), glued)[0])
+    assert np.array_equal(first._texture, print_board(game.board, looks.look_for(game), None)[0])

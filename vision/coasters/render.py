@@ -14,7 +14,8 @@ import numpy as np
 from vision import looks
 from vision.coasters.mat import coaster_mm, data, face, layout_of, mat_board, turned
 from vision.looks import Look, Piece
-from vision.render import Renderer, Scene, _board_texture
+from vision.printing import board_texture
+from vision.render import Renderer, Scene
 
 #: the coaster layer's resolution, pixels per millimetre
 LAYER_PX_PER_MM = 2.0
@@ -53,7 +54,7 @@ class CoasterRenderer(Renderer):
         self.look = mat_look(game)
         self.board = mat_board(game)
         self._seed(seed)
-        self._texture, self._to_texture = _board_texture(self.board, self.look)
+        self._texture, self._to_texture = board_texture(self.board, self.look)
         self._base, self._light, self._plane = self._warp()
         self._skin = looks.skin_tones()
         self.side = coaster_mm(game)

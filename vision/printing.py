@@ -1,0 +1,170 @@
+"""The board as printed, seen from straight above: its lines, holes and coloured
+spaces on a stretch of bare table, with the ArUco markers glued at its corners
+(where they were meant to go, or a little off). The synthetic camera
+(``vision.render``) lays this texture on the table and photographs it."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision import looks
+from vision.looks import Look
+
+#: texture resolution of the printed board, pixels per millimetre (at most)
+TEXTURE_PX_PER_MM = 4.0
+#: how much bare table shows around the board in the texture, mm
+TABLE_MARGIN = 400.0
+
+
+def bgr(rgb) -> tuple[int, int, int]:
+    """An RGB colour (0-255, floats allowed) as OpenCV's BGR, clipped."""
+    r, g, b = (int(min(max(float(v), 0.0), 255.0)) for v in rgb)
+    return b, g, r
+
+
+#: rows of the board's texture coloured at a time (bounds the memory it takes)
+TEXTURE_BAND = 256
+
+
+#: the last board printed with its markers in place: (board, look, texture, what its
+#: markers cover); the scenes of one board share it (it is only read)
+_printed: tuple | None = None
+
+
+def board_texture(board, look: Look, misplaced: dict | None = None):
+    """The printed board seen from straight above (BGR), and the map from board mm to
+    texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
+    ``misplaced`` says (see ``Renderer``). The last board with its markers in place
+    is printed once and shared; one with markers glued off is a copy of it with
+    the markers taken off again and glued where they were misplaced."""
+    global _printed
+    if _printed is None or _printed[0] is not board or _printed[1] != look:
+        _printed = None  # the old print goes before the new one is made
+        covered: list = []
+        _printed = (board, look, print_board(board, look, None, covered), covered)
+    texture, to_px = _printed[2]
+    if not misplaced:
+        return texture, to_px
+    texture = texture.copy()
+    for rows, columns, under in reversed(_printed[3]):
+        texture[rows, columns] = under
+    _glue_markers(texture, board, misplaced, to_px)
+    return texture, to_px
+
+
+def print_board(board, look: Look, misplaced: dict | None, covered: list | None = None):
+    """``board_texture``, made anew; what each marker covered before it was glued is
+    added to ``covered`` as (rows, columns, pixels)."""
+    left, bottom, right, top = looks.extent(board)
+    span = max(right - left, top - bottom) + 2 * TABLE_MARGIN
+    s = min(TEXTURE_PX_PER_MM, 4000 / span)
+    tl = left - TABLE_MARGIN
+    tw = int((right - left + 2 * TABLE_MARGIN) * s)
+    th = int((top - bottom + 2 * TABLE_MARGIN) * s)
+    to_px = ((s, -tl * s), (-s, (top + TABLE_MARGIN) * s))
+    grain = np.random.default_rng(7).normal(0, 1, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
+    grain = cv2.resize(cv2.GaussianBlur(grain, (0, 0), 1.5), (tw, th))
+    x0, y0 = _px((left, top), to_px)
+    x1, y1 = _px((right, bottom), to_px)
+    texture = np.empty((th, tw, 3), np.uint8)
+    table = np.array(looks.colour("table")[::-1], np.float32)
+    surface = np.array(look.surface[::-1], np.float32)
+    # a band of rows at a time: a texture 4000 px square as float colours all at
+    # once took half a gigabyte while it was made
+    for top_row in range(0, th, TEXTURE_BAND):
+        rows = slice(top_row, min(th, top_row + TEXTURE_BAND))
+        shade = table + grain[rows, :, None] * np.float32(6)
+        inner = slice(max(y0 - top_row, 0), max(y1 - top_row, 0))
+        shade[inner, x0:x1] = surface + grain[rows][inner, x0:x1, None] * np.float32(4)
+        texture[rows] = np.clip(shade, 0, 255)
+    line = bgr(looks.colour("board_line"))
+    mm = lambda v: max(1, int(round(v * s * 16)))  # noqa: E731
+    for path in (*board.lines, *board.links):
+        for a, b in zip(path, path[1:]):
+            pa = _px16(board.cell(a).xy, to_px)
+            pb = _px16(board.cell(b).xy, to_px)
+            cv2.line(texture, pa, pb, line, max(1, int(1.5 * s)), cv2.LINE_AA, 4)
+    surface = np.array(look.surface, dtype=np.float64)
+    for cell in board.cells:
+        c = _px16(cell.xy, to_px)
+        r = mm(look.cell_radius)
+        if look.cell == "hole":
+            cv2.circle(texture, c, r, bgr(looks.colour("hole")), -1, cv2.LINE_AA, 4)
+        elif look.cell == "point":
+            cv2.circle(texture, c, r, line, -1, cv2.LINE_AA, 4)
+        elif look.cell == "hollow":
+            cv2.circle(texture, c, r, bgr(surface * 0.82), -1, cv2.LINE_AA, 4)
+            cv2.circle(texture, c, r, line, max(1, int(0.8 * s)), cv2.LINE_AA, 4)
+        else:
+            name = f"field_{cell.kind}"
+            ring = (
+                looks.colour(name)
+                if name in looks.data()["colours"]
+                else looks.colour("board_line")
+            )
+            slots = look.slots.get(cell.kind)
+            radius = look.cell_radius + (slots.ring if slots else 0)
+            cv2.circle(texture, c, mm(radius), bgr(ring), max(2, int(2.5 * s)), cv2.LINE_AA, 4)
+            for dx, dy in slots.offsets() if slots else ():
+                spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
+                cv2.circle(texture, spot, mm(3), bgr(ring), -1, cv2.LINE_AA, 4)
+    _glue_markers(texture, board, misplaced, to_px, covered)
+    return texture, to_px
+
+
+def _glue_markers(texture, board, misplaced: dict | None, to_px, covered: list | None = None):
+    """Every marker of ``board`` glued into ``texture``, off its place as ``misplaced``
+    says; what each covered goes to ``covered``."""
+    for marker in looks.markers(board):
+        dx, dy, turn = (misplaced or {}).get(marker.id, (0.0, 0.0, 0.0))
+        xy = (marker.xy[0] + dx, marker.xy[1] + dy)
+        _glue(texture, marker, xy, turn, to_px, to_px[0][0], covered)
+
+
+def _glue(texture, marker, xy, turn: float, to_px, s: float, covered=None) -> None:
+    """``marker`` printed with its white quiet zone, centred at ``xy`` (mm) and turned
+    ``turn`` degrees anticlockwise, into ``texture``; what it covers goes to
+    ``covered`` (when given) as (rows, columns, pixels)."""
+    side = int(round(marker.size * s))
+    quiet = int(round(marker.size * 0.2 * s))
+    patch = np.full((side + 2 * quiet,) * 2, 255, np.uint8)
+    patch[quiet : quiet + side, quiet : quiet + side] = cv2.aruco.generateImageMarker(
+        looks.dictionary(), marker.id, side
+    )
+    cx, cy = _px(xy, to_px)
+    if not turn:
+        x, y = cx - side // 2 - quiet, cy - side // 2 - quiet
+        _cover(texture, slice(y, y + len(patch)), slice(x, x + len(patch)), covered)
+        texture[y : y + len(patch), x : x + len(patch)] = patch[..., None]
+        return
+    room = int(math.ceil(len(patch) * math.sqrt(2))) + 2
+    pad = (room - len(patch)) // 2
+    big = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    mask = cv2.copyMakeBorder(np.full_like(patch, 255), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
+    centre = ((len(big) - 1) / 2, (len(big) - 1) / 2)
+    spin = cv2.getRotationMatrix2D(centre, turn, 1.0)
+    big = cv2.warpAffine(big, spin, big.shape[::-1], flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(mask, spin, mask.shape[::-1], flags=cv2.INTER_LINEAR)
+    x, y = cx - len(big) // 2, cy - len(big) // 2
+    _cover(texture, slice(y, y + len(big)), slice(x, x + len(big)), covered)
+    region = texture[y : y + len(big), x : x + len(big)]
+    alpha = (mask.astype(np.float32) / 255)[..., None]
+    region[:] = (alpha * big[..., None] + (1 - alpha) * region).astype(np.uint8)
+
+
+def _cover(texture, rows: slice, columns: slice, covered: list | None) -> None:
+    if covered is not None:
+        covered.append((rows, columns, texture[rows, columns].copy()))
+
+
+def _px(xy, to_px) -> tuple[int, int]:
+    (sx, ox), (sy, oy) = to_px
+    return int(round(xy[0] * sx + ox)), int(round(xy[1] * sy + oy))
+
+
+def _px16(xy, to_px) -> tuple[int, int]:
+    (sx, ox), (sy, oy) = to_px
+    return int(round((xy[0] * sx + ox) * 16)), int(round((xy[1] * sy + oy) * 16))
