@@ -270,7 +270,7 @@ class _Found:
     def add(self, rows: dict[int, int], group: _Group) -> None:
         """Record the ends ``rows`` (row -> fox bits) that ``group`` reaches."""
         foxes = self.foxes
-        if len(rows) == 1:  # most calls: a turn ended with every marble used
+        if len(rows) == 1:  # a turn ended where its search node stands
             ((row, bits),) = rows.items()
             have = foxes.get(row, 0)
             new = bits & ~have
@@ -284,13 +284,13 @@ class _Found:
         fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
         foxes.update(fresh)
         if known:
-            known = list(known)
-            have = list(map(foxes.__getitem__, known))
-            new = list(map(and_, map(rows.__getitem__, known), map(invert, have)))
+            seen = list(known)
+            have = list(map(foxes.__getitem__, seen))
+            new = list(map(and_, map(rows.__getitem__, seen), map(invert, have)))
             if any(new):
-                grown = list(compress(known, new))
-                fresh.update(zip(grown, compress(new, new)))
-                foxes.update(zip(grown, map(or_, compress(have, new), compress(new, new))))
+                grown, gained = list(compress(seen, new)), list(compress(new, new))
+                fresh.update(zip(grown, gained))
+                foxes.update(zip(grown, map(or_, compress(have, new), gained)))
         if fresh:
             self.claim(fresh, sum(map(int.bit_count, fresh.values())), group)
 
