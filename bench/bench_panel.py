@@ -98,7 +98,8 @@ async def leave(socket_) -> None:
 
 def _playing(players: int):
     def playing(text: str) -> bool:
-        return f'"players":{players},' in text and '"phase":"move"' in text
+        state = json.loads(text)
+        return state.get("players") == players and state.get("phase") == "move"
 
     return playing
 
