@@ -8,9 +8,16 @@ BENCH_INSTALLED := $(VENV)/.bench-installed
 MICROPYTHON_PACKAGE := @micropython/micropython-webassembly-pyscript@1.27.0
 MICROPYTHON := .node/node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
 
-.PHONY: install micropython test bench demo clean
+.PHONY: install bytecode micropython test bench demo clean
 
 install: $(INSTALLED)
+
+# The project's modules compiled to bytecode, as a regular install (pip, and so
+# systemd/install.sh on a Pi) leaves them; an editable install does not, and where
+# PYTHONDONTWRITEBYTECODE is set every start would compile them from source again.
+# Only modules whose source changed are compiled again.
+bytecode: $(INSTALLED)
+	@$(PY) -m compileall -q -j 0 boardref engines firmware_bridge hardware vision
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
@@ -31,16 +38,16 @@ $(MICROPYTHON):
 	npm install --prefix .node --no-save --no-package-lock --no-audit --no-fund $(MICROPYTHON_PACKAGE)
 	touch $@
 
-test: install micropython
+test: bytecode micropython
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
 # (bench/budgets.toml); BENCH_ARGS=--full runs the long forms.
-bench: $(BENCH_INSTALLED)
+bench: $(BENCH_INSTALLED) bytecode
 	@$(PY) bench/run.py $(BENCH_ARGS)
 
-demo: install
+demo: bytecode
 	@echo "boardref: the virtual board is at http://127.0.0.1:8000 (Ctrl-C stops it)"
 	$(VENV)/bin/boardref serve --sim
 
