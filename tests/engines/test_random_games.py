@@ -1,7 +1,9 @@
 """One test for every registered engine (OpenSpiel's RandomSimTest is the model):
 random games from start to end, checking the contract's invariants at every state.
 
-A new engine gets this for free: add it to ``engines.GAMES`` and, if it has variants
+The suite plays a few games of each setup, enough to reach every kind of position and
+wrong try it checks (``EVENTS``, asserted); ``bench/bench_volume.py`` plays the full
+volume. A new engine gets this for free: add it to ``engines.GAMES`` and, if it has variants
 worth covering, a line to ``VARIANTS``.
 """
 
@@ -9,20 +11,22 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
 from engines import GAMES, PASS, IllegalMove, Move, RulesError, load_game
 from engines.chance import Stream
+from tests.volume import volume
 
-GAMES_PER_SETUP = 12
+GAMES_PER_SETUP = volume(3, 12)
 #: games whose turns have thousands of outcomes or that last hundreds of turns:
 #: (random games to play, check every n-th position); each game still runs to its
 #: end, its last position is always checked, and a sample of moves is round-tripped
-LONG_GAMES = {"hakenschlagen": (1, 25), "fang_den_hut": (3, 5)}
+LONG_GAMES = {"hakenschlagen": (1, volume(50, 25)), "fang_den_hut": (volume(1, 3), 5)}
 #: games that run to max_plies with a hundred or more moves at every position, each
 #: round-tripped and tried: fewer random games, every position of each still checked
-FEWER_GAMES = {"sternhalma": 4}
+FEWER_GAMES = {"sternhalma": volume(1, 4)}
 MAX_ROUND_TRIPS = 40
 MAX_PLIES = 150
 #: a game without a max_plies option must end by itself within this many steps
@@ -47,6 +51,19 @@ VARIANTS = {
         (6, {"total_team": True, "golden_hat": True}),
     ],
 }
+_MOVES = {"a seat to move", "game over"}
+_TRIES = {"wrong try refused", "wrong try reached a legal position"}
+#: what each game's random games reach at every setup: positions with a seat to move,
+#: a chance to draw and a game over, offered rolls declined, wrong tries refused and
+#: wrong tries that a legal move also makes (judged only where every move was made)
+EVENTS = {
+    "sternhalma": _MOVES | _TRIES,
+    "catch_the_hare": _MOVES | _TRIES,
+    "haegar": _MOVES | {"chance", "wrong try refused"},
+    "fang_den_hut_cards": _MOVES | {"chance"},
+    "hakenschlagen": _MOVES | {"chance"},
+    "fang_den_hut": _MOVES | {"chance", "roll declined", "wrong try refused"},
+}
 SETUPS = [(name, None, {}) for name in GAMES] + [
     (name, players, options) for name, rows in VARIANTS.items() for players, options in rows
 ]
@@ -60,7 +77,7 @@ def _id(setup) -> str:
 
 def test_every_registered_game_has_variants_besides_its_defaults():
     # SETUPS plays each game's defaults; a new engine must also name its variants here
-    assert sorted(VARIANTS) == sorted(GAMES)
+    assert sorted(VARIANTS) == sorted(GAMES) == sorted(EVENTS)
     assert all(VARIANTS[name] for name in GAMES)
 
 
@@ -76,19 +93,21 @@ def test_random_games_keep_every_invariant(setup):
     if limited:
         game = load_game(name, players, max_plies=MAX_PLIES, **options)
     games, every = LONG_GAMES.get(name, (FEWER_GAMES.get(name, GAMES_PER_SETUP), 1))
+    seen = Counter()
     for n in range(games):
         stream = Stream(f"random game {n}")
         state = game.initial_state()
         for step in range(HARD_LIMIT):
             ended = game.outcome(state) is not None
             if ended or step % every == 0:
-                _check_state(game, state, pick)
+                seen.update(_check_state(game, state, pick))
             if ended:
                 break
             spec = game.chance(state)
             if spec is not None:
                 if getattr(spec, "optional", False) and pick.random() < 0.3:
                     state = game.apply(state, PASS)  # an offered roll declined
+                    seen["roll declined"] += 1
                     continue
                 state = game.resolve(state, spec.draw(stream))
                 continue
@@ -100,9 +119,11 @@ def test_random_games_keep_every_invariant(setup):
             pytest.fail(f"a random game of {name} did not end within {HARD_LIMIT} steps")
         if limited:
             assert state.ply <= MAX_PLIES, "the game ran past max_plies"
+    assert set(seen) == EVENTS[name], "the random games no longer reach what they check"
 
 
-def _check_state(game, state, pick: random.Random) -> None:
+def _check_state(game, state, pick: random.Random) -> list[str]:
+    """Check the contract at ``state``; the kinds of position and try it met."""
     hash(state)
     record = game.to_json(state)
     assert game.from_json(json.loads(json.dumps(record))) == state
@@ -121,11 +142,11 @@ def _check_state(game, state, pick: random.Random) -> None:
         assert game.legal_moves(state) == []
         with pytest.raises(IllegalMove, match="game is over"):
             game.apply(state, Move(("a1", "a2")))
-        return
+        return ["game over"]
     if game.chance(state) is not None:
         assert game.to_move(state) is None and game.legal_moves(state) == []
         assert game.drawer(state) in (None, *range(game.players))
-        return
+        return ["chance"]
     assert game.drawer(state) is None
 
     moves = game.legal_moves(state)
@@ -139,12 +160,16 @@ def _check_state(game, state, pick: random.Random) -> None:
         successors.add(game.apply(state, move))
     assert game.to_move(state) in range(game.players)
     # wrong tries are judged against every successor, so only when all were made
-    _check_wrong_tries(game, state, [] if sampled else moves, successors, pick)
+    return [
+        "a seat to move",
+        *_check_wrong_tries(game, state, [] if sampled else moves, successors, pick),
+    ]
 
 
-def _check_wrong_tries(game, state, moves, successors, pick: random.Random) -> None:
+def _check_wrong_tries(game, state, moves, successors, pick: random.Random) -> list[str]:
     """Random paths from a piece that can move: ``apply`` either refuses with a
-    reason or leads to a position some legal move also reaches."""
+    reason or leads to a position some legal move also reaches. What each try met."""
+    met = []
     origins = [m.path[0] for m in moves if getattr(m, "path", ())]
     cells = [cell.id for cell in game.board.cells]
     for _ in range(8 if origins else 0):
@@ -157,5 +182,8 @@ def _check_wrong_tries(game, state, moves, successors, pick: random.Random) -> N
             # reading the move refuses it too, though it need not build the position
             with pytest.raises(RulesError):
                 game.parse_move(state, str(wrong))
+            met.append("wrong try refused")
         else:
             assert after in successors
+            met.append("wrong try reached a legal position")
+    return met

@@ -1,0 +1,75 @@
+"""The test suite's random tests at their full volume: many random games of every
+engine and many generated inputs to the engines, the panel and the bridge's framing.
+Prints one JSON line: the tests run, the ones that failed, and their CPU time.
+
+The suite runs each of these tests on a few games or examples, enough to reach every
+event and error it checks (``tests/volume.py``); this bench runs the very same tests
+with ``BOARDREF_TEST_VOLUME=full``, the number of games and examples the suite ran
+before, for the confidence that only volume gives. ``--smoke`` runs one of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from smoke import SMOKE, sized
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the tests whose volume ``tests/volume.py`` sizes
+TESTS = sized(
+    [
+        "tests/engines/test_random_games.py",
+        "tests/engines/test_bad_input.py",
+        "tests/boardref/test_openapi.py",
+    ],
+    [
+        "tests/engines/test_random_games.py::test_random_games_keep_every_invariant[catch_the_hare-default]"
+    ],
+)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="boardref-bench-volume-") as scratch:
+        report = Path(scratch) / "report.xml"
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+            + [f"--junitxml={report}", *TESTS],
+            cwd=ROOT,
+            env={**os.environ, "BOARDREF_TEST_VOLUME": "full"},
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - started
+        print(done.stdout[-3000:], file=sys.stderr)
+        cases = list(ET.parse(report).getroot().iter("testcase"))
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    failed = [
+        f"{case.get('classname')}::{case.get('name')}"
+        for case in cases
+        if case.find("failure") is not None or case.find("error") is not None
+    ]
+    print(
+        json.dumps(
+            {
+                "bench": "volume",
+                "tests": len(cases),
+                "failed": failed or None,
+                "cpu_s": round(used.ru_utime + used.ru_stime, 1),
+                "wall_s": round(wall, 1),
+                "within_budget": not SMOKE and done.returncode == 0 and not failed,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
