@@ -1,5 +1,6 @@
 """schemathesis against the panel's own /openapi.json: whatever a client sends, the
-panel never answers with a server error (5xx)."""
+panel never answers with a server error (5xx). A few requests a route here, as many
+as before in ``bench/bench_volume.py``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from schemathesis.checks import not_a_server_error
 from boardref.config import load_config
 from boardref.panel.access import hash_pin
 from boardref.service import Service
+from tests.volume import volume
 
 
 def _panel_app():
@@ -41,7 +43,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", _panel_app())
 
 @schema.parametrize()
 @settings(
-    max_examples=40,
+    max_examples=volume(10, 40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -20,7 +20,15 @@ from engines import (
     load_game,
 )
 from engines.chance import Stream
+from tests.volume import volume
 
+#: a few generated inputs a game in the suite, as many as before in bench/bench_volume.py;
+#: no deadline: a busy machine may take long over the first example (a game's tables)
+FUZZ = dict(
+    max_examples=volume(30, 150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
@@ -29,7 +37,7 @@ json_values = st.recursive(
 
 
 @pytest.mark.parametrize("name", GAMES)
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(**FUZZ)
 @given(text=st.text(max_size=30))
 def test_any_text_either_parses_to_a_legal_move_or_is_refused_with_a_reason(name, text):
     game = load_game(name)
@@ -86,7 +94,7 @@ def test_a_state_of_another_game_is_refused(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(**FUZZ)
 @given(garbage=json_values)
 def test_any_json_as_a_record_is_refused_unless_it_is_a_record(name, garbage):
     game = load_game(name)
@@ -95,7 +103,7 @@ def test_any_json_as_a_record_is_refused_unless_it_is_a_record(name, garbage):
 
 
 @pytest.mark.parametrize("name", GAMES)
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(**FUZZ)
 @given(garbage=json_values, key=st.text(max_size=8))
 def test_a_record_with_a_corrupt_state_is_refused_or_reads_as_a_whole_state(name, garbage, key):
     game = load_game(name)
