@@ -29,6 +29,8 @@ TESTS = sized(
         "tests/engines/test_random_games.py",
         "tests/engines/test_bad_input.py",
         "tests/boardref/test_openapi.py",
+        "tests/boardref/test_fuzz_panel.py",
+        "tests/firmware_bridge/test_bridge_protocol.py",
     ],
     [
         "tests/engines/test_random_games.py::test_random_games_keep_every_invariant[catch_the_hare-default]"

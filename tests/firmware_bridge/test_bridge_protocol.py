@@ -1,5 +1,6 @@
 """Frames and messages: round trips, COBS against the PyPI `cobs` oracle, and a decoder
-that survives garbage without ever delivering a damaged frame."""
+that survives garbage without ever delivering a damaged frame. The generated streams
+are a few dozen a test here, their old volume in ``bench/bench_volume.py``."""
 
 import doctest
 import random
@@ -28,6 +29,7 @@ from firmware_bridge.protocol import (
     cobs_encode,
     encode,
 )
+from tests.volume import volume
 
 u8 = st.integers(0, 255)
 u16 = st.integers(0, 0xFFFF)
@@ -123,6 +125,7 @@ def test_any_message_round_trips(message):
     assert Decoder().feed(frame) == [message]
 
 
+@settings(max_examples=volume(25, 100))
 @given(st.lists(messages, min_size=1, max_size=8), st.integers(1, 64))
 def test_messages_survive_any_split_of_the_stream(batch, chunk):
     found, decoder = _decode_all(b"".join(encode(m) for m in batch), chunk)
@@ -239,7 +242,7 @@ def test_truncated_frames_cost_only_themselves():
         assert decoder.frames == len(kept)
 
 
-@settings(max_examples=200)
+@settings(max_examples=volume(40, 200))
 @given(st.lists(st.one_of(messages, st.binary(min_size=1, max_size=300)), max_size=12))
 def test_valid_frames_after_garbage_are_still_found(items):
     stream, expected = b"", []
@@ -254,6 +257,7 @@ def test_valid_frames_after_garbage_are_still_found(items):
     assert found == expected
 
 
+@settings(max_examples=volume(25, 100))
 @given(st.lists(messages, min_size=2, max_size=6), st.data())
 def test_concatenated_streams_with_stray_delimiters_lose_nothing(batch, data):
     repeats = [data.draw(st.integers(1, 3)) for _ in batch]
