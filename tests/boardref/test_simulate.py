@@ -105,17 +105,17 @@ def test_every_mistake_of_the_hands_is_one_the_referee_refuses(table, position):
     assert t.referee.positions[-1] == state
 
 
-@pytest.mark.parametrize(("sensor", "seed"), [("camera", 21), ("both", 22)])
+@pytest.mark.parametrize(("sensor", "seed"), [("camera", 25), ("both", 22)])
 def test_games_read_by_the_camera_are_refereed_without_a_mistake(sensor, seed):
     """Frames rendered from the game (hands over the board while they work), read by
     the board reader and weighed against the legal outcomes; with both, the hall
     sensors' presence rules out what they contradict."""
-    result = simulate("sternhalma", 2, seed=seed, noise=0.0, moves=20, sensor=sensor)
+    result = simulate("sternhalma", 2, seed=seed, noise=0.0, moves=8, sensor=sensor)
     assert result["sensor"] == sensor and result["camera"]["frame_size"]
-    assert result["committed"] == result["moves_played"] == 20
+    assert result["committed"] == result["moves_played"] == 8
     assert result["wrong_commits"] == result["missed_moves"] == 0
     assert result["false_rejections"] == 0
-    assert result["illegal_caught"] == result["illegal_injected"]
+    assert result["illegal_caught"] == result["illegal_injected"] > 0
     assert result["final_state_match"]
     assert ("mcu" in result) == (sensor == "both")
     assert result["camera"]["hand_frames"] > 0
