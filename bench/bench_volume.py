@@ -1,5 +1,6 @@
 """The test suite's random tests at their full volume: many random games of every
-engine and many generated inputs to the engines, the panel and the bridge's framing.
+engine, many generated inputs to the engines, the panel and the bridge's framing, and
+many runs of ``boardref simulate`` killed at a random moment.
 Prints one JSON line: the tests run, the ones that failed, and their CPU time.
 
 The suite runs each of these tests on a few games or examples, enough to reach every
@@ -31,6 +32,7 @@ TESTS = sized(
         "tests/boardref/test_openapi.py",
         "tests/boardref/test_fuzz_panel.py",
         "tests/firmware_bridge/test_bridge_protocol.py",
+        "tests/boardref/test_service.py::test_sigkill_at_any_moment_never_loses_the_game",
     ],
     [
         "tests/engines/test_random_games.py::test_random_games_keep_every_invariant[catch_the_hare-default]"

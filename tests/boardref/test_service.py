@@ -22,9 +22,12 @@ from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.store import Store
 from tests.boardref.conftest import PIN
+from tests.volume import volume
 
 BOARDREF = [sys.executable, "-m", "boardref"]
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
+#: runs of simulate killed at a random moment (bench/bench_volume.py kills 8)
+KILLS = volume(3, 8)
 
 
 def run(args, tmp_path, **env):
@@ -135,7 +138,7 @@ def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
     store = tmp_path / "log.db"
     pick = random.Random(5)
     printed: list[str] = []
-    for attempt in range(8):
+    for attempt in range(KILLS):
         player = run(
             [
                 "simulate",
