@@ -658,8 +658,9 @@ class Referee(Guidance, Commands, Snapshots, Weighing):
         return CHANCE if self.game.chance(state) is not None else MOVE
 
     def _recheck(self) -> None:
-        """After a command changed the position, show how the board differs from it."""
-        if self.reading is not None and self.phase != OVER:
+        """After a command changed the position, show how the board differs from it
+        (a panel table's reading is one left over from a board game before it)."""
+        if self.reading is not None and self.phase != OVER and self.sensor != PANEL:
             self._show_differences(self.reading, self.current(), quiet=False)
         self._judged = self.reading
 

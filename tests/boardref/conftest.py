@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from boardref.config import load_config
-from boardref.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED
+from boardref.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED, free_port
 from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.service import Service
@@ -81,6 +81,9 @@ def table(store):
     return start
 
 
+#: the referee PIN of the tables the panel and browser tests start
+PIN = "2468"
+
 needs_chromium = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
 )
@@ -109,6 +112,62 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
             assert time.monotonic() < deadline, "the service did not come up"
             assert service.poll() is None, "the service stopped"
             time.sleep(0.1)
+
+
+def serve(folder: Path, game: str, players: int, computer=()) -> tuple[subprocess.Popen, str]:
+    """A --sim service playing ``game`` (a panel table: no hall board in the config,
+    the referee PIN ``PIN``), the computer playing the seats ``computer``; the service
+    and its address."""
+    port = free_port()
+    config = folder / "config.toml"
+    config.write_text(
+        f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
+        f'[store]\npath = "{folder / "boardref.db"}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+    )
+    return start_service(folder, port, "--config", str(config)), f"http://127.0.0.1:{port}"
+
+
+class SharedTable:
+    """One table of ``serve`` for the browser tests that run in a row, each of which
+    starts the game it needs: a service's start costs a second of CPU, a new game a
+    twentieth. It is stopped before a test that uses neither it nor the browser."""
+
+    service = None
+    url = None
+
+    @classmethod
+    def started(cls, folders: pytest.TempPathFactory) -> str:
+        if cls.service is not None and cls.service.poll() is not None:
+            cls.stop()
+        if cls.service is None:
+            cls.service, cls.url = serve(folders.mktemp("table"), "sternhalma", 2)
+        return cls.url
+
+    @classmethod
+    def stop(cls) -> None:
+        service, cls.service = cls.service, None
+        if service is not None:
+            service.terminate()
+            service.wait(10)
+
+
+def new_game(url: str, game: str, players: int, computer=()) -> None:
+    """Start ``game`` on the table at ``url`` (the computer playing the seats
+    ``computer``), once its virtual board has laid out the start position."""
+    with httpx.Client(base_url=url, timeout=10) as table:
+        body = {"game": game, "players": players, "computer": list(computer)}
+        assert table.post("/api/game", json=body).status_code == 200
+        deadline = time.monotonic() + 30
+        while table.get("/api/health").json()["phase"] == "setup":
+            assert time.monotonic() < deadline, f"{game} was not laid out"
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def sim_table(tmp_path_factory):
+    """The shared table's address; every test starts the game it needs on it."""
+    return SharedTable.started(tmp_path_factory)
 
 
 def _switches(pid: int) -> list[str]:
@@ -189,14 +248,11 @@ def browser():
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield  # the test's fixtures are torn down first
-    if nextitem is None or "browser" not in nextitem.fixturenames:
+    needs = set() if nextitem is None else set(nextitem.fixturenames)
+    if "browser" not in needs:
         Chromium.stop()
-
-
-# people at a table, for the play tests: imported last, as the harness uses the
-# helpers above
-#: the referee PIN of the tables the panel tests start
-PIN = "2468"
+    if not needs & {"browser", "sim_table"}:
+        SharedTable.stop()
 
 
 def started(config) -> Service:
@@ -221,4 +277,6 @@ def service(tmp_path):
     service.close()
 
 
+# people at a table, for the play tests: imported last, as the harness uses the
+# helpers above
 from tests.boardref.at_the_table import people  # noqa: E402, F401

@@ -13,9 +13,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from boardref.harness import free_port
 from engines import load_game
-from tests.boardref.conftest import needs_chromium, start_service
+from tests.boardref.conftest import needs_chromium, new_game
 
 WAIT_MS = 10_000
 
@@ -23,12 +22,10 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture
-def panel(tmp_path):
-    port = free_port()
-    service = start_service(tmp_path, port, "--port", str(port))
-    yield f"http://127.0.0.1:{port}"
-    service.terminate()
-    service.wait(10)
+def panel(sim_table):
+    """The shared table playing two-player Sternhalma."""
+    new_game(sim_table, "sternhalma", 2)
+    return sim_table
 
 
 def open_page(browser, url, path, locale="en-US"):

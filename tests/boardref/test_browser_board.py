@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from boardref.panel import words
-from tests.boardref.conftest import needs_chromium
-from tests.boardref.test_browser_games import PIN, WAIT_MS, serve
+from tests.boardref.conftest import PIN, needs_chromium, new_game
+from tests.boardref.test_browser_games import WAIT_MS
 
 pytestmark = needs_chromium
 
@@ -16,12 +16,11 @@ KIOSK = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="module")
-def sternhalma(tmp_path_factory):
-    service, url = serve(tmp_path_factory.mktemp("board-tab"), "sternhalma", 2)
-    yield url
-    service.terminate()
-    service.wait(10)
+@pytest.fixture
+def sternhalma(sim_table):
+    """The shared table playing two-player Sternhalma."""
+    new_game(sim_table, "sternhalma", 2)
+    return sim_table
 
 
 @pytest.mark.parametrize("viewport", [PHONE, KIOSK], ids=["phone", "kiosk"])

@@ -11,14 +11,11 @@ import random
 import httpx
 import pytest
 
-from boardref.harness import free_port
-from boardref.panel.access import hash_pin
 from engines import load_game
 from engines.chance import Stream
-from tests.boardref.conftest import needs_chromium, start_service
+from tests.boardref.conftest import PIN, needs_chromium, new_game
 
 WAIT_MS = 10_000
-PIN = "2468"
 #: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
 YELLOW, RED = "#f2c200", "#d62828"
 
@@ -28,26 +25,11 @@ pytestmark = needs_chromium
 TOKEN_COLOUR = 'async (name) => (await import("/static/board.js")).tokenColour(name)'
 
 
-def serve(tmp_path, game: str, players: int, computer=()):
-    """A --sim service playing ``game`` (a panel table: no hall board in the config),
-    the computer playing the seats ``computer``."""
-    port = free_port()
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
-        f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
-    )
-    return start_service(tmp_path, port, "--config", str(config)), f"http://127.0.0.1:{port}"
-
-
 @pytest.fixture
-def table(tmp_path, request):
-    game, players = request.param
-    service, url = serve(tmp_path, game, players)
-    yield url
-    service.terminate()
-    service.wait(10)
+def table(sim_table, request):
+    """The shared table, playing the game and player count a test names."""
+    new_game(sim_table, *request.param)
+    return sim_table
 
 
 def open_table(browser, url):
@@ -224,10 +206,13 @@ def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser
         expect(disk).to_have_attribute("fill", colour, timeout=WAIT_MS)
 
 
-@pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
 def test_the_table_page_shows_each_stack_size(table, browser):
+    """The card game started after a board game, whose last reading the referee
+    keeps, takes a position set by the referee."""
     from playwright.sync_api import expect
 
+    new_game(table, "fang_den_hut_cards", 3)
     record = played(
         "fang_den_hut_cards", 3, 1, lambda s: sum(len(stack) > 1 for stack in s.table) >= 2
     )

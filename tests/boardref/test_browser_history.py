@@ -19,8 +19,8 @@ from boardref.harness import free_port
 from boardref.panel.access import hash_pin
 from engines.records import read
 from engines.replay import verify
-from tests.boardref.conftest import needs_chromium, start_service
-from tests.boardref.test_browser_games import PIN, WAIT_MS
+from tests.boardref.conftest import PIN, needs_chromium, start_service
+from tests.boardref.test_browser_games import WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ import pytest
 
 from boardref.panel import words
 from boardref.panel.access import PIN_ATTEMPTS
-from tests.boardref.conftest import needs_chromium
-from tests.boardref.test_browser_games import PIN, WAIT_MS, serve
+from tests.boardref.conftest import PIN, needs_chromium, new_game, serve
+from tests.boardref.test_browser_games import WAIT_MS
 
 pytestmark = needs_chromium
 KIOSK = {"width": 1280, "height": 800}
@@ -20,22 +20,17 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def table(tmp_path, request):
-    game, players, *computer = request.param
-    service, url = serve(tmp_path, game, players, computer)
-    yield url
-    service.terminate()
-    service.wait(10)
+def table(sim_table, request):
+    """The shared table, playing the game, player count and computer seats a test names."""
+    new_game(sim_table, *request.param)
+    return sim_table
 
 
-@pytest.fixture(scope="module")
-def sternhalma(tmp_path_factory):
-    """One two-player Sternhalma table for the tests that only look at it: none of
-    them changes its game (the position editor sets the position it read)."""
-    service, url = serve(tmp_path_factory.mktemp("pages"), "sternhalma", 2)
-    yield url
-    service.terminate()
-    service.wait(10)
+@pytest.fixture
+def sternhalma(sim_table):
+    """The shared table playing two-player Sternhalma."""
+    new_game(sim_table, "sternhalma", 2)
+    return sim_table
 
 
 def opened(browser, url, path, language="en", viewport=KIOSK):
@@ -74,7 +69,7 @@ def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(table, b
     assert state["computer"] == [1]
 
 
-@pytest.mark.parametrize("table", [("sternhalma", 6, 5)], indirect=True)
+@pytest.mark.parametrize("table", [("sternhalma", 6, [5])], indirect=True)
 def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer(table, browser):
     from playwright.sync_api import expect
 
