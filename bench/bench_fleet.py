@@ -47,6 +47,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import websockets
+from smoke import sized
 
 from boardref.fleet import Broker, Reporter
 from boardref.harness import (
@@ -67,8 +68,8 @@ BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_pe
 PAGE_BUDGET = {"kb_per_s": 50, "frames_per_s": 60}
 TABLES_PER_PROCESS = 500  # the simulated tables' processes share the machine's cores
 SENDERS = 8  # threads sending for the tables of one process
-CAPTURED_MOVES = 40
-EVENTS = 500  # events queued at once for one table's outbox rate
+CAPTURED_MOVES = sized(40, 8)
+EVENTS = sized(500, 50)  # events queued at once for one table's outbox rate
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -604,7 +605,7 @@ def main() -> None:
         args.seconds = 30.0 if args.full else 20.0
     sizes = [int(n) for n in args.tables.split(",")]
     if args.smoke:
-        sizes, args.seconds, args.warmup, args.browser_seconds = [5], 3.0, 1.0, 2.0
+        sizes, args.seconds, args.warmup, args.browser_seconds = [3], 1.5, 0.5, 1.0
         args.every = (0.3, 0.6)
     # the broker, started from here, holds a socket per table
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
