@@ -29,6 +29,7 @@ TESTS = sized(
     [
         "tests/engines/test_random_games.py",
         "tests/engines/test_bad_input.py",
+        "tests/engines/test_records.py",
         "tests/boardref/test_openapi.py",
         "tests/boardref/test_fuzz_panel.py",
         "tests/firmware_bridge/test_bridge_protocol.py",
