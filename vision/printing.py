@@ -73,13 +73,18 @@ def print_board(board, look: Look, misplaced: dict | None, covered: list | None 
     table = np.array(looks.colour("table")[::-1], np.float32)
     surface = np.array(look.surface[::-1], np.float32)
     # a band of rows at a time: a texture 4000 px square as float colours all at
-    # once took half a gigabyte while it was made
+    # once took half a gigabyte while it was made; one channel at a time, the grain
+    # scaled once for all three (four times faster than three channels at once)
     for top_row in range(0, th, TEXTURE_BAND):
         rows = slice(top_row, min(th, top_row + TEXTURE_BAND))
-        shade = table + grain[rows, :, None] * np.float32(6)
-        inner = slice(max(y0 - top_row, 0), max(y1 - top_row, 0))
-        shade[inner, x0:x1] = surface + grain[rows][inner, x0:x1, None] * np.float32(4)
-        texture[rows] = np.clip(shade, 0, 255)
+        inner = (slice(max(y0 - top_row, 0), max(y1 - top_row, 0)), slice(x0, x1))
+        around, on_board = grain[rows] * np.float32(6), grain[rows][inner] * np.float32(4)
+        channels = []
+        for table_level, surface_level in zip(table, surface, strict=True):
+            shade = around + table_level
+            shade[inner] = on_board + surface_level
+            channels.append(np.clip(shade, 0, 255, out=shade).astype(np.uint8))
+        texture[rows] = cv2.merge(channels)
     line = bgr(looks.colour("board_line"))
     mm = lambda v: max(1, int(round(v * s * 16)))  # noqa: E731
     for path in (*board.lines, *board.links):
