@@ -58,9 +58,7 @@ class Crowds:
         xy = np.array([site.xy for site in sites])
         index, holds, names, prior = [], [], [None], [0.0]
         for count, layout in sorted(layouts.items()):
-            views = np.array(
-                [self._views(points[rows], eye, xy[rows[list(layout)]], hat) for rows in self.rows]
-            )
+            views = self._views(points[self.rows], eye, xy[self.rows[:, list(layout)]], hat)
             # every way of setting ``count`` of the colours on the spots
             sets = np.array(list(itertools.product(range(len(self.colours)), repeat=count)))
             pick = sets[:, np.maximum(views, 0)].transpose(1, 0, 2, 3)
@@ -93,20 +91,24 @@ class Crowds:
         self.prior = np.array(prior, np.float32)
 
     def _views(self, points, eye, hats, hat) -> np.ndarray:
-        """Per site and probe (``points``): the hat it sees, CLEAR, NEAR (few of its
-        points' rays meet a hat, more pass close by one) or MIXED. Each probe on its
-        own: a probe near a hat's tip sees that hat past a neighbour that hides the same
-        hat from the site's low probe."""
-        flat = points.reshape(-1, 3)
-        hits = _first_hat(flat, eye, hats, hat).reshape(points.shape[:3])
-        near = _first_hat(flat, eye, hats, hat, BLEED_MM).reshape(points.shape[:3])
-        shares = np.stack(
-            [(near < 0).mean(axis=2), *((hits == j).mean(axis=2) for j in range(len(hats)))],
-            axis=2,
+        """Per field, site and probe (``points``, hats standing at ``hats``, each
+        field's): the hat it sees, CLEAR, NEAR (few of its points' rays meet a hat,
+        more pass close by one) or MIXED. Each probe on its own: a probe near a hat's
+        tip sees that hat past a neighbour that hides the same hat from the site's
+        low probe. Every field at once: one field at a time took most of the time a
+        Fang den Hut! board was located."""
+        flat = points.reshape(len(points), -1, 3)
+        hits, near = (
+            seen.reshape(points.shape[:4])
+            for seen in _first_hat(flat, eye, hats, hat, (0.0, BLEED_MM))
         )
-        seen = np.where(shares.max(axis=2) > CROWD_SHARE, shares.argmax(axis=2) - 1, self.MIXED)
+        shares = np.stack(
+            [(near < 0).mean(axis=3), *((hits == j).mean(axis=3) for j in range(hats.shape[1]))],
+            axis=3,
+        )
+        seen = np.where(shares.max(axis=3) > CROWD_SHARE, shares.argmax(axis=3) - 1, self.MIXED)
         # a high probe over a spot without a hat may see anything past it
-        near = (seen == self.MIXED) & ((hits >= 0).mean(axis=2) < NEAR_SHARE) & self.low
+        near = (seen == self.MIXED) & ((hits >= 0).mean(axis=3) < NEAR_SHARE) & self.low
         return np.where(near, self.NEAR, seen)
 
     def read(
@@ -147,16 +149,20 @@ class Crowds:
         ]
 
 
-def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margin=0.0):
-    """For each point (n, 3): the hat (of ``hats`` standing at (k, 2) mm, shaped as
-    ``hat`` and ``margin`` mm wider) that the camera's ray through it meets first, -1
-    for none."""
+def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margins):
+    """Per margin of ``margins``, for each point (fields, n, 3): the hat (of each
+    field's ``hats`` standing at (fields, k, 2) mm, shaped as ``hat`` and the margin
+    mm wider) that the camera's ray through it meets first, -1 for none."""
     heights = np.linspace(hat.height, 0.0, RAY_STEPS)
-    reach = (eye[2] - heights[None]) / np.maximum(eye[2] - points[:, 2:3], 1e-6)
-    xy = eye[:2] + reach[..., None] * (points[:, None, :2] - eye[:2])  # (n, heights, 2)
-    radius = np.broadcast_to(hat.radius_at(heights), heights.shape) + margin
-    distance = np.linalg.norm(xy[:, :, None] - hats[None, None], axis=3) / radius[:, None]
-    inside = (distance <= 1).any(axis=2)
-    first = inside.argmax(axis=1)
-    nearest = distance[np.arange(len(points)), first].argmin(axis=1)
-    return np.where(inside.any(axis=1), nearest, -1)
+    reach = (eye[2] - heights) / np.maximum(eye[2] - points[..., 2:3], 1e-6)
+    xy = eye[:2] + reach[..., None] * (points[..., None, :2] - eye[:2])  # (f, n, heights, 2)
+    apart = np.linalg.norm(xy[..., None, :] - hats[:, None, None], axis=-1)  # (f, n, h, k)
+    found = []
+    for margin in margins:
+        radius = np.broadcast_to(hat.radius_at(heights), heights.shape) + margin
+        distance = apart / radius[:, None]
+        inside = (distance <= 1).any(axis=-1)
+        first = inside.argmax(axis=-1)
+        at_first = np.take_along_axis(distance, first[..., None, None], axis=-2)[..., 0, :]
+        found.append(np.where(inside.any(axis=-1), at_first.argmin(axis=-1), -1))
+    return found
