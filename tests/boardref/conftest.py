@@ -83,6 +83,8 @@ def table(store):
 
 #: the referee PIN of the tables the panel and browser tests start
 PIN = "2468"
+#: its hash as the config stores it, made once (scrypt takes some 60 ms a hash)
+PIN_HASH = hash_pin(PIN)
 
 needs_chromium = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is missing; .ci/run installs it"
@@ -123,7 +125,7 @@ def serve(folder: Path, game: str, players: int, computer=()) -> tuple[subproces
     config.write_text(
         f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
         f'[store]\npath = "{folder / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
     )
     return start_service(folder, port, "--config", str(config)), f"http://127.0.0.1:{port}"
 
@@ -268,7 +270,7 @@ def service(tmp_path):
     config = load_config(
         **{
             "store.path": tmp_path / "log.db",
-            "panel.referee_pin_hash": hash_pin(PIN),
+            "panel.referee_pin_hash": PIN_HASH,
             "sensors.hall": {"device": str(tmp_path / "unplugged-pico")},
         }
     )
