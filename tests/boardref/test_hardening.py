@@ -23,11 +23,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from boardref.config import ConfigError, load_config
 from boardref.panel import access
-from boardref.panel.access import PIN_ATTEMPTS, hash_pin
+from boardref.panel.access import PIN_ATTEMPTS
 from boardref.panel.server import panel_socket, server_config
 from boardref.service import Service
 from boardref.store import Store
-from tests.boardref.conftest import PIN, started
+from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.test_panel import REMOTE, client, lay_out, play_on_board
 
 POSTS = ("/api/takeback", "/api/game", "/api/referee/login", "/api/draw", "/api/play")
@@ -216,7 +216,7 @@ def test_forwarded_headers_are_believed_from_a_configured_proxy_only(tmp_path):
     config = load_config(
         **{
             "store.path": tmp_path / "log.db",
-            "panel.referee_pin_hash": hash_pin(PIN),
+            "panel.referee_pin_hash": PIN_HASH,
             "panel.proxies": ["127.0.0.1"],
         }
     )
@@ -298,7 +298,7 @@ def test_a_damaged_log_is_moved_aside_and_the_table_starts_afresh(tmp_path, dama
     path = tmp_path / "log.db"
     played_log(path)
     damage(path)
-    config = load_config(**{"store.path": path, "panel.referee_pin_hash": hash_pin(PIN)})
+    config = load_config(**{"store.path": path, "panel.referee_pin_hash": PIN_HASH})
     service = started(config)
     try:
         moved = service.damaged_log

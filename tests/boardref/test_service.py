@@ -18,10 +18,9 @@ import pytest
 
 from boardref.harness import free_port
 from boardref.notify import notify, watchdog_interval
-from boardref.panel.access import hash_pin
 from boardref.referee import Referee
 from boardref.store import Store
-from tests.boardref.conftest import PIN
+from tests.boardref.conftest import PIN, PIN_HASH
 from tests.volume import volume
 
 BOARDREF = [sys.executable, "-m", "boardref"]
@@ -365,7 +364,7 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     service = _service(
         tmp_path,
         sim=True,
-        **{"camera.source": "synthetic", "panel.referee_pin_hash": hash_pin(PIN)},
+        **{"camera.source": "synthetic", "panel.referee_pin_hash": PIN_HASH},
     )
     release = threading.Timer(WAIT, answer.set)
     release.start()
