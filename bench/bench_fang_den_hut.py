@@ -21,7 +21,7 @@ from engines import load_game
 from engines.chance import Stream
 
 PLAYERS = 4
-GAMES = sized(20, 2)
+GAMES = sized(20, 1)
 ROUNDS = sized(3, 1)
 PLAYOUT_SECONDS = sized(3.0, 0.1)
 BUDGET_P99_MS = 1.0
