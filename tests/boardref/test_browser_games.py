@@ -64,18 +64,22 @@ def played(name: str, players: int, seed: int, until) -> dict:
     return game.to_json(state)
 
 
-def phone_url(browser, url, seat: int) -> str:
-    """The address in a seat's join QR code, as a phone's camera reads it."""
+def join_by_qr(phone, url, seat: int) -> None:
+    """The phone goes to the address in a seat's join QR code, as its camera reads it
+    (the code shown on the phone's own screen first)."""
     import cv2
     import numpy
 
-    page = browser.new_page()
-    page.goto(f"{url}/api/qr/{seat}")
-    image = cv2.imdecode(numpy.frombuffer(page.screenshot(), numpy.uint8), cv2.IMREAD_COLOR)
-    page.close()
-    text = cv2.QRCodeDetector().detectAndDecode(image)[0]
+    phone.goto(f"{url}/api/qr/{seat}")
+    image = cv2.imdecode(numpy.frombuffer(phone.screenshot(), numpy.uint8), cv2.IMREAD_COLOR)
+    # OpenCV's first detector misses about one code in a hundred at this size: a
+    # phone's camera would look again, here the second detector does
+    text = (
+        cv2.QRCodeDetector().detectAndDecode(image)[0]
+        or cv2.QRCodeDetectorAruco().detectAndDecode(image)[0]
+    )
     assert text.startswith(f"{url}/play/{seat}?token="), text
-    return text
+    phone.goto(text)
 
 
 @pytest.mark.parametrize("table", [("hakenschlagen", 3)], indirect=True)
@@ -133,12 +137,14 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser):
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
-def test_a_phone_shows_its_hand_and_plays_a_tapped_card(table, browser):
+def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_captures(
+    table, browser
+):
     from playwright.sync_api import expect
 
     draw(table)  # the deal
     first = browser.new_page(locale="en-US")
-    first.goto(phone_url(browser, table, 0))
+    join_by_qr(first, table, 0)
     expect(first.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
     card = first.locator(".hand-card").first.get_attribute("data-card")
     first.locator(".hand-card").first.click()
@@ -149,20 +155,11 @@ def test_a_phone_shows_its_hand_and_plays_a_tapped_card(table, browser):
     expect(stack).to_have_attribute("data-points-at", "player 1")
     expect(first.locator(".hand-card")).to_have_count(9, timeout=WAIT_MS)
 
-
-@pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
-def test_a_phone_offers_only_the_captures_the_rules_allow(table, browser):
-    from playwright.sync_api import expect
-
-    draw(table)
-    first = browser.new_page(locale="en-US")
-    first.goto(phone_url(browser, table, 0))
-    first.locator(".hand-card").first.click()
-    first.click("#play-alone")
     second = browser.new_page(locale="en-US")
-    second.goto(phone_url(browser, table, 1))
+    join_by_qr(second, table, 1)
     expect(second.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
     top = httpx.get(f"{table}/api/state").json()["position"]["stack_1"]
+    assert top == card
     game = load_game("fang_den_hut_cards", players=3)
     hand = [card.get_attribute("data-card") for card in second.locator(".hand-card").all()]
     for card in hand:
