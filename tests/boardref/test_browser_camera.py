@@ -33,7 +33,7 @@ def table(tmp_path):
     config.write_text(
         f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
-        f'[camera]\nsource = "synthetic"\nsize = [{SIZE[0]}, {SIZE[1]}]\n'
+        f'[camera]\nsource = "synthetic"\nsize = [{SIZE[0]}, {SIZE[1]}]\nfps = 2\n'
     )
     service = start_service(tmp_path, port, "--config", str(config))
     url = f"http://127.0.0.1:{port}"
