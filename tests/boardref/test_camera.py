@@ -479,7 +479,8 @@ def _play_a_step(client) -> None:
 def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path):
     from boardref.panel.access import hash_pin
 
-    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n'
+    # frames a quarter of the default size: the board is found and read all the same
+    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n[camera]\nsize = [640, 360]\n'
     service, client = _serve(tmp_path, config, "--camera", "synthetic")
     try:
         assert client.get("/api/camera.png").status_code == 403, "referee only"
@@ -647,8 +648,25 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
 @pytest.mark.parametrize("game", ["sternhalma", "catch_the_hare"])
 def test_players_who_wait_when_asked_lose_no_move_to_a_camera_knocked_during_it(game, monkeypatch):
     from boardref import simulate
+    from vision import mishaps
 
-    monkeypatch.setattr(simulate, "BUMP_AFTER", 60)  # knocked in the first few moves
-    result = simulate.simulate(game, None, 1, 0.0, 12, sensor="camera", mishap="bump during a move")
+    monkeypatch.setattr(simulate, "BUMP_AFTER", 20)  # knocked during the second move
+    committed: list[str] = []
+    knocked: list[int] = []  # the moves committed when the camera was knocked
+    bump = mishaps.bumped
+    monkeypatch.setattr(
+        mishaps, "bumped", lambda *args: knocked.append(len(committed)) or bump(*args)
+    )
+    result = simulate.simulate(
+        game,
+        None,
+        1,
+        0.0,
+        4,
+        on_commit=committed.append,
+        sensor="camera",
+        mishap="bump during a move",
+    )
+    assert knocked == [1], "knocked once, during the second move: two more follow it"
     assert result["wrong_commits"] == 0
-    assert result["committed"] == result["moves_played"] == 12, "the move knocked is read"
+    assert result["committed"] == result["moves_played"] == 4, "the move knocked is read"

@@ -13,6 +13,7 @@ from boardref.camera import TableCamera, reader_for
 from boardref.referee import CAMERA, Referee
 from boardref.rendered_source import rendered_camera
 from boardref.simulate import simulate
+from boardref.store import Store
 from hardware.frame_source import SyntheticSource
 from vision.coasters.mat import mat_board
 from vision.coasters.sensor import CoasterSensor
@@ -69,6 +70,17 @@ def table(store):
     return watched
 
 
+@pytest.fixture(scope="module")
+def bare_table(tmp_path_factory):
+    """A table read as the start, for the tests that only look at it."""
+    store = Store(tmp_path_factory.mktemp("bare") / "boardref.db")
+    watched = Table(store)
+    watched.watch(1.0)
+    yield watched
+    watched.camera.close()
+    store.close()
+
+
 def _with_coaster(game, seen: dict, coaster: str, spot: str, turn: int) -> dict:
     shown = dict(seen)
     for corner, printed, _ in game.coasters[coaster].on_table(turn):
@@ -121,7 +133,8 @@ def test_a_hand_over_the_mat_yields_no_observation(table):
     assert table.camera.observation.tokens == laid
 
 
-def test_an_observation_gives_each_field_a_confidence_and_unknown_beyond_the_mat(table):
+def test_an_observation_gives_each_field_a_confidence_and_unknown_beyond_the_mat(bare_table):
+    table = bare_table
     observation = table.camera.observation
     fields = [cell.id for cell in table.game.board.cells]
     assert set(observation.tokens) == set(fields)
@@ -133,13 +146,14 @@ def test_an_observation_gives_each_field_a_confidence_and_unknown_beyond_the_mat
     assert len(observation.ranked[beyond]) == 1, "one reading at the floor: all equal"
 
 
-def test_the_snapshot_of_the_mat_is_a_png(table):
-    assert table.camera.snapshot().startswith(b"\x89PNG")
+def test_the_snapshot_of_the_mat_is_a_png(bare_table):
+    assert bare_table.camera.snapshot().startswith(b"\x89PNG")
 
 
 def test_a_short_simulated_game_through_the_camera_is_refereed_without_a_mistake():
-    result = simulate("haegar", 2, seed=3, noise=0.0, moves=12, sensor="camera")
-    assert result["committed"] == result["moves_played"] == 12
+    # six moves: by then a forbidden lay has been injected (seed 3), and caught
+    result = simulate("haegar", 2, seed=3, noise=0.0, moves=6, sensor="camera")
+    assert result["committed"] == result["moves_played"] == 6
     assert result["wrong_commits"] == result["missed_moves"] == 0
     assert result["false_rejections"] == 0 and result["final_state_match"]
     assert result["illegal_injected"] >= 1
@@ -154,7 +168,8 @@ def test_serve_reads_haegars_table_with_the_rendered_camera_and_shows_the_mat(tm
     from boardref.panel.access import hash_pin
     from tests.boardref.test_camera import _serve
 
-    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n'
+    # frames a quarter of the default size, as ``simulate`` reads Hägar's table
+    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n[camera]\nsize = [640, 360]\n'
     service, client = _serve(tmp_path, config, "--game", "haegar", "--camera", "synthetic")
     try:
         client.post("/api/referee/login", json={"pin": "2468"}).raise_for_status()
