@@ -240,11 +240,23 @@ class Chromium:
 @pytest.fixture
 def browser():
     """The shared Chromium; every context and page a test opened is closed after it,
-    so no test sees another's cookies, storage or pages."""
+    so no test sees another's cookies, storage or pages (a context a module's fixture
+    keeps for its tests is that fixture's to close)."""
     chromium = Chromium.launched()
+    kept = set(chromium.contexts)
     yield chromium
     for context in chromium.contexts:
-        context.close()
+        if context not in kept:
+            context.close()
+
+
+def kept_page(**options):
+    """A page in a context of its own, for a module fixture whose tests each go to it
+    afresh: a new context costs a third of a second of CPU, a page in it as much
+    again. Its tests must not log in or choose a language on it."""
+    context = Chromium.launched().new_context(**options)
+    yield context.new_page()
+    context.close()
 
 
 @pytest.hookimpl(hookwrapper=True)

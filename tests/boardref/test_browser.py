@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from engines import load_game
-from tests.boardref.conftest import needs_chromium, new_game
+from tests.boardref.conftest import kept_page, needs_chromium, new_game
 
 WAIT_MS = 10_000
 
@@ -28,8 +28,19 @@ def panel(sim_table):
     return sim_table
 
 
-def open_page(browser, url, path, locale="en-US"):
-    page = browser.new_page(locale=locale)
+@pytest.fixture(scope="module")
+def sim():
+    """The virtual board's tab, which each test goes to afresh."""
+    yield from kept_page(locale="en-US")
+
+
+@pytest.fixture(scope="module")
+def kiosk():
+    """The table page's tab, which each test goes to afresh."""
+    yield from kept_page(locale="en-US")
+
+
+def open_page(page, url, path):
     page.goto(url + path)
     page.wait_for_selector("svg.board g[data-cell]")
     return page
@@ -39,11 +50,11 @@ def click_cell(page, cell):
     page.click(f'g[data-cell="{cell}"]')
 
 
-def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser):
+def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser, sim, kiosk):
     from playwright.sync_api import expect
 
-    sim = open_page(browser, panel, "/sim")
-    table = open_page(browser, panel, "/table")
+    open_page(sim, panel, "/sim")
+    table = open_page(kiosk, panel, "/table")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand")).to_contain_text("l4")
@@ -53,14 +64,14 @@ def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser):
     expect(table.locator('g[data-cell="k5"] .piece')).to_have_attribute("fill", "#d62828")
 
 
-def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, browser):
+def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, browser, sim, kiosk):
     from playwright.sync_api import expect
 
     game = load_game("sternhalma")
     start = game.initial_state()
     origin = next(m.origin for m in game.legal_moves(start))
-    sim = open_page(browser, panel, "/sim")
-    table = open_page(browser, panel, "/table")
+    open_page(sim, panel, "/sim")
+    table = open_page(kiosk, panel, "/table")
     # the start position must be read first: before it, a lifted piece is set-up
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, origin)
@@ -77,7 +88,7 @@ def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, br
 def test_the_language_follows_the_browser_and_switches(panel, browser):
     from playwright.sync_api import expect
 
-    table = open_page(browser, panel, "/table", locale="de-DE")
+    table = open_page(browser.new_page(locale="de-DE"), panel, "/table")
     expect(table.locator("#turn")).to_have_text("Am Zug: Rot", timeout=WAIT_MS)
     expect(table.locator("#draw")).to_have_text("Ziehen / würfeln")
     table.select_option("#language", "en")
@@ -87,11 +98,13 @@ def test_the_language_follows_the_browser_and_switches(panel, browser):
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
 
 
-def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(panel, browser):
+def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
+    panel, browser, sim, kiosk
+):
     from playwright.sync_api import expect
 
-    sim = open_page(browser, panel, "/sim")
-    table = open_page(browser, panel, "/table")
+    open_page(sim, panel, "/sim")
+    table = open_page(kiosk, panel, "/table")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     table.click("#new-game-open")
     expect(table.locator("#new-game-computer input")).to_have_count(2)

@@ -13,7 +13,7 @@ import pytest
 
 from engines import load_game
 from engines.chance import Stream
-from tests.boardref.conftest import PIN, needs_chromium, new_game
+from tests.boardref.conftest import PIN, kept_page, needs_chromium, new_game
 
 WAIT_MS = 10_000
 #: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
@@ -32,11 +32,16 @@ def table(sim_table, request):
     return sim_table
 
 
-def open_table(browser, url):
-    page = browser.new_page(locale="en-US")
-    page.goto(f"{url}/table")
-    page.wait_for_selector("svg.board g[data-cell]", state="attached")
-    return page
+@pytest.fixture(scope="module")
+def kiosk():
+    """The table page's tab, which each test goes to afresh."""
+    yield from kept_page(locale="en-US")
+
+
+def open_table(kiosk, url):
+    kiosk.goto(f"{url}/table")
+    kiosk.wait_for_selector("svg.board g[data-cell]", state="attached")
+    return kiosk
 
 
 def draw(url):
@@ -83,13 +88,13 @@ def join_by_qr(phone, url, seat: int) -> None:
 
 
 @pytest.mark.parametrize("table", [("hakenschlagen", 3)], indirect=True)
-def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, browser):
+def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, browser, kiosk):
     from playwright.sync_api import expect
 
     draw(table)  # the setup
     draw(table)  # the first hand of marbles
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     dandelion = layout["dandelion"][0]
     disk = page.locator(f'.ground .disk[data-cell="{dandelion}"]')
     expect(disk).to_have_attribute("fill", YELLOW, timeout=WAIT_MS)
@@ -101,7 +106,7 @@ def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, b
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
-def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser):
+def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser, kiosk):
     from playwright.sync_api import expect
 
     hats = {"last_standing": False, "team": False, "total_team": False}
@@ -123,7 +128,7 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser):
         assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
         assert referee.post("/api/position", json={"record": record}).status_code == 200
     draw(table)
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     tower = page.locator('.over .stack[data-cell="r1"]')
     expect(tower).to_have_attribute("data-top", "red", timeout=WAIT_MS)
     expect(tower).to_have_attribute("data-hats", "3")
@@ -138,7 +143,7 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser):
 
 @pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
 def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_captures(
-    table, browser
+    table, browser, kiosk
 ):
     from playwright.sync_api import expect
 
@@ -149,7 +154,7 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     card = first.locator(".hand-card").first.get_attribute("data-card")
     first.locator(".hand-card").first.click()
     first.click("#play-alone")
-    tablepage = open_table(browser, table)
+    tablepage = open_table(kiosk, table)
     stack = tablepage.locator('.over .card[data-cell="stack_1"]')
     expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
     expect(stack).to_have_attribute("data-points-at", "player 1")
@@ -171,11 +176,11 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
 
 
 @pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
-def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
+def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser, kiosk):
     from playwright.sync_api import expect
 
     draw(table)  # the first coaster
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
     in_hand = page.locator("#coaster-in-hand")
     expect(in_hand).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
@@ -190,13 +195,13 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser):
 
 
 @pytest.mark.parametrize("table", [("hakenschlagen", 3)], indirect=True)
-def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser):
+def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser, kiosk):
     from playwright.sync_api import expect
 
     colours = httpx.get(f"{table}/api/board").json()["game"]["colours"]
     draw(table)
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     for kind in ("dandelion", "lettuce", "carrot"):
         colour = page.evaluate(TOKEN_COLOUR, colours[kind])
         disk = page.locator(f'.ground .disk[data-cell="{layout[kind][0]}"]')
@@ -204,7 +209,7 @@ def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser
 
 
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
-def test_the_table_page_shows_each_stack_size(table, browser):
+def test_the_table_page_shows_each_stack_size(table, browser, kiosk):
     """The card game started after a board game, whose last reading the referee
     keeps, takes a position set by the referee."""
     from playwright.sync_api import expect
@@ -215,7 +220,7 @@ def test_the_table_page_shows_each_stack_size(table, browser):
     )
     set_position(table, record)
     report = httpx.get(f"{table}/api/state").json()["report"]
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     for stack in report["table"]:
         card = page.locator(f'.over .card[data-cell="stack_{stack["points_at"] + 1}"]')
         expect(card).to_have_attribute("data-card", stack["top"], timeout=WAIT_MS)
@@ -228,14 +233,14 @@ def test_the_table_page_shows_each_stack_size(table, browser):
 
 
 @pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
-def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser):
+def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser, kiosk):
     from playwright.sync_api import expect
 
     record = played("haegar", 2, 1, lambda s: len(s.laid) >= 6 and s.phase == "draw")
     set_position(table, record)
     state = httpx.get(f"{table}/api/state").json()
     prints = {c["id"]: c for c in httpx.get(f"{table}/api/board").json()["game"]["coaster"]}
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
 
     def printed(token):  # "c03_nw+blue": coaster c03's upright nw field, a blue token on it
         coaster, corner = token.split("+")[0].rsplit("_", 1)
@@ -259,7 +264,7 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser):
 
 
 @pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
-def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser):
+def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser, kiosk):
     from playwright.sync_api import expect
 
     record = played("haegar", 2, 1, lambda s: s.phase == "over")
@@ -267,7 +272,7 @@ def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser):
     state = httpx.get(f"{table}/api/state").json()
     report = state["report"]
     assert report["doubled"], "the seeded game's die doubles a line"
-    page = open_table(browser, table)
+    page = open_table(kiosk, table)
     scores = page.locator("#landscape-scores.final")
     expect(scores.locator(".landscape-row")).to_have_count(
         len(report["landscapes"]), timeout=WAIT_MS

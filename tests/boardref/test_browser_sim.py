@@ -14,18 +14,24 @@ import pytest
 
 from engines import load_game
 from tests.boardref import test_browser_games as games
-from tests.boardref.conftest import needs_chromium
+from tests.boardref.conftest import kept_page, needs_chromium
 from tests.boardref.test_browser_games import set_position
 
 WAIT_MS = 10_000
+SCREEN = {"width": 1280, "height": 800}
 #: the fixture: a --sim service of the game and player count a test names
 table = games.table
 
 pytestmark = needs_chromium
 
 
-def open_sim(browser, url, width=1280, height=800):
-    page = browser.new_page(locale="en-US", viewport={"width": width, "height": height})
+@pytest.fixture(scope="module")
+def sim_tab():
+    """The virtual board's tab, which each test goes to afresh."""
+    yield from kept_page(locale="en-US", viewport=SCREEN)
+
+
+def open_sim(page, url):
     page.goto(f"{url}/sim")
     page.wait_for_selector("svg.board g[data-cell]", state="attached")
     return page
@@ -36,14 +42,14 @@ def click_cell(page, cell):
 
 
 @pytest.mark.parametrize("table", [("catch_the_hare", 2)], indirect=True)
-def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser):
+def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim_tab):
     from playwright.sync_api import expect
 
     game = load_game("catch_the_hare")
     record = game.to_json(game.initial_state())
     hunters = ["a1", "b1", "c1", "d1", "e1", "d2", "e2", "b3", "b4", "e4", "d5", "e5"]
     record["state"] = {"hare": "a3", "hunters": sorted(hunters), "turn": "hare", "ply": 7}
-    sim = open_sim(browser, table)
+    sim = open_sim(sim_tab, table)
     expect(sim.locator("#turn")).to_have_text("the hunters to move", timeout=WAIT_MS)
     set_position(table, record)
     expect(sim.locator("#turn")).to_have_text("the hare to move", timeout=WAIT_MS)
@@ -78,10 +84,10 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser):
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
-def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
+def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser, sim_tab):
     from playwright.sync_api import expect
 
-    sim = open_sim(browser, table)
+    sim = open_sim(sim_tab, table)
     expect(sim.locator("#turn")).to_have_text("red rolls", timeout=WAIT_MS)
     sim.click("#draw")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
@@ -108,7 +114,7 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser):
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
-def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser):
+def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser, sim_tab):
     """On a grey field hats and towers stand side by side: the hand takes the one the
     person picks, not the one drawn last."""
     from playwright.sync_api import expect
@@ -119,7 +125,7 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser):
     beside = ["blue[green,green]", "green", "yellow[green]"]
     state = position(game, {"gate_green": beside}, turn="green", roll=2)
     set_position(table, game.to_json(state))
-    sim = open_sim(browser, table)
+    sim = open_sim(sim_tab, table)
     expect(sim.locator("#turn")).to_have_text("green to move", timeout=WAIT_MS)
     click_cell(sim, "gate_green")
     picker = sim.locator("#sim-cell-box")
@@ -136,14 +142,14 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser):
 
 
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
-def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, browser):
+def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, browser, sim_tab):
     from playwright.sync_api import expect
 
-    sim = open_sim(browser, table)
+    sim = open_sim(sim_tab, table)
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand .sim-piece[data-origin=l4]")).to_have_count(1)
-    other = open_sim(browser, table)
+    other = open_sim(browser.new_page(locale="en-US", viewport=SCREEN), table)
     expect(other.locator("#sim-hand .sim-piece[data-origin=l4]")).to_have_count(1)
     sim.reload()
     sim.wait_for_selector("svg.board g[data-cell]", state="attached")
