@@ -21,6 +21,7 @@ from pathlib import Path
 from smoke import SMOKE, sized
 
 from boardref.harness import percentile
+from boardref.memory import freeze_start_up
 from boardref.referee import AMBIGUOUS, OVER, Referee
 from boardref.simulate import Rig
 from boardref.store import Store
@@ -164,6 +165,7 @@ def led_frames(game_name: str, players: int, scratch: Path) -> list[float]:
 
 
 def main() -> None:
+    freeze_start_up()  # as the service does once it has started
     result = {
         "bench": "referee",
         "budget_verdict_ms_p99": BUDGET_VERDICT_P99_MS,
