@@ -29,18 +29,6 @@ from vision.stillness import STILL_FRAMES
 PHOTOS = sorted(glob.glob("/usr/share/doc/opencv-doc/examples/data/left[0-9]*.jpg"))
 
 
-def _set_up(name: str, seed: int, difficulty: str = "easy"):
-    game = load_game(name)
-    scene = random_scene(game.board, seed, difficulty)
-    camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.lens)
-    start = game.observe(game.initial_state())
-    bare = dict.fromkeys(start)
-    assert reader.learn(camera.frame(bare), bare)
-    assert reader.learn(camera.frame(start), start)
-    return game, camera, reader, start
-
-
 def _read(reader, frame):
     seen = None
     for _ in range(STILL_FRAMES + 1):
@@ -69,8 +57,8 @@ def test_calibrate_camera_command_prints_the_contract_keys(tmp_path):
     assert {"rms_px", "camera_matrix", "dist_coeffs"} <= set(printed) and out.exists()
 
 
-def test_reader_reads_random_positions_exactly_after_learning_the_start():
-    game, camera, reader, start = _set_up("sternhalma", 11)
+def test_reader_reads_random_positions_exactly_after_learning_the_start(learned):
+    game, camera, reader, start = learned("sternhalma", 11)
     state = game.initial_state()
     for move_text in ("l4-k5", "j14-i13", "n2:l4:j6"):
         state = game.apply(state, game.parse_move(state, move_text))
@@ -79,6 +67,14 @@ def test_reader_reads_random_positions_exactly_after_learning_the_start():
         assert seen is not None and seen.tokens == truth
         assert min(seen.confidence.values()) > 0.5
         reader.confirm(truth)
+
+
+def test_a_hand_over_the_board_never_yields_an_observation(learned):
+    game, camera, reader, start = learned("sternhalma", 11)
+    for cell in ("m1", "a5", "m9", "y13"):
+        frame = camera.frame(start, hands=(cell,))
+        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3))
+    assert _read(reader, camera.frame(start)).tokens == start
 
 
 GAMES = ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut")
@@ -125,8 +121,8 @@ def test_every_game_reads_random_positions_from_its_set_up_exactly(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_a_hand_over_any_board_never_yields_an_observation(name):
-    game, camera, reader, start = _set_up(name, 23, "hard")
+def test_a_hand_over_any_board_never_yields_an_observation(name, learned):
+    game, camera, reader, start = learned(name, 23, "hard")
     cells = [c.id for c in game.board.cells]
     for cell in (cells[0], cells[len(cells) // 2], cells[-1]):
         frame = camera.frame(start, hands=(cell,))
@@ -152,22 +148,14 @@ def test_a_hare_on_a_disk_is_read_as_the_hare():
     assert seen is not None and seen.tokens == truth
 
 
-def test_catch_the_hare_tells_the_hare_from_the_hunters():
-    game, camera, reader, start = _set_up("catch_the_hare", 5)
+def test_catch_the_hare_tells_the_hare_from_the_hunters(learned):
+    game, camera, reader, start = learned("catch_the_hare", 5)
     seen = _read(reader, camera.frame(start))
     assert seen.tokens == start
 
 
-def test_a_hand_over_the_board_never_yields_an_observation():
-    game, camera, reader, start = _set_up("sternhalma", 12)
-    for cell in ("m1", "a5", "m9", "y13"):
-        frame = camera.frame(start, hands=(cell,))
-        assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3))
-    assert _read(reader, camera.frame(start)).tokens == start
-
-
-def test_nothing_is_read_until_the_view_has_been_still():
-    game, camera, reader, start = _set_up("catch_the_hare", 6)
+def test_nothing_is_read_until_the_view_has_been_still(learned):
+    game, camera, reader, start = learned("catch_the_hare", 5)
     frame = camera.frame(start)
     seen = [reader.feed(frame) for _ in range(STILL_FRAMES + 1)]
     assert seen[0] is None and seen[-1] is not None
@@ -200,8 +188,8 @@ def test_an_empty_frame_finds_no_board():
     assert cv2.imdecode(np.frombuffer(overlay_png(reader, blank), np.uint8), 1) is not None
 
 
-def test_overlay_marks_cells_on_the_snapshot():
-    game, camera, reader, start = _set_up("catch_the_hare", 7)
+def test_overlay_marks_cells_on_the_snapshot(learned):
+    game, camera, reader, start = learned("catch_the_hare", 5)
     frame = camera.frame(start)
     png = overlay_png(reader, frame, _read(reader, frame))
     assert cv2.imdecode(np.frombuffer(png, np.uint8), 1).shape == frame.shape
@@ -241,10 +229,10 @@ def test_bad_markers_are_refused_with_the_place(markers):
         parse_board(BOARD + markers + "\n", "tiny")
 
 
-def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start():
+def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start(learned):
     # scene 5003 looks down at 77 degrees: the start's hare on c3 showed its side to
     # the side probe, a hare on the near row shows only its top there
-    game, camera, reader, start = _set_up("catch_the_hare", 5003)
+    game, camera, reader, start = learned("catch_the_hare", 5003)
     assert start["c3"] == "hare"
     for cell in ("b5", "c5", "d5", "e5", "d4"):
         truth = dict(start, c3=None, **{cell: "hare"})
@@ -252,11 +240,11 @@ def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start():
         assert seen is not None and seen.tokens == truth, cell
 
 
-def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point():
+def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point(learned):
     # scene 5027 looks down at 87 degrees: the side probe sees each hare's side
     # edge-on, a blend of side, top and board, and read the near rows' hares as empty
     # while it was expected to show the side
-    game, camera, reader, start = _set_up("catch_the_hare", 5027)
+    game, camera, reader, start = learned("catch_the_hare", 5027)
     assert camera.scene.pitch > 86
     for cell in ("d3", "d4", "e4", "a5", "c5", "e5"):
         truth = dict(start, c3=None, **{cell: "hare"})

@@ -1,0 +1,57 @@
+"""A camera and a reader that learned its board, shared by the tests of a module
+that read the same scene: set up once, each test given a copy of its own."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from engines import load_game
+from vision.boards.reader import BoardReader
+from vision.render import Renderer, random_scene
+
+#: scenes kept at a time (a renderer holds some 25 MB of lit board)
+KEPT = 4
+
+
+def _learned(name: str, seed: int, difficulty: str):
+    """Scene ``seed`` of ``name``'s board and a reader that learned the bare board and
+    the start position in it."""
+    game = load_game(name)
+    scene = random_scene(game.board, seed, difficulty)
+    camera = Renderer(game, scene, seed)
+    reader = BoardReader(game, scene.lens)
+    start = game.observe(game.initial_state())
+    bare = dict.fromkeys(start)
+    assert reader.learn(camera.frame(bare), bare)
+    assert reader.learn(camera.frame(start), start)
+    return game, camera, reader, start
+
+
+def _copy(game, camera, reader, start):
+    """The same set-up, free to go its own way: the frames and readings to come are
+    the ones the original would give (its random draws are copied, the lit board and
+    the game shared, as neither changes)."""
+    camera = copy.copy(camera)
+    camera.rng, camera._noise_seeds = copy.deepcopy((camera.rng, camera._noise_seeds))
+    detector = reader.locator.detector  # OpenCV's detector cannot be copied; it keeps no state
+    reader = copy.deepcopy(reader, {id(game): game, id(detector): detector})
+    return game, camera, reader, dict(start)
+
+
+@pytest.fixture(scope="module")
+def learned():
+    """``learned(name, seed, difficulty="easy")``: (game, camera, reader, start
+    observation) with the bare board and the start learned, as if set up anew."""
+    kept: dict[tuple, tuple] = {}
+
+    def set_up(name: str, seed: int, difficulty: str = "easy"):
+        key = (name, seed, difficulty)
+        if key not in kept:
+            if len(kept) >= KEPT:
+                kept.pop(next(iter(kept)))
+            kept[key] = _learned(name, seed, difficulty)
+        return _copy(*kept[key])
+
+    return set_up
