@@ -11,12 +11,13 @@ import pytest
 
 from boardref.panel import words
 from boardref.panel.access import PIN_ATTEMPTS
-from tests.boardref.conftest import PIN, needs_chromium, new_game, serve
+from tests.boardref.conftest import PIN, kept_page, needs_chromium, new_game, serve
 from tests.boardref.test_browser_games import WAIT_MS
 
 pytestmark = needs_chromium
 KIOSK = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+LOCALES = {"en": "en-US", "de": "de-DE"}
 
 
 @pytest.fixture
@@ -34,7 +35,29 @@ def sternhalma(sim_table):
 
 
 def opened(browser, url, path, language="en", viewport=KIOSK):
-    page = browser.new_page(locale="de-DE" if language == "de" else "en-US", viewport=viewport)
+    """``path`` on a page of its own, for a test that logs in on it."""
+    page = browser.new_page(locale=LOCALES[language], viewport=viewport)
+    return went(page, url, path)
+
+
+@pytest.fixture(scope="module")
+def tabs():
+    """A kept tab per language (conftest.kept_page), for the tests that neither log
+    in nor choose a language on it."""
+    kept = {language: kept_page(locale=locale) for language, locale in LOCALES.items()}
+    yield {language: next(page) for language, page in kept.items()}
+    for page in kept.values():
+        next(page, None)
+
+
+def tab(tabs, url, path, language="en", viewport=KIOSK):
+    """``path`` on the language's kept tab, turned to ``viewport``."""
+    page = tabs[language]
+    page.set_viewport_size(viewport)
+    return went(page, url, path)
+
+
+def went(page, url, path):
     page.goto(f"{url}{path}")
     page.wait_for_selector("svg.board g[data-cell]", state="attached")
     return page
@@ -42,11 +65,13 @@ def opened(browser, url, path, language="en", viewport=KIOSK):
 
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(table, browser, language):
+def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(
+    table, browser, tabs, language
+):
     from playwright.sync_api import expect
 
     said = words.table(language)
-    page = opened(browser, table, "/table", language)
+    page = tab(tabs, table, "/table", language)
     page.click("#new-game-open")
     names = page.locator("#new-game-name option")
     expect(names).to_have_count(6)
@@ -70,10 +95,12 @@ def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(table, b
 
 
 @pytest.mark.parametrize("table", [("sternhalma", 6, [5])], indirect=True)
-def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer(table, browser):
+def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer(
+    table, browser, tabs
+):
     from playwright.sync_api import expect
 
-    page = opened(browser, table, "/table")
+    page = tab(tabs, table, "/table")
     codes = page.locator("#join-codes img")
     expect(codes).to_have_count(5, timeout=WAIT_MS)
     expect(page.locator('#join-codes figure[data-seat="5"]')).to_have_count(0)
@@ -86,11 +113,11 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_a_phone_without_its_token_says_it_has_not_joined(sternhalma, browser, language):
+def test_a_phone_without_its_token_says_it_has_not_joined(sternhalma, browser, tabs, language):
     from playwright.sync_api import expect
 
     said = words.table(language)
-    page = opened(browser, sternhalma, "/play/1", language, PHONE)
+    page = tab(tabs, sternhalma, "/play/1", language, PHONE)
     expect(page.locator("#not-joined")).to_contain_text(said["not_joined"], timeout=WAIT_MS)
     expect(page.locator("#not-joined")).to_contain_text(said["how_to_join"])
     expect(page.locator("#turn")).to_be_hidden()
@@ -139,10 +166,10 @@ def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
 
 
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
-def test_a_hole_on_a_phone_answers_a_tap_beside_it(table, browser):
+def test_a_hole_on_a_phone_answers_a_tap_beside_it(table, browser, tabs):
     from playwright.sync_api import expect
 
-    page = opened(browser, table, "/sim", viewport=PHONE)
+    page = tab(tabs, table, "/sim", viewport=PHONE)
     hole = page.locator('g.cell[data-cell="m1"] .hole')  # the tip of the star: no neighbour below
     box = hole.bounding_box()
     assert box["width"] < 16, "the hole itself is small on a phone"
