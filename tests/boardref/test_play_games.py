@@ -91,9 +91,10 @@ def wait_for_move(page, move) -> None:
 
 
 @pytest.mark.parametrize("language", ["en"])
-def test_three_people_play_forty_plies_of_sternhalma_with_jump_chains(people, language):
-    """Moves are carried out on the virtual board; a jump chain waits, open, until
-    the next player moves; the phones follow whose turn it is."""
+def test_three_people_play_sternhalma_until_five_jump_chains(people, language):
+    """Moves are carried out on the virtual board, more than half of them jumps where
+    a jump is legal; a jump chain waits, open, until the next player moves; the phones
+    follow whose turn it is. The game stops after its fifth jump chain (9 plies)."""
     from playwright.sync_api import expect
 
     table = people("sternhalma", 3, language)
@@ -104,7 +105,7 @@ def test_three_people_play_forty_plies_of_sternhalma_with_jump_chains(people, la
     phones = [table.join(seat) for seat in range(3)]
     choose = random.Random(19)
     chains = 0
-    for ply in range(40):
+    while chains < 5:
         moves = game.legal_moves(state)
         jumps = [m for m in moves if len(m.path) > 2]
         move = choose.choice(jumps if jumps and choose.random() < 0.6 else moves)
@@ -112,14 +113,16 @@ def test_three_people_play_forty_plies_of_sternhalma_with_jump_chains(people, la
         carry_out(sim, move.path)
         wait_for_move(table.pages["table"], move)
         state = game.apply(state, move)
-        if ply in (0, 20):
+        if state.ply == 1:
             table.check()
-            table.shoot(f"ply{ply + 1}")
+            table.shoot("ply1")
     mover = phones[game.to_move(state)]
     expect(mover.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
-    assert chains >= 5, "too few jump chains to call it a test of them"
+    for other in phones:
+        if other is not mover:
+            expect(other.locator('body[data-yours="yes"]')).to_have_count(0, timeout=WAIT_MS)
     table.check()
-    table.shoot("ply40")
+    table.shoot(f"ply{state.ply}")
 
 
 def jumped(game, path: tuple[str, ...]) -> list[str]:
@@ -140,10 +143,10 @@ def positions(game, moves) -> list:
     return states
 
 
-def hare_game(seed: int = 10) -> list:
-    """A game whose hare leaps whenever it can: with seed 10 it stops one capture
-    short of a second (the hare confirms it), later captures twice in one move and
-    wins, in 24 plies."""
+def hare_game(seed: int = 366) -> list:
+    """A game whose hare leaps whenever it can: with seed 366 it stops one capture
+    short of a second (the hare confirms it), then captures twice in one move and
+    wins, in 6 plies (the shortest such game among the first 2,000 seeds)."""
     game = load_game("catch_the_hare")
     choose, state, moves = random.Random(seed), game.initial_state(), []
     while game.outcome(state) is None:
