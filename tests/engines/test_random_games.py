@@ -19,7 +19,7 @@ from engines import GAMES, PASS, IllegalMove, Move, RulesError, load_game
 from engines.chance import Stream
 from tests.volume import volume
 
-GAMES_PER_SETUP = volume(3, 12)
+GAMES_PER_SETUP = volume(2, 12)
 #: games whose turns have thousands of outcomes or that last hundreds of turns:
 #: (random games to play, check every n-th position); each game still runs to its
 #: end, its last position is always checked, and a sample of moves is round-tripped
