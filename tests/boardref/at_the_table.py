@@ -63,6 +63,7 @@ class Table:
         self.context = browser.new_context(locale=locale, viewport=KIOSK)
         self.errors: list[str] = []
         self.pages: dict[str, object] = {}
+        self.scanner = None  # the page a phone's camera reads the join codes on
         self.shots = 0
 
     def open(self, role: str, path: str, size=KIOSK):
@@ -83,10 +84,15 @@ class Table:
         import numpy
 
         code = self.pages["table"].locator(f'#join-codes figure[data-seat="{seat}"] img')
-        scanner = self.context.new_page()
-        scanner.goto(self.url + code.get_attribute("src"))
-        shot = scanner.screenshot()
-        scanner.close()
+        if self.scanner is None:  # one camera for every seat's code
+            self.scanner = self.context.new_page()
+        self.scanner.goto(self.url + code.get_attribute("src"))
+        # only the code itself: the rest of the window is blank, and costs to look at
+        width, height = self.scanner.evaluate(
+            "() => { const r = document.documentElement.getBoundingClientRect();"
+            " return [r.width, r.height]; }"
+        )
+        shot = self.scanner.screenshot(clip={"x": 0, "y": 0, "width": width, "height": height})
         image = cv2.imdecode(numpy.frombuffer(shot, numpy.uint8), cv2.IMREAD_COLOR)
         # the plain detector misreads about one random code in twenty; the ArUco one
         # reads them, and a code read at none of the sizes is looked at closer
