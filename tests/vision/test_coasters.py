@@ -3,6 +3,7 @@ layouts is `boardref vision eval --game haegar` and bench/bench_vision.py's job)
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -27,6 +28,22 @@ def table():
     return game, CoasterRenderer(game, scene, 11), scene.lens
 
 
+@pytest.fixture(scope="module")
+def _unlocated(table):
+    game, _, lens = table
+    return CoasterReader(game, lens)
+
+
+@pytest.fixture
+def new_reader(_unlocated):
+    """A reader that has not located the mat yet, as made anew (its pictures of every
+    coaster are drawn once per module)."""
+    detector = _unlocated.locator.detector  # OpenCV's detector cannot be copied
+    return lambda: copy.deepcopy(
+        _unlocated, {id(_unlocated.game): _unlocated.game, id(detector): detector}
+    )
+
+
 def _laid(coaster: str, turn: int, game) -> dict:
     """A ``game.observe`` dict with only ``coaster`` on the first spot at ``turn``."""
     seen = dict.fromkeys(cell.id for cell in game.board.cells)
@@ -35,9 +52,11 @@ def _laid(coaster: str, turn: int, game) -> dict:
     return seen
 
 
-def test_rendered_layouts_of_random_games_read_exactly_as_the_engine_observes_them(table):
+def test_rendered_layouts_of_random_games_read_exactly_as_the_engine_observes_them(
+    table, new_reader
+):
     game, camera, lens = table
-    reader = CoasterReader(game, lens)
+    reader = new_reader()
     pick = random.Random(5)
     for n in range(3):
         states = random_playout(game, game.initial_state(), pick, Stream(b"layout %d" % n))
@@ -51,19 +70,21 @@ def test_rendered_layouts_of_random_games_read_exactly_as_the_engine_observes_th
 
 
 @pytest.mark.parametrize("turn", range(4))
-def test_an_all_land_coaster_is_read_at_its_turn_from_its_printed_gold_and_shield(table, turn):
+def test_an_all_land_coaster_is_read_at_its_turn_from_its_printed_gold_and_shield(
+    table, turn, new_reader
+):
     game, camera, lens = table
     assert {f.landscape for f in game.coasters["c02"].fields.values()} == {"land"}
-    reading = CoasterReader(game, lens).read(camera.frame(_laid("c02", turn, game)))
+    reading = new_reader().read(camera.frame(_laid("c02", turn, game)))
     assert set(reading.spots) == {"n0e0"}
     spot = reading.spots["n0e0"]
     assert (spot.coaster, spot.turn) == ("c02", turn)
     assert dict(spot.quarters) == dict.fromkeys(("sw", "se", "nw", "ne"), "land")
 
 
-def test_quarters_follow_the_turn(table):
+def test_quarters_follow_the_turn(table, new_reader):
     game, camera, lens = table
-    reading = CoasterReader(game, lens).read(camera.frame(_laid("c01", 1, game)))
+    reading = new_reader().read(camera.frame(_laid("c01", 1, game)))
     # c01 upright: nw water, ne water (skull), sw forest, se land; a quarter turn
     # clockwise brings nw to ne, ne to se, se to sw, sw to nw
     assert dict(reading.spots["n0e0"].quarters) == {
@@ -74,13 +95,13 @@ def test_quarters_follow_the_turn(table):
     }
 
 
-def test_a_hand_over_a_coaster_makes_the_reading_unclear_there(table):
+def test_a_hand_over_a_coaster_makes_the_reading_unclear_there(table, new_reader):
     game, _, lens = table
     # its own renderer: the shared one's draws (and so this hand) depend on the tests
     # before; a palm over a spot reads as the all-land c02 in about 1 of 20 draws,
     # which is why the referee's camera reads no frame with a hand in view at all
     camera = CoasterRenderer(game, random_scene(mat_board(game), 11, "easy"), 11)
-    reader = CoasterReader(game, lens)
+    reader = new_reader()
     laid = _laid("c07", 2, game)
     assert reader.read(camera.frame(laid)).clear
     reading = reader.read(camera.frame(laid, hands=("n0e0",)))
@@ -88,9 +109,9 @@ def test_a_hand_over_a_coaster_makes_the_reading_unclear_there(table):
     assert "n0e0" in reading.unclear and "n0e0" not in reading.spots
 
 
-def test_an_empty_table_reads_empty(table):
+def test_an_empty_table_reads_empty(table, new_reader):
     game, camera, lens = table
-    reading = CoasterReader(game, lens).read(camera.frame(dict.fromkeys(game.board.index)))
+    reading = new_reader().read(camera.frame(dict.fromkeys(game.board.index)))
     assert reading.clear and reading.problem is None
     assert reading.spots == {} and reading.tokens == {}
     assert set(reading.observation(game).values()) == {None}
@@ -106,17 +127,17 @@ def test_an_empty_table_reads_empty(table):
     ],
     ids=["black", "white", "grey-scale", "none"],
 )
-def test_a_frame_that_is_no_picture_says_so(table, frame):
+def test_a_frame_that_is_no_picture_says_so(table, frame, new_reader):
     game, _, lens = table
-    reading = CoasterReader(game, lens).read(frame)
+    reading = new_reader().read(frame)
     assert not reading.found and reading.spots == {}
     assert reading.problem.startswith("no picture")
 
 
-def test_a_table_without_the_mat_is_not_found(table):
+def test_a_table_without_the_mat_is_not_found(table, new_reader):
     game, _, lens = table
     noise = np.random.default_rng(3).integers(60, 200, (720, 1280, 3), dtype=np.uint8)
-    reading = CoasterReader(game, lens).read(noise)
+    reading = new_reader().read(noise)
     assert not reading.found
     assert reading.problem.startswith("table not found")
 
