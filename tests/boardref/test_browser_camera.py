@@ -13,13 +13,11 @@ import numpy as np
 import pytest
 
 from boardref.harness import free_port
-from boardref.panel.access import hash_pin
 from engines import load_game
-from tests.boardref.conftest import needs_chromium, start_service
+from tests.boardref.conftest import PIN, PIN_HASH, needs_chromium, start_service
 from vision import looks
 from vision.render import random_scene
 
-PIN = "2468"
 SIZE = (640, 360)
 WAIT_MS = 15_000
 
@@ -32,7 +30,7 @@ def table(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(
         f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
         f'[camera]\nsource = "synthetic"\nsize = [{SIZE[0]}, {SIZE[1]}]\nfps = 2\n'
     )
     service = start_service(tmp_path, port, "--config", str(config))

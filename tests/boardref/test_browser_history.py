@@ -16,10 +16,9 @@ import httpx
 import pytest
 
 from boardref.harness import free_port
-from boardref.panel.access import hash_pin
 from engines.records import read
 from engines.replay import verify
-from tests.boardref.conftest import PIN, needs_chromium, start_service
+from tests.boardref.conftest import PIN_HASH, needs_chromium, start_service
 from tests.boardref.test_browser_games import WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +34,7 @@ def finished(tmp_path_factory):
     config.write_text(
         '[game]\nname = "catch_the_hare"\noptions = { max_plies = 80 }\n'
         f'[store]\npath = "{folder / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
         '[fleet]\ntable_id = "t3"\n'
     )
     service = start_service(folder, port, "--config", str(config), sim=False)
