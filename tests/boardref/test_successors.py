@@ -4,7 +4,7 @@ whole reading, written out only when matched, and kept within a byte budget."""
 from __future__ import annotations
 
 import random
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import pytest
@@ -105,10 +105,11 @@ def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
     return t, base
 
 
-def _fox_turns(board: str, seed: int) -> list:
+@cache
+def _fox_turns(board: str, seed: int) -> tuple:
     """The first turn-start position of a seeded 5-player game whose hand holds the fox
     marble and whose turn ends in at most a few thousand ways (the plain index
-    builds every position)."""
+    builds every position); found once per board for the three sensors."""
     game = load_game("hakenschlagen", 5, board=board)
     found = [
         state
