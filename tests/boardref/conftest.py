@@ -4,6 +4,7 @@ and for the browser tests a real `boardref serve` and Debian's chromium."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -101,6 +102,16 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    try:
+        _until_up(service, port, sim)
+    except BaseException:  # Ctrl-C as well: a service not handed out is not left running
+        service.terminate()
+        service.wait(10)
+        raise
+    return service
+
+
+def _until_up(service: subprocess.Popen, port: int, sim: bool) -> None:
     deadline = time.monotonic() + 30
     # one client for every try: httpx.get builds a TLS context each time (20 ms of CPU)
     with httpx.Client(timeout=1) as client:
@@ -108,7 +119,7 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
             try:
                 health = client.get(f"http://127.0.0.1:{port}/api/health")
                 if health.status_code == 200 and not (sim and health.json()["phase"] == "setup"):
-                    return service
+                    return
             except httpx.HTTPError:
                 pass
             assert time.monotonic() < deadline, "the service did not come up"
@@ -267,6 +278,14 @@ def pytest_runtest_teardown(item, nextitem):
         Chromium.stop()
     if not needs & {"browser", "sim_table"}:
         SharedTable.stop()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A run stopped early (Ctrl-C, -x) leaves no shared table or Chromium behind (on
+    Ctrl-C, Playwright's driver got the signal too and may be gone already)."""
+    SharedTable.stop()
+    with contextlib.suppress(Exception):
+        Chromium.stop()
 
 
 def started(config) -> Service:
