@@ -18,11 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from boardref.harness import free_port
-from boardref.panel.access import hash_pin
-from tests.boardref.conftest import start_service
+from tests.boardref.conftest import serve, stop_service
 
-PIN = "2468"
 WAIT_MS = 15_000
 PHONE, KIOSK = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 #: where the screenshots go: the folder $BOARDREF_SHOTS names; none are taken without it
@@ -37,21 +34,6 @@ IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b(red|blue|yellow)(\d|_blank)\b
 #: names an owner types into the config or the terminal, quoted as they are
 CONFIG_NAMES = ("public_url", "referee_pin_hash", "pin-hash")
 JSON = re.compile(r"[{\[]\s*\"\w+\"\s*:")
-
-
-def serve(tmp_path, game: str, players: int, settle_ms: int = 150):
-    """A ``--sim`` table set for ``game`` with a known PIN; returns (process, url)."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[game]\nname = "{game}"\nplayers = {players}\n'
-        f"[sensors]\nsettle_ms = {settle_ms}\n"
-        f'[store]\npath = "{tmp_path / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
-        f'public_url = "{url}"\n'
-    )
-    return start_service(tmp_path, port, "--config", str(config)), url
 
 
 class Table:
@@ -143,7 +125,7 @@ def people(tmp_path, browser):
     started = []
 
     def sit_down(game: str, players: int, language: str) -> Table:
-        service, url = serve(tmp_path, game, players)
+        service, url = serve(tmp_path, game, players, settle_ms=150, public=True)
         table = Table(browser, url, language, game)
         started.append((service, table))
         return table
@@ -151,5 +133,4 @@ def people(tmp_path, browser):
     yield sit_down
     for service, table in started:
         table.close()
-        service.terminate()
-        service.wait(10)
+        stop_service(service)

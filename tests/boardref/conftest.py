@@ -105,10 +105,15 @@ def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subproce
     try:
         _until_up(service, port, sim)
     except BaseException:  # Ctrl-C as well: a service not handed out is not left running
-        service.terminate()
-        service.wait(10)
+        stop_service(service)
         raise
     return service
+
+
+def stop_service(service: subprocess.Popen) -> None:
+    """Ask a service started here to stop (SIGTERM, as systemd does) and wait for it."""
+    service.terminate()
+    service.wait(10)
 
 
 def _until_up(service: subprocess.Popen, port: int, sim: bool) -> None:
@@ -127,18 +132,29 @@ def _until_up(service: subprocess.Popen, port: int, sim: bool) -> None:
             time.sleep(0.1)
 
 
-def serve(folder: Path, game: str, players: int, computer=()) -> tuple[subprocess.Popen, str]:
+def serve(
+    folder: Path,
+    game: str,
+    players: int,
+    computer=(),
+    settle_ms: int | None = None,
+    public: bool = False,
+) -> tuple[subprocess.Popen, str]:
     """A --sim service playing ``game`` (a panel table: no hall board in the config,
-    the referee PIN ``PIN``), the computer playing the seats ``computer``; the service
-    and its address."""
+    the referee PIN ``PIN``), the computer playing the seats ``computer``, readings
+    settling after ``settle_ms`` (else the config's default), its join codes naming
+    its own address when ``public``; the service and its address."""
     port = free_port()
+    url = f"http://127.0.0.1:{port}"
     config = folder / "config.toml"
     config.write_text(
         f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
-        f'[store]\npath = "{folder / "boardref.db"}"\n'
+        + ("" if settle_ms is None else f"[sensors]\nsettle_ms = {settle_ms}\n")
+        + f'[store]\npath = "{folder / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
+        + (f'public_url = "{url}"\n' if public else "")
     )
-    return start_service(folder, port, "--config", str(config)), f"http://127.0.0.1:{port}"
+    return start_service(folder, port, "--config", str(config)), url
 
 
 class SharedTable:
@@ -161,8 +177,7 @@ class SharedTable:
     def stop(cls) -> None:
         service, cls.service = cls.service, None
         if service is not None:
-            service.terminate()
-            service.wait(10)
+            stop_service(service)
 
 
 def new_game(url: str, game: str, players: int, computer=()) -> None:

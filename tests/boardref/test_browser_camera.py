@@ -14,7 +14,13 @@ import pytest
 
 from boardref.harness import free_port
 from engines import load_game
-from tests.boardref.conftest import PIN, PIN_HASH, needs_chromium, start_service
+from tests.boardref.conftest import (
+    PIN,
+    PIN_HASH,
+    needs_chromium,
+    start_service,
+    stop_service,
+)
 from vision import looks
 from vision.render import random_scene
 
@@ -37,8 +43,7 @@ def table(tmp_path):
     url = f"http://127.0.0.1:{port}"
     camera_open(url)
     yield url
-    service.terminate()
-    service.wait(10)
+    stop_service(service)
 
 
 def camera_open(url: str) -> None:

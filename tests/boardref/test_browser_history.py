@@ -18,7 +18,7 @@ import pytest
 from boardref.harness import free_port
 from engines.records import read
 from engines.replay import verify
-from tests.boardref.conftest import PIN_HASH, needs_chromium, start_service
+from tests.boardref.conftest import PIN_HASH, needs_chromium, start_service, stop_service
 from tests.boardref.test_browser_games import WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,8 +41,7 @@ def finished(tmp_path_factory):
     try:
         yield play_to_the_end(f"http://127.0.0.1:{port}")
     finally:
-        service.terminate()
-        service.wait(10)
+        stop_service(service)
 
 
 def play_to_the_end(url: str) -> tuple[str, int]:

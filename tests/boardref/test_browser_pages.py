@@ -11,7 +11,14 @@ import pytest
 
 from boardref.panel import words
 from boardref.panel.access import PIN_ATTEMPTS
-from tests.boardref.conftest import PIN, kept_page, needs_chromium, new_game, serve
+from tests.boardref.conftest import (
+    PIN,
+    kept_page,
+    needs_chromium,
+    new_game,
+    serve,
+    stop_service,
+)
 from tests.boardref.test_browser_games import WAIT_MS
 
 pytestmark = needs_chromium
@@ -209,5 +216,4 @@ def test_the_referee_page_explains_a_damaged_log_and_a_pin_lockout(tmp_path, bro
             expect(lock).to_contain_text(words.table(language)["server.pin_wait"].split("{")[0])
             expect(page.locator("#login")).to_be_disabled()
     finally:
-        service.terminate()
-        service.wait(10)
+        stop_service(service)
