@@ -112,10 +112,10 @@ def test_a_missing_board_is_retried_while_the_service_keeps_running(tmp_path):
 def test_a_bad_config_is_refused_before_anything_starts(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text("[gpio]\ndraw = 99\n")
-    result = subprocess.run(
-        BOARDREF + ["serve", "--config", str(config)], capture_output=True, text=True, timeout=WAIT
-    )
-    assert result.returncode == 2
+    # in this process (typer's CliRunner): refusing starts nothing, and a process of its
+    # own costs 0.5 s; test_boardref_runs_as_a_module starts boardref as a process
+    result = CliRunner().invoke(app, ["serve", "--config", str(config)])
+    assert result.exit_code == 2
     assert "gpio.draw = 99" in result.stderr
 
 
@@ -185,13 +185,10 @@ def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
 
 
 def test_simulate_prints_one_json_line(tmp_path):
-    result = subprocess.run(
-        BOARDREF + ["simulate", "--moves", "5", "--seed", "3"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+    # in this process (typer's CliRunner), as a process of its own costs 0.6 s more;
+    # test_sigkill_at_any_moment_never_loses_the_game runs simulate as a process
+    result = CliRunner().invoke(app, ["simulate", "--moves", "5", "--seed", "3"])
+    assert result.exit_code == 0, result.stderr
     line = json.loads(result.stdout.strip().splitlines()[-1])
     assert line["moves_played"] == 5 and line["final_state_match"]
 
