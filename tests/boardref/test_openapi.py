@@ -43,7 +43,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", _panel_app())
 
 @schema.parametrize()
 @settings(
-    max_examples=volume(10, 40),
+    max_examples=volume(5, 40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
