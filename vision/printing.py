@@ -29,27 +29,34 @@ def bgr(rgb) -> tuple[int, int, int]:
 TEXTURE_BAND = 256
 
 
-#: the last board printed with its markers in place: (board, look, texture, what its
-#: markers cover); the scenes of one board share it (it is only read)
-_printed: tuple | None = None
+#: boards whose print (with its markers in place) is kept, the oldest dropped first:
+#: a print takes up to 48 MB, so the table keeps the one board it plays on; the
+#: tests, which switch boards, keep more
+KEPT_PRINTS = 1
+#: (board, look, texture, what its markers cover) of the boards last printed; the
+#: scenes of one board share its print (it is only read)
+_printed: list[tuple] = []
 
 
 def board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
-    ``misplaced`` says (see ``Renderer``). The last board with its markers in place
-    is printed once and shared; one with markers glued off is a copy of it with
-    the markers taken off again and glued where they were misplaced."""
-    global _printed
-    if _printed is None or _printed[0] is not board or _printed[1] != look:
-        _printed = None  # the old print goes before the new one is made
+    ``misplaced`` says (see ``Renderer``). The last boards with their markers in
+    place are printed once and shared (``KEPT_PRINTS``); one with markers glued off
+    is a copy of its print with the markers taken off again and glued where they
+    were misplaced."""
+    printed = next((p for p in _printed if p[0] is board and p[1] == look), None)
+    if printed is None:
+        # the old prints go before the new one is made
+        del _printed[: max(len(_printed) - KEPT_PRINTS + 1, 0)]
         covered: list = []
-        _printed = (board, look, print_board(board, look, None, covered), covered)
-    texture, to_px = _printed[2]
+        printed = (board, look, print_board(board, look, None, covered), covered)
+        _printed.append(printed)
+    texture, to_px = printed[2]
     if not misplaced:
         return texture, to_px
     texture = texture.copy()
-    for rows, columns, under in reversed(_printed[3]):
+    for rows, columns, under in reversed(printed[3]):
         texture[rows, columns] = under
     _glue_markers(texture, board, misplaced, to_px)
     return texture, to_px

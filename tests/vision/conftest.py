@@ -1,5 +1,6 @@
 """A camera and a reader that learned its board, shared by the tests of a module
-that read the same scene: set up once, each test given a copy of its own."""
+that read the same scene: set up once, each test given a copy of its own; and the
+print of every board the tests render, made once for them all."""
 
 from __future__ import annotations
 
@@ -8,11 +9,25 @@ import copy
 import pytest
 
 from engines import load_game
+from vision import printing
 from vision.boards.reader import BoardReader
 from vision.render import Renderer, random_scene
 
 #: scenes kept at a time (a renderer holds some 25 MB of lit board)
 KEPT = 4
+#: boards whose print is kept while the vision tests run: all they render (a print
+#: takes up to 48 MB and a fifth of a second to make; the tests switch boards)
+PRINTS = 8
+
+
+@pytest.fixture(scope="package", autouse=True)
+def prints_kept():
+    """Each board printed once for the vision tests, as the table prints its one board."""
+    kept = printing.KEPT_PRINTS
+    printing.KEPT_PRINTS = PRINTS
+    yield
+    printing.KEPT_PRINTS = kept
+    del printing._printed[:-kept]
 
 
 def _learned(name: str, seed: int, difficulty: str):
