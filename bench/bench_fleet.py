@@ -70,6 +70,8 @@ TABLES_PER_PROCESS = 500  # the simulated tables' processes share the machine's 
 SENDERS = 8  # threads sending for the tables of one process
 CAPTURED_MOVES = sized(40, 8)
 EVENTS = sized(500, 50)  # events queued at once for one table's outbox rate
+#: how long the page is given, once it shows every table, before its frames are counted
+SETTLE_MS = sized(1000, 200)
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -523,7 +525,7 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
             page.wait_for_function(
                 f"document.querySelectorAll('#rows > div').length >= {n}", timeout=120_000
             )
-            page.wait_for_timeout(1000)  # the first, whole fleet is in
+            page.wait_for_timeout(SETTLE_MS)  # the first, whole fleet is in
             before, start = received[0], time.monotonic()
             gaps = page.evaluate(FRAMES, seconds * 1000)
             elapsed = time.monotonic() - start
@@ -605,7 +607,7 @@ def main() -> None:
         args.seconds = 30.0 if args.full else 20.0
     sizes = [int(n) for n in args.tables.split(",")]
     if args.smoke:
-        sizes, args.seconds, args.warmup, args.browser_seconds = [3], 1.5, 0.5, 1.0
+        sizes, args.seconds, args.warmup, args.browser_seconds = [3], 1.0, 0.3, 0.3
         args.every = (0.3, 0.6)
     # the broker, started from here, holds a socket per table
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -40,7 +40,7 @@ GAMES = sized(("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut"),
 DIFFICULTIES = sized(("easy", "hard"), ("hard",))
 #: the numbers among the arguments: frames a set, then positions per condition
 NUMBERS = [int(a) for a in sys.argv[1:] if a.isdigit()]
-FRAMES = NUMBERS[0] if NUMBERS else sized(100, 2, quick=40)
+FRAMES = NUMBERS[0] if NUMBERS else sized(100, 1, quick=40)
 LOCATE_SAMPLES = sized(20, 1)
 #: positions read per game under each condition of ``vision.mishaps.CONDITIONS``
 CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else (NUMBERS[0] if NUMBERS else sized(100, 1))
