@@ -24,6 +24,7 @@ from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)
     WAIT,
     Listener,
     broker,
+    client_of,
     free_port,
     table,
     until,
@@ -49,9 +50,9 @@ def dashboard(url: str, port: int, folder) -> subprocess.Popen:
     )
 
 
-def day_games(port: int) -> dict | None:
+def day_games(http: httpx.Client) -> dict | None:
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/api/day", timeout=2).json()
+        return http.get("/api/day", timeout=2).json()
     except httpx.HTTPError:
         return None
 
@@ -60,15 +61,16 @@ def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, br
     port = free_port()
     watching = dashboard(broker.url, port, tmp_path / "records")
     service = table(tmp_path, broker.url, "t2")
+    http = client_of(port)
     try:
-        until(lambda: day_games(port) is not None, "the dashboard to answer")
+        until(lambda: day_games(http) is not None, "the dashboard to answer")
         referee, pick = service.referee, random.Random(4)
         while referee.phase != "over":
             referee.play(str(pick.choice(referee.game.legal_moves(referee.positions[-1]))))
         winner = referee.game.seat_name(referee.game.outcome(referee.positions[-1]).winners[0])
 
         def arrived():
-            shown = day_games(port)
+            shown = day_games(http)
             return shown if shown and shown["tables"].get("t2") else None
 
         shown = until(arrived, "the finished game at the dashboard")
@@ -76,10 +78,10 @@ def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, br
         assert game["game"] == "catch_the_hare" and game["winners"] == [winner]
         assert game["plies"] == referee.published.plies
         day = shown["day"]
-        text = httpx.get(f"http://127.0.0.1:{port}/api/day/{day}/t2/1", timeout=5).text
+        text = http.get(f"/api/day/{day}/t2/1").text
         record = read(text)
         assert record.table == "t2" and verify(record).plies == game["plies"]
-        packed = httpx.get(f"http://127.0.0.1:{port}/api/day/{day}.zip", timeout=5)
+        packed = http.get(f"/api/day/{day}.zip")
         with zipfile.ZipFile(io.BytesIO(packed.content)) as archive:
             names = archive.namelist()
             assert names == [
@@ -87,14 +89,15 @@ def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, br
                 "t2/boardref-t2-game-1-catch_the_hare.json",
             ]
             assert read(archive.read(names[0]).decode()) == record
-        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5).text
+        page = http.get("/").text
         assert "daybook.js" in page
         watching.terminate()
         watching.wait(WAIT)
         watching = dashboard(broker.url, port, tmp_path / "records")
-        until(lambda: (day_games(port) or {}).get("tables"), "the restarted dashboard's day")
-        assert day_games(port)["tables"]["t2"] == [game]
+        until(lambda: (day_games(http) or {}).get("tables"), "the restarted dashboard's day")
+        assert day_games(http)["tables"]["t2"] == [game]
     finally:
+        http.close()
         watching.terminate()
         watching.wait(WAIT)
         service.close()
