@@ -53,11 +53,11 @@ class Table:
                 self.game.apply(state, self.game.parse_move(state, move_text))
             )
         self.hands = ("n0e0",)
-        self.watch(0.3)
+        self.watch(0.1)
         self.shown = tokens
-        self.watch(0.3)
+        self.watch(0.2)
         self.hands = ()
-        self.watch(1.0)
+        self.watch(0.6)
 
     def moves(self) -> list[str]:
         return [data["move"] for kind, data in self.referee.log if kind == "move"]
@@ -165,14 +165,14 @@ def test_a_short_simulated_game_through_the_camera_is_refereed_without_a_mistake
 def test_serve_reads_haegars_table_with_the_rendered_camera_and_shows_the_mat(tmp_path):
     import signal
 
-    from boardref.panel.access import hash_pin
+    from tests.boardref.conftest import PIN, PIN_HASH
     from tests.boardref.test_camera import _serve
 
     # frames a quarter of the default size, as ``simulate`` reads Hägar's table
-    config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n[camera]\nsize = [640, 360]\n'
+    config = f'[panel]\nreferee_pin_hash = "{PIN_HASH}"\n[camera]\nsize = [640, 360]\n'
     service, client = _serve(tmp_path, config, "--game", "haegar", "--camera", "synthetic")
     try:
-        client.post("/api/referee/login", json={"pin": "2468"}).raise_for_status()
+        client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         assert client.get("/api/diagnostics").json()["sensor"] == CAMERA
         deadline = time.monotonic() + 30
         # the bare table, read by the camera, is the start: the first coaster is drawn
