@@ -584,10 +584,14 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
         t.referee.draw()
         state = t.referee.positions[-1]
         felt = game.sense(state, "presence")
-        every = list(game.legal_moves(state))
+        every = game.legal_moves(state)  # thousands: each turn is written out as read
         # the fox and the molehills, whose uses a hall sensor cannot tell apart, often
         wanted = choose.choice(("fox", "molehill", None))
-        using = [turn for turn in every if any(use.kind == wanted for use in turn.uses)]
+        using = (
+            []
+            if wanted is None
+            else [turn for turn in every if any(use.kind == wanted for use in turn.uses)]
+        )
         turns = [
             turn
             for pool in (using, every)
