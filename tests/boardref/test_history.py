@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from boardref.cli import app
 from boardref.history import History, HistoryError
 from boardref.referee import Referee
+from boardref.store import Store
 from engines.records import from_json, read, to_json, write
 from engines.replay import verify
 
@@ -48,9 +49,27 @@ def cli(*args: str):
     return runner.invoke(app, [*args])
 
 
+@pytest.fixture(scope="module")
+def ended(tmp_path_factory):
+    """``ended(name)``: a store holding one game of ``name`` played to its end (as
+    ``play_to_the_end`` plays it) and its referee, played once for the module's tests,
+    which only read it (Fang den Hut!'s 300 plies take half a second)."""
+    played = {}
+
+    def game(name: str) -> tuple[Store, Referee]:
+        if name not in played:
+            store = Store(tmp_path_factory.mktemp(name) / "boardref.db")
+            played[name] = store, play_to_the_end(store, name)
+        return played[name]
+
+    yield game
+    for store, _ in played.values():
+        store.close()
+
+
 @pytest.mark.parametrize("name", ["fang_den_hut", "catch_the_hare", "haegar"])
-def test_a_played_game_exports_and_verifies_in_the_terminal(store, tmp_path, name):
-    referee = play_to_the_end(store, name)
+def test_a_played_game_exports_and_verifies_in_the_terminal(ended, tmp_path, name):
+    store, referee = ended(name)
     listed = cli("games", "list", "--store", str(store.path), "--json")
     assert listed.exit_code == 0, listed.output
     (summary,) = json.loads(listed.output)
@@ -65,8 +84,8 @@ def test_a_played_game_exports_and_verifies_in_the_terminal(store, tmp_path, nam
         assert "verifies" in checked.output
 
 
-def test_a_record_with_one_changed_roll_fails_naming_the_draw(store, tmp_path):
-    referee = play_to_the_end(store, "fang_den_hut")
+def test_a_record_with_one_changed_roll_fails_naming_the_draw(ended, tmp_path):
+    store, referee = ended("fang_den_hut")
     lines = History(store, "t1").record(referee.game_id)
     text = write(lines).splitlines()
     at = [n for n, line in enumerate(text) if line.startswith("d6: ")][4]
@@ -82,8 +101,8 @@ def test_a_record_with_one_changed_roll_fails_naming_the_draw(store, tmp_path):
     )
 
 
-def test_a_record_with_one_illegal_ply_fails_naming_the_ply(store, tmp_path):
-    referee = play_to_the_end(store, "catch_the_hare")
+def test_a_record_with_one_illegal_ply_fails_naming_the_ply(ended, tmp_path):
+    store, referee = ended("catch_the_hare")
     text = write(History(store, "t1").record(referee.game_id)).splitlines()
     at = next(n for n, line in enumerate(text) if line.startswith("7. "))
     number, seat, move = text[at].split(" ", 2)
@@ -122,10 +141,8 @@ def test_an_abandoned_game_is_listed_with_its_seed_revealed(store):
     assert '[Result "abandoned"]' in write(record)
 
 
-def test_an_imported_record_replays_the_same_and_only_once(store, tmp_path):
-    from boardref.store import Store
-
-    referee = play_to_the_end(store, "haegar")
+def test_an_imported_record_replays_the_same_and_only_once(ended, tmp_path):
+    store, referee = ended("haegar")
     record = History(store, "t4").record(referee.game_id)
     elsewhere = Store(tmp_path / "club.db")
     club = History(elsewhere, "club")
@@ -140,8 +157,8 @@ def test_an_imported_record_replays_the_same_and_only_once(store, tmp_path):
     elsewhere.close()
 
 
-def test_an_import_that_does_not_verify_is_refused(store, tmp_path):
-    referee = play_to_the_end(store, "catch_the_hare")
+def test_an_import_that_does_not_verify_is_refused(ended, tmp_path):
+    store, referee = ended("catch_the_hare")
     text = write(History(store, "t1").record(referee.game_id))
     forged = tmp_path / "forged.txt"
     forged.write_text(text.replace('[Result "', '[Result "1 2 ').replace("\n1. 1: ", "\n1. 2: "))
@@ -188,8 +205,8 @@ def test_a_bad_record_file_is_refused_in_words(tmp_path):
     assert missing.exit_code == 2 and "cannot read" in missing.output
 
 
-def test_text_and_json_of_a_played_game_say_the_same(store):
-    referee = play_to_the_end(store, "haegar")
+def test_text_and_json_of_a_played_game_say_the_same(ended):
+    store, referee = ended("haegar")
     record = History(store, "t1").record(referee.game_id)
     assert read(write(record)) == record == from_json(to_json(record))
 
