@@ -1,5 +1,7 @@
 // The board as SVG, drawn from the board geometry (/api/board): lines, holes,
 // pieces and the referee's highlights. It draws; it never decides anything.
+import { update, updateAttribute } from "./update.js";
+
 export const SVG = "http://www.w3.org/2000/svg";
 
 // Piece colours by token; colour names are used as they are. The one colour table of
@@ -94,9 +96,11 @@ export class BoardView {
       el("text", { x, y, class: "label", "font-size": this.radius * 0.55,
                    "text-anchor": "middle", "dominant-baseline": "central" }, hole);
       el("title", {}, hole).textContent = cell.id;
+      hole.parts = [hole.querySelector(".piece"), hole.querySelector(".label")];
       this.holes.set(cell.id, hole);
     }
     this.over = el("g", { class: "over" }, this.svg);
+    this.shown = [this.marks, this.ground, this.over]; // the layers in the page
     // a tap anywhere near a cell is for that cell: the nearest one, up to half a pitch
     // or 22 screen pixels away, so a hole drawn small on a phone is still easy to hit
     if (onCell) {
@@ -140,18 +144,21 @@ export class BoardView {
     return [cell.x, -cell.y];
   }
 
-  // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state
+  // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state.
+  // A state comes many times a move (a piece lifted, put down, a roll): only what
+  // changed is written into the page, so an unchanged board costs no restyling.
   show(pieces, marks) {
     const game = GAMES[marks.game] || {};
     for (const [id, hole] of this.holes) {
       const token = pieces[id];
       const colour = token && game.piece ? game.piece(token) : token;
-      const piece = hole.querySelector(".piece");
-      piece.setAttribute("fill", colour ? tokenColour(colour) : "none");
-      piece.setAttribute("class", colour ? "piece filled" : "piece");
-      hole.dataset.token = token || "";
+      const [piece, label] = hole.parts;
+      updateAttribute(piece, "fill", colour ? tokenColour(colour) : "none");
+      updateAttribute(piece, "class", colour ? "piece filled" : "piece");
+      update(hole.dataset, "token", token || "");
       // tokens that are no colour (a card, a stack's top) are written on the piece
-      hole.querySelector(".label").textContent = colour && !TOKEN_COLOURS[colour] ? colour : "";
+      const text = colour && !TOKEN_COLOURS[colour] ? colour : "";
+      update(label, "textContent", text);
       const roles = [];
       if (marks.destinations.includes(id)) roles.push("destination");
       if (marks.errors.includes(id)) roles.push("error");
@@ -163,18 +170,27 @@ export class BoardView {
       if ((marks.expected_path || []).includes(id) && !roles.length) roles.push("expected");
       if (marks.last_move.includes(id) && !roles.length) roles.push("last");
       if (marks.hints.includes(id) && !roles.length) roles.push("hint");
-      hole.setAttribute("class", ["cell", ...roles].join(" "));
+      updateAttribute(hole, "class", ["cell", ...roles].join(" "));
     }
-    this.marks.replaceChildren();
+    // the layers are drawn apart from the page and put in only where they differ
+    const drawn = this.shown.map((layer) => layer.cloneNode(false));
+    [this.marks, this.ground, this.over] = drawn;
     for (const [path, kind] of [[marks.last_move, "last-move"], [marks.expected_path || [], "expected-move"]]) {
       if (path.length < 2) continue;
       const points = path.map((id) => this.at(id).join(",")).join(" ");
       el("polyline", { points, class: kind, "stroke-width": this.radius * 0.3 }, this.marks);
     }
-    this.ground.replaceChildren();
-    this.over.replaceChildren();
     if (game.draw) game.draw(this, pieces, marks);
+    this.shown = this.shown.map((shown, n) => swapIfChanged(shown, drawn[n]));
+    [this.marks, this.ground, this.over] = this.shown;
     const frame = (game.frame && game.frame(this, marks)) || this.viewBox;
-    this.svg.setAttribute("viewBox", frame.join(" "));
+    updateAttribute(this.svg, "viewBox", frame.join(" "));
   }
+}
+
+// ``drawn`` in the place of ``shown`` where they differ; the one left in the page
+function swapIfChanged(shown, drawn) {
+  if (shown.isEqualNode(drawn)) return shown;
+  shown.replaceWith(drawn);
+  return drawn;
 }

@@ -16,6 +16,7 @@ import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
+import { update, updateChildren } from "./update.js";
 
 let lastDraw = null;
 
@@ -46,20 +47,21 @@ async function loadBoard() {
 // --- drawing -------------------------------------------------------------------------
 function renderPage() {
   if (!state || !view) return;
-  document.body.dataset.phase = state.phase;
+  const page = document.body.dataset;
+  update(page, "phase", state.phase);
   // for people's tests: how far the game is, and the move on the board (still open or played)
-  document.body.dataset.plies = state.plies;
-  document.body.dataset.last = state.tentative || state.last_played || "";
+  update(page, "plies", String(state.plies));
+  update(page, "last", state.tentative || state.last_played || "");
   // the virtual board shows what really stands there (sim.js)
   const onBoard = role === "sim" && state.virtual;
   view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   showTurn();
   const message = $("message");
-  message.textContent = state.notice ? said(state.notice) : "";
-  message.dataset.kind = state.errors.length ? "error" : "info";
-  $("tentative").textContent = state.tentative ? say("tentative", { move: state.tentative }) : "";
-  $("last").textContent = state.last_played ? say("last_move", { move: state.last_played }) : "";
+  update(message, "textContent", state.notice ? said(state.notice) : "");
+  update(message.dataset, "kind", state.errors.length ? "error" : "info");
+  update($("tentative"), "textContent", state.tentative ? say("tentative", { move: state.tentative }) : "");
+  update($("last"), "textContent", state.last_played ? say("last_move", { move: state.last_played }) : "");
   showOutcome();
   showGamePanel();
   showDraw();
@@ -71,7 +73,7 @@ function renderPage() {
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
-  $("link").textContent = state.link === "up" || state.link === "none" ? "" : say("offline");
+  update($("link"), "textContent", state.link === "up" || state.link === "none" ? "" : say("offline"));
 }
 
 // Whose move, roll or draw it is, in words and in the colour of their pieces.
@@ -82,24 +84,25 @@ function showTurn() {
   // a die is rolled, anything else (marbles, a coaster) drawn
   const [mine, theirs] = !rolling ? ["your_turn", "to_move"]
     : state.chance.startsWith("roll") ? ["your_roll", "to_roll"] : ["your_draw", "to_draw"];
-  if (state.phase === "over") turn.textContent = say("phase_over");
-  else if (acting === null) turn.textContent = say(`phase_${state.phase}`);
-  else if (role === "play" && acting === seat) turn.textContent = say(mine);
-  else turn.textContent = say(theirs, { seat: seatName(acting) });
-  turn.style.setProperty("--seat", seatColour(state, acting));
-  if (role === "play") document.body.dataset.yours = acting === seat ? "yes" : "no";
+  if (state.phase === "over") update(turn, "textContent", say("phase_over"));
+  else if (acting === null) update(turn, "textContent", say(`phase_${state.phase}`));
+  else if (role === "play" && acting === seat) update(turn, "textContent", say(mine));
+  else update(turn, "textContent", say(theirs, { seat: seatName(acting) }));
+  const colour = seatColour(state, acting);
+  if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
+  if (role === "play") update(document.body.dataset, "yours", acting === seat ? "yes" : "no");
 }
 
 function showOutcome() {
   const box = $("outcome");
-  if (!state.outcome) { box.hidden = true; return; }
-  box.replaceChildren();
+  update(box, "hidden", !state.outcome);
+  if (!state.outcome) return;
   const names = state.outcome.winners.map(seatName);
   const head = document.createElement("strong");
   head.textContent = names.length ? say("winner", { names: names.join(", ") }) : say("draw_game");
   const reason = document.createElement("span");
   reason.textContent = said(state.outcome.reason);
-  box.append(head, reason);
+  const shown = [head, reason];
   if (state.outcome.scores) {
     const table = document.createElement("ol");
     table.className = "scores";
@@ -109,9 +112,9 @@ function showOutcome() {
       row.style.setProperty("--seat", tokenColour(state.seats[s].colour || "piece"));
       table.appendChild(row);
     }
-    box.appendChild(table);
+    shown.push(table);
   }
-  box.hidden = false;
+  updateChildren(box, shown);
 }
 
 function showGamePanel() {
@@ -123,46 +126,47 @@ function showGamePanel() {
 function showDraw() {
   const box = $("drawn");
   const value = state.last_draw === null ? null : JSON.stringify(state.last_draw);
-  if (value === null) { box.hidden = true; return; }
-  box.hidden = false;
+  update(box, "hidden", value === null);
+  if (value === null) return;
   const game = GAMES[state.game];
   if (!(game && game.drawn && game.drawn(state, box))) {
-    box.textContent = say("drawn", { value: [].concat(state.last_draw).join(" ") });
+    update(box, "textContent", say("drawn", { value: [].concat(state.last_draw).join(" ") }));
   }
-  if (value !== lastDraw) {
-    box.classList.remove("rolling");
-    void box.offsetWidth; // restart the animation
-    box.classList.add("rolling");
-    lastDraw = value;
-  }
+  if (value !== lastDraw && !calm.matches) box.animate(ROLL, { duration: 600, easing: "ease-out" });
+  lastDraw = value;
 }
 
+// a new draw rolls in, unless the device asks for less motion
+const ROLL = [
+  { transform: "rotate(-25deg) scale(.4)", opacity: 0 },
+  { transform: "rotate(10deg) scale(1.2)", offset: 0.6 },
+  { transform: "none", opacity: 1 },
+];
+const calm = matchMedia("(prefers-reduced-motion: reduce)");
+
 function showCandidates() {
-  const box = $("candidates");
-  box.replaceChildren();
   const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
-  for (const move of state.candidates) {
+  updateChildren($("candidates"), state.candidates.map((move) => {
     const button = document.createElement("button");
     button.textContent = sayMove(move);
     button.dataset.move = move;
     button.disabled = !mayChoose;
     button.onclick = () => post("/api/choose", { move });
-    box.appendChild(button);
-  }
+    return button;
+  }));
 }
 
 function showMoves() {
   // a panel table: the legal moves this page may see, one button each
-  const box = $("moves");
-  box.replaceChildren();
-  if (role === "watch") return;
   const game = GAMES[state.game];
-  for (const move of game && game.moves ? game.moves(state) : state.moves) {
+  const moves = role === "watch" ? [] : game && game.moves ? game.moves(state) : state.moves;
+  updateChildren($("moves"), moves.map((move) => {
     const button = document.createElement("button");
     button.textContent = move;
+    button.dataset.move = move;
     button.onclick = () => post("/api/play", { move });
-    box.appendChild(button);
-  }
+    return button;
+  }));
 }
 
 // The buttons a person may press now: a phone only for its own seat's roll, draw or
@@ -177,14 +181,13 @@ function showControls() {
     ["confirm", !watching && state.can_confirm && mine(state.to_move, state.tentative_seat)],
     ["takeback", !watching && state.can_takeback],
   ]) {
-    const button = $(id);
-    if (button) button.disabled = !enabled;
+    if ($(id)) update($(id), "disabled", !enabled);
   }
-  $("decline").hidden = !state.chance_optional;
+  update($("decline"), "hidden", !state.chance_optional);
   // a phone shows the roll only when it is its own; confirm only where a board is read
-  $("draw").hidden = role === "play" && !(rolling && state.drawer === seat);
-  $("confirm").hidden = state.sensor === "panel";
-  $("draw").textContent = say(state.chance_optional ? "roll_again" : "draw");
+  update($("draw"), "hidden", role === "play" && !(rolling && state.drawer === seat));
+  update($("confirm"), "hidden", state.sensor === "panel");
+  update($("draw"), "textContent", say(state.chance_optional ? "roll_again" : "draw"));
 }
 
 // a phone: its seat, or, without the seat's token, that it has not joined and how to
@@ -198,8 +201,8 @@ function showSeat() {
   }
   const mine = state.seats[seat];
   const joined = document.body.dataset.joined === "yes";
-  $("me").textContent = mine && joined ? say("you_are", { seat: seatName(seat) }) : "";
-  $("not-joined").hidden = document.body.dataset.joined !== "no";
+  update($("me"), "textContent", mine && joined ? say("you_are", { seat: seatName(seat) }) : "");
+  update($("not-joined"), "hidden", document.body.dataset.joined !== "no");
 }
 
 async function checkJoined() {

@@ -4,6 +4,7 @@
 // reload; this page draws them and asks the service to move them. It never decides.
 import { GAMES, tokenColour } from "./board.js";
 import { $, post, render, say, showRefusal, state, view } from "./core.js";
+import { update, updateChildren } from "./update.js";
 
 let inHand = null; // the id of the piece in hand chosen to put down next (null: the last lifted)
 let posted = null; // the virtual board as the last action's answer gave it
@@ -124,39 +125,44 @@ function pieceButton(token, label, onClick) {
 // The hand, the tray and the supply beside the board.
 export function showSimSide() {
   const virtual = virtualNow();
-  $("sim-side").hidden = !virtual;
+  update($("sim-side"), "hidden", !virtual);
   if (!virtual) return;
   const chosen = chosenPiece();
-  $("sim-help").textContent = say(chosen ? "sim.help_holding" : "sim.help_empty");
-  const hand = $("sim-hand");
-  hand.replaceChildren(...virtual.hand.map((piece) => {
+  update($("sim-help"), "textContent", say(chosen ? "sim.help_holding" : "sim.help_empty"));
+  const inHandNow = virtual.hand.map((piece) => {
     const button = pieceButton(piece.token, say(`sim.from_${view.cells.has(piece.origin) ? "cell" : piece.origin}`,
                                                 { cell: piece.origin }), () => { inHand = piece.id; render(); });
     button.dataset.piece = piece.id;
     button.dataset.origin = piece.origin;
     button.classList.toggle("chosen", chosen && piece.id === chosen.id);
     return button;
-  }));
-  if (!virtual.hand.length) hand.textContent = say("sim.hand_empty");
+  });
+  updateChildren($("sim-hand"), orSaid(inHandNow, "sim.hand_empty"));
   const picking = chosen ? null : pickingFrom;
   const beside = picking ? [...new Set(virtual.stacks[picking] || [])] : [];
-  $("sim-cell-box").hidden = beside.length < 2;
-  $("sim-cell-title").textContent = picking ? say("sim.on_cell", { cell: picking }) : "";
-  $("sim-cell").replaceChildren(...beside.map((token) =>
-    pieceButton(token, insideCount(token), () => simAct("/api/sim/lift", { cell: picking, token }))));
-  $("sim-to-tray").disabled = !chosen;
-  $("sim-unpack").hidden = !virtual.stacking;
-  $("sim-unpack").disabled = !(chosen && isTower(chosen.token));
-  const tray = $("sim-tray");
-  tray.replaceChildren(...virtual.tray.map((token) =>
-    pieceButton(token, "", () => simAct("/api/sim/lift", { off: "tray", token }))));
-  if (!virtual.tray.length) tray.textContent = say("sim.tray_empty_now");
+  update($("sim-cell-box"), "hidden", beside.length < 2);
+  update($("sim-cell-title"), "textContent", picking ? say("sim.on_cell", { cell: picking }) : "");
+  updateChildren($("sim-cell"), beside.map((token) => {
+    const button = pieceButton(token, insideCount(token), () => simAct("/api/sim/lift", { cell: picking, token }));
+    button.dataset.cell = picking;
+    return button;
+  }));
+  update($("sim-to-tray"), "disabled", !chosen);
+  update($("sim-unpack"), "hidden", !virtual.stacking);
+  update($("sim-unpack"), "disabled", !(chosen && isTower(chosen.token)));
+  updateChildren($("sim-tray"), orSaid(virtual.tray.map((token) =>
+    pieceButton(token, "", () => simAct("/api/sim/lift", { off: "tray", token }))), "sim.tray_empty_now"));
   const kinds = Object.keys(virtual.supply);
-  $("sim-supply-box").hidden = !kinds.length;
-  $("sim-supply").replaceChildren(...kinds.map((token) =>
+  update($("sim-supply-box"), "hidden", !kinds.length);
+  updateChildren($("sim-supply"), kinds.map((token) =>
     pieceButton(token, say("sim.supply_left", { count: virtual.supply[token] }),
                 () => simAct("/api/sim/lift", { off: "supply", token }))));
-  $("sim-to-supply").disabled = !(chosen && chosen.token in virtual.supply);
+  update($("sim-to-supply"), "disabled", !(chosen && chosen.token in virtual.supply));
+}
+
+// ``nodes``, or the words ``key`` where there are none
+function orSaid(nodes, key) {
+  return nodes.length ? nodes : [document.createTextNode(say(key))];
 }
 
 // How many pieces a token names ("red[blue,green]": 3, a tower; the golden hat on a hat: 2).

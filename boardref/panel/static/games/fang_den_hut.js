@@ -4,6 +4,7 @@
 // captives each colour holds.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { say, seatName } from "../core.js";
+import { updateChildren } from "../update.js";
 
 (() => {
   const FIELD_COLOURS = { grey: "grey", yellow: "straw", centre: "straw" };
@@ -125,7 +126,7 @@ import { say, seatName } from "../core.js";
     drawn(state, box) {
       const label = document.createElement("span");
       label.textContent = say("rolled");
-      box.replaceChildren(label, dieFace(state.last_draw));
+      updateChildren(box, [label, dieFace(state.last_draw)]);
       return true;
     },
 
@@ -139,7 +140,7 @@ import { say, seatName } from "../core.js";
         row.textContent = say("prisoners", { seat: colourWords(colour, state), count: taken.length });
         return row;
       });
-      box.replaceChildren(...rows);
+      updateChildren(box, rows);
     },
   });
 })();

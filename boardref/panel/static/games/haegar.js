@@ -8,6 +8,7 @@
 // doubled marked on the board.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { board, post, render, role, say, seat, seatName } from "../core.js";
+import { update, updateChildren } from "../update.js";
 
 (() => {
   const LANDSCAPES = { land: "beige", forest: "darkgreen", water: "blue" };
@@ -393,7 +394,7 @@ import { board, post, render, role, say, seat, seatName } from "../core.js";
 
     drawn(state, box) {
       if (typeof state.last_draw === "string" && coasterEntry(state.last_draw)) {
-        box.textContent = say("drawn", { value: coasterWords(state.last_draw) });
+        update(box, "textContent", say("drawn", { value: coasterWords(state.last_draw) }));
         box.dataset.coaster = state.last_draw;
         box.classList.add("coaster-drawn");
         return true;
@@ -402,7 +403,7 @@ import { board, post, render, role, say, seat, seatName } from "../core.js";
       if (typeof state.last_draw !== "number") return false;
       const label = document.createElement("span");
       label.textContent = say("rolled");
-      box.replaceChildren(label, dieFace(state.last_draw));
+      updateChildren(box, [label, dieFace(state.last_draw)]);
       return true;
     },
 

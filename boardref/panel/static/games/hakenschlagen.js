@@ -3,6 +3,7 @@
 // spaces and turning points marked, and the marbles of this turn's draw.
 import { el, registerGame, tokenColour } from "../board.js";
 import { board, say } from "../core.js";
+import { updateChildren } from "../update.js";
 
 (() => {
   // what each disk, marble and figure looks like: the board file's [game] colours
@@ -140,7 +141,7 @@ import { board, say } from "../core.js";
       const marbles = [].concat(state.last_draw);
       const label = document.createElement("span");
       label.textContent = say(state.record && state.record.hand ? "marbles_in_hand" : "marbles_drawn");
-      box.replaceChildren(label, ...marbles.map(marble));
+      updateChildren(box, [label, ...marbles.map(marble)]);
       return true;
     },
   });
