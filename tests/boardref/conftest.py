@@ -228,6 +228,25 @@ def _check_switches() -> None:
     raise AssertionError("the browser Playwright launched was not found under /proc")
 
 
+class CalmBrowser:
+    """A browser whose pages ask for reduced motion unless a test asks otherwise. A
+    roll's animation draws each open page anew, sixty times a second for 0.6 s: with
+    several pages open that cost Chromium twice the CPU of the states the tests watch.
+    (test_browser_games checks that a roll animates where motion is welcome.)"""
+
+    def __init__(self, browser):
+        self.browser = browser
+
+    def new_context(self, **options):
+        return self.browser.new_context(**{"reduced_motion": "reduce", **options})
+
+    def new_page(self, **options):
+        return self.browser.new_page(**{"reduced_motion": "reduce", **options})
+
+    def __getattr__(self, name):
+        return getattr(self.browser, name)
+
+
 class Chromium:
     """Debian's Chromium, launched once for the browser tests that run in a row: a
     launch (Playwright's driver and the browser) costs more CPU than most of the tests.
@@ -245,8 +264,8 @@ class Chromium:
             from playwright.sync_api import sync_playwright
 
             cls.playwright = sync_playwright().start()
-            cls.browser = cls.playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            cls.browser = CalmBrowser(
+                cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             )
             _check_switches()
         return cls.browser

@@ -141,6 +141,31 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser, ki
     expect(page.locator("#drawn svg.die")).to_have_count(1)
 
 
+#: counts the animations a page starts (window.rolls)
+COUNT_ANIMATIONS = """window.rolls = 0;
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...how) {
+  window.rolls++;
+  return animate.apply(this, how);
+};"""
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut", 2)], indirect=True)
+def test_a_roll_rolls_in_unless_the_device_asks_for_less_motion(table, browser):
+    """The die comes in turning on a screen that welcomes motion, and simply appears
+    on one that asks for less (as the browser tests' pages do)."""
+    from playwright.sync_api import expect
+
+    draw(table)
+    page = browser.new_page(locale="en-US", reduced_motion="no-preference")
+    page.add_init_script(COUNT_ANIMATIONS)
+    for motion, rolls in (("no-preference", 1), ("reduce", 0)):
+        page.emulate_media(reduced_motion=motion)
+        open_table(page, table)
+        expect(page.locator("#drawn svg.die")).to_have_count(1, timeout=WAIT_MS)
+        assert page.evaluate("window.rolls") == rolls, motion
+
+
 @pytest.mark.parametrize("table", [("fang_den_hut_cards", 3)], indirect=True)
 def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_captures(
     table, browser, kiosk
