@@ -23,13 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardref.config import load_config
-from boardref.panel.access import hash_pin
 from boardref.panel.gate import MAX_BODY
 from boardref.panel.server import panel_socket, server_config
 from boardref.service import Service
+from tests.boardref.conftest import PIN, PIN_HASH
 from tests.volume import volume
 
-PIN = "8642"
 LONGEST_REFUSAL = 1024
 LONGEST_STALL = 1.0  # CPU seconds: the bug it guards against held the loop 4.2 s
 
@@ -164,9 +163,7 @@ class Probed:
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
-    config = load_config(
-        **{"store.path": folder / "log.db", "panel.referee_pin_hash": hash_pin(PIN)}
-    )
+    config = load_config(**{"store.path": folder / "log.db", "panel.referee_pin_hash": PIN_HASH})
     service = Service(config, sim=True)
     service.start(asyncio.new_event_loop())
     with Probed(service) as probed:

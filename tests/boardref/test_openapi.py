@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
 from boardref.config import load_config
-from boardref.panel.access import hash_pin
 from boardref.service import Service
+from tests.boardref.conftest import PIN_HASH
 from tests.volume import volume
 
 
@@ -28,7 +28,7 @@ def _panel_app():
     config = load_config(
         **{
             "store.path": f"{scratch}/log.db",
-            "panel.referee_pin_hash": hash_pin("1357"),
+            "panel.referee_pin_hash": PIN_HASH,
             "panel.hosts": ["testserver"],  # the name schemathesis calls the app by
         }
     )

@@ -11,10 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardref.config import load_config
-from boardref.panel.access import hash_pin
 from boardref.service import Service
+from tests.boardref.conftest import PIN, PIN_HASH
 
-PIN = "2468"
 LOCAL = ("127.0.0.1", 50000)
 
 
@@ -31,7 +30,7 @@ def sim_table(tmp_path):
         **{
             "store.path": tmp_path / "log.db",
             "game.name": "catch_the_hare",
-            "panel.referee_pin_hash": hash_pin(PIN),
+            "panel.referee_pin_hash": PIN_HASH,
         }
     )
     service = Service(config, sim=True)
@@ -96,7 +95,7 @@ def test_a_table_without_a_board_says_so(tmp_path):
         **{
             "store.path": tmp_path / "cards.db",
             "game.name": "fang_den_hut_cards",
-            "panel.referee_pin_hash": hash_pin(PIN),
+            "panel.referee_pin_hash": PIN_HASH,
         }
     )
     service = Service(config)
