@@ -49,12 +49,11 @@ class Sampler:
         w, h = lens.size
         rotation = _rotation(pose)
         eye = (-rotation.T @ pose.tvec).ravel()
-        pts = []
-        for site in sites:
-            lines = line_angles(board, site)
-            for probe in look.probes:
-                pts.append(_probe_points(site.xy, probe, eye, lines, look.cell_radius))
-        pts = np.concatenate(pts)
+        xy = np.array([site.xy for site in sites], dtype=np.float64)
+        lines = _line_directions([line_angles(board, site) for site in sites])
+        pts = np.stack(
+            [_probe_points(xy, probe, eye, lines, look.cell_radius) for probe in look.probes], 1
+        ).reshape(-1, 3)
         shape = (len(sites), len(look.probes), POINTS)
         #: each probe point on the board's axes (mm), and the camera's centre
         self.points, self.eye = pts.reshape(shape + (3,)), eye
@@ -148,13 +147,25 @@ def _rotation(pose: Pose) -> np.ndarray:
     return cv2.Rodrigues(pose.rvec)[0]
 
 
+def _line_directions(angles: list[np.ndarray]) -> np.ndarray:
+    """Per site, the unit directions (cos, sin) of its printed lines, padded with NaN
+    to the most lines a site has: (sites, lines, 2)."""
+    most = max((len(a) for a in angles), default=0)
+    directions = np.full((len(angles), most, 2), np.nan)
+    for i, site_angles in enumerate(angles):
+        for j, angle in enumerate(site_angles):
+            directions[i, j] = math.cos(angle), math.sin(angle)
+    return directions
+
+
 def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) -> np.ndarray:
-    """POINTS board points of one probe on a ring (or its front half), at the angles
-    whose view lands furthest from the printed lines and the cell's own mark, so an
-    empty cell shows plain board; an ``outline`` probe's at the angles whose view
-    lands nearest the cell's printed outline instead."""
-    toward = eye[:2] - np.asarray(xy)
-    facing = math.atan2(toward[1], toward[0])
+    """POINTS board points of one probe on a ring (or its front half) round each site
+    at ``xy`` (sites, 2), at the angles whose view lands furthest from the printed
+    ``lines`` (``_line_directions``) and the cell's own mark, so an empty cell shows
+    plain board; an ``outline`` probe's at the angles whose view lands nearest the
+    cell's printed outline instead: (sites, POINTS, 3)."""
+    toward = eye[:2] - xy
+    facing = np.arctan2(toward[:, 1], toward[:, 0])[:, None]
     if probe.arc == "front":
         candidates = facing + np.linspace(-1.3, 1.3, 4 * POINTS)
     elif probe.arc == "sides":
@@ -163,41 +174,46 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
         across = np.linspace(-0.5, 0.5, 2 * POINTS)
         candidates = facing + np.concatenate([np.pi / 2 + across, -np.pi / 2 + across])
     else:
-        candidates = np.linspace(0, 2 * np.pi, 8 * POINTS, endpoint=False)
-    ring = np.stack([probe.r * np.cos(candidates), probe.r * np.sin(candidates)], 1)
+        around = np.linspace(0, 2 * np.pi, 8 * POINTS, endpoint=False)
+        candidates = np.broadcast_to(around, (len(xy), len(around)))
+    ring = np.stack([probe.r * np.cos(candidates), probe.r * np.sin(candidates)], -1)
     # where the camera's ray through each point meets the board, from the cell centre
     lift = probe.z / max(eye[2] - probe.z, 1e-6)
-    landing = ring + (ring + np.asarray(xy) - eye[:2]) * lift
+    landing = ring + (ring + xy[:, None] - eye[:2]) * lift
     if probe.arc == "outline":
         # a dark printed line that a figure standing there hides, whatever the light
         # does to the colours (a flash burns a white hare and the board to one white)
-        nearest = np.argsort(np.abs(np.linalg.norm(landing, axis=1) - hole))[:POINTS]
-        angles = candidates[np.sort(nearest)]
+        off = np.abs(np.linalg.norm(landing, axis=-1) - hole)
+        nearest = np.sort(np.argsort(off, axis=-1)[:, :POINTS], axis=-1)
+        angles = np.take_along_axis(candidates, nearest, axis=-1)
     elif probe.read == "darkest":
         # evenly all round: a shadow falls to any one side
-        angles = candidates[:: len(candidates) // POINTS][:POINTS]
+        angles = candidates[:, :: candidates.shape[1] // POINTS][:, :POINTS]
     else:
         angles = _clear_angles(candidates, landing, lines, hole)
     return np.stack(
         [
-            xy[0] + probe.r * np.cos(angles),
-            xy[1] + probe.r * np.sin(angles),
-            np.full(POINTS, probe.z),
+            xy[:, :1] + probe.r * np.cos(angles),
+            xy[:, 1:] + probe.r * np.sin(angles),
+            np.full(angles.shape, probe.z),
         ],
-        1,
+        -1,
     )
 
 
 def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.ndarray:
-    """POINTS of ``candidates`` whose ``landing`` lies furthest from the printed lines
-    and the cell's own mark."""
-    clearance = np.linalg.norm(landing, axis=1) - hole
-    for angle in lines:
-        direction = np.array([math.cos(angle), math.sin(angle)])
-        along = landing @ direction
-        across = np.abs(landing @ np.array([-direction[1], direction[0]]))
+    """Per site, POINTS of its ``candidates`` whose ``landing`` lies furthest from the
+    printed lines and the cell's own mark."""
+    clearance = np.linalg.norm(landing, axis=-1) - hole
+    for direction in np.moveaxis(lines, 1, 0):  # each site's first line, second, ...
+        along = np.matmul(landing, direction[:, :, None])[..., 0]
+        normal = np.stack([-direction[:, 1], direction[:, 0]], -1)
+        across = np.abs(np.matmul(landing, normal[:, :, None])[..., 0])
+        # a site with fewer lines has NaN for the rest: never ahead of them
         clearance = np.minimum(clearance, np.where(along > 0, across, np.inf))
     # where lines cross at the cell, take the POINTS clearest angles, never one pixel
-    enough = np.sort(clearance)[-POINTS]
-    clear = candidates[clearance >= min(enough, LINE_CLEARANCE_MM)]
-    return clear[np.linspace(0, len(clear) - 1, POINTS).round().astype(int)]
+    enough = np.sort(clearance, axis=-1)[:, -POINTS]
+    clear = clearance >= np.minimum(enough, LINE_CLEARANCE_MM)[:, None]
+    first = np.argsort(~clear, axis=-1, kind="stable")  # the clear ones, in order
+    picks = np.linspace(0, clear.sum(axis=-1) - 1, POINTS, axis=-1).round().astype(int)
+    return np.take_along_axis(candidates, np.take_along_axis(first, picks, axis=-1), axis=-1)
