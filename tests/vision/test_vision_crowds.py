@@ -18,9 +18,11 @@ def _camera(learned, seed: int, difficulty: str = "easy"):
 
 
 def _read(reader, camera, tokens):
+    """The reading of one frame of ``tokens``, fed until the view counts as still."""
+    frame = camera.frame(tokens)
     seen = None
     for _ in range(STILL_FRAMES + 1):
-        seen = reader.feed(camera.frame(tokens))
+        seen = reader.feed(frame)
     assert seen is not None
     return seen.tokens
 
