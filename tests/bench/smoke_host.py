@@ -37,11 +37,14 @@ def imported_by(script: Path) -> set[str]:
 
 
 def preload(bench: Path) -> None:
-    """Import what the scripts in ``bench`` import, but for the bench's own modules."""
+    """Import what the scripts in ``bench`` import, but for the bench's own modules.
+    A module that fails to import is left to the script that imports it, whose run
+    then fails on it, as it would alone."""
     own = {path.stem for path in bench.glob("*.py")}
     for name in sorted(set().union(*map(imported_by, bench.glob("bench_*.py")))):
         if name.split(".")[0] not in own and name != "__future__":
-            importlib.import_module(name)
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
 
 
 def run(script: str, folder: str, env: dict) -> int:
