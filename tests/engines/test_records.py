@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from functools import cache
 
 import pytest
 
@@ -32,6 +33,14 @@ def random_record(setup, n: int) -> GameRecord:
     """A random game as the referee would log it: plies (some confirmed, corrected or
     taken back), draws from a committed seed, declined rolls, and its end."""
     name, players, options = setup
+    return _random_record(name, players, tuple(sorted(options.items())), n)
+
+
+@cache
+def _random_record(name: str, players: int | None, options: tuple, n: int) -> GameRecord:
+    # made once for the module: the round trip and the tests that change a record
+    # (into a copy: records are frozen) read the same games
+    options = dict(options)
     pick = random.Random(f"record {name} {players} {sorted(options.items())} {n}")
     game = load_game(name, players, **options)
     if "max_plies" in game.options:
