@@ -32,7 +32,7 @@ GAMES = sized(40, 2)
 PLIES_PER_GAME = sized(120, 20)
 ROUNDS = sized(3, 1)
 #: CPU seconds of random play each side gets, in SLICES alternating slices
-PLAYOUT_SECONDS = sized(6.0, 0.2)
+PLAYOUT_SECONDS = sized(6.0, 0.02)
 SLICES = sized(12, 2)
 BUDGET_P99_MS = 0.5
 GOAL_P99_MS = 0.1

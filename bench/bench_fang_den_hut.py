@@ -23,7 +23,7 @@ from engines.chance import Stream
 PLAYERS = 4
 GAMES = sized(20, 1)
 ROUNDS = sized(3, 1)
-PLAYOUT_SECONDS = sized(3.0, 0.1)
+PLAYOUT_SECONDS = sized(3.0, 0.01)
 BUDGET_P99_MS = 1.0
 
 

@@ -50,7 +50,7 @@ BUDGET_INDEX_CPU_MS = 300.0
 GOAL_INDEX_CPU_MS = 50.0
 DRAWS = sized(200_000, 500)
 #: CPU seconds of random play (the computer players' playouts) and its budget
-PLAYOUT_CPU_S = sized(5.0, 0.2)
+PLAYOUT_CPU_S = sized(5.0, 0.1)
 BUDGET_RANDOM_PLIES_PER_CPU_S = 3000
 GOAL_RANDOM_PLIES_PER_CPU_S = 10_000
 SEED = b"bench hakenschlagen bag"
