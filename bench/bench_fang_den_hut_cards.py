@@ -23,7 +23,7 @@ from engines.players import random_step
 
 NAME = "fang_den_hut_cards"
 MATCHES = sized(10, 1)
-PLAYOUT_SECONDS = sized(2.0, 0.1)
+PLAYOUT_SECONDS = sized(2.0, 0.02)
 BUDGET_P99_MS = 1.0
 
 
