@@ -25,7 +25,7 @@ from engines.players import random_playout
 GAMES_PER_SETUP = sized(40, 2)
 SETUPS = [(1, {}), (2, {}), (3, {}), (3, {"honky_tonk": True})]
 ROUNDS = sized(5, 1)
-PLAYOUT_SECONDS = sized(3.0, 0.1)
+PLAYOUT_SECONDS = sized(3.0, 0.01)
 BUDGET_P99_MS = 5.0
 
 
