@@ -156,7 +156,10 @@ def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margi
     heights = np.linspace(hat.height, 0.0, RAY_STEPS)
     reach = (eye[2] - heights) / np.maximum(eye[2] - points[..., 2:3], 1e-6)
     xy = eye[:2] + reach[..., None] * (points[..., None, :2] - eye[:2])  # (f, n, heights, 2)
-    apart = np.linalg.norm(xy[..., None, :] - hats[:, None, None], axis=-1)  # (f, n, h, k)
+    # (f, n, h, k): each component apart on its own, no (f, n, h, k, 2) array to sum
+    dx = xy[..., None, 0] - hats[:, None, None, :, 0]
+    dy = xy[..., None, 1] - hats[:, None, None, :, 1]
+    apart = np.sqrt(dx * dx + dy * dy)
     found = []
     for margin in margins:
         radius = np.broadcast_to(hat.radius_at(heights), heights.shape) + margin
