@@ -304,6 +304,19 @@ def kept_page(**options):
     context.close()
 
 
+@pytest.fixture(scope="module")
+def kiosk():
+    """A module's tab for the table page (English), which each test goes to afresh."""
+    yield from kept_page(locale="en-US")
+
+
+def on_board(page, url: str):
+    """``page`` gone to ``url``, once the page has drawn its board."""
+    page.goto(url)
+    page.wait_for_selector("svg.board g[data-cell]", state="attached")
+    return page
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield  # the test's fixtures are torn down first

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from engines import load_game
-from tests.boardref.conftest import kept_page, needs_chromium, new_game
+from tests.boardref.conftest import kept_page, needs_chromium, new_game, on_board
 
 WAIT_MS = 10_000
 
@@ -34,18 +34,6 @@ def sim():
     yield from kept_page(locale="en-US")
 
 
-@pytest.fixture(scope="module")
-def kiosk():
-    """The table page's tab, which each test goes to afresh."""
-    yield from kept_page(locale="en-US")
-
-
-def open_page(page, url, path):
-    page.goto(url + path)
-    page.wait_for_selector("svg.board g[data-cell]")
-    return page
-
-
 def click_cell(page, cell):
     page.click(f'g[data-cell="{cell}"]')
 
@@ -53,8 +41,8 @@ def click_cell(page, cell):
 def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser, sim, kiosk):
     from playwright.sync_api import expect
 
-    open_page(sim, panel, "/sim")
-    table = open_page(kiosk, panel, "/table")
+    on_board(sim, panel + "/sim")
+    table = on_board(kiosk, panel + "/table")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand")).to_contain_text("l4")
@@ -70,8 +58,8 @@ def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, br
     game = load_game("sternhalma")
     start = game.initial_state()
     origin = next(m.origin for m in game.legal_moves(start))
-    open_page(sim, panel, "/sim")
-    table = open_page(kiosk, panel, "/table")
+    on_board(sim, panel + "/sim")
+    table = on_board(kiosk, panel + "/table")
     # the start position must be read first: before it, a lifted piece is set-up
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, origin)
@@ -88,7 +76,7 @@ def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, br
 def test_the_language_follows_the_browser_and_switches(panel, browser):
     from playwright.sync_api import expect
 
-    table = open_page(browser.new_page(locale="de-DE"), panel, "/table")
+    table = on_board(browser.new_page(locale="de-DE"), panel + "/table")
     expect(table.locator("#turn")).to_have_text("Am Zug: Rot", timeout=WAIT_MS)
     expect(table.locator("#draw")).to_have_text("Ziehen / würfeln")
     table.select_option("#language", "en")
@@ -103,8 +91,8 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
 ):
     from playwright.sync_api import expect
 
-    open_page(sim, panel, "/sim")
-    table = open_page(kiosk, panel, "/table")
+    on_board(sim, panel + "/sim")
+    table = on_board(kiosk, panel + "/table")
     expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     table.click("#new-game-open")
     expect(table.locator("#new-game-computer input")).to_have_count(2)

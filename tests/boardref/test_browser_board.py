@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from boardref.panel import words
-from tests.boardref.conftest import PIN, needs_chromium, new_game
+from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board
 from tests.boardref.test_browser_games import WAIT_MS
 
 pytestmark = needs_chromium
@@ -32,8 +32,7 @@ def test_the_board_tab_draws_every_cell_and_lights_a_tapped_one(
 
     said = words.table(language)
     page = browser.new_page(locale="de-DE" if language == "de" else "en-US", viewport=PHONE)
-    page.goto(f"{sternhalma}/referee")
-    page.wait_for_selector("svg.board g[data-cell]", state="attached")
+    on_board(page, f"{sternhalma}/referee")
     page.fill("#pin", PIN)
     page.click("#login")
     expect(page.locator("#refusal")).to_be_hidden(timeout=WAIT_MS)

@@ -13,7 +13,7 @@ import pytest
 
 from engines import load_game
 from engines.chance import Stream
-from tests.boardref.conftest import PIN, kept_page, needs_chromium, new_game
+from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board
 
 WAIT_MS = 10_000
 #: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
@@ -30,18 +30,6 @@ def table(sim_table, request):
     """The shared table, playing the game and player count a test names."""
     new_game(sim_table, *request.param)
     return sim_table
-
-
-@pytest.fixture(scope="module")
-def kiosk():
-    """The table page's tab, which each test goes to afresh."""
-    yield from kept_page(locale="en-US")
-
-
-def open_table(kiosk, url):
-    kiosk.goto(f"{url}/table")
-    kiosk.wait_for_selector("svg.board g[data-cell]", state="attached")
-    return kiosk
 
 
 def draw(url):
@@ -94,7 +82,7 @@ def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, b
     draw(table)  # the setup
     draw(table)  # the first hand of marbles
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     dandelion = layout["dandelion"][0]
     disk = page.locator(f'.ground .disk[data-cell="{dandelion}"]')
     expect(disk).to_have_attribute("fill", YELLOW, timeout=WAIT_MS)
@@ -128,7 +116,7 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser, ki
         assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
         assert referee.post("/api/position", json={"record": record}).status_code == 200
     draw(table)
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     tower = page.locator('.over .stack[data-cell="r1"]')
     expect(tower).to_have_attribute("data-top", "red", timeout=WAIT_MS)
     expect(tower).to_have_attribute("data-hats", "3")
@@ -161,7 +149,7 @@ def test_a_roll_rolls_in_unless_the_device_asks_for_less_motion(table, browser):
     page.add_init_script(COUNT_ANIMATIONS)
     for motion, rolls in (("no-preference", 1), ("reduce", 0)):
         page.emulate_media(reduced_motion=motion)
-        open_table(page, table)
+        on_board(page, f"{table}/table")
         expect(page.locator("#drawn svg.die")).to_have_count(1, timeout=WAIT_MS)
         assert page.evaluate("window.rolls") == rolls, motion
 
@@ -179,7 +167,7 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     card = first.locator(".hand-card").first.get_attribute("data-card")
     first.locator(".hand-card").first.click()
     first.click("#play-alone")
-    tablepage = open_table(kiosk, table)
+    tablepage = on_board(kiosk, f"{table}/table")
     stack = tablepage.locator('.over .card[data-cell="stack_1"]')
     expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
     expect(stack).to_have_attribute("data-points-at", "player 1")
@@ -205,7 +193,7 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser, kiosk):
     from playwright.sync_api import expect
 
     draw(table)  # the first coaster
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
     in_hand = page.locator("#coaster-in-hand")
     expect(in_hand).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
@@ -226,7 +214,7 @@ def test_hakenschlagen_takes_its_disk_colours_from_the_board_file(table, browser
     colours = httpx.get(f"{table}/api/board").json()["game"]["colours"]
     draw(table)
     layout = httpx.get(f"{table}/api/state").json()["record"]["layout"]
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     for kind in ("dandelion", "lettuce", "carrot"):
         colour = page.evaluate(TOKEN_COLOUR, colours[kind])
         disk = page.locator(f'.ground .disk[data-cell="{layout[kind][0]}"]')
@@ -245,7 +233,7 @@ def test_the_table_page_shows_each_stack_size(table, browser, kiosk):
     )
     set_position(table, record)
     report = httpx.get(f"{table}/api/state").json()["report"]
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     for stack in report["table"]:
         card = page.locator(f'.over .card[data-cell="stack_{stack["points_at"] + 1}"]')
         expect(card).to_have_attribute("data-card", stack["top"], timeout=WAIT_MS)
@@ -265,7 +253,7 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser, 
     set_position(table, record)
     state = httpx.get(f"{table}/api/state").json()
     prints = {c["id"]: c for c in httpx.get(f"{table}/api/board").json()["game"]["coaster"]}
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
 
     def printed(token):  # "c03_nw+blue": coaster c03's upright nw field, a blue token on it
         coaster, corner = token.split("+")[0].rsplit("_", 1)
@@ -297,7 +285,7 @@ def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser, ki
     state = httpx.get(f"{table}/api/state").json()
     report = state["report"]
     assert report["doubled"], "the seeded game's die doubles a line"
-    page = open_table(kiosk, table)
+    page = on_board(kiosk, f"{table}/table")
     scores = page.locator("#landscape-scores.final")
     expect(scores.locator(".landscape-row")).to_have_count(
         len(report["landscapes"]), timeout=WAIT_MS

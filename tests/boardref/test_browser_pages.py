@@ -16,6 +16,7 @@ from tests.boardref.conftest import (
     kept_page,
     needs_chromium,
     new_game,
+    on_board,
     serve,
     stop_service,
 )
@@ -44,7 +45,7 @@ def sternhalma(sim_table):
 def opened(browser, url, path, language="en", viewport=KIOSK):
     """``path`` on a page of its own, for a test that logs in on it."""
     page = browser.new_page(locale=LOCALES[language], viewport=viewport)
-    return went(page, url, path)
+    return on_board(page, url + path)
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +62,7 @@ def tab(tabs, url, path, language="en", viewport=KIOSK):
     """``path`` on the language's kept tab, turned to ``viewport``."""
     page = tabs[language]
     page.set_viewport_size(viewport)
-    return went(page, url, path)
-
-
-def went(page, url, path):
-    page.goto(f"{url}{path}")
-    page.wait_for_selector("svg.board g[data-cell]", state="attached")
-    return page
+    return on_board(page, url + path)
 
 
 @pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)

@@ -14,7 +14,7 @@ import pytest
 
 from engines import load_game
 from tests.boardref import test_browser_games as games
-from tests.boardref.conftest import kept_page, needs_chromium
+from tests.boardref.conftest import kept_page, needs_chromium, on_board
 from tests.boardref.test_browser_games import set_position
 
 WAIT_MS = 10_000
@@ -31,12 +31,6 @@ def sim_tab():
     yield from kept_page(locale="en-US", viewport=SCREEN)
 
 
-def open_sim(page, url):
-    page.goto(f"{url}/sim")
-    page.wait_for_selector("svg.board g[data-cell]", state="attached")
-    return page
-
-
 def click_cell(page, cell):
     page.click(f'g.cell[data-cell="{cell}"]')
 
@@ -49,7 +43,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim
     record = game.to_json(game.initial_state())
     hunters = ["a1", "b1", "c1", "d1", "e1", "d2", "e2", "b3", "b4", "e4", "d5", "e5"]
     record["state"] = {"hare": "a3", "hunters": sorted(hunters), "turn": "hare", "ply": 7}
-    sim = open_sim(sim_tab, table)
+    sim = on_board(sim_tab, f"{table}/sim")
     expect(sim.locator("#turn")).to_have_text("the hunters to move", timeout=WAIT_MS)
     set_position(table, record)
     expect(sim.locator("#turn")).to_have_text("the hare to move", timeout=WAIT_MS)
@@ -87,7 +81,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim
 def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser, sim_tab):
     from playwright.sync_api import expect
 
-    sim = open_sim(sim_tab, table)
+    sim = on_board(sim_tab, f"{table}/sim")
     expect(sim.locator("#turn")).to_have_text("red rolls", timeout=WAIT_MS)
     sim.click("#draw")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
@@ -125,7 +119,7 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser, s
     beside = ["blue[green,green]", "green", "yellow[green]"]
     state = position(game, {"gate_green": beside}, turn="green", roll=2)
     set_position(table, game.to_json(state))
-    sim = open_sim(sim_tab, table)
+    sim = on_board(sim_tab, f"{table}/sim")
     expect(sim.locator("#turn")).to_have_text("green to move", timeout=WAIT_MS)
     click_cell(sim, "gate_green")
     picker = sim.locator("#sim-cell-box")
@@ -145,11 +139,11 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser, s
 def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, browser, sim_tab):
     from playwright.sync_api import expect
 
-    sim = open_sim(sim_tab, table)
+    sim = on_board(sim_tab, f"{table}/sim")
     expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand .sim-piece[data-origin=l4]")).to_have_count(1)
-    other = open_sim(browser.new_page(locale="en-US", viewport=SCREEN), table)
+    other = on_board(browser.new_page(locale="en-US", viewport=SCREEN), f"{table}/sim")
     expect(other.locator("#sim-hand .sim-piece[data-origin=l4]")).to_have_count(1)
     sim.reload()
     sim.wait_for_selector("svg.board g[data-cell]", state="attached")
