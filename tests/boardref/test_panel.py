@@ -124,9 +124,12 @@ def test_malformed_bodies_are_refused_before_anything_happens(service, path, bod
 
 def test_a_new_game_from_the_table(service):
     local = client(service)
+    first_code = local.get("/api/qr/0").content
+    assert local.get("/api/qr/0").content == first_code  # the same seat, the same code
     response = local.post("/api/game", json={"game": "sternhalma", "players": 3})
     assert response.status_code == 200
     assert local.get("/api/state").json()["players"] == 3
+    assert local.get("/api/qr/0").content != first_code, "the new game's seat has a new code"
     other_board = local.post("/api/game", json={"game": "catch_the_hare"})
     assert other_board.status_code == 409 and "wired for" in other_board.json()["detail"]
     bad = local.post("/api/game", json={"game": "sternhalma", "options": {"blocked_goal": 3}})
