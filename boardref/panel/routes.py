@@ -191,9 +191,10 @@ async def qr(seat: int, panel: ThePanel) -> Response:
 
 @functools.lru_cache(maxsize=32)
 def join_code(address: str) -> bytes:
-    """The QR code of ``address`` as SVG. A code takes segno some 8 ms here (30 ms on a
-    Pi 4) on the event loop, and the table page asks for every seat's code each time it
-    loads: the codes of the last few games are kept, keyed by the address itself."""
+    """The QR code of ``address`` as SVG. segno takes some 8 ms of CPU a code on a
+    desktop PC, about four times that on a Pi 4, on the event loop, and the table page
+    asks for every seat's code each time it loads: the codes of the last few games are
+    kept, keyed by the address itself (with its seat's token)."""
     image = io.BytesIO()
     segno.make(address).save(image, kind="svg", scale=4)
     return image.getvalue()
