@@ -38,6 +38,19 @@ KEPT_PRINTS = 1
 _printed: list[tuple] = []
 
 
+def keep_prints(count: int) -> int:
+    """Keep the prints of the last ``count`` boards from now on (the older ones go at
+    once); how many were kept before."""
+    global KEPT_PRINTS
+    before, KEPT_PRINTS = KEPT_PRINTS, count
+    _keep_newest(count)
+    return before
+
+
+def _keep_newest(count: int) -> None:
+    del _printed[: max(len(_printed) - count, 0)]
+
+
 def board_texture(board, look: Look, misplaced: dict | None = None):
     """The printed board seen from straight above (BGR), and the map from board mm to
     texture pixels as ((scale_x, offset_x), (scale_y, offset_y)); markers glued as
@@ -47,8 +60,7 @@ def board_texture(board, look: Look, misplaced: dict | None = None):
     were misplaced."""
     printed = next((p for p in _printed if p[0] is board and p[1] == look), None)
     if printed is None:
-        # the old prints go before the new one is made
-        del _printed[: max(len(_printed) - KEPT_PRINTS + 1, 0)]
+        _keep_newest(KEPT_PRINTS - 1)  # the old prints go before the new one is made
         covered: list = []
         printed = (board, look, print_board(board, look, None, covered), covered)
         _printed.append(printed)

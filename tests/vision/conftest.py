@@ -23,11 +23,9 @@ PRINTS = 8
 @pytest.fixture(scope="package", autouse=True)
 def prints_kept():
     """Each board printed once for the vision tests, as the table prints its one board."""
-    kept = printing.KEPT_PRINTS
-    printing.KEPT_PRINTS = PRINTS
+    kept = printing.keep_prints(PRINTS)
     yield
-    printing.KEPT_PRINTS = kept
-    del printing._printed[:-kept]
+    printing.keep_prints(kept)
 
 
 def _learned(name: str, seed: int, difficulty: str):
