@@ -43,12 +43,12 @@ def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser, s
 
     on_board(sim, panel + "/sim")
     table = on_board(kiosk, panel + "/table")
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand")).to_contain_text("l4")
     click_cell(sim, "k5")
     expect(table.locator("#last")).to_have_text("Last move: l4-k5", timeout=WAIT_MS)
-    expect(table.locator("#turn")).to_have_text("blue to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Blue to move", timeout=WAIT_MS)
     expect(table.locator('g[data-cell="k5"] .piece')).to_have_attribute("fill", "#d62828")
 
 
@@ -61,7 +61,7 @@ def test_an_illegal_move_is_explained_on_both_pages_until_it_is_undone(panel, br
     on_board(sim, panel + "/sim")
     table = on_board(kiosk, panel + "/table")
     # the start position must be read first: before it, a lifted piece is set-up
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     click_cell(sim, origin)
     click_cell(sim, "m9")  # the centre: no move of red's reaches it
     for page in (sim, table):
@@ -83,7 +83,7 @@ def test_the_language_follows_the_browser_and_switches(panel, browser):
     expect(table.locator("#draw")).to_have_text("Draw / roll")
     table.reload()
     table.wait_for_selector("svg.board")
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
 
 
 def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
@@ -93,14 +93,14 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
 
     on_board(sim, panel + "/sim")
     table = on_board(kiosk, panel + "/table")
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     table.click("#new-game-open")
     expect(table.locator("#new-game-computer input")).to_have_count(2)
     table.check('#new-game-computer input[data-seat="1"]')
     table.select_option("#new-game-level", "easy")
     table.click("#new-game-start")
     expect(table.locator("#new-game")).not_to_be_visible(timeout=WAIT_MS)
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
 
     # the guest (red) moves; the computer (blue) answers on the panel
     click_cell(sim, "l4")
@@ -131,5 +131,5 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
     click_cell(sim, path[0])
     click_cell(sim, path[-1])
     expect(table.locator("#last")).to_have_text(f"Last move: {announced}", timeout=WAIT_MS)
-    expect(table.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     assert httpx.get(f"{panel}/api/state").json()["expected"] is None

@@ -44,9 +44,9 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim
     hunters = ["a1", "b1", "c1", "d1", "e1", "d2", "e2", "b3", "b4", "e4", "d5", "e5"]
     record["state"] = {"hare": "a3", "hunters": sorted(hunters), "turn": "hare", "ply": 7}
     sim = on_board(sim_tab, f"{table}/sim")
-    expect(sim.locator("#turn")).to_have_text("the hunters to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("The hunters to move", timeout=WAIT_MS)
     set_position(table, record)
-    expect(sim.locator("#turn")).to_have_text("the hare to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("The hare to move", timeout=WAIT_MS)
     expect(sim.locator('g.cell[data-cell="a3"]')).to_have_attribute("data-token", "hare")
 
     click_cell(sim, "a3")
@@ -61,7 +61,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim
         sim.click("#sim-to-tray")
     expect(sim.locator("#sim-tray .sim-piece[data-token=hunter]")).to_have_count(2)
     expect(sim.locator("#last")).to_have_text("Last move: a3:c3:a5", timeout=WAIT_MS)
-    expect(sim.locator("#turn")).to_have_text("the hunters to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("The hunters to move", timeout=WAIT_MS)
     assert httpx.get(f"{table}/api/state").json()["position"]["b3"] is None
 
     # a takeback: the hunters come back from the tray, the hare goes home
@@ -73,7 +73,7 @@ def test_a_double_capture_ends_with_both_hunters_in_the_tray(table, browser, sim
     click_cell(sim, "a5")
     click_cell(sim, "a3")
     expect(sim.locator("#sim-tray .sim-piece")).to_have_count(0)
-    expect(sim.locator("#turn")).to_have_text("the hare to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("The hare to move", timeout=WAIT_MS)
     expect(sim.locator("#message")).to_have_text("", timeout=WAIT_MS)
 
 
@@ -82,9 +82,9 @@ def test_a_hat_leaves_a_home_of_six_and_stands_on_its_field(table, browser, sim_
     from playwright.sync_api import expect
 
     sim = on_board(sim_tab, f"{table}/sim")
-    expect(sim.locator("#turn")).to_have_text("red rolls", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("Red rolls", timeout=WAIT_MS)
     sim.click("#draw")
-    expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     home = sim.locator('.stack.home[data-cell="home_red"]')
     expect(home).to_have_attribute("data-count", "6")
 
@@ -120,7 +120,7 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser, s
     state = position(game, {"gate_green": beside}, turn="green", roll=2)
     set_position(table, game.to_json(state))
     sim = on_board(sim_tab, f"{table}/sim")
-    expect(sim.locator("#turn")).to_have_text("green to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("Green to move", timeout=WAIT_MS)
     click_cell(sim, "gate_green")
     picker = sim.locator("#sim-cell-box")
     expect(picker).to_be_visible(timeout=WAIT_MS)
@@ -140,7 +140,7 @@ def test_a_piece_in_hand_stays_in_hand_over_a_reload_and_on_every_page(table, br
     from playwright.sync_api import expect
 
     sim = on_board(sim_tab, f"{table}/sim")
-    expect(sim.locator("#turn")).to_have_text("red to move", timeout=WAIT_MS)
+    expect(sim.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand .sim-piece[data-origin=l4]")).to_have_count(1)
     other = on_board(browser.new_page(locale="en-US", viewport=SCREEN), f"{table}/sim")

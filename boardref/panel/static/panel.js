@@ -84,10 +84,14 @@ function showTurn() {
   // a die is rolled, anything else (marbles, a coaster) drawn
   const [mine, theirs] = !rolling ? ["your_turn", "to_move"]
     : state.chance.startsWith("roll") ? ["your_roll", "to_roll"] : ["your_draw", "to_draw"];
-  if (state.phase === "over") update(turn, "textContent", say("phase_over"));
-  else if (acting === null) update(turn, "textContent", say(`phase_${state.phase}`));
-  else if (role === "play" && acting === seat) update(turn, "textContent", say(mine));
-  else update(turn, "textContent", say(theirs, { seat: seatName(acting) }));
+  let line;
+  if (state.phase === "over") line = say("phase_over");
+  else if (acting === null) line = say(`phase_${state.phase}`);
+  else if (role === "play" && acting === seat) line = say(mine);
+  else line = say(theirs, { seat: seatName(acting) });
+  // a line of its own begins with a capital, also where it begins with a seat's name
+  // ("{seat} to move": "Red to move", "The hunters to move")
+  update(turn, "textContent", line.charAt(0).toLocaleUpperCase(document.documentElement.lang) + line.slice(1));
   const colour = seatColour(state, acting);
   if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
   if (role === "play") update(document.body.dataset, "yours", acting === seat ? "yes" : "no");
