@@ -91,7 +91,8 @@ function showTurn() {
   else line = say(theirs, { seat: seatName(acting) });
   // a line of its own begins with a capital, also where it begins with a seat's name
   // ("{seat} to move": "Red to move", "The hunters to move")
-  update(turn, "textContent", line.charAt(0).toLocaleUpperCase(document.documentElement.lang) + line.slice(1));
+  const lang = document.documentElement.lang || undefined; // "" is no locale: it throws
+  update(turn, "textContent", line.charAt(0).toLocaleUpperCase(lang) + line.slice(1));
   const colour = seatColour(state, acting);
   if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
   if (role === "play") update(document.body.dataset, "yours", acting === seat ? "yes" : "no");
