@@ -171,6 +171,8 @@ def test_the_hunters_and_the_hare_play_to_the_end_with_a_double_capture(people, 
     sim = table.open("sim", "/sim")
     table.open("table", "/table")
     hunters, hare = (table.join(seat) for seat in range(2))
+    # a seat's name stands as it is said alone: "der Hase", not "Du spielst der Hase"
+    expect(hare.locator("#me")).to_have_text("Deine Seite: der Hase", timeout=WAIT_MS)
     table.check()
     table.shoot("start")
     state = game.initial_state()
