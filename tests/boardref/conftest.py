@@ -92,12 +92,20 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-def start_service(tmp_path, port: int, *args: str, sim: bool = True) -> subprocess.Popen:
-    """`boardref serve --sim ARGS` on ``port``, once its panel answers and the virtual
-    board has laid out the start position (without ``sim``: a table with no board
-    sensors, its moves tapped on the panel, once its panel answers)."""
+#: the `boardref` command of this tree
+BOARDREF = (sys.executable, "-m", "boardref")
+
+
+def start_service(
+    tmp_path, port: int, *args: str, sim: bool = True, boardref=BOARDREF
+) -> subprocess.Popen:
+    """`boardref serve --sim ARGS` on ``port``, started in ``tmp_path``, once its panel
+    answers and the virtual board has laid out the start position (without ``sim``: a
+    table with no board sensors, its moves tapped on the panel, once its panel
+    answers). ``boardref`` is the command, this tree's unless another is given."""
     service = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", *(["--sim"] if sim else []), *args],
+        [*boardref, "serve", *(["--sim"] if sim else []), *args],
+        cwd=tmp_path,
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -139,11 +147,13 @@ def serve(
     computer=(),
     settle_ms: int | None = None,
     public: bool = False,
+    boardref=BOARDREF,
 ) -> tuple[subprocess.Popen, str]:
     """A --sim service playing ``game`` (a panel table: no hall board in the config,
     the referee PIN ``PIN``), the computer playing the seats ``computer``, readings
     settling after ``settle_ms`` (else the config's default), its join codes naming
-    its own address when ``public``; the service and its address."""
+    its own address when ``public``, run by the command ``boardref``; the service and
+    its address."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     config = folder / "config.toml"
@@ -154,7 +164,7 @@ def serve(
         f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
         + (f'public_url = "{url}"\n' if public else "")
     )
-    return start_service(folder, port, "--config", str(config)), url
+    return start_service(folder, port, "--config", str(config), boardref=boardref), url
 
 
 class SharedTable:
