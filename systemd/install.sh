@@ -155,7 +155,10 @@ systemctl daemon-reload
 # enable, then restart rather than `enable --now`, so that a second run also restarts
 # a running service onto the code just installed.
 systemctl enable boardref.service
-systemctl restart boardref.service
+# A service that does not start (a config it refuses, a port in use) must not stop the
+# install before its next steps, which say why; it ends with status 1 then.
+started=yes
+systemctl restart boardref.service || started=no
 if [[ $kiosk == yes ]]; then
     # The kiosk owns tty1, so its login prompt goes; Ctrl+Alt+F2 still gives one.
     systemctl disable getty@tty1.service
@@ -167,53 +170,54 @@ fi
 systemctl --no-pager --lines=0 status boardref.service || true
 
 step "next steps"
-# The settings as the service reads them: one field a line (a field may be empty).
-mapfile -t panel < <("$root$venv/bin/python" - "$root$config" <<'EOF'
+# The settings as the service reads them, one a line: why it refuses the config (or
+# nothing), whether a PIN is set, where phones are sent (the join QR codes' address)
+# and whether that is this machine only, and the address phones would use on the LAN.
+mapfile -t settings < <("$root$venv/bin/python" - "$root$config" <<'EOF'
 import sys
 from boardref.config import ConfigError, load_config
+from boardref.panel.address import is_loopback, public_base
 try:
     panel = load_config(sys.argv[1]).panel
 except ConfigError as exc:
     print(exc, "", "", "", "", sep="\n")
 else:
-    print("", panel.host, panel.port, panel.public_url or "", panel.referee_pin_hash or "", sep="\n")
+    phones = public_base(panel.public_url, panel.host, panel.port)
+    lan = public_base(None, "0.0.0.0", panel.port)
+    print("", panel.referee_pin_hash or "", phones, is_loopback(phones) or "", lan, sep="\n")
 EOF
 )
-if [[ ${#panel[@]} -ne 5 ]]; then
+if [[ ${#settings[@]} -ne 5 ]]; then
     echo "boardref's Python could not read $config (see above); the install is broken." >&2
     exit 1
 fi
-refused="${panel[0]}" host="${panel[1]}" port="${panel[2]}" public_url="${panel[3]}" pin="${panel[4]}"
+refused="${settings[0]}" pin="${settings[1]}" phones="${settings[2]}"
+loopback="${settings[3]}" lan="${settings[4]}"
 if [[ -n $refused ]]; then
     echo "The service refuses its config: $refused"
     echo "Edit $config, then: sudo systemctl restart boardref"
     echo
 fi
-echo "The table's settings are in $config (the game, the sensors, the camera,"
-echo "the buttons, the panel); the file explains each key. After editing it:"
-echo "  sudo systemctl restart boardref"
+echo "The table's settings: $config (each key is explained in it)."
+echo "After editing it: sudo systemctl restart boardref"
 echo
 if [[ -z $pin && -z $refused ]]; then
     echo "No referee PIN is set: the referee page stays shut until one is."
 fi
-echo "Referee PIN: run 'boardref pin-hash' (it asks twice) and put the line it prints"
-echo "into $config under [panel] as referee_pin_hash = \"scrypt\$...\", then restart."
+echo "Referee PIN: run 'boardref pin-hash' (it asks twice), put the line it prints"
+echo "under [panel] in $config as referee_pin_hash = \"scrypt\$...\","
+echo "then restart."
 echo
-if [[ -z $refused ]]; then
-    address="$(hostname -I 2>/dev/null | cut -d' ' -f1)"
-    [[ -n $address ]] || address="<the Pi's address>"
-    case "$host" in
-        127.* | ::1 | localhost)
-            echo "Phones: the panel listens on $host only, so phones cannot reach it. To let"
-            echo "them join by the table's QR codes, set under [panel] host = \"0.0.0.0\" and"
-            echo "public_url = \"http://$address:$port\" (the address phones use), then restart."
-            ;;
-        *)
-            echo "Phones join by the QR codes on the table page, which lead to"
-            echo "${public_url:-http://$address:$port}; if phones reach the table by another"
-            echo "address or name, set it as public_url under [panel], then restart."
-            ;;
-    esac
+if [[ -n $loopback ]]; then
+    echo "Phones: the panel answers on this machine only ($phones), so phones"
+    echo "cannot reach it. To let them join by the table's QR codes, set under [panel]"
+    echo "host = \"0.0.0.0\" and public_url = \"$lan\" (the address phones use),"
+    echo "then restart."
+    echo
+elif [[ -z $refused ]]; then
+    echo "Phones join by the QR codes on the table page, which lead to $phones."
+    echo "If phones reach the table by another address or name, set that as"
+    echo "public_url under [panel], then restart."
     echo
 fi
 echo "Commands that use this table's config or event log run as its user, e.g."
@@ -231,4 +235,9 @@ if [[ $camera == picamera ]]; then
         exit 1
     fi
     echo "picamera2 loads in boardref's Python: the camera is ready."
+fi
+if [[ $started == no ]]; then
+    echo
+    echo "The service did not start; 'journalctl -u boardref -e' says why."
+    exit 1
 fi

@@ -139,8 +139,8 @@ def test_the_next_steps_say_what_to_do(installed):
     for words in (
         "No referee PIN is set",
         "run 'boardref pin-hash'",
-        "/etc/boardref/config.toml under [panel] as referee_pin_hash",
-        "the panel listens on 127.0.0.1 only, so phones cannot reach it",
+        "under [panel] in /etc/boardref/config.toml as referee_pin_hash",
+        "the panel answers on this machine only (http://127.0.0.1:8000), so phones",
         'host = "0.0.0.0"',
         "public_url = \"http://",
         "journalctl -u boardref -f",
