@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from boardref.config import Config
 from boardref.history import History
+from boardref.kiosk import publish_kiosk_url
 from boardref.memory import freeze_start_up
 from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import hash_pin
@@ -298,6 +299,7 @@ class Service:
                 raise ServiceError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
         log.info("panel on http://%s:%d/", panel.host, panel.port)
+        publish_kiosk_url(listening.getsockname())  # before READY=1: the kiosk starts after it
         try:
             await self._open_panel(doorway)
             freeze_start_up()  # what it loaded to here it keeps: out of full collections

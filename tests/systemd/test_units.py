@@ -4,7 +4,7 @@ verify refuses a unit whose ExecStart program is missing, and boardref's and cag
 exist only on an installed Pi; so each unit is verified from a copy in which only the
 program of ExecStart is replaced by one that exists. Every other line is checked as
 written, and anything verify says (it warns about unknown keys but still exits 0) fails.
-The install script is parsed, never run.
+The install script is parsed and checked here; test_install.py runs it.
 """
 
 import re
