@@ -16,13 +16,15 @@ export let view = null;
 export const $ = (id) => document.getElementById(id);
 
 export function setWords(table) { words = table; }
+export function setState(next) { state = next; }
+export function setBoard(next, nextView) { board = next; view = nextView; }
 
 // --- the build -----------------------------------------------------------------------
 // The build this page was served with; the service names its own in what it pushes.
 // A page of another build (the service was upgraded and restarted: the socket
 // reconnected to the new one) reloads itself, so a kiosk never runs old scripts
-// against a new API. It reloads once per build: should the reload bring the old page
-// back (a cache in between), it stays rather than reloading for ever.
+// against a new API. It reloads once from one build to another: should the reload
+// bring the old page back (a cache in between), it stays rather than reloading again.
 const build = document.documentElement.dataset.build;
 const RELOADED = "boardref-reloaded";
 
@@ -34,8 +36,6 @@ export function reloadFor(served) {
   location.reload();
   return true;
 }
-export function setState(next) { state = next; }
-export function setBoard(next, nextView) { board = next; view = nextView; }
 
 // --- the page's language -------------------------------------------------------------
 // The language a page opens in: the one chosen last, else the browser's.
