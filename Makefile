@@ -50,9 +50,12 @@ test: bytecode micropython
 bench: $(BENCH_INSTALLED) bytecode
 	@$(PY) bench/run.py $(BENCH_ARGS)
 
+# The port the demo's panel listens on: make demo PORT=8001
+PORT ?= 8000
+
 demo: bytecode
-	@echo "boardref: the virtual board is at http://127.0.0.1:8000 (Ctrl-C stops it)"
-	$(VENV)/bin/boardref serve --sim
+	@echo "boardref: the virtual board is at http://127.0.0.1:$(PORT) (Ctrl-C stops it)"
+	$(VENV)/bin/boardref serve --sim --port $(PORT)
 
 clean:
 	rm -rf $(VENV) .node .pytest_cache .ruff_cache .hypothesis

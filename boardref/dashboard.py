@@ -23,17 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, WebSocket
-from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
+from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.memory import freeze_start_up
+from boardref.panel.assets import Assets
 from boardref.panel.hub import Hub, Subscriber
-from boardref.panel.pages import STATIC
+from boardref.panel.pages import BUILD, document, words_of
 from boardref.panel.words import LANGUAGES
-from boardref.panel.words import table as word_table
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +146,9 @@ class Fleet:
         return rows
 
     def whole(self) -> str:
-        """The message a page starts from: every table's row."""
-        return json.dumps({"now": time.time(), "whole": True, "rows": self.rows})
+        """The message a page starts from: every table's row, and the build of the pages
+        this dashboard serves (a page of another build reloads itself)."""
+        return json.dumps({"now": time.time(), "whole": True, "build": BUILD, "rows": self.rows})
 
     # --- the broker's thread -------------------------------------------------------------
 
@@ -231,18 +230,17 @@ class Fleet:
 
 def dashboard_app(fleet: Fleet) -> FastAPI:
     app = FastAPI(title="boardref fleet", docs_url=None, redoc_url=None)
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    page = (STATIC / "dashboard.html").read_text(encoding="utf-8")
+    app.mount("/static", Assets(), name="static")
 
     @app.get("/", include_in_schema=False)
-    async def home() -> HTMLResponse:
-        return HTMLResponse(page)
+    async def home() -> Response:
+        return document("dashboard.html")
 
     @app.get("/i18n/{language}.json", include_in_schema=False)
-    async def words(language: str) -> dict[str, str]:
+    async def words(language: str) -> Response:
         if language not in LANGUAGES:
             raise HTTPException(404, f"no language {language}; there are {', '.join(LANGUAGES)}")
-        return word_table(language)
+        return words_of(language)
 
     app.include_router(daybook_routes(fleet.book))
 

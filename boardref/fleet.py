@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,7 +33,7 @@ from boardref.store import Store, StoreError
 log = logging.getLogger(__name__)
 
 ROOT = "boardref"
-VERSION = "0.1.0"
+VERSION = version("boardref")  # pyproject.toml's, as installed
 ACK_WAIT = 5.0  # seconds to wait for the broker's PUBACK before trying again later
 RECONNECT = (1, 30)  # seconds: first and longest wait between reconnection attempts
 

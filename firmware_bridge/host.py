@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+from importlib.metadata import version
 
 import serial
 
@@ -31,7 +32,8 @@ from firmware_bridge.protocol import (
 
 log = logging.getLogger(__name__)
 
-HOST_FIRMWARE = "boardref-host 0.1.0"
+#: what the host says of itself in its HELLO: the installed boardref's version
+HOST_FIRMWARE = f"boardref-host {version('boardref')}"
 
 # PROTOCOL.md section 6.
 DEAD_AFTER = 2.0

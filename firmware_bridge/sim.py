@@ -21,8 +21,10 @@ import tty
 
 from firmware_bridge import protocol
 from firmware_bridge.firmware.device import Device
+from firmware_bridge.flash import shipped_firmware, version_of
 
-FIRMWARE = "boardref-sim 0.1.0"
+#: the simulated board runs the firmware this boardref ships, and says so in HELLO
+FIRMWARE = f"boardref-sim {version_of(shipped_firmware())}"
 
 
 def _now_ms():

@@ -19,16 +19,17 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from boardref.panel.access import origin_allowed
+from boardref.panel.assets import Assets
 from boardref.panel.board_routes import board_router
 from boardref.panel.gate import Gate, refusal_body
 from boardref.panel.history_api import history_routes
-from boardref.panel.pages import STATIC, page, plain_pages
+from boardref.panel.pages import page, plain_pages, words_of
 from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
-from boardref.panel.words import LANGUAGES, table
+from boardref.panel.words import LANGUAGES
 from boardref.referee import RefereeError
 from boardref.store import StoreError
 from boardref.virtual_board import Refused as HandRefused
@@ -55,10 +56,11 @@ def build_app(panel: Panel) -> FastAPI:
     )
     app.state.panel = panel
     app.add_middleware(Gate, host_allowed=panel.names.allow, answer=refusal_body)
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    assets = Assets()
+    app.mount("/static", assets, name="static")
     app.mount("/api/docs/assets", StaticFiles(directory=str(SWAGGER_UI)), name="swagger-ui")
     _refusals(app)
-    _pages(app, panel)
+    _pages(app, panel, assets)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(board_router(panel, CHANGE))
@@ -79,7 +81,7 @@ def build_app(panel: Panel) -> FastAPI:
     return app
 
 
-def _pages(app: FastAPI, panel: Panel) -> None:
+def _pages(app: FastAPI, panel: Panel, assets: Assets) -> None:
     @app.get("/api/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
@@ -91,14 +93,14 @@ def _pages(app: FastAPI, panel: Panel) -> None:
         )
 
     @app.get("/favicon.ico", include_in_schema=False)
-    async def favicon() -> FileResponse:
-        return FileResponse(str(STATIC / "favicon.svg"), media_type="image/svg+xml")
+    async def favicon(request: Request) -> Response:
+        return await assets.get_response("favicon.svg", request.scope)
 
     for path, answer in plain_pages(panel.service.sim).items():
         app.add_api_route(path, _answering(answer), include_in_schema=False)
 
     @app.get("/play/{seat}", include_in_schema=False)
-    async def play(seat: int) -> HTMLResponse:
+    async def play(seat: int) -> Response:
         if not 0 <= seat < panel.service.referee.game.players:
             raise Refused(404, no_seat(seat))
         return page("play")
@@ -115,7 +117,7 @@ def _pages(app: FastAPI, panel: Panel) -> None:
                     languages=LANGUAGES,
                 ),
             )
-        return JSONResponse(table(language))
+        return words_of(language)
 
 
 def _refusals(app: FastAPI) -> None:

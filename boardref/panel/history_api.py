@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from boardref.history import History, HistoryError, Summary, archive, file_name, replay_frames
 from boardref.panel import models
-from boardref.panel.pages import STATIC
+from boardref.panel.pages import document
 from engines.records import to_json, write
 from engines.replay import game_of
 
@@ -25,15 +25,14 @@ GAME_ID = Path(ge=1, le=2**63 - 1, description="the game's number in /api/games"
 def history_routes(history: History) -> APIRouter:
     """The routes of the history of ``history``'s table."""
     router = APIRouter()
-    page = (STATIC / "history.html").read_text(encoding="utf-8")
 
     @router.get("/games", include_in_schema=False)
-    async def games_page() -> HTMLResponse:
-        return HTMLResponse(page)
+    async def games_page() -> Response:
+        return document("history.html")
 
     @router.get("/games/{game_id}", include_in_schema=False)
-    async def replay_page(game_id: int = GAME_ID) -> HTMLResponse:
-        return HTMLResponse(page)
+    async def replay_page(game_id: int = GAME_ID) -> Response:
+        return document("history.html")
 
     @router.get("/api/games", response_model=list[Summary], tags=["history"])
     async def played(

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from boardref.panel.pages import BUILD
 from boardref.snapshot import TableState
 
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
@@ -143,6 +144,8 @@ class State(TableState):
     view: dict[str, Any] | None = None
     #: a simulated table's virtual board (None elsewhere)
     virtual: Virtual | None = None
+    #: the build of the pages this service serves: a page of another reloads itself
+    build: str = BUILD
 
 
 class CellInfo(BaseModel):

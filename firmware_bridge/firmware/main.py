@@ -54,6 +54,9 @@ CONFIG = {
     # Starting values of the settings the host may change with CONFIG.
     "settings": {"brightness": 64, "debounce_scans": 3, "heartbeat_ms": 500, "scan_period_ms": 10},
 }
+# The firmware's own version, raised when a firmware file changes: the Pico cannot
+# read boardref's, and an upgrade of boardref that leaves the firmware as it was must
+# not ask for the board to be flashed again (`boardref firmware flash` compares this).
 FIRMWARE = "boardref-fw 0.1.0"
 # ---------------------------------------------------------------------------------
 

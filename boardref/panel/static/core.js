@@ -19,6 +19,24 @@ export function setWords(table) { words = table; }
 export function setState(next) { state = next; }
 export function setBoard(next, nextView) { board = next; view = nextView; }
 
+// --- the build -----------------------------------------------------------------------
+// The build this page was served with; the service names its own in what it pushes.
+// A page of another build (the service was upgraded and restarted: the socket
+// reconnected to the new one) reloads itself, so a kiosk never runs old scripts
+// against a new API. It reloads once from one build to another: should the reload
+// bring the old page back (a cache in between), it stays rather than reloading again.
+const build = document.documentElement.dataset.build;
+const RELOADED = "boardref-reloaded";
+
+// True when the page reloads itself for the service's ``served`` build.
+export function reloadFor(served) {
+  const change = `${build}>${served}`;
+  if (!served || served === build || sessionStorage.getItem(RELOADED) === change) return false;
+  sessionStorage.setItem(RELOADED, change);
+  location.reload();
+  return true;
+}
+
 // --- the page's language -------------------------------------------------------------
 // The language a page opens in: the one chosen last, else the browser's.
 export function chosenLanguage() {

@@ -2,7 +2,7 @@
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
-import { $, chosenLanguage, loadLanguage, said, say, words } from "./core.js";
+import { $, chosenLanguage, loadLanguage, reloadFor, said, say, words } from "./core.js";
 
 const body = $("rows");
 const tables = new Map(); // name -> {name, row, line, cells, said}
@@ -211,6 +211,7 @@ function changeView() {
 
 // --- the messages ----------------------------------------------------------------------
 function receive(message) {
+  if (reloadFor(message.build)) return;
   clockOffset = message.now - Date.now() / 1000;
   if (message.whole) {
     for (const name of tables.keys()) if (!(name in message.rows)) waiting.set(name, null);

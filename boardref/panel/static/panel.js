@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, loadLanguage, post, render, role, said, say, sayMove, seat, seatName,
-  setBoard, setState, state, token, view,
+  $, chosenLanguage, drawWith, loadLanguage, post, reloadFor, render, role, said, say, sayMove, seat,
+  seatName, setBoard, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -31,6 +31,7 @@ function connect() {
   const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query}`);
   socket.onmessage = async (message) => {
     const next = JSON.parse(message.data);
+    if (reloadFor(next.build)) return;
     const newBoard = !state || next.game !== state.game || next.players !== state.players;
     setState(next);
     if (newBoard || !view) await loadBoard();
