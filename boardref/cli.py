@@ -170,7 +170,7 @@ def pin_hash(
         help="the PIN (asked when not given)",
     ),
 ) -> None:
-    """Print the hash of a referee PIN for [panel] referee_pin_hash in the config."""
+    """Print the hash of a referee PIN: the value of referee_pin_hash in the config."""
     from boardref.panel.access import hash_pin
 
     if not 4 <= len(pin) <= 32:
@@ -496,7 +496,7 @@ games_app = typer.Typer(
     help="Played games: list, export, verify and import records.", no_args_is_help=True
 )
 app.add_typer(games_app, name="games")
-STORE_HELP = "the event log (default: the config's [store] path)"
+STORE_HELP = "the event log (default: the one the config names)"
 CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
 
 
