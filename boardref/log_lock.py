@@ -50,14 +50,14 @@ class LogLock:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise StoreError(f"cannot lock the event log {path}: {exc}") from None
+            raise StoreError(f"cannot lock the event log {path}: {exc.strerror} ({lock})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             holder = _holder(fd)
             os.close(fd)
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise StoreError(f"cannot lock the event log {path}: {exc}") from None
+                raise StoreError(f"cannot lock the event log {path}: {exc.strerror}") from None
             raise LogInUse(_refusal(path, holder, instead)) from None
         self._fd = fd
         note = {"pid": os.getpid(), "command": command, "unit": _system_unit()}
