@@ -42,7 +42,8 @@ def play(
 
 
 def sim_store_path() -> Path:
-    """Where ``--sim`` keeps its event log when the config names none."""
+    """Where ``--sim`` keeps its event log when neither ``--store`` nor the config
+    names one."""
     state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(state) / "boardref" / "sim.db"
 
@@ -63,19 +64,17 @@ def serve(
         help="camera over the board: 0 or /dev/video0, picamera, a video file, an image "
         "folder, or synthetic (rendered, with --sim); overrides the config",
     ),
+    store: Path | None = typer.Option(
+        None, help="the event log (overrides the config's and --sim's own)"
+    ),
 ) -> None:
     """Run the referee service: sensors in, verdicts out, until SIGTERM."""
     from boardref.memory import settle_allocator
 
     settle_allocator()  # before any thread starts or numpy is imported
 
-    import asyncio
-    import logging
-
     from boardref.config import DEFAULT_PATH, ConfigError, load_config
-    from boardref.panel.server import ServiceError
-    from boardref.service import serve as run_service
-    from boardref.store import StoreError
+    from boardref.log_lock import OWN_LOG
 
     overrides = {
         key: value
@@ -86,24 +85,53 @@ def serve(
             ("fleet.url", mqtt),
             ("fleet.table_id", table_id),
             ("camera.source", camera),
+            ("store.path", store),
         )
         if value is not None
     }
     if config is None and DEFAULT_PATH.exists():
         config = DEFAULT_PATH
-    if sim and config is None:
+    if sim and config is None and store is None:
         overrides["store.path"] = sim_store_path()
     try:
         settings = load_config(config, **overrides)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    # the log is claimed before the service and its panel are even imported, so a
+    # second service on it is refused at once and the first one's game left alone
+    panel = (settings.panel.host, settings.panel.port)
+    with _sole_writer(settings.store.path, "serve", OWN_LOG, panel):
+        _run_service(settings, sim)
+
+
+def _run_service(settings, sim: bool) -> None:
+    import asyncio
+    import logging
+
+    from boardref.panel.server import ServiceError
+    from boardref.service import serve as run_service
+    from boardref.store import StoreError
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         asyncio.run(run_service(settings, sim))
     except (StoreError, ServiceError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+def _sole_writer(store: Path, command: str, instead: str, panel: tuple[str, int] | None = None):
+    """The lock on the event log ``store`` for ``command``, which writes to it; a log
+    another program writes to is refused in one sentence naming it (exit status 2)."""
+    from boardref.log_lock import LogInUse, LogLock
+    from boardref.store import StoreError
+
+    try:
+        return LogLock(store, command, instead, panel)
+    except StoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2 if isinstance(exc, LogInUse) else 1) from None
 
 
 @app.command()
@@ -142,7 +170,7 @@ def pin_hash(
         help="the PIN (asked when not given)",
     ),
 ) -> None:
-    """Print the hash of a referee PIN for [panel] referee_pin_hash in the config."""
+    """Print the hash of a referee PIN: the value of referee_pin_hash in the config."""
     from boardref.panel.access import hash_pin
 
     if not 4 <= len(pin) <= 32:
@@ -171,15 +199,22 @@ def simulate(
     ),
 ) -> None:
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
+    import contextlib
+
+    from boardref.log_lock import OWN_LOG
     from boardref.simulate import simulate as run
 
     if sensor not in ("hall", "camera", "both"):
         typer.echo(f"error: sensor {sensor!r}: choose hall, camera or both", err=True)
         raise typer.Exit(2)
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
+    claimed = (
+        contextlib.nullcontext() if store is None else _sole_writer(store, "simulate", OWN_LOG)
+    )
     try:
         seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
-        result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
+        with claimed:
+            result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
     except (RulesError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -461,22 +496,33 @@ games_app = typer.Typer(
     help="Played games: list, export, verify and import records.", no_args_is_help=True
 )
 app.add_typer(games_app, name="games")
-STORE_HELP = "the event log (default: the config's [store] path)"
+STORE_HELP = "the event log (default: the one the config names)"
 CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
 
 
-def _history(config: Path | None, store: Path | None):
-    """The history of the event log the options name, and the config's table name."""
+def _log(config: Path | None, store: Path | None) -> tuple[Path, str]:
+    """The event log the options name, and this table's name from the config."""
     from boardref.config import DEFAULT_PATH, ConfigError, load_config
-    from boardref.history import History
-    from boardref.store import Store, StoreError
 
     if config is None and DEFAULT_PATH.exists():
         config = DEFAULT_PATH
     try:
         settings = load_config(config)
-        return History(Store(store or settings.store.path), settings.fleet.table_id)
-    except (ConfigError, StoreError) as exc:
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return store or settings.store.path, settings.fleet.table_id
+
+
+def _history(path: Path, table: str, reading: bool = True):
+    """The history of the event log at ``path``; only read unless ``reading`` is False
+    (the caller holds the log's lock then)."""
+    from boardref.history import History
+    from boardref.store import Store, StoreError
+
+    try:
+        return History(Store(path, reading=reading), table)
+    except StoreError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
@@ -502,7 +548,7 @@ def games_list(
     from boardref.history import HistoryError
 
     try:
-        found = _history(config, store).games(game, day, table)
+        found = _history(*_log(config, store)).games(game, day, table)
     except HistoryError as exc:
         raise _refused(exc) from None
     if as_json:
@@ -531,7 +577,7 @@ def games_export(
     from engines.records import to_json, write
 
     try:
-        record = _history(config, store).record(game_id)
+        record = _history(*_log(config, store)).record(game_id)
     except HistoryError as exc:
         raise _refused(exc) from None
     text = json.dumps(to_json(record), indent=1) + "\n" if as_json else write(record)
@@ -575,16 +621,21 @@ def games_import(
     """Add records of games played elsewhere to the history; each must verify."""
     from boardref.history import HistoryError
 
-    history = _history(config, store)
+    path, table = _log(config, store)
     failed = False
-    for record_file in record_files:
+    with _sole_writer(path, "games import", ", then import again"):
+        history = _history(path, table, reading=False)
         try:
-            number = history.import_record(_read_record(record_file))
-        except (RulesError, HistoryError) as exc:
-            typer.echo(f"{record_file} not imported: {exc}", err=True)
-            failed = True
-            continue
-        typer.echo(f"{record_file} imported as game {number}")
+            for record_file in record_files:
+                try:
+                    number = history.import_record(_read_record(record_file))
+                except (RulesError, HistoryError) as exc:
+                    typer.echo(f"{record_file} not imported: {exc}", err=True)
+                    failed = True
+                    continue
+                typer.echo(f"{record_file} imported as game {number}")
+        finally:
+            history.store.close()
     if failed:
         raise typer.Exit(1)
 

@@ -26,7 +26,7 @@ from engines.replay import game_of, replay, verify
 from engines.words import Words, words
 
 #: where a game was played, for games imported from other tables
-ORIGINS = "CREATE TABLE IF NOT EXISTS origins (game_id INTEGER PRIMARY KEY, table_id TEXT NOT NULL)"
+ORIGINS = "game_id INTEGER PRIMARY KEY, table_id TEXT NOT NULL"
 #: the marks a logged move may carry, as the referee writes them
 MARKS = ("corrected", "confirmed", "chosen")
 DAY = 86400
@@ -64,7 +64,7 @@ class History:
 
     def __init__(self, store: Store, table: str):
         self.store, self.table = store, table
-        store.write([(ORIGINS, ())])
+        store.define("origins", ORIGINS)
 
     # --- reading ------------------------------------------------------------------------
 

@@ -8,7 +8,9 @@ milliseconds later, so the verdict never waits for the disk. A power cut in that
 window loses at most the newest event, which the board itself still shows: the
 referee infers it again on resume. A full disk is reported as ``StoreError``; a
 damaged file as ``DamagedLog``, which ``open_log`` answers by moving the file aside
-(never deleting it) and starting a fresh log, so a table always starts.
+(never deleting it) and starting a fresh log, so a table always starts. A log opened
+only to be read (``games list``, beside the running service) is never created,
+migrated or written.
 """
 
 from __future__ import annotations
@@ -102,6 +104,23 @@ def _move_aside(path: Path) -> Path:
     return moved
 
 
+def _reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the log at ``path``, which must exist. Beside a
+    writer (its WAL file is there) it reads what the writer committed; with no WAL
+    file the log is read as immutable, because a read-only open of a WAL database would
+    otherwise create the WAL and shared-memory files, owned by whoever reads (root,
+    under sudo), which the service could then not open."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        raise StoreError(f"there is no event log at {path}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read the event log {path}: {exc.strerror}") from None
+    mode = "mode=ro" if Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
+    uri = f"{path.resolve().as_uri()}?{mode}"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+
+
 @dataclass(frozen=True)
 class StoredGame:
     id: int
@@ -116,20 +135,27 @@ class StoredGame:
 
 
 class Store:
-    """One SQLite file holding the games played at this table."""
+    """One SQLite file holding the games played at this table. ``reading`` opens an
+    existing log only to read it: nothing is created, migrated or written, so it may be
+    read beside the service that writes it."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, reading: bool = False):
         self.path = Path(path)
+        self.reading = reading
         # one connection, used by the referee and by the fleet reporter's thread
         self._lock = threading.RLock()
         try:
-            if str(path) != ":memory:":
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # commits reach the WAL file at once; _Flusher syncs it to the disk
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            if reading:
+                self._db = _reader(self.path)
+                self._check_version()
+            else:
+                if str(path) != ":memory:":
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                # commits reach the WAL file at once; _Flusher syncs it to the disk
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._migrate()
             found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
             if getattr(exc, "sqlite_errorcode", None) in _DAMAGE:
@@ -139,15 +165,19 @@ class Store:
         if found != "ok":
             self._db.close()
             raise DamagedLog(f"the event log {path} is damaged: {found}")
-        self._flusher = None if str(path) == ":memory:" else _Flusher(Path(f"{path}-wal"))
+        writes = not reading and str(path) != ":memory:"
+        self._flusher = _Flusher(Path(f"{path}-wal")) if writes else None
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} was written by a newer boardref (schema {version}, "
                 f"this one knows {SCHEMA_VERSION}); upgrade boardref or move the file"
             )
+
+    def _migrate(self) -> None:
+        self._check_version()
         self._db.executescript(SCHEMA)
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -239,6 +269,15 @@ class Store:
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read the event log {self.path}: {exc}") from None
+
+    def define(self, table: str, columns: str) -> None:
+        """Create a table of another module's (the history's origins) where the log
+        lacks it; a log only read gets an empty one for this connection alone (TEMP:
+        the file is not touched)."""
+        if not self.reading:
+            self.write([(f"CREATE TABLE IF NOT EXISTS {table} ({columns})", ())])
+        elif not self.read("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)):
+            self.read(f"CREATE TEMP TABLE {table} ({columns})")
 
     def write(self, statements: list[tuple[str, tuple]]) -> list[int]:
         """Run ``statements`` (SQL, parameters) in one transaction: all or none.
