@@ -187,22 +187,40 @@ class Commands:
             and self.game.to_move(self.positions[-1]) in self.computer
         )
 
+    def computer_moves_itself(self) -> bool:
+        """Whether the computer's moves are made by the referee itself: in a game with
+        no board to carry them out on (the card game, Hägar entered on the panel),
+        read on the panel alone."""
+        return self.sensor == PANEL and "presence" not in self.game.SENSORS
+
+    def computer_to_draw(self) -> bool:
+        """Whether the computer should now draw for the seat whose draw it is, in a
+        game where it makes its moves itself (nobody else is there to press Draw)."""
+        return (
+            self.phase == CHANCE
+            and self.computer_moves_itself()
+            and self.game.drawer(self.positions[-1]) in self.computer
+        )
+
     def expect(self, move_text: str) -> None:
         """The computer has chosen ``move_text`` for the seat to move: announce it,
-        light it, and accept only that move from the board."""
+        light it, and accept only that move from the board (or, where it
+        ``computer_moves_itself``, from the service that makes it after a pause)."""
         self._require_game()
         if self.phase != MOVE:
             raise RefereeError(not_now(self.phase))
         base = self.positions[-1]
         move = self.game.parse_move(base, move_text)
         self.expected = (move, self.game.apply(base, move))
-        self._view.say(
-            words(
+        if self.computer_moves_itself():
+            said = words("referee.computer_plays", "The computer plays {move}", move=str(move))
+        else:
+            said = words(
                 "referee.computer_moves",
                 "The computer plays {move}: please carry it out on the board",
                 move=str(move),
             )
-        )
+        self._view.say(said)
         self._emit(Event("computer_move", {"move": str(move)}))
         self._publish()
 

@@ -57,6 +57,9 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
 log = logging.getLogger("boardref")
 
 THINKING_S = 2.0  # the longest the computer thinks about a move
+#: how long a move the computer makes itself (a game with no board) is shown before
+#: it is made, so the players see what it plays
+SHOWING_S = 1.5
 
 
 class Service:
@@ -528,6 +531,9 @@ class Service:
         """When a computer seat is to move, think in a worker thread (the state is
         immutable) and announce the move back on the loop, if nothing changed."""
         referee = self.referee
+        if self._thinking is None and referee.computer_to_draw():
+            self._thinking = asyncio.ensure_future(self._computer_draw())
+            return
         if self._thinking is not None or not referee.computer_to_move():
             return
         from engines.players import computer_move  # the search, needed only by kiosks
@@ -546,13 +552,32 @@ class Service:
                     and referee.computer_to_move()
                 ):
                     referee.expect(str(move))
+                    if referee.computer_moves_itself():
+                        await asyncio.sleep(SHOWING_S)
+                        # unless a takeback, a new game or a correction came between
+                        if referee.positions[-1] == state and referee.expected is not None:
+                            referee.play(str(referee.expected[0]))
             except (RefereeError, RulesError) as exc:
-                log.warning("the computer's move was not announced: %s", exc)
+                log.warning("the computer's move was not made: %s", exc)
             finally:
                 self._thinking = None
                 self._wake.set()
 
         self._thinking = asyncio.ensure_future(think())
+
+    async def _computer_draw(self) -> None:
+        """Draw for a computer seat after a pause, unless someone drew meanwhile."""
+        referee = self.referee
+        state = referee.positions[-1]
+        try:
+            await asyncio.sleep(SHOWING_S)
+            if referee.positions[-1] == state and referee.computer_to_draw():
+                referee.draw()
+        except RefereeError as exc:
+            log.warning("the computer's draw was not made: %s", exc)
+        finally:
+            self._thinking = None
+            self._wake.set()
 
     # --- what the panel asks for -----------------------------------------------------------
 

@@ -18,8 +18,9 @@ from tests.boardref.conftest import needs_chromium
 pytestmark = needs_chromium
 
 
-def new_game(page, options: dict[str, bool] = {}) -> None:  # noqa: B006 - read only
-    """Start a new game of the table's game from the dialog, ticking ``options``."""
+def new_game(page, options: dict[str, bool] = {}, computer=()) -> None:  # noqa: B006 - read only
+    """Start a new game of the table's game from the dialog, ticking ``options`` and
+    the seats the ``computer`` plays."""
     from playwright.sync_api import expect
 
     code = page.locator("#join-codes img").first
@@ -27,6 +28,8 @@ def new_game(page, options: dict[str, bool] = {}) -> None:  # noqa: B006 - read 
     page.click("#new-game-open")
     for name, ticked in options.items():
         page.locator(f'#new-game-options [data-option="{name}"]').set_checked(ticked)
+    for seat in computer:
+        page.locator(f'#new-game-computer input[data-seat="{seat}"]').check()
     page.click("#new-game-start")
     expect(page.locator("#new-game")).not_to_be_visible(timeout=WAIT_MS)
     expect(code).not_to_have_attribute("src", old_code, timeout=WAIT_MS)  # the new game's
@@ -74,6 +77,47 @@ def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(peop
     for phone in phones:
         expect(phone.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
     assert captures > 0, "nobody captured a stack in a whole game"
+    table.check()
+    table.shoot("over")
+
+
+@pytest.mark.parametrize("language", ["en"])
+def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, language):
+    """The computer plays player 3 by itself: its cards are played by the table, with
+    no button for anyone to press and no referee; the two phones play theirs."""
+    from playwright.sync_api import expect
+
+    table = people("fang_den_hut_cards", 3, language)
+    kiosk = table.open("table", "/table")
+    new_game(kiosk, {"single_game": True}, computer=(2,))
+    phones = [table.join(seat) for seat in range(2)]
+    kiosk.click("#draw")
+    computer_plays = 0
+    for ply in range(40):
+        if kiosk.locator("#outcome").is_visible():
+            break
+        for page in (kiosk, *phones):
+            wait_for_ply(page, ply)
+        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        if not movers:  # the computer's turn: it plays by itself, announced on the table
+            expect(kiosk.locator("#message")).to_contain_text("The computer plays")
+            expect(kiosk.locator("#message")).not_to_contain_text("on the board")
+            computer_plays += 1
+            wait_for_ply(kiosk, ply + 1)
+            continue
+        (mover,) = movers
+        mover.bring_to_front()
+        mover.locator(".hand-card").first.click()
+        capture = mover.locator(".card-actions .capture")
+        expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
+        if capture.count():
+            capture.first.click()
+        else:
+            mover.click("#play-alone")
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    for phone in phones:
+        expect(phone.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    assert computer_plays > 0
     table.check()
     table.shoot("over")
 
