@@ -118,6 +118,14 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
     for phone in phones:
         expect(phone.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
     assert computer_plays > 0
+    # the final ranking is by place: the winner first, then by hats, highest first
+    winner = kiosk.locator("#outcome strong").inner_text().removeprefix("Winner: ")
+    rows = kiosk.locator("#outcome .scores li")
+    places = [int(row.get_attribute("value")) for row in rows.all()]
+    hats = [int(text.rsplit(": ", 1)[1]) for text in rows.all_inner_texts()]
+    assert rows.first.inner_text().startswith(winner.split(",")[0])
+    assert places == sorted(places) and places[0] == 1
+    assert hats == sorted(hats, reverse=True), hats
     table.check()
     table.shoot("over")
 

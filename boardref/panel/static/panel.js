@@ -112,15 +112,28 @@ function showOutcome() {
   if (state.outcome.scores) {
     const table = document.createElement("ol");
     table.className = "scores";
-    for (const [s, score] of state.outcome.scores.entries()) {
+    for (const { seat, place } of ranking(state.outcome)) {
       const row = document.createElement("li");
-      row.textContent = say("score", { seat: seatName(s), score });
-      row.style.setProperty("--seat", tokenColour(state.seats[s].colour || "piece"));
+      row.value = place;
+      row.textContent = say("score", { seat: seatName(seat), score: state.outcome.scores[seat] });
+      row.style.setProperty("--seat", tokenColour(state.seats[seat].colour || "piece"));
       table.appendChild(row);
     }
     shown.push(table);
   }
   updateChildren(box, shown);
+}
+
+// The seats by place: the winners first (a game may be won by who is left on the
+// board, whatever the scores), then by score, highest first; equal ones share a place
+// and the next place skips them (1, 2, 2, 4).
+function ranking(outcome) {
+  const won = (seat) => outcome.winners.includes(seat);
+  const ahead = (a, b) => (won(a) !== won(b) ? won(a) : outcome.scores[a] > outcome.scores[b]);
+  const seats = outcome.scores.map((_, seat) => seat);
+  return seats
+    .map((seat) => ({ seat, place: 1 + seats.filter((other) => ahead(other, seat)).length }))
+    .sort((a, b) => a.place - b.place || a.seat - b.seat);
 }
 
 function showGamePanel() {
