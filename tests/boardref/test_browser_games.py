@@ -129,6 +129,51 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser, ki
     expect(page.locator("#drawn svg.die")).to_have_count(1)
 
 
+#: what the page calls each move of each list, in the page's own words (its own copy
+#: of core.js, which holds the state and the games the page registered)
+SAY_MOVES = """async (lists) => {
+  const src = document.querySelector("script[type=module]").src;
+  const core = await import(src.replace(/panel[.]js$/, "core.js"));
+  return lists.map((moves) => moves.map((move) => core.sayMove(move)));
+}"""
+
+
+def legal_move_lists(game, seed: int, games: int) -> list[list[str]]:
+    """The legal moves of every position of ``games`` random games (seeded) where there
+    is more than one outcome, one move per outcome (moves that end alike, by another
+    way round, are one choice: the table never asks which)."""
+    choose, stream = random.Random(seed), Stream(f"test-{seed}")
+    lists = []
+    for _ in range(games):
+        state = game.initial_state()
+        while game.outcome(state) is None and len(lists) < 2000:
+            chance = game.chance(state)
+            if chance is not None:
+                state = game.resolve(state, chance.draw(stream))
+                continue
+            moves = game.legal_moves(state)
+            outcomes = {game.apply(state, move): str(move) for move in reversed(moves)}
+            if len(outcomes) > 1:
+                lists.append(list(outcomes.values()))
+            state = game.apply(state, choose.choice(moves))
+    return lists
+
+
+@pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
+@pytest.mark.parametrize("language", ["en-US", "de-DE"])
+def test_no_two_fang_den_hut_moves_of_a_position_are_called_alike(table, browser, language):
+    """The choice of the move that was played, and every list of moves, names each by
+    what tells it apart: the golden hat from the hat it rides on, a tower from a hat,
+    a hat going home and out again from one going straight."""
+    game = load_game("fang_den_hut", players=4, golden_hat=True, last_standing=False)
+    lists = legal_move_lists(game, seed=40, games=3)
+    assert any(move.startswith("gold/") for moves in lists for move in moves)
+    page = on_board(browser.new_page(locale=language), f"{table}/table")
+    for moves, said in zip(lists, page.evaluate(SAY_MOVES, lists)):
+        alike = {label for label in said if said.count(label) > 1}
+        assert not alike, [m for m, label in zip(moves, said) if label in alike]
+
+
 #: counts the animations a page starts (window.rolls)
 COUNT_ANIMATIONS = """window.rolls = 0;
 const animate = Element.prototype.animate;

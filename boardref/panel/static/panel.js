@@ -165,9 +165,13 @@ const calm = matchMedia("(prefers-reduced-motion: reduce)");
 
 function showCandidates() {
   const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
-  updateChildren($("candidates"), state.candidates.map((move) => {
+  const labels = state.candidates.map(sayMove);
+  // two buttons saying the same would leave the choice to chance: a game's words
+  // that fail to tell two moves apart get the moves' notation beside them
+  const alike = (label) => labels.filter((other) => other === label).length > 1;
+  updateChildren($("candidates"), state.candidates.map((move, n) => {
     const button = document.createElement("button");
-    button.textContent = sayMove(move);
+    button.textContent = alike(labels[n]) ? `${labels[n]} (${move})` : labels[n];
     button.dataset.move = move;
     button.disabled = !mayChoose;
     button.onclick = () => post("/api/choose", { move });

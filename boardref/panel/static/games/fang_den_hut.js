@@ -70,9 +70,18 @@ import { updateChildren } from "../update.js";
 
   // a home or gate by its colour ("red home"); the ring's fields by their number
   function cellWords(id, state) {
+    if (id === "centre") return say("fdh.centre");
     const [kind, colour] = id.split("_");
     if (colour && (kind === "home" || kind === "gate")) return say(`fdh.${kind}`, { colour: colourWords(colour, state) });
     return id;
+  }
+
+  // which hat moves: the golden hat riding on a hat moves apart from a plain one on
+  // the same field, and a tower is not a hat
+  function hatWords(hat, state) {
+    if (!hat.captives.length) return say(hat.golden ? "fdh.golden_hat" : "fdh.hat");
+    const captives = hat.captives.map((colour) => colourWords(colour, state)).join(", ");
+    return say(hat.golden ? "fdh.golden_tower" : "fdh.tower", { captives });
   }
 
   function colourWords(colour, state) {
@@ -98,10 +107,20 @@ import { updateChildren } from "../update.js";
       if (text === "pass") return say("fdh.pass");
       const legs = text.split(", ").map((leg) => leg.split(" "));
       if (legs.some((leg) => leg.length !== 2 || !HAT.test(leg[0]))) return text;
-      const path = legs.flatMap(([, cells]) => cells.split(/[-+]/)).filter(Boolean);
-      if (!path.length) return text;
-      return say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state),
-                               from: cellWords(path[0], state), to: cellWords(path[path.length - 1], state) });
+      const paths = legs.map(([, cells]) => cells.split(/[-+]/).filter(Boolean));
+      if (paths.some((path) => !path.length)) return text;
+      // each leg: which hat goes from where to where (a hat that goes home and out
+      // again may leave with another hat on top than it came with), and where it
+      // turns back (the golden hat captures where it turns)
+      const said = legs.map(([hat], n) => {
+        const path = paths[n];
+        const turns = path.filter((_, k) => k > 0 && path[k - 1] === path[k + 1]);
+        const leg = say("fdh.leg", { hat: hatWords(parseHat(hat), state), from: cellWords(path[0], state),
+                                     to: cellWords(path[path.length - 1], state) });
+        if (!turns.length) return leg;
+        return `${leg} ${say("fdh.turns", { cells: turns.map((cell) => cellWords(cell, state)).join(", ") })}`;
+      });
+      return say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state), legs: said.join("; ") });
     },
 
     colourOf(token) {
