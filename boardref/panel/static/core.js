@@ -120,8 +120,37 @@ export function seatName(n) {
   return seat ? said(seat.words) : say("seat", { n: n + 1 });
 }
 
+// --- the connection ------------------------------------------------------------------
+// Whether the socket to the service is open (null until it first opens or fails).
+// While it is not, the page says so and refuses every change: a click must never seem
+// to be taken by a service that cannot hear it.
+export let connected = null;
+
+export function setConnected(open) {
+  connected = open;
+  document.body.dataset.connected = open ? "yes" : "no";
+  const banner = $("connection");
+  if (banner) banner.hidden = open;
+}
+
+// Whether ``next`` may replace the state shown: any state of another service run (it
+// restarted), else one no older than the shown one. A state that arrives late must
+// never bring back a table that has moved on.
+export function isCurrent(next) {
+  return !state || next.run !== state.run || next.seq >= state.seq;
+}
+
+// The board link as words ("" while it is up, or where there is no board).
+export function linkWords(link) {
+  return link === "up" || link === "none" ? "" : say(link === "connecting" ? "link_connecting" : "link_down");
+}
+
 // --- talking to the service ----------------------------------------------------------
 export async function post(path, body = {}) {
+  if (connected === false) {
+    showRefusal(say("connection_lost"));
+    return null;
+  }
   if (role === "play") Object.assign(body, { seat, token });
   const response = await fetch(path, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),

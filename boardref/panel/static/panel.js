@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, loadLanguage, post, reloadFor, render, role, said, say, sayMove, seat,
-  seatName, setBoard, setState, state, token, view,
+  $, chosenLanguage, drawWith, isCurrent, linkWords, loadLanguage, post, reloadFor, render, role, said,
+  say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -23,22 +23,56 @@ let lastDraw = null;
 // --- language ------------------------------------------------------------------------
 async function sayIn(lang) {
   await loadLanguage(lang);
+  if (state) update($("link"), "textContent", linkWords(state.link));
   if (state) render();
 }
+
+// The socket to the service: every state it pushes, taken in the order it came (a
+// state waits while the board of the one before it loads), and when it drops, the
+// page says so and tries again, 1 s after the loss growing to 10 s, until it is back;
+// the service then pushes its whole state at once.
+const RETRY_FIRST_MS = 1000;
+const RETRY_LAST_MS = 10000;
+let retryMs = RETRY_FIRST_MS;
+let received = Promise.resolve();
 
 function connect() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
   const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query}`);
-  socket.onmessage = async (message) => {
-    const next = JSON.parse(message.data);
-    if (reloadFor(next.build)) return;
-    const newBoard = !state || next.game !== state.game || next.players !== state.players;
-    setState(next);
-    if (newBoard || !view) await loadBoard();
-    render();
+  socket.onopen = () => {
+    retryMs = RETRY_FIRST_MS;
+    setConnected(true);
   };
-  socket.onclose = () => setTimeout(connect, 1000);
+  socket.onmessage = (message) => {
+    const next = JSON.parse(message.data);
+    received = received.then(() => take(next)).catch((error) => console.error(error));
+  };
+  socket.onclose = () => {
+    setConnected(false);
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, RETRY_LAST_MS);
+  };
 }
+
+// Show ``next``, unless it is older than the state shown; a state of another game (or
+// another game started) draws its board afresh first, so no game's pieces stand on
+// another's board.
+async function take(next) {
+  if (reloadFor(next.build) || !isCurrent(next)) return;
+  setState(next);
+  update($("link"), "textContent", linkWords(next.link));
+  const key = boardOf(next);
+  if (key !== drawnBoard || !view) {
+    await loadBoard();
+    drawnBoard = key;
+  }
+  render();
+}
+
+// what a page's board drawing follows: the game, its seats and options, and which
+// game of them (a new game lays out afresh)
+let drawnBoard = null;
+const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitment]);
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
@@ -74,7 +108,6 @@ function renderPage() {
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
-  update($("link"), "textContent", state.link === "up" || state.link === "none" ? "" : say("offline"));
 }
 
 // Whose move, roll or draw it is, in words and in the colour of their pieces.
