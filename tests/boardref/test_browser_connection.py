@@ -118,3 +118,17 @@ def test_a_state_older_than_the_one_shown_is_ignored_and_a_new_run_is_taken(sim_
         ],
     )
     assert judged == [True, False, True]
+
+
+def test_a_game_switch_draws_the_new_games_board(sim_table, browser):
+    import httpx
+    from playwright.sync_api import expect
+
+    new_game(sim_table, "sternhalma", 2)
+    page = browser.new_context(locale="en-US").new_page()
+    on_board(page, f"{sim_table}/sim")
+    expect(page.locator("svg.board g[data-cell]")).to_have_count(121)
+    new_game(sim_table, "catch_the_hare", 2)
+    cells = len(httpx.get(f"{sim_table}/api/board").json()["cells"])
+    assert cells != 121
+    expect(page.locator("svg.board g[data-cell]")).to_have_count(cells)

@@ -121,6 +121,31 @@ export function seatName(n) {
 }
 
 // --- the connection ------------------------------------------------------------------
+// A socket to the service at ``path`` that comes back by itself when it drops: tried
+// again 1 s after the loss, then after twice as long each time up to 10 s, and after
+// 1 s again once it has opened. ``heard`` gets each message's JSON, ``opened``
+// whether the socket is open now.
+const RETRY_FIRST_MS = 1000;
+const RETRY_LAST_MS = 10000;
+
+export function keepConnected(path, heard, opened) {
+  let retryMs = RETRY_FIRST_MS;
+  const connect = () => {
+    const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`);
+    socket.onopen = () => {
+      retryMs = RETRY_FIRST_MS;
+      opened(true);
+    };
+    socket.onmessage = (message) => heard(JSON.parse(message.data));
+    socket.onclose = () => {
+      opened(false);
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, RETRY_LAST_MS);
+    };
+  };
+  connect();
+}
+
 // Whether the socket to the service is open (null until it first opens or fails).
 // While it is not, the page says so and refuses every change: a click must never seem
 // to be taken by a service that cannot hear it.

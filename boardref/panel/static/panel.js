@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, isCurrent, linkWords, loadLanguage, post, reloadFor, render, role, said,
-  say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
+  $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -27,31 +27,16 @@ async function sayIn(lang) {
   if (state) render();
 }
 
-// The socket to the service: every state it pushes, taken in the order it came (a
-// state waits while the board of the one before it loads), and when it drops, the
-// page says so and tries again, 1 s after the loss growing to 10 s, until it is back;
-// the service then pushes its whole state at once.
-const RETRY_FIRST_MS = 1000;
-const RETRY_LAST_MS = 10000;
-let retryMs = RETRY_FIRST_MS;
+// The socket to the service (it reconnects by itself, and the service then pushes
+// its whole state at once): every state taken in the order it came, a state waiting
+// while the board of the one before it loads.
 let received = Promise.resolve();
 
 function connect() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
-  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query}`);
-  socket.onopen = () => {
-    retryMs = RETRY_FIRST_MS;
-    setConnected(true);
-  };
-  socket.onmessage = (message) => {
-    const next = JSON.parse(message.data);
+  keepConnected(`/ws${query}`, (next) => {
     received = received.then(() => take(next)).catch((error) => console.error(error));
-  };
-  socket.onclose = () => {
-    setConnected(false);
-    setTimeout(connect, retryMs);
-    retryMs = Math.min(retryMs * 2, RETRY_LAST_MS);
-  };
+  }, setConnected);
 }
 
 // Show ``next``, unless it is older than the state shown; a state of another game (or
