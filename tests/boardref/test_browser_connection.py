@@ -28,20 +28,26 @@ LOST = {
 LINK_DOWN = {"en-US": "The board is not connected", "de-DE": "Das Brett ist nicht verbunden"}
 
 
+def table_config(folder) -> tuple[int, str]:
+    """A config for a Catch the Hare table on a free port; the port and the config."""
+    port = free_port()
+    config = folder / "config.toml"
+    config.write_text(
+        f'[game]\nname = "catch_the_hare"\n[store]\npath = "{folder / "boardref.db"}"\n'
+        f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
+    )
+    return port, str(config)
+
+
 @pytest.mark.parametrize("locale", ["en-US", "de-DE"])
 def test_a_page_says_it_lost_the_service_refuses_clicks_and_comes_back_by_itself(
     tmp_path, browser, locale
 ):
     from playwright.sync_api import expect
 
-    port = free_port()
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[game]\nname = "catch_the_hare"\n[store]\npath = "{tmp_path / "boardref.db"}"\n'
-        f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
-    )
+    port, config = table_config(tmp_path)
     page = browser.new_context(locale=locale).new_page()
-    service = start_service(tmp_path, port, "--config", str(config))
+    service = start_service(tmp_path, port, "--config", config)
     try:
         on_board(page, f"http://127.0.0.1:{port}/sim")
         banner = page.locator("#connection")
@@ -52,7 +58,7 @@ def test_a_page_says_it_lost_the_service_refuses_clicks_and_comes_back_by_itself
         # a click meanwhile is refused in words, not swallowed
         page.locator("svg.board g[data-cell]").first.click()
         expect(page.locator("#refusal")).to_contain_text(LOST[locale])
-        service = start_service(tmp_path, port, "--config", str(config))
+        service = start_service(tmp_path, port, "--config", config)
         expect(banner).to_be_hidden(timeout=30_000)
         page.wait_for_selector("svg.board g[data-cell]", state="attached")
         expect(page.locator("body")).to_have_attribute("data-phase", "move")
@@ -132,3 +138,23 @@ def test_a_game_switch_draws_the_new_games_board(sim_table, browser):
     cells = len(httpx.get(f"{sim_table}/api/board").json()["cells"])
     assert cells != 121
     expect(page.locator("svg.board g[data-cell]")).to_have_count(cells)
+
+
+def test_the_played_games_page_says_it_lost_the_service_and_tries_again(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    port, config = table_config(tmp_path)
+    page = browser.new_context(locale="de-DE").new_page()
+    service = start_service(tmp_path, port, "--config", config)
+    try:
+        page.goto(f"http://127.0.0.1:{port}/games")
+        banner = page.locator("#connection")
+        expect(page.locator("#none")).to_be_visible()
+        stop_service(service)
+        page.select_option("#filter-game", "sternhalma")
+        expect(banner).to_have_text(LOST["de-DE"])
+        expect(banner).to_be_visible()
+        service = start_service(tmp_path, port, "--config", config)
+        expect(banner).to_be_hidden(timeout=30_000)
+    finally:
+        stop_service(service)

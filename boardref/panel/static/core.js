@@ -158,6 +158,20 @@ export function setConnected(open) {
   if (banner) banner.hidden = open;
 }
 
+// ``fetch(path)`` on a page without a socket (the played games): a request that
+// reaches no service shows the page's lost-connection line (and throws, as fetch
+// does), an answered one clears it.
+export async function ask(path) {
+  try {
+    const response = await fetch(path);
+    setConnected(true);
+    return response;
+  } catch (error) {
+    setConnected(false);
+    throw error;
+  }
+}
+
 // Whether ``next`` may replace the state shown: any state of another service run (it
 // restarted), else one no older than the shown one. A state that arrives late must
 // never bring back a table that has moved on.
