@@ -146,6 +146,10 @@ class State(TableState):
     virtual: Virtual | None = None
     #: the build of the pages this service serves: a page of another reloads itself
     build: str = BUILD
+    #: the service run that pushed this state, and its place among that run's states:
+    #: a page never replaces a state it shows with an older one of the same run
+    run: str = ""
+    seq: int = 0
 
 
 class CellInfo(BaseModel):

@@ -10,6 +10,7 @@ it never decides anything about the game.
 
 from __future__ import annotations
 
+import secrets
 from functools import cached_property
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -34,6 +35,10 @@ class Panel:
         self.hub = Hub()
         #: the referee's last snapshot, kept as published (see ``publish``)
         self.shown = service.referee.published
+        #: this service run, and how many states it has pushed: a page shows a state
+        #: only if it is no older than the one it shows (a restarted service is a new run)
+        self.run = secrets.token_hex(6)
+        self.seq = 0
         panel = service.config.panel
         public = urlsplit(panel.public_url).hostname if panel.public_url else None
         self.names = Names([panel.host, public, *panel.hosts])
@@ -59,6 +64,8 @@ class Panel:
         return models.State.model_construct(
             **fields,
             link=self.service.link_state(),
+            run=self.run,
+            seq=self.seq,
             sim=self.service.sim,
             view=shown.view_of(seat),
             # validated (the snapshot alone is trusted as it is): a plain dict here
@@ -73,6 +80,7 @@ class Panel:
             if event.kind != "display":
                 return
             self.shown = event.data["table"]
+        self.seq += 1
         if not self.hub.subscribers:
             return
         public = self.state().model_dump_json()

@@ -351,3 +351,18 @@ def test_the_api_docs_and_the_icon_are_served_from_this_machine(service):
     assert local.get("/api/docs/assets/swagger-ui.css").status_code == 200
     icon = local.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
+def test_every_pushed_state_is_numbered_after_the_last_within_its_service_run(service):
+    from boardref.panel.panel import Panel
+
+    with client(service).websocket_connect("ws://localhost/ws") as socket:
+        first = socket.receive_json()
+        lay_out(service)
+        second = socket.receive_json()
+        play_on_board(service)
+        third = socket.receive_json()
+    assert first["run"] == second["run"] == third["run"]
+    assert first["seq"] < second["seq"] < third["seq"]
+    # a service started again is another run: its pages take its states afresh
+    assert Panel(service, None).run != first["run"]

@@ -120,8 +120,76 @@ export function seatName(n) {
   return seat ? said(seat.words) : say("seat", { n: n + 1 });
 }
 
+// --- the connection ------------------------------------------------------------------
+// A socket to the service at ``path`` that comes back by itself when it drops: tried
+// again 1 s after the loss, then after twice as long each time up to 10 s, and after
+// 1 s again once it has opened. ``heard`` gets each message's JSON, ``opened``
+// whether the socket is open now.
+const RETRY_FIRST_MS = 1000;
+const RETRY_LAST_MS = 10000;
+
+export function keepConnected(path, heard, opened) {
+  let retryMs = RETRY_FIRST_MS;
+  const connect = () => {
+    const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`);
+    socket.onopen = () => {
+      retryMs = RETRY_FIRST_MS;
+      opened(true);
+    };
+    socket.onmessage = (message) => heard(JSON.parse(message.data));
+    socket.onclose = () => {
+      opened(false);
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, RETRY_LAST_MS);
+    };
+  };
+  connect();
+}
+
+// Whether the socket to the service is open (null until it first opens or fails).
+// While it is not, the page says so and refuses every change: a click must never seem
+// to be taken by a service that cannot hear it.
+export let connected = null;
+
+export function setConnected(open) {
+  connected = open;
+  document.body.dataset.connected = open ? "yes" : "no";
+  const banner = $("connection");
+  if (banner) banner.hidden = open;
+}
+
+// ``fetch(path)`` on a page without a socket (the played games): a request that
+// reaches no service shows the page's lost-connection line (and throws, as fetch
+// does), an answered one clears it.
+export async function ask(path) {
+  try {
+    const response = await fetch(path);
+    setConnected(true);
+    return response;
+  } catch (error) {
+    setConnected(false);
+    throw error;
+  }
+}
+
+// Whether ``next`` may replace the state shown: any state of another service run (it
+// restarted), else one no older than the shown one. A state that arrives late must
+// never bring back a table that has moved on.
+export function isCurrent(next) {
+  return !state || next.run !== state.run || next.seq >= state.seq;
+}
+
+// The board link as words ("" while it is up, or where there is no board).
+export function linkWords(link) {
+  return link === "up" || link === "none" ? "" : say(link === "connecting" ? "link_connecting" : "link_down");
+}
+
 // --- talking to the service ----------------------------------------------------------
 export async function post(path, body = {}) {
+  if (connected === false) {
+    showRefusal(say("connection_lost"));
+    return null;
+  }
   if (role === "play") Object.assign(body, { seat, token });
   const response = await fetch(path, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),

@@ -2,7 +2,9 @@
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
-import { $, chosenLanguage, loadLanguage, reloadFor, said, say, words } from "./core.js";
+import {
+  $, chosenLanguage, keepConnected, loadLanguage, reloadFor, said, say, words,
+} from "./core.js";
 
 const body = $("rows");
 const tables = new Map(); // name -> {name, row, line, cells, said}
@@ -266,13 +268,9 @@ function tick() {
 }
 
 function connect() {
-  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  socket.onmessage = (message) => receive(JSON.parse(message.data));
-  socket.onopen = () => { $("broker").textContent = ""; };
-  socket.onclose = () => {
-    $("broker").textContent = say("fleet.disconnected");
-    setTimeout(connect, 1000);
-  };
+  keepConnected("/ws", receive, (open) => {
+    $("broker").textContent = open ? "" : say("fleet.disconnected");
+  });
 }
 
 for (const key of Object.keys(view)) $(key).value = view[key];

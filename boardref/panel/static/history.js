@@ -2,8 +2,8 @@
 // (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
 import { BoardView, dieFace, GAMES } from "./board.js";
 import {
-  $, chosenLanguage, loadLanguage, said, say, sayValue, seatName, setBoard, setState, state, view,
-  words,
+  $, ask, chosenLanguage, connected, loadLanguage, said, say, sayValue, seatName, setBoard, setState, state,
+  view, words,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -22,7 +22,7 @@ function gameTitle(name) { return words[`game.${name}.title`] || name; }
 async function sayIn(lang) {
   await loadLanguage(lang);
   document.title = say("history.title");
-  if (replay) show(step); else await loadList();
+  if (replay) show(step); else await refreshList();
 }
 
 // --- the list ------------------------------------------------------------------------
@@ -55,7 +55,7 @@ async function loadList() {
   if ($("filter-game").value) query.set("game", $("filter-game").value);
   if ($("filter-day").value) query.set("day", $("filter-day").value);
   if ($("filter-table").value.trim()) query.set("table", $("filter-table").value.trim());
-  const response = await fetch(`/api/games?${query}`);
+  const response = await ask(`/api/games?${query}`);
   const games = response.ok ? await response.json() : [];
   const rows = games.map((game) => {
     const row = document.createElement("tr");
@@ -80,6 +80,20 @@ async function loadList() {
   if (day) $("day-archive").href = `/api/games/day.zip?day=${day}`;
   $("none").hidden = games.length > 0;
   $("games").hidden = games.length === 0;
+}
+
+// The list again; while the service cannot be reached the page says so and tries
+// again every few seconds until it answers.
+const RETRY_LIST_MS = 5000;
+let retryList = null;
+async function refreshList() {
+  clearTimeout(retryList);
+  try {
+    await loadList();
+  } catch (error) {
+    if (connected !== false) throw error;
+    retryList = setTimeout(refreshList, RETRY_LIST_MS);
+  }
 }
 
 // --- the replay ----------------------------------------------------------------------
@@ -175,8 +189,8 @@ function play() {
 
 function wire() {
   $("language").addEventListener("change", (e) => sayIn(e.target.value));
-  $("filters").addEventListener("change", loadList);
-  $("filters").addEventListener("submit", (e) => { e.preventDefault(); loadList(); });
+  $("filters").addEventListener("change", refreshList);
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); refreshList(); });
   $("first").addEventListener("click", () => show(0));
   $("back").addEventListener("click", () => show(step - 1));
   $("forward").addEventListener("click", () => show(step + 1));

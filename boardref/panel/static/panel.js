@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, loadLanguage, post, reloadFor, render, role, said, say, sayMove, seat,
-  seatName, setBoard, setState, state, token, view,
+  $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -23,22 +23,41 @@ let lastDraw = null;
 // --- language ------------------------------------------------------------------------
 async function sayIn(lang) {
   await loadLanguage(lang);
+  if (state) update($("link"), "textContent", linkWords(state.link));
   if (state) render();
 }
 
+// The socket to the service (it reconnects by itself, and the service then pushes
+// its whole state at once): every state taken in the order it came, a state waiting
+// while the board of the one before it loads.
+let received = Promise.resolve();
+
 function connect() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
-  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query}`);
-  socket.onmessage = async (message) => {
-    const next = JSON.parse(message.data);
-    if (reloadFor(next.build)) return;
-    const newBoard = !state || next.game !== state.game || next.players !== state.players;
-    setState(next);
-    if (newBoard || !view) await loadBoard();
-    render();
-  };
-  socket.onclose = () => setTimeout(connect, 1000);
+  keepConnected(`/ws${query}`, (next) => {
+    received = received.then(() => take(next)).catch((error) => console.error(error));
+  }, setConnected);
 }
+
+// Show ``next``, unless it is older than the state shown; a state of another game (or
+// another game started) draws its board afresh first, so no game's pieces stand on
+// another's board.
+async function take(next) {
+  if (reloadFor(next.build) || !isCurrent(next)) return;
+  setState(next);
+  update($("link"), "textContent", linkWords(next.link));
+  const key = boardOf(next);
+  if (key !== drawnBoard || !view) {
+    await loadBoard();
+    drawnBoard = key;
+  }
+  render();
+}
+
+// what a page's board drawing follows: the game, its seats and options, and which
+// game of them (a new game lays out afresh)
+let drawnBoard = null;
+const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitment]);
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
@@ -74,7 +93,6 @@ function renderPage() {
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
-  update($("link"), "textContent", state.link === "up" || state.link === "none" ? "" : say("offline"));
 }
 
 // Whose move, roll or draw it is, in words and in the colour of their pieces.
