@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from boardref.computer_seats import ComputerSeats
 from boardref.config import Config
 from boardref.history import History
 from boardref.kiosk import publish_kiosk_url
@@ -56,10 +57,6 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
 
 log = logging.getLogger("boardref")
 
-THINKING_S = 2.0  # the longest the computer thinks about a move
-#: how long a move the computer makes itself (a game with no board) is shown before
-#: it is made, so the players see what it plays
-SHOWING_S = 1.5
 
 
 class Service:
@@ -86,13 +83,13 @@ class Service:
         self.camera: TableCamera | None = None
         #: the pieces of a simulated table's board, hand, tray and supply
         self.virtual: VirtualBoard | None = None
-        self._thinking: asyncio.Future | None = None
         self._indexing: asyncio.Future | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: how late the event loop runs a timer, when the config asks (a benchmark)
         self.loop_lag: LoopLag | None = None
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
+        self.computer = ComputerSeats(self._wake.set)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
         #: a position whose indexing failed in the worker: the verdict indexes it itself
@@ -347,7 +344,7 @@ class Service:
                 if self._indexing is None:  # a reading waits for the running indexing
                     self.table.tick(now)
                     self._prepare()
-                self._computer_turn()
+                self.computer.act(self.referee)
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
             if ping_every is not None and now >= next_ping:
@@ -526,58 +523,6 @@ class Service:
                 self._wake.set()
 
         self._indexing = asyncio.ensure_future(index())
-
-    def _computer_turn(self) -> None:
-        """When a computer seat is to move, think in a worker thread (the state is
-        immutable) and announce the move back on the loop, if nothing changed."""
-        referee = self.referee
-        if self._thinking is None and referee.computer_to_draw():
-            self._thinking = asyncio.ensure_future(self._computer_draw())
-            return
-        if self._thinking is not None or not referee.computer_to_move():
-            return
-        from engines.players import computer_move  # the search, needed only by kiosks
-
-        state = referee.positions[-1]
-        game = referee.game
-
-        async def think() -> None:
-            try:
-                move = await asyncio.to_thread(
-                    computer_move, game, state, THINKING_S, referee.level
-                )
-                if (
-                    referee.game is game
-                    and referee.positions[-1] == state
-                    and referee.computer_to_move()
-                ):
-                    referee.expect(str(move))
-                    if referee.computer_moves_itself():
-                        await asyncio.sleep(SHOWING_S)
-                        # unless a takeback, a new game or a correction came between
-                        if referee.positions[-1] == state and referee.expected is not None:
-                            referee.play(str(referee.expected[0]))
-            except (RefereeError, RulesError) as exc:
-                log.warning("the computer's move was not made: %s", exc)
-            finally:
-                self._thinking = None
-                self._wake.set()
-
-        self._thinking = asyncio.ensure_future(think())
-
-    async def _computer_draw(self) -> None:
-        """Draw for a computer seat after a pause, unless someone drew meanwhile."""
-        referee = self.referee
-        state = referee.positions[-1]
-        try:
-            await asyncio.sleep(SHOWING_S)
-            if referee.positions[-1] == state and referee.computer_to_draw():
-                referee.draw()
-        except RefereeError as exc:
-            log.warning("the computer's draw was not made: %s", exc)
-        finally:
-            self._thinking = None
-            self._wake.set()
 
     # --- what the panel asks for -----------------------------------------------------------
 

@@ -29,9 +29,9 @@ def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path
         referee = service.referee
         try:
             referee.play("a3-a4")  # the guest plays the hunters
-            service._computer_turn()
-            assert service._thinking is not None, "the hare's seat is the computer's"
-            await service._thinking
+            service.computer.act(referee)
+            assert service.computer.acting is not None, "the hare's seat is the computer's"
+            await service.computer.acting
             expected = referee.published.expected
             assert expected and referee.published.notice.key == "referee.computer_moves"
             others = [str(m) for m in referee.game.legal_moves(referee.positions[-1])]
@@ -47,8 +47,8 @@ def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path
                 referee.play(wrong)
             referee.play(expected)
             assert referee.log[-1][1]["move"] == expected
-            service._computer_turn()
-            assert service._thinking is None, "now the guest is to move"
+            service.computer.act(referee)
+            assert service.computer.acting is None, "now the guest is to move"
         finally:
             service.close()
 
@@ -87,10 +87,10 @@ def test_a_game_with_no_board_ends_with_nobody_acting_for_the_computer(
 ):
     """The computer's seats draw and move by themselves (there is nothing to carry a
     move out on, and nobody to tap it): the people play their own seats alone."""
-    import boardref.service
+    import boardref.computer_seats
 
-    monkeypatch.setattr(boardref.service, "SHOWING_S", 0.0)
-    monkeypatch.setattr(boardref.service, "THINKING_S", 0.01)
+    monkeypatch.setattr(boardref.computer_seats, "SHOWING_S", 0.0)
+    monkeypatch.setattr(boardref.computer_seats, "THINKING_S", 0.01)
     config = load_config(
         **{
             "store.path": tmp_path / "cpu.db",
@@ -114,8 +114,8 @@ def test_a_game_with_no_board_ends_with_nobody_acting_for_the_computer(
                 game, state = referee.game, referee.positions[-1]
                 if referee.computer_to_draw() or referee.computer_to_move():
                     acted = len(referee.log)
-                    service._computer_turn()
-                    await service._thinking
+                    service.computer.act(referee)
+                    await service.computer.acting
                     assert len(referee.log) > acted, f"the computer did not act: {referee.phase}"
                     assert referee.published.notice is None or (
                         referee.published.notice.key != "referee.computer_moves"

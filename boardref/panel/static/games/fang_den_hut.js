@@ -76,10 +76,10 @@ import { updateChildren } from "../update.js";
     return id;
   }
 
-  // which hat moves: the golden hat riding on a hat moves apart from a plain one on
-  // the same field, and a tower is not a hat
+  // which hat moves, where a plain hat is not all: the golden hat riding on a hat
+  // moves apart from a plain one on the same field, and a tower is not a hat
   function hatWords(hat, state) {
-    if (!hat.captives.length) return say(hat.golden ? "fdh.golden_hat" : "fdh.hat");
+    if (!hat.captives.length) return hat.golden ? say("fdh.golden_hat") : "";
     const captives = hat.captives.map((colour) => colourWords(colour, state)).join(", ");
     return say(hat.golden ? "fdh.golden_tower" : "fdh.tower", { captives });
   }
@@ -115,8 +115,9 @@ import { updateChildren } from "../update.js";
       const said = legs.map(([hat], n) => {
         const path = paths[n];
         const turns = path.filter((_, k) => k > 0 && path[k - 1] === path[k + 1]);
-        const leg = say("fdh.leg", { hat: hatWords(parseHat(hat), state), from: cellWords(path[0], state),
-                                     to: cellWords(path[path.length - 1], state) });
+        const which = hatWords(parseHat(hat), state); // a plain hat goes unnamed
+        const leg = say(which ? "fdh.leg_of" : "fdh.leg", { hat: which, from: cellWords(path[0], state),
+                                                           to: cellWords(path[path.length - 1], state) });
         if (!turns.length) return leg;
         return `${leg} ${say("fdh.turns", { cells: turns.map((cell) => cellWords(cell, state)).join(", ") })}`;
       });

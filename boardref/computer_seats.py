@@ -1,0 +1,82 @@
+"""The computer's seats at a table. When one is to move, the computer thinks in a
+worker thread (positions are immutable) and announces its move back on the event
+loop; at a board a guest carries it out. In a game with no board, read on the panel
+alone (the card game, Hägar entered on the panel), it also makes the move itself,
+after a pause so the players see what it plays, and draws for its seats.
+
+It decides nothing: every move and draw goes through the referee, which checks it
+like any other, and a takeback, new game or correction in between wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from boardref.referee import RefereeError
+from engines import RulesError
+
+if TYPE_CHECKING:
+    from boardref.referee import Referee
+
+log = logging.getLogger("boardref")
+
+THINKING_S = 2.0  # the longest the computer thinks about a move
+#: how long a move or draw the computer makes itself is shown before it is made
+SHOWING_S = 1.5
+
+
+class ComputerSeats:
+    """Acts for the referee's computer seats, one act at a time; ``woken`` is called
+    when an act has ended, so the service looks again."""
+
+    def __init__(self, woken: Callable[[], None]):
+        self.woken = woken
+        #: the act under way (thinking, or a pause before a move or draw), if any
+        self.acting: asyncio.Future | None = None
+
+    def act(self, referee: Referee) -> None:
+        """Start what a computer seat is to do now, if anything and nothing else is
+        under way."""
+        if self.acting is not None:
+            return
+        if referee.computer_to_draw():
+            self.acting = asyncio.ensure_future(self._draw(referee))
+        elif referee.computer_to_move():
+            self.acting = asyncio.ensure_future(self._move(referee))
+
+    async def _move(self, referee: Referee) -> None:
+        from engines.players import computer_move  # the search, needed only by kiosks
+
+        game, state = referee.game, referee.positions[-1]
+        try:
+            move = await asyncio.to_thread(computer_move, game, state, THINKING_S, referee.level)
+            if referee.game is game and referee.positions[-1] == state:
+                if not referee.computer_to_move():
+                    return
+                referee.expect(str(move))
+                if referee.computer_moves_itself():
+                    await asyncio.sleep(SHOWING_S)
+                    if referee.positions[-1] == state and referee.expected is not None:
+                        referee.play(str(referee.expected[0]))
+        except (RefereeError, RulesError) as exc:
+            log.warning("the computer's move was not made: %s", exc)
+        finally:
+            self._done()
+
+    async def _draw(self, referee: Referee) -> None:
+        state = referee.positions[-1]
+        try:
+            await asyncio.sleep(SHOWING_S)
+            if referee.positions[-1] == state and referee.computer_to_draw():
+                referee.draw()
+        except RefereeError as exc:
+            log.warning("the computer's draw was not made: %s", exc)
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        self.acting = None
+        self.woken()
