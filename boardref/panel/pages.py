@@ -88,8 +88,13 @@ def page(role: str) -> Checked:
 
 def words_of(language: str) -> Checked:
     """The word table of ``language`` (one of ``LANGUAGES``) as the pages fetch it."""
-    text = json.dumps(table(language), ensure_ascii=False, separators=(",", ":"))
-    return Checked(text, "application/json", f"words-{language}")
+    return Checked(_words_text(language), "application/json", f"words-{language}")
+
+
+@cache
+def _words_text(language: str) -> str:
+    """A word table as JSON, made once: every page load asks for it."""
+    return json.dumps(table(language), ensure_ascii=False, separators=(",", ":"))
 
 
 def plain_pages(sim: bool) -> dict[str, Callable[[], Response]]:
