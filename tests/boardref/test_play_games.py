@@ -81,7 +81,14 @@ def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(peop
     table.shoot("over")
 
 
-@pytest.mark.parametrize("language", ["en"])
+#: what the table says while the computer plays, and what it must not add, by language
+COMPUTER_PLAYS = {
+    "en": ("The computer plays", "on the board", "Winner: "),
+    "de": ("Der Computer spielt", "auf dem Brett", "Gewonnen: "),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
 def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, language):
     """The computer plays player 3 by itself: its cards are played by the table, with
     no button for anyone to press and no referee; the two phones play theirs."""
@@ -100,8 +107,11 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
             wait_for_ply(page, ply)
         movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
         if not movers:  # the computer's turn: it plays by itself, announced on the table
-            expect(kiosk.locator("#message")).to_contain_text("The computer plays")
-            expect(kiosk.locator("#message")).not_to_contain_text("on the board")
+            plays, on_board, _ = COMPUTER_PLAYS[language]
+            expect(kiosk.locator("#message")).to_contain_text(plays)
+            expect(kiosk.locator("#message")).not_to_contain_text(on_board)
+            if not computer_plays:
+                table.shoot("computer")
             computer_plays += 1
             wait_for_ply(kiosk, ply + 1)
             continue
@@ -119,7 +129,8 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
         expect(phone.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
     assert computer_plays > 0
     # the final ranking is by place: the winner first, then by hats, highest first
-    winner = kiosk.locator("#outcome strong").inner_text().removeprefix("Winner: ")
+    won = COMPUTER_PLAYS[language][2]
+    winner = kiosk.locator("#outcome strong").inner_text().removeprefix(won)
     rows = kiosk.locator("#outcome .scores li")
     places = [int(row.get_attribute("value")) for row in rows.all()]
     hats = [int(text.rsplit(": ", 1)[1]) for text in rows.all_inner_texts()]
