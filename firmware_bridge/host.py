@@ -288,7 +288,6 @@ class Link:
 
     def _run(self):
         backoff = BACKOFF_FIRST
-        been_up = False
         while not self._stop.is_set():
             delay = backoff
             if not self._device_present():
@@ -307,10 +306,6 @@ class Link:
                 self._set_state(DOWN, f"cannot connect to {self.port}: {error}")
                 backoff = min(2 * backoff, BACKOFF_MAX)
             else:
-                if been_up:
-                    with self._lock:
-                        self._counts["reconnects"] += 1
-                been_up = True
                 backoff = BACKOFF_FIRST
                 try:
                     self._serve(port)
@@ -361,6 +356,10 @@ class Link:
                     hello.cells,
                 )
                 self._desired = None
+            # counted before the link says it is up and the LEDs are sent again, so
+            # whoever sees the link back sees the reconnect counted
+            if self.hello is not None:  # it was up before
+                self._counts["reconnects"] += 1
             self.hello = hello
             self._incompatible = None
             # The device may have rebooted: it shows nothing we know of, and has
