@@ -28,6 +28,7 @@ from boardref.panel.board_routes import board_router
 from boardref.panel.gate import Gate, refusal_body
 from boardref.panel.history_api import history_routes
 from boardref.panel.pages import page, plain_pages, words_of
+from boardref.panel.rematch import rematch_router
 from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.panel.words import LANGUAGES
 from boardref.referee import RefereeError
@@ -64,6 +65,7 @@ def build_app(panel: Panel) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(board_router(panel, CHANGE))
+    app.include_router(rematch_router)
     app.include_router(history_routes(panel.service.history))
 
     @app.websocket("/ws")

@@ -200,6 +200,12 @@ class GameInfo(BaseModel):
     options: list[dict[str, Any]]
 
 
+class Rejoin(BaseModel):
+    """A phone's token for the rematch of the game it played (none: not its seat)."""
+
+    token: str | None = None
+
+
 class Join(BaseModel):
     """Where a phone joins: the base of the QR codes' addresses."""
 

@@ -39,6 +39,8 @@ class Panel:
         #: only if it is no older than the one it shows (a restarted service is a new run)
         self.run = secrets.token_hex(6)
         self.seq = 0
+        #: the game a rematch replaced and the rematch, by game id (``rematch``)
+        self.rematched: tuple[int, int] | None = None
         panel = service.config.panel
         public = urlsplit(panel.public_url).hostname if panel.public_url else None
         self.names = Names([panel.host, public, *panel.hosts])

@@ -64,12 +64,15 @@ export function dieFace(value) {
 }
 
 export class BoardView {
-  // container: an element to draw into; onCell(cellId): called when a cell is clicked
-  constructor(container, board, onCell) {
+  // container: an element to draw into; onCell(cellId): called when a cell is clicked;
+  // turn: degrees clockwise the board is turned by (a phone turns it to its seat)
+  constructor(container, board, onCell, turn = 0) {
     this.board = board;
     this.cells = new Map(board.cells.map((c) => [c.id, c]));
     this.radius = BoardView.pitch(board) * 0.38;
-    const xs = board.cells.map((c) => c.x), ys = board.cells.map((c) => -c.y);
+    this.turn = turn;
+    const turned = board.cells.map((c) => this.turned(c.x, -c.y));
+    const xs = turned.map(([x]) => x), ys = turned.map(([, y]) => y);
     const pad = this.radius * 2;
     const left = Math.min(...xs) - pad, top = Math.min(...ys) - pad;
     const width = Math.max(...xs) - Math.min(...xs) + 2 * pad;
@@ -78,15 +81,17 @@ export class BoardView {
                            role: "img", "aria-label": board.title });
     container.replaceChildren(this.svg);
     this.viewBox = [left, top, width, height];
-    this.ground = el("g", { class: "ground" }, this.svg);
-    const lines = el("g", { class: "lines" }, this.svg);
+    // the board's own coordinates, turned as a whole; its words are kept upright
+    this.drawing = turn ? el("g", { class: "turned", transform: `rotate(${turn})` }, this.svg) : this.svg;
+    this.ground = el("g", { class: "ground" }, this.drawing);
+    const lines = el("g", { class: "lines" }, this.drawing);
     for (const line of board.lines) {
       const points = line.map((id) => this.at(id).join(",")).join(" ");
       el("polyline", { points, class: "line" }, lines);
     }
-    this.marks = el("g", { class: "marks" }, this.svg);
+    this.marks = el("g", { class: "marks" }, this.drawing);
     this.holes = new Map();
-    const holes = el("g", { class: "holes" }, this.svg);
+    const holes = el("g", { class: "holes" }, this.drawing);
     for (const cell of board.cells) {
       const [x, y] = this.at(cell.id);
       const hole = el("g", { class: "cell", "data-cell": cell.id, "data-kind": cell.kind }, holes);
@@ -99,7 +104,8 @@ export class BoardView {
       hole.parts = [hole.querySelector(".piece"), hole.querySelector(".label")];
       this.holes.set(cell.id, hole);
     }
-    this.over = el("g", { class: "over" }, this.svg);
+    this.over = el("g", { class: "over" }, this.drawing);
+    this.keepUpright(holes);
     this.shown = [this.marks, this.ground, this.over]; // the layers in the page
     // a tap anywhere near a cell is for that cell: the nearest one, up to half a pitch
     // or 22 screen pixels away, so a hole drawn small on a phone is still easy to hit
@@ -115,10 +121,10 @@ export class BoardView {
 
   // the id of the cell nearest to a screen point, or null when none is near enough
   cellAt(clientX, clientY) {
-    const screen = this.svg.getScreenCTM();
+    const screen = this.drawing.getScreenCTM();
     if (!screen) return null;
     const point = new DOMPoint(clientX, clientY).matrixTransform(screen.inverse());
-    const reach = Math.max(this.radius / 0.76, 22 / screen.a);
+    const reach = Math.max(this.radius / 0.76, 22 / Math.hypot(screen.a, screen.b));
     let best = null, bestDistance = Infinity;
     for (const cell of this.board.cells) {
       const distance = Math.hypot(cell.x - point.x, -cell.y - point.y);
@@ -142,6 +148,34 @@ export class BoardView {
   at(id) {
     const cell = this.cells.get(id);
     return [cell.x, -cell.y];
+  }
+
+  // a point of the drawing where it shows on the turned board
+  turned(x, y) {
+    const angle = (this.turn * Math.PI) / 180, cos = Math.cos(angle), sin = Math.sin(angle);
+    return [x * cos - y * sin, x * sin + y * cos];
+  }
+
+  // [left, top, width, height] of the drawing: the box around it on the turned board
+  turnedBox([left, top, width, height]) {
+    if (!this.turn) return [left, top, width, height];
+    const corners = [[left, top], [left + width, top], [left, top + height], [left + width, top + height]]
+      .map(([x, y]) => this.turned(x, y));
+    const xs = corners.map(([x]) => x), ys = corners.map(([, y]) => y);
+    return [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
+  }
+
+  // Every word on a turned board turned back about where it stands, so it reads
+  // upright; an arrow along a row or a column turns with the board.
+  keepUpright(layer) {
+    if (!this.turn) return;
+    const across = this.turn % 180 === 90;
+    for (const text of layer.querySelectorAll("text")) {
+      text.setAttribute("transform", `rotate(${-this.turn} ${text.getAttribute("x") || 0} ${text.getAttribute("y") || 0})`);
+      if (across && /[↔↕]/.test(text.textContent)) {
+        text.textContent = text.textContent.replace(/[↔↕]/g, (arrow) => (arrow === "↔" ? "↕" : "↔"));
+      }
+    }
   }
 
   // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state.
@@ -181,9 +215,11 @@ export class BoardView {
       el("polyline", { points, class: kind, "stroke-width": this.radius * 0.3 }, this.marks);
     }
     if (game.draw) game.draw(this, pieces, marks);
+    for (const layer of drawn) this.keepUpright(layer);
     this.shown = this.shown.map((shown, n) => swapIfChanged(shown, drawn[n]));
     [this.marks, this.ground, this.over] = this.shown;
-    const frame = (game.frame && game.frame(this, marks)) || this.viewBox;
+    const framed = game.frame && game.frame(this, marks);
+    const frame = framed ? this.turnedBox(framed) : this.viewBox;
     updateAttribute(this.svg, "viewBox", frame.join(" "));
   }
 }

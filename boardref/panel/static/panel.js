@@ -2,7 +2,7 @@
 // which parts it shows. State arrives on the WebSocket; every change is a POST with a
 // JSON body. The server decides; this page only shows and asks.
 import "./boardcheck.js";
-import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
+import { BoardView, GAMES, seatColour } from "./board.js";
 import {
   $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
   role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
@@ -11,10 +11,13 @@ import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
+import { showHeader } from "./header.js";
 import { openNewGame, startNewGame } from "./newgame.js";
+import { rejoin, saysTheEnd, showOutcome } from "./outcome.js";
 import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
+import { seatTurn } from "./seat_turn.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { update, updateChildren } from "./update.js";
 
@@ -61,7 +64,9 @@ const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitmen
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
-  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null));
+  // a phone turns the board to its seat: the player's own side at the bottom
+  const turn = role === "play" ? seatTurn(drawing, state, seat) : 0;
+  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null, turn));
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -77,8 +82,9 @@ function renderPage() {
   view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   showTurn();
+  showHeader();
   const message = $("message");
-  update(message, "textContent", state.notice ? said(state.notice) : "");
+  update(message, "textContent", state.notice && !saysTheEnd(state.notice) ? said(state.notice) : "");
   update(message.dataset, "kind", state.errors.length ? "error" : "info");
   update($("tentative"), "textContent", state.tentative ? say("tentative", { move: state.tentative }) : "");
   update($("last"), "textContent", state.last_played ? say("last_move", { move: state.last_played }) : "");
@@ -115,43 +121,6 @@ function showTurn() {
   const colour = seatColour(state, acting);
   if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
   if (role === "play") update(document.body.dataset, "yours", acting === seat ? "yes" : "no");
-}
-
-function showOutcome() {
-  const box = $("outcome");
-  update(box, "hidden", !state.outcome);
-  if (!state.outcome) return;
-  const names = state.outcome.winners.map(seatName);
-  const head = document.createElement("strong");
-  head.textContent = names.length ? say("winner", { names: names.join(", ") }) : say("draw_game");
-  const reason = document.createElement("span");
-  reason.textContent = said(state.outcome.reason);
-  const shown = [head, reason];
-  if (state.outcome.scores) {
-    const table = document.createElement("ol");
-    table.className = "scores";
-    for (const { seat, place } of ranking(state.outcome)) {
-      const row = document.createElement("li");
-      row.value = place;
-      row.textContent = say("score", { seat: seatName(seat), score: state.outcome.scores[seat] });
-      row.style.setProperty("--seat", tokenColour(state.seats[seat].colour || "piece"));
-      table.appendChild(row);
-    }
-    shown.push(table);
-  }
-  updateChildren(box, shown);
-}
-
-// The seats by place: the winners first (a game may be won by who is left on the
-// board, whatever the scores), then by score, highest first; equal ones share a place
-// and the next place skips them (1, 2, 2, 4).
-function ranking(outcome) {
-  const won = (seat) => outcome.winners.includes(seat);
-  const ahead = (a, b) => (won(a) !== won(b) ? won(a) : outcome.scores[a] > outcome.scores[b]);
-  const seats = outcome.scores.map((_, seat) => seat);
-  return seats
-    .map((seat) => ({ seat, place: 1 + seats.filter((other) => ahead(other, seat)).length }))
-    .sort((a, b) => a.place - b.place || a.seat - b.seat);
 }
 
 function showGamePanel() {
@@ -248,6 +217,7 @@ function showSeat() {
 
 async function checkJoined() {
   const answer = await (await fetch(`/api/join/${seat}?token=${encodeURIComponent(token || "")}`)).json();
+  if (!answer.ok && await rejoin()) return;
   document.body.dataset.joined = answer.ok ? "yes" : "no";
 }
 

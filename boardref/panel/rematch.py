@@ -1,0 +1,47 @@
+"""A rematch: the game just played started again with the same game, variants, seats
+and computer seats, and the phones that played it kept in their seats.
+
+A seat's token changes with every game, so a phone would have to scan its code again;
+a phone that shows the token it held in the game a rematch replaced is told its new
+one (``/api/rejoin``). It never hands a seat to a phone that did not hold it, and it
+starts the game through the service's own new-game command, nothing of its own.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+
+from boardref.panel import models
+from boardref.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel, saved
+
+rematch_router = APIRouter()
+
+
+@rematch_router.post(
+    "/api/rematch", response_model=models.Done, dependencies=[*CHANGE, TABLE_OR_REFEREE]
+)
+async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
+    """The same game again, with the same seats and the computer at the same strength."""
+    referee = panel.service.referee
+    game, before = referee.game, referee.game_id
+    with saved(panel):
+        panel.service.new_game(
+            game.name, game.players, dict(game.options), sorted(referee.computer), referee.level
+        )
+    panel.rematched = (before, referee.game_id)
+    return models.Done()
+
+
+@rematch_router.get("/api/rejoin/{seat}", response_model=models.Rejoin)
+async def rejoin(
+    seat: int, panel: ThePanel, token: str | None = Query(None, max_length=64)
+) -> models.Rejoin:
+    """The current game's token of ``seat`` for the phone that held ``seat`` in the game
+    the rematch replaced (``token`` its token there); else none."""
+    if panel.rematched is None:
+        return models.Rejoin()
+    before, now = panel.rematched
+    access = panel.access
+    if now != panel.service.referee.game_id or not access.is_player(before, seat, token):
+        return models.Rejoin()
+    return models.Rejoin(token=access.player_token(now, seat))
