@@ -37,6 +37,13 @@ function variantWords() {
   return changed.map((option) => optionWords(state.game, option, state.options[option.name])).join(", ");
 }
 
+// ``text`` as a line of its own begins: with a capital, also where it begins with a
+// seat's name ("The hunters to move")
+export function capitalised(text) {
+  const lang = document.documentElement.lang || undefined; // "" is no locale: it throws
+  return text.charAt(0).toLocaleUpperCase(lang) + text.slice(1);
+}
+
 // one seat: its colour, its name, and who plays it where that is not a guest
 function seatItem(n) {
   const item = document.createElement("li");
@@ -45,9 +52,7 @@ function seatItem(n) {
   const marks = [];
   if (state.computer.includes(n)) marks.push(say("header.computer"));
   if (role === "play" && n === seat) marks.push(say("header.you"));
-  // a name in a list stands alone: it begins with a capital ("The hare")
-  const name = seatName(n);
-  const alone = name.charAt(0).toLocaleUpperCase(document.documentElement.lang || undefined) + name.slice(1);
+  const alone = capitalised(seatName(n)); // a name in a list stands alone: "The hare"
   item.textContent = marks.length ? say("header.seat_marked", { seat: alone, marks: marks.join(", ") }) : alone;
   if (state.computer.includes(n)) item.classList.add("computer");
   return item;

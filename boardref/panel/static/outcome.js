@@ -4,6 +4,7 @@
 // outcome the service pushed; it never works out who won.
 import { tokenColour } from "./board.js";
 import { $, post, role, said, say, seat, seatName, state, token } from "./core.js";
+import { capitalised } from "./header.js";
 import { update, updateChildren } from "./update.js";
 
 // The seats by place: the winners first (a game may be won by who is left on the
@@ -53,13 +54,13 @@ export function showOutcome() {
   const shown = [];
   if (role === "play" && state.seats[seat]) shown.push(line("strong", "own-result", ownResult(outcome)));
   shown.push(line("strong", "winners", names.length ? say("winner", { names: names.join(", ") }) : say("draw_game")));
-  shown.push(line("span", "reason", said(outcome.reason)));
+  shown.push(line("span", "reason", capitalised(said(outcome.reason))));
   if (outcome.scores) {
     const table = document.createElement("ol");
     table.className = "scores";
     for (const { seat: ranked, place } of ranking(outcome)) {
       const row = line("li", ranked === seat && role === "play" ? "mine" : "",
-                       say("score", { seat: seatName(ranked), score: outcome.scores[ranked] }));
+                       capitalised(say("score", { seat: seatName(ranked), score: outcome.scores[ranked] })));
       row.value = place;
       row.style.setProperty("--seat", tokenColour(state.seats[ranked].colour || "piece"));
       table.appendChild(row);

@@ -11,7 +11,7 @@ import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
-import { showHeader } from "./header.js";
+import { capitalised, showHeader } from "./header.js";
 import { openNewGame, startNewGame } from "./newgame.js";
 import { rejoin, saysTheEnd, showOutcome } from "./outcome.js";
 import {
@@ -114,10 +114,7 @@ function showTurn() {
   else if (acting === null) line = say(`phase_${state.phase}`);
   else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatName(acting) });
-  // a line of its own begins with a capital, also where it begins with a seat's name
-  // ("{seat} to move": "Red to move", "The hunters to move")
-  const lang = document.documentElement.lang || undefined; // "" is no locale: it throws
-  update(turn, "textContent", line.charAt(0).toLocaleUpperCase(lang) + line.slice(1));
+  update(turn, "textContent", capitalised(line));
   const colour = seatColour(state, acting);
   if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
   if (role === "play") update(document.body.dataset, "yours", acting === seat ? "yes" : "no");
