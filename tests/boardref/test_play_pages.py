@@ -39,9 +39,10 @@ def test_every_page_names_the_game_its_variant_and_who_plays_which_seat(people, 
     referee = table.open("referee", "/referee", PHONE)
     referee.fill("#pin", PIN)
     referee.click("#login")
+    name, variant = said["game.sternhalma.title"], said["option.sternhalma.no_leaving_goal.title"]
     for role, page in table.pages.items():
-        expect(page.locator("#game-name")).to_have_text(said["game.sternhalma.title"], timeout=WAIT_MS)
-        expect(page.locator("#game-variant")).to_have_text(said["option.sternhalma.no_leaving_goal.title"])
+        expect(page.locator("#game-name")).to_have_text(name, timeout=WAIT_MS)
+        expect(page.locator("#game-variant")).to_have_text(variant)
         seats = page.locator("#seat-list li")
         expect(seats).to_have_count(3)
         expect(seats.nth(0)).to_contain_text("Rot" if language == "de" else "Red")
@@ -112,7 +113,7 @@ def test_each_phone_reads_its_own_result_and_a_rematch_keeps_the_seats(people, l
         expect(page.locator("#outcome")).to_be_hidden(timeout=WAIT_MS)
         expect(page.locator("body")).to_have_attribute("data-plies", "0", timeout=WAIT_MS)
     assert kiosk.evaluate("document.querySelector('#join-codes img').src") != commitment
-    for seat, phone in enumerate(phones):  # still seated, with the new game's token
+    for phone in phones:  # still seated, with the new game's token
         expect(phone.locator("body")).to_have_attribute("data-joined", "yes", timeout=WAIT_MS)
         expect(phone.locator("#not-joined")).to_be_hidden()
         expect(phone.locator("#game-variant")).to_have_text("Single game")
@@ -201,7 +202,8 @@ def test_the_new_game_dialog_keeps_start_in_sight_for_every_game(people, languag
             most = kiosk.locator("#new-game-players option").last.get_attribute("value")
             kiosk.select_option("#new-game-players", most)
             start = box(kiosk, "#new-game-start")
-            assert start["y"] >= 0 and start["y"] + start["height"] <= size["height"], (name, size, start)
+            in_sight = start["y"] >= 0 and start["y"] + start["height"] <= size["height"]
+            assert in_sight, (name, size, start)
             assert kiosk.evaluate("scrollY") == 0
         kiosk.click("#new-game-cancel")
     kiosk.set_viewport_size(KIOSK)

@@ -63,6 +63,9 @@ export function dieFace(value) {
   return svg;
 }
 
+// the pictures of things standing on a cell, which a turned board keeps upright
+const UPRIGHT = "g.stack[data-cell], g.tree[data-cell]";
+
 export class BoardView {
   // container: an element to draw into; onCell(cellId): called when a cell is clicked;
   // turn: degrees clockwise the board is turned by (a phone turns it to its seat)
@@ -166,12 +169,17 @@ export class BoardView {
   }
 
   // Every word on a turned board turned back about where it stands, so it reads
-  // upright; an arrow along a row or a column turns with the board.
+  // upright, and so are the things that stand on a cell (a hat, a tree); an arrow
+  // along a row or a column turns with the board.
   keepUpright(layer) {
     if (!this.turn) return;
+    const back = (node, x, y) => node.setAttribute("transform", `rotate(${-this.turn} ${x} ${y})`);
+    for (const standing of layer.querySelectorAll(UPRIGHT)) {
+      if (this.cells.has(standing.dataset.cell)) back(standing, ...this.at(standing.dataset.cell));
+    }
     const across = this.turn % 180 === 90;
     for (const text of layer.querySelectorAll("text")) {
-      text.setAttribute("transform", `rotate(${-this.turn} ${text.getAttribute("x") || 0} ${text.getAttribute("y") || 0})`);
+      if (!text.closest(UPRIGHT)) back(text, text.getAttribute("x") || 0, text.getAttribute("y") || 0);
       if (across && /[↔↕]/.test(text.textContent)) {
         text.textContent = text.textContent.replace(/[↔↕]/g, (arrow) => (arrow === "↔" ? "↕" : "↔"));
       }

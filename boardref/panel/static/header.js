@@ -55,6 +55,7 @@ function seatItem(n) {
   const alone = capitalised(seatName(n)); // a name in a list stands alone: "The hare"
   item.textContent = marks.length ? say("header.seat_marked", { seat: alone, marks: marks.join(", ") }) : alone;
   if (state.computer.includes(n)) item.classList.add("computer");
+  if (seatColour(state, n) === "transparent") item.classList.add("colourless"); // "player 1"
   return item;
 }
 

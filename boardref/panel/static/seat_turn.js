@@ -21,7 +21,9 @@ const zone = (board, name) => board.cells.filter((cell) => cell.zone === name).m
 // down on the left)
 const SEATED = {
   sternhalma: { step: 60, at: (board, state, n) => middle(board, zone(board, board.game.seats[state.players][n])) },
-  fang_den_hut: { aim: 135, at: (board, state, n) => middle(board, zone(board, board.game.seats[state.players][n])) },
+  // the square board's home corner lies down on the left; the six-sided one's home side down
+  fang_den_hut: { aim: 135, at: (board, state, n) => middle(board, zone(board, board.game.seats[state.players][n])),
+                  shape: (board) => (board.game.seats["6"] ? { step: 60, aim: 90 } : {}) },
   // the hare sits across from the hunters
   catch_the_hare: { at: (board, state, n) => {
     const [x, y] = middle(board, board.game.hunters);
@@ -52,7 +54,7 @@ export function seatTurn(board, state, seat) {
     direction = at && [at[0] - cx, at[1] - cy];
   }
   if (!direction || Math.hypot(...direction) < 1e-6) return 0;
-  const step = seated.step || 90;
-  const turn = (seated.aim || 90) - (Math.atan2(direction[1], direction[0]) * 180) / Math.PI;
+  const { step = 90, aim = 90 } = { ...seated, ...(seated.shape ? seated.shape(board) : {}) };
+  const turn = aim - (Math.atan2(direction[1], direction[0]) * 180) / Math.PI;
   return (((Math.round(turn / step) * step) % 360) + 360) % 360;
 }
