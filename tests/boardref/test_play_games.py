@@ -106,6 +106,8 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
         for page in (kiosk, *phones):
             wait_for_ply(page, ply)
         movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        if not movers and kiosk.locator("#outcome").is_visible():  # a phone's card ended it
+            break
         if not movers:  # the computer's turn: it plays by itself, announced on the table
             plays, on_board, _ = COMPUTER_PLAYS[language]
             expect(kiosk.locator("#message")).to_contain_text(plays)
@@ -134,7 +136,8 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
     rows = kiosk.locator("#outcome .scores li")
     places = [int(row.get_attribute("value")) for row in rows.all()]
     hats = [int(text.rsplit(": ", 1)[1]) for text in rows.all_inner_texts()]
-    assert rows.first.inner_text().startswith(winner.split(",")[0])
+    # the ranking's lines stand alone, each beginning with a capital
+    assert rows.first.inner_text().lower().startswith(winner.split(",")[0].lower())
     assert places == sorted(places) and places[0] == 1
     assert hats == sorted(hats, reverse=True), hats
     table.check()

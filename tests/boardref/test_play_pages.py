@@ -47,6 +47,9 @@ def test_every_page_names_the_game_its_variant_and_who_plays_which_seat(people, 
         expect(seats).to_have_count(3)
         expect(seats.nth(0)).to_contain_text("Rot" if language == "de" else "Red")
         expect(seats.nth(2)).to_contain_text(f"({said['header.computer']})")
+        for target in ("#language", ".history-link"):  # a finger's size
+            if page.locator(target).is_visible():
+                assert box(page, target)["height"] >= 44, (role, target)
         if page.viewport_size == PHONE:
             header = box(page, "header")
             assert header["x"] + header["width"] <= PHONE["width"], role
