@@ -78,7 +78,7 @@ class Commands:
 
     def _offer_unseen(self) -> None:
         base = self.positions[-1]
-        key = self._key(self.reading if self.read_as is None else self.read_as)
+        key = self.shown_key()
         if key != self._key_of(base):
             raise RefereeError(
                 words(
@@ -87,6 +87,8 @@ class Commands:
                 )
             )
         unseen = {state: move for move, state in self._successors_of(base).get(key)}
+        if self.expected is not None and self.expected[1] in unseen:
+            unseen = {self.expected[1]: self.expected[0]}  # the computer's, if unseen
         if not unseen:
             raise RefereeError(nothing_to_confirm())
         if len(unseen) == 1:
@@ -108,8 +110,12 @@ class Commands:
         self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
 
     def choose(self, move_text: str) -> None:
-        """Pick the move that was played when several fit the board."""
+        """Pick the move that was played when several fit the board, or one of the
+        moves the board cannot feel (``Unseen``)."""
         self._require_game()
+        if self.phase == MOVE and self.take_unseen(move_text):
+            self._publish()  # a move the board cannot feel, named by its mover
+            return
         if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
             raise RefereeError(
                 words(

@@ -16,6 +16,7 @@ import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
+import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
 
 let lastDraw = null;
@@ -86,6 +87,7 @@ function renderPage() {
   showGamePanel();
   showDraw();
   showCandidates();
+  showUnseen();
   showMoves();
   showControls();
   if (role === "play") showSeat();
