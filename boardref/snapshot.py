@@ -113,8 +113,10 @@ class TableState(BaseModel):
     last_draw: Any = None
     candidates: tuple[str, ...] = ()
     #: moves the mover may have made that the board cannot feel, asked about while
-    #: the turn is open; and whether "none of these" may be said (``Unseen``)
+    #: the turn is open, the cells of each, and whether "none of these" may be said
+    #: (``Unseen``)
     unseen: tuple[str, ...] = ()
+    unseen_paths: tuple[tuple[str, ...], ...] = ()
     can_rule_out: bool = False
     outcome: Ending | None = None
     #: whether a confirm would do something now: a move waits, or one the sensors
@@ -213,6 +215,7 @@ class Snapshots:
             last_draw=v.last_draw,
             candidates=v.candidates,
             unseen=tuple(map(str, asked)),
+            unseen_paths=tuple(tuple(getattr(move, "path", ())) for move in asked),
             can_rule_out=bool(asked) or (self.phase == AMBIGUOUS and bool(self.unseen_moves())),
             outcome=None
             if ended is None

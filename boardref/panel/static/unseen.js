@@ -2,7 +2,8 @@
 // the turn is open the service lists them (state.unseen), and the mover's phone, the
 // table and the referee say so and offer each one to tap, and "none of these". The
 // service decides; this only shows and asks.
-import { $, post, role, say, sayMove, seat, seatName, state, words } from "./core.js";
+import { SVG } from "./board.js";
+import { $, post, role, say, sayMove, seat, seatName, state, view, words } from "./core.js";
 import { update, updateChildren } from "./update.js";
 
 export function showUnseen() {
@@ -11,6 +12,7 @@ export function showUnseen() {
   const asking = mine && state.can_rule_out;
   update(box, "hidden", !asking);
   if (!asking) return;
+  drawPaths(state.unseen_paths);
   const shown = [];
   if (state.unseen.length) {
     const line = document.createElement("p");
@@ -31,4 +33,22 @@ function button(text, path, body, move) {
   pressed.dataset.move = move;
   pressed.onclick = () => post(path, body);
   return pressed;
+}
+
+// Where each listed move went, drawn over the board (the board's own drawing is made
+// afresh with every state, so these are drawn again after it).
+function drawPaths(paths) {
+  for (const path of paths) {
+    if (path.length < 2) continue;
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", path.map((id) => view.at(id).join(",")).join(" "));
+    line.setAttribute("class", "unseen-move");
+    line.setAttribute("stroke-width", view.radius * 0.3);
+    const [x, y] = view.at(path[path.length - 1]);
+    const end = document.createElementNS(SVG, "circle");
+    for (const [name, value] of Object.entries({ cx: x, cy: y, r: view.radius, class: "unseen-end" })) {
+      end.setAttribute(name, value);
+    }
+    view.marks.append(line, end);
+  }
 }
