@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 
-from engines import load_game
 from engines.core import PASS
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
@@ -20,6 +19,7 @@ from tests.boardref.test_play_fang_den_hut import (
     playable,
     presence,
     roll,
+    sit_down,
 )
 from tests.boardref.test_play_games import wait_for_ply
 
@@ -42,12 +42,8 @@ def unseen(game, state) -> list:
 def test_a_hat_put_onto_hats_the_board_feels_is_asked_for_on_the_phone_in_german(people):
     from playwright.sync_api import expect
 
-    table = people("fang_den_hut", 2, "de")
-    game = load_game("fang_den_hut", players=2)
+    table, game, sim, kiosk, phones = sit_down(people, 2)
     state = game.initial_state()
-    sim = table.open("sim", "/sim")
-    kiosk = table.open("table", "/table")
-    phones = [table.join(seat) for seat in range(2)]
     choose = random.Random(40)
     while state.ply < MOST:
         roller = phones[game.drawer(state)]
