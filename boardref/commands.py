@@ -58,7 +58,8 @@ class Commands:
     def confirm(self) -> None:
         """The player says their move is complete. With no move waiting, it names a
         move the sensors cannot see (a hat put onto a tower the hall sensors already
-        felt): the one such legal move is taken, several are offered to choose.
+        felt): such legal moves are offered to choose (the computer's announced one
+        is taken).
 
         The press says the hand is off the board: a reading that has not settled yet
         is judged first, so the turn confirmed is the one the board shows, not the
@@ -87,13 +88,13 @@ class Commands:
                 )
             )
         unseen = {state: move for move, state in self._successors_of(base).get(key)}
-        if self.expected is not None and self.expected[1] in unseen:
-            unseen = {self.expected[1]: self.expected[0]}  # the computer's, if unseen
         if not unseen:
             raise RefereeError(nothing_to_confirm())
-        if len(unseen) == 1:
-            self._accept_move(next(iter(unseen.values())))
+        if self.expected is not None and self.expected[1] in unseen:
+            self._accept_move(self.expected[0])  # the computer's move, carried out
             return
+        # a press is no move: taken unasked, a confirm pressed before moving anything
+        # would play a move the board never saw, and the game and the board drift apart
         self._ask(unseen.values())
 
     def _ask(self, moves, why: Words | None = None) -> None:

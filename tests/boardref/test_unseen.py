@@ -79,6 +79,22 @@ def test_a_confirm_offers_the_move_and_none_of_these_takes_the_question_back(tab
     assert referee.published.unseen == () and not [k for k, _ in referee.log if k == "move"]
 
 
+def test_a_confirm_pressed_before_moving_anything_plays_no_move(table):
+    """The lit Confirm pressed at the start of a turn took the one unseen move, which
+    nobody had made: the game had two hats on r1 and four at home, the board one and
+    five. It asks now, and "none of these" leaves the game as the board shows it."""
+    t, state = at(table, ONTO_OWN)
+    referee = t.referee
+    referee.confirm()
+    assert referee.phase == "ambiguous"
+    assert referee.published.candidates == ("red home_red-gate_red-r1",)
+    referee.rule_out()
+    assert referee.positions[-1] == state and not [k for k, _ in referee.log if k == "move"]
+    t.change(r1=None, r3="piece")
+    assert referee.log[-1][1]["move"] == "red r1-r2-r3"
+    assert t.game.sense(referee.positions[-1], "presence") == referee.reading
+
+
 def test_a_move_the_board_shows_is_taken_while_unseen_moves_are_listed(table):
     t, state = at(table, ONTO_OWN)
     t.change(r1=None, r3="piece")
@@ -133,6 +149,7 @@ def test_every_board_game_on_hall_sensors_asks_for_exactly_its_unseen_moves(tabl
         if shown.unseen and str(move) in shown.unseen:
             asked += 1
             assert referee.positions[-1] == state and referee.phase == MOVE
+            assert referee.published.chance is None, "no roll while the move is asked for"
             referee.choose(str(move))
         elif referee.tentative is not None or referee.phase == "ambiguous":
             if referee.tentative is not None:
