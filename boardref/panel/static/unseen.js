@@ -19,9 +19,16 @@ export function showUnseen() {
     // a game may say which of its moves the board cannot feel (a hat onto hats)
     const key = words[`unseen.prompt.${state.game}`] ? `unseen.prompt.${state.game}` : "unseen.prompt";
     const prompt = say(key);
-    line.textContent = role === "play" ? prompt : say("unseen.seat", { seat: seatName(state.to_move), prompt });
+    const said = role === "play" ? prompt : say("unseen.seat", { seat: seatName(state.to_move), prompt });
+    // a line begins with a capital, also where it begins with a seat's name ("red")
+    const lang = document.documentElement.lang || undefined;
+    line.textContent = said.charAt(0).toLocaleUpperCase(lang) + said.slice(1);
     shown.push(line);
-    for (const move of state.unseen) shown.push(button(sayMove(move), "/api/choose", { move }, move));
+    // several are numbered as on the board, where each is drawn
+    const numbered = (n) => (state.unseen.length > 1 ? `${n + 1}: ` : "");
+    state.unseen.forEach((move, n) => {
+      shown.push(button(numbered(n) + sayMove(move), "/api/choose", { move }, move));
+    });
   }
   shown.push(button(say("unseen.none"), "/api/rule_out", {}, ""));
   updateChildren(box, shown);
@@ -38,8 +45,8 @@ function button(text, path, body, move) {
 // Where each listed move went, drawn over the board (the board's own drawing is made
 // afresh with every state, so these are drawn again after it).
 function drawPaths(paths) {
-  for (const path of paths) {
-    if (path.length < 2) continue;
+  paths.forEach((path, n) => {
+    if (path.length < 2) return;
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", path.map((id) => view.at(id).join(",")).join(" "));
     line.setAttribute("class", "unseen-move");
@@ -50,5 +57,12 @@ function drawPaths(paths) {
       end.setAttribute(name, value);
     }
     view.marks.append(line, end);
-  }
+    if (paths.length < 2) return;
+    const number = document.createElementNS(SVG, "text");
+    for (const [name, value] of Object.entries({ x: x + view.radius * 1.2, y: y - view.radius * 0.6, "font-size": view.radius * 1.4, class: "unseen-number" })) {
+      number.setAttribute(name, value);
+    }
+    number.textContent = String(n + 1);
+    view.marks.appendChild(number);
+  });
 }
