@@ -20,8 +20,9 @@ from engines.words import words
 class Unseen:
     """The moves the mover may have made without the board showing them."""
 
-    #: the index the unseen moves were last found in, and those moves (one per position)
-    _unseen_found: tuple[Any, tuple] = (None, ())
+    #: the index the unseen moves were last found in, and those moves by the position
+    #: each leads to (one move per position)
+    _unseen_found: tuple[Any, dict] = (None, {})
     #: the position whose unseen moves the mover ruled out, and at which step of the game
     _ruled_out: tuple[Any, int] = (None, -1)
 
@@ -29,29 +30,33 @@ class Unseen:
         """The legal moves whose reading is the position's own, while the board shows
         the position and the turn is open (no move read yet); () where the position's
         index is not built yet or the table reads no board."""
-        if self.phase not in (MOVE, AMBIGUOUS) or self.tentative is not None:
-            return ()
-        if self.sensor == PANEL or self.reading is None:
-            return ()
-        index = self._successors.get(self.positions[-1])
-        if index is None or self.shown_key() != index.base:
-            return ()
-        kept, moves = self._unseen_found
-        if kept is not index:
-            found = {state: move for move, state in index.get(index.base)}
-            moves = tuple(found.values())
-            self._unseen_found = (index, moves)
-        return moves
+        return tuple(self._unseen().values())
 
     def asked_unseen(self) -> tuple:
         """The unseen moves the table asks the mover about now: none once ruled out
         for this position, and of the computer's seat only the move it announced."""
         if self.phase != MOVE or self._ruled_out == self._turn_mark():
             return ()
-        moves = self.unseen_moves()
+        found = self._unseen()
         if self.expected is not None:
-            return tuple(m for m in moves if m == self.expected[0])
-        return moves
+            move, after = self.expected
+            return (move,) if after in found else ()
+        return tuple(found.values())
+
+    def _unseen(self) -> dict:
+        """``unseen_moves`` by the position each leads to."""
+        if self.phase not in (MOVE, AMBIGUOUS) or self.tentative is not None:
+            return {}
+        if self.sensor == PANEL or self.reading is None:
+            return {}
+        index = self._successors.get(self.positions[-1])
+        if index is None or self.shown_key() != index.base:
+            return {}
+        kept, found = self._unseen_found
+        if kept is not index:
+            found = {state: move for move, state in index.get(index.base)}
+            self._unseen_found = (index, found)
+        return found
 
     def shown_key(self) -> tuple:
         """The board's reading as judged, in board order (with a camera, the legal
