@@ -117,6 +117,9 @@ def full_turns(scratch: Path) -> dict[str, list[float]]:
         after = game.apply(base, pick.choice(moves))
         if game.sense(after, "presence") == game.sense(base, "presence"):
             referee.confirm()  # a turn no sensor sees (marbles back unused): named on the panel
+            referee.choose(
+                next(t for t in referee.published.candidates if _leads(game, base, t, after))
+            )
             continue
         found["turn"].append(settle(game.sense(after, "presence")))
         if referee.phase == AMBIGUOUS:  # the panel names the turn among those that fit

@@ -58,7 +58,8 @@ class Commands:
     def confirm(self) -> None:
         """The player says their move is complete. With no move waiting, it names a
         move the sensors cannot see (a hat put onto a tower the hall sensors already
-        felt): the one such legal move is taken, several are offered to choose.
+        felt): such legal moves are offered to choose (the computer's announced one
+        is taken).
 
         The press says the hand is off the board: a reading that has not settled yet
         is judged first, so the turn confirmed is the one the board shows, not the
@@ -78,7 +79,7 @@ class Commands:
 
     def _offer_unseen(self) -> None:
         base = self.positions[-1]
-        key = self._key(self.reading if self.read_as is None else self.read_as)
+        key = self.shown_key()
         if key != self._key_of(base):
             raise RefereeError(
                 words(
@@ -89,9 +90,11 @@ class Commands:
         unseen = {state: move for move, state in self._successors_of(base).get(key)}
         if not unseen:
             raise RefereeError(nothing_to_confirm())
-        if len(unseen) == 1:
-            self._accept_move(next(iter(unseen.values())))
+        if self.expected is not None and self.expected[1] in unseen:
+            self._accept_move(self.expected[0])  # the computer's move, carried out
             return
+        # a press is no move: taken unasked, a confirm pressed before moving anything
+        # would play a move the board never saw, and the game and the board drift apart
         self._ask(unseen.values())
 
     def _ask(self, moves, why: Words | None = None) -> None:
@@ -108,8 +111,12 @@ class Commands:
         self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
 
     def choose(self, move_text: str) -> None:
-        """Pick the move that was played when several fit the board."""
+        """Pick the move that was played when several fit the board, or one of the
+        moves the board cannot feel (``Unseen``)."""
         self._require_game()
+        if self.phase == MOVE and self.take_unseen(move_text):
+            self._publish()  # a move the board cannot feel, named by its mover
+            return
         if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
             raise RefereeError(
                 words(

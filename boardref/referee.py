@@ -33,6 +33,7 @@ from boardref.successors import (
     outcomes_read_as,
     projection,
 )
+from boardref.unseen import Unseen
 from boardref.verdicts import (
     AMBIGUOUS,
     CHANCE,
@@ -78,7 +79,7 @@ SAVE_RETRY_S = 1.0  # seconds between tries to log a verdict the log refused
 INDEX_BYTES = 8 * 2**20
 
 
-class Referee(Guidance, Commands, Snapshots, Weighing):
+class Referee(Guidance, Commands, Snapshots, Weighing, Unseen):
     """Referees one table: a game, its sensor kind, its settle time and its log."""
 
     def __init__(self, store: Store, sensor: str = "presence", settle: float = 0.3):

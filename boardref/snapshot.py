@@ -112,6 +112,12 @@ class TableState(BaseModel):
     chance_optional: bool = False
     last_draw: Any = None
     candidates: tuple[str, ...] = ()
+    #: moves the mover may have made that the board cannot feel, asked about while
+    #: the turn is open, the cells of each, and whether "none of these" may be said
+    #: (``Unseen``)
+    unseen: tuple[str, ...] = ()
+    unseen_paths: tuple[tuple[str, ...], ...] = ()
+    can_rule_out: bool = False
     outcome: Ending | None = None
     #: whether a confirm would do something now: a move waits, or one the sensors
     #: cannot see may have been made
@@ -171,6 +177,7 @@ class Snapshots:
         actor = seat if seat is not None else drawer
         hidden = hides_hands(game)
         moves = self._panel_moves()
+        asked = self.asked_unseen()
         v = self._view
         lifted, destinations = v.lifted, v.destinations
         if lifted is None and not v.errors:
@@ -207,6 +214,9 @@ class Snapshots:
             chance_optional=bool(getattr(spec, "optional", False)),
             last_draw=v.last_draw,
             candidates=v.candidates,
+            unseen=tuple(map(str, asked)),
+            unseen_paths=tuple(tuple(getattr(move, "path", ())) for move in asked),
+            can_rule_out=bool(asked) or (self.phase == AMBIGUOUS and bool(self.unseen_moves())),
             outcome=None
             if ended is None
             else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
@@ -266,12 +276,4 @@ class Snapshots:
         shows the position and a legal move the sensors cannot see (a hat onto its
         own hats) may have been made. Looked up only where already indexed, so the
         answer never costs an indexing on the loop."""
-        if self.tentative is not None:
-            return True
-        if self.phase != MOVE or self.sensor == PANEL or self.reading is None:
-            return False
-        index = self._successors.get(self.positions[-1])
-        if index is None:
-            return False
-        key = self._key(self.reading if self.read_as is None else self.read_as)
-        return key == index.base and bool(index.get(key))
+        return self.tentative is not None or (self.phase == MOVE and bool(self.unseen_moves()))

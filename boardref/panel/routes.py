@@ -271,6 +271,14 @@ async def choose(body: models.Play, panel: ThePanel) -> models.Done:
     return models.Done()
 
 
+@commands.post("/api/rule_out", response_model=models.Done, dependencies=[TO_MOVE])
+async def rule_out(body: models.Seat, panel: ThePanel) -> models.Done:
+    """The mover made none of the moves the board cannot feel."""
+    with saved(panel):
+        panel.service.referee.rule_out()
+    return models.Done()
+
+
 @commands.post("/api/decline", response_model=models.Done, dependencies=[DRAWER])
 async def decline(body: models.Seat, panel: ThePanel) -> models.Done:
     """Decline a roll the rules offer but do not force (a six's extra roll)."""

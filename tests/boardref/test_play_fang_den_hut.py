@@ -227,15 +227,21 @@ def roll(roller, game, state, decline: bool):
     return game.resolve(state, int(roller.locator("#drawn .die").get_attribute("data-value")))
 
 
+def sit_down(people, players: int):
+    """``players`` people at a Fang den Hut! table in German: the table, the game, the
+    virtual board, the kiosk and a phone per seat, joined by its code."""
+    table = people("fang_den_hut", players, "de")
+    game = load_game("fang_den_hut", players=players)
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    return table, game, sim, kiosk, [table.join(seat) for seat in range(players)]
+
+
 def test_four_people_play_fang_den_hut_in_german_until_every_kind_of_move(people):
     from playwright.sync_api import expect
 
-    table = people("fang_den_hut", 4, "de")
-    game = load_game("fang_den_hut", players=4)
+    table, game, sim, kiosk, phones = sit_down(people, 4)
     state = game.initial_state()
-    sim = table.open("sim", "/sim")
-    kiosk = table.open("table", "/table")
-    phones = [table.join(seat) for seat in range(4)]
     table.check()
     table.shoot("start")
     choose = random.Random(19)

@@ -611,8 +611,9 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
             ]
             assert fits, f"{turn}: none of {referee.published.candidates} is the turn played"
             referee.choose(fits[0])
-        elif not turn.uses:  # a pass: nothing to feel, the mover confirms
+        elif not turn.uses:  # a pass: nothing to feel, the mover confirms and names it
             referee.confirm()
+            referee.choose(str(game.canonical(state, turn)))
         elif referee.tentative is not None:  # the mover says the turn is over
             held = referee.current()
             assert game.sense(held, "presence") == game.sense(after, "presence"), turn

@@ -19,6 +19,7 @@ import {
 } from "./referee.js";
 import { seatTurn } from "./seat_turn.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
+import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
 
 let lastDraw = null;
@@ -92,6 +93,7 @@ function renderPage() {
   showGamePanel();
   showDraw();
   showCandidates();
+  showUnseen();
   showMoves();
   showControls();
   if (role === "play") showSeat();
