@@ -50,6 +50,22 @@ class Position(_Body):
     record: dict[str, Any]
 
 
+class Alternative(BaseModel):
+    """A legal move in the place of the last one: its notation and the cells it passes."""
+
+    move: str
+    path: list[str]
+
+
+class CorrectionChoices(BaseModel):
+    """What may replace the last move: that move (None: the move the players are
+    asked about), the position before it as a camera sees it, and its legal moves."""
+
+    replaces: str | None
+    position: dict[str, str | None]
+    moves: list[Alternative]
+
+
 class Settings(_Body):
     """What the referee may tune while the table plays."""
 

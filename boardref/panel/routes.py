@@ -343,6 +343,15 @@ async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
     return models.Done()
 
 
+@referee_tools.get(
+    "/api/correction", response_model=models.CorrectionChoices, dependencies=[ONLY_REFEREE]
+)
+async def correction(panel: ThePanel) -> models.CorrectionChoices:
+    """The last move and what may replace it (referee only): what the page draws on
+    the board for the referee to tap."""
+    return models.CorrectionChoices(**panel.service.referee.correction_choices())
+
+
 @referee_tools.get("/api/position", response_model=models.Position, dependencies=[ONLY_REFEREE])
 async def current_position(panel: ThePanel) -> models.Position:
     """The whole record of the position, hidden hands too (referee only): what the

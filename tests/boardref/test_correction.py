@@ -1,0 +1,125 @@
+"""The referee's correction of the last move: it replaces the move read (not a move
+after it), is logged so a replay gives the same game, and a correction that is not
+legal where the last move was made is refused in words that say what to do."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from boardref.history import record_of
+from boardref.referee import CHANCE, MOVE, Referee, RefereeError
+from engines import PASS
+from engines.replay import replay
+from tests.boardref.test_referee import P
+
+#: every game and a variant of each with something different in it
+GAMES = [
+    ("sternhalma", 2, {}),
+    ("sternhalma", 3, {}),
+    ("catch_the_hare", None, {}),
+    ("hakenschlagen", 2, {}),
+    ("hakenschlagen", 3, {"board": "square"}),
+    ("fang_den_hut", 3, {}),
+    ("fang_den_hut_cards", 3, {}),
+    ("haegar", 2, {}),
+]
+
+
+def play_until_alternatives(referee: Referee, pick: random.Random):
+    """Play on the panel until the last move had another legal move beside it; the
+    move played, the position before it and an alternative."""
+    game = referee.game
+    for _ in range(400):
+        if referee.phase == CHANCE:
+            referee.draw()
+            continue
+        assert referee.phase == MOVE, referee.phase
+        before = referee.positions[-1]
+        moves = [m for m in game.legal_moves(before) if m != PASS]
+        move = pick.choice(moves)
+        referee.play(str(move))
+        others = [m for m in moves if game.apply(before, m) != game.apply(before, move)]
+        if others and referee.phase in (MOVE, CHANCE):
+            return move, before, pick.choice(others)
+    raise AssertionError(f"{game.name}: no move with an alternative in 400 steps")
+
+
+@pytest.mark.parametrize(("name", "players", "options"), GAMES)
+def test_a_correction_replaces_the_last_move_and_replays_the_same(store, name, players, options):
+    referee = Referee(store, sensor="panel")
+    referee.new_game(name, players, options, seed=b"correction")
+    pick = random.Random(name)
+    for _ in range(pick.randrange(1, 4)):  # not always the first move of the game
+        played, before, other = play_until_alternatives(referee, pick)
+    game = referee.game
+    choices = referee.correction_choices()
+    assert choices["replaces"] == str(played)
+    assert str(other) in {m["move"] for m in choices["moves"]}
+    assert choices["position"] == game.observe(before)
+
+    referee.correct(str(other))
+
+    assert referee.positions[-1] == game.apply(before, other) or referee.steps[-1][1].get(
+        "move"
+    ) == str(PASS)  # passes that follow the correction are the rules', not the referee's
+    assert ("takeback", {"move": str(played)}) in referee.log
+    corrected = [d for k, d in referee.log if k == "move" and d.get("corrected")]
+    assert corrected[-1]["move"] == str(other)
+    said = referee.published.notice
+    assert said.key in ("referee.replaced", "referee.replaced_then")
+    assert str(played) in referee.published.message and str(other) in referee.published.message
+
+    again = Referee(store, sensor="panel")
+    assert again.resume()
+    assert again.positions == referee.positions
+    *_, last = replay(record_of(store.game(referee.game_id), "here", None))
+    assert last.state == referee.positions[-1]
+
+
+def test_the_real_version_of_a_misread_move_needs_no_takeback(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, m5=P)  # read as l4-m5; really l4-k5
+    assert t.referee.published.last_played == "l4-m5"
+    t.referee.correct("l4-k5")
+    assert t.logged()[-2:] == [
+        ("takeback", {"move": "l4-m5"}),
+        ("move", {"move": "l4-k5", "seat": 0, "corrected": True}),
+    ]
+    shown = t.referee.published
+    assert shown.message.startswith("The last move l4-m5 was replaced by l4-k5")
+    assert shown.errors == {"m5", "k5"}  # the board still shows the misread
+    t.change(m5=None, k5=P)
+    assert not t.referee.published.errors
+
+
+def test_a_correction_not_legal_before_the_last_move_is_refused_in_words(table):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, m5=P)
+    with pytest.raises(RefereeError) as refused:
+        t.referee.correct("m5-m7")  # legal after the move read, not in its place
+    said = str(refused.value)
+    assert said.startswith("m5-m7 cannot replace l4-m5: ")
+    assert said.endswith("Pick one of the moves lit on the board")
+    assert refused.value.words.key == "referee.cannot_replace"
+    assert t.logged()[-1] == ("move", {"move": "l4-m5", "seat": 0})
+
+
+def test_nothing_to_correct_is_said_with_what_to_do_instead(table, store):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    with pytest.raises(RefereeError, match="No move has been played yet: set the position"):
+        t.referee.correct("l4-k5")
+    referee = Referee(store, sensor="panel")
+    referee.new_game("fang_den_hut", 2, seed=b"draw")
+    referee.draw()
+    state = referee.positions[-1]
+    referee.play(str(referee.game.legal_moves(state)[0]))
+    while referee.phase == MOVE:  # a six rolls again: play on to the next draw
+        referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
+    referee.draw()
+    with pytest.raises(RefereeError, match="A draw came after the last move and stays"):
+        referee.correct("r1-r2")
