@@ -8,10 +8,12 @@ import random
 
 import pytest
 
+from boardref import placing
 from boardref.history import record_of
 from boardref.referee import CHANCE, MOVE, Referee, RefereeError
-from engines import PASS
+from engines import PASS, RulesError, load_game
 from engines.replay import replay
+from tests.boardref.conftest import PIN
 from tests.boardref.test_referee import P
 
 #: every game and a variant of each with something different in it
@@ -123,3 +125,66 @@ def test_nothing_to_correct_is_said_with_what_to_do_instead(table, store):
     referee.draw()
     with pytest.raises(RefereeError, match="A draw came after the last move and stays"):
         referee.correct("r1-r2")
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "options"), [g for g in GAMES if placing.pieces(load_game(*g[:2]))]
+)
+def test_every_piece_a_tap_may_set_stands_where_it_was_tapped(store, name, players, options):
+    """Each piece the editor offers, set on an empty cell that may hold it (a piece
+    the game has a fixed number of moved there from one of its cells)."""
+    referee = Referee(store, sensor="panel")
+    referee.new_game(name, players, options, seed=b"placing")
+    game = referee.game
+    pick = random.Random(name)
+    for token in placing.pieces(game):
+        seen = game.observe(referee.current())
+        empty = [c for c, t in seen.items() if t is None]
+        held = [c for c in seen if seen[c] == token]
+        taps = [] if placing.single(game, token) or not held else [(held[0], None)]
+        state = game.to_json(referee.current())["state"]
+        for cell in pick.sample(empty, len(empty)):
+            try:
+                placed = placing.place_all(game, state, [*taps, (cell, token)])
+                referee.set_position(placing.record_of(game, placed))
+            except RulesError:  # a cell this piece never stands on: refused in words
+                continue
+            break
+        assert game.observe(referee.current())[cell] == token
+        assert referee.log[-1][0] == "correction"
+
+
+def test_a_tap_empties_a_cell_but_never_takes_the_hare_off(store):
+    referee = Referee(store, sensor="panel")
+    referee.new_game("catch_the_hare", seed=b"placing")
+    game = referee.game
+    state = game.to_json(referee.current())["state"]
+    emptied = placing.place(game, state, "a1", None)
+    assert "a1" not in emptied["hunters"] and "a1" in state["hunters"]
+    moved = placing.place(game, state, "b3", "hare")
+    assert moved["hare"] == "b3"
+    with pytest.raises(RefereeError, match="The hare always stands on the board: tap the cell"):
+        placing.place(game, state, state["hare"], None)
+    with pytest.raises(RefereeError, match="no piece fox to set: pick one of the pieces"):
+        placing.place(game, state, "b3", "fox")
+
+
+def test_the_referee_sets_a_position_by_taps_through_the_api(service):
+    from tests.boardref.test_panel import REMOTE, client, lay_out
+
+    lay_out(service)
+    referee = client(service, REMOTE)
+    taps = {"placings": [{"cell": "l4", "token": None}, {"cell": "k5", "token": "red"}]}
+    assert referee.post("/api/position/cells", json=taps).status_code == 403
+    assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+    shown = referee.get("/api/position").json()
+    assert shown["pieces"] == [
+        {"token": "red", "single": False},
+        {"token": "blue", "single": False},
+    ]
+    assert referee.post("/api/position/cells", json=taps).status_code == 200
+    position = service.referee.published.position
+    assert position["k5"] == "red" and position["l4"] is None
+    one_more = {"placings": [{"cell": "k7", "token": "red"}]}
+    refused = referee.post("/api/position/cells", json=one_more)
+    assert refused.status_code == 409 and "11 pieces, not 10" in refused.json()["detail"]
