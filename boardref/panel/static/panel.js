@@ -15,6 +15,7 @@ import { openNewGame, startNewGame } from "./newgame.js";
 import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
+import { refereeDrawing, tapRefereeCell } from "./referee_board.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { update, updateChildren } from "./update.js";
 
@@ -61,7 +62,8 @@ const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitmen
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
-  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null));
+  const onCell = { sim: clickSimCell, referee: tapRefereeCell }[role] || null;
+  setBoard(drawing, new BoardView($("board"), drawing, onCell));
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -74,7 +76,10 @@ function renderPage() {
   update(page, "last", state.tentative || state.last_played || "");
   // the virtual board shows what really stands there (sim.js)
   const onBoard = role === "sim" && state.virtual;
-  view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
+  // the referee's tools draw the position they work on (the one before the last move...)
+  const [pieces, marks] = (role === "referee" && refereeDrawing())
+    || (onBoard ? [simPieces(), simMarks()] : [state.position, state]);
+  view.show(pieces, marks);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   showTurn();
   const message = $("message");
