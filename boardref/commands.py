@@ -13,6 +13,7 @@ from boardref.verdicts import (
     MOVE,
     OVER,
     PANEL,
+    SETUP,
     Event,
     RefereeError,
     as_lists,
@@ -332,6 +333,8 @@ class Commands:
         the move's words (None: the players are asked which move fits the board)."""
         if self.phase == OVER:
             raise RefereeError(words("referee.over", "The game is over; start a new one"))
+        if self.phase == SETUP:  # the board is laid out first, then it is refereed
+            raise RefereeError(not_now(self.phase))
         if self.tentative is not None:
             return 0, str(self.tentative[0])
         if self.phase == AMBIGUOUS:

@@ -10,7 +10,7 @@ import pytest
 
 from boardref import placing
 from boardref.history import record_of
-from boardref.referee import CHANCE, MOVE, Referee, RefereeError
+from boardref.referee import AMBIGUOUS, CHANCE, MOVE, Referee, RefereeError
 from engines import PASS, RulesError, load_game
 from engines.replay import replay
 from tests.boardref.conftest import PIN
@@ -188,3 +188,46 @@ def test_the_referee_sets_a_position_by_taps_through_the_api(service):
     one_more = {"placings": [{"cell": "k7", "token": "red"}]}
     refused = referee.post("/api/position/cells", json=one_more)
     assert refused.status_code == 409 and "11 pieces, not 10" in refused.json()["detail"]
+
+
+def test_a_move_under_way_is_replaced_as_it_stands(table):
+    from tests.engines.test_sternhalma import position
+
+    t = table("sternhalma", 2)
+    # a lone red piece on i9 with the blue ring around m9's hexagon: i9:k11 can grow
+    ring = ["j10", "m11", "p10", "p8", "m7", "j8"]
+    t.referee.positions[-1] = position(t.game, {0: ["i9"], 1: ring})
+    t.show_position(t.referee.positions[-1])
+    t.change(i9=None, k11=P)
+    assert t.referee.published.tentative == "i9:k11"
+    assert t.referee.correction_choices()["replaces"] == "i9:k11"
+    step = next(str(m) for m in t.game.legal_moves(t.referee.positions[-1]) if "-" in str(m))
+    t.referee.correct(step)
+    assert t.logged()[-1] == ("move", {"move": step, "seat": 0, "corrected": True})
+    assert not any(kind == "takeback" for kind, _ in t.logged())
+    assert t.referee.published.message.startswith(f"The last move i9:k11 was replaced by {step}")
+
+
+def test_a_board_still_being_laid_out_is_not_corrected(table):
+    t = table("sternhalma", 2)
+    with pytest.raises(RefereeError, match="No move can be played now"):
+        t.referee.correct("l4-k5")
+
+
+def test_while_the_players_are_asked_the_referee_names_the_move_played(table, monkeypatch):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    start = t.game.initial_state()
+    two = t.game.legal_moves(start)[:2]
+    reading = t.game.sense(t.game.apply(start, two[0]), "presence")
+    index, key = t.referee._successors_of(start), t.referee._key(reading)
+    found = index.get
+    asked = [(m, t.game.apply(start, m)) for m in two]
+    monkeypatch.setattr(index, "get", lambda k: asked if k == key else found(k))
+    t.show(reading)
+    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.correction_choices()["replaces"] is None
+    t.referee.correct(str(two[1]))
+    assert t.logged()[-1] == ("move", {"move": str(two[1]), "seat": 0, "corrected": True})
+    assert t.referee.published.message.startswith("The referee entered the move played")
+    assert t.referee.published.candidates == ()
