@@ -56,6 +56,13 @@ def place(game, state: dict[str, Any], cell: str, token: str | None) -> dict[str
         raise RefereeError(
             words("referee.no_cell", "{cell} is not a cell of this board", cell=cell)
         )
+    if game.name not in _places():
+        raise RefereeError(
+            words(
+                "referee.set_whole_record",
+                "This game's position is not set by taps: set the whole record as JSON",
+            )
+        )
     known = pieces(game)
     if token is not None and token not in known:
         raise RefereeError(

@@ -49,12 +49,16 @@ def test_the_referee_replaces_a_misread_move_by_tapping_the_board(sternhalma, br
     from playwright.sync_api import expect
 
     said = words.table("de")
+    page = logged_in(browser, sternhalma, "de")
+    page.click("#correct-start")  # nothing played yet: says so, and what to do instead
+    nothing = said["referee.nothing_to_correct"]
+    expect(page.locator("#correct-note")).to_have_text(nothing, timeout=WAIT_MS)
+
     sim = opened(browser, sternhalma, "/sim")
     tap(sim, "l4")
     tap(sim, "m5")  # the board shows l4-m5; the player really moved to k5
     expect(sim.locator("body")).to_have_attribute("data-last", "l4-m5", timeout=WAIT_MS)
-
-    page = logged_in(browser, sternhalma, "de")
+    expect(page.locator("body")).to_have_attribute("data-last", "l4-m5", timeout=WAIT_MS)
     page.click("#correct-start")
     asked = said["correct_tap_piece"].split("{")[0]  # "Erkannt wurde "
     expect(page.locator("#correct-note")).to_contain_text(asked + "l4-m5", timeout=WAIT_MS)

@@ -167,6 +167,10 @@ def test_a_tap_empties_a_cell_but_never_takes_the_hare_off(store):
         placing.place(game, state, state["hare"], None)
     with pytest.raises(RefereeError, match="no piece fox to set: pick one of the pieces"):
         placing.place(game, state, "b3", "fox")
+    hats = load_game("fang_den_hut", 2)
+    hat_state = hats.to_json(hats.initial_state())["state"]
+    with pytest.raises(RefereeError, match="not set by taps: set the whole record as JSON"):
+        placing.place(hats, hat_state, hats.board.cells[0].id, None)
 
 
 def test_the_referee_sets_a_position_by_taps_through_the_api(service):

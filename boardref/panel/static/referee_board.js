@@ -2,7 +2,7 @@
 // or picking a legal move, and the position set by tapping cells with a piece. The
 // page only proposes; the service checks each correction and position as a whole.
 import { GAMES, tokenColour } from "./board.js";
-import { $, post, render, say, state } from "./core.js";
+import { $, post, render, said, say, state } from "./core.js";
 
 // replacing the last move: what may replace it (GET /api/correction), the piece
 // tapped, the moves that fit the taps, the one chosen
@@ -17,7 +17,8 @@ export async function startCorrection() {
   const response = await fetch("/api/correction");
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) {
-    note("correct-note", answer.detail || response.statusText);
+    // nothing to correct now: why, and what to do instead, in the page's language
+    note("correct-note", answer.said ? said(answer.said) : answer.detail || response.statusText);
     return;
   }
   endEditing();
