@@ -16,8 +16,8 @@ from tests.boardref.test_browser_games import WAIT_MS
 from tests.boardref.test_browser_pages import KIOSK, PHONE, opened
 
 pytestmark = needs_chromium
-#: the fixture: the shared table playing two-player Sternhalma
-sternhalma = pages.sternhalma
+#: the fixtures: the shared table playing two-player Sternhalma, or the game a test names
+sternhalma, table = pages.sternhalma, pages.table
 
 
 def logged_in(browser, url, language):
@@ -104,3 +104,19 @@ def test_the_referee_moves_a_piece_by_tapping_cells(sternhalma, browser, languag
     page.click("#position-cells-apply")
     expect(page.locator("#refusal")).to_be_visible(timeout=WAIT_MS)
     assert httpx.get(f"{sternhalma}/api/state").json()["position"]["k9"] is None
+
+
+@pytest.mark.parametrize("table", [("catch_the_hare", 2)], indirect=True)
+def test_a_piece_there_is_one_of_moves_where_it_is_tapped(table, browser):
+    from playwright.sync_api import expect
+
+    page = logged_in(browser, table, "en")
+    page.click('#position-palette [data-token="hare"]')
+    tap(page, "b3")
+    # drawn before it is set: the hare on b3 and gone from c3, where it stood
+    expect(page.locator('#board g.cell[data-cell="b3"]')).to_have_attribute("data-token", "hare")
+    expect(page.locator('#board g.cell[data-cell="c3"]')).to_have_attribute("data-token", "")
+    page.click("#position-cells-apply")
+    expect(page.locator("#position-note")).to_have_text("The position is set.", timeout=WAIT_MS)
+    position = httpx.get(f"{table}/api/state").json()["position"]
+    assert position["b3"] == "hare" and position["c3"] is None
