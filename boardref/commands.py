@@ -314,17 +314,24 @@ class Commands:
 
     def correction_choices(self) -> dict[str, Any]:
         """What the referee may put in the place of the last move: that move, the
-        position before it as a camera sees it, and every legal move from there."""
+        position before it as a camera sees it, and every legal move from there with
+        its path and the cells it changes."""
         self._require_game()
         undo, replaced = self._move_to_correct()
         base = self.positions[-1 - undo]
+        seen = self.game.observe(base)
+
+        def changed(move) -> list[str]:  # what a tap can tell a move without a path by
+            after = self.game.observe(self.game.apply(base, move))
+            return sorted(cell for cell, token in after.items() if token != seen[cell])
+
         return {
             "replaces": replaced,
-            "position": self.game.observe(base),
+            "position": seen,
             "moves": [
-                {"move": str(move), "path": list(getattr(move, "path", ()))}
-                for move in self.game.legal_moves(base)
-                if move != PASS
+                {"move": str(m), "path": list(getattr(m, "path", ())), "cells": changed(m)}
+                for m in self.game.legal_moves(base)
+                if m != PASS
             ],
         }
 

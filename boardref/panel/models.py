@@ -78,10 +78,12 @@ class Placings(_Body):
 
 
 class Alternative(BaseModel):
-    """A legal move in the place of the last one: its notation and the cells it passes."""
+    """A legal move in the place of the last one: its notation, the cells it passes
+    (none for a move that is no path) and the cells whose piece it changes."""
 
     move: str
     path: list[str]
+    cells: list[str]
 
 
 class CorrectionChoices(BaseModel):

@@ -60,6 +60,12 @@ def test_a_correction_replaces_the_last_move_and_replays_the_same(store, name, p
     assert choices["replaces"] == str(played)
     assert str(other) in {m["move"] for m in choices["moves"]}
     assert choices["position"] == game.observe(before)
+    # a move is told on the board by the cells it changes: a Hakenschlagen turn by them all
+    seen, after = choices["position"], game.observe(game.apply(before, other))
+    alternative = next(m for m in choices["moves"] if m["move"] == str(other))
+    assert alternative["cells"] == sorted(c for c in after if after[c] != seen[c])
+    if name == "hakenschlagen":
+        assert all(m["cells"] for m in choices["moves"])
 
     referee.correct(str(other))
 

@@ -181,7 +181,7 @@ def test_the_referee_logs_in_with_the_pin_and_may_correct(service):
     choices = phone.get("/api/correction").json()
     assert (
         choices["replaces"] == misread
-        and {"move": "l4-k5", "path": ["l4", "k5"]} in choices["moves"]
+        and {"move": "l4-k5", "path": ["l4", "k5"], "cells": ["k5", "l4"]} in choices["moves"]
     )
     assert phone.post("/api/correct", json={"move": "l4-k5"}).status_code == 200
     assert service.referee.log[-2:] == [

@@ -1,8 +1,8 @@
 // The referee's board tools (/referee): the last move replaced by tapping the board
 // or picking a legal move, and the position set by tapping cells with a piece. The
 // page only proposes; the service checks each correction and position as a whole.
-import { GAMES, tokenColour } from "./board.js";
 import { $, post, render, said, say, state } from "./core.js";
+import { pieceColour } from "./sim.js";
 
 // replacing the last move: what may replace it (GET /api/correction), the piece
 // tapped, the moves that fit the taps, the one chosen
@@ -22,7 +22,7 @@ export async function startCorrection() {
     return;
   }
   endEditing();
-  correcting = { ...answer, plies: state.plies, origin: null, fitting: [], chosen: null };
+  correcting = { ...answer, plies: state.plies, origin: null, tapped: [], fitting: [], chosen: null };
   $("correct-move").value = "";
   showCorrection();
 }
@@ -34,17 +34,27 @@ export function endCorrection(words = "") {
 }
 
 const movesFrom = (cell) => correcting.moves.filter((m) => m.path[0] === cell);
+// moves that are paths are told by their first and last cell; others (a Hakenschlagen
+// turn, a card, a coaster) by the cells whose pieces they change
+const byPath = () => correcting.moves.some((m) => m.path.length);
+const last = (move) => move.path[move.path.length - 1];
 
-// a tap while replacing: first the piece that moved, then where it really went
+// a tap while replacing: first the piece that moved, then where it really went; or,
+// for moves that are no path, each cell the move changed, until one move is left
 function tapCorrection(cell) {
-  const from = movesFrom(cell);
-  const { origin } = correcting;
-  const ending = origin ? movesFrom(origin).filter((m) => m.path[m.path.length - 1] === cell) : [];
-  if (ending.length) {
-    correcting.fitting = ending;
+  if (byPath()) {
+    const from = movesFrom(cell);
+    const ending = correcting.origin ? movesFrom(correcting.origin).filter((m) => last(m) === cell) : [];
+    if (ending.length) correcting.fitting = ending;
+    else if (from.length) Object.assign(correcting, { origin: cell, fitting: from });
+    else return;
     correcting.chosen = ending.length === 1 ? ending[0] : null;
-  } else if (from.length) {
-    Object.assign(correcting, { origin: cell, fitting: from, chosen: null });
+  } else {
+    const tapped = correcting.tapped.includes(cell)
+      ? correcting.tapped.filter((c) => c !== cell) : [...correcting.tapped, cell];
+    const fitting = correcting.moves.filter((m) => tapped.every((c) => m.cells.includes(c)));
+    if (!fitting.length) return; // no move changes all these cells: the tap is not taken
+    Object.assign(correcting, { tapped, fitting, chosen: fitting.length === 1 ? fitting[0] : null });
   }
   if (correcting.chosen) $("correct-move").value = correcting.chosen.move;
   showCorrection();
@@ -62,10 +72,8 @@ function showCorrection() {
   $("correct-cancel").hidden = !correcting;
   $("correct-start").hidden = Boolean(correcting);
   let pick = [];
-  if (correcting && correcting.origin) pick = correcting.fitting;
-  else if (correcting && (correcting.moves.length <= FEW || !correcting.moves.some((m) => m.path.length))) {
-    pick = correcting.moves;
-  }
+  if (correcting && (correcting.origin || correcting.tapped.length)) pick = correcting.fitting;
+  else if (correcting && (correcting.moves.length <= FEW || !byPath())) pick = correcting.moves;
   $("correct-moves").replaceChildren(...pick.map((move) => {
     const button = document.createElement("button");
     button.textContent = move.move;
@@ -75,7 +83,9 @@ function showCorrection() {
     return button;
   }));
   if (correcting) {
-    const step = correcting.chosen ? "correct_apply_hint" : correcting.origin ? "correct_tap_target" : "correct_tap_piece";
+    const step = correcting.chosen ? "correct_apply_hint"
+      : correcting.origin ? "correct_tap_target" : correcting.tapped.length ? "correct_tap_more"
+        : byPath() ? "correct_tap_piece" : "correct_tap_cell";
     note("correct-note", say(step, { move: correcting.replaces || "–", chosen: correcting.chosen?.move || "" }));
   }
   render();
@@ -106,7 +116,6 @@ export async function loadPosition() {
 }
 
 function showPalette() {
-  const game = GAMES[state?.game] || {};
   const choices = [{ token: "", single: false }, ...editing.pieces];
   $("position-palette").replaceChildren(...choices.map(({ token }) => {
     const button = document.createElement("button");
@@ -116,8 +125,7 @@ function showPalette() {
     button.setAttribute("aria-pressed", String(editing.picked === token));
     const swatch = document.createElement("span");
     swatch.className = "sim-swatch";
-    const colour = token && ((game.piece && game.piece(token)) || token);
-    swatch.style.background = colour ? tokenColour(colour) : "transparent";
+    swatch.style.background = token && state ? pieceColour(token) : "transparent";
     const name = document.createElement("span");
     name.textContent = token ? say(`token.${token}`) : say("position_empty");
     button.append(swatch, name);
@@ -168,14 +176,21 @@ export function tapRefereeCell(cell) {
 export function refereeDrawing() {
   if (editing.game !== state.commitment && document.body.dataset.referee === "yes") loadPosition();
   if (correcting && correcting.plies !== state.plies) endCorrection(say("correct_moved_on"));
-  if (correcting) {
+  if (correcting && byPath()) {
     const replaced = correcting.moves.find((m) => m.move === correcting.replaces);
-    const ends = correcting.origin ? correcting.fitting.map((m) => m.path[m.path.length - 1]) : [];
     return [correcting.position, {
       ...blank(), last_move: replaced ? replaced.path : [],
       hints: correcting.origin ? [] : [...new Set(correcting.moves.map((m) => m.path[0]))],
-      lifted: correcting.origin, destinations: ends,
+      lifted: correcting.origin, destinations: correcting.origin ? correcting.fitting.map(last) : [],
       expected_path: correcting.chosen ? correcting.chosen.path : [],
+    }];
+  }
+  if (correcting) { // the cells the moves still fitting change, those tapped ringed
+    const fitting = correcting.tapped.length ? correcting.fitting : correcting.moves;
+    const lit = new Set(fitting.flatMap((m) => m.cells));
+    return [correcting.position, {
+      ...blank(), destinations: correcting.tapped,
+      hints: [...lit].filter((c) => !correcting.tapped.includes(c)),
     }];
   }
   if (!editing.taps.length) return null;
