@@ -13,6 +13,7 @@ from boardref.verdicts import (
     MOVE,
     OVER,
     PANEL,
+    SETUP,
     Event,
     RefereeError,
     as_lists,
@@ -21,7 +22,7 @@ from boardref.verdicts import (
     not_saved,
     nothing_to_confirm,
 )
-from engines import PASS
+from engines import PASS, RulesError
 from engines.chance import Shuffle
 from engines.words import Words, words
 
@@ -284,17 +285,99 @@ class Commands:
         self._publish()
 
     def correct(self, move_text: str) -> None:
-        """A referee's correction of a misread: ``move_text`` is what was played."""
+        """A referee's correction of a misread: ``move_text`` is the move really played
+        in place of the last one read. That is the move under way, the one the players
+        are asked about, or else the last move played: it is taken back (with the
+        passes that followed it) and the correction played from the position before
+        it, each logged, so a replay gives the same game."""
         self._require_game()
-        if self.phase not in (MOVE, AMBIGUOUS):
-            raise RefereeError(not_now(self.phase))
-        move = self.game.parse_move(self.positions[-1], move_text)
+        undo, replaced = self._move_to_correct()
+        base = self.positions[-1 - undo]
+        try:
+            move = self.game.parse_move(base, move_text)
+        except RulesError as exc:
+            raise RefereeError(cannot_replace(move_text, replaced, exc.words)) from None
+        for _ in range(undo):
+            if not self._accept("takeback", {"move": self.steps[-1][1]["move"]}, None):
+                self._publish()
+                return
         self.tentative = self.expected = None
         self._view.candidates = ()
         self.phase = MOVE
         if self._accept_move(move, mark="corrected"):
             self._recheck()
+            said = replaced_by(replaced, str(move))
+            self._view.say(
+                said
+                if self._view.notice is None
+                else words(
+                    "referee.replaced_then",
+                    "{replaced}. {then}",
+                    replaced=said,
+                    then=self._view.notice,
+                )
+            )
         self._publish()
+
+    def correction_choices(self) -> dict[str, Any]:
+        """What the referee may put in the place of the last move: that move, the
+        position before it as a camera sees it, and every legal move from there with
+        its path and the cells it changes."""
+        self._require_game()
+        undo, replaced = self._move_to_correct()
+        base = self.positions[-1 - undo]
+        seen = self.game.observe(base)
+
+        def changed(move) -> list[str]:  # what a tap can tell a move without a path by
+            after = self.game.observe(self.game.apply(base, move))
+            return sorted(cell for cell, token in after.items() if token != seen[cell])
+
+        return {
+            "replaces": replaced,
+            "position": seen,
+            "moves": [
+                {"move": str(m), "path": list(getattr(m, "path", ())), "cells": changed(m)}
+                for m in self.game.legal_moves(base)
+                if m != PASS
+            ],
+        }
+
+    def _move_to_correct(self) -> tuple[int, str | None]:
+        """The move a correction replaces, as the number of steps to take back and
+        the move's words (None: the players are asked which move fits the board)."""
+        if self.phase == OVER:
+            raise RefereeError(words("referee.over", "The game is over; start a new one"))
+        if self.phase == SETUP:  # the board is laid out first, then it is refereed
+            raise RefereeError(not_now(self.phase))
+        if self.tentative is not None:
+            return 0, str(self.tentative[0])
+        if self.phase == AMBIGUOUS:
+            return 0, None
+        for undo, (kind, data) in enumerate(reversed(self.steps), start=1):
+            if kind == "move" and data["move"] != str(PASS):
+                return undo, data["move"]
+            if kind == "chance":
+                raise RefereeError(
+                    words(
+                        "referee.correct_after_draw",
+                        "A draw came after the last move and stays: "
+                        "set the position on the board instead",
+                    )
+                )
+            if kind == "correction":
+                raise RefereeError(
+                    words(
+                        "referee.correct_after_position",
+                        "No move has been played since the position was set: "
+                        "set the position on the board again instead",
+                    )
+                )
+        raise RefereeError(
+            words(
+                "referee.nothing_to_correct",
+                "No move has been played yet: set the position on the board instead",
+            )
+        )
 
     def set_position(self, record: dict[str, Any]) -> None:
         """A referee sets the whole position (a record as ``game.to_json`` writes it)."""
@@ -315,3 +398,33 @@ class Commands:
         if held != self._held:
             self._held = held
             self._publish()
+
+
+def replaced_by(replaced: str | None, move: str) -> Words:
+    """What a correction did, said on every page."""
+    if replaced is None:
+        return words("referee.entered", "The referee entered the move played: {move}", move=move)
+    return words(
+        "referee.replaced",
+        "The last move {replaced} was replaced by {move}",
+        replaced=replaced,
+        move=move,
+    )
+
+
+def cannot_replace(move: str, replaced: str | None, reason: Words) -> Words:
+    """Why ``move`` cannot stand in the place of the last move, and what to do."""
+    if replaced is None:
+        return words(
+            "referee.cannot_enter",
+            "{move} cannot be the move played: {reason}. Pick one of the moves lit on the board",
+            move=move,
+            reason=reason,
+        )
+    return words(
+        "referee.cannot_replace",
+        "{move} cannot replace {replaced}: {reason}. Pick one of the moves lit on the board",
+        move=move,
+        replaced=replaced,
+        reason=reason,
+    )

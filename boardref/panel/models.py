@@ -50,6 +50,51 @@ class Position(_Body):
     record: dict[str, Any]
 
 
+class Piece(BaseModel):
+    """A piece a tap on the board may set: its token, and whether there is only one
+    of it (of the game or of a seat), so that a tap moves it."""
+
+    token: str
+    single: bool
+
+
+class PositionShown(Position):
+    """The position's record and the pieces a tap on the board may set in this game."""
+
+    pieces: list[Piece]
+
+
+class Placing(_Body):
+    """A piece set on a cell by the referee's tap; ``token`` None leaves it empty."""
+
+    cell: str = CELL
+    token: str | None = Field(None, min_length=1, max_length=40)
+
+
+class Placings(_Body):
+    """The referee's taps on the board, in order, set as one position."""
+
+    placings: list[Placing] = Field(min_length=1, max_length=300)
+
+
+class Alternative(BaseModel):
+    """A legal move in the place of the last one: its notation, the cells it passes
+    (none for a move that is no path) and the cells whose piece it changes."""
+
+    move: str
+    path: list[str]
+    cells: list[str]
+
+
+class CorrectionChoices(BaseModel):
+    """What may replace the last move: that move (None: the move the players are
+    asked about), the position before it as a camera sees it, and its legal moves."""
+
+    replaces: str | None
+    position: dict[str, str | None]
+    moves: list[Alternative]
+
+
 class Settings(_Body):
     """What the referee may tune while the table plays."""
 

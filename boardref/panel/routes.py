@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import segno
 from fastapi import APIRouter, Depends, Query, Request, Response
 
+from boardref import placing
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
 from boardref.panel.address import is_loopback
@@ -351,14 +352,36 @@ async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
     return models.Done()
 
 
-@referee_tools.get("/api/position", response_model=models.Position, dependencies=[ONLY_REFEREE])
-async def current_position(panel: ThePanel) -> models.Position:
-    """The whole record of the position, hidden hands too (referee only): what the
-    position editor starts from."""
-    referee = panel.service.referee
-    if referee.game is None:
+@referee_tools.get(
+    "/api/correction", response_model=models.CorrectionChoices, dependencies=[ONLY_REFEREE]
+)
+async def correction(panel: ThePanel) -> models.CorrectionChoices:
+    """The last move and what may replace it (referee only): what the page draws on
+    the board for the referee to tap."""
+    return models.CorrectionChoices(**panel.service.referee.correction_choices())
+
+
+def game_played(panel: ThePanel):
+    """The game at the table; 404 when none has been started."""
+    if panel.service.referee.game is None:
         raise Refused(404, words("referee.no_game", "No game: start one"))
-    return models.Position(record=referee.game.to_json(referee.current()))
+    return panel.service.referee.game
+
+
+@referee_tools.get(
+    "/api/position", response_model=models.PositionShown, dependencies=[ONLY_REFEREE]
+)
+async def current_position(panel: ThePanel) -> models.PositionShown:
+    """The whole record of the position, hidden hands too (referee only), and the
+    pieces a tap on the board may set: what the position editor starts from."""
+    game = game_played(panel)
+    return models.PositionShown(
+        record=game.to_json(panel.service.referee.current()),
+        pieces=[
+            models.Piece(token=token, single=placing.single(game, token))
+            for token in placing.pieces(game)
+        ],
+    )
 
 
 @referee_tools.post(
@@ -370,15 +393,24 @@ async def position(body: models.Position, panel: ThePanel) -> models.Done:
     referee = panel.service.referee
     record = body.record
     if "game" not in record and referee.game is not None:
-        game = referee.game
-        record = {
-            "game": game.name,
-            "players": game.players,
-            "options": dict(game.options),
-            "state": record,
-        }
+        record = placing.record_of(referee.game, record)
     with saved(panel):
         referee.set_position(record)
+    return models.Done()
+
+
+@referee_tools.post(
+    "/api/position/cells", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+)
+async def position_cells(body: models.Placings, panel: ThePanel) -> models.Done:
+    """Set cells of the position as the referee tapped them, in order: each a piece
+    (a token of GET /api/position's ``pieces``) or, with none, nothing. The position
+    they make is checked and set as a whole one is."""
+    referee, game = panel.service.referee, game_played(panel)
+    state = game.to_json(referee.current())["state"]
+    placed = placing.place_all(game, state, [(p.cell, p.token) for p in body.placings])
+    with saved(panel):
+        referee.set_position(placing.record_of(game, placed))
     return models.Done()
 
 

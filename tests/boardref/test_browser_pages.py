@@ -148,6 +148,8 @@ def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
     )
     record = json.loads(editor.input_value())
     assert record["game"] == "sternhalma"
+    expect(editor).to_be_hidden()  # the record is the advanced way: the board is the editor
+    page.click("#position-json summary")
     # the record /api/state shows (its state part) is taken as it is
     shown = httpx.get(f"{table}/api/state").json()["record"]
     editor.fill(json.dumps(shown))

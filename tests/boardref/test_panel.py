@@ -170,14 +170,24 @@ def test_the_referee_logs_in_with_the_pin_and_may_correct(service):
     lay_out(service)
     phone = client(service, REMOTE)
     assert phone.post("/api/correct", json={"move": "l4-k5"}).status_code == 403
+    assert phone.get("/api/correction").status_code == 403
     assert phone.get("/api/diagnostics").status_code == 403
     assert phone.post("/api/referee/login", json={"pin": "0000"}).status_code == 403
     login = phone.post("/api/referee/login", json={"pin": PIN})
     assert login.status_code == 200
     cookie = login.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie
+    misread = str(play_on_board(service))
+    choices = phone.get("/api/correction").json()
+    assert (
+        choices["replaces"] == misread
+        and {"move": "l4-k5", "path": ["l4", "k5"], "cells": ["k5", "l4"]} in choices["moves"]
+    )
     assert phone.post("/api/correct", json={"move": "l4-k5"}).status_code == 200
-    assert service.referee.log[-1][1] == {"move": "l4-k5", "seat": 0, "corrected": True}
+    assert service.referee.log[-2:] == [
+        ("takeback", {"move": misread}),
+        ("move", {"move": "l4-k5", "seat": 0, "corrected": True}),
+    ]
     refused = phone.post("/api/correct", json={"move": "zz9-a1"})
     assert refused.status_code == 409 and "no cell" in refused.json()["detail"]
     assert phone.get("/api/diagnostics").json()["sensor"] == "presence"

@@ -160,16 +160,6 @@ def test_takeback_walks_back_the_log_and_guides_the_piece_home(table):
         t.referee.takeback()
 
 
-def test_a_referee_corrects_a_misread_by_naming_the_move(table):
-    t = table("sternhalma", 2)
-    t.lay_out_start()
-    t.referee.correct("l4-k5")
-    assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0, "corrected": True})
-    assert t.referee.published.errors == {"l4", "k5"}  # the board still shows the start
-    with pytest.raises(Exception, match="no piece on a5|no cell"):
-        t.referee.correct("a5-b6")
-
-
 def test_a_full_disk_refuses_the_move_and_keeps_the_game_as_it_was(table, monkeypatch):
     t = table("sternhalma", 2)
     t.lay_out_start()

@@ -75,8 +75,10 @@ export function say(key, values = {}) {
 }
 
 // Moves and cells are said the game's way (a hat's home, a card, a marble); a value
-// named "move", "cell", "cells" or "origin" is one.
+// named "move", "replaced", "chosen" (the moves of a correction), "cell", "cells" or
+// "origin" is one.
 const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
+SAID_AS.replaced = SAID_AS.chosen = SAID_AS.move;
 
 export function sayValue(value, name = null) {
   if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");

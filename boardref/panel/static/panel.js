@@ -18,6 +18,7 @@ import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
 import { seatTurn } from "./seat_turn.js";
+import { refereeDrawing, tapRefereeCell } from "./referee_board.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
@@ -67,7 +68,8 @@ async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
   // a phone turns the board to its seat: the player's own side at the bottom
   const turn = role === "play" ? seatTurn(drawing, state, seat) : 0;
-  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null, turn));
+  const onCell = { sim: clickSimCell, referee: tapRefereeCell }[role] || null;
+  setBoard(drawing, new BoardView($("board"), drawing, onCell, turn));
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -80,7 +82,10 @@ function renderPage() {
   update(page, "last", state.tentative || state.last_played || "");
   // the virtual board shows what really stands there (sim.js)
   const onBoard = role === "sim" && state.virtual;
-  view.show(onBoard ? simPieces() : state.position, onBoard ? simMarks() : state);
+  // the referee's tools draw the position they work on (the one before the last move...)
+  const [pieces, marks] = (role === "referee" && refereeDrawing())
+    || (onBoard ? [simPieces(), simMarks()] : [state.position, state]);
+  view.show(pieces, marks);
   if (cornerClicks) promptCorner(); // the cell to click stays lit
   showTurn();
   showHeader();

@@ -1,6 +1,9 @@
-// The referee's tools (/referee): the PIN session, the position editor, diagnostics,
+// The referee's tools (/referee): the PIN session, the position's JSON editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
 import { $, post, said, say, showRefusal, words } from "./core.js";
+import {
+  applyCorrection, applyTaps, discardTaps, endCorrection, loadPosition, startCorrection,
+} from "./referee_board.js";
 
 // a word where the table has one, else the text as it came (a count, a device's message)
 const sayIf = (key, text) => (key in words ? say(key) : String(text));
@@ -32,14 +35,6 @@ export async function loadDiagnostics() {
   if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
   // the camera tools only where there is a camera
   $("camera-view").hidden = diagnostics.camera === "none";
-}
-
-// the position editor starts from the position as it stands
-async function loadPosition() {
-  const response = await fetch("/api/position");
-  if (!response.ok) return;
-  $("position-record").value = JSON.stringify((await response.json()).record, null, 1);
-  $("position-note").textContent = "";
 }
 
 async function applyPosition() {
@@ -76,7 +71,11 @@ export function wireReferee() {
     }
   });
   on("logout", async () => { await post("/api/referee/logout"); await refereeSession(); });
-  on("correct-apply", () => post("/api/correct", { move: $("correct-move").value }));
+  on("correct-start", startCorrection);
+  on("correct-cancel", () => endCorrection());
+  on("correct-apply", applyCorrection);
+  on("position-cells-apply", applyTaps);
+  on("position-cells-discard", discardTaps);
   on("settle-apply", () => post("/api/settings", { settle_ms: Number($("settle-ms").value) }));
   on("position-reload", loadPosition);
   on("position-apply", applyPosition);

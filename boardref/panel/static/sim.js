@@ -98,7 +98,7 @@ export function simMarks() {
 
 // The colour a piece shows: the game's say where it has one (a hat's top, a hare's
 // colour), else the token as a colour name.
-function pieceColour(token) {
+export function pieceColour(token) {
   const game = GAMES[state.game] || {};
   return tokenColour((game.colourOf && game.colourOf(token)) || token);
 }
