@@ -24,6 +24,13 @@ const TOKEN_COLOURS = {
 //   moves(state) -> the moves still offered as plain buttons
 //   colourOf(token) -> the colour name of a piece held in hand or lying in the tray (sim.js)
 export const GAMES = {};
+//   figure(view, parent, cell, token) -> true if it drew the piece ``token`` into parent
+//   pieceWords(token, state) -> the piece's name in a sentence ("the golden hat")
+//   choiceWords(choices, state) -> words for each move offered to choose, or null
+
+// What pages draw over every game's board (the moves offered to choose): each is
+// called as (view, marks) after the game has drawn.
+export const OVERLAYS = [];
 
 export function registerGame(name, hooks) {
   GAMES[name] = hooks;
@@ -65,11 +72,13 @@ export function dieFace(value) {
 
 export class BoardView {
   // container: an element to draw into; onCell(cellId): called when a cell is clicked
-  constructor(container, board, onCell) {
+  // turned: drawn a quarter turn clockwise (a long board on a tall screen)
+  constructor(container, board, onCell, turned = false) {
     this.board = board;
     this.cells = new Map(board.cells.map((c) => [c.id, c]));
+    this.turned = turned;
     this.radius = BoardView.pitch(board) * 0.38;
-    const xs = board.cells.map((c) => c.x), ys = board.cells.map((c) => -c.y);
+    const xs = board.cells.map((c) => this.at(c.id)[0]), ys = board.cells.map((c) => this.at(c.id)[1]);
     const pad = this.radius * 2;
     const left = Math.min(...xs) - pad, top = Math.min(...ys) - pad;
     const width = Math.max(...xs) - Math.min(...xs) + 2 * pad;
@@ -121,7 +130,8 @@ export class BoardView {
     const reach = Math.max(this.radius / 0.76, 22 / screen.a);
     let best = null, bestDistance = Infinity;
     for (const cell of this.board.cells) {
-      const distance = Math.hypot(cell.x - point.x, -cell.y - point.y);
+      const [x, y] = this.at(cell.id);
+      const distance = Math.hypot(x - point.x, y - point.y);
       if (distance < bestDistance) { best = cell.id; bestDistance = distance; }
     }
     return bestDistance <= reach ? best : null;
@@ -139,9 +149,18 @@ export class BoardView {
     return Number.isFinite(best) ? best : 10;
   }
 
+  // where a cell is drawn (the board file's y grows upwards, the drawing's downwards)
   at(id) {
     const cell = this.cells.get(id);
-    return [cell.x, -cell.y];
+    return this.turned ? [cell.y, cell.x] : [cell.x, -cell.y];
+  }
+
+  // Whether ``board`` is better drawn turned on a screen of this shape: one over twice
+  // as wide as it is tall, on a screen taller than wide (a phone held upright).
+  static turnedFor(board, width, height) {
+    const xs = board.cells.map((c) => c.x), ys = board.cells.map((c) => c.y);
+    const wide = Math.max(...xs) - Math.min(...xs), tall = Math.max(...ys) - Math.min(...ys);
+    return height > width && wide > 2 * tall;
   }
 
   // pieces: {cellId: token or null}; marks: the referee's highlights from /api/state.
@@ -181,6 +200,7 @@ export class BoardView {
       el("polyline", { points, class: kind, "stroke-width": this.radius * 0.3 }, this.marks);
     }
     if (game.draw) game.draw(this, pieces, marks);
+    for (const overlay of OVERLAYS) overlay(this, marks);
     this.shown = this.shown.map((shown, n) => swapIfChanged(shown, drawn[n]));
     [this.marks, this.ground, this.over] = this.shown;
     const frame = (game.frame && game.frame(this, marks)) || this.viewBox;

@@ -5,12 +5,13 @@ import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
   $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
-  role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
+  role, said, say, seat, seatName, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
+import { showCandidates } from "./candidates.js";
 import { openNewGame, startNewGame } from "./newgame.js";
 import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
@@ -61,14 +62,23 @@ const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitmen
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
-  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null));
+  const turned = BoardView.turnedFor(drawing, innerWidth, innerHeight);
+  setBoard(drawing, new BoardView($("board"), drawing, role === "sim" ? clickSimCell : null, turned));
 }
+
+// a long board is drawn anew, turned or not, when the screen is turned
+matchMedia("(orientation: portrait)").addEventListener("change", () => {
+  if (view && view.turned !== BoardView.turnedFor(view.board, innerWidth, innerHeight)) {
+    loadBoard().then(render);
+  }
+});
 
 // --- drawing -------------------------------------------------------------------------
 function renderPage() {
   if (!state || !view) return;
   const page = document.body.dataset;
   update(page, "phase", state.phase);
+  update(page, "game", state.game);
   // for people's tests: how far the game is, and the move on the board (still open or played)
   update(page, "plies", String(state.plies));
   update(page, "last", state.tentative || state.last_played || "");
@@ -106,7 +116,12 @@ function showTurn() {
   let line;
   if (state.phase === "over") line = say("phase_over");
   else if (acting === null) line = say(`phase_${state.phase}`);
-  else if (role === "play" && acting === seat) line = say(mine);
+  // a turn held open is still its mover's: what is left to do, not the next draw
+  else if (state.still_to_do && acting === state.tentative_seat) {
+    const left = said(state.still_to_do);
+    line = role === "play" && acting === seat ? say("your_turn_left", { left })
+      : say("turn_left", { seat: seatName(acting), left });
+  } else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatName(acting) });
   // a line of its own begins with a capital, also where it begins with a seat's name
   // ("{seat} to move": "Red to move", "The hunters to move")
@@ -180,22 +195,6 @@ const ROLL = [
   { transform: "none", opacity: 1 },
 ];
 const calm = matchMedia("(prefers-reduced-motion: reduce)");
-
-function showCandidates() {
-  const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
-  const labels = state.candidates.map(sayMove);
-  // two buttons saying the same would leave the choice to chance: a game's words
-  // that fail to tell two moves apart get the moves' notation beside them
-  const alike = (label) => labels.filter((other) => other === label).length > 1;
-  updateChildren($("candidates"), state.candidates.map((move, n) => {
-    const button = document.createElement("button");
-    button.textContent = alike(labels[n]) ? `${labels[n]} (${move})` : labels[n];
-    button.dataset.move = move;
-    button.disabled = !mayChoose;
-    button.onclick = () => post("/api/choose", { move });
-    return button;
-  }));
-}
 
 function showMoves() {
   // a panel table: the legal moves this page may see, one button each
