@@ -89,8 +89,7 @@ function differences(choices, game) {
     const parts = ordered
       .filter((cell) => (choice.after[cell] || []).length)
       .map((cell) => {
-        const pieces = choice.after[cell];
-        const piece = pieceWords(pieces[pieces.length - 1], game);
+        const piece = choice.after[cell].map((token) => pieceWords(token, game)).join(" + ");
         return say(where.get(cell).key, { piece, ...where.get(cell).params });
       });
     if (parts.length) return parts.join(", ");
