@@ -99,7 +99,7 @@ class TableState(BaseModel):
     tentative: str | None = None
     #: the seat whose move is tentative (it may still confirm or extend it)
     tentative_seat: int | None = None
-    #: what the seat of the tentative move may still do to finish it, as an action
+    #: what the seat of a tentative move that may still grow may do to finish it
     still_to_do: Said | None = None
     #: the computer's announced move, still to be carried out, and its cells
     expected: str | None = None
@@ -171,15 +171,18 @@ class Snapshots:
         game, state, base = self.game, self.current(), self.positions[-1]
         acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
         # the moves offered to choose from are the last position's: its mover chooses,
-        # even while a turn judged earlier is still held. A turn held open before the
-        # next seat's roll or draw is still its mover's: that draw is offered only once
-        # the turn is over, so nobody is invited to freeze a half-made turn; the
-        # mover's own roll again (after a six) is offered, and it ends the move
+        # even while a turn judged earlier is still held. A turn that may still grow
+        # (``can_extend``) is its mover's until it is over: the next seat's roll or draw
+        # is not offered meanwhile, so nobody is invited to freeze a half-made turn. A
+        # finished move held only because it looks like a piece in the hand is ended
+        # by the next roll as before, and the mover's own roll again (after a six)
+        # ends a held move too.
+        left = self._still_to_do(base)
         after = state if self._roll_after_tentative() else None
         own = after is not None and game.drawer(after) == game.to_move(base)
-        held = after is not None and not own
+        held = after is not None and not own and left is not None
         seat = game.to_move(base if self.phase == AMBIGUOUS or held else state) if acting else None
-        rolls = base if self.phase == CHANCE else after if own else None
+        rolls = None if held else base if self.phase == CHANCE else after
         drawer = None if rolls is None else game.drawer(rolls)
         spec = None if rolls is None else game.chance(rolls)
         ended = game.outcome(base) if self.phase == OVER else None
@@ -187,6 +190,7 @@ class Snapshots:
         hidden = hides_hands(game)
         moves = self._panel_moves()
         v = self._view
+        asked = v.candidates if self.phase == AMBIGUOUS else ()
         lifted, destinations = v.lifted, v.destinations
         if lifted is None and not v.errors:
             lifted, destinations = self._held_destinations()
@@ -209,7 +213,7 @@ class Snapshots:
             last_played=self._last_played(),
             tentative=None if self.tentative is None else str(self.tentative[0]),
             tentative_seat=None if self.tentative is None else game.to_move(base),
-            still_to_do=self._still_to_do(base),
+            still_to_do=left,
             expected=None if self.expected is None else str(self.expected[0]),
             expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
             computer=tuple(sorted(self.computer)),
@@ -222,8 +226,10 @@ class Snapshots:
             chance=None if spec is None else str(spec),
             chance_optional=bool(getattr(spec, "optional", False)),
             last_draw=v.last_draw,
-            candidates=v.candidates,
-            choices=self._choices(base, v.candidates),
+            # asked only while the players are asked: a board read since then may have
+            # settled it without a choice
+            candidates=asked,
+            choices=self._choices(base, asked),
             outcome=None
             if ended is None
             else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
@@ -242,13 +248,17 @@ class Snapshots:
         )
 
     def _still_to_do(self, base) -> Said | None:
-        """What the tentative move's seat may still do, worked out once per move held."""
+        """What the seat of a tentative move that may still grow may do to finish it
+        (None: no move is held, or it is held only as it looks like a piece in the
+        hand), worked out once per move held."""
         if self.tentative is None:
             return None
         held, said = self._still_to_do_said
-        if held != (self.game, base, self.tentative[0]):
-            move = self.tentative[0]
-            said = Said.of(self.game.still_to_do(base, move, projection(self.sensor)))
+        move = self.tentative[0]
+        if held != (self.game, base, move):
+            sensor = projection(self.sensor)
+            growing = self.game.can_extend(base, move, sensor)
+            said = Said.of(self.game.still_to_do(base, move, sensor)) if growing else None
             self._still_to_do_said = ((self.game, base, move), said)
         return said
 

@@ -360,25 +360,22 @@ def test_a_move_that_looks_like_a_lifted_piece_waits_for_a_confirm(table):
     assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == AMBIGUOUS
 
 
-def test_a_tentative_move_stays_its_movers_turn_until_over_and_a_draw_still_ends_it(table):
-    """The next seat's roll is not offered while a move is held open (nobody is invited
-    to freeze a half-made turn): the turn is still its mover's, who is told what is left
-    to do; the mover's own roll again is offered. A draw pressed anyway ends the move."""
+def test_the_roll_after_a_move_held_as_a_hat_in_hand_is_offered_and_ends_the_move(table):
+    """A finished move the sensors feel only as hats taken away waits as a hat held in
+    the hand: the next roll is offered (the header says whose), and ends it. A move
+    that may still grow would keep its mover's turn instead (the Hakenschlagen case
+    below)."""
     game, state, move = _fang_den_hut_case(_only_empties)
+    assert not game.can_extend(state, move, "presence")
     t = table("fang_den_hut", 4)
     t.referee.positions[-1] = state
     t.referee.phase = MOVE
     after = game.apply(state, move)
     t.show_position(after)
     shown = t.referee.published
-    assert shown.tentative == str(move) and shown.can_confirm
-    mover = game.to_move(state)
-    assert shown.acting == mover and shown.tentative_seat == mover
-    assert shown.still_to_do.key == "rules.fang_den_hut.still_to_do"
-    if game.drawer(after) == mover:  # a six: rolling again is the mover's next act
-        assert shown.drawer == mover and shown.chance == str(game.chance(after))
-    else:
-        assert shown.drawer is None and shown.chance is None and shown.to_move == mover
+    assert shown.tentative == str(move) and shown.can_confirm and shown.still_to_do is None
+    assert shown.drawer == game.drawer(after) and shown.chance == str(game.chance(after))
+    assert shown.acting == game.drawer(after) and shown.tentative_seat == game.to_move(state)
     t.referee.draw()
     assert t.referee.positions[-2] == after and t.referee.tentative is None
     assert [k for k, _ in t.logged()][-2:] == ["move", "chance"]
