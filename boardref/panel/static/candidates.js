@@ -5,7 +5,7 @@
 // the board lights it, and tapping the lit one (or a button) chooses it. It never
 // decides which move was played: the choice is the player's, posted to the service.
 import { el, GAMES, OVERLAYS, tokenColour } from "./board.js";
-import { $, post, render, role, say, sayName, seat, state, view } from "./core.js";
+import { $, post, render, role, say, sayMove, sayName, seat, state, view } from "./core.js";
 
 // the choice lit on the board: its move's notation, so a new question starts unlit
 let lit = null;
@@ -77,25 +77,24 @@ function capitalised(text) {
   return text.charAt(0).toLocaleUpperCase(lang) + text.slice(1);
 }
 
-// What each choice leaves on the cells where the choices differ, each cell named by
-// where it lies among those cells.
+// What each choice leaves on the cells where the choices differ (every choice names
+// the same cells: each one any of them changes), each cell named by where it lies among
+// those cells; a choice that leaves them all empty says so of the first.
 function differences(choices, game) {
-  const at = (choice, cell) => (cell in choice.after ? JSON.stringify(choice.after[cell]) : "=");
-  const cells = [...new Set(choices.flatMap((choice) => Object.keys(choice.after)))];
+  const cells = Object.keys(choices[0].after);
+  const at = (choice, cell) => JSON.stringify(choice.after[cell]);
   const contested = cells.filter((cell) => new Set(choices.map((choice) => at(choice, cell))).size > 1);
+  // moves that leave the same pieces (a hare that turned on the way, or not) differ in
+  // the game's words for them alone
+  if (!contested.length) return choices.map((choice) => sayMove(choice.move));
   const where = places(contested);
   const ordered = [...contested].sort((a, b) => where.get(a).order - where.get(b).order);
+  const said = (cell, piece) => say(where.get(cell).key, { piece, ...where.get(cell).params });
   return choices.map((choice) => {
     const parts = ordered
-      .filter((cell) => (choice.after[cell] || []).length)
-      .map((cell) => {
-        const piece = choice.after[cell].map((token) => pieceWords(token, game)).join(" + ");
-        return say(where.get(cell).key, { piece, ...where.get(cell).params });
-      });
-    if (parts.length) return parts.join(", ");
-    const first = ordered.find((cell) => cell in choice.after) || ordered[0];
-    return first ? say(where.get(first).key, { piece: say("choice.nothing"), ...where.get(first).params })
-      : say("choice.nothing");
+      .filter((cell) => choice.after[cell].length)
+      .map((cell) => said(cell, choice.after[cell].map((token) => pieceWords(token, game)).join(" + ")));
+    return parts.length ? parts.join(", ") : said(ordered[0], say("choice.nothing"));
   });
 }
 

@@ -154,6 +154,17 @@ import { updateChildren } from "../update.js";
 
     pieceWords: (token) => say(`token.${token}`),
 
+    // turns that leave the figures alike differ in whether the hare turned on the way
+    // (landing on a turning point); others are told apart by where the figures stand
+    choiceWords(choices) {
+      if (new Set(choices.map((choice) => JSON.stringify(choice.after))).size === choices.length) return null;
+      const turning = new Set(board.cells.filter((cell) => cell.kind === "turning_point").map((cell) => cell.id));
+      return choices.map((choice) => {
+        const turns = choice.move.split(" ").some((use) => turning.has(use.split(/[:-]/).pop()));
+        return say(turns ? "hks.choice_turns" : "hks.choice_no_turn");
+      });
+    },
+
     moveWords(text) {
       if (text === "pass") return say("hks.pass");
       return text.split(" ").map(useWords).join(", ");
