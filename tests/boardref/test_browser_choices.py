@@ -198,6 +198,12 @@ def test_hakenschlagen_in_german_a_half_made_turn_stays_and_alike_turns_are_tapp
     kiosk.click("#draw")
     expect(kiosk.locator("g.tree")).to_have_count(6, timeout=WAIT_MS)
     state = game.setup_from(read_layout(kiosk))
+    # the long meadow: upright on a phone held upright, the kiosk's whole width
+    upright = phones[0].locator("svg.board").bounding_box()
+    across = kiosk.locator("svg.board").bounding_box()
+    assert upright["height"] > 2 * upright["width"] and across["width"] > 1000, (upright, across)
+    expect(kiosk.locator(".meadow-legend li")).to_have_count(6)
+    expect(phones[0].locator(".molehill-supply")).to_have_text("Maulwurfshügel neben dem Brett: 6")
     choose, seen = random.Random(7), set()
     for _ in range(40):
         if seen >= {"held", "chosen"}:

@@ -65,6 +65,7 @@ export function showCandidates() {
 // they tell the moves apart, else what each leaves where the moves differ ("fox on the
 // left, molehill on the right").
 export function choiceLabels(choices) {
+  if (!choices.length) return [];
   const game = GAMES[state.game] || {};
   const apart = (labels) => labels && new Set(labels).size === labels.length;
   const own = game.choiceWords ? game.choiceWords(choices, state) : null;
@@ -83,7 +84,9 @@ function capitalised(text) {
 function differences(choices, game) {
   const cells = Object.keys(choices[0].after);
   const at = (choice, cell) => JSON.stringify(choice.after[cell]);
-  const contested = cells.filter((cell) => new Set(choices.map((choice) => at(choice, cell))).size > 1);
+  // one move alone (the camera doubts it) is said by all it changes
+  const contested = choices.length === 1 ? cells
+    : cells.filter((cell) => new Set(choices.map((choice) => at(choice, cell))).size > 1);
   // moves that leave the same pieces (a hare that turned on the way, or not) differ in
   // the game's words for them alone
   if (!contested.length) return choices.map((choice) => sayMove(choice.move));
