@@ -1286,12 +1286,17 @@ class Hakenschlagen(Game):
         like the fox there and the hare where the fox stood. Any longer turn is legal
         too: a marble that offered no target at some moment stays free to go back
         unused."""
-        return bool(self._uses_left(state, move, sensor, first=True))
+        return bool(self._uses_left(state, move, sensor, enough=bool))
 
     def still_to_do(self, state: HakenschlagenState, move: Any, sensor: str = "camera") -> Words:
         """What the marbles still in hand may do where the board after ``move`` shows
         a turn under way ("move the fox, set a molehill"), each once; or confirm."""
-        kinds = {_ACTION_OF.get(kind, FIELD) for kind in self._uses_left(state, move, sensor)}
+
+        def action(kinds):
+            return {_ACTION_OF.get(kind, FIELD) for kind in kinds}
+
+        possible = action(kind for _, kind in _uses(state.hand))
+        kinds = action(self._uses_left(state, move, sensor, lambda k: action(k) >= possible))
         end, _ = self._walk(state, self._checked(move))
         if MOLEHILL in kinds and len(end.moles) >= MOLEHILLS:
             kinds = (kinds - {MOLEHILL}) | {"molehill_moved"}
@@ -1302,10 +1307,10 @@ class Hakenschlagen(Game):
             "rules.hakenschlagen.still_to_do", "{actions}, or press Confirm move", actions=actions
         )
 
-    def _uses_left(self, state, move, sensor: str, first: bool = False) -> set[str]:
+    def _uses_left(self, state, move, sensor: str, enough=lambda kinds: False) -> set[str]:
         """The kinds of use (a colour, fox, molehill) a marble still in hand could make
-        in some order of uses that leaves the board as ``move`` does (``can_extend``);
-        ``first``: stop at the first position that has any."""
+        in some order of uses that leaves the board as ``move`` does (``can_extend``),
+        as far as the search goes before ``enough(kinds)``."""
         end, others = self._walk(state, self._checked(move))
         if end.won:
             return set()
@@ -1339,7 +1344,7 @@ class Hakenschlagen(Game):
             seen.add(node)
             if reads_as_end(node):
                 kinds |= {use.kind for use, _ in self._transitions(node, others, layout) if use}
-                if kinds and first:
+                if enough(kinds):
                     return kinds
             # a fox or molehill put where the end shows none would have to move again
             stack.extend(
