@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from boardref.choices import Choice, choices_of
+from boardref.successors import projection
 from boardref.verdicts import AMBIGUOUS, CHANCE, MOVE, OVER, PANEL, hides_hands
 from engines.chance import commitment
 from engines.words import Words, words
@@ -97,6 +99,8 @@ class TableState(BaseModel):
     tentative: str | None = None
     #: the seat whose move is tentative (it may still confirm or extend it)
     tentative_seat: int | None = None
+    #: what the seat of a tentative move that may still grow may do to finish it
+    still_to_do: Said | None = None
     #: the computer's announced move, still to be carried out, and its cells
     expected: str | None = None
     expected_path: tuple[str, ...] = ()
@@ -118,6 +122,8 @@ class TableState(BaseModel):
     unseen: tuple[str, ...] = ()
     unseen_paths: tuple[tuple[str, ...], ...] = ()
     can_rule_out: bool = False
+    #: the candidates as drawn on the board: each one's path and the cells it changes
+    choices: tuple[Choice, ...] = ()
     outcome: Ending | None = None
     #: whether a confirm would do something now: a move waits, or one the sensors
     #: cannot see may have been made
@@ -157,6 +163,10 @@ class Snapshots:
     _seats_shown: tuple[Any, frozenset[int], tuple[SeatState, ...]] = (None, frozenset(), ())
     #: the log last counted, how many of its events were counted, and how many moves
     _plies_counted: tuple[Any, int, int] = (None, 0, 0)
+    #: the game, position and tentative move last said as still to do, and the words
+    _still_to_do_said: tuple[Any, Said | None] = (None, None)
+    #: the game, position and candidates last drawn as choices, and those choices
+    _choices_drawn: tuple[Any, tuple[Choice, ...]] = (None, ())
 
     def snapshot(self) -> TableState:
         """The table as judged now: what every output shows (``published`` holds the
@@ -167,18 +177,27 @@ class Snapshots:
         game, state, base = self.game, self.current(), self.positions[-1]
         acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
         # the moves offered to choose from are the last position's: its mover chooses,
-        # even while a turn judged earlier is still held
-        seat = game.to_move(base if self.phase == AMBIGUOUS else state) if acting else None
-        # the roll after a tentative move is the next player's to tap: it ends the move
-        rolls = base if self.phase == CHANCE else state if self._roll_after_tentative() else None
+        # even while a turn judged earlier is still held. A turn that may still grow
+        # (``can_extend``) is its mover's until it is over: the next seat's roll or draw
+        # is not offered meanwhile, so nobody is invited to freeze a half-made turn. A
+        # finished move held only because it looks like a piece in the hand is ended
+        # by the next roll as before, and the mover's own roll again (after a six)
+        # ends a held move too.
+        left = self._still_to_do(base)
+        after = state if self._roll_after_tentative() else None
+        own = after is not None and game.drawer(after) == game.to_move(base)
+        held = after is not None and not own and left is not None
+        seat = game.to_move(base if self.phase == AMBIGUOUS or held else state) if acting else None
+        rolls = None if held else base if self.phase == CHANCE else after
         drawer = None if rolls is None else game.drawer(rolls)
         spec = None if rolls is None else game.chance(rolls)
         ended = game.outcome(base) if self.phase == OVER else None
         actor = seat if seat is not None else drawer
         hidden = hides_hands(game)
         moves = self._panel_moves()
-        asked = self.asked_unseen()
+        unseen = self.asked_unseen()
         v = self._view
+        asked = v.candidates if self.phase == AMBIGUOUS else ()
         lifted, destinations = v.lifted, v.destinations
         if lifted is None and not v.errors:
             lifted, destinations = self._held_destinations()
@@ -201,6 +220,7 @@ class Snapshots:
             last_played=self._last_played(),
             tentative=None if self.tentative is None else str(self.tentative[0]),
             tentative_seat=None if self.tentative is None else game.to_move(base),
+            still_to_do=left,
             expected=None if self.expected is None else str(self.expected[0]),
             expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
             computer=tuple(sorted(self.computer)),
@@ -213,10 +233,13 @@ class Snapshots:
             chance=None if spec is None else str(spec),
             chance_optional=bool(getattr(spec, "optional", False)),
             last_draw=v.last_draw,
-            candidates=v.candidates,
-            unseen=tuple(map(str, asked)),
-            unseen_paths=tuple(tuple(getattr(move, "path", ())) for move in asked),
-            can_rule_out=bool(asked) or (self.phase == AMBIGUOUS and bool(self.unseen_moves())),
+            # asked only while the players are asked: a board read since then may have
+            # settled it without a choice
+            candidates=asked,
+            choices=self._choices(base, asked),
+            unseen=tuple(map(str, unseen)),
+            unseen_paths=tuple(tuple(getattr(move, "path", ())) for move in unseen),
+            can_rule_out=bool(unseen) or (self.phase == AMBIGUOUS and bool(self.unseen_moves())),
             outcome=None
             if ended is None
             else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
@@ -233,6 +256,29 @@ class Snapshots:
             if hidden
             else (),
         )
+
+    def _still_to_do(self, base) -> Said | None:
+        """What the seat of a tentative move that may still grow may do to finish it
+        (None: no move is held, or it is held only as it looks like a piece in the
+        hand), worked out once per move held."""
+        if self.tentative is None:
+            return None
+        held, said = self._still_to_do_said
+        move = self.tentative[0]
+        if held != (self.game, base, move):
+            sensor = projection(self.sensor)
+            growing = self.game.can_extend(base, move, sensor)
+            said = Said.of(self.game.still_to_do(base, move, sensor)) if growing else None
+            self._still_to_do_said = ((self.game, base, move), said)
+        return said
+
+    def _choices(self, base, candidates: tuple[str, ...]) -> tuple[Choice, ...]:
+        """The candidates drawn (``choices_of``), worked out once per question."""
+        asked, drawn = self._choices_drawn
+        if asked != (self.game, base, candidates):
+            drawn = choices_of(self.game, base, candidates) if candidates else ()
+            self._choices_drawn = ((self.game, base, candidates), drawn)
+        return drawn
 
     def _seats(self) -> tuple[SeatState, ...]:
         """The game's seats as pages show them (``seats_of``)."""
@@ -265,7 +311,8 @@ class Snapshots:
         return None
 
     def _roll_after_tentative(self) -> bool:
-        """Whether a tentative move waits and a roll or draw follows it."""
+        """Whether a tentative move waits and a roll or draw follows it: the turn is
+        still its mover's."""
         if self.tentative is None or self.phase != MOVE:
             return False
         after = self.tentative[1]

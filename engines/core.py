@@ -416,6 +416,12 @@ class Game:
         """
         return False
 
+    def still_to_do(self, state, move, sensor: str = "camera") -> Words:
+        """What the mover may still do after ``move``, made from ``state``, while the
+        referee holds it open (``can_extend`` for the same ``sensor``), said as the
+        action to take. By default the move may go on or be confirmed."""
+        return words("rules.still_to_do", "go on with your move or press Confirm move")
+
     def observe(self, state) -> dict[str, str | None]:
         """What a perfect camera sees: every cell id with its token or None."""
         raise NotImplementedError

@@ -985,6 +985,14 @@ class FangDenHut(Game):
         reading = self.sense(self.apply(state, move), sensor)
         return any(self.sense(self._halfway(state, other), sensor) == reading for other in leaving)
 
+    def still_to_do(self, state: HatState, move: Any, sensor: str = "camera") -> Words:
+        """A move held open is a hat brought home that may still carry the pips left
+        out on a hat of that home."""
+        return words(
+            "rules.fang_den_hut.still_to_do",
+            "move a hat out of your home with the pips left, or press Confirm move",
+        )
+
     def _halfway(self, state: HatState, move: HatMove) -> HatState:
         """The board of a move with a hat leaving home once the hat came home and
         before the one leaving has gone (as if the die had shown only that walk)."""

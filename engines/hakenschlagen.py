@@ -1286,9 +1286,34 @@ class Hakenschlagen(Game):
         like the fox there and the hare where the fox stood. Any longer turn is legal
         too: a marble that offered no target at some moment stays free to go back
         unused."""
+        return bool(self._uses_left(state, move, sensor, enough=bool))
+
+    def still_to_do(self, state: HakenschlagenState, move: Any, sensor: str = "camera") -> Words:
+        """What the marbles still in hand may do where the board after ``move`` shows
+        a turn under way ("move the fox, set a molehill"), each once; or confirm."""
+
+        def action(kinds):
+            return {_ACTION_OF.get(kind, FIELD) for kind in kinds}
+
+        possible = action(kind for _, kind in _uses(state.hand))
+        kinds = action(self._uses_left(state, move, sensor, lambda k: action(k) >= possible))
+        end, _ = self._walk(state, self._checked(move))
+        if MOLEHILL in kinds and len(end.moles) >= MOLEHILLS:
+            kinds = (kinds - {MOLEHILL}) | {"molehill_moved"}
+        actions = [_ACTIONS[kind] for kind in _ACTIONS if kind in kinds]
+        if not actions:
+            return super().still_to_do(state, move, sensor)
+        return words(
+            "rules.hakenschlagen.still_to_do", "{actions}, or press Confirm move", actions=actions
+        )
+
+    def _uses_left(self, state, move, sensor: str, enough=lambda kinds: False) -> set[str]:
+        """The kinds of use (a colour, fox, molehill) a marble still in hand could make
+        in some order of uses that leaves the board as ``move`` does (``can_extend``),
+        as far as the search goes before ``enough(kinds)``."""
         end, others = self._walk(state, self._checked(move))
         if end.won:
-            return False
+            return set()
         if sensor == "presence":
             pieces = end.moles | {end.hare, end.fox}
 
@@ -1311,22 +1336,23 @@ class Hakenschlagen(Game):
         turned = state.turned[state.turn]
         stack = [_Node(hare, state.fox, state.molehills, state.hand, turned, False)]
         seen = set()
+        kinds = set()
         while stack:
             node = stack.pop()
             if node in seen:
                 continue
             seen.add(node)
-            if reads_as_end(node) and any(
-                use is not None for use, _ in self._transitions(node, others, layout)
-            ):
-                return True
+            if reads_as_end(node):
+                kinds |= {use.kind for use, _ in self._transitions(node, others, layout) if use}
+                if enough(kinds):
+                    return kinds
             # a fox or molehill put where the end shows none would have to move again
             stack.extend(
                 after
                 for use, after in self._transitions(node, others, layout, within=pieces)
                 if use is not None and (use.kind in COLOURS or may_stay(use, after))
             )
-        return False
+        return kinds
 
     def _apply(self, state: HakenschlagenState, move: Any) -> HakenschlagenState:
         node, _ = self._walk(state, self._checked(move))
@@ -1805,6 +1831,16 @@ class Hakenschlagen(Game):
             winner,
             turns,
         )
+
+
+#: what a use still open in a turn does, said as the action: every colour jumps the hare
+_ACTION_OF = {FOX: FOX, MOLEHILL: MOLEHILL}
+_ACTIONS = {
+    FIELD: words("rules.hakenschlagen.jump_hare", "jump with your hare"),
+    FOX: words("rules.hakenschlagen.move_fox", "move the fox"),
+    MOLEHILL: words("rules.hakenschlagen.set_molehill", "set a molehill"),
+    "molehill_moved": words("rules.hakenschlagen.move_molehill", "move a molehill"),
+}
 
 
 def _without(hand: tuple[str, ...], marbles: tuple[str, ...]) -> tuple[str, ...]:

@@ -276,11 +276,16 @@ def test_four_people_play_fang_den_hut_in_german_until_every_kind_of_move(people
         mover = phones[game.to_move(state)]
         shown = kinds(game, state, move) - {"among"}  # seen when the page asks
         waiting, asked = play(sim, kiosk, mover, game, state, move)
+        # a move that may still go on is its mover's until confirmed: no roll ends it
+        going_on = waiting and game.can_extend(state, move, "presence")
         state = game.apply(state, move)
         seen |= shown | ({"among"} if asked else set())
         # the first move that waits is confirmed, the next ends by the roll after it
         if waiting and (
-            tentative["confirmed"] == 0 or tentative["by_roll"] and choose.random() < 0.3
+            going_on
+            or tentative["confirmed"] == 0
+            or tentative["by_roll"]
+            and choose.random() < 0.3
         ):
             confirm_on_phone(table, mover, first=tentative["confirmed"] == 0)
             tentative["confirmed"] += 1

@@ -350,15 +350,20 @@ def test_a_move_that_looks_like_a_lifted_piece_waits_for_a_confirm(table):
     assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == AMBIGUOUS
 
 
-def test_the_roll_after_a_tentative_move_is_offered_to_its_roller_and_ends_the_move(table):
+def test_the_roll_after_a_move_held_as_a_hat_in_hand_is_offered_and_ends_the_move(table):
+    """A finished move the sensors feel only as hats taken away waits as a hat held in
+    the hand: the next roll is offered (the header says whose), and ends it. A move
+    that may still grow would keep its mover's turn instead (the Hakenschlagen case
+    below)."""
     game, state, move = _fang_den_hut_case(_only_empties)
+    assert not game.can_extend(state, move, "presence")
     t = table("fang_den_hut", 4)
     t.referee.positions[-1] = state
     t.referee.phase = MOVE
     after = game.apply(state, move)
     t.show_position(after)
     shown = t.referee.published
-    assert shown.tentative == str(move) and shown.can_confirm
+    assert shown.tentative == str(move) and shown.can_confirm and shown.still_to_do is None
     assert shown.drawer == game.drawer(after) and shown.chance == str(game.chance(after))
     assert shown.acting == game.drawer(after) and shown.tentative_seat == game.to_move(state)
     t.referee.draw()
@@ -484,6 +489,32 @@ def test_a_hakenschlagen_turn_carried_out_a_figure_at_a_time_grows_until_complet
     assert t.referee.tentative is None and t.referee.phase == CHANCE
     played = t.game.parse_move(start, "lettuce:d8 field:g5 field:f4")
     assert t.referee.positions[-1] == t.game.apply(start, played)
+
+
+def test_a_half_made_hakenschlagen_turn_says_what_is_left_and_offers_no_draw(table):
+    """White's hare has jumped and two field marbles are left (a jump, or a joker for
+    the fox or a molehill): the header must not turn to Yellow's draw."""
+    t = table("hakenschlagen", 3, seed=b"x")
+    t.lay_out_start()
+    t.referee.draw()  # the setup
+    t.referee.draw()  # field, field, lettuce for white on a5
+    t.change(a5=None)
+    t.change(d8=P)
+    shown = t.referee.published
+    assert shown.tentative is not None and shown.can_confirm
+    assert shown.acting == shown.to_move == shown.tentative_seat == 0
+    assert shown.chance is None and shown.drawer is None
+    assert shown.still_to_do.key == "rules.hakenschlagen.still_to_do"
+    left = [action["key"] for action in shown.still_to_do.params["actions"]]
+    assert left == [
+        "rules.hakenschlagen.jump_hare",
+        "rules.hakenschlagen.move_fox",
+        "rules.hakenschlagen.set_molehill",
+    ]
+    t.referee.confirm()
+    shown = t.referee.published
+    assert shown.still_to_do is None and shown.acting == shown.drawer == 1
+    assert shown.chance is not None
 
 
 def test_a_confirm_pressed_before_the_last_jump_settles_takes_the_turn_the_board_shows(table):

@@ -24,6 +24,13 @@ const TOKEN_COLOURS = {
 //   moves(state) -> the moves still offered as plain buttons
 //   colourOf(token) -> the colour name of a piece held in hand or lying in the tray (sim.js)
 export const GAMES = {};
+//   figure(view, parent, cell, token) -> true if it drew the piece ``token`` into parent
+//   pieceWords(token, state) -> the piece's name in a sentence ("the golden hat")
+//   choiceWords(choices, state) -> words for each move offered to choose, or null
+
+// What pages draw over every game's board (the moves offered to choose): each is
+// called as (view, marks) after the game has drawn.
+export const OVERLAYS = [];
 
 export function registerGame(name, hooks) {
   GAMES[name] = hooks;
@@ -68,13 +75,14 @@ const UPRIGHT = "g.stack[data-cell], g.tree[data-cell]";
 
 export class BoardView {
   // container: an element to draw into; onCell(cellId): called when a cell is clicked;
-  // turn: degrees clockwise the board is turned by (a phone turns it to its seat)
+  // turn: degrees clockwise the board is turned by (a phone turns it to its seat, a
+  // long board stands up on a tall screen)
   constructor(container, board, onCell, turn = 0) {
     this.board = board;
     this.cells = new Map(board.cells.map((c) => [c.id, c]));
     this.radius = BoardView.pitch(board) * 0.38;
     this.turn = turn;
-    const turned = board.cells.map((c) => this.turned(c.x, -c.y));
+    const turned = board.cells.map((c) => this.rotated(c.x, -c.y));
     const xs = turned.map(([x]) => x), ys = turned.map(([, y]) => y);
     const pad = this.radius * 2;
     const left = Math.min(...xs) - pad, top = Math.min(...ys) - pad;
@@ -130,7 +138,8 @@ export class BoardView {
     const reach = Math.max(this.radius / 0.76, 22 / Math.hypot(screen.a, screen.b));
     let best = null, bestDistance = Infinity;
     for (const cell of this.board.cells) {
-      const distance = Math.hypot(cell.x - point.x, -cell.y - point.y);
+      const [x, y] = this.at(cell.id);
+      const distance = Math.hypot(x - point.x, y - point.y);
       if (distance < bestDistance) { best = cell.id; bestDistance = distance; }
     }
     return bestDistance <= reach ? best : null;
@@ -148,13 +157,30 @@ export class BoardView {
     return Number.isFinite(best) ? best : 10;
   }
 
+  // where a cell is drawn (the board file's y grows upwards, the drawing's downwards)
   at(id) {
     const cell = this.cells.get(id);
     return [cell.x, -cell.y];
   }
 
+  // where a cell shows on the screen, the board turned: what "left" and "top" mean
+  // to the person looking
+  onScreen(id) {
+    return this.rotated(...this.at(id));
+  }
+
+  // How far to turn ``board``, already turned by ``turn`` degrees, on a screen of this
+  // shape: a quarter more where it would lie over twice as wide as it is tall on a
+  // screen taller than wide (a long board on a phone held upright).
+  static standingUp(board, turn, width, height) {
+    const xs = board.cells.map((c) => c.x), ys = board.cells.map((c) => c.y);
+    const wide = Math.max(...xs) - Math.min(...xs), tall = Math.max(...ys) - Math.min(...ys);
+    const lying = turn % 180 === 0 ? wide > 2 * tall : tall > 2 * wide;
+    return height > width && lying ? (turn + 90) % 360 : turn;
+  }
+
   // a point of the drawing where it shows on the turned board
-  turned(x, y) {
+  rotated(x, y) {
     const angle = (this.turn * Math.PI) / 180, cos = Math.cos(angle), sin = Math.sin(angle);
     return [x * cos - y * sin, x * sin + y * cos];
   }
@@ -163,7 +189,7 @@ export class BoardView {
   turnedBox([left, top, width, height]) {
     if (!this.turn) return [left, top, width, height];
     const corners = [[left, top], [left + width, top], [left, top + height], [left + width, top + height]]
-      .map(([x, y]) => this.turned(x, y));
+      .map(([x, y]) => this.rotated(x, y));
     const xs = corners.map(([x]) => x), ys = corners.map(([, y]) => y);
     return [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
   }
@@ -223,6 +249,7 @@ export class BoardView {
       el("polyline", { points, class: kind, "stroke-width": this.radius * 0.3 }, this.marks);
     }
     if (game.draw) game.draw(this, pieces, marks);
+    for (const overlay of OVERLAYS) overlay(this, marks);
     for (const layer of drawn) this.keepUpright(layer);
     this.shown = this.shown.map((shown, n) => swapIfChanged(shown, drawn[n]));
     [this.marks, this.ground, this.over] = this.shown;

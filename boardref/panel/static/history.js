@@ -104,7 +104,8 @@ async function loadReplay() {
   $("replay").hidden = false;
   if (!response.ok) { $("replay-step").textContent = said(answer.said); return; }
   replay = answer;
-  setBoard(replay.board, new BoardView($("board"), replay.board, null));
+  const turn = BoardView.standingUp(replay.board, 0, innerWidth, innerHeight); // a long board on a phone
+  setBoard(replay.board, new BoardView($("board"), replay.board, null, turn));
   $("scrub").max = replay.frames.length - 1;
   $("download").href = `/api/games/${gameId}?form=text`;
   $("download-json").href = `/api/games/${gameId}?form=json`;

@@ -5,12 +5,13 @@ import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
   $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
-  role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
+  role, said, say, seat, seatName, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
+import { showCandidates } from "./candidates.js";
 import { capitalised, showHeader } from "./header.js";
 import { openNewGame, startNewGame } from "./newgame.js";
 import { rejoin, saysTheEnd, showOutcome } from "./outcome.js";
@@ -66,17 +67,30 @@ const boardOf = (s) => JSON.stringify([s.game, s.players, s.options, s.commitmen
 
 async function loadBoard() {
   const drawing = await (await fetch("/api/board")).json();
-  // a phone turns the board to its seat: the player's own side at the bottom
-  const turn = role === "play" ? seatTurn(drawing, state, seat) : 0;
   const onCell = { sim: clickSimCell, referee: tapRefereeCell }[role] || null;
-  setBoard(drawing, new BoardView($("board"), drawing, onCell, turn));
+  setBoard(drawing, new BoardView($("board"), drawing, onCell, boardTurn(drawing)));
 }
+
+// How far this page turns the board: a phone to its seat (the player's own side at the
+// bottom), a long board further to stand up on a tall screen.
+function boardTurn(drawing) {
+  const turn = role === "play" ? seatTurn(drawing, state, seat) : 0;
+  return BoardView.standingUp(drawing, turn, innerWidth, innerHeight);
+}
+
+// a long board is drawn anew, turned or not, when the screen is turned
+matchMedia("(orientation: portrait)").addEventListener("change", () => {
+  if (view && view.turn !== boardTurn(view.board)) {
+    loadBoard().then(render);
+  }
+});
 
 // --- drawing -------------------------------------------------------------------------
 function renderPage() {
   if (!state || !view) return;
   const page = document.body.dataset;
   update(page, "phase", state.phase);
+  update(page, "game", state.game);
   // for people's tests: how far the game is, and the move on the board (still open or played)
   update(page, "plies", String(state.plies));
   update(page, "last", state.tentative || state.last_played || "");
@@ -119,7 +133,12 @@ function showTurn() {
   let line;
   if (state.phase === "over") line = say("phase_over");
   else if (acting === null) line = say(`phase_${state.phase}`);
-  else if (role === "play" && acting === seat) line = say(mine);
+  // a turn held open is still its mover's: what is left to do, not the next draw
+  else if (state.still_to_do && acting === state.tentative_seat) {
+    const left = said(state.still_to_do);
+    line = role === "play" && acting === seat ? say("your_turn_left", { left })
+      : say("turn_left", { seat: seatName(acting), left });
+  } else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatName(acting) });
   update(turn, "textContent", capitalised(line));
   const colour = seatColour(state, acting);
@@ -153,22 +172,6 @@ const ROLL = [
   { transform: "none", opacity: 1 },
 ];
 const calm = matchMedia("(prefers-reduced-motion: reduce)");
-
-function showCandidates() {
-  const mayChoose = role !== "watch" && (role !== "play" || state.acting === seat);
-  const labels = state.candidates.map(sayMove);
-  // two buttons saying the same would leave the choice to chance: a game's words
-  // that fail to tell two moves apart get the moves' notation beside them
-  const alike = (label) => labels.filter((other) => other === label).length > 1;
-  updateChildren($("candidates"), state.candidates.map((move, n) => {
-    const button = document.createElement("button");
-    button.textContent = alike(labels[n]) ? `${labels[n]} (${move})` : labels[n];
-    button.dataset.move = move;
-    button.disabled = !mayChoose;
-    button.onclick = () => post("/api/choose", { move });
-    return button;
-  }));
-}
 
 function showMoves() {
   // a panel table: the legal moves this page may see, one button each

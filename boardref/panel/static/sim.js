@@ -155,7 +155,7 @@ export function showSimSide() {
   const kinds = Object.keys(virtual.supply);
   update($("sim-supply-box"), "hidden", !kinds.length);
   updateChildren($("sim-supply"), kinds.map((token) =>
-    pieceButton(token, say("sim.supply_left", { count: virtual.supply[token] }),
+    pieceButton(token, say("sim.supply_left", { piece: token, count: virtual.supply[token] }),
                 () => simAct("/api/sim/lift", { off: "supply", token }))));
   update($("sim-to-supply"), "disabled", !(chosen && chosen.token in virtual.supply));
 }

@@ -84,6 +84,26 @@ import { updateChildren } from "../update.js";
     return say(hat.golden ? "fdh.golden_tower" : "fdh.tower", { captives });
   }
 
+  // a hat or tower by itself ("golden hat", "Red hat", "tower over Blue")
+  function pieceWords(token, state) {
+    const hat = parseHat(token);
+    return hatWords(hat, state) || say("fdh.hat_of", { colour: colourWords(hat.colour, state) });
+  }
+
+  // the moves offered to choose, told apart by the hat that walks (a plain hat, or the
+  // golden hat riding on one) and, where it is a home, where it comes from; null where
+  // that tells them not apart (the page then says what each leaves where)
+  function choiceWords(choices, state) {
+    const walks = choices.map((choice) => choice.move.split(" "));
+    if (walks.some((walk) => walk.length !== 2 || !HAT.test(walk[0]))) return null;
+    if (new Set(walks.map(([, path]) => path.split("-").pop())).size > 1) return null;
+    const origins = walks.map(([, path]) => path.split("-")[0]);
+    const named = (cell) => new Set(origins).size > 1 && cellWords(cell, state) !== cell;
+    return walks.map(([hat], n) => (named(origins[n])
+      ? say("fdh.hat_from", { hat: pieceWords(hat, state), from: cellWords(origins[n], state) })
+      : pieceWords(hat, state)));
+  }
+
   function colourWords(colour, state) {
     const seat = state.seats.findIndex((s) => s.colour === colour);
     return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
@@ -99,6 +119,15 @@ import { updateChildren } from "../update.js";
   registerGame("fang_den_hut", {
     piece: () => null,
     cellWords,
+    pieceWords,
+    choiceWords,
+
+    // a hat or tower of a move offered to choose, drawn where the move would leave it
+    figure(view, parent, cell, token) {
+      const [x, y] = view.at(cell);
+      stack(parent, x, y, view.radius * 1.3, parseHat(token), cell);
+      return true;
+    },
 
     // "red home_red-gate_red-r1-r2" -> "Red: red home → r2"; a tower's move, a golden
     // hat's turn back and captives carried home (and a hat out again: "red[blue]

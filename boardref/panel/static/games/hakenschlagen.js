@@ -46,11 +46,11 @@ import { updateChildren } from "../update.js";
     }
   }
 
-  function hare(view, id, colour, turned) {
+  function hare(view, id, colour, turned, parent = view.over) {
     const [x, y] = view.at(id);
     const r = view.radius;
     const g = el("g", { class: turned ? "figure hare turned" : "figure hare", "data-cell": id, "data-colour": colour },
-                 view.over);
+                 parent);
     const fill = tokenColour(colour);
     for (const side of [-1, 1]) {
       el("ellipse", { cx: x + side * r * 0.3, cy: y - r * 0.75, rx: r * 0.18, ry: r * 0.5, fill }, g);
@@ -58,20 +58,20 @@ import { updateChildren } from "../update.js";
     el("circle", { cx: x, cy: y, r: r * 0.62, fill }, g);
   }
 
-  function fox(view, id) {
+  function fox(view, id, parent = view.over) {
     const [x, y] = view.at(id);
     const r = view.radius;
-    const g = el("g", { class: "figure fox", "data-cell": id }, view.over);
+    const g = el("g", { class: "figure fox", "data-cell": id }, parent);
     const fill = tokenColour(COLOURS.fox);
     el("polygon", { points: `${x - r * 0.8},${y - r * 0.8} ${x - r * 0.35},${y - r * 0.3} ${x - r * 0.7},${y - r * 0.1}`, fill }, g);
     el("polygon", { points: `${x + r * 0.8},${y - r * 0.8} ${x + r * 0.35},${y - r * 0.3} ${x + r * 0.7},${y - r * 0.1}`, fill }, g);
     el("polygon", { points: `${x - r * 0.75},${y - r * 0.35} ${x + r * 0.75},${y - r * 0.35} ${x},${y + r * 0.8}`, fill }, g);
   }
 
-  function molehill(view, id) {
+  function molehill(view, id, parent = view.over) {
     const [x, y] = view.at(id);
     const r = view.radius;
-    const g = el("g", { class: "figure molehill", "data-cell": id }, view.over);
+    const g = el("g", { class: "figure molehill", "data-cell": id }, parent);
     el("path", { d: `M ${x - r * 0.8} ${y + r * 0.4} A ${r * 0.8} ${r * 0.8} 0 0 1 ${x + r * 0.8} ${y + r * 0.4} Z`,
                  fill: tokenColour(COLOURS.molehill) }, g);
   }
@@ -113,11 +113,56 @@ import { updateChildren } from "../update.js";
     }
   }
 
+  // the meadow's legend: each disk's colour by name, and the molehills still beside
+  // the board (six in all)
+  function legend(state, box) {
+    const items = [...DISKS, "tree", "fox", "molehill"].map((kind) => {
+      const item = document.createElement("li");
+      item.dataset.kind = kind;
+      item.style.setProperty("--swatch", tokenColour(COLOURS[kind]));
+      item.textContent = say(`token.${kind}`);
+      return item;
+    });
+    const list = document.createElement("ul");
+    list.className = "meadow-legend";
+    list.append(...items);
+    const supply = document.createElement("p");
+    supply.className = "molehill-supply";
+    const out = state.record ? state.record.molehills.length : 0;
+    supply.textContent = say("hks.molehills_beside", { count: MOLEHILLS - out });
+    updateChildren(box, [list, supply]);
+  }
+  const MOLEHILLS = 6;
+
   registerGame("hakenschlagen", {
+    panel: legend,
+
     // every figure, disk and tree is drawn by draw(), in its own shape
     piece: () => null,
     colourOf(token) {
       return token.startsWith("hare_") ? token.slice(5) : COLOURS[token];
+    },
+
+    // a figure of a move offered to choose, drawn where the move would leave it
+    figure(view, parent, cell, token) {
+      if (token === "fox") fox(view, cell, parent);
+      else if (token === "molehill") molehill(view, cell, parent);
+      else if (token.startsWith("hare_")) hare(view, cell, token.slice(5), false, parent);
+      else return false;
+      return true;
+    },
+
+    pieceWords: (token) => say(`token.${token}`),
+
+    // turns that leave the figures alike differ in whether the hare turned on the way
+    // (landing on a turning point); others are told apart by where the figures stand
+    choiceWords(choices) {
+      if (new Set(choices.map((choice) => JSON.stringify(choice.after))).size === choices.length) return null;
+      const turning = new Set(board.cells.filter((cell) => cell.kind === "turning_point").map((cell) => cell.id));
+      return choices.map((choice) => {
+        const turns = choice.move.split(" ").some((use) => turning.has(use.split(/[:-]/).pop()));
+        return say(turns ? "hks.choice_turns" : "hks.choice_no_turn");
+      });
     },
 
     moveWords(text) {
