@@ -187,7 +187,8 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.move_needs_start_end",
-                    "{move}: a move needs a start and an end point (no passing)",
+                    "{move}: a move needs a start and an end point (no passing): move a piece "
+                    "along a line",
                     move=str(move),
                 )
             )
@@ -203,7 +204,7 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.no_hunter_hunters_move",
-                    "{move}: no hunter on {origin}; the hunters move",
+                    "{move}: no hunter on {origin}; the hunters move, so move a hunter",
                     move=str(move),
                     origin=self._names[origin],
                 )
@@ -212,7 +213,7 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.hare_is_elsewhere",
-                    "{move}: the hare is on {cell}; the hare moves",
+                    "{move}: the hare is on {cell}; the hare moves, so move the hare",
                     move=str(move),
                     cell=self._names[state.hare],
                 )
@@ -225,7 +226,7 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.no_line_joins",
-                        "{move}: no line joins {origin} and {dest}",
+                        "{move}: no line joins {origin} and {dest}: move along a line",
                         move=str(move),
                         origin=self._names[at],
                         dest=self._names[land],
@@ -236,7 +237,7 @@ class CatchTheHare(Game):
         return IllegalMove(
             words(
                 "rules.catch_the_hare.occupied",
-                "{move}: {cell} is occupied",
+                "{move}: {cell} is occupied: move to a free point",
                 move=str(move),
                 cell=self._names[cell],
             )
@@ -249,7 +250,8 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.step_goes_one_adjacent",
-                    "{move}: a step goes to one adjacent point; leaps use ':'",
+                    "{move}: a step goes to one adjacent point; leaps use ':': write the move "
+                    "again",
                     move=str(move),
                 )
             )
@@ -265,7 +267,8 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.hunters_cannot_leap_only",
-                    "{move}: the hunters cannot leap; only the hare captures",
+                    "{move}: the hunters cannot leap, only the hare captures: move the hunter one "
+                    "step along a line",
                     move=str(move),
                 )
             )
@@ -273,7 +276,7 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.one_leap_per_turn",
-                    "{move}: one leap per turn (single_capture)",
+                    "{move}: one leap per turn (single_capture): stop after the first leap",
                     move=str(move),
                 )
             )
@@ -284,7 +287,8 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.not_leap_along_line",
-                        "{move}: {at} to {land} is not a leap along a line",
+                        "{move}: {at} to {land} is not a leap along a line: jump straight over "
+                        "one hunter along a line",
                         move=str(move),
                         at=self._names[at],
                         land=self._names[land],
@@ -294,7 +298,7 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.no_hunter_capture",
-                        "{move}: no hunter on {over} to capture",
+                        "{move}: no hunter on {over} to capture: jump only over a hunter",
                         move=str(move),
                         over=self._names[over],
                     )

@@ -267,7 +267,7 @@ class FangDenHutCards(Game):
             raise NotationError(
                 words(
                     "rules.fang_den_hut_cards.play_is_text",
-                    "a card play is text like 'red7' or 'red7:blue7', not {text}",
+                    "a card play is text like 'red7' or 'red7:blue7', not {text}: write it so",
                     text=repr(text),
                 )
             )
@@ -322,7 +322,8 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_card_play_like_red",
-                    "{move} is not a card play like 'red7' or 'red7:blue7'",
+                    "{move} is not a card play like 'red7' or 'red7:blue7': choose a card in your "
+                    "hand",
                     move=repr(move),
                 )
             )
@@ -332,7 +333,7 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.there_no_card_deck",
-                    "{move}: there is no card {card} in this deck",
+                    "{move}: there is no card {card} in this deck: choose a card in your hand",
                     move=str(move),
                     card=repr(card),
                 )
@@ -341,7 +342,7 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_in_hand",
-                    "{move}: {card} is not in {who}'s hand",
+                    "{move}: {card} is not in {who}'s hand: play a card from that hand",
                     move=str(move),
                     card=card,
                     who=who,
@@ -353,7 +354,7 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.there_no_card_deck",
-                    "{move}: there is no card {card} in this deck",
+                    "{move}: there is no card {card} in this deck: choose a card in your hand",
                     move=str(move),
                     card=repr(target),
                 )
@@ -364,7 +365,7 @@ class FangDenHutCards(Game):
                     "rules.fang_den_hut_cards.stack_under_points_who",
                     (
                         "{move}: the stack under {target} points at {who}, who takes it before "
-                        "playing"
+                        "playing: take that stack first"
                     ),
                     move=str(move),
                     target=target,
@@ -375,7 +376,8 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_top_card_stack_table",
-                    "{move}: {target} is not the top card of a stack on the table",
+                    "{move}: {target} is not the top card of a stack on the table: choose a top "
+                    "card",
                     move=str(move),
                     target=target,
                 )
@@ -397,7 +399,7 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.cannot_capture",
-                    "{move}: {card} cannot capture {target}; {rule}",
+                    "{move}: {card} cannot capture {target} ({rule}): play another card",
                     move=str(move),
                     card=card,
                     target=target,

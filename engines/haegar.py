@@ -449,7 +449,7 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_hand",
-                    "{move}: the coaster in hand is {hand}",
+                    "{move}: the coaster in hand is {hand}: lay that one",
                     move=str(move),
                     hand=state.hand,
                 )
@@ -458,7 +458,8 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.there_no_spot_table",
-                    "{move}: there is no spot {spot} on the table grid",
+                    "{move}: there is no spot {spot} on the table grid: lay the coaster on the "
+                    "grid",
                     move=str(move),
                     spot=repr(move.spot),
                 )
@@ -467,7 +468,7 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_faces",
-                    "{move}: a coaster faces {sides}",
+                    "{move}: a coaster faces {sides}: turn it to one of them",
                     move=str(move),
                     sides=", ".join(SIDES),
                 )
@@ -671,7 +672,7 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.lays_coaster_first",
-                        "{move}: {who} lays coaster {hand} first",
+                        "{move}: {who} lays coaster {hand} first: lay it, then go on",
                         move=str(move),
                         who=who,
                         hand=state.hand,
@@ -683,7 +684,7 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.puts_token_first",
-                        "{move}: {who} puts a token on {coaster} first",
+                        "{move}: {who} puts a token on {coaster} first: place it, then go on",
                         move=str(move),
                         who=who,
                         coaster=state.laid[-1].coaster,
@@ -694,7 +695,8 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.final_round_hagar_or_pass",
-                    "{move}: in the final round {who} moves a Hägar or passes",
+                    "{move}: in the final round {who} moves a Hägar or passes: move a Hägar or "
+                    "pass",
                     move=str(move),
                     who=who,
                 )
@@ -706,7 +708,7 @@ class Haegar(Game):
             raise NotationError(
                 words(
                     "rules.haegar.move_is_text",
-                    "a move is text like 'c07 n1e0 east', not {kind}",
+                    "a move is text like 'c07 n1e0 east', not {kind}: write it so",
                     kind=type(text).__name__,
                 )
             )
@@ -718,7 +720,8 @@ class Haegar(Game):
                 raise NotationError(
                     words(
                         "rules.haegar.there_no_field_table",
-                        "{text}: there is no field {cell} on the table",
+                        "{text}: there is no field {cell} on the table: name a field of a laid "
+                        "coaster",
                         text=repr(text),
                         cell=repr(parts[1]),
                     )
@@ -729,7 +732,7 @@ class Haegar(Game):
                 raise NotationError(
                     words(
                         "rules.haegar.no_spot_on_table",
-                        "{text}: there is no spot {cell} on the table",
+                        "{text}: there is no spot {cell} on the table: name a spot of the table",
                         text=repr(text),
                         cell=repr(parts[1]),
                     )

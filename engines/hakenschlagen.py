@@ -1269,7 +1269,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.marbles_turn_not_drawn_yet",
-                    "{move}: the marbles for this turn are not drawn yet",
+                    "{move}: the marbles for this turn are not drawn yet: draw first",
                     move=str(move),
                 )
             )
@@ -1348,7 +1348,7 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.race_won_before_nothing",
-                        "{turn}: the race is won before {use}; nothing follows",
+                        "{turn}: the race is won before {use}, and nothing follows: stop there",
                         turn=str(turn),
                         use=str(use),
                     )
@@ -1359,7 +1359,8 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.needs_marbles_not_no_longer",
-                        "{turn}: {use} needs marbles not (or no longer) in hand",
+                        "{turn}: {use} needs marbles not (or no longer) in hand: use only the "
+                        "marbles drawn",
                         turn=str(turn),
                         use=str(use),
                     )
@@ -1369,7 +1370,8 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.not_possible_here",
-                        "{turn}: {use} is not possible here ({why})",
+                        "{turn}: {use} is not possible here ({why}); put the figure back and "
+                        "choose another place",
                         turn=str(turn),
                         use=str(use),
                         why=self._why(use, node),
@@ -1385,8 +1387,8 @@ class Hakenschlagen(Game):
                         words(
                             "rules.hakenschlagen.marble_must_used_hare",
                             (
-                                "{turn}: the {marble} marble must be used; the hare can reach a "
-                                "{marble} space"
+                                "{turn}: the {marble} marble must be used, as the hare can reach "
+                                "a {marble} space: move the hare there"
                             ),
                             turn=str(turn),
                             marble=marble,
@@ -1471,7 +1473,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_hakenschlagen_turn",
-                    "{move} is not a Hakenschlagen turn",
+                    "{move} is not a Hakenschlagen turn: write each use as marble:cell",
                     move=repr(move),
                 )
             )
@@ -1481,7 +1483,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_well_formed_turn",
-                    "{move} is not a well-formed turn",
+                    "{move} is not a well-formed turn: write each use as marble:cell",
                     move=repr(move),
                 )
             ) from None
@@ -1490,7 +1492,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_well_formed_turn",
-                    "{move} is not a well-formed turn",
+                    "{move} is not a well-formed turn: write each use as marble:cell",
                     move=repr(move),
                 )
             )
@@ -1501,7 +1503,7 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.turn_is_text",
-                    "a turn is text like 'lettuce:c5 fox:m3', not {kind}",
+                    "a turn is text like 'lettuce:c5 fox:m3', not {kind}: write it so",
                     kind=type(text).__name__,
                 )
             )
@@ -1511,7 +1513,8 @@ class Hakenschlagen(Game):
         if not parts:
             raise NotationError(
                 words(
-                    "rules.hakenschlagen.empty_turn_written_pass", "an empty turn is written 'pass'"
+                    "rules.hakenschlagen.empty_turn_written_pass",
+                    "an empty turn is written 'pass': write pass",
                 )
             )
         return Turn(tuple(self._parse_use(word) for word in parts))
@@ -1537,7 +1540,7 @@ class Hakenschlagen(Game):
                 raise NotationError(
                     words(
                         "rules.hakenschlagen.no_marble",
-                        "{word}: no {name} marble ({marbles})",
+                        "{word}: no {name} marble ({marbles}): use a marble in hand",
                         word=repr(word),
                         name=repr(name),
                         marbles=", ".join(MARBLES),
@@ -1547,7 +1550,8 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.joker_two_marbles_one",
-                    "{word}: a joker is two marbles of one kind used as another",
+                    "{word}: a joker is two marbles of one kind used as another: use two alike "
+                    "marbles",
                     word=repr(word),
                 )
             )
@@ -1556,7 +1560,8 @@ class Hakenschlagen(Game):
                 raise NotationError(
                     words(
                         "rules.hakenschlagen.there_no_hollow_board",
-                        "{word}: there is no hollow {cell_id} on this board",
+                        "{word}: there is no hollow {cell_id} on this board: name a hollow of the "
+                        "board",
                         word=repr(word),
                         cell_id=repr(cell_id),
                     )
@@ -1565,7 +1570,8 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.only_molehill_moved_one",
-                    "{word}: only a molehill is moved from one space to another",
+                    "{word}: only a molehill is moved from one space to another: move a molehill "
+                    "or place the figure",
                     word=repr(word),
                 )
             )

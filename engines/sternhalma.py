@@ -335,7 +335,7 @@ class Sternhalma(Game):
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.can_move_so_may_not",
-                        "{seat} can move, so may not pass",
+                        "{seat} can move, so may not pass: move a piece",
                         seat=self.seat_words(seat),
                     )
                 )
@@ -369,7 +369,7 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.move_needs_start_end",
-                    "{move}: a move needs a start and an end hole",
+                    "{move}: a move needs a start and an end hole: move the piece to another hole",
                     move=str(move),
                 )
             )
@@ -377,7 +377,7 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.there_no_piece",
-                    "{move}: there is no piece on {origin}",
+                    "{move}: there is no piece on {origin}: move one of your pieces",
                     move=str(move),
                     origin=names[origin],
                 )
@@ -387,7 +387,8 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.not_your_piece",
-                    "{move}: the piece on {origin} is {owner}'s; {seat} moves",
+                    "{move}: the piece on {origin} is {owner}'s, and {seat} moves: move a piece "
+                    "of {seat}",
                     move=str(move),
                     origin=names[origin],
                     owner=owner,
@@ -398,7 +399,8 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.move_must_end_different",
-                    "{move}: a move must end on a different hole than it started",
+                    "{move}: a move must end on a different hole than it started: move the piece "
+                    "to another hole",
                     move=str(move),
                 )
             )
@@ -407,7 +409,8 @@ class Sternhalma(Game):
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.step_goes_one_adjacent",
-                        "{move}: a step goes to one adjacent hole; jumps use ':'",
+                        "{move}: a step goes to one adjacent hole; jumps use ':': write the move "
+                        "again",
                         move=str(move),
                     )
                 )
@@ -415,7 +418,8 @@ class Sternhalma(Game):
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.not_next",
-                        "{move}: {cell} is not next to {origin}",
+                        "{move}: {cell} is not next to {origin}: step to a hole next to it, or "
+                        "jump over one piece",
                         move=str(move),
                         cell=names[path[1]],
                         origin=names[origin],
@@ -425,7 +429,7 @@ class Sternhalma(Game):
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.occupied",
-                        "{move}: {cell} is occupied",
+                        "{move}: {cell} is occupied: move to a free hole",
                         move=str(move),
                         cell=names[path[1]],
                     )
@@ -438,17 +442,17 @@ class Sternhalma(Game):
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.not_jump_over_one_hole",
-                            "{move}: {at} to {land} is not a jump over one hole",
+                            "{move}: that is neither a step to the next hole nor a jump over one "
+                            "piece: step to a hole next to it, or jump over exactly one piece",
                             move=str(move),
-                            at=names[at],
-                            land=names[land],
                         )
                     )
                 if holes[over] == EMPTY or over == origin:
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.there_no_piece_jump",
-                            "{move}: there is no piece on {over} to jump over",
+                            "{move}: there is no piece on {over} to jump over: jump over exactly "
+                            "one piece",
                             move=str(move),
                             over=names[over],
                         )
@@ -457,7 +461,8 @@ class Sternhalma(Game):
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.piece_may_jumped_only",
-                            "{move}: the piece on {over} may be jumped only once per move",
+                            "{move}: the piece on {over} may be jumped only once per move: jump "
+                            "over another piece",
                             move=str(move),
                             over=names[over],
                         )
@@ -466,7 +471,7 @@ class Sternhalma(Game):
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.occupied",
-                            "{move}: {cell} is occupied",
+                            "{move}: {cell} is occupied: move to a free hole",
                             move=str(move),
                             cell=names[land],
                         )
@@ -477,7 +482,8 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.piece_may_not_leave_target",
-                    "{move}: a piece may not leave its target point (no_leaving_goal)",
+                    "{move}: a piece may not leave its target point (no_leaving_goal): move it "
+                    "within the point",
                     move=str(move),
                 )
             )
