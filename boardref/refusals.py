@@ -51,9 +51,9 @@ def refuse(referee, state, reading: Reading, origin: str, destination: str) -> R
         return Refusal(
             words(
                 "referee.goes_elsewhere",
-                "{reason}; put the piece on {cells}",
+                "{reason}; put the piece on {allowed}",
                 reason=_engine_reason(game, state, origin, destination),
-                cells=sorted(allowed, key=game.board.index.get),
+                allowed=sorted(allowed, key=game.board.index.get),
             ),
             allowed=allowed,
         )
@@ -102,7 +102,7 @@ def _engine_reason(game, state, origin: str, destination: str) -> Words:
         try:
             game.apply(state, Move((origin, destination), leap=not near))
         except IllegalMove as refusal:
-            return refusal.words
+            return refusal.cause
     return words("referee.may_not_go_there", "The piece may not go to {cell}", cell=destination)
 
 

@@ -609,9 +609,9 @@ class Game:
             raise IllegalMove(
                 words(
                     "rules.not_every_cell_board",
-                    "{move}: not every cell is on this board: name cells of the board",
-                    move=str(move),
-                )
+                    "not every cell is on this board: name cells of the board",
+                ),
+                move=str(move),
             ) from None
 
     def _cell_list(self, data: Any, what: str) -> list[int]:

@@ -849,11 +849,11 @@ class FangDenHut(Game):
                 words(
                     "rules.fang_den_hut.not_fang_den_hut_move",
                     (
-                        "{move}: not a Fang den Hut! move; name the hat and its path, like 'red "
+                        "not a Fang den Hut! move; name the hat and its path, like 'red "
                         "home_red-gate_red-r1'"
                     ),
-                    move=str(move),
-                )
+                ),
+                move=str(move),
             )
         try:
             return self._result(state, self._follow(state, move))

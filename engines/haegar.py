@@ -449,29 +449,28 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_hand",
-                    "{move}: the coaster in hand is {hand}: lay that one",
-                    move=str(move),
+                    "the coaster in hand is {hand}: lay that one",
                     hand=state.hand,
-                )
+                ),
+                move=str(move),
             )
         if not isinstance(move.spot, str) or move.spot not in self._spot_of:
             raise IllegalMove(
                 words(
                     "rules.haegar.there_no_spot_table",
-                    "{move}: there is no spot {spot} on the table grid: lay the coaster on the "
-                    "grid",
-                    move=str(move),
+                    "there is no spot {spot} on the table grid: lay the coaster on the grid",
                     spot=repr(move.spot),
-                )
+                ),
+                move=str(move),
             )
         if move.facing not in SIDES:
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_faces",
-                    "{move}: a coaster faces {sides}: turn it to one of them",
-                    move=str(move),
+                    "a coaster faces {sides}: turn it to one of them",
                     sides=", ".join(SIDES),
-                )
+                ),
+                move=str(move),
             )
         spot, turn = self._spot_of[move.spot], SIDES.index(move.facing)
         coaster = self.coasters[move.coaster]
@@ -672,11 +671,11 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.lays_coaster_first",
-                        "{move}: {who} lays coaster {hand} first: lay it, then go on",
-                        move=str(move),
+                        "{who} lays coaster {hand} first: lay it, then go on",
                         who=who,
                         hand=state.hand,
-                    )
+                    ),
+                    move=str(move),
                 )
             return self._lay(state, move)
         if state.phase == TOKEN:
@@ -684,22 +683,21 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.puts_token_first",
-                        "{move}: {who} puts a token on {coaster} first: place it, then go on",
-                        move=str(move),
+                        "{who} puts a token on {coaster} first: place it, then go on",
                         who=who,
                         coaster=state.laid[-1].coaster,
-                    )
+                    ),
+                    move=str(move),
                 )
             return self._place_token(state, move)
         if not isinstance(move, Move):
             raise IllegalMove(
                 words(
                     "rules.haegar.final_round_hagar_or_pass",
-                    "{move}: in the final round {who} moves a Hägar or passes: move a Hägar or "
-                    "pass",
-                    move=str(move),
+                    "in the final round {who} moves a Hägar or passes: move a Hägar or pass",
                     who=who,
-                )
+                ),
+                move=str(move),
             )
         return self._move_hagar(state, move)
 

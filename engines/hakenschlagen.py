@@ -1269,9 +1269,9 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.marbles_turn_not_drawn_yet",
-                    "{move}: the marbles for this turn are not drawn yet: draw first",
-                    move=str(move),
-                )
+                    "the marbles for this turn are not drawn yet: draw first",
+                ),
+                move=str(move),
             )
         return super().apply(state, move)
 

@@ -236,7 +236,7 @@ def test_a_piece_carried_where_the_rules_refuse_is_told_where_it_may_go(tmp_path
             notice = shown.notice.model_dump()
             for language, words in tables.items():
                 assert names_an_action(_said(notice, words), language), _said(notice, words)
-            listed = _param(notice, "cells")
+            listed = _param(notice, "allowed")
             if listed is not None and notice["params"]["reason"]["key"] == "referee.goes_elsewhere":
                 assert set(listed) == shown.destinations and destination not in listed
             checked += 1
