@@ -299,7 +299,11 @@ class TableCamera:
     def _last_frame(self):
         if self.frame is None:
             raise RefereeError(
-                self.failure or words("camera.no_frame", "The camera has given no picture yet")
+                self.failure
+                or words(
+                    "camera.no_frame",
+                    "The camera has given no picture yet: wait a moment and try again",
+                )
             )
         return self.frame
 

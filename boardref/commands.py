@@ -40,7 +40,12 @@ class Commands:
                 words("referee.choose_first", "First choose the move that was played")
             )
         if self.phase != CHANCE:
-            raise RefereeError(words("referee.nothing_to_draw", "Nothing to draw now"))
+            raise RefereeError(
+                words(
+                    "referee.nothing_to_draw",
+                    "Nothing to draw now: wait until the table asks for a draw",
+                )
+            )
         spec = self.game.chance(self.positions[-1])
         outcome = spec.draw(self.stream)
         data = {
@@ -85,7 +90,8 @@ class Commands:
             raise RefereeError(
                 words(
                     "referee.board_not_position",
-                    "The board does not show the position; there is nothing to confirm",
+                    "The board does not show the position, so there is nothing to confirm: put "
+                    "the pieces as the lights show",
                 )
             )
         unseen = {state: move for move, state in self._successors_of(base).get(key)}
@@ -122,7 +128,8 @@ class Commands:
             raise RefereeError(
                 words(
                     "referee.not_a_candidate",
-                    "{move} is not one of the moves that fit the board",
+                    "{move} is not one of the moves that fit the board: choose one of the moves "
+                    "offered",
                     move=move_text,
                 )
             )
@@ -148,13 +155,16 @@ class Commands:
         if self.phase == OVER:
             raise RefereeError(words("referee.over", "The game is over; start a new one"))
         if not self.steps:
-            raise RefereeError(words("referee.nothing_to_take_back", "Nothing to take back"))
+            raise RefereeError(
+                words("referee.nothing_to_take_back", "Nothing to take back: make a move first")
+            )
         last_kind, last = self.steps[-1]
         if last_kind == "chance":
             raise RefereeError(
                 words(
                     "referee.draw_stays",
-                    "A draw cannot be taken back: the dice and draws are committed",
+                    "A draw cannot be taken back: the dice and draws are committed; play on from "
+                    "it",
                 )
             )
         undone = last.get("move", "correction")
@@ -173,7 +183,7 @@ class Commands:
             raise RefereeError(
                 words(
                     "referee.no_such_seats",
-                    "Seats {seats} are not all seats of this game",
+                    "Seats {seats} are not all seats of this game: choose seats of this game",
                     seats=[s + 1 for s in sorted(seats)],
                 )
             )
@@ -277,7 +287,10 @@ class Commands:
         spec = self.game.chance(base) if self.phase == CHANCE else None
         if not getattr(spec, "optional", False):
             raise RefereeError(
-                words("referee.nothing_to_decline", "There is no roll to decline now")
+                words(
+                    "referee.nothing_to_decline",
+                    "There is no roll to decline now: roll or move as the table says",
+                )
             )
         data = {"move": str(PASS), "seat": self.game.drawer(base)}
         if self._accept("move", data, self.game.apply(base, PASS)):

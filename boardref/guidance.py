@@ -4,6 +4,7 @@ board and how to put it back. Part of ``Referee``; it decides nothing."""
 
 from __future__ import annotations
 
+from boardref.refusals import refuse
 from boardref.successors import (
     projection,
 )
@@ -14,8 +15,7 @@ from boardref.verdicts import (
     leaves_board,
     token_words,
 )
-from engines import IllegalMove, Move
-from engines.words import Words, words
+from engines.words import words
 
 
 class Guidance:
@@ -91,9 +91,10 @@ class Guidance:
         v.errors = frozenset(vacated + filled + changed)
         if len(vacated) == 1 and len(filled) == 1 and not changed:
             origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
-            reason = self._reason(base, origin, filled[0])
-            v.say(words("referee.illegal", "Not allowed: {reason}", reason=reason))
-            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": str(reason)}))
+            refusal = refuse(self, base, reading, origin, filled[0])
+            v.destinations, v.place = refusal.allowed, refusal.place
+            v.say(words("referee.illegal", "Not allowed: {reason}", reason=refusal.said))
+            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": str(refusal.said)}))
         else:
             v.say(
                 words(
@@ -133,43 +134,6 @@ class Guidance:
         expected = self.game.sense(base, projection(self.sensor))
         gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]
         return gone[0] if gone else ""
-
-    def _reason(self, state, origin: str, destination: str) -> Words:
-        """Why no legal move takes the piece from ``origin`` to ``destination``: the
-        engine's own reason where its moves are plain paths, else where it may go."""
-        # a turn that is no path (Hakenschlagen's) starts nowhere: one outcome of the
-        # index tells, without listing the tens of thousands again
-        sample = self._successors_of(state).sample()
-        pathless = sample is None or not hasattr(sample, "path")
-        moves = [] if pathless else self.game.legal_moves(state)
-        from_origin = [m for m in moves if m.path[:1] == (origin,)]
-        if not from_origin:
-            if origin not in self.game.board.index:
-                return words(
-                    "referee.nothing_goes_there",
-                    "No legal move puts a piece on {cell}",
-                    cell=destination,
-                )
-            return words(
-                "referee.cannot_move_from", "No piece may move from {cell} now", cell=origin
-            )
-        if all(type(m) is Move for m in moves):
-            near = (
-                self.game.board.index[destination]
-                in self.game.board.neighbours[self.game.board.index[origin]]
-            )
-            try:
-                self.game.apply(state, Move((origin, destination), leap=not near))
-            except IllegalMove as refusal:
-                return refusal.words
-        ends = sorted({m.path[-1] for m in from_origin}, key=self.game.board.index.get)
-        return words(
-            "referee.goes_elsewhere",
-            "The piece from {origin} may not go to {cell}; it may go to {cells}",
-            origin=origin,
-            cell=destination,
-            cells=ends,
-        )
 
     def _destinations(self, reading: Reading) -> frozenset[str]:
         """Cells where the lifted piece may go: successors one piece away from it."""

@@ -77,7 +77,11 @@ def token_words(token: str | None) -> Words:
 
 
 def not_saved(error: Exception) -> Words:
-    return words("referee.not_saved", "Not saved, so not accepted: {error}", error=str(error))
+    return words(
+        "referee.not_saved",
+        "Not saved, so not accepted: {error}; try again, and call staff if it stays so",
+        error=str(error),
+    )
 
 
 def not_computer_move(move) -> Words:
@@ -87,13 +91,16 @@ def not_computer_move(move) -> Words:
 
 
 def nothing_to_confirm() -> Words:
-    return words("referee.nothing_to_confirm", "There is no move waiting for confirmation")
+    return words(
+        "referee.nothing_to_confirm",
+        "There is no move waiting for confirmation: make your move on the board first",
+    )
 
 
 def not_now(phase: str) -> Words:
     return words(
         "referee.not_now",
-        "No move can be played now ({phase})",
+        "No move can be played now ({phase}): wait until the table asks for a move",
         phase=Words(f"phase_{phase}", phase),
     )
 

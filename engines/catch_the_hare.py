@@ -187,9 +187,9 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.move_needs_start_end",
-                    "{move}: a move needs a start and an end point (no passing)",
-                    move=str(move),
-                )
+                    "a move needs a start and an end point (no passing): move a piece along a line",
+                ),
+                move=str(move),
             )
         self._check_mover(state, move, path[0])
         self._check_lines(move, path)  # the true reason first, before who may leap
@@ -203,19 +203,19 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.no_hunter_hunters_move",
-                    "{move}: no hunter on {origin}; the hunters move",
-                    move=str(move),
+                    "no hunter on {origin}; the hunters move, so move a hunter",
                     origin=self._names[origin],
-                )
+                ),
+                move=str(move),
             )
         if state.turn == HARE and origin != state.hare:
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.hare_is_elsewhere",
-                    "{move}: the hare is on {cell}; the hare moves",
-                    move=str(move),
+                    "the hare is on {cell}; the hare moves, so move the hare",
                     cell=self._names[state.hare],
-                )
+                ),
+                move=str(move),
             )
 
     def _check_lines(self, move: Move, path: tuple[int, ...]) -> None:
@@ -225,21 +225,21 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.no_line_joins",
-                        "{move}: no line joins {origin} and {dest}",
-                        move=str(move),
+                        "no line joins {origin} and {dest}: move along a line",
                         origin=self._names[at],
                         dest=self._names[land],
-                    )
+                    ),
+                    move=str(move),
                 )
 
     def _occupied(self, move: Move, cell: int) -> IllegalMove:
         return IllegalMove(
             words(
                 "rules.catch_the_hare.occupied",
-                "{move}: {cell} is occupied",
-                move=str(move),
+                "{cell} is occupied: move to a free point",
                 cell=self._names[cell],
-            )
+            ),
+            move=str(move),
         )
 
     def _step(self, state: HareState, move: Move, path: tuple[int, ...]) -> frozenset[int]:
@@ -249,9 +249,9 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.step_goes_one_adjacent",
-                    "{move}: a step goes to one adjacent point; leaps use ':'",
-                    move=str(move),
-                )
+                    "a step goes to one adjacent point; leaps use ':': write the move again",
+                ),
+                move=str(move),
             )
         if dest in state.hunters or dest == state.hare:
             raise self._occupied(move, dest)
@@ -265,17 +265,18 @@ class CatchTheHare(Game):
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.hunters_cannot_leap_only",
-                    "{move}: the hunters cannot leap; only the hare captures",
-                    move=str(move),
-                )
+                    "the hunters cannot leap, only the hare captures: move the hunter one step "
+                    "along a line",
+                ),
+                move=str(move),
             )
         if self.options["single_capture"] and len(path) > 2:
             raise IllegalMove(
                 words(
                     "rules.catch_the_hare.one_leap_per_turn",
-                    "{move}: one leap per turn (single_capture)",
-                    move=str(move),
-                )
+                    "one leap per turn (single_capture): stop after the first leap",
+                ),
+                move=str(move),
             )
         hunters = state.hunters
         for at, land in zip(path, path[1:]):
@@ -284,20 +285,21 @@ class CatchTheHare(Game):
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.not_leap_along_line",
-                        "{move}: {at} to {land} is not a leap along a line",
-                        move=str(move),
+                        "{at} to {land} is not a leap along a line: jump straight over one hunter "
+                        "along a line",
                         at=self._names[at],
                         land=self._names[land],
-                    )
+                    ),
+                    move=str(move),
                 )
             if over not in hunters:
                 raise IllegalMove(
                     words(
                         "rules.catch_the_hare.no_hunter_capture",
-                        "{move}: no hunter on {over} to capture",
-                        move=str(move),
+                        "no hunter on {over} to capture: jump only over a hunter",
                         over=self._names[over],
-                    )
+                    ),
+                    move=str(move),
                 )
             if land in hunters:
                 raise self._occupied(move, land)

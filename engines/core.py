@@ -81,7 +81,7 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
         raise NotationError(
             words(
                 "rules.move_is_text",
-                "a move is text like 'a1-a2', not {kind}",
+                "a move is text like 'a1-a2', not {kind}: write it so",
                 kind=type(text).__name__,
             )
         )
@@ -93,7 +93,8 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
         raise NotationError(
             words(
                 "rules.mixes_steps_jumps_never",
-                "{text} mixes '-' and ':': steps and jumps never mix",
+                "{text} mixes '-' and ':', but steps and jumps never mix: write steps with '-' or "
+                "jumps with ':'",
                 text=repr(text),
             )
         )
@@ -111,7 +112,7 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
             raise NotationError(
                 words(
                     "rules.there_no_cell_board",
-                    "{text}: there is no cell {cell_id} on this board",
+                    "{text}: there is no cell {cell_id} on this board: name a cell of the board",
                     text=repr(text),
                     cell_id=repr(cell_id),
                 )
@@ -395,13 +396,17 @@ class Game:
         ended = self.outcome(state)
         if ended is not None:
             raise IllegalMove(
-                words("rules.game_over", "the game is over ({reason})", reason=ended.words)
+                words(
+                    "rules.game_over",
+                    "the game is over ({reason}): start a new game",
+                    reason=ended.words,
+                )
             )
         if self.chance(state) is not None:
             raise IllegalMove(
                 words(
                     "rules.chance_draw_pending_resolve",
-                    "a chance draw is pending; resolve it before moving",
+                    "a chance draw is pending: draw or roll first, then move",
                 )
             )
 
@@ -599,7 +604,7 @@ class Game:
             raise IllegalMove(
                 words(
                     "rules.not_a_move",
-                    "{move} is not a {game} move",
+                    "{move} is not a {game} move: move as the rules of {game} say",
                     move=repr(move),
                     game=self.name,
                 )
@@ -610,9 +615,9 @@ class Game:
             raise IllegalMove(
                 words(
                     "rules.not_every_cell_board",
-                    "{move}: not every cell is on this board",
-                    move=str(move),
-                )
+                    "not every cell is on this board: name cells of the board",
+                ),
+                move=str(move),
             ) from None
 
     def _cell_list(self, data: Any, what: str) -> list[int]:

@@ -3,7 +3,7 @@
 All derive from ``RulesError`` (a ``ValueError``), so a caller can catch one type.
 """
 
-from engines.words import Words, as_words
+from engines.words import Words, as_words, words
 
 
 class RulesError(ValueError):
@@ -16,10 +16,16 @@ class RulesError(ValueError):
 
 
 class IllegalMove(RulesError):
-    """The move breaks the rules here; ``reason`` says how, in English."""
+    """The move breaks the rules here; ``reason`` says how, in English, after the
+    ``move`` given. ``cause`` is the same words without the move: where the move is
+    in plain sight (a piece on a board) a page says only that."""
 
-    def __init__(self, reason: str | Words):
-        super().__init__(reason)
+    def __init__(self, reason: str | Words, move: object = None):
+        self.cause = as_words(reason)
+        said = self.cause
+        if move is not None:
+            said = words("rules.refused_move", "{move}: {reason}", move=str(move), reason=said)
+        super().__init__(said)
         self.reason = str(self.words)
 
 

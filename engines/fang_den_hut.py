@@ -473,7 +473,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.die_shows_not",
-                    "a die shows 1 to 6, not {outcome}",
+                    "a die shows 1 to 6, not {outcome}: roll again",
                     outcome=repr(outcome),
                 )
             )
@@ -597,7 +597,8 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.pips_left_when_hat",
-                    "pips are left when the hat reaches {at}",
+                    "pips are left when the hat reaches {at}: move the hat on until the pips run "
+                    "out",
                     at=self._names[at],
                 )
             )
@@ -606,7 +607,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.no_path_joins",
-                    "no path joins {at} and {nxt}",
+                    "no path joins {at} and {nxt}: move the hat along the path",
                     at=self._names[at],
                     nxt=self._names[nxt],
                 )
@@ -622,7 +623,7 @@ class FangDenHut(Game):
         if nxt == back and not walk.hat.golden:
             return words(
                 "rules.fang_den_hut.hat_does_not_turn_back",
-                "a hat does not turn back within a move (to {name})",
+                "a hat does not turn back within a move (to {name}): move it on in one direction",
                 name=name,
             )
         if owner is None:
@@ -630,20 +631,22 @@ class FangDenHut(Game):
         if owner != walk.hat.colour:
             return words(
                 "rules.fang_den_hut.home_only_hats_enter",
-                "{name} is the home of {owner}; only {owner} hats enter it",
+                "{name} is the home of {owner}, and only {owner} hats enter it: move the hat on "
+                "along the board",
                 name=name,
                 owner=owner,
             )
         if self.options["tower"]:
             return words(
                 "rules.fang_den_hut.tower_game_no_hat",
-                "in the tower game no hat goes back home ({name})",
+                "in the tower game no hat goes back home ({name}): move it on along the board",
                 name=name,
             )
         if not walk.hat.captives:
             return words(
                 "rules.fang_den_hut.hat_left_home_goes",
-                "a hat that has left home goes back only carrying captives ({name})",
+                "a hat that has left home goes back only carrying captives ({name}): move it on "
+                "along the board",
                 name=name,
             )
         seat = self._seat_of[owner]
@@ -651,7 +654,7 @@ class FangDenHut(Game):
         if nxt != first_free:
             return words(
                 "rules.fang_den_hut.home_fields_fill_order",
-                "home fields fill in order: this hat goes to {first_free}",
+                "home fields fill in order: put this hat on {first_free}",
                 first_free=self._names[first_free],
             )
         return None
@@ -683,20 +686,23 @@ class FangDenHut(Game):
         problem = None
         if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
             problem = words(
-                "rules.fang_den_hut.pips_run_out", "the pips run out on {at}", at=self._names[at]
+                "rules.fang_den_hut.pips_run_out",
+                "the pips run out on {at}: stop the hat there",
+                at=self._names[at],
             )
         kind = self._kinds[at]
         taken, staying = self._split(walk.fields[at], walk.hat, kind)
         if problem is None and kind == GREY and len(staying) >= GREY_CAPACITY:
             problem = words(
                 "rules.fang_den_hut.grey_field_three_hats",
-                "{at} is a grey field with three hats or towers on it",
+                "{at} is a grey field with three hats or towers on it: move to another field",
                 at=self._names[at],
             )
         if problem is None and kind == YELLOW and staying and staying[0].colour != walk.hat.colour:
             problem = words(
                 "rules.fang_den_hut.holds_team_mate_yellow",
-                "{at} holds {colour}, a team mate; a yellow field holds one colour",
+                "{at} holds {colour}, a team mate, and a yellow field holds one colour: move to "
+                "another field",
                 at=self._names[at],
                 colour=staying[0].colour,
             )
@@ -708,7 +714,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.hat_does_not_reach_home",
-                    "the hat does not reach home, so no hat leaves it",
+                    "the hat does not reach home, so no hat leaves it: move only the one hat",
                 )
             )
         # the field is rebuilt only if this walk becomes a position (see _result)
@@ -723,7 +729,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.home_hat_stops_there",
-                    "{cell} is home: the hat stops there",
+                    "{cell} is home, and the hat stops there: leave it at home",
                     cell=self._names[path[-1]],
                 )
             )
@@ -774,7 +780,8 @@ class FangDenHut(Game):
                 raise IllegalMove(
                     words(
                         "rules.fang_den_hut.pips_left_hat_must",
-                        "{left} pips are left: a hat must leave home with them",
+                        "{left} pips are left, and a hat must leave home with them: move a hat "
+                        "out of home",
                         left=left,
                     )
                 )
@@ -787,7 +794,7 @@ class FangDenHut(Game):
                     raise IllegalMove(
                         words(
                             "rules.fang_den_hut.hat_leaves_home",
-                            "that hat leaves home from {cell}",
+                            "that hat leaves home from {cell}: move it out from there",
                             cell=self._names[cell],
                         )
                     )
@@ -797,12 +804,15 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.hat_reaches_home_last",
-                    "the hat reaches home with the last pip; nothing leaves",
+                    "the hat reaches home with the last pip, so nothing leaves: leave the hats at "
+                    "home",
                 )
             )
         raise IllegalMove(
             words(
-                "rules.fang_den_hut.no_home_leave", "no {hat} is at home to leave it", hat=str(hat)
+                "rules.fang_den_hut.no_home_leave",
+                "no {hat} is at home to leave it: move a hat on the board",
+                hat=str(hat),
             )
         )
 
@@ -839,11 +849,11 @@ class FangDenHut(Game):
                 words(
                     "rules.fang_den_hut.not_fang_den_hut_move",
                     (
-                        "{move}: not a Fang den Hut! move; name the hat and its path, like 'red "
+                        "not a Fang den Hut! move; name the hat and its path, like 'red "
                         "home_red-gate_red-r1'"
                     ),
-                    move=str(move),
-                )
+                ),
+                move=str(move),
             )
         try:
             return self._result(state, self._follow(state, move))
@@ -862,13 +872,17 @@ class FangDenHut(Game):
         for leg in move.legs:
             if not isinstance(leg, Leg) or not isinstance(leg.hat, Hat):
                 raise IllegalMove(
-                    words("rules.fang_den_hut.not_move_game", "not a move of this game")
+                    words(
+                        "rules.fang_den_hut.not_move_game",
+                        "not a move of this game: move one of your hats",
+                    )
                 )
             if len(leg.path) < 2 or any(c not in self.board.index for c in leg.path):
                 raise IllegalMove(
                     words(
                         "rules.fang_den_hut.every_leg_needs_least",
-                        "every leg needs at least two cells of this board",
+                        "every leg needs at least two cells of this board: write each leg from "
+                        "where to where",
                     )
                 )
             guide.append((leg.hat, tuple(self.board.index[c] for c in leg.path)))
@@ -876,7 +890,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.move_one_hat_walk",
-                    "a move is one hat's walk, and at most one hat leaving home",
+                    "a move is one hat's walk, and at most one hat leaving home: move one hat only",
                 )
             )
         steps = sum(len(cells) - 1 for _, cells in guide)
@@ -885,7 +899,8 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.path_steps_die_shows",
-                    "the path has {steps} steps; the die shows {roll}",
+                    "the path has {steps} steps, and the die shows {roll}: move the hat exactly "
+                    "that many fields",
                     steps=steps,
                     roll=state.roll,
                 )
@@ -896,7 +911,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.not_your_hat",
-                    "{seat} is to move, not {colour}",
+                    "{seat} is to move, not {colour}: move a hat of {seat}",
                     seat=self.seat_words(state.turn),
                     colour=colour_words(hat.colour),
                 )
@@ -909,7 +924,7 @@ class FangDenHut(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.no_such_hat",
-                    "no {hat} to move on {cell}",
+                    "no {hat} to move on {cell}: choose a hat that stands there",
                     hat=str(hat),
                     cell=self._names[cells[0]],
                 )
@@ -1277,7 +1292,7 @@ class FangDenHut(Game):
             raise NotationError(
                 words(
                     "rules.fang_den_hut.move_is_text",
-                    "a move is text like 'red home_red-gate_red-r1', not {kind}",
+                    "a move is text like 'red home_red-gate_red-r1', not {kind}: write it so",
                     kind=type(text).__name__,
                 )
             )
@@ -1302,7 +1317,8 @@ class FangDenHut(Game):
                     raise NotationError(
                         words(
                             "rules.fang_den_hut.there_no_field_board",
-                            "{text}: there is no field {cell} on this board",
+                            "{text}: there is no field {cell} on this board: name a field of the "
+                            "board",
                             text=repr(text),
                             cell=repr(cell),
                         )
@@ -1311,7 +1327,8 @@ class FangDenHut(Game):
                 raise NotationError(
                     words(
                         "rules.fang_den_hut.path_least_two_fields",
-                        "{text}: a path has at least two fields",
+                        "{text}: a path has at least two fields: write where the hat starts and "
+                        "ends",
                         text=repr(text),
                     )
                 )

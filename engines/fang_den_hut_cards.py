@@ -267,7 +267,7 @@ class FangDenHutCards(Game):
             raise NotationError(
                 words(
                     "rules.fang_den_hut_cards.play_is_text",
-                    "a card play is text like 'red7' or 'red7:blue7', not {text}",
+                    "a card play is text like 'red7' or 'red7:blue7', not {text}: write it so",
                     text=repr(text),
                 )
             )
@@ -322,7 +322,8 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_card_play_like_red",
-                    "{move} is not a card play like 'red7' or 'red7:blue7'",
+                    "{move} is not a card play like 'red7' or 'red7:blue7': choose a card in your "
+                    "hand",
                     move=repr(move),
                 )
             )
@@ -332,20 +333,20 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.there_no_card_deck",
-                    "{move}: there is no card {card} in this deck",
-                    move=str(move),
+                    "there is no card {card} in this deck: choose a card in your hand",
                     card=repr(card),
-                )
+                ),
+                move=str(move),
             )
         if card not in state.hands[me]:
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_in_hand",
-                    "{move}: {card} is not in {who}'s hand",
-                    move=str(move),
+                    "{card} is not in {who}'s hand: play a card from that hand",
                     card=card,
                     who=who,
-                )
+                ),
+                move=str(move),
             )
         if target is None:
             return card, None
@@ -353,32 +354,32 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.there_no_card_deck",
-                    "{move}: there is no card {card} in this deck",
-                    move=str(move),
+                    "there is no card {card} in this deck: choose a card in your hand",
                     card=repr(target),
-                )
+                ),
+                move=str(move),
             )
         if state.table[me][-1:] == (target,):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.stack_under_points_who",
                     (
-                        "{move}: the stack under {target} points at {who}, who takes it before "
-                        "playing"
+                        "the stack under {target} points at {who}, who takes it before playing: "
+                        "take that stack first"
                     ),
-                    move=str(move),
                     target=target,
                     who=who,
-                )
+                ),
+                move=str(move),
             )
         if not any(stack[-1:] == (target,) for stack in state.table):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.not_top_card_stack_table",
-                    "{move}: {target} is not the top card of a stack on the table",
-                    move=str(move),
+                    "{target} is not the top card of a stack on the table: choose a top card",
                     target=target,
-                )
+                ),
+                move=str(move),
             )
         if not self.can_capture(card, target):
             if self.cards[card].colour == self.cards[target].colour:
@@ -397,12 +398,12 @@ class FangDenHutCards(Game):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut_cards.cannot_capture",
-                    "{move}: {card} cannot capture {target}; {rule}",
-                    move=str(move),
+                    "{card} cannot capture {target} ({rule}): play another card",
                     card=card,
                     target=target,
                     rule=rule,
-                )
+                ),
+                move=str(move),
             )
         return card, target
 

@@ -400,8 +400,8 @@ class Haegar(Game):
             return words(
                 "rules.haegar.beer_coaster_glass_must",
                 (
-                    "{cell} is a beer coaster: its glass must point {side} at {seat}, so it faces "
-                    "{facing}"
+                    "{cell} is a beer coaster: its glass must point {side} at {seat}, so turn it "
+                    "to face {facing}"
                 ),
                 cell=coaster.id,
                 side=side,
@@ -417,14 +417,14 @@ class Haegar(Game):
         if spot in occupied:
             return words(
                 "rules.haegar.already_holds",
-                "{spot} already holds {coaster}",
+                "{spot} already holds {coaster}: lay the coaster on a free spot",
                 spot=self._spot_name[spot],
                 coaster=occupied[spot].coaster,
             )
         if spot not in self._frontier(occupied):
             return words(
                 "rules.haegar.does_not_share_edge_laid",
-                "{spot} does not share an edge with a laid coaster",
+                "{spot} does not share an edge with a laid coaster: lay the coaster beside one",
                 spot=self._spot_name[spot],
             )
         if self._meets_like(occupied, coaster, spot, turn):
@@ -436,8 +436,8 @@ class Haegar(Game):
         return words(
             "rules.haegar.no_field_meets_field",
             (
-                "no field of {cell} meets a field of its own landscape there, and it can elsewhere "
-                "(e.g. {name} {facing})"
+                "no field of {cell} meets a field of its own landscape there, and it can "
+                "elsewhere (e.g. {name} {facing}): lay it where a landscape goes on"
             ),
             cell=coaster.id,
             name=name,
@@ -449,28 +449,28 @@ class Haegar(Game):
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_hand",
-                    "{move}: the coaster in hand is {hand}",
-                    move=str(move),
+                    "the coaster in hand is {hand}: lay that one",
                     hand=state.hand,
-                )
+                ),
+                move=str(move),
             )
         if not isinstance(move.spot, str) or move.spot not in self._spot_of:
             raise IllegalMove(
                 words(
                     "rules.haegar.there_no_spot_table",
-                    "{move}: there is no spot {spot} on the table grid",
-                    move=str(move),
+                    "there is no spot {spot} on the table grid: lay the coaster on the grid",
                     spot=repr(move.spot),
-                )
+                ),
+                move=str(move),
             )
         if move.facing not in SIDES:
             raise IllegalMove(
                 words(
                     "rules.haegar.coaster_faces",
-                    "{move}: a coaster faces {sides}",
-                    move=str(move),
+                    "a coaster faces {sides}: turn it to one of them",
                     sides=", ".join(SIDES),
-                )
+                ),
+                move=str(move),
             )
         spot, turn = self._spot_of[move.spot], SIDES.index(move.facing)
         coaster = self.coasters[move.coaster]
@@ -547,7 +547,7 @@ class Haegar(Game):
         if move.token not in (HAGAR, GOLD):
             return words(
                 "rules.haegar.token_not",
-                "a token is {hagar} or {gold}, not {token}",
+                "a token is {hagar} or {gold}, not {token}: choose one of them",
                 hagar=HAGAR,
                 gold=GOLD,
                 token=repr(move.token),
@@ -555,7 +555,7 @@ class Haegar(Game):
         if (move.token == HAGAR and not hagars) or (move.token == GOLD and not gold):
             return words(
                 "rules.haegar.no_token_left",
-                "{seat} has no {token} token left",
+                "{seat} has no {token} token left: choose another token",
                 seat=self.seat_words(seat),
                 token=move.token,
             )
@@ -564,17 +564,20 @@ class Haegar(Game):
         if index not in fields:
             return words(
                 "rules.haegar.token_goes_coaster_just",
-                "a token goes on the coaster just laid, {coaster}",
+                "a token goes on the coaster just laid, {coaster}: put it there",
                 coaster=state.laid[-1].coaster,
             )
         if fields[index].skull:
             return words(
                 "rules.haegar.shows_skull_wasteland_takes",
-                "{field} shows a skull: wasteland takes no token",
+                "{field} shows a skull, and wasteland takes no token: choose a field without a "
+                "skull",
                 field=move.field,
             )
         return words(
-            "rules.haegar.already_holds_token", "{field} already holds a token", field=move.field
+            "rules.haegar.already_holds_token",
+            "{field} already holds a token: choose a free field",
+            field=move.field,
         )
 
     # --- the final round -------------------------------------------------------------
@@ -629,7 +632,7 @@ class Haegar(Game):
         if (origin, state.turn) not in state.tokens:
             return words(
                 "rules.haegar.no_hagar_there",
-                "no Hägar of {who} stands on {path}",
+                "no Hägar of {who} stands on {path}: move a Hägar of {who}",
                 who=who,
                 path=move.path[0],
             )
@@ -637,23 +640,28 @@ class Haegar(Game):
         if dest not in table:
             return words(
                 "rules.haegar.no_coaster_lies_under",
-                "no coaster lies under {path}",
+                "no coaster lies under {path}: move the Hägar onto a laid coaster",
                 path=move.path[1],
             )
         if table[dest][0].landscape != table[origin][0].landscape:
             kinds = f"{table[origin][0].landscape} to {table[dest][0].landscape}"
             return words(
                 "rules.haegar.hagar_stays_in_landscape",
-                "a Hägar stays in its kind of landscape, not {kinds}",
+                "a Hägar stays in its kind of landscape, not {kinds}: move it within its landscape",
                 kinds=kinds,
             )
         if table[dest][0].skull:
             return words(
                 "rules.haegar.shows_skull_wasteland_takes",
-                "{field} shows a skull: wasteland takes no token",
+                "{field} shows a skull, and wasteland takes no token: choose a field without a "
+                "skull",
                 field=move.path[1],
             )
-        return words("rules.haegar.not_free", "{path} is not free", path=move.path[1])
+        return words(
+            "rules.haegar.not_free",
+            "{path} is not free: move the Hägar to a free field",
+            path=move.path[1],
+        )
 
     # --- moves -----------------------------------------------------------------------
 
@@ -671,11 +679,11 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.lays_coaster_first",
-                        "{move}: {who} lays coaster {hand} first",
-                        move=str(move),
+                        "{who} lays coaster {hand} first: lay it, then go on",
                         who=who,
                         hand=state.hand,
-                    )
+                    ),
+                    move=str(move),
                 )
             return self._lay(state, move)
         if state.phase == TOKEN:
@@ -683,21 +691,21 @@ class Haegar(Game):
                 raise IllegalMove(
                     words(
                         "rules.haegar.puts_token_first",
-                        "{move}: {who} puts a token on {coaster} first",
-                        move=str(move),
+                        "{who} puts a token on {coaster} first: place it, then go on",
                         who=who,
                         coaster=state.laid[-1].coaster,
-                    )
+                    ),
+                    move=str(move),
                 )
             return self._place_token(state, move)
         if not isinstance(move, Move):
             raise IllegalMove(
                 words(
                     "rules.haegar.final_round_hagar_or_pass",
-                    "{move}: in the final round {who} moves a Hägar or passes",
-                    move=str(move),
+                    "in the final round {who} moves a Hägar or passes: move a Hägar or pass",
                     who=who,
-                )
+                ),
+                move=str(move),
             )
         return self._move_hagar(state, move)
 
@@ -706,7 +714,7 @@ class Haegar(Game):
             raise NotationError(
                 words(
                     "rules.haegar.move_is_text",
-                    "a move is text like 'c07 n1e0 east', not {kind}",
+                    "a move is text like 'c07 n1e0 east', not {kind}: write it so",
                     kind=type(text).__name__,
                 )
             )
@@ -718,7 +726,8 @@ class Haegar(Game):
                 raise NotationError(
                     words(
                         "rules.haegar.there_no_field_table",
-                        "{text}: there is no field {cell} on the table",
+                        "{text}: there is no field {cell} on the table: name a field of a laid "
+                        "coaster",
                         text=repr(text),
                         cell=repr(parts[1]),
                     )
@@ -729,7 +738,7 @@ class Haegar(Game):
                 raise NotationError(
                     words(
                         "rules.haegar.no_spot_on_table",
-                        "{text}: there is no spot {cell} on the table",
+                        "{text}: there is no spot {cell} on the table: name a spot of the table",
                         text=repr(text),
                         cell=repr(parts[1]),
                     )

@@ -1269,9 +1269,9 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.marbles_turn_not_drawn_yet",
-                    "{move}: the marbles for this turn are not drawn yet",
-                    move=str(move),
-                )
+                    "the marbles for this turn are not drawn yet: draw first",
+                ),
+                move=str(move),
             )
         return super().apply(state, move)
 
@@ -1374,7 +1374,7 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.race_won_before_nothing",
-                        "{turn}: the race is won before {use}; nothing follows",
+                        "{turn}: the race is won before {use}, and nothing follows: stop there",
                         turn=str(turn),
                         use=str(use),
                     )
@@ -1385,7 +1385,8 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.needs_marbles_not_no_longer",
-                        "{turn}: {use} needs marbles not (or no longer) in hand",
+                        "{turn}: {use} needs marbles not (or no longer) in hand: use only the "
+                        "marbles drawn",
                         turn=str(turn),
                         use=str(use),
                     )
@@ -1395,7 +1396,8 @@ class Hakenschlagen(Game):
                 raise IllegalMove(
                     words(
                         "rules.hakenschlagen.not_possible_here",
-                        "{turn}: {use} is not possible here ({why})",
+                        "{turn}: {use} is not possible here ({why}); put the figure back and "
+                        "choose another place",
                         turn=str(turn),
                         use=str(use),
                         why=self._why(use, node),
@@ -1411,8 +1413,8 @@ class Hakenschlagen(Game):
                         words(
                             "rules.hakenschlagen.marble_must_used_hare",
                             (
-                                "{turn}: the {marble} marble must be used; the hare can reach a "
-                                "{marble} space"
+                                "{turn}: the {marble} marble must be used, as the hare can reach "
+                                "a {marble} space: move the hare there"
                             ),
                             turn=str(turn),
                             marble=marble,
@@ -1497,7 +1499,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_hakenschlagen_turn",
-                    "{move} is not a Hakenschlagen turn",
+                    "{move} is not a Hakenschlagen turn: write each use as marble:cell",
                     move=repr(move),
                 )
             )
@@ -1507,7 +1509,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_well_formed_turn",
-                    "{move} is not a well-formed turn",
+                    "{move} is not a well-formed turn: write each use as marble:cell",
                     move=repr(move),
                 )
             ) from None
@@ -1516,7 +1518,7 @@ class Hakenschlagen(Game):
             raise IllegalMove(
                 words(
                     "rules.hakenschlagen.not_well_formed_turn",
-                    "{move} is not a well-formed turn",
+                    "{move} is not a well-formed turn: write each use as marble:cell",
                     move=repr(move),
                 )
             )
@@ -1527,7 +1529,7 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.turn_is_text",
-                    "a turn is text like 'lettuce:c5 fox:m3', not {kind}",
+                    "a turn is text like 'lettuce:c5 fox:m3', not {kind}: write it so",
                     kind=type(text).__name__,
                 )
             )
@@ -1537,7 +1539,8 @@ class Hakenschlagen(Game):
         if not parts:
             raise NotationError(
                 words(
-                    "rules.hakenschlagen.empty_turn_written_pass", "an empty turn is written 'pass'"
+                    "rules.hakenschlagen.empty_turn_written_pass",
+                    "an empty turn is written 'pass': write pass",
                 )
             )
         return Turn(tuple(self._parse_use(word) for word in parts))
@@ -1563,7 +1566,7 @@ class Hakenschlagen(Game):
                 raise NotationError(
                     words(
                         "rules.hakenschlagen.no_marble",
-                        "{word}: no {name} marble ({marbles})",
+                        "{word}: no {name} marble ({marbles}): use a marble in hand",
                         word=repr(word),
                         name=repr(name),
                         marbles=", ".join(MARBLES),
@@ -1573,7 +1576,8 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.joker_two_marbles_one",
-                    "{word}: a joker is two marbles of one kind used as another",
+                    "{word}: a joker is two marbles of one kind used as another: use two alike "
+                    "marbles",
                     word=repr(word),
                 )
             )
@@ -1582,7 +1586,8 @@ class Hakenschlagen(Game):
                 raise NotationError(
                     words(
                         "rules.hakenschlagen.there_no_hollow_board",
-                        "{word}: there is no hollow {cell_id} on this board",
+                        "{word}: there is no hollow {cell_id} on this board: name a hollow of the "
+                        "board",
                         word=repr(word),
                         cell_id=repr(cell_id),
                     )
@@ -1591,7 +1596,8 @@ class Hakenschlagen(Game):
             raise NotationError(
                 words(
                     "rules.hakenschlagen.only_molehill_moved_one",
-                    "{word}: only a molehill is moved from one space to another",
+                    "{word}: only a molehill is moved from one space to another: move a molehill "
+                    "or place the figure",
                     word=repr(word),
                 )
             )

@@ -335,7 +335,7 @@ class Sternhalma(Game):
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.can_move_so_may_not",
-                        "{seat} can move, so may not pass",
+                        "{seat} can move, so may not pass: move a piece",
                         seat=self.seat_words(seat),
                     )
                 )
@@ -369,66 +369,68 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.move_needs_start_end",
-                    "{move}: a move needs a start and an end hole",
-                    move=str(move),
-                )
+                    "a move needs a start and an end hole: move the piece to another hole",
+                ),
+                move=str(move),
             )
         if holes[origin] == EMPTY:
             raise IllegalMove(
                 words(
                     "rules.sternhalma.there_no_piece",
-                    "{move}: there is no piece on {origin}",
-                    move=str(move),
+                    "there is no piece on {origin}: move one of your pieces",
                     origin=names[origin],
-                )
+                ),
+                move=str(move),
             )
         if holes[origin] != seat:
             owner = self.seat_words(holes[origin])
             raise IllegalMove(
                 words(
                     "rules.sternhalma.not_your_piece",
-                    "{move}: the piece on {origin} is {owner}'s; {seat} moves",
-                    move=str(move),
+                    "the piece on {origin} is {owner}'s, and {seat} moves: move a piece of {seat}",
                     origin=names[origin],
                     owner=owner,
                     seat=self.seat_words(seat),
-                )
+                ),
+                move=str(move),
             )
         if path[-1] == origin:
             raise IllegalMove(
                 words(
                     "rules.sternhalma.move_must_end_different",
-                    "{move}: a move must end on a different hole than it started",
-                    move=str(move),
-                )
+                    "a move must end on a different hole than it started: move the piece to "
+                    "another hole",
+                ),
+                move=str(move),
             )
         if not move.leap:
             if len(path) != 2:
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.step_goes_one_adjacent",
-                        "{move}: a step goes to one adjacent hole; jumps use ':'",
-                        move=str(move),
-                    )
+                        "a step goes to one adjacent hole; jumps use ':': write the move again",
+                    ),
+                    move=str(move),
                 )
             if path[1] not in self.board.neighbours[origin]:
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.not_next",
-                        "{move}: {cell} is not next to {origin}",
-                        move=str(move),
+                        "{cell} is not next to {origin}: step to a hole next to it, or jump over "
+                        "one piece",
                         cell=names[path[1]],
                         origin=names[origin],
-                    )
+                    ),
+                    move=str(move),
                 )
             if holes[path[1]] != EMPTY:
                 raise IllegalMove(
                     words(
                         "rules.sternhalma.occupied",
-                        "{move}: {cell} is occupied",
-                        move=str(move),
+                        "{cell} is occupied: move to a free hole",
                         cell=names[path[1]],
-                    )
+                    ),
+                    move=str(move),
                 )
         else:
             jumped: set[int] = set()
@@ -438,38 +440,38 @@ class Sternhalma(Game):
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.not_jump_over_one_hole",
-                            "{move}: {at} to {land} is not a jump over one hole",
-                            move=str(move),
-                            at=names[at],
-                            land=names[land],
-                        )
+                            "that is neither a step to the next hole nor a jump over one piece: "
+                            "step to a hole next to it, or jump over exactly one piece",
+                        ),
+                        move=str(move),
                     )
                 if holes[over] == EMPTY or over == origin:
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.there_no_piece_jump",
-                            "{move}: there is no piece on {over} to jump over",
-                            move=str(move),
+                            "there is no piece on {over} to jump over: jump over exactly one piece",
                             over=names[over],
-                        )
+                        ),
+                        move=str(move),
                     )
                 if over in jumped:
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.piece_may_jumped_only",
-                            "{move}: the piece on {over} may be jumped only once per move",
-                            move=str(move),
+                            "the piece on {over} may be jumped only once per move: jump over "
+                            "another piece",
                             over=names[over],
-                        )
+                        ),
+                        move=str(move),
                     )
                 if holes[land] != EMPTY and land != origin:
                     raise IllegalMove(
                         words(
                             "rules.sternhalma.occupied",
-                            "{move}: {cell} is occupied",
-                            move=str(move),
+                            "{cell} is occupied: move to a free hole",
                             cell=names[land],
-                        )
+                        ),
+                        move=str(move),
                     )
                 jumped.add(over)
         goal = self._in_goal[seat]
@@ -477,9 +479,10 @@ class Sternhalma(Game):
             raise IllegalMove(
                 words(
                     "rules.sternhalma.piece_may_not_leave_target",
-                    "{move}: a piece may not leave its target point (no_leaving_goal)",
-                    move=str(move),
-                )
+                    "a piece may not leave its target point (no_leaving_goal): move it within the "
+                    "point",
+                ),
+                move=str(move),
             )
 
     # --- the end ----------------------------------------------------------------------

@@ -507,7 +507,10 @@ async def camera_view(camera: TheCamera) -> Response:
             404,
             as_words(camera.failure)
             if camera.failure
-            else words("camera.no_frame", "The camera has given no picture yet"),
+            else words(
+                "camera.no_frame",
+                "The camera has given no picture yet: wait a moment and try again",
+            ),
         )
     return Response(png, media_type="image/png")
 

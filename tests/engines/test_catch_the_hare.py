@@ -167,7 +167,7 @@ def test_a_move_between_points_no_line_joins_is_refused_for_that_reason(text):
     game = load_game("catch_the_hare")
     with pytest.raises(IllegalMove, match="no line joins a3 and b5") as refused:
         game.parse_move(game.initial_state(), text)
-    assert refused.value.words.key == "rules.catch_the_hare.no_line_joins"
+    assert refused.value.cause.key == "rules.catch_the_hare.no_line_joins"
 
 
 def test_the_handicap_options_say_that_min_hunters_is_absolute():

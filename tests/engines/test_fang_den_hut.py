@@ -152,7 +152,7 @@ def test_a_hat_moves_the_exact_count_in_any_direction_without_turning_back():
     state = position(game, {"r6": ["red"]}, roll=3, red=0)
     assert moves(game, state) == {"red r6-r7-r8-r9", "red r6-r5-r4-r3"}
     assert "turn back" in refusal(game, state, "red r6-r7-r6-r5")
-    assert "2 steps; the die shows 3" in refusal(game, state, "red r6-r7-r8")
+    assert "2 steps, and the die shows 3: move the hat" in refusal(game, state, "red r6-r7-r8")
 
 
 def test_at_a_junction_the_hat_takes_any_branch():

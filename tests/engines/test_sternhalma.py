@@ -176,7 +176,7 @@ def test_jump_needs_a_piece_and_a_free_landing_hole():
 def test_moving_a_foreign_piece_or_from_an_empty_hole_is_refused_with_a_reason():
     game = load_game("sternhalma", 2)
     state = game.initial_state()
-    with pytest.raises(IllegalMove, match="blue's; red moves"):
+    with pytest.raises(IllegalMove, match="blue's, and red moves: move a piece of red"):
         game.parse_move(state, "p14-o13")
     with pytest.raises(IllegalMove, match="no piece on m9"):
         game.parse_move(state, "m9-n10")

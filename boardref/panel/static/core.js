@@ -68,9 +68,15 @@ export function drawWith(draw) { renderer = draw; }
 // A key of the word table with its values filled in. A value may itself be words
 // ({key, params}: a seat's name, a reason) or a list of values; both are said too.
 export function say(key, values = {}) {
+  return fill(key, values, false);
+}
+
+// ``marked``: the values are the table's words of the moment (the referee's notice),
+// whose cells the drawing highlights as it says them
+function fill(key, values, marked) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`))
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name, marked) : `{${name}}`))
     .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
 }
 
@@ -79,18 +85,36 @@ export function say(key, values = {}) {
 // "origin" is one.
 const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
 SAID_AS.replaced = SAID_AS.chosen = SAID_AS.move;
+// the names the service gives cells by in what it says
+const CELL_NAMES = ["cell", "cells", "allowed", "origin", "over", "at", "land", "dest", "to", "first_free"];
 
-export function sayValue(value, name = null) {
-  if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
+// Cells the service names: their coordinates only on the referee page (and in
+// records); every other page says the board's own name for a cell where the game has
+// one, else the highlight the drawing shows it with: "the marked place(s)", and
+// where a piece may go ("allowed"), "one of the glowing places".
+function sayPlace(ids, name) {
+  const named = ids.map(sayCell);
+  if (role === "referee" || named.some((said, i) => said !== ids[i])) return named.join(", ");
+  if (name === "allowed") return say("cell.glowing");
+  return say(ids.length > 1 ? "cell.marked_many" : "cell.marked");
+}
+
+export function sayValue(value, name = null, marked = false) {
+  const ids = [value].flat();
+  if (marked && CELL_NAMES.includes(name) && ids.length && ids.every((id) => typeof id === "string")) {
+    return sayPlace(ids, name);
+  }
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, marked)).join(", ");
   if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
   if (typeof value === "string") return sayName(value);
-  if (value && typeof value === "object" && "key" in value) return said(value);
+  if (value && typeof value === "object" && "key" in value) return said(value, marked);
   return String(value);
 }
 
-// What the service said ({key, params}), in the page's language.
-export function said(words) {
-  return say(words.key, words.params || {});
+// What the service said ({key, params}), in the page's language; ``marked`` where
+// the drawing highlights the cells it names (the referee's notice).
+export function said(words, marked = false) {
+  return fill(words.key, words.params || {}, marked);
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has

@@ -104,7 +104,7 @@ function renderPage() {
   showTurn();
   showHeader();
   const message = $("message");
-  update(message, "textContent", state.notice && !saysTheEnd(state.notice) ? said(state.notice) : "");
+  update(message, "textContent", state.notice && !saysTheEnd(state.notice) ? said(state.notice, true) : "");
   update(message.dataset, "kind", state.errors.length ? "error" : "info");
   update($("tentative"), "textContent", state.tentative ? say("tentative", { move: state.tentative }) : "");
   update($("last"), "textContent", state.last_played ? say("last_move", { move: state.last_played }) : "");

@@ -1,0 +1,129 @@
+"""What a player is told when a piece was carried somewhere the rules refuse: the
+one place that builds that refusal, from the engine's reason, the board as felt and
+the lights. It names the real cause (the destination, or the piece that must stay
+where it was) and ends with what to do; it never lists as allowed the cell it
+forbids. It decides no move: the referee has already found that none fits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from boardref.successors import projection
+from boardref.verdicts import Reading
+from engines import IllegalMove, Move
+from engines.words import Words, words
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The words of a refused board and the cells to light with them."""
+
+    said: Words
+    #: where the piece may go instead (lit as destinations)
+    allowed: frozenset[str] = frozenset()
+    #: a cell that must hold a piece again (lit as the place to put one)
+    place: str | None = None
+
+
+def refuse(referee, state, reading: Reading, origin: str, destination: str) -> Refusal:
+    """Why the piece carried from ``origin`` to ``destination`` fits no legal move of
+    ``state``, and what to do about it. ``origin`` is "" when no piece left a cell."""
+    game = referee.game
+    if origin not in game.board.index:
+        return Refusal(
+            words(
+                "referee.nothing_goes_there",
+                "No legal move puts a piece on {cell}: take that piece off again",
+                cell=destination,
+            )
+        )
+    allowed = _allowed(referee, state, reading, origin, destination)
+    if not allowed:
+        return Refusal(
+            words(
+                "referee.cannot_move_from",
+                "That piece cannot move now: put it back on {origin}",
+                origin=origin,
+            ),
+            place=origin,
+        )
+    if destination not in allowed:
+        return Refusal(
+            words(
+                "referee.goes_elsewhere",
+                "{reason}; put the piece on {allowed}",
+                reason=_engine_reason(game, state, origin, destination),
+                allowed=sorted(allowed, key=game.board.index.get),
+            ),
+            allowed=allowed,
+        )
+    # the destination is allowed: what is wrong is a piece that must stay behind
+    # (a tower brought home is taken apart there; one hat goes on)
+    stays = _must_stay(referee, state, reading, origin, destination)
+    if stays:
+        return Refusal(
+            words(
+                "referee.piece_stays",
+                "A piece stays on {origin}: take the tower apart there first and "
+                "carry on only the one piece that goes to {cell}",
+                origin=stays,
+                cell=destination,
+            ),
+            place=stays,
+        )
+    return Refusal(
+        words(
+            "referee.not_this_way",
+            "The piece may go to {cell}, but not with the board as it is: "
+            "put the pieces back as the lights show and move again",
+            cell=destination,
+        )
+    )
+
+
+def _allowed(referee, state, reading: Reading, origin: str, destination: str) -> frozenset[str]:
+    """Where the piece from ``origin`` may go: the ends of its legal paths, or where a
+    turn with no paths (Hakenschlagen's) lights it with the piece lifted again."""
+    sample = referee._successors_of(state).sample()
+    if sample is not None and hasattr(sample, "path"):
+        return frozenset(m.path[-1] for m in _carrying(referee, state, origin))
+    lifted = dict(reading)
+    lifted[destination] = None
+    return referee._destinations(lifted)
+
+
+def _engine_reason(game, state, origin: str, destination: str) -> Words:
+    """The engine's own reason where a move is a plain step or jump, else that the
+    piece may not go there."""
+    moves = game.legal_moves(state)
+    if moves and all(type(m) is Move for m in moves):
+        index, board = game.board.index, game.board
+        near = index[destination] in board.neighbours[index[origin]]
+        try:
+            game.apply(state, Move((origin, destination), leap=not near))
+        except IllegalMove as refusal:
+            return refusal.cause
+    return words("referee.may_not_go_there", "The piece may not go to {cell}", cell=destination)
+
+
+def _must_stay(referee, state, reading: Reading, origin: str, destination: str) -> str | None:
+    """``origin`` when every legal move to ``destination`` leaves a piece there that the
+    board no longer shows."""
+    game = referee.game
+    sensor = projection(referee.sensor)
+    for move in _carrying(referee, state, origin):
+        if move.path[-1] == destination:
+            after = game.sense(game.apply(state, move), sensor)
+            if after.get(origin) is None or reading.get(origin) is not None:
+                return None
+    return origin
+
+
+def _carrying(referee, state, origin: str) -> list:
+    """The legal moves of ``state`` that carry a piece on from ``origin``: those that
+    start there, or, while a move is tentative (the turn may be under way), those that
+    pass through it."""
+    moves = referee.game.legal_moves(state)
+    if referee.tentative is None:
+        return [m for m in moves if m.path[:1] == (origin,)]
+    return [m for m in moves if origin in m.path[:-1]]
