@@ -54,7 +54,11 @@ def place(game, state: dict[str, Any], cell: str, token: str | None) -> dict[str
     """``state`` (a record's state) with ``token`` on ``cell``, or nothing there."""
     if cell not in game.board.index:
         raise RefereeError(
-            words("referee.no_cell", "{cell} is not a cell of this board", cell=cell)
+            words(
+                "referee.no_cell",
+                "{cell} is not a cell of this board: tap a cell of the board",
+                cell=cell,
+            )
         )
     if game.name not in _places():
         raise RefereeError(

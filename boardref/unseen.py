@@ -78,7 +78,7 @@ class Unseen:
         self._require_game()
         if not self.asked_unseen() and not (self.phase == AMBIGUOUS and self.unseen_moves()):
             raise RefereeError(
-                words("referee.no_unseen", "No move the board cannot feel is waiting")
+                words("referee.no_unseen", "No move the board cannot feel is waiting: play on")
             )
         self._ruled_out = self._turn_mark()
         self.phase = MOVE

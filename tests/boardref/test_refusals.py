@@ -58,6 +58,7 @@ ACTIONS = {
         "make",
         "try",
         "click",
+        "pick",
         "tap",
         "call",
         "bring",
@@ -156,7 +157,7 @@ REFEREE_KEYS = _referee_refusal_keys()
 
 def names_an_action(text: str, language: str) -> bool:
     """Whether a clause of ``text`` begins with a verb of doing (after a lead-in)."""
-    for clause in re.split(r"[:;,(]| and | or | und | oder ", re.sub(r"\{\w+\}", "", text)):
+    for clause in re.split(r"[:;,(]|\. | and | or | und | oder ", re.sub(r"\{\w+\}", "", text)):
         said = [w for w in re.findall(r"[^\W\d_]+", clause.lower()) if w not in LEAD_IN]
         if said and said[0] in ACTIONS[language]:
             return True
