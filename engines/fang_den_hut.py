@@ -774,7 +774,8 @@ class FangDenHut(Game):
                 raise IllegalMove(
                     words(
                         "rules.fang_den_hut.pips_left_hat_must",
-                        "{left} pips are left: a hat must leave home with them",
+                        "{left, plural, one {# pip is} other {# pips are}} left: a hat must leave "
+                        "home with them",
                         left=left,
                     )
                 )

@@ -223,7 +223,8 @@ class FangDenHutCards(Game):
             raise RulesError(
                 words(
                     "rules.fang_den_hut_cards.deal_order_cards_deck",
-                    "a deal is an order of the {count} cards of the deck",
+                    "a deal is an order of the {count, plural, one {# card} other {# cards}} of "
+                    "the deck",
                     count=len(self.deck),
                 )
             )
@@ -428,7 +429,11 @@ class FangDenHutCards(Game):
         games = (
             words("rules.fang_den_hut_cards.the_game", "the game")
             if self.games == 1
-            else words("rules.fang_den_hut_cards.games", "{n} games", n=self.games)
+            else words(
+                "rules.fang_den_hut_cards.games",
+                "{n, plural, one {# game} other {# games}}",
+                n=self.games,
+            )
         )
         return Outcome(
             winners,
@@ -478,7 +483,8 @@ class FangDenHutCards(Game):
             raise RulesError(
                 words(
                     "rules.fang_den_hut_cards.no_seat_among_players",
-                    "{game}: no seat {seat} among {players} players",
+                    "{game}: no seat {seat} among {players, plural, one {# player} other {# "
+                    "players}}",
                     game=self.name,
                     seat=repr(seat),
                     players=self.players,
@@ -562,7 +568,8 @@ class FangDenHutCards(Game):
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.cards_set_aside_deal",
-                    "{count} cards set aside; the deal leaves another number",
+                    "{count, plural, one {# card} other {# cards}} set aside; the deal leaves "
+                    "another number",
                     count=len(set_aside),
                 )
             )
@@ -631,7 +638,8 @@ class FangDenHutCards(Game):
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.results_must_list_most",
-                    "results must be a list of at most {games} games",
+                    "results must be a list of at most {games, plural, one {# game} other {# "
+                    "games}}",
                     games=self.games,
                 )
             )
@@ -647,8 +655,8 @@ class FangDenHutCards(Game):
                     words(
                         "rules.fang_den_hut_cards.each_result_cards_each",
                         (
-                            "each result is the cards each of {players} players took, adding up to "
-                            "{cards_in_play}"
+                            "each result is the cards each of {players, plural, one {# player} "
+                            "other {# players}} took, adding up to {cards_in_play}"
                         ),
                         players=self.players,
                         cards_in_play=self.cards_in_play,

@@ -3,6 +3,7 @@
 // board drawing, and talking to the service. panel.js fills these in; the other
 // modules read them (an import of a `let` follows its changes).
 import { GAMES } from "./board.js";
+import { formatMessage } from "./message.js";
 
 export const role = document.body.dataset.role;
 const params = new URLSearchParams(location.search);
@@ -65,24 +66,32 @@ let renderer = () => {};
 export function render() { renderer(); }
 export function drawWith(draw) { renderer = draw; }
 
-// A key of the word table with its values filled in. A value may itself be words
-// ({key, params}: a seat's name, a reason) or a list of values; both are said too.
+// A key of the word table with its values filled in (message.js reads its plurals,
+// places and cases). A value may itself be words ({key, params}: a seat's name, a
+// reason) or a list of values; both are said too.
 export function say(key, values = {}) {
+  return sayIn(key, values, true);
+}
+
+function sayIn(key, values, top) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name) : `{${name}}`))
-    .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
+  return formatMessage(text, values, document.documentElement.lang || "en", sayValue, top);
 }
 
 // Moves and cells are said the game's way (a hat's home, a card, a marble); a value
 // named "move", "cell", "cells" or "origin" is one.
 const SAID_AS = { move: (v) => sayMove(v), cell: (v) => sayCell(v), cells: (v) => sayCell(v), origin: (v) => sayCell(v) };
 
-export function sayValue(value, name = null) {
-  if (Array.isArray(value)) return value.map((v) => sayValue(v, name)).join(", ");
+// One value in a sentence; words asked for in a grammatical case get it as "case".
+export function sayValue(value, name = null, grammaticalCase = null) {
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, grammaticalCase)).join(", ");
   if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
   if (typeof value === "string") return sayName(value);
-  if (value && typeof value === "object" && "key" in value) return said(value);
+  if (value && typeof value === "object" && "key" in value) {
+    const params = grammaticalCase ? { ...value.params, case: grammaticalCase } : value.params;
+    return sayIn(value.key, params || {}, false);
+  }
   return String(value);
 }
 
@@ -116,8 +125,13 @@ export function sayCell(id) {
 
 // A seat's name in the page's language.
 export function seatName(n) {
+  return said(seatWords(n));
+}
+
+// A seat's name as words ({key, params}), for a sentence that says it in its case.
+export function seatWords(n) {
   const seat = state && state.seats[n];
-  return seat ? said(seat.words) : say("seat", { n: n + 1 });
+  return seat ? seat.words : { key: "seat", params: { n: n + 1 } };
 }
 
 // --- the connection ------------------------------------------------------------------

@@ -5,7 +5,7 @@ import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
   $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
-  role, said, say, sayMove, seat, seatName, setBoard, setConnected, setState, state, token, view,
+  role, said, say, sayMove, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -270,7 +270,7 @@ async function showJoinCodes() {
     figure.dataset.seat = n;
     const image = document.createElement("img");
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
-    image.alt = say("join_code", { seat: seatName(n) });
+    image.alt = say("join_code", { seat: seatWords(n) });
     const caption = document.createElement("figcaption");
     caption.textContent = seatName(n);
     caption.style.setProperty("--seat", seatColour(state, n));

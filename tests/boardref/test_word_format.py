@@ -1,0 +1,116 @@
+"""The word tables are written by the book: a count is said in its plural form (never
+"place(s)"), German says du throughout, a seat's name takes its case, and the service
+(Babel) and a page (the browser's Intl.PluralRules) say every entry alike."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from boardref.panel.words import LANGUAGES, said, table
+from engines.words import arguments, placeholders, words
+
+COUNTS = (0, 1, 2, 5)
+#: counts that stand with no noun, so have no plural to choose (each with why)
+BARE_COUNTS = {
+    "prisoners": "a number after a colon: 'Red's prisoners: 3'",
+    "sim.supply_left": "'3 left' under a piece's picture",
+    "board_map_lit": "'LED 4 of 60': the LEDs are counted, the noun stands before",
+    "rules.cannot_draw_bag": "'cannot draw 5 from a bag of 3': the bag's items are unnamed",
+}
+#: a number said with its noun after a bare {placeholder}: it needs the plural format
+COUNTED_NOUNS = re.compile(
+    r"\{(?:count\d?|n|players\d?|total|plies|games|left|points|best|hagars|h|gold_laid|"
+    r"hunters|molehills|needed|wanted)\} "
+    r"(?:places?|fields?|cells?|cards?|moves?|games?|players?|points?|hares?|"
+    r"hunters?|marbles?|tables?|pieces?|captures?|beers?|pips?|seats?|molehills?|"
+    r"Stellen?|Feld(?:er|ern)?|Karten?|Zug|Züge|Spiele?n?|Spielern?|Punkte?n?|Hasen?|"
+    r"Jägern?|Murmeln?|Tische?n?|Figuren?|Biere?|Augen?|Plätze)\b"
+)
+#: German that is not du: the plural and polite imperatives, ihr and euch
+NOT_DU = re.compile(
+    r"\b(?:ihr|euch|euer|eure[mnrs]?|Nehmt|Stellt|Legt|Setzt|Meldet|Tippt|Drückt|Wählt|"
+    r"Spielt|Zieht|Würfelt|Bringt|Seid|Habt|Lasst)\b|\b\w+en Sie\b"
+)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_entry_builds_a_plural_by_hand(language):
+    by_hand = {k: v for k, v in table(language).items() if re.search(r"\w\((?:s|n|e|en|er)\)", v)}
+    assert not by_hand, by_hand
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_count_is_said_in_its_plural(language):
+    for key, text in table(language).items():
+        bare = [name for name, kind in arguments(text) if name == "count" and kind is None]
+        assert not bare or key in BARE_COUNTS, f"{language} {key}: {{count}} without plural"
+        assert not COUNTED_NOUNS.search(text), f"{language} {key}: {text}"
+
+
+def test_german_says_du_throughout():
+    wrong = {k: v for k, v in table("de").items() if NOT_DU.search(v)}
+    assert not wrong, wrong
+
+
+def test_a_seat_is_named_in_the_case_its_sentence_asks():
+    hunters = words("seat.the_hunters", "the hunters")
+    prisoners = {"key": "prisoners", "params": {"seat": hunters.to_json(), "count": 2}}
+    assert said("de", prisoners) == "Gefangene von den Jägern: 2"
+    assert said("de", hunters) == "die Jäger"
+    join = {"key": "join_code", "params": {"seat": words("seat.the_hare", "the hare").to_json()}}
+    assert said("de", join) == "Beitrittscode für den Hasen"
+
+
+def test_a_sentence_that_opens_with_a_name_opens_with_a_capital():
+    hunters = words("seat.the_hunters", "the hunters").to_json()
+    assert said("en", {"key": "to_move", "params": {"seat": hunters}}) == "The hunters to move"
+    assert said("de", {"key": "rules.fang_den_hut_cards.move_no_card_hand",
+                       "params": {"seat": hunters}}).startswith("Die Jäger ")
+
+
+def _with_counts() -> list[tuple[str, dict]]:
+    """Every entry with a plural, its counts set to each of COUNTS and any other value
+    to a number (which neither side says differently)."""
+    cases = []
+    english = table("en")
+    for key, text in english.items():
+        counted = {name for name, kind in arguments(text) if kind in ("plural", "selectordinal")}
+        if not counted:
+            continue
+        for count in COUNTS:
+            values = {name: count if name in counted else 7 for name in placeholders(text)}
+            cases.append((key, values))
+    return cases
+
+
+@pytest.fixture
+def page(sim_table, browser):
+    tab = browser.new_page()
+    tab.goto(f"{sim_table}/watch")
+    return tab
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_service_and_a_page_say_every_count_alike(page, language):
+    cases = _with_counts()
+    assert len(cases) > 4 * 20
+    hunters = words("seat.the_hunters", "the hunters").to_json()
+    cases.append(("prisoners", {"seat": hunters, "count": 3}))
+    cases.append(("join_code", {"seat": hunters}))
+    in_browser = page.evaluate(
+        """async ([lang, cases]) => {
+          const panel = document.querySelector('script[src$="panel.js"]').src;
+          const core = await import(panel.replace(/panel\\.js$/, "core.js"));
+          await core.loadLanguage(lang);
+          return cases.map(([key, params]) => core.say(key, params));
+        }""",
+        [language, cases],
+    )
+    on_service = [said(language, {"key": key, "params": params}) for key, params in cases]
+    differ = [(c, b, s) for c, b, s in zip(cases, in_browser, on_service) if b != s]
+    assert not differ, differ[:5]
+    if language == "de":
+        assert "Gefangene von den Jägern: 3" in in_browser
+        assert "2 Stellen" in " ".join(in_browser) and "1 Stelle " in " ".join(in_browser)
