@@ -134,6 +134,13 @@ export function seatWords(n) {
   return seat ? seat.words : { key: "seat", params: { n: n + 1 } };
 }
 
+// A moment (a Date, or seconds since 1970) in the page's language, as Intl writes it
+// there (a German page a 24-hour clock); ``options`` are Intl.DateTimeFormat's.
+export function sayTime(moment, options) {
+  const date = moment instanceof Date ? moment : new Date(moment * 1000);
+  return new Intl.DateTimeFormat(document.documentElement.lang || "en", options).format(date);
+}
+
 // --- the connection ------------------------------------------------------------------
 // A socket to the service at ``path`` that comes back by itself when it drops: tried
 // again 1 s after the loss, then after twice as long each time up to 10 s, and after
