@@ -114,3 +114,55 @@ def test_the_service_and_a_page_say_every_count_alike(page, language):
     if language == "de":
         assert "Gefangene von den Jägern: 3" in in_browser
         assert "2 Stellen" in " ".join(in_browser) and "1 Stelle " in " ".join(in_browser)
+
+
+def test_every_sentence_for_spectators_stands_beside_its_own():
+    for language in LANGUAGES:
+        words_of = table(language)
+        for key in (k for k in words_of if k.endswith(".watching")):
+            assert key.removesuffix(".watching") in words_of, key
+            assert not NOT_DU.search(words_of[key]) and "please" not in words_of[key], key
+
+
+def test_spectators_are_told_what_happens_and_the_table_what_to_do(sim_table, browser):
+    """The computer's move on a board: the kiosk asks for it to be carried out, a
+    German spectator's page says that it will be."""
+    from playwright.sync_api import expect
+
+    from tests.boardref.conftest import new_game, on_board
+    from tests.boardref.test_browser_games import WAIT_MS
+
+    new_game(sim_table, "sternhalma", 2, computer=[0])
+    watch = on_board(browser.new_page(locale="de-DE"), f"{sim_table}/watch")
+    kiosk = on_board(browser.new_page(locale="en-US"), f"{sim_table}/table")
+    expect(kiosk.locator("#message")).to_contain_text(
+        "please carry it out on the board", timeout=WAIT_MS
+    )
+    expect(watch.locator("#message")).to_contain_text("Der Computer spielt", timeout=WAIT_MS)
+    expect(watch.locator("#message")).to_contain_text("wird auf dem Brett ausgeführt")
+    assert "bitte" not in watch.locator("#message").text_content()
+
+
+@pytest.mark.parametrize(
+    ("game", "language", "label", "then"),
+    [
+        ("fang_den_hut", "de", "Würfeln", None),
+        ("fang_den_hut_cards", "de", "Mischen und austeilen", None),
+        ("hakenschlagen", "en", "Lay out the disks", re.compile(r"^Draw (a marble|\d marbles)$")),
+    ],
+)
+def test_the_draw_button_says_what_it_does_for_the_chance_at_hand(
+    sim_table, browser, game, language, label, then
+):
+    from playwright.sync_api import expect
+
+    from tests.boardref.conftest import new_game, on_board
+    from tests.boardref.test_browser_games import WAIT_MS
+
+    new_game(sim_table, game, 2)
+    locale = {"de": "de-DE", "en": "en-US"}[language]
+    kiosk = on_board(browser.new_page(locale=locale), f"{sim_table}/table")
+    expect(kiosk.locator("#draw")).to_have_text(label, timeout=WAIT_MS)
+    if then:
+        kiosk.click("#draw")
+        expect(kiosk.locator("#draw")).to_have_text(then, timeout=WAIT_MS)

@@ -95,9 +95,25 @@ export function sayValue(value, name = null, grammaticalCase = null) {
   return String(value);
 }
 
-// What the service said ({key, params}), in the page's language.
-export function said(words) {
-  return say(words.key, words.params || {});
+// The chance at hand as the draw button names it: {chance: "die" | "bag" | "tile" |
+// "deal" | "disks", count}, from the service's "roll a d6", "draw 2 from the bag",
+// "draw a tile", "shuffle 32 cards" (a shuffle deals the card game's deck, and lays
+// out Hakenschlagen's disks).
+export function chanceWords(table) {
+  const [verb, count] = (table.chance || "").split(" ");
+  if (verb === "roll") return { chance: "die" };
+  if (verb === "shuffle") return { chance: table.game === "hakenschlagen" ? "disks" : "deal" };
+  if (verb === "draw" && count === "a") return { chance: "tile" };
+  if (verb === "draw") return { chance: "bag", count: Number(count) };
+  return { chance: "" };
+}
+
+// What the service said ({key, params}), in the page's language. A spectator is told
+// what happens, not what to do: where the table has the sentence's "<key>.watching",
+// the watching page says that.
+export function said(spoken) {
+  const watching = role === "watch" && `${spoken.key}.watching` in words;
+  return say(watching ? `${spoken.key}.watching` : spoken.key, spoken.params || {});
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has

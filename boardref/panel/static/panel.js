@@ -4,7 +4,7 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour, tokenColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  $, chanceWords, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
   role, said, say, sayMove, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
@@ -228,7 +228,7 @@ function showControls() {
   // a phone shows the roll only when it is its own; confirm only where a board is read
   update($("draw"), "hidden", role === "play" && !(rolling && state.drawer === seat));
   update($("confirm"), "hidden", state.sensor === "panel");
-  update($("draw"), "textContent", say(state.chance_optional ? "roll_again" : "draw"));
+  update($("draw"), "textContent", state.chance_optional ? say("roll_again") : say("draw", chanceWords(state)));
 }
 
 // a phone: its seat, or, without the seat's token, that it has not joined and how to
