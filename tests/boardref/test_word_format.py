@@ -9,7 +9,7 @@ import re
 import pytest
 
 from boardref.panel.words import LANGUAGES, said, table
-from engines.words import arguments, placeholders, words
+from engines.words import arguments, placeholders, render, words
 
 COUNTS = (0, 1, 2, 5)
 #: counts that stand with no noun, so have no plural to choose (each with why)
@@ -70,6 +70,13 @@ def test_a_sentence_that_opens_with_a_name_opens_with_a_capital():
                        "params": {"seat": hunters}}).startswith("Die Jäger ")
 
 
+#: a place said as an ordinal, the CLDR way ("22nd place", "22. Platz")
+ORDINALS = {
+    "en": "{place, selectordinal, one {#st} two {#nd} few {#rd} other {#th}} place",
+    "de": "{place, selectordinal, other {#.}} Platz",
+}
+
+
 def _with_counts() -> list[tuple[str, dict]]:
     """Every entry with a plural, its counts set to each of COUNTS and any other value
     to a number (which neither side says differently)."""
@@ -111,6 +118,17 @@ def test_the_service_and_a_page_say_every_count_alike(page, language):
     on_service = [said(language, {"key": key, "params": params}) for key, params in cases]
     differ = [(c, b, s) for c, b, s in zip(cases, in_browser, on_service) if b != s]
     assert not differ, differ[:5]
+    ordinal = ORDINALS[language]
+    places = (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101)
+    browser_places = page.evaluate(
+        """async ([lang, template, places]) => {
+          const panel = document.querySelector('script[src$="panel.js"]').src;
+          const { formatMessage } = await import(panel.replace(/panel\\.js$/, "message.js"));
+          return places.map((place) => formatMessage(template, { place }, lang, String));
+        }""",
+        [language, ordinal, places],
+    )
+    assert browser_places == [render(ordinal, {"place": p}, language) for p in places]
     if language == "de":
         assert "Gefangene von den Jägern: 3" in in_browser
         assert "2 Stellen" in " ".join(in_browser) and "1 Stelle " in " ".join(in_browser)
