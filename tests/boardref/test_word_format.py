@@ -28,10 +28,13 @@ COUNTED_NOUNS = re.compile(
     r"Stellen?|Feld(?:er|ern)?|Karten?|Zug|Züge|Spiele?n?|Spielern?|Punkte?n?|Hasen?|"
     r"Jägern?|Murmeln?|Tische?n?|Figuren?|Biere?|Augen?|Plätze)\b"
 )
-#: German that is not du: the plural and polite imperatives, ihr and euch
+#: German that is not du: the plural and polite imperatives, ihr and euch (a plural
+#: imperative reads like "he starts", so it is looked for where a clause begins)
 NOT_DU = re.compile(
     r"\b(?:ihr|euch|euer|eure[mnrs]?|Nehmt|Stellt|Legt|Setzt|Meldet|Tippt|Drückt|Wählt|"
-    r"Spielt|Zieht|Würfelt|Bringt|Seid|Habt|Lasst)\b|\b\w+en Sie\b"
+    r"Spielt|Zieht|Würfelt|Bringt|Seid|Habt|Lasst)\b|\b\w+en Sie\b|"
+    r"(?:^|[:;.]\s+)(?i:startet|klickt|schafft|versucht|nehmt|stellt|legt|setzt|"
+    r"tippt|drückt|wählt|spielt|würfelt|bringt|macht|gebt|wartet|prüft|seht)\b"
 )
 
 
