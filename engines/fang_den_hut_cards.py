@@ -426,14 +426,10 @@ class FangDenHutCards(Game):
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = joined(self.seat_words(seat) for seat in winners)
-        games = (
-            words("rules.fang_den_hut_cards.the_game", "the game")
-            if self.games == 1
-            else words(
-                "rules.fang_den_hut_cards.games",
-                "{n, plural, one {# game} other {# games}}",
-                n=self.games,
-            )
+        games = words(
+            "rules.fang_den_hut_cards.games",
+            "{n, plural, =1 {the game} other {# games}}",
+            n=self.games,
         )
         return Outcome(
             winners,

@@ -107,7 +107,7 @@ function showTurn() {
   if (state.phase === "over") line = say("phase_over");
   else if (acting === null) line = say(`phase_${state.phase}`);
   else if (role === "play" && acting === seat) line = say(mine);
-  else line = say(theirs, { seat: seatName(acting) });
+  else line = say(theirs, { seat: seatWords(acting) });
   // a line of its own begins with a capital, also where it begins with a seat's name
   // ("{seat} to move": "Red to move", "The hunters to move")
   const lang = document.documentElement.lang || undefined; // "" is no locale: it throws
