@@ -546,6 +546,7 @@ def games_list(
     import time
 
     from boardref.history import HistoryError
+    from boardref.panel.words import said
 
     try:
         found = _history(*_log(config, store)).games(game, day, table)
@@ -559,7 +560,7 @@ def games_list(
         result = (
             "abandoned"
             if s.abandoned
-            else "won by " + (" ".join(str(w + 1) for w in s.winners) or "nobody (draw)")
+            else "won by " + (", ".join(said("en", w) for w in s.winners_said) or "nobody (draw)")
         )
         typer.echo(f"{s.id:>5}  {began}  {s.table:<10} {s.game:<20} {s.plies:>4} plies  {result}")
 

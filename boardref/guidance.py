@@ -43,8 +43,8 @@ class Guidance:
                 v.say(
                     words(
                         "referee.differs_remove",
-                        "The board differs from the game in {count} place(s): "
-                        "take the piece off {cell}",
+                        "The board differs from the game in {count, plural, one {# place} other "
+                        "{# places}}: take the piece off {cell}",
                         count=len(differ),
                         cell=first,
                     )
@@ -53,8 +53,8 @@ class Guidance:
                 v.say(
                     words(
                         "referee.differs_place",
-                        "The board differs from the game in {count} place(s): "
-                        "put a piece ({token}) on {cell}",
+                        "The board differs from the game in {count, plural, one {# place} other "
+                        "{# places}}: put a piece ({token}) on {cell}",
                         count=len(differ),
                         cell=first,
                         token=token_words(expected[first]),
@@ -99,8 +99,8 @@ class Guidance:
             v.say(
                 words(
                     "referee.unreadable",
-                    "The board matches no legal move ({count} cells differ); "
-                    "put the pieces back as the lights show",
+                    "The board matches no legal move ({count, plural, one {# cell differs} other "
+                    "{# cells differ}}); put the pieces back as the lights show",
                     count=len(v.errors),
                 )
             )

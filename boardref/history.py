@@ -15,6 +15,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from boardref.snapshot import Ending, Said, TableState, seats_of
@@ -57,6 +58,19 @@ class Summary:
     #: the winning seats, from 0 (none: a draw, or abandoned)
     winners: tuple[int, ...]
     plies: int
+    #: the winning seats as the game names them ("Red", "the hare"), as words
+    winners_said: tuple[dict[str, Any], ...] = ()
+
+
+@cache
+def _seats_said(name: str, players: int, options: str) -> tuple[dict[str, Any], ...]:
+    """The seats of a game as it names them, as words; a game this version cannot
+    load (an engine's options changed since) has its seats numbered."""
+    try:
+        game = load_game(name, players, **json.loads(options))
+        return tuple(game.seat_words(s).to_json() for s in range(players))
+    except RulesError:
+        return tuple(words("seat", "Seat {n}", n=s + 1).to_json() for s in range(players))
 
 
 class History:
@@ -89,7 +103,8 @@ class History:
             where.append("COALESCE(o.table_id, ?) = ?")
             params += [self.table, table]
         rows = self.store.read(
-            "SELECT g.id, g.game, g.players, COALESCE(o.table_id, ?), g.started, g.ended,"
+            "SELECT g.id, g.game, g.players, g.options, COALESCE(o.table_id, ?),"
+            " g.started, g.ended,"
             " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move'),"
             " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'chance'),"
             " (SELECT data FROM events e WHERE e.game_id = g.id AND e.kind = 'game_over'"
@@ -99,12 +114,16 @@ class History:
             (*params, limit),
         )
         found = []
-        for gid, name, players, origin, started, ended, plies, draws, over in rows:
+        for gid, name, players, options, origin, started, ended, plies, draws, over in rows:
             if not plies and not draws:
                 continue
             winners = tuple(json.loads(over)["winners"]) if over else ()
+            seats = _seats_said(name, players, options)
+            said = tuple(seats[s] for s in winners)
             found.append(
-                Summary(gid, name, players, origin, started, ended, over is None, winners, plies)
+                Summary(
+                    gid, name, players, origin, started, ended, over is None, winners, plies, said
+                )
             )
         return found
 

@@ -102,8 +102,8 @@ class CatchTheHare(Game):
                 words(
                     "rules.catch_the_hare.min_hunters_more_than",
                     (
-                        "{game}: min_hunters={min_hunters} is more than the {hunters} hunters "
-                        "on the board; the hare would win at once"
+                        "{game}: min_hunters={min_hunters} is more than the {hunters, plural, one "
+                        "{# hunter} other {# hunters}} on the board; the hare would win at once"
                     ),
                     game=self.name,
                     min_hunters=self.options["min_hunters"],
@@ -316,7 +316,8 @@ class CatchTheHare(Game):
                 (HARE,),
                 words(
                     "rules.catch_the_hare.only_hunters_left_fewer",
-                    "only {left} hunters left, fewer than {needed}",
+                    "only {left, plural, one {# hunter} other {# hunters}} left, fewer than "
+                    "{needed}",
                     left=left,
                     needed=needed,
                 ),
@@ -385,7 +386,8 @@ class CatchTheHare(Game):
             raise RecordError(
                 words(
                     "rules.catch_the_hare.hunters_game_starts_fewer",
-                    "{count} hunters; this game starts with fewer",
+                    "{count, plural, one {# hunter} other {# hunters}}; this game starts with "
+                    "fewer",
                     count=len(hunters),
                 )
             )

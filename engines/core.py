@@ -295,7 +295,8 @@ class Game:
             raise OptionError(
                 words(
                     "rules.first_seat_not_a_seat",
-                    "{game}: first_seat={seat} is not a seat of {players} players (0 to {last})",
+                    "{game}: first_seat={seat} is not a seat of {players, plural, one {# player} "
+                    "other {# players}} (0 to {last})",
                     game=self.name,
                     seat=first,
                     players=players,
@@ -539,8 +540,8 @@ class Game:
                 words(
                     "rules.record_players_options_game",
                     (
-                        "the record is for {players} players with options {options}; this game has "
-                        "{players2} with {options2}"
+                        "the record is for {players, plural, one {# player} other {# players}} "
+                        "with options {options}; this game has {players2} with {options2}"
                     ),
                     players=record["players"],
                     options=str(record["options"]),

@@ -780,8 +780,8 @@ class FangDenHut(Game):
                 raise IllegalMove(
                     words(
                         "rules.fang_den_hut.pips_left_hat_must",
-                        "{left} pips are left, and a hat must leave home with them: move a hat "
-                        "out of home",
+                        "{left, plural, one {# pip is} other {# pips are}} left, and a hat must "
+                        "leave home with them: move a hat out of home",
                         left=left,
                     )
                 )

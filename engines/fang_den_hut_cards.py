@@ -223,7 +223,8 @@ class FangDenHutCards(Game):
             raise RulesError(
                 words(
                     "rules.fang_den_hut_cards.deal_order_cards_deck",
-                    "a deal is an order of the {count} cards of the deck",
+                    "a deal is an order of the {count, plural, one {# card} other {# cards}} of "
+                    "the deck",
                     count=len(self.deck),
                 )
             )
@@ -426,10 +427,10 @@ class FangDenHutCards(Game):
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = joined(self.seat_words(seat) for seat in winners)
-        games = (
-            words("rules.fang_den_hut_cards.the_game", "the game")
-            if self.games == 1
-            else words("rules.fang_den_hut_cards.games", "{n} games", n=self.games)
+        games = words(
+            "rules.fang_den_hut_cards.games",
+            "{n, plural, =1 {the game} other {# games}}",
+            n=self.games,
         )
         return Outcome(
             winners,
@@ -479,7 +480,8 @@ class FangDenHutCards(Game):
             raise RulesError(
                 words(
                     "rules.fang_den_hut_cards.no_seat_among_players",
-                    "{game}: no seat {seat} among {players} players",
+                    "{game}: no seat {seat} among {players, plural, one {# player} other {# "
+                    "players}}",
                     game=self.name,
                     seat=repr(seat),
                     players=self.players,
@@ -563,7 +565,8 @@ class FangDenHutCards(Game):
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.cards_set_aside_deal",
-                    "{count} cards set aside; the deal leaves another number",
+                    "{count, plural, one {# card} other {# cards}} set aside; the deal leaves "
+                    "another number",
                     count=len(set_aside),
                 )
             )
@@ -632,7 +635,8 @@ class FangDenHutCards(Game):
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.results_must_list_most",
-                    "results must be a list of at most {games} games",
+                    "results must be a list of at most {games, plural, one {# game} other {# "
+                    "games}}",
                     games=self.games,
                 )
             )
@@ -648,8 +652,8 @@ class FangDenHutCards(Game):
                     words(
                         "rules.fang_den_hut_cards.each_result_cards_each",
                         (
-                            "each result is the cards each of {players} players took, adding up to "
-                            "{cards_in_play}"
+                            "each result is the cards each of {players, plural, one {# player} "
+                            "other {# players}} took, adding up to {cards_in_play}"
                         ),
                         players=self.players,
                         cards_in_play=self.cards_in_play,

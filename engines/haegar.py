@@ -257,7 +257,8 @@ class Haegar(Game):
             raise OptionError(
                 words(
                     "rules.haegar.seats_different_sides",
-                    "haegar: option seats must name {players} different table sides",
+                    "haegar: option seats must name {players, plural, one {# table side} other {# "
+                    "different table sides}}",
                     players=self.players,
                 )
             )
@@ -892,7 +893,7 @@ class Haegar(Game):
                 (0,),
                 words(
                     "rules.haegar.solo_points",
-                    "{points} points: {rank}",
+                    "{points, plural, one {# point} other {# points}}: {rank}",
                     points=scores[0],
                     rank=solo_rank_words(scores[0]),
                 ),
@@ -908,7 +909,7 @@ class Haegar(Game):
         if len(winners) == 1:
             reason = words(
                 "rules.haegar.wins",
-                "{seat} wins with {best} points ({scores})",
+                "{seat} wins with {best, plural, one {# point} other {# points}} ({scores})",
                 seat=names,
                 best=best,
                 scores=each,
@@ -916,27 +917,19 @@ class Haegar(Game):
         else:
             reason = words(
                 "rules.haegar.tie",
-                "{seats} tie with {best} points ({scores})",
+                "{seats} tie with {best, plural, one {# point} other {# points}} ({scores})",
                 seats=names,
                 best=best,
                 scores=each,
             )
         for seat, beers in sorted(_owed(state.beers, winners).items()):
-            if beers == 1:
-                reason = words(
-                    "rules.haegar.owes_a_beer",
-                    "{reason}; {seat} owes the winner 1 beer",
-                    reason=reason,
-                    seat=self.seat_words(seat),
-                )
-            else:
-                reason = words(
-                    "rules.haegar.owes_beers",
-                    "{reason}; {seat} owes the winner {count} beers",
-                    reason=reason,
-                    seat=self.seat_words(seat),
-                    count=beers,
-                )
+            reason = words(
+                "rules.haegar.owes_beers",
+                "{reason}; {seat} owes the winner {count, plural, one {# beer} other {# beers}}",
+                reason=reason,
+                seat=self.seat_words(seat),
+                count=beers,
+            )
         return Outcome(winners, reason, scores)
 
     # --- what the camera sees, text, records -----------------------------------------
@@ -1249,7 +1242,8 @@ class _Reader:
                 raise RecordError(
                     words(
                         "rules.haegar.hagars_do_not_add_up",
-                        "{colour} has {h} Hägars in supply and {on_table} laid, not {hagars}",
+                        "{colour} has {h, plural, one {# Hägar} other {# Hägars}} in supply and "
+                        "{on_table} laid, not {hagars}",
                         colour=colour,
                         h=h,
                         on_table=on_table,
@@ -1262,7 +1256,8 @@ class _Reader:
             raise RecordError(
                 words(
                     "rules.haegar.gold_tokens_laid_do_not",
-                    "{gold_laid} gold tokens laid do not match the gold supplies",
+                    "{gold_laid, plural, one {# gold token laid does} other {# gold tokens laid "
+                    "do}} not match the gold supplies",
                     gold_laid=gold_laid,
                 )
             )

@@ -547,7 +547,8 @@ class Hakenschlagen(Game):
             raise SetupError(
                 words(
                     "rules.hakenschlagen.name_different_start_spaces",
-                    "name {players} different start spaces, one per hare",
+                    "name {players, plural, one {# start space} other {# different start "
+                    "spaces}}, one per hare",
                     players=self.players,
                 )
             )
@@ -568,13 +569,14 @@ class Hakenschlagen(Game):
         counts = Counter(ground)
         for kind, wanted in self._counts.items():
             if counts[kind] != wanted:
-                plural = "trees" if kind == TREE else f"{kind} disks"
                 raise SetupError(
                     words(
                         "rules.hakenschlagen.laid_game_uses",
-                        "{count} {plural} laid; this game uses {wanted}",
+                        "{kind, select, tree {{count, plural, one {# tree} other {# trees}}} "
+                        "other {{count, plural, one {# {kind} disk} other {# {kind} disks}}}} "
+                        "laid; this game uses {wanted}",
                         count=counts[kind],
-                        plural=plural,
+                        kind=kind,
                         wanted=wanted,
                     )
                 )
@@ -670,7 +672,7 @@ class Hakenschlagen(Game):
             raise RulesError(
                 words(
                     "rules.hakenschlagen.draw_marble_bag",
-                    "the draw is {count} marble(s) from the bag",
+                    "the draw is {count, plural, one {# marble} other {# marbles}} from the bag",
                     count=spec.count,
                 )
             )
@@ -1707,7 +1709,7 @@ class Hakenschlagen(Game):
             raise RecordError(
                 words(
                     "rules.hakenschlagen.molehills_there",
-                    "{count} molehills; there are {molehills}",
+                    "{count, plural, one {# molehill} other {# molehills}}; there are {molehills}",
                     count=len(molehills),
                     molehills=MOLEHILLS,
                 )
@@ -1752,7 +1754,7 @@ class Hakenschlagen(Game):
             raise RecordError(
                 words(
                     "rules.hakenschlagen.hares_game",
-                    "{count} hares; this game has {players}",
+                    "{count, plural, one {# hare} other {# hares}}; this game has {players}",
                     count=len(hares),
                     players=self.players,
                 )

@@ -608,7 +608,8 @@ class Sternhalma(Game):
             raise RecordError(
                 words(
                     "rules.sternhalma.pieces_must_list_holes",
-                    "'pieces' must list the holes of each of {players} seats",
+                    "'pieces' must list the holes of each of {players, plural, one {# seat} other "
+                    "{# seats}}",
                     players=self.players,
                 )
             )
@@ -619,7 +620,7 @@ class Sternhalma(Game):
                 raise RecordError(
                     words(
                         "rules.sternhalma.seat_pieces_not",
-                        "seat {seat} has {count} pieces, not 10",
+                        "seat {seat} has {count, plural, one {# piece} other {# pieces}}, not 10",
                         seat=seat,
                         count=len(indices),
                     )
@@ -649,7 +650,8 @@ class Sternhalma(Game):
             raise RecordError(
                 words(
                     "rules.sternhalma.turn_not_seat_players",
-                    "turn {turn} is not a seat of {players} players",
+                    "turn {turn} is not a seat of {players, plural, one {# player} other {# "
+                    "players}}",
                     turn=turn,
                     players=self.players,
                 )

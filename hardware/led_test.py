@@ -49,7 +49,8 @@ def strip_order(leds: Sequence[str | None], cells: Sequence[str]) -> Words:
     if missing:
         return words(
             "board.leds.missing",
-            "No LED sits under {count} cells (first: {cells}): map the strip again",
+            "No LED sits under {count, plural, one {# cell} other {# cells}} (first: {cells}): "
+            "map the strip again",
             count=len(missing),
             cells=missing[:5],
         )

@@ -3,7 +3,8 @@
 A language is a folder of JSON files (``i18n/<language>/*.json``), one file per
 namespace (``page``, ``referee``, ``rules`` ...), merged into one table that the
 pages fetch. A key must not appear in two files of a language; ``table`` refuses
-that, so two namespaces never quietly override each other.
+that, so two namespaces never quietly override each other. ``said`` says words in
+a language on the service's side, with the same message format as the pages.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import Any
+
+from engines.words import Words, say
 
 I18N = resources.files("boardref.panel") / "i18n"
 LANGUAGES = ("en", "de")
@@ -31,3 +35,19 @@ def table(language: str) -> dict[str, str]:
             raise ValueError(f"i18n/{language}/{part.name} repeats {sorted(twice)}")
         merged.update(entries)
     return merged
+
+
+def said(language: str, spoken: Words | dict[str, Any]) -> str:
+    """``spoken`` (``Words`` or their JSON, ``{"key", "params"}``) in ``language``; a key
+    the table lacks is said in the English its ``Words`` carry."""
+    words = table(language)
+    return say(_as_words(spoken), language, lambda w: words.get(w.key, w.english))
+
+
+def _as_words(spoken: Any) -> Any:
+    if isinstance(spoken, dict) and "key" in spoken:
+        params = spoken.get("params") or {}
+        return Words(spoken["key"], "", tuple((n, _as_words(v)) for n, v in params.items()))
+    if isinstance(spoken, list):
+        return tuple(_as_words(v) for v in spoken)
+    return spoken

@@ -10,12 +10,14 @@ import random
 import shutil
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from boardref.harness import free_port
+from boardref.panel.words import said
 from engines.records import read
 from engines.replay import verify
 from tests.boardref.conftest import PIN_HASH, needs_chromium, start_service, stop_service
@@ -102,6 +104,36 @@ def test_a_finished_game_is_replayed_to_its_end_and_its_record_downloaded(
     record = read(saved.read_text(encoding="utf-8"))
     assert record.game == "catch_the_hare" and record.table == "t3"
     assert verify(record).plies == int(steps) - 1 - sum(e.kind != "ply" for e in record.entries)
+
+
+@needs_chromium
+def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(
+    finished, browser
+):
+    """An English browser (whose own clock is 12-hour) switched to German by the
+    language choice: the list's time is the page's language's, and the result names
+    the winning side as the game does, in German."""
+    from playwright.sync_api import expect
+
+    url, _ = finished
+    (listed,) = httpx.get(f"{url}/api/games").json()
+    phone = {"width": 390, "height": 844}
+    page = browser.new_page(locale="en-US", timezone_id="UTC", viewport=phone)
+    page.goto(f"{url}/games")
+    expect(page.locator("#games tbody tr", has_text="Catch the Hare")).to_have_count(1)
+    page.select_option("#language", "de")
+    row = page.locator("#games tbody tr", has_text="Hasenjagd")
+    expect(row).to_have_count(1, timeout=WAIT_MS)
+    started = datetime.fromtimestamp(listed["started"], UTC)
+    expect(row.locator("td").first).to_have_text(started.strftime("%d.%m.%y, %H:%M"))
+    result = row.locator("td").nth(4)
+    if listed["winners"]:
+        winners = ", ".join(said("de", w) for w in listed["winners_said"])
+        expect(result).to_have_text(f"gewonnen: {winners}")
+        assert "Platz" not in result.text_content()
+    shot = os.environ.get("BOARDREF_SHOTS")
+    if shot:
+        page.screenshot(path=str(Path(shot) / "history-de-390.png"))
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is missing")

@@ -85,9 +85,10 @@ def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(
     expect(dialog).to_contain_text(said["option.catch_the_hare.min_hunters.about"])
     expect(dialog).not_to_contain_text("min_hunters")
     page.select_option("#option-hunters", label=said["choice.catch_the_hare.hunters.10"])
-    captures = said["option.catch_the_hare.min_hunters.captures"].replace("{n}", "1")
-    expect(page.locator("#new-game-handicap")).to_have_text(captures)
-    hare = said["seat.the_hare"]  # the seat by its name in the page's language
+    captures = {"key": "option.catch_the_hare.min_hunters.captures", "params": {"n": 1}}
+    expect(page.locator("#new-game-handicap")).to_have_text(words.said(language, captures))
+    # the seat by its name in the page's language
+    hare = words.said(language, {"key": "seat.the_hare", "params": {}})
     page.locator("#new-game-computer label", has_text=hare).locator("input").check()
     page.click("#new-game-start")
     expect(dialog).not_to_be_visible(timeout=WAIT_MS)

@@ -210,6 +210,8 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
                 for key in ("playing", "idle", "offline", "alerts")
             }
             assert counts == {"playing": "2", "idle": "0", "offline": "1", "alerts": "1"}
+            said = page.text_content("button[data-show=offline]")
+            assert said == "1 table offline", "a count with its noun in the plural it asks"
             assert page.text_content("[data-table=north-t2] .alert") == "table offline"
             link = page.get_attribute("[data-table=south-t1] a", "href")
             assert link.endswith("/watch") and link.startswith("http")
@@ -231,6 +233,8 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
             page.select_option("#language", "de")
             page.wait_for_function("document.querySelector('h1').textContent === 'Alle Tische'")
             assert page.text_content("[data-table=north-t2] .alert") == "Tisch offline"
+            assert page.text_content("button[data-show=playing]") == "2 Tische spielen"
+            assert page.text_content("button[data-show=offline]") == "1 Tisch offline"
             assert page.text_content("[data-table=north-t1] .game") == "Hasenjagd"
             # the seat to move in the page's language, not as the table named it
             assert page.text_content("[data-table=north-t1] .to-move") in ("die Jäger", "der Hase")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from datetime import UTC, datetime
 
 import httpx
 
@@ -57,7 +58,7 @@ def day_games(http: httpx.Client) -> dict | None:
         return None
 
 
-def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, broker):  # noqa: F811
+def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, broker, browser):  # noqa: F811
     port = free_port()
     watching = dashboard(broker.url, port, tmp_path / "records")
     service = table(tmp_path, broker.url, "t2")
@@ -91,6 +92,7 @@ def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, br
             assert read(archive.read(names[0]).decode()) == record
         page = http.get("/").text
         assert "daybook.js" in page
+        said_in_german(f"http://127.0.0.1:{port}/", browser, game)
         watching.terminate()
         watching.wait(WAIT)
         watching = dashboard(broker.url, port, tmp_path / "records")
@@ -101,6 +103,21 @@ def test_a_finished_games_result_and_record_arrive_at_the_dashboard(tmp_path, br
         watching.terminate()
         watching.wait(WAIT)
         service.close()
+
+
+def said_in_german(url: str, browser, game: dict) -> None:
+    """The day's game on a German dashboard in an English browser: its end on a 24-hour
+    clock, and its moves and the table's games counted in German."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(locale="en-US", timezone_id="UTC")
+    page.goto(url)
+    expect(page.locator("#day-tables li")).to_have_count(1, timeout=WAIT * 1000)
+    page.select_option("#language", "de")
+    ended = datetime.fromisoformat(game["end"].replace("Z", "+00:00")).astimezone(UTC)
+    moves = f"{game['plies']} Züge" if game["plies"] != 1 else "1 Zug"
+    expect(page.locator("#day-tables li")).to_contain_text(f"{ended:%H:%M} Hasenjagd, {moves}")
+    expect(page.locator("#day-tables h3")).to_have_text("t2: 1 Spiel")
 
 
 def test_a_card_tables_shuffle_reaches_the_broker_without_its_order(tmp_path, broker):  # noqa: F811

@@ -74,6 +74,11 @@ def test_a_played_game_exports_and_verifies_in_the_terminal(ended, tmp_path, nam
     assert listed.exit_code == 0, listed.output
     (summary,) = json.loads(listed.output)
     assert summary["id"] == referee.game_id and not summary["abandoned"]
+    named = [referee.game.seat_words(s).to_json() for s in summary["winners"]]
+    assert summary["winners_said"] == named, "the winners named as the game names its seats"
+    shown = cli("games", "list", "--store", str(store.path)).output
+    winners = ", ".join(referee.game.seat_name(s) for s in summary["winners"])
+    assert f"won by {winners or 'nobody'}" in shown, shown
     for form in ([], ["--json"]):
         out = tmp_path / f"record{len(form)}"
         exported = cli("games", "export", str(referee.game_id), "--store", str(store.path),

@@ -76,7 +76,7 @@ def test_pages_and_languages_that_do_not_exist_are_404(service):
     local = client(service)
     assert local.get("/play/7").status_code == 404
     assert local.get("/i18n/fr.json").status_code == 404
-    assert local.get("/i18n/de.json").json()["draw"] == "Ziehen / würfeln"
+    assert "Würfeln" in local.get("/i18n/de.json").json()["draw"]
 
 
 def test_the_websocket_pushes_every_change(service):

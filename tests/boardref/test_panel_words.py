@@ -4,14 +4,11 @@ and placeholder by placeholder."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from boardref.panel import words
 from engines import GAMES, load_game
-
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+from engines.words import placeholders
 
 
 def needed_keys() -> list[str]:
@@ -39,11 +36,11 @@ def test_the_languages_have_the_same_keys_and_placeholders():
         table = words.table(language)
         assert table.keys() == english.keys(), set(table) ^ set(english)
         for key, text in table.items():
-            assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[key])), key
+            assert placeholders(text) == placeholders(english[key]), key
 
 
 def test_the_hare_handicap_is_explained_in_numbers():
     for language in words.LANGUAGES:
         table = words.table(language)
-        assert "{n}" in table["option.catch_the_hare.min_hunters.captures"]
+        assert "n" in placeholders(table["option.catch_the_hare.min_hunters.captures"])
         assert "10" in table["option.catch_the_hare.hunters.about"]

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import ast
 import re
-import string
 from pathlib import Path
 
 import pytest
 
 from boardref.panel.words import LANGUAGES, table
 from engines import load_game
+from engines.words import placeholders
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "boardref" / "panel" / "static"
-
-
-def placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
 def said_in_python() -> dict[str, str]:

@@ -73,7 +73,7 @@ def test_the_books_example_blue_10_beats_red_8_when_the_die_shows_2():
     assert (len(land.fields), land.gold, land.hagars, land.conqueror) == (8, 2, (2, 1), BLUE)
     outcome = game.outcome(state)
     assert outcome.scores == (10, 8) and outcome.winners == (BLUE,)
-    assert outcome.reason == "blue wins with 10 points (blue 10, red 8)"
+    assert outcome.reason == "Blue wins with 10 points (blue 10, red 8)"
 
 
 def test_with_a_4_the_red_hagar_counts_twice_and_nobody_conquers_the_tied_land():
@@ -131,7 +131,7 @@ def test_equal_totals_all_win():
     state = laid_state(game, [("c02", "n0e0", "north")], {"n0e0_sw": BLUE, "n0e0_ne": RED})
     outcome = game.outcome(state)
     assert outcome.scores == (1, 1) and outcome.winners == (BLUE, RED)
-    assert outcome.reason.startswith("blue and red tie with 1 points")
+    assert outcome.reason.startswith("Blue and red tie with 1 point ")
 
 
 # --- laying coasters ----------------------------------------------------------------
@@ -474,7 +474,8 @@ def test_the_outcome_is_said_in_words_a_page_translates():
         **{**laid_state(game, BOOK_LAYOUT, BOOK_TOKENS, die=2).__dict__, "beers": (RED,)}
     )
     owed = game.outcome(state).words
-    assert owed.key == "rules.haegar.owes_a_beer" and dict(owed.params)["reason"] == said
+    assert owed.key == "rules.haegar.owes_beers" and dict(owed.params)["reason"] == said
+    assert str(owed).endswith("owes the winner 1 beer")
 
 
 def test_the_seat_to_lay_draws_its_coaster_and_the_starting_player_rolls():

@@ -188,7 +188,7 @@ def test_filling_the_opposite_point_wins_at_once():
     state = position(game, {0: [c for c in north if c != "p14"] + ["o13"], 1: ["m9"]})
     assert game.outcome(state) is None
     ended = game.outcome(game.apply(state, game.parse_move(state, "o13-p14")))
-    assert ended.winners == (0,) and "red filled the north point" in ended.reason
+    assert ended.winners == (0,) and "Red filled the north point" in ended.reason
 
 
 def test_blocked_goal_lets_a_player_win_when_the_point_is_full_and_holds_an_own_piece():

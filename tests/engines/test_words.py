@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 import json
-import string
 from pathlib import Path
 
 import pytest
 
 import engines
 from engines import GAMES, load_game
+from engines.words import placeholders
 
 ENGINES = Path(engines.__file__).parent
 TABLES = Path(__file__).parents[2] / "boardref" / "panel" / "i18n"
@@ -48,10 +48,6 @@ def _table(language: str) -> dict[str, str]:
     return json.loads((TABLES / language / "rules.json").read_text(encoding="utf-8"))
 
 
-def _placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
 def test_every_words_call_names_a_literal_key_and_english_template():
     for where, call in _calls():
         key, english = call.args[:2]
@@ -59,7 +55,7 @@ def test_every_words_call_names_a_literal_key_and_english_template():
         assert isinstance(english, ast.Constant) and isinstance(english.value, str), where
         assert key.value.startswith(("rules.", "seat.")), where
         given = {keyword.arg for keyword in call.keywords}
-        assert given == _placeholders(english.value), where
+        assert given == placeholders(english.value), where
 
 
 def test_each_key_has_one_english_template():
@@ -75,7 +71,7 @@ def test_every_key_is_in_the_word_table_with_the_same_placeholders(language):
     for where, call in _calls():
         key, english = call.args[0].value, call.args[1].value
         assert key in table, f"{where}: {key} missing from {language}/rules.json"
-        assert _placeholders(table[key]) == _placeholders(english), f"{language}: {key}"
+        assert placeholders(table[key]) == placeholders(english), f"{language}: {key}"
         if language == "en":
             assert table[key] == english, key
 

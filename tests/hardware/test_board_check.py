@@ -70,7 +70,7 @@ def test_board_check_flags_stuck_dead_and_neighbour_sensors(faulty):
     said = [f["key"] for f in report["findings"]]
     assert said == ["board.stuck", "board.never_seen", "board.answers_too"]
     assert str(check.findings()[2]) == (
-        "sensor 12 (cell c12) answers to the piece at sensor 11 (cell c11) too: it sees its "
+        "Sensor 12 (cell c12) answers to the piece at sensor 11 (cell c11) too: it sees its "
         "neighbour's piece (sensor off-centre, magnet too strong)"
     )
 

@@ -4,10 +4,11 @@ says it in German too."""
 
 import ast
 import json
-import string
 from pathlib import Path
 
 import pytest
+
+from engines.words import placeholders
 
 ROOT = Path(__file__).parents[2]
 SOURCES = (
@@ -30,13 +31,9 @@ def _said() -> dict[str, str]:
                 assert isinstance(key, ast.Constant) and isinstance(english, ast.Constant), name
                 assert key.value.startswith("board."), key.value
                 given = {keyword.arg for keyword in node.keywords}
-                assert given == _placeholders(english.value), key.value
+                assert given == placeholders(english.value), key.value
                 assert found.setdefault(key.value, english.value) == english.value, key.value
     return found
-
-
-def _placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
@@ -45,7 +42,7 @@ def test_every_bring_up_sentence_is_in_the_word_table(language):
     said = _said()
     for key, english in said.items():
         assert key in table, f"{key} missing from {language}/board.json"
-        assert _placeholders(table[key]) == _placeholders(english), key
+        assert placeholders(table[key]) == placeholders(english), key
         if language == "en":
             assert table[key] == english, key
     dotted = {key for key in table if key.startswith("board.")}

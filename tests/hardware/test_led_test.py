@@ -23,7 +23,7 @@ def test_strip_order_is_said_in_words():
     assert str(strip_order(CELLS, CELLS)) == "The strip runs in the board's cell order"
     assert str(strip_order(CELLS[::-1], CELLS)).startswith("The strip runs against")
     assert str(strip_order(["b1", "a1", "c1"], CELLS)).startswith("The strip runs in an order")
-    assert "No LED sits under 1 cells (first: c1)" in str(strip_order(["a1", "b1", None], CELLS))
+    assert "No LED sits under 1 cell (first: c1)" in str(strip_order(["a1", "b1", None], CELLS))
 
 
 def test_unknown_colour_or_cell_is_refused_in_words():

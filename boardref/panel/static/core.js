@@ -3,6 +3,7 @@
 // board drawing, and talking to the service. panel.js fills these in; the other
 // modules read them (an import of a `let` follows its changes).
 import { GAMES } from "./board.js";
+import { formatMessage } from "./message.js";
 
 export const role = document.body.dataset.role;
 const params = new URLSearchParams(location.search);
@@ -65,19 +66,20 @@ let renderer = () => {};
 export function render() { renderer(); }
 export function drawWith(draw) { renderer = draw; }
 
-// A key of the word table with its values filled in. A value may itself be words
-// ({key, params}: a seat's name, a reason) or a list of values; both are said too.
+// A key of the word table with its values filled in (message.js reads its plurals,
+// places and cases). A value may itself be words ({key, params}: a seat's name, a
+// reason) or a list of values; both are said too.
 export function say(key, values = {}) {
-  return fill(key, values, false);
+  return sayIn(key, values, true, false);
 }
 
 // ``marked``: the values are the table's words of the moment (the referee's notice),
 // whose cells the drawing highlights as it says them
-function fill(key, values, marked) {
+function sayIn(key, values, top, marked) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? sayValue(values[name], name, marked) : `{${name}}`))
-    .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
+  const valueWords = (value, name, grammaticalCase) => sayValue(value, name, grammaticalCase, marked);
+  return formatMessage(text, values, document.documentElement.lang || "en", valueWords, top);
 }
 
 // Moves and cells are said the game's way (a hat's home, a card, a marble); a value
@@ -99,22 +101,42 @@ function sayPlace(ids, name) {
   return say(ids.length > 1 ? "cell.marked_many" : "cell.marked");
 }
 
-export function sayValue(value, name = null, marked = false) {
+// One value in a sentence; words asked for in a grammatical case get it as "case".
+export function sayValue(value, name = null, grammaticalCase = null, marked = false) {
   const ids = [value].flat();
   if (marked && CELL_NAMES.includes(name) && ids.length && ids.every((id) => typeof id === "string")) {
     return sayPlace(ids, name);
   }
-  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, marked)).join(", ");
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, grammaticalCase, marked)).join(", ");
   if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
   if (typeof value === "string") return sayName(value);
-  if (value && typeof value === "object" && "key" in value) return said(value, marked);
+  if (value && typeof value === "object" && "key" in value) {
+    const params = grammaticalCase ? { ...value.params, case: grammaticalCase } : value.params;
+    return sayIn(value.key, params || {}, false, marked);
+  }
   return String(value);
 }
 
-// What the service said ({key, params}), in the page's language; ``marked`` where
-// the drawing highlights the cells it names (the referee's notice).
-export function said(words, marked = false) {
-  return fill(words.key, words.params || {}, marked);
+// The chance at hand as the draw button names it: {chance: "die" | "bag" | "tile" |
+// "deal" | "disks", count}, from the service's "roll a d6", "draw 2 from the bag",
+// "draw a tile", "shuffle 32 cards" (a shuffle deals the card game's deck, and lays
+// out Hakenschlagen's disks).
+export function chanceWords(table) {
+  const [verb, count] = (table.chance || "").split(" ");
+  if (verb === "roll") return { chance: "die" };
+  if (verb === "shuffle") return { chance: table.game === "hakenschlagen" ? "disks" : "deal" };
+  if (verb === "draw" && count === "a") return { chance: "tile" };
+  if (verb === "draw") return { chance: "bag", count: Number(count) };
+  return { chance: "" };
+}
+
+// What the service said ({key, params}), in the page's language. A spectator is told
+// what happens, not what to do: where the table has the sentence's "<key>.watching",
+// the watching page says that. ``marked`` where the drawing highlights the cells it
+// names (the referee's notice).
+export function said(spoken, marked = false) {
+  const watching = role === "watch" && `${spoken.key}.watching` in words;
+  return sayIn(watching ? `${spoken.key}.watching` : spoken.key, spoken.params || {}, true, marked);
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has
@@ -142,8 +164,20 @@ export function sayCell(id) {
 
 // A seat's name in the page's language.
 export function seatName(n) {
+  return said(seatWords(n));
+}
+
+// A seat's name as words ({key, params}), for a sentence that says it in its case.
+export function seatWords(n) {
   const seat = state && state.seats[n];
-  return seat ? said(seat.words) : say("seat", { n: n + 1 });
+  return seat ? seat.words : { key: "seat", params: { n: n + 1 } };
+}
+
+// A moment (a Date, or seconds since 1970) in the page's language, as Intl writes it
+// there (a German page a 24-hour clock); ``options`` are Intl.DateTimeFormat's.
+export function sayTime(moment, options) {
+  const date = moment instanceof Date ? moment : new Date(moment * 1000);
+  return new Intl.DateTimeFormat(document.documentElement.lang || "en", options).format(date);
 }
 
 // --- the connection ------------------------------------------------------------------

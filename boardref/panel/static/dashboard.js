@@ -144,7 +144,10 @@ function fillChoices(key) {
 }
 
 function showCounts() {
-  for (const key of CATEGORIES) $(`count-${key}`).textContent = counts[key];
+  for (const key of CATEGORIES) {
+    $(`count-${key}`).textContent = counts[key];
+    $(`said-${key}`).textContent = say(`fleet.count_${key}`, { count: counts[key] });
+  }
   let shown = 0;
   for (const table of tables.values()) if (!table.line.hidden) shown += 1;
   $("shown").textContent = say("fleet.shown", { shown, total: tables.size });

@@ -1,6 +1,6 @@
 // The café's day of games on the dashboard: each table's ended games with their
 // results and records, and the whole day as one zip. It reads; it sends nothing.
-import { say } from "./core.js";
+import { say, sayTime } from "./core.js";
 
 const dayChosen = document.getElementById("day-chosen");
 
@@ -10,7 +10,7 @@ function localDay() {
 }
 
 function timeOf(stamp) {
-  return stamp ? new Date(stamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
+  return stamp ? sayTime(new Date(stamp), { hour: "2-digit", minute: "2-digit" }) : "";
 }
 
 function result(game) {
@@ -27,7 +27,7 @@ async function showDay() {
     box.className = "day-table";
     box.dataset.table = table;
     const title = document.createElement("h3");
-    title.textContent = say(games.length === 1 ? "fleet.day_one_game" : "fleet.day_games", { table, count: games.length });
+    title.textContent = say("fleet.day_games", { table, count: games.length });
     const list = document.createElement("ol");
     for (const game of games) {
       const item = document.createElement("li");

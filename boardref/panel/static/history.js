@@ -2,7 +2,7 @@
 // (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
 import { BoardView, dieFace, GAMES } from "./board.js";
 import {
-  $, ask, chosenLanguage, connected, loadLanguage, said, say, sayValue, seatName, setBoard, setState, state,
+  $, ask, chosenLanguage, connected, loadLanguage, said, say, sayTime, sayValue, seatName, setBoard, setState, state,
   view, words,
 } from "./core.js";
 import "./games/fang_den_hut.js";
@@ -37,14 +37,13 @@ async function loadGameNames() {
 }
 
 function when(seconds) {
-  return new Date(seconds * 1000).toLocaleString(document.documentElement.lang, {
-    dateStyle: "short", timeStyle: "short" });
+  return sayTime(seconds, { dateStyle: "short", timeStyle: "short" });
 }
 
 function resultWords(game) {
   if (game.abandoned) return say("history.abandoned");
   if (!game.winners.length) return say("history.draw");
-  return say("history.won_by", { seats: game.winners.map((s) => s + 1).join(", ") });
+  return say("history.won_by", { seats: game.winners_said });
 }
 
 async function loadList() {
@@ -60,7 +59,10 @@ async function loadList() {
   const rows = games.map((game) => {
     const row = document.createElement("tr");
     row.dataset.game = game.game;
-    for (const text of [when(game.started), game.table, gameTitle(game.game), game.plies, resultWords(game)]) {
+    for (const text of [
+      when(game.started), game.table, gameTitle(game.game), say("history.plies_count", { plies: game.plies }),
+      resultWords(game),
+    ]) {
       const cell = document.createElement("td");
       cell.textContent = text;
       row.appendChild(cell);

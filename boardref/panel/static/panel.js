@@ -4,8 +4,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
-  $, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
-  role, said, say, seat, seatName, setBoard, setConnected, setState, state, token, view,
+  $, chanceWords, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -137,9 +137,9 @@ function showTurn() {
   else if (state.still_to_do && acting === state.tentative_seat) {
     const left = said(state.still_to_do);
     line = role === "play" && acting === seat ? say("your_turn_left", { left })
-      : say("turn_left", { seat: seatName(acting), left });
+      : say("turn_left", { seat: seatWords(acting), left });
   } else if (role === "play" && acting === seat) line = say(mine);
-  else line = say(theirs, { seat: seatName(acting) });
+  else line = say(theirs, { seat: seatWords(acting) });
   update(turn, "textContent", capitalised(line));
   const colour = seatColour(state, acting);
   if (turn.style.getPropertyValue("--seat") !== colour) turn.style.setProperty("--seat", colour);
@@ -204,7 +204,7 @@ function showControls() {
   // a phone shows the roll only when it is its own; confirm only where a board is read
   update($("draw"), "hidden", role === "play" && !(rolling && state.drawer === seat));
   update($("confirm"), "hidden", state.sensor === "panel");
-  update($("draw"), "textContent", say(state.chance_optional ? "roll_again" : "draw"));
+  update($("draw"), "textContent", state.chance_optional ? say("roll_again") : say("draw", chanceWords(state)));
 }
 
 // a phone: its seat, or, without the seat's token, that it has not joined and how to
@@ -247,7 +247,7 @@ async function showJoinCodes() {
     figure.dataset.seat = n;
     const image = document.createElement("img");
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
-    image.alt = say("join_code", { seat: seatName(n) });
+    image.alt = say("join_code", { seat: seatWords(n) });
     const caption = document.createElement("figcaption");
     caption.textContent = seatName(n);
     caption.style.setProperty("--seat", seatColour(state, n));

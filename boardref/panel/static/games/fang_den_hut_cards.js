@@ -4,7 +4,7 @@
 // or tap a stack to capture it. The service judges every play; a refused capture
 // comes back with the reason in words.
 import { el, registerGame, tokenColour } from "../board.js";
-import { post, render, say, seatName } from "../core.js";
+import { post, render, say, seatName, seatWords } from "../core.js";
 
 (() => {
   const CARD = /^([a-z]+?)(?:_(blank)|(\d+))$/;
@@ -148,7 +148,7 @@ import { post, render, say, seatName } from "../core.js";
           const button = document.createElement("button");
           button.className = "capture";
           button.dataset.target = stack.top;
-          button.textContent = say("cards.capture", { card: cardName(stack.top), seat: seatName(stack.points_at) });
+          button.textContent = say("cards.capture", { card: cardName(stack.top), seat: seatWords(stack.points_at) });
           button.onclick = () => capture(stack.top);
           actions.append(button);
         }
