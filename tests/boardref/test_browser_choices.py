@@ -203,7 +203,7 @@ def test_hakenschlagen_in_german_a_half_made_turn_stays_and_alike_turns_are_tapp
     across = kiosk.locator("svg.board").bounding_box()
     assert upright["height"] > 2 * upright["width"] and across["width"] > 1000, (upright, across)
     expect(kiosk.locator(".meadow-legend li")).to_have_count(6)
-    expect(phones[0].locator(".molehill-supply")).to_have_text("Maulwurfshügel neben dem Brett: 6")
+    expect(phones[0].locator(".molehill-supply")).to_have_text("6 Maulwurfshügel neben dem Brett")
     choose, seen = random.Random(7), set()
     for _ in range(40):
         if seen >= {"held", "chosen"}:
