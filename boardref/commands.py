@@ -194,13 +194,17 @@ class Commands:
         return self.sensor == PANEL and "presence" not in self.game.SENSORS
 
     def computer_to_draw(self) -> bool:
-        """Whether the computer should now draw for the seat whose draw it is, in a
-        game where it makes its moves itself (nobody else is there to press Draw)."""
-        return (
-            self.phase == CHANCE
-            and self.computer_moves_itself()
-            and self.game.drawer(self.positions[-1]) in self.computer
-        )
+        """Whether the computer should now draw for the seat whose draw it is: the
+        draw is made on the panel in every game, so nobody has to press Draw for the
+        computer. A draw of the whole table (a deal, the set-up) is the computer's only
+        where it plays every seat of a game with no board, with nobody else to press it."""
+        if self.phase != CHANCE:
+            return False
+        drawer = self.game.drawer(self.positions[-1])
+        if drawer is None:
+            everyone = self.computer >= set(range(self.game.players))
+            return everyone and self.computer_moves_itself()
+        return drawer in self.computer
 
     def expect(self, move_text: str) -> None:
         """The computer has chosen ``move_text`` for the seat to move: announce it,
