@@ -88,7 +88,20 @@ export function sayValue(value, name = null) {
 
 // What the service said ({key, params}), in the page's language.
 export function said(words) {
+  const computer = COMPUTER_SAYS[words.key];
+  const sentence = computer !== undefined && sayComputerMove(words.params.move);
+  if (sentence) return computer ? say(computer, { sentence }) : sentence;
   return say(words.key, words.params || {});
+}
+
+// The computer's move announced in a sentence of its game's own ("The computer lays
+// its coaster ..."), where the game has one (its computerWords hook); at a board the
+// players are asked to carry it out.
+const COMPUTER_SAYS = { "referee.computer_plays": null, "referee.computer_moves": "computer_carry_out" };
+
+function sayComputerMove(text) {
+  const game = state && GAMES[state.game];
+  return game && game.computerWords ? game.computerWords(text, state) : null;
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has
