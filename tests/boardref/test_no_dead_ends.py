@@ -23,27 +23,9 @@ from boardref.referee import AMBIGUOUS, MOVE, OVER, PANEL, Referee, RefereeError
 from boardref.store import Store
 from engines import load_game
 from engines.players import SearchPlayer
+from tests.engines.test_random_games import SETUPS
 from tests.volume import FULL
 
-#: each game's variants, at the numbers of seats it is played with
-VARIANTS = {
-    "sternhalma": [(2, {}), (3, {"no_leaving_goal": True}), (4, {"blocked_goal": True}), (6, {})],
-    "catch_the_hare": [
-        (2, {}),
-        (2, {"board": "less_diagonal", "single_capture": True}),
-        (2, {"board": "no_diagonal", "hunters": 10, "min_hunters": 8}),
-    ],
-    "hakenschlagen": [(2, {"board": "square"}), (3, {"trees": 2, "carrots": 4}), (5, {})],
-    "fang_den_hut": [
-        (2, {}),
-        (3, {"golden_hat": True}),
-        (2, {"last_standing": True}),
-        (4, {"team": True, "tower": True}),
-        (6, {"total_team": True, "golden_hat": True}),
-    ],
-    "fang_den_hut_cards": [(2, {}), (3, {"single_game": True}), (5, {})],
-    "haegar": [(1, {}), (2, {"seats": "east,west"}), (3, {"honky_tonk": True})],
-}
 #: a game whose rule book may end it after a number of moves (``max_plies``: a
 #: draw) ends there; the others run to their own end
 MAX_PLIES = 60
@@ -53,9 +35,12 @@ SETTLE = 0.3
 #: the computer's search a move
 PLAYOUTS = 2
 #: games with the longest games (hundreds of turns, each matched against thousands of
-#: outcomes), and the variant of each the suite plays, people and the computer taking
-#: turns; the full volume plays every variant and mix
-SLOW = {"fang_den_hut": 1, "hakenschlagen": 1}
+#: outcomes), and the one variant of each the suite plays (players, options), people
+#: and the computer taking turns; the full volume plays every variant and mix
+SLOW = {
+    "fang_den_hut": (4, {"team": True, "tower": True}),
+    "hakenschlagen": (3, {"trees": 2, "carrots": 4}),
+}
 #: up to this many seats the full volume plays every mix; beyond, each seat alone
 #: the computer's and each alone a person's besides the suite's mixes
 EVERY_MIX_UP_TO = 4
@@ -87,20 +72,24 @@ def suite_mixes(players: int) -> list[frozenset[int]]:
 
 
 def _cases():
-    for name, rows in VARIANTS.items():
-        for number, (players, options) in enumerate(rows):
-            if FULL:
-                mixes = every_mix(players)
-            elif name in SLOW:
-                if number != SLOW[name]:
-                    continue
-                mixes = [frozenset(range(1, players, 2))]
-            else:
-                mixes = suite_mixes(players)
-            for computer in mixes:
-                yield pytest.param(
-                    name, players, options, computer, id=_id(name, players, options, computer)
-                )
+    """Every variant of the random-game test (each game's defaults among them). The
+    suite plays the suite's mixes at each game's defaults, and people and the
+    computer taking turns in its other variants."""
+    for name, seats, options in SETUPS:
+        players = load_game(name, seats, **options).players
+        taking_turns = [frozenset(range(1, players, 2)) or frozenset({0})]  # a solo: its seat
+        if FULL:
+            mixes = every_mix(players)
+        elif name in SLOW:
+            mixes = taking_turns if SLOW[name] == (players, options) else []
+        elif seats is None and not options:
+            mixes = suite_mixes(players)
+        else:
+            mixes = taking_turns
+        for computer in mixes:
+            yield pytest.param(
+                name, players, options, computer, id=_id(name, players, options, computer)
+            )
 
 
 def _id(name, players, options, computer) -> str:

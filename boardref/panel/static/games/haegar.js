@@ -200,11 +200,14 @@ import { updateChildren } from "../update.js";
   const HAGAR_MOVE = /^([nsew0-9]+_(?:nw|ne|sw|se))-([nsew0-9]+_(?:nw|ne|sw|se))$/;
 
   // a token or final-round move in words; null for a move this page does not know.
-  // ``keys`` are the sentences: a player's buttons, or the computer's announcement
+  // ``keys`` are the sentences: a player's buttons, the computer's announcement, or
+  // a move made (the last move, a choice between moves)
   const PLAYER_SAYS = { pass: "haegar.pass", hagar: "haegar.put_hagar", gold: "haegar.put_gold",
                         move: "haegar.move_hagar" };
   const COMPUTER_SAYS = { pass: "haegar.computer_passes", hagar: "haegar.computer_puts_hagar",
                           gold: "haegar.computer_puts_gold", move: "haegar.computer_moves_hagar" };
+  const DONE_SAYS = { pass: "haegar.passed", hagar: "haegar.hagar_put", gold: "haegar.gold_put",
+                      move: "haegar.hagar_moved" };
 
   function moveWords(state, move, keys = PLAYER_SAYS) {
     if (move === "pass") return say(keys.pass);
@@ -410,7 +413,7 @@ import { updateChildren } from "../update.js";
     moveWords(text, state) {
       const laid = PLACEMENT.exec(text);
       if (laid) return say("haegar.laid", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
-      return moveWords(state, text) || text;
+      return moveWords(state, text, DONE_SAYS) || text;
     },
 
     draw(view, pieces, state) {
