@@ -34,10 +34,7 @@ class Commands:
         self._require_game()
         if self.tentative is not None:  # a draw is the next player acting
             self._finalise()
-        if self.phase == AMBIGUOUS:
-            raise RefereeError(
-                words("referee.choose_first", "First choose the move that was played")
-            )
+        self._require_chosen()
         if self.phase != CHANCE:
             raise RefereeError(words("referee.nothing_to_draw", "Nothing to draw now"))
         spec = self.game.chance(self.positions[-1])
@@ -54,6 +51,15 @@ class Commands:
             self._after_change()
         self._publish()
         return outcome
+
+    def _require_chosen(self) -> None:
+        """Refuse while the players are to choose which move was played: finalising
+        the turn under way may have just asked it, so the question is shown first."""
+        if self.phase == AMBIGUOUS:
+            self._publish()
+            raise RefereeError(
+                words("referee.choose_first", "First choose the move that was played")
+            )
 
     def confirm(self) -> None:
         """The player says their move is complete. With no move waiting, it names a
@@ -269,6 +275,7 @@ class Commands:
         self._require_game()
         if self._roll_after_tentative():  # declining is the mover's next act: the move stands
             self._finalise()
+        self._require_chosen()
         base = self.positions[-1]
         spec = self.game.chance(base) if self.phase == CHANCE else None
         if not getattr(spec, "optional", False):
