@@ -39,6 +39,7 @@ LANES = sized(
             "tests/boardref/test_openapi.py",
             "tests/boardref/test_fuzz_panel.py",
             "tests/firmware_bridge/test_bridge_protocol.py",
+            "tests/boardref/test_no_dead_ends.py",
         ],
     ),
     (

@@ -35,10 +35,7 @@ class Commands:
         self._require_game()
         if self.tentative is not None:  # a draw is the next player acting
             self._finalise()
-        if self.phase == AMBIGUOUS:
-            raise RefereeError(
-                words("referee.choose_first", "First choose the move that was played")
-            )
+        self._require_chosen()
         if self.phase != CHANCE:
             raise RefereeError(
                 words(
@@ -60,6 +57,15 @@ class Commands:
             self._after_change()
         self._publish()
         return outcome
+
+    def _require_chosen(self) -> None:
+        """Refuse while the players are to choose which move was played: finalising
+        the turn under way may have just asked it, so the question is shown first."""
+        if self.phase == AMBIGUOUS:
+            self._publish()
+            raise RefereeError(
+                words("referee.choose_first", "First choose the move that was played")
+            )
 
     def confirm(self) -> None:
         """The player says their move is complete. With no move waiting, it names a
@@ -212,13 +218,17 @@ class Commands:
         return self.sensor == PANEL and "presence" not in self.game.SENSORS
 
     def computer_to_draw(self) -> bool:
-        """Whether the computer should now draw for the seat whose draw it is, in a
-        game where it makes its moves itself (nobody else is there to press Draw)."""
-        return (
-            self.phase == CHANCE
-            and self.computer_moves_itself()
-            and self.game.drawer(self.positions[-1]) in self.computer
-        )
+        """Whether the computer should now draw for the seat whose draw it is: the
+        draw is made on the panel in every game, so nobody has to press Draw for the
+        computer. A draw of the whole table (a deal, the set-up) is the computer's only
+        where it plays every seat of a game with no board, with nobody else to press it."""
+        if self.phase != CHANCE:
+            return False
+        drawer = self.game.drawer(self.positions[-1])
+        if drawer is None:
+            everyone = self.computer >= set(range(self.game.players))
+            return everyone and self.computer_moves_itself()
+        return drawer in self.computer
 
     def expect(self, move_text: str) -> None:
         """The computer has chosen ``move_text`` for the seat to move: announce it,
@@ -283,6 +293,7 @@ class Commands:
         self._require_game()
         if self._roll_after_tentative():  # declining is the mover's next act: the move stands
             self._finalise()
+        self._require_chosen()
         base = self.positions[-1]
         spec = self.game.chance(base) if self.phase == CHANCE else None
         if not getattr(spec, "optional", False):

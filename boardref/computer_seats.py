@@ -2,7 +2,8 @@
 worker thread (positions are immutable) and announces its move back on the event
 loop; at a board a guest carries it out. In a game with no board, read on the panel
 alone (the card game, Hägar entered on the panel), it also makes the move itself,
-after a pause so the players see what it plays, and draws for its seats.
+after a pause so the players see what it plays. It draws for its seats in every
+game, after the same pause: dice, marbles and coasters are drawn on the panel.
 
 It decides nothing: every move and draw goes through the referee, which checks it
 like any other, and a takeback, new game or correction in between wins.

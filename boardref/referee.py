@@ -415,6 +415,9 @@ class Referee(Guidance, Commands, Snapshots, Weighing, Unseen):
         if key == self._key_of(self.current()):
             self._view.clear_problems()
             return
+        if self.expected is not None and key == self._key_of(self.expected[1]):
+            self._judge_expected({self.expected[1]: self.expected[0]})  # no need to list all
+            return
         matches = self._read_as(base, key)
         if not matches and self.tentative is not None:
             after = self.tentative[1]

@@ -7,6 +7,7 @@ phone, and a Hägar coaster laid by taps. Waits are generous; nothing here is ti
 from __future__ import annotations
 
 import random
+import re
 
 import httpx
 import pytest
@@ -242,8 +243,13 @@ def test_a_coaster_laid_by_taps_joins_the_landscape(table, browser, kiosk):
     hand = httpx.get(f"{table}/api/state").json()["record"]["hand"]
     in_hand = page.locator("#coaster-in-hand")
     expect(in_hand).to_have_attribute("data-coaster", hand, timeout=WAIT_MS)
-    expect(in_hand).to_contain_text("upper left: ")  # the coaster in words, not its id
+    # drawn as a coaster, said in words to a screen reader, and shown once: not also as drawn
+    expect(in_hand.locator("svg.coaster-picture .field-area")).to_have_count(4)
+    expect(in_hand.locator("svg.coaster-picture")).to_have_attribute(
+        "aria-label", re.compile("upper left: ")
+    )
     expect(in_hand).not_to_contain_text(hand)
+    expect(page.locator("#drawn")).to_be_hidden()
     expect(page.locator(".over .coaster")).to_have_count(0)
     page.locator('.over .spot[data-spot="n0e0"]').click()
     page.locator("button.facing").first.click()

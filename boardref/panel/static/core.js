@@ -135,8 +135,22 @@ export function chanceWords(table) {
 // the watching page says that. ``marked`` where the drawing highlights the cells it
 // names (the referee's notice).
 export function said(spoken, marked = false) {
-  const watching = role === "watch" && `${spoken.key}.watching` in words;
-  return sayIn(watching ? `${spoken.key}.watching` : spoken.key, spoken.params || {}, true, marked);
+  const computer = COMPUTER_SAYS[spoken.key];
+  const sentence = computer !== undefined && sayComputerMove(spoken.params.move);
+  if (sentence) return computer ? say(watched(computer), { sentence }) : sentence;
+  return sayIn(watched(spoken.key), spoken.params || {}, true, marked);
+}
+
+const watched = (key) => (role === "watch" && `${key}.watching` in words ? `${key}.watching` : key);
+
+// The computer's move announced in a sentence of its game's own ("The computer lays
+// its coaster ..."), where the game has one (its computerWords hook); at a board the
+// players are asked to carry it out.
+const COMPUTER_SAYS = { "referee.computer_plays": null, "referee.computer_moves": "computer_carry_out" };
+
+function sayComputerMove(text) {
+  const game = state && GAMES[state.game];
+  return game && game.computerWords ? game.computerWords(text, state) : null;
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has

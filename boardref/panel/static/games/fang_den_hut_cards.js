@@ -79,6 +79,15 @@ import { post, render, say, seatName, seatWords } from "../core.js";
     return button;
   }
 
+  // "red7" is played alone, "red7:blue7" captures the stack topped by blue 7: said by
+  // the sentence ``capturing`` or ``alone``; null for what is no card played
+  function playWords(text, capturing, alone) {
+    const [card, target] = text.split(":");
+    if (!CARD.test(card) || (target && !CARD.test(target))) return null;
+    return target ? say(capturing, { card: cardName(card), target: cardName(target) })
+                  : say(alone, { card: cardName(card) });
+  }
+
   registerGame("fang_den_hut_cards", {
     piece: () => null,
 
@@ -87,12 +96,13 @@ import { post, render, say, seatName, seatWords } from "../core.js";
       return CARD.test(value) ? cardName(value) : null;
     },
 
-    // "red7" is played alone, "red7:blue7" captures the stack topped by blue 7
     moveWords(text) {
-      const [card, target] = text.split(":");
-      if (!CARD.test(card) || (target && !CARD.test(target))) return text;
-      return target ? say("cards.captured", { card: cardName(card), target: cardName(target) })
-                    : say("cards.alone", { card: cardName(card) });
+      return playWords(text, "cards.captured", "cards.alone") || text;
+    },
+
+    // what the computer plays, in a whole sentence
+    computerWords(text) {
+      return playWords(text, "cards.computer_captures", "cards.computer_alone");
     },
 
     draw(view, pieces, state) {

@@ -1,6 +1,9 @@
 // Hägar on the panel: the coasters laid so far (fields coloured by landscape, with
 // their printed gold, skulls, shields and dice numbers, and the tokens on them), the
-// coaster in hand, and the legal spots: tap a spot, then the facing to lay it.
+// coaster in hand drawn as it is printed, and the legal spots: tap a spot and the
+// coaster in hand lies there as a preview; tap the coaster to turn it, and a facing
+// (each drawn as the coaster would lie) to lay it. A facing the rules forbid there is
+// shown but cannot be laid.
 // What a coaster shows is read from the board's [game] coaster table (/api/board's
 // game.coaster): landscape colour, gold, skull, the dice number with its arrow and the
 // shield, turned as the coaster lies. The pushed report scores every landscape: a
@@ -8,20 +11,19 @@
 // doubled marked on the board.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { board, post, render, role, say, seat, seatName } from "../core.js";
-import { update, updateChildren } from "../update.js";
+import { updateChildren } from "../update.js";
 
 (() => {
   const LANDSCAPES = { land: "beige", forest: "darkgreen", water: "blue" };
   const PLACEMENT = /^(\w+) ([nsew0-9]+) (north|east|south|west)$/;
   const SIDES = ["north", "east", "south", "west"];
+  const CLOCKWISE = ["nw", "ne", "se", "sw"];
+  const CORNER_AT = { nw: [-1, -1], ne: [1, -1], se: [1, 1], sw: [-1, 1] };
   let chosenSpot = null;
   let chosenHagar = null; // the last round: the field of the Hägar to move
-
-  function printed(view, coaster, corner) {
-    const table = view.board.game && view.board.game.coaster;
-    const entry = table && table.find((c) => c.id === coaster);
-    return entry ? entry[corner] : null;
-  }
+  // the coaster in hand, and its quarter turns clockwise from upright as last turned
+  let handCoaster = null;
+  let handTurn = 0;
 
   function spotBox(view, spot) {
     const [x1, y1] = view.at(`${spot}_nw`);
@@ -31,8 +33,10 @@ import { update, updateChildren } from "../update.js";
   }
 
   // whether this page may lay or place now: the table and the referee for anyone, a
-  // phone only on its own seat's turn (another seat's buttons would only be refused)
+  // phone only on its own seat's turn, nobody for the computer, which lays and places
+  // by itself (another seat's buttons would only be refused)
   function mayAct(state) {
+    if ((state.computer || []).includes(state.acting)) return false;
     return role !== "watch" && (role !== "play" || state.acting === seat);
   }
 
@@ -59,7 +63,7 @@ import { update, updateChildren } from "../update.js";
   }
 
   // a shield on the field's outer edge ``side`` (as it lies on the table)
-  function shield(view, g, x, y, half, side) {
+  function shield(g, x, y, half, side) {
     const [dx, dy] = { north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] }[side];
     const cx = x + dx * half * 0.78, cy = y + dy * half * 0.78;
     const w = half * 0.18, h = half * 0.22;
@@ -74,13 +78,24 @@ import { update, updateChildren } from "../update.js";
     const [printedName, piece] = token.split("+");
     const corner = printedName.split("_").pop();
     const coaster = printedName.slice(0, -corner.length - 1);
-    const print = printed(view, coaster, corner);
-    const turn = turned.get(coaster) || 0;
+    const entry = coasterEntry(coaster);
+    const print = entry ? entry[corner] : null;
     const g = el("g", { class: doubled ? "field doubled" : "field", "data-cell": id,
                         "data-landscape": print ? print.landscape : "" }, view.ground);
+    fieldArt(g, x, y, half, print, turned.get(coaster) || 0);
+    if (doubled) {
+      el("rect", { x: x - half * 0.92, y: y - half * 0.92, width: half * 1.84, height: half * 1.84,
+                   class: "doubled-mark", "data-cell": id }, view.over);
+    }
+    drawToken(view, x, y, half, piece);
+  }
+
+  // one field of a coaster centred at (x, y), ``half`` its half width: its landscape
+  // and what is printed on it, turned ``turn`` quarter turns as the coaster lies
+  function fieldArt(g, x, y, half, print, turn) {
     el("rect", { x: x - half, y: y - half, width: 2 * half, height: 2 * half, class: "field-area",
                  fill: print ? tokenColour(LANDSCAPES[print.landscape] || "grey") : tokenColour("grey") }, g);
-    if (!print) return drawToken(view, x, y, half, piece);
+    if (!print) return;
     const size = half * 0.5;
     if (print.skull) {
       el("text", { x, y: y - half * 0.35, class: "field-print skull", "font-size": size * 1.3, "text-anchor": "middle",
@@ -98,12 +113,26 @@ import { update, updateChildren } from "../update.js";
                                "data-die": print.die }, g);
       die.textContent = `${print.die}${arrow}`;
     }
-    if (print.shield) shield(view, g, x, y, half, SIDES[(SIDES.indexOf(print.shield) + turn) % 4]);
-    if (doubled) {
-      el("rect", { x: x - half * 0.92, y: y - half * 0.92, width: half * 1.84, height: half * 1.84,
-                   class: "doubled-mark", "data-cell": id }, view.over);
+    if (print.shield) shield(g, x, y, half, SIDES[(SIDES.indexOf(print.shield) + turn) % 4]);
+  }
+
+  // a whole coaster centred at (cx, cy), each field ``half`` wide by half, turned
+  // ``turn`` quarter turns clockwise: the printed upper-left field then lies upper right
+  function coasterArt(g, id, turn, cx, cy, half) {
+    const entry = coasterEntry(id);
+    for (const corner of CLOCKWISE) {
+      const [dx, dy] = CORNER_AT[CLOCKWISE[(CLOCKWISE.indexOf(corner) + turn) % 4]];
+      fieldArt(g, cx + dx * half, cy + dy * half, half, entry ? entry[corner] : null, turn);
     }
-    drawToken(view, x, y, half, piece);
+    el("rect", { x: cx - 2 * half, y: cy - 2 * half, width: 4 * half, height: 4 * half, class: "coaster-edge" }, g);
+  }
+
+  // the coaster ``id`` as a picture of its own, lying ``turn`` quarter turns from upright
+  function coasterPicture(id, turn, className) {
+    const svg = el("svg", { viewBox: "-2 -2 104 104", class: `coaster-picture ${className}`,
+                            "data-coaster": id, "data-facing": SIDES[turn] });
+    coasterArt(svg, id, turn, 50, 50, 25);
+    return svg;
   }
 
   function drawToken(view, x, y, half, piece) {
@@ -170,13 +199,22 @@ import { update, updateChildren } from "../update.js";
   const TOKEN_MOVE = /^(hagar|gold) ([nsew0-9]+_(?:nw|ne|sw|se))$/;
   const HAGAR_MOVE = /^([nsew0-9]+_(?:nw|ne|sw|se))-([nsew0-9]+_(?:nw|ne|sw|se))$/;
 
-  // a token or final-round move in words; null for a move this page does not know
-  function moveWords(state, move) {
-    if (move === "pass") return say("haegar.pass");
+  // a token or final-round move in words; null for a move this page does not know.
+  // ``keys`` are the sentences: a player's buttons, the computer's announcement, or
+  // a move made (the last move, a choice between moves)
+  const PLAYER_SAYS = { pass: "haegar.pass", hagar: "haegar.put_hagar", gold: "haegar.put_gold",
+                        move: "haegar.move_hagar" };
+  const COMPUTER_SAYS = { pass: "haegar.computer_passes", hagar: "haegar.computer_puts_hagar",
+                          gold: "haegar.computer_puts_gold", move: "haegar.computer_moves_hagar" };
+  const DONE_SAYS = { pass: "haegar.passed", hagar: "haegar.hagar_put", gold: "haegar.gold_put",
+                      move: "haegar.hagar_moved" };
+
+  function moveWords(state, move, keys = PLAYER_SAYS) {
+    if (move === "pass") return say(keys.pass);
     let found = TOKEN_MOVE.exec(move);
-    if (found) return say(`haegar.put_${found[1]}`, { field: fieldWords(state, found[2]) });
+    if (found) return say(keys[found[1]], { field: fieldWords(state, found[2]) });
     found = HAGAR_MOVE.exec(move);
-    if (found) return say("haegar.move_hagar", { from: fieldWords(state, found[1]), to: fieldWords(state, found[2]) });
+    if (found) return say(keys.move, { from: fieldWords(state, found[1]), to: fieldWords(state, found[2]) });
     return null;
   }
 
@@ -301,6 +339,73 @@ import { update, updateChildren } from "../update.js";
     return box;
   }
 
+  // the quarter turns of the coaster in hand; a new coaster comes upright
+  function inHand(state) {
+    const hand = state.record ? state.record.hand : null;
+    if (hand !== handCoaster) [handCoaster, handTurn] = [hand, 0];
+    return handTurn;
+  }
+
+  function turnHand() {
+    handTurn = (handTurn + 1) % 4;
+    render();
+  }
+
+  // a spot tapped: the coaster in hand lies there, turned to a facing it may have there
+  function chooseSpot(state, spot) {
+    chosenSpot = spot;
+    const fits = legalSpots(state).get(spot).map((move) => SIDES.indexOf(PLACEMENT.exec(move)[3]));
+    if (!fits.includes(inHand(state))) handTurn = fits[0];
+    render();
+  }
+
+  // the coaster in hand: its picture (a tap turns it, where this page may lay it)
+  // and, once a spot is chosen, its four facings drawn, each laying it that way
+  function handPanel(state, spots) {
+    const hand = state.record.hand;
+    const turn = inHand(state);
+    const box = document.createElement("div");
+    box.id = "coaster-in-hand";
+    box.dataset.coaster = hand;
+    box.dataset.facing = SIDES[turn];
+    const picture = coasterPicture(hand, turn, "in-hand");
+    picture.setAttribute("role", "img");
+    picture.setAttribute("aria-label", coasterWords(hand));
+    const label = document.createElement("p");
+    label.className = "in-hand-label";
+    label.textContent = say(spots.size ? "coaster_tap_to_turn" : "coaster_in_hand");
+    box.append(picture, label);
+    if (!spots.size) return [box];
+    picture.classList.add("tappable");
+    picture.addEventListener("click", turnHand);
+    const help = document.createElement("p");
+    help.className = "lay-help";
+    const fitting = (spots.get(chosenSpot) || []).find((move) => move.endsWith(` ${SIDES[turn]}`));
+    if (!chosenSpot) help.textContent = say("choose_spot");
+    else if (fitting) help.textContent = say("choose_facing", { spot: spotWords(chosenSpot) });
+    else help.textContent = say("coaster_does_not_fit", { facing: say(`facing_${SIDES[turn]}`) });
+    const facings = document.createElement("div");
+    facings.className = "facings";
+    if (chosenSpot) {
+      for (const facing of SIDES) {
+        const move = spots.get(chosenSpot).find((m) => m.endsWith(` ${facing}`));
+        const button = document.createElement("button");
+        // a facing the rules forbid here is drawn too, but lays nothing
+        button.className = move ? "facing" : "facing-forbidden";
+        if (facing === SIDES[turn]) button.classList.add("chosen");
+        button.disabled = !move;
+        button.dataset.facing = facing;
+        if (move) button.dataset.move = move;
+        const name = document.createElement("span");
+        name.textContent = `${"↑→↓←"[SIDES.indexOf(facing)]} ${say(`facing_${facing}`)}`;
+        button.append(coasterPicture(hand, SIDES.indexOf(facing), "facing-picture"), name);
+        button.onclick = () => post("/api/play", { move }).then((done) => { if (done) chosenSpot = null; });
+        facings.append(button);
+      }
+    }
+    return [box, help, facings];
+  }
+
   registerGame("haegar", {
     piece: () => null,
 
@@ -308,7 +413,7 @@ import { update, updateChildren } from "../update.js";
     moveWords(text, state) {
       const laid = PLACEMENT.exec(text);
       if (laid) return say("haegar.laid", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
-      return moveWords(state, text) || text;
+      return moveWords(state, text, DONE_SAYS) || text;
     },
 
     draw(view, pieces, state) {
@@ -330,7 +435,25 @@ import { update, updateChildren } from "../update.js";
         const g = el("g", { class: spot === chosenSpot ? "spot tappable chosen" : "spot tappable", "data-spot": spot },
                      view.over);
         el("rect", { x: box.left, y: box.top, width: box.size, height: box.size, class: "spot-area" }, g);
-        g.addEventListener("click", () => { chosenSpot = spot; render(); });
+        g.addEventListener("click", () => chooseSpot(state, spot));
+      }
+      const announced = PLACEMENT.exec(state.expected || "");
+      if (announced) {
+        // the computer's coaster where and as it will lie, while its move is announced
+        const box = spotBox(view, announced[2]);
+        const g = el("g", { class: "coaster-preview computer", "data-spot": announced[2],
+                            "data-facing": announced[3] }, view.over);
+        coasterArt(g, announced[1], SIDES.indexOf(announced[3]), box.cx, box.cy, box.size / 4);
+      }
+      if (chosenSpot && state.record && state.record.hand) {
+        // the coaster in hand as it would lie there; a tap turns it
+        const box = spotBox(view, chosenSpot);
+        const facing = SIDES[inHand(state)];
+        const g = el("g", { class: "coaster-preview tappable", "data-spot": chosenSpot, "data-facing": facing,
+                            "data-fits": String(spots.get(chosenSpot).some((move) => move.endsWith(` ${facing}`))) },
+                     view.over);
+        coasterArt(g, state.record.hand, inHand(state), box.cx, box.cy, box.size / 4);
+        g.addEventListener("click", turnHand);
       }
     },
 
@@ -350,32 +473,7 @@ import { update, updateChildren } from "../update.js";
     panel(state, box) {
       const record = state.record;
       if (!record) { box.replaceChildren(); return; }
-      const parts = [];
-      if (record.hand) {
-        const hand = document.createElement("p");
-        hand.id = "coaster-in-hand";
-        hand.dataset.coaster = record.hand;
-        hand.textContent = say("coaster_in_hand", { coaster: coasterWords(record.hand) });
-        parts.push(hand);
-      }
-      const spots = placements(state);
-      if (spots.size) {
-        const help = document.createElement("p");
-        help.textContent = chosenSpot ? say("choose_facing", { spot: spotWords(chosenSpot) }) : say("choose_spot");
-        parts.push(help);
-        const facings = document.createElement("div");
-        facings.className = "facings";
-        for (const move of spots.get(chosenSpot) || []) {
-          const facing = PLACEMENT.exec(move)[3];
-          const button = document.createElement("button");
-          button.className = "facing";
-          button.dataset.move = move;
-          button.textContent = `${"↑→↓←"[SIDES.indexOf(facing)]} ${say(`facing_${facing}`)}`;
-          button.onclick = () => post("/api/play", { move }).then((done) => { if (done) chosenSpot = null; });
-          facings.append(button);
-        }
-        parts.push(facings);
-      }
+      const parts = record.hand ? handPanel(state, placements(state)) : [];
       // tokens and the final round: a button each, in words
       const tokenMoves = state.moves.filter((move) => !PLACEMENT.test(move) && moveWords(state, move) !== null);
       if (tokenMoves.length && mayAct(state)) parts.push(tokenButtons(state, tokenMoves));
@@ -392,14 +490,19 @@ import { update, updateChildren } from "../update.js";
       box.replaceChildren(...parts);
     },
 
+    // a coaster drawn is shown once: in hand (the game panel), then laid on the board
+    // what the computer does, in a whole sentence: "The computer lays its coaster ..."
+    computerWords(text, state) {
+      const laid = PLACEMENT.exec(text);
+      if (laid) return say("haegar.computer_lays", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
+      return moveWords(state, text, COMPUTER_SAYS);
+    },
+
     drawn(state, box) {
       if (typeof state.last_draw === "string" && coasterEntry(state.last_draw)) {
-        update(box, "textContent", say("drawn", { value: coasterWords(state.last_draw) }));
-        box.dataset.coaster = state.last_draw;
-        box.classList.add("coaster-drawn");
+        box.hidden = true;
         return true;
       }
-      box.classList.remove("coaster-drawn");
       if (typeof state.last_draw !== "number") return false;
       const label = document.createElement("span");
       label.textContent = say("rolled");
