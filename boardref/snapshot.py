@@ -322,5 +322,8 @@ class Snapshots:
         """Whether a confirm does something now: a move waits for it, or the board
         shows the position and a legal move the sensors cannot see (a hat onto its
         own hats) may have been made. Looked up only where already indexed, so the
-        answer never costs an indexing on the loop."""
+        answer never costs an indexing on the loop. Not while the players are asked
+        which move was played: a choice answers that, not a confirm."""
+        if self.phase == AMBIGUOUS:
+            return False
         return self.tentative is not None or (self.phase == MOVE and bool(self.unseen_moves()))
