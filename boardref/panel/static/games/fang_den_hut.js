@@ -127,15 +127,16 @@ import { updateChildren } from "../update.js";
   }
 
   // where a leg starts and ends: on the referee's page the cells; on the players' the
-  // places the board names (a home, a gate, the centre) and how many fields it walks,
-  // the drawing lighting its path
+  // places the board names (a home, a gate, the centre), and how many fields it walks
+  // in the place of a field the board does not name ("red home → 3 fields", "2 fields
+  // → red home"), the drawing lighting its path
   function legEnds(path, state) {
     const [first, last] = [path[0], path[path.length - 1]];
     if (role === "referee") return { from: cellWords(first, state), to: cellWords(last, state) };
-    const named = (id) => cellWords(id, state) !== id;
+    const name = (id) => (cellWords(id, state) !== id ? cellWords(id, state) : null);
     const walk = say("fdh.walk", { count: path.length - 1 });
-    const to = named(last) ? say("fdh.leg", { from: walk, to: cellWords(last, state) }) : walk;
-    return { from: named(first) ? cellWords(first, state) : null, to };
+    if (name(first)) return { from: name(first), to: name(last) || walk };
+    return name(last) ? { from: walk, to: name(last) } : { from: null, to: walk };
   }
 
   function turnsWords(turns, state) {
