@@ -131,7 +131,8 @@ def test_a_hat_standing_beside_towers_is_taken_from_among_them(table, browser, s
     expect(sim.locator("#sim-hand .sim-piece[data-token=green]")).to_have_count(1, timeout=WAIT_MS)
     expect(picker).to_be_hidden()
     click_cell(sim, "r21")
-    expect(sim.locator("#last")).to_have_text("Last move: green: green gate → 2 fields", timeout=WAIT_MS)
+    said = "Last move: green: green gate → 2 fields"
+    expect(sim.locator("#last")).to_have_text(said, timeout=WAIT_MS)
     after = httpx.get(f"{table}/api/state").json()["position"]
     assert after["gate_green"] == "blue+yellow" and after["r21"] == "green", after
 

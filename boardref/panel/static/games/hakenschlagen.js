@@ -98,8 +98,8 @@ import { updateChildren } from "../update.js";
     const [marbles, as] = spent.split("=");
     const named = marbles.split("+").map((kind) => say(`marble_${kind}`)).join(" + ");
     const place = placeWords(cell);
-    if (as) return say(place === null ? "hks.joker_only" : "hks.joker", { marbles: named, kind: say(`marble_${as}`), cell: place });
-    return say(place === null ? "hks.use_only" : "hks.use", { kind: named, cell: place });
+    const key = `hks.${as ? "joker" : "use"}${place === null ? "_only" : ""}`;
+    return say(key, { marbles: named, kind: as ? say(`marble_${as}`) : named, cell: place });
   }
 
   // the cells of one use: where the figure goes, a molehill moved from where first
