@@ -47,7 +47,7 @@ def test_a_move_clicked_on_the_virtual_board_reaches_the_table(panel, browser, s
     click_cell(sim, "l4")
     expect(sim.locator("#sim-hand")).to_contain_text("l4")
     click_cell(sim, "k5")
-    expect(table.locator("#last")).to_have_text("Last move: l4-k5", timeout=WAIT_MS)
+    expect(table.locator("#last")).to_have_text("Last move: red: one step", timeout=WAIT_MS)
     expect(table.locator("#turn")).to_have_text("Blue to move", timeout=WAIT_MS)
     expect(table.locator('g[data-cell="k5"] .piece')).to_have_attribute("fill", "#d62828")
 
@@ -106,7 +106,7 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
     click_cell(sim, "l4")
     click_cell(sim, "k5")
     message = table.locator("#message")
-    expect(message).to_contain_text("The computer plays", timeout=WAIT_MS)
+    expect(message).to_contain_text("along the lit path", timeout=WAIT_MS)
     announced = httpx.get(f"{panel}/api/state").json()["expected"]
     game = load_game("sternhalma", 2)
     start = game.initial_state()
@@ -130,6 +130,8 @@ def test_the_computer_seat_from_the_dialog_plays_and_only_its_move_is_taken(
     # the announced move, carried out, is taken
     click_cell(sim, path[0])
     click_cell(sim, path[-1])
-    expect(table.locator("#last")).to_have_text(f"Last move: {announced}", timeout=WAIT_MS)
+    jumps = len(path) - 1 if ":" in announced else 0
+    played = {0: "one step", 1: "one jump"}.get(jumps, f"{jumps} jumps")
+    expect(table.locator("#last")).to_have_text(f"Last move: blue: {played}", timeout=WAIT_MS)
     expect(table.locator("#turn")).to_have_text("Red to move", timeout=WAIT_MS)
     assert httpx.get(f"{panel}/api/state").json()["expected"] is None

@@ -12,6 +12,7 @@ import re
 import httpx
 import pytest
 
+from boardref.choices import choices_of
 from engines import load_game
 from engines.chance import Stream
 from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board
@@ -130,19 +131,19 @@ def test_fang_den_hut_draws_a_tower_with_its_top_colour_first(table, browser, ki
     expect(page.locator("#drawn svg.die")).to_have_count(1)
 
 
-#: what the page calls each move of each list, in the page's own words (its own copy
-#: of core.js, which holds the state and the games the page registered)
-SAY_MOVES = """async (lists) => {
+#: the words of each choice of each list, as a players' page names the moves it asks
+#: about (its own copy of candidates.js, which reads the state the page holds)
+CHOICE_LABELS = """async (lists) => {
   const src = document.querySelector("script[type=module]").src;
-  const core = await import(src.replace(/panel[.]js$/, "core.js"));
-  return lists.map((moves) => moves.map((move) => core.sayMove(move)));
+  const candidates = await import(src.replace(/panel[.]js$/, "candidates.js"));
+  return lists.map((choices) => candidates.choiceLabels(choices));
 }"""
 
 
-def legal_move_lists(game, seed: int, games: int) -> list[list[str]]:
-    """The legal moves of every position of ``games`` random games (seeded) where there
-    is more than one outcome, one move per outcome (moves that end alike, by another
-    way round, are one choice: the table never asks which)."""
+def legal_move_lists(game, seed: int, games: int) -> list[tuple[object, list[str]]]:
+    """Every position of ``games`` random games (seeded) where there is more than one
+    outcome, with its legal moves, one move per outcome (moves that end alike, by
+    another way round, are one choice: the table never asks which)."""
     choose, stream = random.Random(seed), Stream(f"test-{seed}")
     lists = []
     for _ in range(games):
@@ -155,7 +156,7 @@ def legal_move_lists(game, seed: int, games: int) -> list[list[str]]:
             moves = game.legal_moves(state)
             outcomes = {game.apply(state, move): str(move) for move in reversed(moves)}
             if len(outcomes) > 1:
-                lists.append(list(outcomes.values()))
+                lists.append((state, list(outcomes.values())))
             state = game.apply(state, choose.choice(moves))
     return lists
 
@@ -163,14 +164,19 @@ def legal_move_lists(game, seed: int, games: int) -> list[list[str]]:
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
 @pytest.mark.parametrize("language", ["en-US", "de-DE"])
 def test_no_two_fang_den_hut_moves_of_a_position_are_called_alike(table, browser, language):
-    """The choice of the move that was played, and every list of moves, names each by
-    what tells it apart: the golden hat from the hat it rides on, a tower from a hat,
-    a hat going home and out again from one going straight."""
+    """Every list of moves a players' page could ask about names each by what tells it
+    apart, with no cell label (the board draws each): the golden hat from the hat it
+    rides on, a tower from a hat, a hat going home and out again from one going
+    straight, one hat's walk from another's."""
     game = load_game("fang_den_hut", players=4, golden_hat=True, last_standing=False)
     lists = legal_move_lists(game, seed=40, games=3)
-    assert any(move.startswith("gold/") for moves in lists for move in moves)
+    assert any(move.startswith("gold/") for _, moves in lists for move in moves)
+    asked = [
+        [choice.model_dump() for choice in choices_of(game, state, tuple(moves))]
+        for state, moves in lists
+    ]
     page = on_board(browser.new_page(locale=language), f"{table}/table")
-    for moves, said in zip(lists, page.evaluate(SAY_MOVES, lists)):
+    for (_, moves), said in zip(lists, page.evaluate(CHOICE_LABELS, asked)):
         alike = {label for label in said if said.count(label) > 1}
         assert not alike, [m for m, label in zip(moves, said) if label in alike]
 

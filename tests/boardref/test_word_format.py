@@ -159,7 +159,7 @@ def test_spectators_are_told_what_happens_and_the_table_what_to_do(sim_table, br
     expect(kiosk.locator("#message")).to_contain_text(
         "please carry it out on the board", timeout=WAIT_MS
     )
-    expect(watch.locator("#message")).to_contain_text("Der Computer spielt", timeout=WAIT_MS)
+    expect(watch.locator("#message")).to_contain_text("Der Computer", timeout=WAIT_MS)
     expect(watch.locator("#message")).to_contain_text("wird auf dem Brett ausgeführt")
     assert "bitte" not in watch.locator("#message").text_content()
 

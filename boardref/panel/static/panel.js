@@ -7,10 +7,12 @@ import {
   $, chanceWords, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
   role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
+import "./games/catch_the_hare.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
+import "./games/sternhalma.js";
 import { showCandidates } from "./candidates.js";
 import { capitalised, showHeader } from "./header.js";
 import { openNewGame, startNewGame } from "./newgame.js";

@@ -3,7 +3,7 @@
 // top hat above them), the hats waiting at home with their count, the die, and the
 // captives each colour holds.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
-import { say, seatName } from "../core.js";
+import { role, say, seatName } from "../core.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -104,6 +104,46 @@ import { updateChildren } from "../update.js";
       : pieceWords(hat, state)));
   }
 
+  // each leg of a move: which hat goes from where to where (a hat that goes home and
+  // out again may leave with another hat on top than it came with), and where it turns
+  // back (the golden hat captures where it turns); led by the mover's name where
+  // ``seated``; null for what is no move of hats
+  function legsWords(text, state, seated = true) {
+    const legs = text.split(", ").map((leg) => leg.split(" "));
+    if (legs.some((leg) => leg.length !== 2 || !HAT.test(leg[0]))) return null;
+    const paths = legs.map(([, cells]) => cells.split(/[-+]/).filter(Boolean));
+    if (paths.some((path) => !path.length)) return null;
+    const said = legs.map(([hat], n) => {
+      const path = paths[n];
+      const turns = path.filter((_, k) => k > 0 && path[k - 1] === path[k + 1]);
+      const which = hatWords(parseHat(hat), state); // a plain hat goes unnamed
+      const { from, to } = legEnds(path, state);
+      const key = from ? (which ? "fdh.leg_of" : "fdh.leg") : which ? "fdh.walk_of" : null;
+      const leg = key ? say(key, { hat: which, from, to }) : to;
+      if (!turns.length) return leg;
+      return `${leg} ${turnsWords(turns, state)}`;
+    }).join("; ");
+    return seated ? say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state), legs: said }) : said;
+  }
+
+  // where a leg starts and ends: on the referee's page the cells; on the players' the
+  // places the board names (a home, a gate, the centre), and how many fields it walks
+  // in the place of a field the board does not name ("red home → 3 fields", "2 fields
+  // → red home"), the drawing lighting its path
+  function legEnds(path, state) {
+    const [first, last] = [path[0], path[path.length - 1]];
+    if (role === "referee") return { from: cellWords(first, state), to: cellWords(last, state) };
+    const name = (id) => (cellWords(id, state) !== id ? cellWords(id, state) : null);
+    const walk = say("fdh.walk", { count: path.length - 1 });
+    if (name(first)) return { from: name(first), to: name(last) || walk };
+    return name(last) ? { from: walk, to: name(last) } : { from: null, to: walk };
+  }
+
+  function turnsWords(turns, state) {
+    if (role !== "referee") return say("fdh.turns_back", { count: turns.length });
+    return say("fdh.turns", { cells: turns.map((cell) => cellWords(cell, state)).join(", ") });
+  }
+
   function colourWords(colour, state) {
     const seat = state.seats.findIndex((s) => s.colour === colour);
     return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
@@ -129,28 +169,18 @@ import { updateChildren } from "../update.js";
       return true;
     },
 
-    // "red home_red-gate_red-r1-r2" -> "Red: red home → r2"; a tower's move, a golden
-    // hat's turn back and captives carried home (and a hat out again: "red[blue]
-    // r2-r1-gate_red-home_red, red home_red-gate_red") read the same way, from where to where
-    moveWords(text, state) {
-      if (text === "pass") return say("fdh.pass");
-      const legs = text.split(", ").map((leg) => leg.split(" "));
-      if (legs.some((leg) => leg.length !== 2 || !HAT.test(leg[0]))) return text;
-      const paths = legs.map(([, cells]) => cells.split(/[-+]/).filter(Boolean));
-      if (paths.some((path) => !path.length)) return text;
-      // each leg: which hat goes from where to where (a hat that goes home and out
-      // again may leave with another hat on top than it came with), and where it
-      // turns back (the golden hat captures where it turns)
-      const said = legs.map(([hat], n) => {
-        const path = paths[n];
-        const turns = path.filter((_, k) => k > 0 && path[k - 1] === path[k + 1]);
-        const which = hatWords(parseHat(hat), state); // a plain hat goes unnamed
-        const leg = say(which ? "fdh.leg_of" : "fdh.leg", { hat: which, from: cellWords(path[0], state),
-                                                           to: cellWords(path[path.length - 1], state) });
-        if (!turns.length) return leg;
-        return `${leg} ${say("fdh.turns", { cells: turns.map((cell) => cellWords(cell, state)).join(", ") })}`;
-      });
-      return say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state), legs: said.join("; ") });
+    // "red home_red-gate_red-r1-r2" -> "Red: red home → 3 fields" (on the referee's
+    // page "Red: red home → r2"); a tower's move, a golden hat's turn back and captives
+    // carried home (and a hat out again: "red[blue] r2-r1-gate_red-home_red, red
+    // home_red-gate_red") read the same way
+    moveWords: (text, state) => (text === "pass" ? say("fdh.pass") : legsWords(text, state) || text),
+
+    // the computer's move in a sentence, its path lit on the board
+    computerWords(text, state) {
+      if (role === "referee") return null;
+      if (text === "pass") return say("fdh.computer_pass");
+      const legs = legsWords(text, state, false);
+      return legs && say("fdh.computer_moves", { legs });
     },
 
     colourOf(token) {

@@ -2,7 +2,7 @@
 // the figures (hares in their seat colours, the fox, molehills) drawn over it, start
 // spaces and turning points marked, and the marbles of this turn's draw.
 import { el, registerGame, tokenColour } from "../board.js";
-import { board, say } from "../core.js";
+import { board, role, say } from "../core.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -90,13 +90,44 @@ import { updateChildren } from "../update.js";
     return item;
   }
 
-  // one marble use: "lettuce:d8", a joker "field+field=fox:p8", "molehill:g5"
+  // one marble use: "lettuce:d8", a joker "field+field=fox:p8", "molehill:g5", a
+  // molehill moved "molehill:h4-h6"; on the players' pages the cell only where the
+  // board names it (a start space, a turning point), the drawing marking the others
   function useWords(use) {
     const [spent, cell] = use.split(":");
     const [marbles, as] = spent.split("=");
     const named = marbles.split("+").map((kind) => say(`marble_${kind}`)).join(" + ");
-    if (as) return say("hks.joker", { marbles: named, kind: say(`marble_${as}`), cell: cell || "" });
-    return say("hks.use", { kind: named, cell: cell || "" });
+    const place = placeWords(cell);
+    const key = `hks.${as ? "joker" : "use"}${place === null ? "_only" : ""}`;
+    return say(key, { marbles: named, kind: as ? say(`marble_${as}`) : named, cell: place });
+  }
+
+  // the cells of one use: where the figure goes, a molehill moved from where first
+  const usedCells = (cells) => (cells ? cells.split("-") : []);
+  const usesWords = (text) => text.split(" ").map(useWords).join(", ");
+
+  // a cell of a turn as the page says it: its id on the referee's page, a start space or
+  // turning point by its kind on the others, else null
+  function placeWords(cell) {
+    if (!cell) return null;
+    if (role === "referee") return cell;
+    const at = usedCells(cell).pop();
+    const kind = board && (board.cells.find((c) => c.id === at) || {}).kind;
+    return kind === "start" || kind === "turning_point" ? say(`hks.place_${kind}`) : null;
+  }
+
+  // the cells a turn spends its marbles on, marked on the drawing (a turn walks no
+  // one path): the last turn played, and the computer's turn still to carry out
+  function markTurns(view, state) {
+    for (const [move, kind] of [[state.last_played, "last-move"], [state.expected, "expected-move"]]) {
+      if (!move || move === "pass") continue;
+      for (const cell of move.split(" ").flatMap((use) => usedCells(use.split(":")[1]))) {
+        if (!view.cells.has(cell)) continue;
+        const [x, y] = view.at(cell);
+        el("circle", { cx: x, cy: y, r: view.radius * 1.45, class: `${kind} turn-mark`, "data-cell": cell,
+                       "stroke-width": view.radius * 0.3 }, view.marks);
+      }
+    }
   }
 
   // the figures on the virtual board of /sim, wherever a hand put them
@@ -165,13 +196,17 @@ import { updateChildren } from "../update.js";
       });
     },
 
-    moveWords(text) {
-      if (text === "pass") return say("hks.pass");
-      return text.split(" ").map(useWords).join(", ");
+    moveWords: (text) => (text === "pass" ? say("hks.pass") : usesWords(text)),
+
+    // the computer's turn in a sentence, the cells it uses marked on the drawing
+    computerWords(text) {
+      if (role === "referee") return null;
+      return text === "pass" ? say("hks.computer_pass") : say("hks.computer_turn", { uses: usesWords(text) });
     },
 
     draw(view, pieces, state) {
       COLOURS = boardColours(view.board);
+      markTurns(view, state);
       const record = state.record;
       ground(view, record && record.layout);
       if (state.stacks) { standing(view, state); return; }
