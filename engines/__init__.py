@@ -6,7 +6,7 @@
 >>> move = game.parse_move(state, "c2-c1")
 Traceback (most recent call last):
 ...
-engines.errors.IllegalMove: c2-c1: c1 is occupied
+engines.errors.IllegalMove: c2-c1: c1 is occupied: move to a free point
 
 Engines never do I/O beyond reading their packaged board files, and import nothing
 from the other boardref packages.
