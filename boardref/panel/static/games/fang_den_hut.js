@@ -69,8 +69,9 @@ import { updateChildren } from "../update.js";
   }
 
   // a home or gate by its colour ("red home"); the ring's fields by their number
-  function cellWords(id, state) {
-    if (id === "centre") return say("fdh.centre");
+  // ``grammaticalCase``: "dat" where a sentence says "from" it ("aus der Mitte")
+  function cellWords(id, state, grammaticalCase = null) {
+    if (id === "centre") return say("fdh.centre", { case: grammaticalCase });
     const [kind, colour] = id.split("_");
     if (colour && (kind === "home" || kind === "gate")) return say(`fdh.${kind}`, { colour: colourWords(colour, state) });
     return id;
@@ -100,7 +101,7 @@ import { updateChildren } from "../update.js";
     const origins = walks.map(([, path]) => path.split("-")[0]);
     const named = (cell) => new Set(origins).size > 1 && cellWords(cell, state) !== cell;
     return walks.map(([hat], n) => (named(origins[n])
-      ? say("fdh.hat_from", { hat: pieceWords(hat, state), from: cellWords(origins[n], state) })
+      ? say("fdh.hat_from", { hat: pieceWords(hat, state), from: cellWords(origins[n], state, "dat") })
       : pieceWords(hat, state)));
   }
 
