@@ -249,7 +249,7 @@ async function showJoinCodes() {
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
     image.alt = say("join_code", { seat: seatWords(n) });
     const caption = document.createElement("figcaption");
-    caption.textContent = seatName(n);
+    caption.textContent = capitalised(seatName(n)); // a name under its code stands alone
     caption.style.setProperty("--seat", seatColour(state, n));
     figure.append(image, caption);
     box.appendChild(figure);
