@@ -4,7 +4,7 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
-  $, chanceWords, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  $, chanceWords, chosenLanguage, described, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
   role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/fang_den_hut.js";
@@ -135,9 +135,9 @@ function showTurn() {
   else if (acting === null) line = say(`phase_${state.phase}`);
   // a turn held open is still its mover's: what is left to do, not the next draw
   else if (state.still_to_do && acting === state.tentative_seat) {
-    const left = said(state.still_to_do);
-    line = role === "play" && acting === seat ? say("your_turn_left", { left })
-      : say("turn_left", { seat: seatWords(acting), left });
+    // only the mover is told what to do; every other page says what may still happen
+    line = role === "play" && acting === seat ? say("your_turn_left", { left: said(state.still_to_do) })
+      : say("turn_left", { seat: seatWords(acting), left: described(state.still_to_do) });
   } else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatWords(acting) });
   update(turn, "textContent", capitalised(line));
