@@ -11,6 +11,7 @@
 // doubled marked on the board.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { board, post, render, role, say, seat, seatName } from "../core.js";
+import { capitalised } from "../header.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -249,7 +250,7 @@ import { updateChildren } from "../update.js";
     }
     state.seats.forEach((seatInfo, n) => {
       const th = document.createElement("th");
-      th.textContent = seatName(n);
+      th.textContent = capitalised(seatName(n)); // a heading stands alone
       th.style.borderBottom = `3px solid ${tokenColour(seatInfo.colour || seatInfo.name)}`;
       head.append(th);
     });
