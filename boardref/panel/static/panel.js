@@ -19,7 +19,7 @@ import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
 import { seatTurn } from "./seat_turn.js";
-import { refereeDrawing, tapRefereeCell } from "./referee_board.js";
+import { correctingNow, refereeDrawing, tapRefereeCell } from "./referee_board.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
@@ -132,6 +132,8 @@ function showTurn() {
     : state.chance.startsWith("roll") ? ["your_roll", "to_roll"] : ["your_draw", "to_draw"];
   let line;
   if (state.phase === "over") line = say("phase_over");
+  // the referee's own page while the last move is replaced: that, not whose turn
+  else if (role === "referee" && correctingNow()) line = say("turn_correcting");
   else if (acting === null) line = say(`phase_${state.phase}`);
   // a turn held open is still its mover's: what is left to do, not the next draw
   else if (state.still_to_do && acting === state.tentative_seat) {

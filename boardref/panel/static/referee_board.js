@@ -27,6 +27,9 @@ export async function startCorrection() {
   showCorrection();
 }
 
+// whether the referee is replacing the last move now (the header says so)
+export const correctingNow = () => correcting !== null;
+
 export function endCorrection(words = "") {
   correcting = null;
   showCorrection();
