@@ -218,6 +218,9 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
     expect(stack).to_have_attribute("data-points-at", "player 1")
     expect(first.locator(".hand-card")).to_have_count(9, timeout=WAIT_MS)
+    # each seat's hats said apart from its name ("Player 1: 0", not "player 1 0")
+    hats = "Hats won — Player 1: 0 · Player 2: 0 · Player 3: 0"
+    expect(first.locator("#game-panel")).to_contain_text(hats)
 
     second = browser.new_page(locale="en-US")
     join_by_qr(second, table, 1)
@@ -325,6 +328,8 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser, 
     expect(page.locator("#landscape-scores h2")).to_have_text(
         "Landscapes so far (scored as if the game ended now)"
     )
+    left = re.compile(r"Tokens left — Blue: \d+ Hägars? and \d+ gold · Red: \d+ Hägars? and ")
+    expect(page.locator("#game-panel")).to_contain_text(left)
 
 
 @pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)

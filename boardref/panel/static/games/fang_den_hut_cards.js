@@ -5,6 +5,7 @@
 // comes back with the reason in words.
 import { el, registerGame, tokenColour } from "../board.js";
 import { post, render, say, seatName, seatWords } from "../core.js";
+import { capitalised } from "../header.js";
 
 (() => {
   const CARD = /^([a-z]+?)(?:_(blank)|(\d+))$/;
@@ -166,7 +167,8 @@ import { post, render, say, seatName, seatWords } from "../core.js";
         actions.textContent = say("choose_card");
       }
       const hats = document.createElement("p");
-      hats.textContent = say("hats", { hats: state.view.hats.map((n, s) => `${seatName(s)} ${n}`).join(", ") });
+      const won = state.view.hats.map((n, s) => say("score", { seat: capitalised(seatName(s)), score: n }));
+      hats.textContent = say("hats", { hats: won.join(" · ") });
       box.replaceChildren(title, cards, actions, hats);
     },
 

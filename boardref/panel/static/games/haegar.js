@@ -483,8 +483,8 @@ import { updateChildren } from "../update.js";
         // the record names each seat by its colour; the page by its seat's words
         supply: Object.entries(record.supply).map(([colour, s]) => {
           const named = state.seats.findIndex((seatInfo) => seatInfo.name === colour);
-          return `${seatName(named)} ${s.hagars}+${s.gold}`;
-        }).join(", "),
+          return say("supply_of", { seat: capitalised(seatName(named)), hagars: s.hagars, gold: s.gold });
+        }).join(" · "),
       });
       parts.push(supply);
       if (record.laid.length) parts.push(scoreTable(state));
