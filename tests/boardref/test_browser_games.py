@@ -353,3 +353,6 @@ def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser, ki
         expect(page.locator(f'.ground .field.doubled[data-cell="{cell}"]')).to_have_count(1)
     conquered = sum(land["conqueror"] is not None for land in report["landscapes"])
     expect(scores.locator(".conqueror")).to_have_count(conquered)
+    # names standing alone, after a label or as a column's heading: "Winner: Red"
+    expect(page.locator("#outcome .winners")).to_have_text(re.compile(r"^Winner: (Blue|Red)$"))
+    expect(scores.locator("thead th").last).to_have_text("Red")
