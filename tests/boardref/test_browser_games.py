@@ -92,6 +92,8 @@ def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, b
     expect(page.locator(".over .hare")).to_have_count(3)
     expect(page.locator(".over .fox")).to_have_count(1)
     expect(page.locator("#drawn .marble")).to_have_count(3)
+    # the legend's entries stand alone: "Dandelion disk"
+    expect(page.locator(".meadow-legend li").first).to_have_text("Dandelion disk")
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
