@@ -93,6 +93,10 @@ def test_the_referee_moves_a_piece_by_tapping_cells(sternhalma, browser, languag
     said = words.table(language)
     page = logged_in(browser, sternhalma, language)
     expect(page.locator("#position-json")).not_to_have_attribute("open", "")
+    # each piece's button is labelled as a button is: "Empty", "Red"
+    empty = said["position_empty"]
+    label = empty[0].upper() + empty[1:]
+    expect(page.locator('#position-palette [data-token=""]')).to_have_text(label)
     page.click('#position-palette [data-token=""]')
     tap(page, "l4")
     page.click('#position-palette [data-token="red"]')
