@@ -219,6 +219,7 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     stack = tablepage.locator('.over .card[data-cell="stack_1"]')
     expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
     expect(stack).to_have_attribute("data-points-at", "player 1")
+    expect(tablepage.locator("text.seat-name").first).to_have_text(re.compile(r"^Player \d$"))
     expect(first.locator(".hand-card")).to_have_count(9, timeout=WAIT_MS)
     # each seat's hats said apart from its name ("Player 1: 0", not "player 1 0")
     hats = "Hats won — Player 1: 0 · Player 2: 0 · Player 3: 0"
@@ -358,3 +359,5 @@ def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser, ki
     # names standing alone, after a label or as a column's heading: "Winner: Red"
     expect(page.locator("#outcome .winners")).to_have_text(re.compile(r"^Winner: (Blue|Red)$"))
     expect(scores.locator("thead th").last).to_have_text("Red")
+    first_kind = scores.locator(".landscape-row td").first
+    expect(first_kind).to_have_text(re.compile(r"^\s*(Forest|Land|Water)\b"))

@@ -119,7 +119,7 @@ import { capitalised } from "../header.js";
         const token = pieces[cell.id];
         if (cell.kind === "taken") {
           el("text", { x, y: y + view.radius * 1.6, class: "seat-name", "font-size": view.radius * 0.45,
-                       "text-anchor": "middle" }, view.over).textContent = playerName(state, cell.id.replace("taken", "stack"));
+                       "text-anchor": "middle" }, view.over).textContent = capitalised(playerName(state, cell.id.replace("taken", "stack")));
         }
         if (!token) continue;
         const card = cardShape(view, view.over, x, y, token, sizes[cell.id]);

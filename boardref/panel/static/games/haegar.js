@@ -264,7 +264,7 @@ import { updateChildren } from "../update.js";
       const swatch = document.createElement("span");
       swatch.className = "swatch";
       swatch.style.background = tokenColour(LANDSCAPES[land.kind] || "grey");
-      kind.append(swatch, ` ${say(`landscape_${land.kind}`)}`);
+      kind.append(swatch, ` ${capitalised(say(`landscape_${land.kind}`))}`); // a row's heading
       if (land.shield) {
         const mark = document.createElement("span");
         mark.className = "shield-mark";
