@@ -228,6 +228,11 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     second = browser.new_page(locale="en-US")
     join_by_qr(second, table, 1)
     expect(second.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
+    # the second seat's phone turns the table so that its own stacks lie below the deck
+    cells = (f'g.cell[data-cell="{c}"]' for c in ("deck", "taken_2"))
+    deck, own = (second.locator(cell).bounding_box() for cell in cells)
+    assert own["y"] > deck["y"] + deck["height"], (deck, own)
+    assert abs(own["x"] + own["width"] / 2 - deck["x"] - deck["width"] / 2) < deck["width"] / 2
     top = httpx.get(f"{table}/api/state").json()["position"]["stack_1"]
     assert top == card
     game = load_game("fang_den_hut_cards", players=3)
