@@ -19,7 +19,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from boardref.history import archive, file_name
+from boardref.history import archive, file_name, seats_said
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
 
@@ -81,6 +81,8 @@ class DayBook:
                     "end": r.end,
                     "abandoned": r.abandoned,
                     "winners": [] if r.result is None else [r.seats[s] for s in r.result.winners],
+                    # the winners as their game names them, said in each page's language
+                    "winners_said": [] if r.result is None else _said(r, r.result.winners),
                     "reason": "" if r.result is None else r.result.reason,
                     "plies": r.plies,
                 }
@@ -159,3 +161,9 @@ def daybook_routes(book: DayBook) -> APIRouter:
         )
 
     return router
+
+
+def _said(record: GameRecord, seats) -> list[dict[str, Any]]:
+    """``seats`` of ``record``'s game as words, as the game names them."""
+    named = seats_said(record.game, record.players, json.dumps(record.options, sort_keys=True))
+    return [named[s] for s in seats]

@@ -63,7 +63,7 @@ class Summary:
 
 
 @cache
-def _seats_said(name: str, players: int, options: str) -> tuple[dict[str, Any], ...]:
+def seats_said(name: str, players: int, options: str) -> tuple[dict[str, Any], ...]:
     """The seats of a game as it names them, as words; a game this version cannot
     load (an engine's options changed since) has its seats numbered."""
     try:
@@ -118,7 +118,7 @@ class History:
             if not plies and not draws:
                 continue
             winners = tuple(json.loads(over)["winners"]) if over else ()
-            seats = _seats_said(name, players, options)
+            seats = seats_said(name, players, options)
             said = tuple(seats[s] for s in winners)
             found.append(
                 Summary(

@@ -36,6 +36,7 @@ from engines.core import Game, Outcome
 from engines.errors import RulesError
 from engines.players import minimax
 from engines.players.knowledge import Knowledge, knowledge_of
+from engines.words import words
 
 #: UCB1's exploration weight for rewards in [0, 1]
 EXPLORATION = 0.7
@@ -175,11 +176,23 @@ def _legal(game: Game, state, seat: int | None) -> list:
     """The moves of the seat to act; ``RulesError`` if nobody (or not ``seat``) may move."""
     moving = game.to_move(state)
     if moving is None:
-        why = "the game is over" if game.outcome(state) is not None else "chance is pending"
-        raise RulesError(f"no move to choose: {why}")
+        over = game.outcome(state) is not None
+        why = words("rules.search.over", "the game is over") if over else _CHANCE_FIRST
+        raise RulesError(words("rules.search.no_move", "no move to choose: {why}", why=why))
     if seat is not None and seat != moving:
-        raise RulesError(f"{game.seat_name(seat)} is not to move; {game.seat_name(moving)} is")
+        raise RulesError(
+            words(
+                "rules.search.not_to_move",
+                "to move: {moving}, not {seat}",
+                seat=game.seat_words(seat),
+                moving=game.seat_words(moving),
+            )
+        )
     return game.legal_moves(state)
+
+
+#: why a search has no move while a die, bag or deck is still to be drawn from
+_CHANCE_FIRST = words("rules.search.chance", "a roll or draw comes first")
 
 
 class _Node:
@@ -235,8 +248,12 @@ class _Search:
             return lambda: self.knowledge.unseen(game, view, self.rng)
         if view != game.to_json(state):
             raise RulesError(
-                f"{game.name} hides information from {game.seat_name(seat)} and the search "
-                "has no way to deal what it cannot see"
+                words(
+                    "rules.search.hidden",
+                    "this game hides information from {seat}, and the search has no way "
+                    "to deal what it cannot see",
+                    seat=game.seat_words(seat),
+                )
             )
         return lambda: state
 

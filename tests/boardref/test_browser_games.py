@@ -93,6 +93,8 @@ def test_hakenschlagen_draws_the_disks_in_their_colours_and_the_marbles(table, b
     expect(page.locator(".over .hare")).to_have_count(3)
     expect(page.locator(".over .fox")).to_have_count(1)
     expect(page.locator("#drawn .marble")).to_have_count(3)
+    # the legend's entries stand alone: "Dandelion disk"
+    expect(page.locator(".meadow-legend li").first).to_have_text("Dandelion disk")
 
 
 @pytest.mark.parametrize("table", [("fang_den_hut", 4)], indirect=True)
@@ -223,11 +225,20 @@ def test_a_phone_plays_a_tapped_card_and_the_next_is_offered_only_the_allowed_ca
     stack = tablepage.locator('.over .card[data-cell="stack_1"]')
     expect(stack).to_have_attribute("data-card", card, timeout=WAIT_MS)
     expect(stack).to_have_attribute("data-points-at", "player 1")
+    expect(tablepage.locator("text.seat-name").first).to_have_text(re.compile(r"^Player \d$"))
     expect(first.locator(".hand-card")).to_have_count(9, timeout=WAIT_MS)
+    # each seat's hats said apart from its name ("Player 1: 0", not "player 1 0")
+    hats = "Hats won — Player 1: 0 · Player 2: 0 · Player 3: 0"
+    expect(first.locator("#game-panel")).to_contain_text(hats)
 
     second = browser.new_page(locale="en-US")
     join_by_qr(second, table, 1)
     expect(second.locator(".hand-card")).to_have_count(10, timeout=WAIT_MS)
+    # the second seat's phone turns the table so that its own stacks lie below the deck
+    cells = (f'g.cell[data-cell="{c}"]' for c in ("deck", "taken_2"))
+    deck, own = (second.locator(cell).bounding_box() for cell in cells)
+    assert own["y"] > deck["y"] + deck["height"], (deck, own)
+    assert abs(own["x"] + own["width"] / 2 - deck["x"] - deck["width"] / 2) < deck["width"] / 2
     top = httpx.get(f"{table}/api/state").json()["position"]["stack_1"]
     assert top == card
     game = load_game("fang_den_hut_cards", players=3)
@@ -331,6 +342,8 @@ def test_haegar_fields_show_their_landscape_and_a_running_tally(table, browser, 
     expect(page.locator("#landscape-scores h2")).to_have_text(
         "Landscapes so far (scored as if the game ended now)"
     )
+    left = re.compile(r"Tokens left — Blue: \d+ Hägars? and \d+ gold · Red: \d+ Hägars? and ")
+    expect(page.locator("#game-panel")).to_contain_text(left)
 
 
 @pytest.mark.parametrize("table", [("haegar", 2)], indirect=True)
@@ -354,3 +367,8 @@ def test_haegar_end_scores_per_landscape_and_the_doubled_line(table, browser, ki
         expect(page.locator(f'.ground .field.doubled[data-cell="{cell}"]')).to_have_count(1)
     conquered = sum(land["conqueror"] is not None for land in report["landscapes"])
     expect(scores.locator(".conqueror")).to_have_count(conquered)
+    # names standing alone, after a label or as a column's heading: "Winner: Red"
+    expect(page.locator("#outcome .winners")).to_have_text(re.compile(r"^Winner: (Blue|Red)$"))
+    expect(scores.locator("thead th").last).to_have_text("Red")
+    first_kind = scores.locator(".landscape-row td").first
+    expect(first_kind).to_have_text(re.compile(r"^\s*(Forest|Land|Water)\b"))

@@ -107,6 +107,8 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
     codes = page.locator("#join-codes img")
     expect(codes).to_have_count(5, timeout=WAIT_MS)
     expect(page.locator('#join-codes figure[data-seat="5"]')).to_have_count(0)
+    # each code's caption names its seat as a name standing alone: "Red", not "red"
+    expect(page.locator('#join-codes figure[data-seat="0"] figcaption')).to_have_text("Red")
     loaded = "(i) => i.complete && i.naturalWidth"
     page.wait_for_function(f"[...document.querySelectorAll('#join-codes img')].every({loaded})")
     for box in (codes.nth(n).bounding_box() for n in range(5)):

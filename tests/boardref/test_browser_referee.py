@@ -62,6 +62,10 @@ def test_the_referee_replaces_a_misread_move_by_tapping_the_board(sternhalma, br
     page.click("#correct-start")
     asked = said["correct_tap_piece"].split("{")[0]  # "Erkannt wurde "
     expect(page.locator("#correct-note")).to_contain_text(asked + "l4-m5", timeout=WAIT_MS)
+    # the header says what the referee does now, not whose turn it is; the others' pages
+    # still show whose turn it is
+    expect(page.locator("#turn")).to_have_text(said["turn_correcting"])
+    expect(sim.locator("#turn")).not_to_have_text(said["turn_correcting"])
     # the position before the misread move, the move read drawn, the pieces that may move lit
     expect(page.locator('#board g.cell[data-cell="l4"]')).to_have_attribute("data-token", "red")
     expect(page.locator('#board g.cell[data-cell="l4"]')).to_have_class("cell last")
@@ -74,6 +78,7 @@ def test_the_referee_replaces_a_misread_move_by_tapping_the_board(sternhalma, br
     page.click("#correct-apply")
     replaced = said["referee.replaced"].format(replaced="l4-m5", move="l4-k5")
     expect(page.locator("#message")).to_contain_text(replaced, timeout=WAIT_MS)
+    expect(page.locator("#turn")).not_to_have_text(said["turn_correcting"])
     state = httpx.get(f"{sternhalma}/api/state").json()
     assert state["last_played"] == "l4-k5" and state["position"]["k5"] == "red"
     # the board still shows the misread: the referee asks for the piece to be moved
@@ -88,6 +93,10 @@ def test_the_referee_moves_a_piece_by_tapping_cells(sternhalma, browser, languag
     said = words.table(language)
     page = logged_in(browser, sternhalma, language)
     expect(page.locator("#position-json")).not_to_have_attribute("open", "")
+    # each piece's button is labelled as a button is: "Empty", "Red"
+    empty = said["position_empty"]
+    label = empty[0].upper() + empty[1:]
+    expect(page.locator('#position-palette [data-token=""]')).to_have_text(label)
     page.click('#position-palette [data-token=""]')
     tap(page, "l4")
     page.click('#position-palette [data-token="red"]')

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 import httpx
 
 from boardref.config import load_config
+from boardref.panel import words
 from boardref.service import Service
 from engines.records import read
 from engines.replay import verify
@@ -118,6 +119,9 @@ def said_in_german(url: str, browser, game: dict) -> None:
     moves = f"{game['plies']} Züge" if game["plies"] != 1 else "1 Zug"
     expect(page.locator("#day-tables li")).to_contain_text(f"{ended:%H:%M} Hasenjagd, {moves}")
     expect(page.locator("#day-tables h3")).to_have_text("t2: 1 Spiel")
+    # the winner as the game names them in German ("der Hase"), not the record's "hare"
+    winner = words.said("de", game["winners_said"][0])
+    expect(page.locator("#day-tables li")).to_contain_text(f"gewonnen: {winner}")
 
 
 def test_a_card_tables_shuffle_reaches_the_broker_without_its_order(tmp_path, broker):  # noqa: F811

@@ -227,6 +227,21 @@ def roll(roller, game, state, decline: bool):
     return game.resolve(state, int(roller.locator("#drawn .die").get_attribute("data-value")))
 
 
+def told_to_others(kiosk, mover) -> None:
+    """A turn that may still go on: only the mover's phone says what to do (press
+    Confirm move); the kiosk says what the mover may still do, addressing nobody."""
+    from playwright.sync_api import expect
+
+    told, described = TOLD
+    expect(mover.locator("#turn")).to_contain_text(told, timeout=WAIT_MS)
+    expect(kiosk.locator("#turn")).to_contain_text(described, timeout=WAIT_MS)
+    expect(kiosk.locator("#turn")).not_to_contain_text(told)
+
+
+#: the end of a turn held open as its mover reads it, and as the others read it
+TOLD = ("oder drück Zug bestätigen", "oder den Zug bestätigen")
+
+
 def sit_down(people, players: int):
     """``players`` people at a Fang den Hut! table in German: the table, the game, the
     virtual board, the kiosk and a phone per seat, joined by its code."""
@@ -278,6 +293,8 @@ def test_four_people_play_fang_den_hut_in_german_until_every_kind_of_move(people
         waiting, asked = play(sim, kiosk, mover, game, state, move)
         # a move that may still go on is its mover's until confirmed: no roll ends it
         going_on = waiting and game.can_extend(state, move, "presence")
+        if going_on:
+            told_to_others(kiosk, mover)
         state = game.apply(state, move)
         seen |= shown | ({"among"} if asked else set())
         # the first move that waits is confirmed, the next ends by the roll after it

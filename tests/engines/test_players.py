@@ -74,13 +74,13 @@ def test_a_seeded_search_chooses_the_same_move_again(name):
 def test_a_player_refuses_when_nobody_or_another_seat_is_to_move():
     hare = load_game("catch_the_hare", max_plies=1)
     state = hare.initial_state()
-    with pytest.raises(RulesError, match="the hare is not to move"):
+    with pytest.raises(RulesError, match="to move: the hunters, not the hare"):
         SearchPlayer(playouts=5).choose(hare, state, seat=1)
     over = hare.apply(state, hare.legal_moves(state)[0])
     with pytest.raises(RulesError, match="the game is over"):
         RandomPlayer().choose(hare, over)
     dice = load_game("fang_den_hut", 2)
-    with pytest.raises(RulesError, match="chance is pending"):
+    with pytest.raises(RulesError, match="a roll or draw comes first"):
         SearchPlayer(playouts=5).choose(dice, dice.initial_state())
 
 

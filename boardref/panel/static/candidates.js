@@ -6,6 +6,7 @@
 // decides which move was played: the choice is the player's, posted to the service.
 import { el, GAMES, OVERLAYS, tokenColour } from "./board.js";
 import { $, post, render, role, say, sayMove, sayName, seat, state, view } from "./core.js";
+import { capitalised } from "./header.js";
 
 // the choice lit on the board: its move's notation, so a new question starts unlit
 let lit = null;
@@ -71,11 +72,6 @@ export function choiceLabels(choices) {
   const own = game.choiceWords ? game.choiceWords(choices, state) : null;
   const labels = apart(own) ? own : differences(choices, game);
   return labels.map(capitalised);
-}
-
-function capitalised(text) {
-  const lang = document.documentElement.lang || undefined;
-  return text.charAt(0).toLocaleUpperCase(lang) + text.slice(1);
 }
 
 // What each choice leaves on the cells where the choices differ (every choice names

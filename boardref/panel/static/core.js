@@ -112,7 +112,7 @@ export function sayValue(value, name = null, grammaticalCase = null, marked = fa
   if (typeof value === "string") return sayName(value);
   if (value && typeof value === "object" && "key" in value) {
     const params = grammaticalCase ? { ...value.params, case: grammaticalCase } : value.params;
-    return sayIn(value.key, params || {}, false, marked);
+    return sayIn(watched(value.key), params || {}, false, marked);
   }
   return String(value);
 }
@@ -141,7 +141,19 @@ export function said(spoken, marked = false) {
   return sayIn(watched(spoken.key), spoken.params || {}, true, marked);
 }
 
-const watched = (key) => (role === "watch" && `${key}.watching` in words ? `${key}.watching` : key);
+// A sentence told about a player, not to them (the kiosk and the other phones about
+// a turn held open): every key in it said in its "<key>.watching" form where it has one.
+let describing = false;
+export function described(spoken) {
+  describing = true;
+  try {
+    return said(spoken);
+  } finally {
+    describing = false;
+  }
+}
+
+const watched = (key) => ((role === "watch" || describing) && `${key}.watching` in words ? `${key}.watching` : key);
 
 // The computer's move announced in a sentence of its game's own ("The computer lays
 // its coaster ..."), where the game has one (its computerWords hook); at a board the

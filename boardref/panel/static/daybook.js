@@ -1,6 +1,6 @@
 // The café's day of games on the dashboard: each table's ended games with their
 // results and records, and the whole day as one zip. It reads; it sends nothing.
-import { say, sayTime } from "./core.js";
+import { said, say, sayTime } from "./core.js";
 
 const dayChosen = document.getElementById("day-chosen");
 
@@ -15,7 +15,8 @@ function timeOf(stamp) {
 
 function result(game) {
   if (game.abandoned) return say("fleet.day_abandoned");
-  return game.winners.length ? say("fleet.day_won", { names: game.winners.join(", ") }) : say("fleet.day_draw");
+  if (!game.winners.length) return say("fleet.day_draw");
+  return say("fleet.day_won", { names: game.winners_said.map((seat) => said(seat)).join(", ") });
 }
 
 async function showDay() {

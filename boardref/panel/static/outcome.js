@@ -50,7 +50,7 @@ export function showOutcome() {
   update(box, "hidden", !state.outcome);
   if (!state.outcome) return;
   const outcome = state.outcome;
-  const names = outcome.winners.map(seatName);
+  const names = outcome.winners.map((n) => capitalised(seatName(n))); // after a label, as in the header
   const shown = [];
   if (role === "play" && state.seats[seat]) shown.push(line("strong", "own-result", ownResult(outcome)));
   shown.push(line("strong", "winners", names.length ? say("winner", { names: names.join(", ") }) : say("draw_game")));

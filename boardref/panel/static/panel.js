@@ -4,7 +4,7 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
-  $, chanceWords, chosenLanguage, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  $, chanceWords, chosenLanguage, described, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
   role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/catch_the_hare.js";
@@ -21,7 +21,7 @@ import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
 import { seatTurn } from "./seat_turn.js";
-import { refereeDrawing, tapRefereeCell } from "./referee_board.js";
+import { correctingNow, refereeDrawing, tapRefereeCell } from "./referee_board.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
@@ -134,12 +134,14 @@ function showTurn() {
     : state.chance.startsWith("roll") ? ["your_roll", "to_roll"] : ["your_draw", "to_draw"];
   let line;
   if (state.phase === "over") line = say("phase_over");
+  // the referee's own page while the last move is replaced: that, not whose turn
+  else if (role === "referee" && correctingNow()) line = say("turn_correcting");
   else if (acting === null) line = say(`phase_${state.phase}`);
   // a turn held open is still its mover's: what is left to do, not the next draw
   else if (state.still_to_do && acting === state.tentative_seat) {
-    const left = said(state.still_to_do);
-    line = role === "play" && acting === seat ? say("your_turn_left", { left })
-      : say("turn_left", { seat: seatWords(acting), left });
+    // only the mover is told what to do; every other page says what may still happen
+    line = role === "play" && acting === seat ? say("your_turn_left", { left: said(state.still_to_do) })
+      : say("turn_left", { seat: seatWords(acting), left: described(state.still_to_do) });
   } else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatWords(acting) });
   update(turn, "textContent", capitalised(line));
@@ -251,7 +253,7 @@ async function showJoinCodes() {
     image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
     image.alt = say("join_code", { seat: seatWords(n) });
     const caption = document.createElement("figcaption");
-    caption.textContent = seatName(n);
+    caption.textContent = capitalised(seatName(n)); // a name under its code stands alone
     caption.style.setProperty("--seat", seatColour(state, n));
     figure.append(image, caption);
     box.appendChild(figure);

@@ -2,6 +2,7 @@
 // or picking a legal move, and the position set by tapping cells with a piece. The
 // page only proposes; the service checks each correction and position as a whole.
 import { $, post, render, said, say, state } from "./core.js";
+import { capitalised } from "./header.js";
 import { pieceColour } from "./sim.js";
 
 // replacing the last move: what may replace it (GET /api/correction), the piece
@@ -26,6 +27,9 @@ export async function startCorrection() {
   $("correct-move").value = "";
   showCorrection();
 }
+
+// whether the referee is replacing the last move now (the header says so)
+export const correctingNow = () => correcting !== null;
 
 export function endCorrection(words = "") {
   correcting = null;
@@ -127,7 +131,7 @@ function showPalette() {
     swatch.className = "sim-swatch";
     swatch.style.background = token && state ? pieceColour(token) : "transparent";
     const name = document.createElement("span");
-    name.textContent = token ? say(`token.${token}`) : say("position_empty");
+    name.textContent = capitalised(token ? say(`token.${token}`) : say("position_empty")); // a button's label
     button.append(swatch, name);
     button.onclick = () => { endCorrection(); editing.picked = token; showPalette(); };
     return button;

@@ -1,7 +1,8 @@
 // How far a player's phone turns the board: the seat's own side at the bottom, as the
 // player sees the board from their chair (Sternhalma's home point, the hats' home, the
-// hunters' rows, the hares' start, Hägar's table side). The board's drawing says where
-// each seat sits; this only picks the turn, a whole step of the board's symmetry.
+// hunters' rows, the hares' start, Hägar's table side, the card game's own stacks).
+// The board's drawing says where each seat sits; this only picks the turn, a whole
+// step of the board's symmetry.
 
 // a table side as a direction on the drawing (x right, y down)
 const SIDES = { south: [0, 1], north: [0, -1], west: [-1, 0], east: [1, 0] };
@@ -31,6 +32,12 @@ const SEATED = {
     return n === 0 ? [x, y] : [2 * cx - x, 2 * cy - y];
   } },
   hakenschlagen: { at: (board) => middle(board, board.game.hare_starts) },
+  // the card game: each seat's stacks are one of five arms around the deck (a table of
+  // fewer seats draws fewer arms, so the drawing's middle is not the deck's)
+  fang_den_hut_cards: { step: 72, direction: (board, state, n) => {
+    const [[x, y], [dx, dy]] = [middle(board, zone(board, `player_${n + 1}`)), middle(board, ["deck"])];
+    return [x - dx, y - dy];
+  } },
   haegar: { direction: (board, state, n) => {
     const chosen = state.options.seats ? state.options.seats.split(",").map((side) => side.trim()) : null;
     return SIDES[(chosen || board.game.sides[String(state.players)] || [])[n]] || null;

@@ -5,6 +5,7 @@
 // comes back with the reason in words.
 import { el, registerGame, tokenColour } from "../board.js";
 import { post, render, say, seatName, seatWords } from "../core.js";
+import { capitalised } from "../header.js";
 
 (() => {
   const CARD = /^([a-z]+?)(?:_(blank)|(\d+))$/;
@@ -118,7 +119,7 @@ import { post, render, say, seatName, seatWords } from "../core.js";
         const token = pieces[cell.id];
         if (cell.kind === "taken") {
           el("text", { x, y: y + view.radius * 1.6, class: "seat-name", "font-size": view.radius * 0.45,
-                       "text-anchor": "middle" }, view.over).textContent = playerName(state, cell.id.replace("taken", "stack"));
+                       "text-anchor": "middle" }, view.over).textContent = capitalised(playerName(state, cell.id.replace("taken", "stack")));
         }
         if (!token) continue;
         const card = cardShape(view, view.over, x, y, token, sizes[cell.id]);
@@ -166,7 +167,8 @@ import { post, render, say, seatName, seatWords } from "../core.js";
         actions.textContent = say("choose_card");
       }
       const hats = document.createElement("p");
-      hats.textContent = say("hats", { hats: state.view.hats.map((n, s) => `${seatName(s)} ${n}`).join(", ") });
+      const won = state.view.hats.map((n, s) => say("score", { seat: capitalised(seatName(s)), score: n }));
+      hats.textContent = say("hats", { hats: won.join(" · ") });
       box.replaceChildren(title, cards, actions, hats);
     },
 

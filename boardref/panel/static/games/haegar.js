@@ -11,6 +11,7 @@
 // doubled marked on the board.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { board, post, render, role, say, seat, seatName } from "../core.js";
+import { capitalised } from "../header.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -249,7 +250,7 @@ import { updateChildren } from "../update.js";
     }
     state.seats.forEach((seatInfo, n) => {
       const th = document.createElement("th");
-      th.textContent = seatName(n);
+      th.textContent = capitalised(seatName(n)); // a heading stands alone
       th.style.borderBottom = `3px solid ${tokenColour(seatInfo.colour || seatInfo.name)}`;
       head.append(th);
     });
@@ -263,7 +264,7 @@ import { updateChildren } from "../update.js";
       const swatch = document.createElement("span");
       swatch.className = "swatch";
       swatch.style.background = tokenColour(LANDSCAPES[land.kind] || "grey");
-      kind.append(swatch, ` ${say(`landscape_${land.kind}`)}`);
+      kind.append(swatch, ` ${capitalised(say(`landscape_${land.kind}`))}`); // a row's heading
       if (land.shield) {
         const mark = document.createElement("span");
         mark.className = "shield-mark";
@@ -482,8 +483,8 @@ import { updateChildren } from "../update.js";
         // the record names each seat by its colour; the page by its seat's words
         supply: Object.entries(record.supply).map(([colour, s]) => {
           const named = state.seats.findIndex((seatInfo) => seatInfo.name === colour);
-          return `${seatName(named)} ${s.hagars}+${s.gold}`;
-        }).join(", "),
+          return say("supply_of", { seat: capitalised(seatName(named)), hagars: s.hagars, gold: s.gold });
+        }).join(" · "),
       });
       parts.push(supply);
       if (record.laid.length) parts.push(scoreTable(state));

@@ -3,6 +3,7 @@
 // spaces and turning points marked, and the marbles of this turn's draw.
 import { el, registerGame, tokenColour } from "../board.js";
 import { board, role, say } from "../core.js";
+import { capitalised } from "../header.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -151,7 +152,7 @@ import { updateChildren } from "../update.js";
       const item = document.createElement("li");
       item.dataset.kind = kind;
       item.style.setProperty("--swatch", tokenColour(COLOURS[kind]));
-      item.textContent = say(`token.${kind}`);
+      item.textContent = capitalised(say(`token.${kind}`)); // a legend's entry stands alone
       return item;
     });
     const list = document.createElement("ul");
