@@ -4,6 +4,7 @@
 // captives each colour holds.
 import { dieFace, el, registerGame, tokenColour } from "../board.js";
 import { role, say, seatName } from "../core.js";
+import { capitalised } from "../header.js";
 import { updateChildren } from "../update.js";
 
 (() => {
@@ -217,7 +218,7 @@ import { updateChildren } from "../update.js";
         row.className = "captives";
         row.dataset.colour = colour;
         row.style.borderLeft = `.6rem solid ${tokenColour(colour)}`;
-        row.textContent = say("prisoners", { seat: colourWords(colour, state), count: taken.length });
+        row.textContent = capitalised(say("prisoners", { seat: colourWords(colour, state), count: taken.length }));
         return row;
       });
       updateChildren(box, rows);
