@@ -37,10 +37,10 @@ PLAIN = {
 
 def _calls() -> list[tuple[str, ast.Call]]:
     found = []
-    for path in sorted(ENGINES.glob("*.py")):
+    for path in sorted(ENGINES.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "words":
-                found.append((f"{path.name}:{node.lineno}", node))
+                found.append((f"{path.relative_to(ENGINES)}:{node.lineno}", node))
     return found
 
 
@@ -79,7 +79,9 @@ def test_every_key_is_in_the_word_table_with_the_same_placeholders(language):
 def test_the_tables_hold_no_key_the_engines_do_not_say():
     said = {call.args[0].value for _, call in _calls()}
     for language in LANGUAGES:
-        assert set(_table(language)) == said, language
+        # "<key>.watching" is how a spectator's page says a key the engines say
+        keys = {key.removesuffix(".watching") for key in _table(language)}
+        assert keys == said, language
 
 
 def test_no_refusal_is_a_plain_sentence():
