@@ -70,15 +70,16 @@ export function drawWith(draw) { renderer = draw; }
 // places and cases). A value may itself be words ({key, params}: a seat's name, a
 // reason) or a list of values; both are said too.
 export function say(key, values = {}) {
-  return sayIn(key, values, true, false);
+  return sayIn(key, values, true);
 }
 
-// ``marked``: the values are the table's words of the moment (the referee's notice),
-// whose cells the drawing highlights as it says them
-function sayIn(key, values, top, marked) {
+// ``how``: {marked}: the values are the table's words of the moment (the referee's
+// notice), whose cells the drawing highlights as it says them; {describing}: said
+// about a player, not to them (every key in its "<key>.watching" form where it has one)
+function sayIn(key, values, top, how = {}) {
   // a name the table has no words for (a coaster's id) is shown as it is
   const text = words[key] || key.split(".").pop();
-  const valueWords = (value, name, grammaticalCase) => sayValue(value, name, grammaticalCase, marked);
+  const valueWords = (value, name, grammaticalCase) => sayValue(value, name, grammaticalCase, how);
   return formatMessage(text, values, document.documentElement.lang || "en", valueWords, top);
 }
 
@@ -102,17 +103,17 @@ function sayPlace(ids, name) {
 }
 
 // One value in a sentence; words asked for in a grammatical case get it as "case".
-export function sayValue(value, name = null, grammaticalCase = null, marked = false) {
+export function sayValue(value, name = null, grammaticalCase = null, how = {}) {
   const ids = [value].flat();
-  if (marked && CELL_NAMES.includes(name) && ids.length && ids.every((id) => typeof id === "string")) {
+  if (how.marked && CELL_NAMES.includes(name) && ids.length && ids.every((id) => typeof id === "string")) {
     return sayPlace(ids, name);
   }
-  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, grammaticalCase, marked)).join(", ");
+  if (Array.isArray(value)) return value.map((v) => sayValue(v, name, grammaticalCase, how)).join(", ");
   if (typeof value === "string" && SAID_AS[name]) return SAID_AS[name](value);
   if (typeof value === "string") return sayName(value);
   if (value && typeof value === "object" && "key" in value) {
     const params = grammaticalCase ? { ...value.params, case: grammaticalCase } : value.params;
-    return sayIn(watched(value.key), params || {}, false, marked);
+    return sayIn(watched(value.key, how), params || {}, false, how);
   }
   return String(value);
 }
@@ -135,25 +136,24 @@ export function chanceWords(table) {
 // the watching page says that. ``marked`` where the drawing highlights the cells it
 // names (the referee's notice).
 export function said(spoken, marked = false) {
-  const computer = COMPUTER_SAYS[spoken.key];
-  const sentence = computer !== undefined && sayComputerMove(spoken.params.move);
-  if (sentence) return computer ? say(watched(computer), { sentence }) : sentence;
-  return sayIn(watched(spoken.key), spoken.params || {}, true, marked);
+  return tell(spoken, { marked });
 }
 
 // A sentence told about a player, not to them (the kiosk and the other phones about
 // a turn held open): every key in it said in its "<key>.watching" form where it has one.
-let describing = false;
 export function described(spoken) {
-  describing = true;
-  try {
-    return said(spoken);
-  } finally {
-    describing = false;
-  }
+  return tell(spoken, { describing: true });
 }
 
-const watched = (key) => ((role === "watch" || describing) && `${key}.watching` in words ? `${key}.watching` : key);
+function tell(spoken, how) {
+  const computer = COMPUTER_SAYS[spoken.key];
+  const sentence = computer !== undefined && sayComputerMove(spoken.params.move);
+  if (sentence) return computer ? say(watched(computer, how), { sentence }) : sentence;
+  return sayIn(watched(spoken.key, how), spoken.params || {}, true, how);
+}
+
+const watched = (key, how) =>
+  ((role === "watch" || how.describing) && `${key}.watching` in words ? `${key}.watching` : key);
 
 // The computer's move announced in a sentence of its game's own ("The computer lays
 // its coaster ..."), where the game has one (its computerWords hook); at a board the

@@ -4,6 +4,7 @@
 // service decides; this only shows and asks.
 import { SVG } from "./board.js";
 import { $, post, role, say, sayMove, seat, seatName, state, view, words } from "./core.js";
+import { capitalised } from "./header.js";
 import { update, updateChildren } from "./update.js";
 
 export function showUnseen() {
@@ -20,9 +21,7 @@ export function showUnseen() {
     const key = words[`unseen.prompt.${state.game}`] ? `unseen.prompt.${state.game}` : "unseen.prompt";
     const prompt = say(key);
     const said = role === "play" ? prompt : say("unseen.seat", { seat: seatName(state.to_move), prompt });
-    // a line begins with a capital, also where it begins with a seat's name ("red")
-    const lang = document.documentElement.lang || undefined;
-    line.textContent = said.charAt(0).toLocaleUpperCase(lang) + said.slice(1);
+    line.textContent = capitalised(said); // also where it begins with a seat's name ("red")
     shown.push(line);
     // several are numbered as on the board, where each is drawn
     const numbered = (n) => (state.unseen.length > 1 ? `${n + 1}: ` : "");
