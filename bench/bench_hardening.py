@@ -1,22 +1,30 @@
-"""What a hostile LAN client costs a running table (`boardref serve --sim`): the time
-and the service's CPU to answer an 11.6 MB JSON object of many keys, and the size of
-that answer; and, while PIN guesses with rotating X-Forwarded-For headers arrive,
-how many are refused and the slowest /api/health answer. Prints one JSON line with
-the machine's load average beside it (the figures are only comparable on one
-machine, side by side).
+"""What a hostile LAN client costs a running table (`boardref serve --sim`), and
+whether it gets through.
+
+First the costs: the time and the service's CPU to answer an 11.6 MB JSON object of
+many keys, and the size of that answer; and, while PIN guesses with rotating
+X-Forwarded-For headers arrive, how many are refused and the slowest /api/health
+answer. Then every attack area (``bench/hardening_<area>.py``, see ``tally.py``):
+tried / held / failed per area, and what got through. Prints one JSON line per part
+with the machine's load average beside the costs (they are only comparable on one
+machine, side by side); exits 1 when any attack got through.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import httpx
 from smoke import sized
+from tally import Tally
 
 from boardref.harness import serve_sim
 
@@ -102,7 +110,25 @@ def main() -> None:
                 service.kill()
                 service.wait(30)
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    print(json.dumps({"bench": "hardening", **result}))
+    print(json.dumps({"bench": "hardening", **result}), flush=True)
+    tallies = attack_areas()
+    print(f"{'area':<14} {'tried':>6} {'held':>6} {'failed':>6}")
+    for tally in tallies:
+        print(f"{tally.area:<14} {tally.tried:>6} {tally.held:>6} {tally.failed:>6}")
+        print(json.dumps({"bench": "hardening", **tally.to_json()}), flush=True)
+    if any(tally.failed for tally in tallies):
+        sys.exit(1)
+
+
+def attack_areas() -> list[Tally]:
+    """Every ``hardening_<area>.py`` beside this file, each run in a scratch folder of
+    its own, in name order."""
+    tallies = []
+    for module in sorted(Path(__file__).parent.glob("hardening_*.py")):
+        area = importlib.import_module(module.stem)
+        with tempfile.TemporaryDirectory(prefix=f"boardref-{module.stem}-") as scratch:
+            tallies.append(area.attack(Path(scratch)))
+    return tallies
 
 
 if __name__ == "__main__":
