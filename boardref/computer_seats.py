@@ -25,16 +25,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("boardref")
 
 THINKING_S = 2.0  # the longest the computer thinks about a move
-#: how long a move or draw the computer makes itself is shown before it is made
-SHOWING_S = 1.5
 
 
 class ComputerSeats:
     """Acts for the referee's computer seats, one act at a time; ``woken`` is called
-    when an act has ended, so the service looks again."""
+    when an act has ended, so the service looks again. A move or draw the computer
+    makes itself is shown for ``showing_s`` before it is made."""
 
-    def __init__(self, woken: Callable[[], None]):
+    def __init__(self, woken: Callable[[], None], showing_s: float = 1.5):
         self.woken = woken
+        self.showing_s = showing_s
         #: the act under way (thinking, or a pause before a move or draw), if any
         self.acting: asyncio.Future | None = None
 
@@ -59,7 +59,7 @@ class ComputerSeats:
                     return
                 referee.expect(str(move))
                 if referee.computer_moves_itself():
-                    await asyncio.sleep(SHOWING_S)
+                    await asyncio.sleep(self.showing_s)
                     if referee.positions[-1] == state and referee.expected is not None:
                         referee.play(str(referee.expected[0]))
         except (RefereeError, RulesError) as exc:
@@ -70,7 +70,7 @@ class ComputerSeats:
     async def _draw(self, referee: Referee) -> None:
         state = referee.positions[-1]
         try:
-            await asyncio.sleep(SHOWING_S)
+            await asyncio.sleep(self.showing_s)
             if referee.positions[-1] == state and referee.computer_to_draw():
                 referee.draw()
         except RefereeError as exc:

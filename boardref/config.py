@@ -38,6 +38,8 @@ class GameConfig(_Section):
     #: seats the computer plays (kiosk tables), and how strongly
     computer: list[int] = Field(default_factory=list)
     level: str = Field("hard", pattern=r"^(easy|medium|hard)$")
+    #: how long a move or draw the computer makes itself is shown before it is made
+    computer_pause_ms: int = Field(1500, ge=0, le=10_000)
 
 
 class HallConfig(_Section):

@@ -89,7 +89,7 @@ class Service:
         self.loop_lag: LoopLag | None = None
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
-        self.computer = ComputerSeats(self._wake.set)
+        self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
         #: a position whose indexing failed in the worker: the verdict indexes it itself

@@ -118,6 +118,11 @@ class Table:
         self.context.close()
 
 
+#: how long the computer's own moves and draws are shown before they are made: long
+#: enough to be seen (and waited for) on the pages, short enough for whole games
+COMPUTER_PAUSE_MS = 400
+
+
 @pytest.fixture
 def people(tmp_path, browser):
     """``sit_down(game, players, language)``: a served table and its pages' browser
@@ -125,7 +130,9 @@ def people(tmp_path, browser):
     started = []
 
     def sit_down(game: str, players: int, language: str) -> Table:
-        service, url = serve(tmp_path, game, players, settle_ms=150, public=True)
+        service, url = serve(
+            tmp_path, game, players, settle_ms=150, public=True, computer_pause_ms=COMPUTER_PAUSE_MS
+        )
         table = Table(browser, url, language, game)
         started.append((service, table))
         return table

@@ -148,17 +148,20 @@ def serve(
     settle_ms: int | None = None,
     public: bool = False,
     boardref=BOARDREF,
+    computer_pause_ms: int | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """A --sim service playing ``game`` (a panel table: no hall board in the config,
-    the referee PIN ``PIN``), the computer playing the seats ``computer``, readings
-    settling after ``settle_ms`` (else the config's default), its join codes naming
-    its own address when ``public``, run by the command ``boardref``; the service and
-    its address."""
+    the referee PIN ``PIN``), the computer playing the seats ``computer`` and showing
+    what it plays itself for ``computer_pause_ms`` (else the config's default),
+    readings settling after ``settle_ms`` (else the config's default), its join codes
+    naming its own address when ``public``, run by the command ``boardref``; the
+    service and its address."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     config = folder / "config.toml"
     config.write_text(
         f'[game]\nname = "{game}"\nplayers = {players}\ncomputer = {list(computer)}\n'
+        + ("" if computer_pause_ms is None else f"computer_pause_ms = {computer_pause_ms}\n")
         + ("" if settle_ms is None else f"[sensors]\nsettle_ms = {settle_ms}\n")
         + f'[store]\npath = "{folder / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'

@@ -16,7 +16,6 @@ import random
 
 import pytest
 
-import boardref.computer_seats
 import engines.players
 from boardref.computer_seats import ComputerSeats
 from boardref.referee import AMBIGUOUS, MOVE, OVER, PANEL, Referee, RefereeError
@@ -100,10 +99,10 @@ def _id(name, players, options, computer) -> str:
 
 @pytest.fixture
 def quick_computer(monkeypatch):
-    """The computer shown for no time and held to a few playouts of its search, from
-    a seeded generator: the test is about the table never getting stuck, not about
-    strength, and a run repeats itself move for move however busy the machine is."""
-    monkeypatch.setattr(boardref.computer_seats, "SHOWING_S", 0.0)
+    """The computer held to a few playouts of its search, from a seeded generator
+    (and shown for no time: the table's ComputerSeats below): the test is about the
+    table never getting stuck, not about strength, and a run repeats itself move for
+    move however busy the machine is."""
     seeds = random.Random(0)
 
     def computer_move(game, state, seconds, level):
@@ -145,7 +144,7 @@ class _Table:
         if computer:
             self.referee.seat_computer(computer, "easy")
         self.game = self.referee.game
-        self.seats = ComputerSeats(lambda: None)
+        self.seats = ComputerSeats(lambda: None, showing_s=0.0)
         self.pick = random.Random(f"{name} {players} {sorted(computer)}")
         self.now = 0.0
         self.computer_acts = 0

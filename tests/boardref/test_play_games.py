@@ -20,7 +20,7 @@ pytestmark = needs_chromium
 
 def new_game(page, options: dict[str, bool] = {}, computer=()) -> None:  # noqa: B006 - read only
     """Start a new game of the table's game from the dialog, ticking ``options`` and
-    the seats the ``computer`` plays."""
+    the seats the ``computer`` plays (at the easy level: a whole game in a test)."""
     from playwright.sync_api import expect
 
     code = page.locator("#join-codes img").first
@@ -30,6 +30,8 @@ def new_game(page, options: dict[str, bool] = {}, computer=()) -> None:  # noqa:
         page.locator(f'#new-game-options [data-option="{name}"]').set_checked(ticked)
     for seat in computer:
         page.locator(f'#new-game-computer input[data-seat="{seat}"]').check()
+    if computer:
+        page.select_option("#new-game-level", "easy")
     page.click("#new-game-start")
     expect(page.locator("#new-game")).not_to_be_visible(timeout=WAIT_MS)
     expect(code).not_to_have_attribute("src", old_code, timeout=WAIT_MS)  # the new game's
