@@ -115,7 +115,8 @@ def main() -> None:
     print(f"{'area':<14} {'tried':>6} {'held':>6} {'failed':>6}")
     for tally in tallies:
         print(f"{tally.area:<14} {tally.tried:>6} {tally.held:>6} {tally.failed:>6}")
-        print(json.dumps({"bench": "hardening", **tally.to_json()}), flush=True)
+    areas = {tally.area: tally.to_json() for tally in tallies}
+    print(json.dumps({"bench": "hardening", "areas": areas}), flush=True)
     if any(tally.failed for tally in tallies):
         sys.exit(1)
 

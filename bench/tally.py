@@ -36,7 +36,6 @@ class Tally:
 
     def to_json(self) -> dict:
         return {
-            "area": self.area,
             "tried": self.tried,
             "held": self.held,
             "failed": self.failed,
