@@ -260,6 +260,10 @@ class CalmBrowser:
         return getattr(self.browser, name)
 
 
+#: how long an ``expect`` of the browser tests waits for what a page shows
+EXPECT_MS = 15_000
+
+
 class Chromium:
     """Debian's Chromium, launched once for the browser tests that run in a row: a
     launch (Playwright's driver and the browser) costs more CPU than most of the tests.
@@ -274,8 +278,11 @@ class Chromium:
         if cls.browser is not None and not cls.browser.is_connected():
             cls.stop()
         if cls.browser is None:
-            from playwright.sync_api import sync_playwright
+            from playwright.sync_api import expect, sync_playwright
 
+            # a page on a machine busy with other work may take longer than
+            # Playwright's 5 s to show what it has been sent: nothing here is timed
+            expect.set_options(timeout=EXPECT_MS)
             cls.playwright = sync_playwright().start()
             cls.browser = CalmBrowser(
                 cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
