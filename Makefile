@@ -40,10 +40,13 @@ $(MICROPYTHON):
 
 # pytest keeps the test modules it rewrote for its assertions beside them, as
 # bytecode: where PYTHONDONTWRITEBYTECODE is set it would rewrite all of them on every
-# run (about 4 s of CPU), so it is unset for the run.
+# run (about 4 s of CPU), so it is unset for the run. The suite runs on
+# TEST_WORKERS processes (pytest-xdist), each taking whole test files, so a file's
+# shared browser and table stay in one process: make test TEST_WORKERS=1 runs it in one.
+TEST_WORKERS ?= 2
 test: bytecode micropython
 	$(VENV)/bin/ruff check .
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
 # (bench/budgets.toml); BENCH_ARGS=--full runs the long forms.
