@@ -13,7 +13,6 @@ connects is sent the whole fleet once, then only changes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
@@ -27,6 +26,7 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
+from boardref.fleet_trust import Doubts, link_of
 from boardref.memory import freeze_start_up
 from boardref.panel.assets import Assets
 from boardref.panel.hub import Hub, Subscriber
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
+STATUSES = ("online", "offline")  # what a table's status topic may say
 #: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
 SHOWN = (
     "game",
@@ -63,7 +64,7 @@ def page_row(table: dict[str, Any]) -> dict[str, Any]:
     state = table.get("state") or {}
     row = {"site": site_of(table["table"]), "status": table["status"]}
     row.update((key, state.get(key)) for key in SHOWN)
-    panel_url = state.get("panel_url")
+    panel_url = state.get("panel_url")  # an http(s) address or none: Fleet._take checked it
     row["watch"] = f"{panel_url}/watch" if panel_url else None
     return row
 
@@ -117,6 +118,7 @@ class Fleet:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
         self._draining = False
+        self.doubts = Doubts()  # what was not believed of a table, said once
         self.client = broker.client(
             f"boardref-dashboard-{int(time.time())}",
             ca_file,
@@ -182,26 +184,51 @@ class Fleet:
             self._take(*self._inbox.popleft())
 
     def _take(self, name: str, kind: str, text: str) -> None:
+        if not self.doubts.named(name):
+            return
         if kind == "record":  # the day's games: the page asks for them (daybook.js)
             self.book.take(name, text)
             return
-        table = self.tables.setdefault(
-            name,
-            {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
-        )
         if kind == "status":
-            table["status"] = text
-        elif kind == "state":
-            with contextlib.suppress(ValueError):
-                table["state"] = json.loads(text)
-        elif kind == "event":
-            with contextlib.suppress(ValueError):
-                event = json.loads(text)
+            if text not in STATUSES:
+                self.doubts.ignore(name, f"a status is {' or '.join(STATUSES)}")
+                return
+            self._table(name)["status"] = text
+        elif kind in ("state", "event"):
+            said = self._about_itself(name, kind, text)
+            if said is None:
+                return
+            table = self._table(name)
+            if kind == "state":
+                said["panel_url"] = link_of(said.get("panel_url"))
+                table["state"] = said
+            else:
                 table["events"] += 1
-                table["last_event"] = {k: event.get(k) for k in ("seq", "kind", "at")}
+                table["last_event"] = {k: said.get(k) for k in ("seq", "kind", "at")}
         else:
             return
         self._note(name)
+
+    def _table(self, name: str) -> dict[str, Any]:
+        return self.tables.setdefault(
+            name,
+            {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
+        )
+
+    def _about_itself(self, name: str, kind: str, text: str) -> dict[str, Any] | None:
+        """A table's state or event, if it is one and names the table whose topic it
+        came on; None (and said once) if not."""
+        try:
+            said = json.loads(text)
+        except ValueError:
+            said = None
+        if not isinstance(said, dict):
+            self.doubts.ignore(name, f"its {kind} is not a JSON object")
+            return None
+        if said.get("table") != name:
+            self.doubts.ignore(name, f"its {kind} speaks for another table")
+            return None
+        return said
 
     def _note(self, name: str) -> None:
         """Keep what changed in the table's row for the next send."""

@@ -3,8 +3,10 @@
 table's games with their results, serves each record, and packs a whole day into
 one zip archive for the club's referee.
 
-It keeps what it heard; with a folder it also writes each record there, so a
-restarted dashboard still has the day. It never sends a table anything.
+It keeps only records that verify and name the table whose topic they came on (a
+safe name, so every file, zip entry and download name is built from checked
+names); with a folder it also writes each record there, inside it and nowhere
+else, so a restarted dashboard still has the day. It never sends a table anything.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from boardref.fleet_trust import Doubts
 from boardref.history import archive, file_name, seats_said
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
+from engines.replay import verify
 
 log = logging.getLogger(__name__)
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -35,6 +39,7 @@ class DayBook:
         #: day -> table -> the records of that table's games that ended that day
         self.days: dict[str, dict[str, list[GameRecord]]] = {}
         self._seen: set[tuple[str, str, str]] = set()
+        self.doubts = Doubts()  # records not believed, each reason said once
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             for path in sorted(folder.glob("*/*.json"), key=_heard_order):
@@ -42,20 +47,30 @@ class DayBook:
                 self._keep(table, path.read_text(encoding="utf-8"), save=False)
 
     def take(self, table: str, payload: str) -> bool:
-        """A message from ``boardref/<table>/record``; False if it is no record (or one
-        heard already: QoS 1 may deliver a message twice)."""
+        """A message from ``boardref/<table>/record``; False if it is no record of that
+        table's (or one heard already: QoS 1 may deliver a message twice)."""
         try:
             message = json.loads(payload)
-            return self._keep(table, json.dumps(message["record"]), save=True)
+            said, text = message["table"], json.dumps(message["record"])
         except (ValueError, KeyError, TypeError) as exc:
-            log.warning("a record from table %s is not readable: %s", table, exc)
+            self.doubts.ignore(table, f"its record is not readable: {exc}")
             return False
+        if said != table:
+            self.doubts.ignore(table, "its record speaks for another table")
+            return False
+        return self._keep(table, text, save=True)
 
     def _keep(self, table: str, text: str, save: bool) -> bool:
+        if not self.doubts.named(table):
+            return False
         try:
             record = from_json(json.loads(text))
+            if record.table != table:
+                self.doubts.ignore(table, "its record names another table")
+                return False
+            verify(record)
         except (ValueError, RulesError) as exc:
-            log.warning("a record from table %s is not a game record: %s", table, exc)
+            self.doubts.ignore(table, f"not a game record that verifies: {exc}")
             return False
         key = (table, record.commitment, record.start)
         if key in self._seen:
@@ -65,10 +80,17 @@ class DayBook:
         games = self.days.setdefault(day, {}).setdefault(table, [])
         games.append(record)
         if save and self.folder is not None:
-            where = self.folder / day / f"{table}-{len(games)}.json"
-            where.parent.mkdir(exist_ok=True)
-            where.write_text(text, encoding="utf-8")
+            self._save(self.folder / day / f"{table}-{len(games)}.json", text)
         return True
+
+    def _save(self, where: Path, text: str) -> None:
+        """Write a record under the book's folder, and nowhere else."""
+        folder = self.folder.resolve()
+        if not where.resolve().is_relative_to(folder):
+            log.error("a record was not saved: %s lies outside %s", where, folder)
+            return
+        where.parent.mkdir(exist_ok=True)
+        where.write_text(text, encoding="utf-8")
 
     def summary(self, day: str) -> dict[str, list[dict[str, Any]]]:
         """Each table's games of ``day``: number, game, times, result."""

@@ -48,6 +48,9 @@ CHROMIUM_ARGS = [
     f"--disable-features={PLAYWRIGHT_DISABLED},WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+#: the café broker's ACL, as docs/fleet.md gives it
+ACL = Path(__file__).with_name("mosquitto.acl")
 #: how long the harness waits for a process to come up (seconds)
 WAIT = 30.0
 
@@ -95,17 +98,27 @@ def answers(url: str) -> bool:
 
 class Mosquitto:
     """A broker of our own on loopback, with persistence so a restart keeps sessions;
-    ``settings`` are more lines of its config."""
+    ``settings`` are more lines of its config. With ``users`` (name: password) it is
+    set up as docs/fleet.md tells a café: no anonymous login, a password file made by
+    ``mosquitto_passwd`` and the ACL ``boardref/mosquitto.acl``; ``url_of`` gives a
+    user's URL."""
 
-    def __init__(self, folder: Path, settings: str = ""):
+    def __init__(self, folder: Path, settings: str = "", users: dict[str, str] | None = None):
         self.port = free_port()
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.config = folder / "mosquitto.conf"
+        self.users = users or {}
+        login = "allow_anonymous true\n"
+        if self.users:
+            login = _login_lines(folder, self.users)
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {self.port} 127.0.0.1\n{login}"
             f"persistence true\npersistence_location {folder}/\n{settings}"
         )
         self.process: subprocess.Popen | None = None
+
+    def url_of(self, user: str) -> str:
+        return f"mqtt://{user}:{self.users[user]}@127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
@@ -123,6 +136,20 @@ class Mosquitto:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(WAIT)
+
+
+def _login_lines(folder: Path, users: dict[str, str]) -> str:
+    """The config lines of a broker that lets in only ``users``, each as the ACL says."""
+    passwords = folder / "passwd"
+    passwords.touch()
+    for user, password in users.items():
+        subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), user, password], check=True)
+    # run as root, mosquitto would drop to its own user, which cannot read the test's
+    # private folder; ``user root`` keeps it as it was started (no-op for anyone else)
+    return (
+        f"user root\nallow_anonymous false\nuse_username_as_clientid true\n"
+        f"password_file {passwords}\nacl_file {ACL}\n"
+    )
 
 
 def start_dashboard(url: str, port: int) -> subprocess.Popen:
