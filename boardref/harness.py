@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -136,6 +137,53 @@ class Mosquitto:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(WAIT)
+
+
+class Login:
+    """An MQTT 5 client logged in to the broker on ``port`` as ``user`` (anonymous when
+    None), as a table, a dashboard or an intruder would: the broker's answer to its
+    login, the reason code of each PUBACK, and the topics delivered to it."""
+
+    def __init__(self, port: int, user: str | None, password: str | None, client_id: str = ""):
+        import paho.mqtt.client as mqtt
+
+        self.connack: list[int] = []
+        self.acks: dict[int, int] = {}
+        self.heard: list[str] = []
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"harness-{user}-{os.getpid()}-{id(self)}",
+            protocol=mqtt.MQTTv5,
+        )
+        if user:
+            self.client.username_pw_set(user, password)
+        # a refused login is closed at once, not after paho's next try a second later
+        self.client.reconnect_delay_set(0.05, 0.05)
+        self.client.on_connect = lambda c, u, f, reason, p: self.connack.append(reason.value)
+        self.client.on_publish = lambda c, u, mid, reason, p: self.acks.__setitem__(
+            mid, reason.value
+        )
+        self.client.on_message = lambda c, u, message: self.heard.append(message.topic)
+        self.client.on_subscribe = lambda *_: self.subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        until(lambda: self.connack, f"the broker's answer to {user}")
+
+    def send(self, topic: str, payload: str) -> int:
+        """Publish with QoS 1 and wait for the broker's PUBACK: its reason code (0x87
+        when the ACL refused it)."""
+        info = self.client.publish(topic, payload, qos=1)
+        return until(lambda: self.acks.get(info.mid, -1) + 1, f"PUBACK of {topic!r}") - 1
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def dashboard_row(http, name: str) -> dict | None:
+    """Table ``name`` as the dashboard behind the httpx client ``http`` has it."""
+    return next((t for t in http.get("/api/tables").json() if t["table"] == name), None)
 
 
 def _login_lines(folder: Path, users: dict[str, str]) -> str:

@@ -14,10 +14,8 @@ import json
 import random
 import subprocess
 import sys
-import threading
 import zipfile
 
-import paho.mqtt.client as mqtt
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
@@ -27,7 +25,9 @@ from boardref.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT,
+    Login,
     Mosquitto,
+    dashboard_row,
     free_port,
     reporting_table,
     start_dashboard,
@@ -50,40 +50,6 @@ BAD_NAMES = ["..", "tïsch", "x" * 200, "t 1"]
 HEADER_BREAK = "a\r\nContent-Type: text/html"
 
 
-class Client:
-    """A paho MQTT 5 client logged in as ``user``: what it was acknowledged and heard."""
-
-    def __init__(self, port: int, user: str | None = None, password: str | None = None):
-        self.acks: dict[int, int] = {}
-        self.heard: list[str] = []
-        self.subscribed = threading.Event()
-        self.client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{user}", protocol=mqtt.MQTTv5
-        )
-        if user:
-            self.client.username_pw_set(user, password)
-        self.client.on_publish = lambda c, u, mid, reason, p: self.acks.__setitem__(
-            mid, reason.value
-        )
-        self.client.on_message = lambda c, u, message: self.heard.append(message.topic)
-        self.client.on_subscribe = lambda *_: self.subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-
-    def send(self, topic: str, payload: str) -> int:
-        """Publish with QoS 1 and wait for the broker's PUBACK: its reason code."""
-        info = self.client.publish(topic, payload, qos=1)
-        return until(lambda: self.acks.get(info.mid, -1) + 1, f"PUBACK of {topic}") - 1
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
-def row_of(http, name: str) -> dict | None:
-    return next((t for t in http.get("/api/tables").json() if t["table"] == name), None)
-
-
 @pytest.fixture
 def cafe_broker(tmp_path):
     mosquitto = Mosquitto(tmp_path, users=USERS)
@@ -96,12 +62,16 @@ def test_another_tables_login_can_neither_write_nor_read_a_tables_topics(tmp_pat
     t1 = reporting_table(tmp_path, cafe_broker.url_of("t1"), "t1")
     port = free_port()
     dashboard = start_dashboard(cafe_broker.url_of("dashboard"), port)
-    t2 = Client(cafe_broker.port, "t2", USERS["t2"])
+    t2 = Login(cafe_broker.port, "t2", USERS["t2"])
     http = client_of(port)
     try:
         play(t1, 2, random.Random(1))
         before = until(
-            lambda: (row := row_of(http, "t1")) and (row["state"] or {}).get("plies") == 2 and row,
+            lambda: (
+                (row := dashboard_row(http, "t1"))
+                and (row["state"] or {}).get("plies") == 2
+                and row
+            ),
             "t1's moves on the dashboard",
         )
         t2.client.subscribe("boardref/#", qos=1)
@@ -119,10 +89,12 @@ def test_another_tables_login_can_neither_write_nor_read_a_tables_topics(tmp_pat
         assert t2.send("boardref/t2/state", json.dumps(own)) == 0
         play(t1, 1, random.Random(2))
         until(
-            lambda: row_of(http, "t2") and row_of(http, "t1")["events"] > before["events"],
+            lambda: (
+                dashboard_row(http, "t2") and dashboard_row(http, "t1")["events"] > before["events"]
+            ),
             "t2's own state and t1's next move at the dashboard",
         )
-        after = row_of(http, "t1")
+        after = dashboard_row(http, "t1")
         assert (
             after["status"] == "online" and after["state"]["plies"] == before["state"]["plies"] + 1
         )
@@ -166,7 +138,7 @@ def record_message(record, table: str | None = None) -> str:
 def test_the_dashboard_believes_a_table_only_about_itself(tmp_path, broker):  # noqa: F811
     port = free_port()
     dashboard = start_dashboard(broker.url, port)
-    anyone = Client(broker.port)
+    anyone = Login(broker.port, None, None)
     http = client_of(port)
     state = {"table": "t1", "game": "catch_the_hare", "plies": 3}
     try:
@@ -197,7 +169,9 @@ def test_the_dashboard_believes_a_table_only_about_itself(tmp_path, broker):  # 
         anyone.send(
             "boardref/t1/state", json.dumps({**state, "plies": 4, "panel_url": "http:///x"})
         )
-        until(lambda: (row_of(http, "t1") or {}).get("state", {}).get("plies") == 4, "t1's 4th")
+        until(
+            lambda: (dashboard_row(http, "t1") or {}).get("state", {}).get("plies") == 4, "t1's 4th"
+        )
         day = day_of(good)
         shown = until(lambda: http.get(f"/api/day?day={day}").json()["tables"], "t3's game")
 
@@ -219,7 +193,7 @@ def test_the_dashboard_believes_a_table_only_about_itself(tmp_path, broker):  # 
             ]
 
         anyone.send("boardref/t1/state", json.dumps({**state, "panel_url": "javascript:alert(1)"}))
-        until(lambda: row_of(http, "t1")["state"]["plies"] == 3, "t1's state again")
+        until(lambda: dashboard_row(http, "t1")["state"]["plies"] == 3, "t1's state again")
         shown_without_link(port, tmp_path)
     finally:
         http.close()
