@@ -61,7 +61,7 @@ class Doubts:
         if key in self._said or len(self._said) >= LOGGED_AT_MOST:
             return
         self._said.add(key)
-        log.warning("ignored a message on table %r's topics: %s", table[:64], why)
+        log.warning("not believed of table %r: %s", table[:64], why)
 
     def named(self, table: str) -> bool:
         """Whether ``table`` is a table's name; said once if not."""

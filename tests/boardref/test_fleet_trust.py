@@ -15,6 +15,7 @@ import random
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -22,6 +23,7 @@ from playwright.sync_api import expect, sync_playwright
 from boardref.config import ConfigError, load_config
 from boardref.daybook import DayBook, day_of
 from boardref.harness import (
+    ACL,
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT,
@@ -243,3 +245,9 @@ def test_the_day_book_keeps_its_files_inside_its_folder(tmp_path):
     (folder / day / "a b-1.json").write_text(json.dumps(to_json(record)))
     (folder / day / "t1-1.json").write_text(json.dumps(to_json(record)))  # names t3
     assert DayBook(folder).days == {}, "no record under a bad name or another table's"
+
+
+def test_the_acl_in_the_docs_is_the_one_the_tests_run():
+    docs = (Path(__file__).parents[2] / "docs" / "fleet.md").read_text(encoding="utf-8")
+    assert f"```\n{ACL.read_text(encoding='utf-8')}```" in docs
+    assert "pattern write boardref/%u/#" in ACL.read_text(encoding="utf-8")
