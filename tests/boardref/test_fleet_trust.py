@@ -8,6 +8,7 @@ http(s) address."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
@@ -21,7 +22,9 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from boardref.config import ConfigError, load_config
+from boardref.dashboard import Fleet
 from boardref.daybook import DayBook, day_of
+from boardref.fleet import Broker
 from boardref.harness import (
     ACL,
     CHROMIUM,
@@ -251,3 +254,24 @@ def test_the_acl_in_the_docs_is_the_one_the_tests_run():
     docs = (Path(__file__).parents[2] / "docs" / "fleet.md").read_text(encoding="utf-8")
     assert f"```\n{ACL.read_text(encoding='utf-8')}```" in docs
     assert "pattern write boardref/%u/#" in ACL.read_text(encoding="utf-8")
+
+
+def test_a_table_not_believed_is_said_once_per_reason(caplog):
+    fleet = Fleet(Broker.from_url("mqtt://127.0.0.1:1"))  # never started: no broker needed
+    fleet._loop = asyncio.new_event_loop()
+    try:
+        forged = json.dumps({"table": "t2", "plies": 9})
+        for _ in range(50):
+            fleet._take("t1", "state", forged)
+            fleet._take("t1", "status", "pwned")
+            fleet._take("..", "state", forged)
+        said = [r.getMessage() for r in caplog.records if r.name == "boardref.fleet_trust"]
+        assert said == [
+            "not believed of table 't1': its state speaks for another table",
+            "not believed of table 't1': a status is online or offline",
+            "not believed of table '..': not a table name: a table's name is 1 to 32 letters "
+            "A-Z or a-z, digits, - or _",
+        ]
+        assert fleet.tables == {}
+    finally:
+        fleet._loop.close()
