@@ -18,6 +18,7 @@ import json
 import logging
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,8 @@ class Fleet:
         self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
         self._draining = False
         self.doubts = Doubts()  # what was not believed of a table, said once
+        #: one thread checks the records, one at a time, so they are kept in order
+        self._checker = ThreadPoolExecutor(1, thread_name_prefix="boardref-records")
         self.client = broker.client(
             f"boardref-dashboard-{int(time.time())}",
             ca_file,
@@ -135,6 +138,7 @@ class Fleet:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._checker.shutdown(cancel_futures=True)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The tables, sorted by name, with how long each game has run."""
@@ -187,7 +191,7 @@ class Fleet:
         if not self.doubts.named(name):
             return
         if kind == "record":  # the day's games: the page asks for them (daybook.js)
-            self.book.take(name, text)
+            self._loop.run_in_executor(self._checker, self._check_record, name, text)
             return
         if kind == "status":
             if text not in STATUSES:
@@ -208,6 +212,13 @@ class Fleet:
         else:
             return
         self._note(name)
+
+    def _check_record(self, name: str, text: str) -> None:
+        """The checker's thread: a record is replayed there, so a long game's does not
+        hold up every table's rows; the book keeps it on the loop, in the order heard."""
+        checked = self.book.check(name, text)
+        if checked is not None:
+            self._loop.call_soon_threadsafe(self.book.keep, name, *checked)
 
     def _table(self, name: str) -> dict[str, Any]:
         return self.tables.setdefault(

@@ -42,36 +42,60 @@ class DayBook:
         self.doubts = Doubts()  # records not believed, each reason said once
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
+            # its own files: each record was verified when it was heard
             for path in sorted(folder.glob("*/*.json"), key=_heard_order):
                 table = path.stem.rsplit("-", 1)[0]
-                self._keep(table, path.read_text(encoding="utf-8"), save=False)
+                read = self._read(table, path.read_text(encoding="utf-8"))
+                if read is not None:
+                    self.keep(table, *read, save=False)
 
     def take(self, table: str, payload: str) -> bool:
         """A message from ``boardref/<table>/record``; False if it is no record of that
         table's (or one heard already: QoS 1 may deliver a message twice)."""
+        checked = self.check(table, payload)
+        return checked is not None and self.keep(table, *checked)
+
+    def check(self, table: str, payload: str) -> tuple[GameRecord, str] | None:
+        """The record in a message from ``boardref/<table>/record`` and its JSON text,
+        if it is that table's and verifies; else None, said once. Replaying a long
+        game takes a good part of a second, so the dashboard runs this off its loop;
+        it changes nothing in the book."""
         try:
             message = json.loads(payload)
             said, text = message["table"], json.dumps(message["record"])
         except (ValueError, KeyError, TypeError) as exc:
             self.doubts.ignore(table, f"its record is not readable: {exc}")
-            return False
+            return None
         if said != table:
             self.doubts.ignore(table, "its record speaks for another table")
-            return False
-        return self._keep(table, text, save=True)
+            return None
+        read = self._read(table, text)
+        if read is None:
+            return None
+        try:
+            verify(read[0])
+        except RulesError as exc:
+            self.doubts.ignore(table, f"its record does not verify: {exc}")
+            return None
+        return read
 
-    def _keep(self, table: str, text: str, save: bool) -> bool:
+    def _read(self, table: str, text: str) -> tuple[GameRecord, str] | None:
+        """A record of table ``table`` from its JSON text; None (said once) if not."""
         if not self.doubts.named(table):
-            return False
+            return None
         try:
             record = from_json(json.loads(text))
-            if record.table != table:
-                self.doubts.ignore(table, "its record names another table")
-                return False
-            verify(record)
         except (ValueError, RulesError) as exc:
-            self.doubts.ignore(table, f"not a game record that verifies: {exc}")
-            return False
+            self.doubts.ignore(table, f"not a game record: {exc}")
+            return None
+        if record.table != table:
+            self.doubts.ignore(table, "its record names another table")
+            return None
+        return record, text
+
+    def keep(self, table: str, record: GameRecord, text: str, save: bool = True) -> bool:
+        """Keep a checked record of ``table`` (and write it to the folder, if ``save``);
+        False if it was heard already."""
         key = (table, record.commitment, record.start)
         if key in self._seen:
             return False
