@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
+#: a table's records waiting to be checked before more of its records are ignored: a
+#: table ends a game every few minutes, so only a flood reaches it
+RECORDS_WAITING = 10
 STATUSES = ("online", "offline")  # what a table's status topic may say
 #: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
 SHOWN = (
@@ -122,6 +125,7 @@ class Fleet:
         self.doubts = Doubts()  # what was not believed of a table, said once
         #: one thread checks the records, one at a time, so they are kept in order
         self._checker = ThreadPoolExecutor(1, thread_name_prefix="boardref-records")
+        self._records_waiting: dict[str, int] = {}  # per table, sent to the checker
         self.client = broker.client(
             f"boardref-dashboard-{int(time.time())}",
             ca_file,
@@ -191,6 +195,11 @@ class Fleet:
         if not self.doubts.named(name):
             return
         if kind == "record":  # the day's games: the page asks for them (daybook.js)
+            waiting = self._records_waiting.get(name, 0)
+            if waiting >= RECORDS_WAITING:
+                self.doubts.ignore(name, f"more than {RECORDS_WAITING} of its records wait")
+                return
+            self._records_waiting[name] = waiting + 1
             self._loop.run_in_executor(self._checker, self._check_record, name, text)
             return
         if kind == "status":
@@ -216,9 +225,14 @@ class Fleet:
     def _check_record(self, name: str, text: str) -> None:
         """The checker's thread: a record is replayed there, so a long game's does not
         hold up every table's rows; the book keeps it on the loop, in the order heard."""
-        checked = self.book.check(name, text)
+        self._loop.call_soon_threadsafe(self._checked, name, self.book.check(name, text))
+
+    def _checked(self, name: str, checked: tuple | None) -> None:
+        waiting = self._records_waiting.pop(name) - 1
+        if waiting:
+            self._records_waiting[name] = waiting
         if checked is not None:
-            self._loop.call_soon_threadsafe(self.book.keep, name, *checked)
+            self.book.keep(name, *checked)
 
     def _table(self, name: str) -> dict[str, Any]:
         return self.tables.setdefault(

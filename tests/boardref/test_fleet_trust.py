@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from boardref.config import ConfigError, load_config
-from boardref.dashboard import Fleet
+from boardref.dashboard import RECORDS_WAITING, Fleet
 from boardref.daybook import DayBook, day_of
 from boardref.fleet import Broker
 from boardref.harness import (
@@ -273,5 +273,26 @@ def test_a_table_not_believed_is_said_once_per_reason(caplog):
             "A-Z or a-z, digits, - or _",
         ]
         assert fleet.tables == {}
+    finally:
+        fleet._loop.close()
+
+
+def test_a_flood_of_records_from_one_table_waits_no_longer_than_a_few(caplog):
+    fleet = Fleet(Broker.from_url("mqtt://127.0.0.1:1"))  # never started: no broker needed
+    fleet._loop = asyncio.new_event_loop()  # not running: no record is kept meanwhile
+    try:
+        flood = record_message(a_record("t1"))
+        for _ in range(RECORDS_WAITING * 3):
+            fleet._take("t1", "record", flood)
+        fleet._take("t2", "record", record_message(a_record("t2")))
+        assert fleet._records_waiting == {"t1": RECORDS_WAITING, "t2": 1}
+        said = [r.getMessage() for r in caplog.records if r.name == "boardref.fleet_trust"]
+        assert said == [
+            f"not believed of table 't1': more than {RECORDS_WAITING} of its records wait"
+        ]
+        fleet._checker.shutdown(wait=True)
+        fleet._loop.run_until_complete(asyncio.sleep(0))
+        assert fleet._records_waiting == {}
+        assert [list(tables) for tables in fleet.book.days.values()] == [["t1", "t2"]]
     finally:
         fleet._loop.close()
