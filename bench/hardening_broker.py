@@ -157,6 +157,15 @@ def _at_the_cafe(
     games = http.get(f"/api/day?day={day_of(record)}").json()["tables"]
     tally.check(len(games["t1"]) == 1, "t1's day got a record from t2")
     t2.close()
+    huge = harness.Login(cafe.port, "t2", USERS["t2"])
+    huge.client.reconnect_delay_set(30, 30)  # dropped, it stays away
+    huge.client.publish("boardref/t2/record", b"x" * (harness.MAX_PACKET + 1), qos=1)
+    try:
+        harness.until(lambda: not huge.client.is_connected(), "the broker to drop it", 10)
+        tally.check(True, "a message over the broker's largest")
+    except TimeoutError:
+        tally.check(False, "a message over the broker's largest was taken")
+    huge.close()
     # last: the dashboard's login is the dashboard's client id, so this takes it over
     watcher = harness.Login(cafe.port, "dashboard", USERS["dashboard"])
     for kind in ("state", "status"):

@@ -50,6 +50,9 @@ CHROMIUM_ARGS = [
 ]
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+#: the café broker's largest message, as docs/fleet.md sets it: a hundred times the
+#: largest game record seen (150 KB, 1,909 entries), so no table's outbox sticks on one
+MAX_PACKET = 16_777_216
 #: the café broker's ACL, as docs/fleet.md gives it
 ACL = Path(__file__).with_name("mosquitto.acl")
 #: how long the harness waits for a process to come up (seconds)
@@ -196,6 +199,7 @@ def _login_lines(folder: Path, users: dict[str, str]) -> str:
     # private folder; ``user root`` keeps it as it was started (no-op for anyone else)
     return (
         f"user root\nallow_anonymous false\nuse_username_as_clientid true\n"
+        f"max_packet_size {MAX_PACKET}\n"
         f"password_file {passwords}\nacl_file {ACL}\n"
     )
 

@@ -29,6 +29,7 @@ from boardref.harness import (
     ACL,
     CHROMIUM,
     CHROMIUM_ARGS,
+    MAX_PACKET,
     WAIT,
     Login,
     Mosquitto,
@@ -250,10 +251,13 @@ def test_the_day_book_keeps_its_files_inside_its_folder(tmp_path):
     assert DayBook(folder).days == {}, "no record under a bad name or another table's"
 
 
-def test_the_acl_in_the_docs_is_the_one_the_tests_run():
+def test_the_acl_in_the_docs_is_the_one_the_tests_run(tmp_path):
     docs = (Path(__file__).parents[2] / "docs" / "fleet.md").read_text(encoding="utf-8")
     assert f"```\n{ACL.read_text(encoding='utf-8')}```" in docs
     assert "pattern write boardref/%u/#" in ACL.read_text(encoding="utf-8")
+    settings = Mosquitto(tmp_path, users={"t1": "pw"}).config.read_text()
+    for line in ("use_username_as_clientid true", f"max_packet_size {MAX_PACKET}"):
+        assert line in docs and line in settings
 
 
 def test_a_table_not_believed_is_said_once_per_reason(caplog):
