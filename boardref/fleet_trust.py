@@ -28,7 +28,7 @@ def is_table_name(name: str) -> bool:
 
 def link_of(url: object) -> str | None:
     """``url`` if it is an http(s) address with a host, else None (no link at all)."""
-    if not isinstance(url, str) or any(c.isspace() or ord(c) < 32 for c in url):
+    if not isinstance(url, str) or any(c.isspace() or not c.isprintable() for c in url):
         return None
     try:
         parts = urlsplit(url)
