@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from boardref.fleet_trust import TABLE_NAME_SAID, is_table_name, login_matches
 from boardref.panel.access import PIN_HASH
 from engines import RulesError, load_game
 from hardware.status import StatusPins
@@ -164,10 +165,18 @@ class FleetConfig(_Section):
 
     #: mqtt://host:1883 or mqtts://user:password@host:8883; none: the table stays alone
     url: str | None = None
-    table_id: str = Field("table1", pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    #: also the broker login's user name, when fleet.url has one (the café's ACL)
+    table_id: str = "table1"
     #: the CA certificate that signed the broker's, for mqtts
     ca_file: str | None = None
     discovery_prefix: str = "homeassistant"
+
+    @field_validator("table_id")
+    @classmethod
+    def _table_id(cls, value):
+        if not is_table_name(value):
+            raise ValueError(TABLE_NAME_SAID)
+        return value
 
     @field_validator("ca_file")
     @classmethod
@@ -256,9 +265,12 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
         from boardref.fleet import Broker
 
         try:
-            Broker.from_url(config.fleet.url)
+            broker = Broker.from_url(config.fleet.url)
         except ValueError as exc:
             raise ConfigError(f"{source}: fleet.url: {exc}") from None
+        mismatch = login_matches(broker.username, config.fleet.table_id)
+        if mismatch:
+            raise ConfigError(f"{source}: fleet: {mismatch}")
     return config
 
 

@@ -13,12 +13,12 @@ connects is sent the whole fleet once, then only changes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
+from boardref.fleet_trust import Doubts, link_of
 from boardref.memory import freeze_start_up
 from boardref.panel.assets import Assets
 from boardref.panel.hub import Hub, Subscriber
@@ -37,6 +38,10 @@ log = logging.getLogger(__name__)
 
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
+#: a table's records waiting to be checked before more of its records are ignored: a
+#: table ends a game every few minutes, so only a flood reaches it
+RECORDS_WAITING = 10
+STATUSES = ("online", "offline")  # what a table's status topic may say
 #: the state fields a dashboard row shows (the rest of a table's state stays in /api/tables)
 SHOWN = (
     "game",
@@ -63,7 +68,7 @@ def page_row(table: dict[str, Any]) -> dict[str, Any]:
     state = table.get("state") or {}
     row = {"site": site_of(table["table"]), "status": table["status"]}
     row.update((key, state.get(key)) for key in SHOWN)
-    panel_url = state.get("panel_url")
+    panel_url = state.get("panel_url")  # an http(s) address or none: Fleet._take checked it
     row["watch"] = f"{panel_url}/watch" if panel_url else None
     return row
 
@@ -117,6 +122,10 @@ class Fleet:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
         self._draining = False
+        self.doubts = Doubts()  # what was not believed of a table, said once
+        #: one thread checks the records, one at a time, so they are kept in order
+        self._checker = ThreadPoolExecutor(1, thread_name_prefix="boardref-records")
+        self._records_waiting: dict[str, int] = {}  # per table, sent to the checker
         self.client = broker.client(
             f"boardref-dashboard-{int(time.time())}",
             ca_file,
@@ -133,6 +142,7 @@ class Fleet:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._checker.shutdown(cancel_futures=True)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The tables, sorted by name, with how long each game has run."""
@@ -182,26 +192,68 @@ class Fleet:
             self._take(*self._inbox.popleft())
 
     def _take(self, name: str, kind: str, text: str) -> None:
-        if kind == "record":  # the day's games: the page asks for them (daybook.js)
-            self.book.take(name, text)
+        if not self.doubts.named(name):
             return
-        table = self.tables.setdefault(
-            name,
-            {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
-        )
+        if kind == "record":  # the day's games: the page asks for them (daybook.js)
+            waiting = self._records_waiting.get(name, 0)
+            if waiting >= RECORDS_WAITING:
+                self.doubts.ignore(name, f"more than {RECORDS_WAITING} of its records wait")
+                return
+            self._records_waiting[name] = waiting + 1
+            self._loop.run_in_executor(self._checker, self._check_record, name, text)
+            return
         if kind == "status":
-            table["status"] = text
-        elif kind == "state":
-            with contextlib.suppress(ValueError):
-                table["state"] = json.loads(text)
-        elif kind == "event":
-            with contextlib.suppress(ValueError):
-                event = json.loads(text)
+            if text not in STATUSES:
+                self.doubts.ignore(name, f"a status is {' or '.join(STATUSES)}")
+                return
+            self._table(name)["status"] = text
+        elif kind in ("state", "event"):
+            said = self._about_itself(name, kind, text)
+            if said is None:
+                return
+            table = self._table(name)
+            if kind == "state":
+                said["panel_url"] = link_of(said.get("panel_url"))
+                table["state"] = said
+            else:
                 table["events"] += 1
-                table["last_event"] = {k: event.get(k) for k in ("seq", "kind", "at")}
+                table["last_event"] = {k: said.get(k) for k in ("seq", "kind", "at")}
         else:
             return
         self._note(name)
+
+    def _check_record(self, name: str, text: str) -> None:
+        """The checker's thread: a record is replayed there, so a long game's does not
+        hold up every table's rows; the book keeps it on the loop, in the order heard."""
+        self._loop.call_soon_threadsafe(self._checked, name, self.book.check(name, text))
+
+    def _checked(self, name: str, checked: tuple | None) -> None:
+        waiting = self._records_waiting.pop(name) - 1
+        if waiting:
+            self._records_waiting[name] = waiting
+        if checked is not None:
+            self.book.keep(name, *checked)
+
+    def _table(self, name: str) -> dict[str, Any]:
+        return self.tables.setdefault(
+            name,
+            {"table": name, "status": "unknown", "state": None, "events": 0, "last_event": None},
+        )
+
+    def _about_itself(self, name: str, kind: str, text: str) -> dict[str, Any] | None:
+        """A table's state or event, if it is one and names the table whose topic it
+        came on; None (and said once) if not."""
+        try:
+            said = json.loads(text)
+        except ValueError:
+            said = None
+        if not isinstance(said, dict):
+            self.doubts.ignore(name, f"its {kind} is not a JSON object")
+            return None
+        if said.get("table") != name:
+            self.doubts.ignore(name, f"its {kind} speaks for another table")
+            return None
+        return said
 
     def _note(self, name: str) -> None:
         """Keep what changed in the table's row for the next send."""

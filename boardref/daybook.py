@@ -3,8 +3,10 @@
 table's games with their results, serves each record, and packs a whole day into
 one zip archive for the club's referee.
 
-It keeps what it heard; with a folder it also writes each record there, so a
-restarted dashboard still has the day. It never sends a table anything.
+It keeps only records that verify and name the table whose topic they came on (a
+safe name, so every file, zip entry and download name is built from checked
+names); with a folder it also writes each record there, inside it and nowhere
+else, so a restarted dashboard still has the day. It never sends a table anything.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from boardref.fleet_trust import Doubts
 from boardref.history import archive, file_name, seats_said
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
+from engines.replay import verify
 
 log = logging.getLogger(__name__)
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -35,28 +39,63 @@ class DayBook:
         #: day -> table -> the records of that table's games that ended that day
         self.days: dict[str, dict[str, list[GameRecord]]] = {}
         self._seen: set[tuple[str, str, str]] = set()
+        self.doubts = Doubts()  # records not believed, each reason said once
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
+            # its own files: each record was verified when it was heard
             for path in sorted(folder.glob("*/*.json"), key=_heard_order):
                 table = path.stem.rsplit("-", 1)[0]
-                self._keep(table, path.read_text(encoding="utf-8"), save=False)
+                read = self._read(table, path.read_text(encoding="utf-8"))
+                if read is not None:
+                    self.keep(table, *read, save=False)
 
     def take(self, table: str, payload: str) -> bool:
-        """A message from ``boardref/<table>/record``; False if it is no record (or one
-        heard already: QoS 1 may deliver a message twice)."""
+        """A message from ``boardref/<table>/record``; False if it is no record of that
+        table's (or one heard already: QoS 1 may deliver a message twice)."""
+        checked = self.check(table, payload)
+        return checked is not None and self.keep(table, *checked)
+
+    def check(self, table: str, payload: str) -> tuple[GameRecord, str] | None:
+        """The record in a message from ``boardref/<table>/record`` and its JSON text,
+        if it is that table's and verifies; else None, said once. Replaying a long
+        game takes a good part of a second, so the dashboard runs this off its loop;
+        it changes nothing in the book."""
         try:
             message = json.loads(payload)
-            return self._keep(table, json.dumps(message["record"]), save=True)
+            said, text = message["table"], json.dumps(message["record"])
         except (ValueError, KeyError, TypeError) as exc:
-            log.warning("a record from table %s is not readable: %s", table, exc)
-            return False
+            self.doubts.ignore(table, f"its record is not readable: {exc}")
+            return None
+        if said != table:
+            self.doubts.ignore(table, "its record speaks for another table")
+            return None
+        read = self._read(table, text)
+        if read is None:
+            return None
+        try:
+            verify(read[0])
+        except RulesError as exc:
+            self.doubts.ignore(table, f"its record does not verify: {exc}")
+            return None
+        return read
 
-    def _keep(self, table: str, text: str, save: bool) -> bool:
+    def _read(self, table: str, text: str) -> tuple[GameRecord, str] | None:
+        """A record of table ``table`` from its JSON text; None (said once) if not."""
+        if not self.doubts.named(table):
+            return None
         try:
             record = from_json(json.loads(text))
         except (ValueError, RulesError) as exc:
-            log.warning("a record from table %s is not a game record: %s", table, exc)
-            return False
+            self.doubts.ignore(table, f"not a game record: {exc}")
+            return None
+        if record.table != table:
+            self.doubts.ignore(table, "its record names another table")
+            return None
+        return record, text
+
+    def keep(self, table: str, record: GameRecord, text: str, save: bool = True) -> bool:
+        """Keep a checked record of ``table`` (and write it to the folder, if ``save``);
+        False if it was heard already."""
         key = (table, record.commitment, record.start)
         if key in self._seen:
             return False
@@ -65,10 +104,17 @@ class DayBook:
         games = self.days.setdefault(day, {}).setdefault(table, [])
         games.append(record)
         if save and self.folder is not None:
-            where = self.folder / day / f"{table}-{len(games)}.json"
-            where.parent.mkdir(exist_ok=True)
-            where.write_text(text, encoding="utf-8")
+            self._save(self.folder / day / f"{table}-{len(games)}.json", text)
         return True
+
+    def _save(self, where: Path, text: str) -> None:
+        """Write a record under the book's folder, and nowhere else."""
+        folder = self.folder.resolve()
+        if not where.resolve().is_relative_to(folder):
+            log.error("a record was not saved: %s lies outside %s", where, folder)
+            return
+        where.parent.mkdir(exist_ok=True)
+        where.write_text(text, encoding="utf-8")
 
     def summary(self, day: str) -> dict[str, list[dict[str, Any]]]:
         """Each table's games of ``day``: number, game, times, result."""

@@ -6,8 +6,10 @@ Topics: ``boardref/<table>/state`` (retained, the table as the dashboard shows i
 ``boardref/<table>/record`` (QoS 1: each ended game's record) and
 ``boardref/<table>/status`` ("online"; "offline" is the last will). Events wait in
 the table's own SQLite outbox until the broker acknowledges them, one at a time and
-in order, so a broker outage or a restart of the service loses none. The reporter
-only reports; it never changes the game.
+in order, so a broker outage or a restart of the service loses none. On a café
+broker (``mosquitto.acl``) a table logs in with its table name as its user name,
+and may write only its own topics. The reporter only reports; it never changes the
+game.
 """
 
 from __future__ import annotations

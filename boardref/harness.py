@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -48,6 +49,12 @@ CHROMIUM_ARGS = [
     f"--disable-features={PLAYWRIGHT_DISABLED},WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+#: the café broker's largest message, as docs/fleet.md sets it: a hundred times the
+#: largest game record seen (150 KB, 1,909 entries), so no table's outbox sticks on one
+MAX_PACKET = 16_777_216
+#: the café broker's ACL, as docs/fleet.md gives it
+ACL = Path(__file__).with_name("mosquitto.acl")
 #: how long the harness waits for a process to come up (seconds)
 WAIT = 30.0
 
@@ -95,17 +102,27 @@ def answers(url: str) -> bool:
 
 class Mosquitto:
     """A broker of our own on loopback, with persistence so a restart keeps sessions;
-    ``settings`` are more lines of its config."""
+    ``settings`` are more lines of its config. With ``users`` (name: password) it is
+    set up as docs/fleet.md tells a café: no anonymous login, a password file made by
+    ``mosquitto_passwd`` and the ACL ``boardref/mosquitto.acl``; ``url_of`` gives a
+    user's URL."""
 
-    def __init__(self, folder: Path, settings: str = ""):
+    def __init__(self, folder: Path, settings: str = "", users: dict[str, str] | None = None):
         self.port = free_port()
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.config = folder / "mosquitto.conf"
+        self.users = users or {}
+        login = "allow_anonymous true\n"
+        if self.users:
+            login = _login_lines(folder, self.users)
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {self.port} 127.0.0.1\n{login}"
             f"persistence true\npersistence_location {folder}/\n{settings}"
         )
         self.process: subprocess.Popen | None = None
+
+    def url_of(self, user: str) -> str:
+        return f"mqtt://{user}:{self.users[user]}@127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
@@ -123,6 +140,68 @@ class Mosquitto:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(WAIT)
+
+
+class Login:
+    """An MQTT 5 client logged in to the broker on ``port`` as ``user`` (anonymous when
+    None), as a table, a dashboard or an intruder would: the broker's answer to its
+    login, the reason code of each PUBACK, and the topics delivered to it."""
+
+    def __init__(self, port: int, user: str | None, password: str | None, client_id: str = ""):
+        import paho.mqtt.client as mqtt
+
+        self.connack: list[int] = []
+        self.acks: dict[int, int] = {}
+        self.heard: list[str] = []
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"harness-{user}-{os.getpid()}-{id(self)}",
+            protocol=mqtt.MQTTv5,
+        )
+        if user:
+            self.client.username_pw_set(user, password)
+        # a refused login is closed at once, not after paho's next try a second later
+        self.client.reconnect_delay_set(0.05, 0.05)
+        self.client.on_connect = lambda c, u, f, reason, p: self.connack.append(reason.value)
+        self.client.on_publish = lambda c, u, mid, reason, p: self.acks.__setitem__(
+            mid, reason.value
+        )
+        self.client.on_message = lambda c, u, message: self.heard.append(message.topic)
+        self.client.on_subscribe = lambda *_: self.subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        until(lambda: self.connack, f"the broker's answer to {user}")
+
+    def send(self, topic: str, payload: str) -> int:
+        """Publish with QoS 1 and wait for the broker's PUBACK: its reason code (0x87
+        when the ACL refused it)."""
+        info = self.client.publish(topic, payload, qos=1)
+        return until(lambda: self.acks.get(info.mid, -1) + 1, f"PUBACK of {topic!r}") - 1
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def dashboard_row(http, name: str) -> dict | None:
+    """Table ``name`` as the dashboard behind the httpx client ``http`` has it."""
+    return next((t for t in http.get("/api/tables").json() if t["table"] == name), None)
+
+
+def _login_lines(folder: Path, users: dict[str, str]) -> str:
+    """The config lines of a broker that lets in only ``users``, each as the ACL says."""
+    passwords = folder / "passwd"
+    passwords.touch()
+    for user, password in users.items():
+        subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), user, password], check=True)
+    # run as root, mosquitto would drop to its own user, which cannot read the test's
+    # private folder; ``user root`` keeps it as it was started (no-op for anyone else)
+    return (
+        f"user root\nallow_anonymous false\nuse_username_as_clientid true\n"
+        f"max_packet_size {MAX_PACKET}\n"
+        f"password_file {passwords}\nacl_file {ACL}\n"
+    )
 
 
 def start_dashboard(url: str, port: int) -> subprocess.Popen:

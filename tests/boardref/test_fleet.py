@@ -250,7 +250,8 @@ def test_a_page_that_falls_behind_is_sent_the_whole_fleet_instead_of_what_it_mis
             fleet._take(name, "status", "online")
         page = Watcher(fleet, None, None)
         for plies in range(BEHIND + 5):
-            fleet._take("north-t1", "state", json.dumps({"game": "catch_the_hare", "plies": plies}))
+            state = {"table": "north-t1", "game": "catch_the_hare", "plies": plies}
+            fleet._take("north-t1", "state", json.dumps(state))
             page.offer(json.dumps({"rows": {"north-t1": {"plies": plies}}}))
         waiting = [json.loads(text) for text in page._waiting]
         assert len(waiting) < BEHIND
