@@ -68,37 +68,42 @@ def inspect(path: Path, schema: int) -> Finding | None:
         )
     if len(header) < 100:
         return Finding(f"the event log {path} is cut short ({size} bytes)", "log")
-    alone = _view(path, schema, wal=False)
     if not walled:
+        alone = _view(path, schema, wal=False)
         return None if alone.problem is None else Finding(alone.problem, "log")
-    walled_view = _view(path, schema, wal=True)
-    if alone.problem is None and (
-        walled_view.problem is not None
-        or any(w < a for w, a in zip(walled_view.newest, alone.newest))
-    ):
-        why = walled_view.problem or "it holds fewer games or events than the log"
-        return Finding(f"the WAL file {wal} does not belong to the event log ({why})", "wal")
-    return None if walled_view.problem is None else Finding(walled_view.problem, "log")
+    through = _view(path, schema, wal=True)
+    wal_said = f"the WAL file {wal} does not belong to the event log"
+    if through.problem is None:
+        # quick-checked through the WAL already: the file alone is only compared
+        alone = _view(path, schema, wal=False, checked=False)
+        if alone.problem is None and any(w < a for w, a in zip(through.newest, alone.newest)):
+            return Finding(f"{wal_said} (it holds fewer games or events than the log)", "wal")
+        return None
+    alone = _view(path, schema, wal=False)
+    if alone.problem is None:
+        return Finding(f"{wal_said} ({through.problem})", "wal")
+    return Finding(through.problem, "log")
 
 
-def _view(path: Path, schema: int, wal: bool) -> _View:
+def _view(path: Path, schema: int, wal: bool, checked: bool = True) -> _View:
     """Read the log read-only: through its WAL (as a writer would see it), or the
-    database file alone (``immutable``: SQLite ignores the WAL)."""
+    database file alone (``immutable``: SQLite ignores the WAL); ``checked`` runs
+    SQLite's quick check, which reads every page."""
     mode = "mode=ro" if wal else "mode=ro&immutable=1"
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
     except sqlite3.Error as exc:
         return _View(f"the event log {path} cannot be read: {exc}")
     try:
-        return _judge(db, path, schema)
+        return _judge(db, path, schema, checked)
     except sqlite3.Error as exc:
         return _View(f"the event log {path} is damaged: {exc}")
     finally:
         db.close()
 
 
-def _judge(db: sqlite3.Connection, path: Path, schema: int) -> _View:
-    found = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+def _judge(db: sqlite3.Connection, path: Path, schema: int, checked: bool) -> _View:
+    found = db.execute("PRAGMA quick_check(1)").fetchone()[0] if checked else "ok"
     if found != "ok":
         return _View(f"the event log {path} is damaged: {' '.join(found.split())}")
     application = db.execute("PRAGMA application_id").fetchone()[0]
