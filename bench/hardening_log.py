@@ -21,9 +21,9 @@ from pathlib import Path
 from smoke import sized
 from tally import Tally
 
+from boardref import bad_logs as bad
 from boardref.harness import free_port, until
 from boardref.log_check import inspect
-from boardref.referee import Referee
 from boardref.store import SCHEMA_VERSION, Store, open_log
 
 #: a year of a busy table's games, and the events each has
@@ -31,81 +31,17 @@ GAMES = sized(10_000, 300)
 EVENTS_A_GAME = 40
 
 
-def played(path: Path) -> None:
-    """An open Sternhalma game of 30 plies, tapped on the panel."""
-    store = Store(path)
-    referee = Referee(store, sensor="panel")
-    referee.new_game("sternhalma", 2, {}, seed=b"hardening log")
-    for ply in range(30):
-        referee.play(str(referee.game.legal_moves(referee.positions[-1])[ply % 3]))
-    store.close()
-
-
-def killed_wal(folder: Path, fill) -> bytes:
-    """The WAL a killed process leaves after ``fill`` ran on a database in WAL mode."""
-    path = folder / "killed.db"
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    fill(db)
-    wal = Path(f"{path}-wal").read_bytes()
-    db.close()
-    return wal
-
-
-def foreign_wal(path: Path) -> None:
-    played(path)
-    wal = killed_wal(path.parent, lambda db: db.execute("CREATE TABLE junk (a)"))
-    Path(f"{path}-wal").write_bytes(wal)
-
-
-def old_wal(path: Path) -> None:
-    played(path)
-    backup = path.read_bytes()
-    store = Store(path)
-    game = store.open_game().id
-    for n in range(1500):
-        store.append(game, "note", {"n": n, "pad": "p" * 200})
-    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    for n in range(300):
-        store.append(game, "note", {"n": n, "pad": "p" * 200})
-    wal = Path(f"{path}-wal").read_bytes()  # as a killed service leaves it
-    store.close()
-    path.write_bytes(backup)
-    Path(f"{path}-wal").write_bytes(wal)
-
-
-def other_program(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA application_id=0x47504b47")
-    db.execute("CREATE TABLE features (a)")
-    db.commit()
-    db.close()
-
-
-def newer(path: Path) -> None:
-    played(path)
-    db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
-    db.close()
-
-
-def cut_short(path: Path) -> None:
-    played(path)
-    with path.open("r+b") as file:
-        file.truncate(3000)
-
-
 ATTACKS = {
-    "foreign WAL": (foreign_wal, "kept"),
-    "old WAL after restoring a backup": (old_wal, "kept"),
+    "foreign WAL": (lambda path: bad.played(path) and bad.foreign_wal(path), "kept"),
+    "old WAL after restoring a backup": (bad.restored_with_old_wal, "kept"),
     "0-byte log": (lambda path: path.write_bytes(b""), "moved"),
-    "another program's database": (other_program, "moved"),
+    "another program's database": (bad.other_program, "moved"),
     "garbage file": (lambda path: path.write_bytes(b"\x5a" * 9000), "moved"),
-    "newer schema": (newer, "moved"),
-    "cut-short file": (cut_short, "moved"),
+    "newer schema": (bad.newer_boardref, "moved"),
+    "cut-short file": (lambda path: bad.cut_short(path, 3000), "moved"),
     "the log's path a folder": (lambda path: path.mkdir(), "fault"),
 }
-CHOSEN = sized(list(ATTACKS), ["foreign WAL", "0-byte log", "the log's path a folder"])
+CHOSEN = sized(list(ATTACKS), ["foreign WAL", "the log's path a folder"])
 
 
 def answer(url: str) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import shutil
 import signal
 import socket
 import sqlite3
@@ -20,52 +19,33 @@ from pathlib import Path
 
 import pytest
 
+from boardref.bad_logs import (
+    cut_short,
+    foreign_wal,
+    newer_boardref,
+    other_program,
+    played,
+    restored_with_old_wal,
+)
 from boardref.config import load_config
 from boardref.harness import free_port, until
 from boardref.log_check import APPLICATION_ID, cause
 from boardref.log_lock import LogLock
-from boardref.referee import Referee
-from boardref.store import SCHEMA_VERSION, LogFault, Store, open_log
+from boardref.store import LogFault, Store, open_log
 from tests.boardref.conftest import started
-
-
-def played(path: Path, plies: int = 30) -> int:
-    """A Sternhalma game tapped on the panel, still open; its number of events."""
-    store = Store(path)
-    referee = Referee(store, sensor="panel")
-    referee.new_game("sternhalma", 2, {}, seed=b"log check")
-    for ply in range(plies):
-        referee.play(str(referee.game.legal_moves(referee.positions[-1])[ply % 3]))
-    events = len(store.open_game().events)
-    store.close()
-    return events
-
-
-def killed_with_wal(path: Path, table: str = "junk") -> Path:
-    """Another program's database in WAL mode, its WAL left as a killed process leaves
-    it (copied while the database is open, before any checkpoint)."""
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("PRAGMA journal_mode=WAL")
-    other.execute(f"CREATE TABLE {table} (a)")
-    other.execute(f"INSERT INTO {table} VALUES (1)")
-    left = path.with_name(path.name + ".left-wal")
-    shutil.copy(f"{path}-wal", left)
-    other.close()
-    return left
 
 
 def test_a_foreign_wal_is_moved_aside_and_the_game_resumes_whole(tmp_path, caplog):
     path = tmp_path / "boardref.db"
     events = played(path)
-    foreign = killed_with_wal(tmp_path / "other.db")
-    shutil.copy(foreign, f"{path}-wal")
+    foreign = foreign_wal(path)
     config = load_config(**{"store.path": path, "game.name": "sternhalma"})
     service = started(config)
     try:
         assert len(service.referee.log) == events > 0  # the game resumed, every event
         moved = service.damaged_log
         assert moved.name.startswith("boardref.db.foreign-") and moved.name.endswith("-wal")
-        assert moved.read_bytes() == foreign.read_bytes()  # kept as it was, not replayed
+        assert moved.read_bytes() == foreign  # kept as it was, not replayed
         said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
         assert any("does not belong to the event log" in m and str(moved) in m for m in said)
     finally:
@@ -75,37 +55,13 @@ def test_a_foreign_wal_is_moved_aside_and_the_game_resumes_whole(tmp_path, caplo
 
 def test_an_old_wal_left_beside_a_restored_backup_is_not_replayed(tmp_path):
     path = tmp_path / "boardref.db"
-    store = Store(path)
-    first = store.start_game("sternhalma", 2, {}, b"s", "c")
-    for n in range(200):
-        store.append(first, "note", {"n": n, "pad": "p" * 200})
-    store.close()
-    shutil.copy(path, tmp_path / "backup.db")
-    store = Store(path)
-    game = store.start_game("sternhalma", 2, {}, b"s", "c")
-    for n in range(2000):
-        store.append(game, "note", {"n": n, "pad": "p" * 200})
-    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    for n in range(340):
-        store.append(game, "note", {"n": n, "pad": "p" * 200})
-    shutil.copy(f"{path}-wal", tmp_path / "old-wal")  # as a killed service leaves it
-    store.close()
-    shutil.copy(tmp_path / "backup.db", path)
-    shutil.copy(tmp_path / "old-wal", f"{path}-wal")
+    events = restored_with_old_wal(path)
     store, damage = open_log(path)
     try:
-        assert store.size()["events"] == 200 and store.open_game().id == first
+        assert len(store.open_game().events) == events and store.size()["events"] == events
         assert "does not belong" in damage.why and damage.moved_to.name.endswith("-wal")
     finally:
         store.close()
-
-
-def other_program(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA application_id=0x47504b47")  # a GeoPackage's
-    db.execute("CREATE TABLE features (a)")
-    db.commit()
-    db.close()
 
 
 def other_tables(path: Path) -> None:
@@ -113,19 +69,6 @@ def other_tables(path: Path) -> None:
     db.execute("CREATE TABLE recipes (a)")
     db.commit()
     db.close()
-
-
-def newer_boardref(path: Path) -> None:
-    Store(path).close()
-    db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
-    db.close()
-
-
-def cut_short(path: Path) -> None:
-    played(path)
-    with path.open("r+b") as file:
-        file.truncate(60)
 
 
 @pytest.mark.parametrize(
@@ -136,7 +79,7 @@ def cut_short(path: Path) -> None:
         (other_program, "another program's database (application id 0x47504b47)"),
         (other_tables, "not a boardref log (its tables: recipes)"),
         (newer_boardref, "written by a newer boardref"),
-        (cut_short, "cut short (60 bytes)"),
+        (lambda path: cut_short(path, 60), "cut short (60 bytes)"),
     ],
     ids=["0 bytes", "garbage", "application id", "other tables", "newer schema", "cut short"],
 )
