@@ -106,7 +106,7 @@ def open_log(path: Path | str) -> tuple[Store, Damage | None]:
         damage = Damage(found.why, Path(f"{moved}-wal") if wal else moved)
     store = None
     try:
-        store = Store(path)
+        store = Store(path, checked=True)
         store.open_game()  # decodes the open game: damage found now, not mid-resume
         return store, damage
     except DamagedLog as exc:
@@ -168,7 +168,9 @@ class Store:
     existing log only to read it: nothing is created, migrated or written, so it may be
     read beside the service that writes it."""
 
-    def __init__(self, path: Path | str, reading: bool = False):
+    def __init__(self, path: Path | str, reading: bool = False, checked: bool = False):
+        """``checked``: ``open_log`` has just quick-checked the file (every page read,
+        a second or more on a year of history on a Pi), so it is not read again."""
         self.path = Path(path)
         self.reading = reading
         # one connection, used by the referee and by the fleet reporter's thread
@@ -186,7 +188,7 @@ class Store:
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._migrate()
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            found = "ok" if checked else self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
             if getattr(exc, "sqlite_errorcode", None) in _DAMAGE:
                 self._db.close()
