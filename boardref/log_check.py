@@ -26,6 +26,16 @@ APPLICATION_ID = 0x62526566
 _HEADER = b"SQLite format 3\x00"
 #: the tables every boardref event log has
 _OURS = {"games", "events"}
+#: SQLite's codes for a file it could not read (or whose shared memory it could not
+#: make), as opposed to what it read
+_UNREADABLE = {
+    sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_FULL,
+    sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_READONLY,
+    sqlite3.SQLITE_PERM,
+    sqlite3.SQLITE_BUSY,
+}
 #: below this much free space an I/O error on opening is the disk being full
 _FULL_BELOW = 1 << 20
 
@@ -88,18 +98,20 @@ def inspect(path: Path, schema: int) -> Finding | None:
 def _view(path: Path, schema: int, wal: bool, checked: bool = True) -> _View:
     """Read the log read-only: through its WAL (as a writer would see it), or the
     database file alone (``immutable``: SQLite ignores the WAL); ``checked`` runs
-    SQLite's quick check, which reads every page."""
+    SQLite's quick check, which reads every page. An error reading the file (disk
+    full, no access) is raised: it says nothing about whose the file is."""
     mode = "mode=ro" if wal else "mode=ro&immutable=1"
+    db = None
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
-    except sqlite3.Error as exc:
-        return _View(f"the event log {path} cannot be read: {exc}")
-    try:
         return _judge(db, path, schema, checked)
     except sqlite3.Error as exc:
+        if (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _UNREADABLE:
+            raise
         return _View(f"the event log {path} is damaged: {exc}")
     finally:
-        db.close()
+        if db is not None:
+            db.close()
 
 
 def _judge(db: sqlite3.Connection, path: Path, schema: int, checked: bool) -> _View:

@@ -97,7 +97,7 @@ def open_log(path: Path | str) -> tuple[Store, Damage | None]:
     path = Path(path)
     try:
         found = inspect(path, SCHEMA_VERSION)
-    except OSError as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise LogFault(cause(exc, path)) from None
     damage = None
     if found is not None:

@@ -176,6 +176,33 @@ def test_an_io_error_on_a_disk_with_no_room_is_the_disk_being_full(tmp_path, mon
     assert cause(error, tmp_path / "boardref.db").key == "fault.disk_full"
 
 
+def test_a_wal_that_cannot_be_read_for_a_full_disk_is_left_where_it_is(tmp_path, monkeypatch):
+    """Reading through the WAL makes SQLite's shared-memory file, which a full disk
+    refuses: that says nothing about whose the WAL is, so it stays, and the cause is
+    said (real SQLite's error, raised where the check connects through the WAL)."""
+    path = tmp_path / "boardref.db"
+    played(path)
+    store = Store(path)
+    store.append(store.open_game().id, "note", {})
+    wal = Path(f"{path}-wal").read_bytes()  # as a killed service leaves it
+    store.close()
+    Path(f"{path}-wal").write_bytes(wal)
+    error = real_error("CREATE TABLE t (a)", f"{path.resolve().as_uri()}?mode=ro")
+    error.sqlite_errorcode = sqlite3.SQLITE_IOERR_SHMSIZE
+    connect = sqlite3.connect
+
+    def full(database, **options):
+        if "immutable" not in str(database):
+            raise error
+        return connect(database, **options)
+
+    monkeypatch.setattr("boardref.log_check.sqlite3.connect", full)
+    monkeypatch.setattr("boardref.log_check._free", lambda folder: 0)
+    with pytest.raises(LogFault, match="is full"):
+        open_log(path)
+    assert Path(f"{path}-wal").read_bytes() == wal and not list(tmp_path.glob("*.foreign-*"))
+
+
 def test_a_folder_in_the_way_or_a_folder_as_the_log_is_named(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(LogFault, match="a file stands in its way"):
