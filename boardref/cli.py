@@ -101,11 +101,18 @@ def serve(
     # the log is claimed before the service and its panel are even imported, so a
     # second service on it is refused at once and the first one's game left alone
     panel = (settings.panel.host, settings.panel.port)
-    with _sole_writer(settings.store.path, "serve", OWN_LOG, panel):
+    from boardref.store import LogFault
+
+    try:
+        claim = _sole_writer(settings.store.path, "serve", OWN_LOG, panel, faults=True)
+    except LogFault as fault:  # the table's panel and LED say why it cannot start
+        _run_service(settings, sim, fault.said)
+        return
+    with claim:
         _run_service(settings, sim)
 
 
-def _run_service(settings, sim: bool) -> None:
+def _run_service(settings, sim: bool, fault=None) -> None:
     import asyncio
     import logging
 
@@ -115,21 +122,26 @@ def _run_service(settings, sim: bool) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(run_service(settings, sim))
+        asyncio.run(run_service(settings, sim, fault))
     except (StoreError, ServiceError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
 
 
-def _sole_writer(store: Path, command: str, instead: str, panel: tuple[str, int] | None = None):
+def _sole_writer(
+    store: Path, command: str, instead: str, panel: tuple[str, int] | None = None, faults=False
+):
     """The lock on the event log ``store`` for ``command``, which writes to it; a log
-    another program writes to is refused in one sentence naming it (exit status 2)."""
+    another program writes to is refused in one sentence naming it (exit status 2).
+    ``faults``: a log that cannot be opened at all is raised as ``LogFault``."""
     from boardref.log_lock import LogInUse, LogLock
-    from boardref.store import StoreError
+    from boardref.store import LogFault, StoreError
 
     try:
         return LogLock(store, command, instead, panel)
     except StoreError as exc:
+        if faults and isinstance(exc, LogFault):
+            raise
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2 if isinstance(exc, LogInUse) else 1) from None
 

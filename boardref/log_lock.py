@@ -16,7 +16,8 @@ import json
 import os
 from pathlib import Path
 
-from boardref.store import StoreError
+from boardref.log_check import cause
+from boardref.store import LogFault, StoreError
 
 #: what a refused ``serve`` or ``simulate`` can do instead of stopping the holder
 OWN_LOG = " or give this one its own log with --store PATH"
@@ -50,7 +51,7 @@ class LogLock:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise StoreError(f"cannot lock the event log {path}: {exc.strerror} ({lock})") from None
+            raise LogFault(cause(exc, path)) from None  # the words a table's fault page shows
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

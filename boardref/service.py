@@ -35,12 +35,13 @@ from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
-from boardref.store import Store, StoreError, open_log
+from boardref.store import LogFault, Store, StoreError, open_log
 from boardref.successors import index_successors
 from boardref.table import Table
 from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.records import to_json
+from engines.words import Words
 from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
@@ -650,8 +651,9 @@ class Service:
         )
 
 
-async def serve(config: Config, sim: bool = False) -> None:
-    """Run the service until SIGTERM or SIGINT."""
+async def serve(config: Config, sim: bool = False, fault: Words | None = None) -> None:
+    """Run the service until SIGTERM or SIGINT; a table whose event log cannot be
+    opened (or ``fault``, its lock could not be taken) shows why instead."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -659,7 +661,16 @@ async def serve(config: Config, sim: bool = False) -> None:
     listening = panel_socket(config.panel.host, config.panel.port)
     service = Service(config, sim)
     try:
-        service.start(loop)
+        if fault is None:
+            try:
+                service.start(loop)
+            except LogFault as exc:
+                fault = exc.said
+        if fault is not None:
+            from boardref.panel.fault_page import serve_fault
+
+            await serve_fault(fault, config, sim, listening, stop)
+            return
         await service.run(stop, listening)
     finally:
         service.close()

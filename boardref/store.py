@@ -8,7 +8,10 @@ milliseconds later, so the verdict never waits for the disk. A power cut in that
 window loses at most the newest event, which the board itself still shows: the
 referee infers it again on resume. A full disk is reported as ``StoreError``; a
 damaged file as ``DamagedLog``, which ``open_log`` answers by moving the file aside
-(never deleting it) and starting a fresh log, so a table always starts. A log opened
+(never deleting it) and starting a fresh log, so a table always starts; so is a file
+that is not a boardref log, and a WAL that is not this log's is moved aside before
+SQLite could replay it (``boardref.log_check``). A log that cannot be opened at all
+(disk full, read-only folder) is a ``LogFault`` that says why in words. A log opened
 only to be read (``games list``, beside the running service) is never created,
 migrated or written.
 """
@@ -23,6 +26,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from boardref.log_check import APPLICATION_ID, cause, inspect
+from engines.words import Words
 
 SCHEMA_VERSION = 2  # 2: the outbox of events waiting for the café's broker
 SCHEMA = """
@@ -61,6 +67,15 @@ class DamagedLog(StoreError):
     """The log file is damaged: pages SQLite cannot read, or a game it cannot decode."""
 
 
+class LogFault(StoreError):
+    """The log cannot be opened at all (disk full, a read-only folder...): ``said``
+    names the cause and what to do, for the log, the LED's fault page and the panel."""
+
+    def __init__(self, said: Words):
+        super().__init__(str(said))
+        self.said = said
+
+
 #: SQLite's own words for a damaged file ("file is not a database", "malformed")
 _DAMAGE = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 
@@ -74,30 +89,44 @@ class Damage:
 
 
 def open_log(path: Path | str) -> tuple[Store, Damage | None]:
-    """The event log at ``path``, checked. A damaged one is moved aside (with its WAL)
-    and a fresh log started in its place; the ``Damage`` says why and where it went."""
+    """The event log at ``path``, checked before anything writes to it. A damaged one,
+    or one that is not a boardref log, is moved aside (with its WAL) and a fresh log
+    started in its place; a WAL that is not the log's is moved aside alone and the
+    games kept. The ``Damage`` says why and where it went. ``LogFault`` when the log
+    cannot be opened at all."""
+    path = Path(path)
+    try:
+        found = inspect(path, SCHEMA_VERSION)
+    except (OSError, sqlite3.Error) as exc:
+        raise LogFault(cause(exc, path)) from None
+    damage = None
+    if found is not None:
+        wal = found.part == "wal"
+        moved = _move_aside(path, "foreign" if wal else "damaged", wal)
+        damage = Damage(found.why, Path(f"{moved}-wal") if wal else moved)
     store = None
     try:
-        store = Store(path)
+        store = Store(path, checked=True)
         store.open_game()  # decodes the open game: damage found now, not mid-resume
-        return store, None
+        return store, damage
     except DamagedLog as exc:
         if store is not None:
             store.close()
-        moved = _move_aside(Path(path))
+        moved = _move_aside(path)
         return Store(path), Damage(str(exc), moved)
 
 
-def _move_aside(path: Path) -> Path:
-    """Rename a damaged log (and its WAL and shared-memory files) to
-    ``<name>.damaged-<when>``; returns the new path of the database file."""
+def _move_aside(path: Path, label: str = "damaged", wal_only: bool = False) -> Path:
+    """Rename a log (and its WAL and shared-memory files; only those when ``wal_only``)
+    to ``<name>.<label>-<when>``; returns the new path of the database file (where
+    it went, or would have gone)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    moved = path.with_name(f"{path.name}.damaged-{stamp}")
+    moved = path.with_name(f"{path.name}.{label}-{stamp}")
     number = 1
-    while moved.exists():
+    while any(Path(f"{moved}{suffix}").exists() for suffix in ("", "-wal")):
         number += 1
-        moved = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
-    for suffix in ("-wal", "-shm", ""):
+        moved = path.with_name(f"{path.name}.{label}-{stamp}-{number}")
+    for suffix in ("-wal", "-shm") if wal_only else ("-wal", "-shm", ""):
         part = Path(f"{path}{suffix}")
         if part.exists():
             part.rename(f"{moved}{suffix}")
@@ -139,7 +168,9 @@ class Store:
     existing log only to read it: nothing is created, migrated or written, so it may be
     read beside the service that writes it."""
 
-    def __init__(self, path: Path | str, reading: bool = False):
+    def __init__(self, path: Path | str, reading: bool = False, checked: bool = False):
+        """``checked``: ``open_log`` has just quick-checked the file (every page read,
+        a second or more on a year of history on a Pi), so it is not read again."""
         self.path = Path(path)
         self.reading = reading
         # one connection, used by the referee and by the fleet reporter's thread
@@ -156,12 +187,13 @@ class Store:
                 # commits reach the WAL file at once; _Flusher syncs it to the disk
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._migrate()
-            found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            found = "ok" if checked else self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
             if getattr(exc, "sqlite_errorcode", None) in _DAMAGE:
                 self._db.close()
                 raise DamagedLog(f"the event log {path} is damaged: {exc}") from None
-            raise StoreError(f"cannot open the event log {path}: {exc}") from None
+            raise LogFault(cause(exc, self.path)) from None
         if found != "ok":
             self._db.close()
             raise DamagedLog(f"the event log {path} is damaged: {found}")

@@ -56,7 +56,7 @@ def test_a_full_disk_refuses_the_event_and_keeps_every_earlier_one(tmp_path):
 
 def test_an_unwritable_place_is_reported(tmp_path):
     (tmp_path / "file").write_text("x")
-    with pytest.raises(StoreError, match="cannot open the event log"):
+    with pytest.raises(StoreError, match="a file stands in its way"):
         Store(tmp_path / "file" / "log.db")
 
 

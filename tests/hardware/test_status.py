@@ -88,7 +88,16 @@ def test_module_examples_run():
 
 def test_the_panel_knows_the_moods_and_signals_the_referee_uses(make_panel):
     panel = make_panel()
-    assert panel.moods == {"setup", "turn", "tentative", "error", "waiting", "over", "offline"}
+    assert panel.moods == {
+        "setup",
+        "turn",
+        "tentative",
+        "error",
+        "waiting",
+        "over",
+        "offline",
+        "fault",
+    }
     assert panel.signals == {"accepted", "illegal", "game_over", "drawn", "error"}
 
 
@@ -189,7 +198,7 @@ def test_offline_flashes_its_own_colour(make_panel, factory):
     [
         ("turn", None, "shows the colour of a seat: pass colour="),
         ("turn", "mauve", "no colour named 'mauve'"),
-        ("victory", None, r"no mood 'victory' \(known: error, offline, over"),
+        ("victory", None, r"no mood 'victory' \(known: error, fault, offline, over"),
     ],
 )
 def test_a_wrong_show_is_refused_even_without_an_led(make_panel, mood, colour, message):
