@@ -28,6 +28,7 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.memory import freeze_start_up
+from boardref.panel import connections
 from boardref.panel.assets import Assets
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.pages import BUILD, document, words_of
@@ -265,8 +266,15 @@ async def run_dashboard(
     fleet = Fleet(broker, ca_file, book=DayBook(records))
     fleet.start(asyncio.get_running_loop())
     server = uvicorn.Server(
-        uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")
+        uvicorn.Config(
+            dashboard_app(fleet),
+            host=host,
+            port=port,
+            log_level="warning",
+            **connections.settings(connections.limits()),
+        )
     )
+    connections.count_accept_errors(asyncio.get_running_loop())
     log.info("café dashboard on http://%s:%d/", host, port)
     freeze_start_up()
     try:
