@@ -17,11 +17,9 @@ import time
 import httpx
 import pytest
 
-from boardref.config import load_config
 from boardref.flood import HALF_SENT, TABLE_CLAIMS, closed, flood, state_seconds, upgrade
 from boardref.harness import free_port
 from boardref.panel import connections
-from tests.boardref.conftest import PIN_HASH, started
 from tests.boardref.test_hardening import RealServer
 
 FLOOD = 1100
@@ -162,22 +160,3 @@ def test_a_request_through_a_proxy_is_never_the_table(service, claim):
         assert kiosk.status_code == 409, "the kiosk acted (nothing to take back)"
         forwarded = httpx.post(f"{base}/api/takeback", json={}, headers=claim)
         assert forwarded.status_code == 403
-
-
-def test_behind_a_configured_proxy_the_forwarded_address_counts(tmp_path):
-    config = load_config(
-        **{
-            "store.path": tmp_path / "log.db",
-            "panel.referee_pin_hash": PIN_HASH,
-            "panel.proxies": ["127.0.0.1"],
-        }
-    )
-    service = started(config)
-    try:
-        with RealServer(service) as base:
-            assert httpx.post(f"{base}/api/takeback", json={}).status_code == 409
-            for claim in TABLE_CLAIMS:
-                answer = httpx.post(f"{base}/api/takeback", json={}, headers=claim)
-                assert answer.status_code == 403, claim
-    finally:
-        service.close()
