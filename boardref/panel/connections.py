@@ -64,53 +64,57 @@ def limits() -> Limits:
 
 
 class Crowd:
-    """The open connections of one server, oldest first, by client address."""
+    """The open connections of one server, oldest first, in all and by client address."""
 
     def __init__(self, limits: Limits, proxies: Iterable[str] = ()):
         self.limits = limits
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         self._in_all = max(1, min(limits.in_all, soft - KEPT_FOR_THE_REST))
         self._proxies = [ipaddress.ip_network(p, strict=False) for p in proxies]
-        self._open: dict[asyncio.Transport, tuple[str, Http]] = {}
+        self._open: dict[asyncio.Transport, Http] = {}
+        self._clients: dict[str, dict[asyncio.Transport, None]] = {}
         self._sockets: dict[asyncio.Transport, str] = {}
 
     def admit(self, transport: asyncio.Transport, http: Http) -> bool:
         """Count a new connection, making room by closing the oldest one waiting for a
         request; False when every connection in the way is busy answering."""
         client = _address(transport)
-        if not self._proxy(client):
-            mine = [t for t, (c, _) in self._open.items() if c == client]
-            if len(mine) >= self.limits.per_client and not self._make_room(mine):
-                return False
-        if len(self._open) >= self._in_all and not self._make_room(list(self._open)):
+        mine = self._clients.get(client, {})
+        full = len(mine) >= self.limits.per_client and not self._proxy(client)
+        if full and not self._make_room(mine):
             return False
-        self._open[transport] = (client, http)
+        if len(self._open) >= self._in_all and not self._make_room(self._open):
+            return False
+        self._open[transport] = http
+        self._clients.setdefault(client, {})[transport] = None
         return True
 
     def upgrade(self, transport: asyncio.Transport) -> bool:
         """Count a connection turning into a WebSocket; False over the WebSocket caps
-        (an open page is never closed for a new one)."""
+        (an open page is never closed for a new one), and the connection, about to be
+        closed, no longer counts."""
         client = _address(transport)
         mine = sum(c == client for c in self._sockets.values())
         if len(self._sockets) >= self.limits.sockets_in_all or (
             not self._proxy(client) and mine >= self.limits.sockets_per_client
         ):
+            self.leave(transport)
             return False
         self._sockets[transport] = client
         return True
 
     def leave(self, transport: asyncio.Transport) -> None:
-        self._open.pop(transport, None)
+        if self._open.pop(transport, None) is not None:
+            client = _address(transport)
+            mine = self._clients[client]
+            del mine[transport]
+            if not mine:
+                del self._clients[client]
         self._sockets.pop(transport, None)
 
-    def counts(self) -> tuple[int, int]:
-        """Connections and, of them, WebSockets open now."""
-        return len(self._open), len(self._sockets)
-
-    def _make_room(self, candidates: list[asyncio.Transport]) -> bool:
-        for transport in candidates:
-            _, http = self._open[transport]
-            if transport not in self._sockets and http.waiting():
+    def _make_room(self, oldest_first: Iterable[asyncio.Transport]) -> bool:
+        for transport in oldest_first:
+            if transport not in self._sockets and self._open[transport].waiting():
                 self.leave(transport)
                 transport.close()
                 return True
