@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import resource
 import socket
-import subprocess
-import sys
 import time
 
 import httpx
 import pytest
 
 from boardref.flood import HALF_SENT, TABLE_CLAIMS, closed, flood, state_seconds, upgrade
-from boardref.harness import free_port
+from boardref.harness import serve_sim
 from boardref.panel import connections
 from tests.boardref.test_hardening import RealServer
 
@@ -65,28 +62,10 @@ def short_limits(monkeypatch):
     monkeypatch.setattr(connections, "limits", lambda: SHORT)
 
 
-def serve_with_files(state_dir, files: int, stderr) -> tuple[subprocess.Popen, str]:
-    """`boardref serve --sim` allowed ``files`` open files (soft and hard: it cannot
-    raise them), once its panel answers."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
-        env={**os.environ, "XDG_STATE_HOME": str(state_dir)},
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files)),
-    )
-    url = f"http://127.0.0.1:{port}"
-    if not any(s < float("inf") for s in state_seconds(url, tries=60)):
-        process.kill()
-        raise RuntimeError("boardref serve --sim did not answer")
-    return process, url
-
-
 def test_1100_slow_connections_leave_the_panel_answering(tmp_path):
     enough_files(FLOOD + 512)
     # 1024: what a service gets that is started without the unit's LimitNOFILE
-    process, url = serve_with_files(tmp_path, 1024, subprocess.DEVNULL)
+    process, url = serve_sim(str(tmp_path), files=1024)
     opened: list[socket.socket] = []
     try:
         opened = flood(int(url.rsplit(":", 1)[1]), idle=400, half_sent=400, sockets=300)
@@ -138,7 +117,7 @@ def test_running_out_of_files_is_said_once_and_the_panel_keeps_answering(tmp_pat
     errors = tmp_path / "stderr.txt"
     with errors.open("w") as stderr:
         # 64 files: the service starts, 200 connections run it out
-        process, url = serve_with_files(tmp_path, 64, stderr)
+        process, url = serve_sim(str(tmp_path), files=64, stderr=stderr)
     opened: list[socket.socket] = []
     try:
         opened = flood(int(url.rsplit(":", 1)[1]), idle=200)
