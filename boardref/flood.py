@@ -60,15 +60,17 @@ def closed(connection: socket.socket) -> bool:
     return True
 
 
-def state_seconds(url: str, tries: int = 3, patience: float = 5.0) -> list[float]:
-    """How long ``/api/state`` took to answer, each of ``tries`` times (a new connection
+def state_seconds(
+    url: str, tries: int = 3, patience: float = 5.0, path: str = "/api/state"
+) -> list[float]:
+    """How long ``path`` took to answer, each of ``tries`` times (a new connection
     each, as a phone opening the page); an answer other than 200, or none within
     ``patience`` seconds, counts as never."""
     seconds = []
     for _ in range(tries):
         started = time.perf_counter()
         try:
-            answered = httpx.get(f"{url}/api/state", timeout=patience).status_code == 200
+            answered = httpx.get(f"{url}{path}", timeout=patience).status_code == 200
         except httpx.HTTPError:
             answered = False
         seconds.append(time.perf_counter() - started if answered else float("inf"))

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from boardref.flood import HALF_SENT, TABLE_CLAIMS, closed, flood, state_seconds, upgrade
-from boardref.harness import serve_sim
+from boardref.harness import Mosquitto, free_port, serve_sim, start_dashboard
 from boardref.panel import connections
 from tests.boardref.test_hardening import RealServer
 
@@ -139,3 +139,22 @@ def test_a_request_through_a_proxy_is_never_the_table(service, claim):
         assert kiosk.status_code == 409, "the kiosk acted (nothing to take back)"
         forwarded = httpx.post(f"{base}/api/takeback", json={}, headers=claim)
         assert forwarded.status_code == 403
+
+
+def test_the_cafe_dashboard_keeps_the_same_limits(tmp_path):
+    broker = Mosquitto(tmp_path)
+    broker.start()
+    port = free_port()
+    dashboard = start_dashboard(broker.url, port)
+    opened: list[socket.socket] = []
+    try:
+        opened = flood(port, idle=2 * connections.limits().per_client)
+        seconds = state_seconds(f"http://127.0.0.1:{port}", path="/api/tables")
+        assert min(seconds) < 1.0
+        assert closed_in_time(opened[: connections.limits().per_client])
+    finally:
+        for connection in opened:
+            connection.close()
+        dashboard.terminate()
+        dashboard.wait(30)
+        broker.stop()
