@@ -7,8 +7,9 @@ that finds its share (or the whole) full closes that client's (or else anyone's)
 oldest connection that is waiting for a request, so idle or half-sent connections
 never keep a real request out. A WebSocket whose page stops reading is dropped, and
 accept errors (out of file descriptors) are logged once a minute with a count. This
-module never answers a request and never reads a body: it only decides which
-connections stay open. The figures are data: ``connections.toml``.
+module never reads a request or its body and answers nothing but a bare 503 to a
+connection it turns away: it only decides which connections stay open. The figures
+are data: ``connections.toml``.
 """
 
 from __future__ import annotations
