@@ -158,3 +158,31 @@ def test_the_cafe_dashboard_keeps_the_same_limits(tmp_path):
         dashboard.terminate()
         dashboard.wait(30)
         broker.stop()
+
+
+def test_a_page_that_stops_reading_is_dropped_when_a_send_stalls(service, monkeypatch):
+    # pings far off: only the stalled send can drop the page
+    slow_pings = dataclasses.replace(SHORT, ping_seconds=600)
+    monkeypatch.setattr(connections, "limits", lambda: slow_pings)
+    real = RealServer(service)
+    with real as base:
+        port = int(base.rsplit(":", 1)[1])
+        page = socket.socket()
+        page.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        page.connect(("127.0.0.1", port))
+        page.sendall(upgrade(port))
+        hub = service.panel.hub
+        deadline = time.monotonic() + PATIENCE_S
+        while not hub.subscribers and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert hub.subscribers, "the page never joined"
+        loop = real.server.servers[0].get_loop()
+        for n in range(40):  # states far larger than any socket buffer, never read
+            loop.call_soon_threadsafe(hub.publish, str(n) * 1_000_000)
+            time.sleep(0.05)
+            if not hub.subscribers:
+                break
+        while hub.subscribers and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not hub.subscribers
+        page.close()
