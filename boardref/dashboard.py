@@ -29,6 +29,7 @@ from boardref.daybook import DayBook, daybook_routes
 from boardref.fleet import ROOT, Broker
 from boardref.fleet_trust import Doubts, link_of
 from boardref.memory import freeze_start_up
+from boardref.panel import connections
 from boardref.panel.assets import Assets
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.pages import BUILD, document, words_of
@@ -317,8 +318,15 @@ async def run_dashboard(
     fleet = Fleet(broker, ca_file, book=DayBook(records))
     fleet.start(asyncio.get_running_loop())
     server = uvicorn.Server(
-        uvicorn.Config(dashboard_app(fleet), host=host, port=port, log_level="warning")
+        uvicorn.Config(
+            dashboard_app(fleet),
+            host=host,
+            port=port,
+            log_level="warning",
+            **connections.settings(connections.limits()),
+        )
     )
+    connections.count_accept_errors(asyncio.get_running_loop())
     log.info("café dashboard on http://%s:%d/", host, port)
     freeze_start_up()
     try:

@@ -8,7 +8,9 @@ busy machine shows in p99.
 
 from __future__ import annotations
 
+import functools
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -237,16 +239,25 @@ def reporting_table(folder: Path, url: str, name: str) -> Service:
     return service
 
 
-def serve_sim(state_dir: str, wait: float = 60.0) -> tuple[subprocess.Popen, str]:
+def file_limit(files: int) -> None:
+    """Let this process open at most ``files`` files, soft and hard limit alike."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+
+def serve_sim(
+    state_dir: str, wait: float = 60.0, files: int | None = None, stderr=subprocess.DEVNULL
+) -> tuple[subprocess.Popen, str]:
     """`boardref serve --sim` on a free port, its event log under ``state_dir``, once
     its panel answers: the process and the panel's address. The code run is the one
-    on ``sys.path`` (set PYTHONPATH to measure another tree)."""
+    on ``sys.path`` (set PYTHONPATH to measure another tree). ``files``: how many files
+    it may open (it cannot raise that), as a unit's LimitNOFILE would say."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)],
         env={**os.environ, "XDG_STATE_HOME": state_dir},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
+        preexec_fn=None if files is None else functools.partial(file_limit, files),
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + wait

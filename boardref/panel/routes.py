@@ -54,8 +54,16 @@ async def same_origin(request: Request) -> None:
         raise Refused(403, words("server.other_site", "Requests from other sites are refused"))
 
 
+#: headers a reverse proxy adds: a request carrying one came through a proxy
+FORWARDING = ("forwarded", "x-forwarded-for", "x-real-ip")
+
+
 def is_table(request: Request) -> bool:
-    """The kiosk browser on the table's own screen: a client on this machine."""
+    """The kiosk browser on the table's own screen: a client on this machine that
+    came straight, never a request through a proxy (a proxy on the Pi itself
+    connects from this machine on behalf of every client behind it)."""
+    if any(name in request.headers for name in FORWARDING):
+        return False
     return is_local(request.client.host if request.client else None)
 
 

@@ -14,6 +14,8 @@ from email.utils import formatdate
 import uvicorn
 from uvicorn.server import ServerState
 
+from boardref.panel import connections
+
 
 class ServiceError(RuntimeError):
     """The service cannot run as configured; the message says why in words."""
@@ -51,7 +53,8 @@ def panel_socket(host: str, port: int) -> socket.socket:
 def server_config(app, panel) -> uvicorn.Config:
     """uvicorn's settings for the panel: X-Forwarded-For and -Proto are believed
     only from the configured reverse proxies (``[panel] proxies``), never by default,
-    so no client can claim another's address (the PIN limit counts by address)."""
+    so no client can claim another's address (the PIN limit counts by address);
+    connections are kept within ``connections.limits()``."""
     return uvicorn.Config(
         app,
         host=panel.host,
@@ -62,6 +65,7 @@ def server_config(app, panel) -> uvicorn.Config:
         forwarded_allow_ips=list(panel.proxies) or None,
         server_header=False,
         ws_max_size=4096,  # pages send nothing the panel acts on
+        **connections.settings(connections.limits(), panel.proxies),
     )
 
 
@@ -96,7 +100,8 @@ class Server(uvicorn.Server):
     """uvicorn inside our loop: the service, not uvicorn, owns SIGTERM and SIGINT, and
     an idle panel costs no wake-ups: uvicorn looks ten times a second whether it
     should stop and refreshes its Date header; here it sleeps until ``should_exit``
-    is set (on the loop's thread) and the header is made when an answer needs it."""
+    is set (on the loop's thread) and the header is made when an answer needs it.
+    Failed accepts (no file descriptor left) are said once a minute, not each."""
 
     def __init__(self, config: uvicorn.Config) -> None:
         self._exit = asyncio.Event()
@@ -113,6 +118,10 @@ class Server(uvicorn.Server):
             self._exit.set()
         else:
             self._exit.clear()
+
+    async def serve(self, sockets=None) -> None:
+        connections.count_accept_errors(asyncio.get_running_loop())
+        await super().serve(sockets=sockets)
 
     async def main_loop(self) -> None:
         await self._exit.wait()

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from boardref.cli import app
 from boardref.config import ConfigError, load_config
+from boardref.flood import TABLE_CLAIMS
 from boardref.panel import access
 from boardref.panel.access import PIN_ATTEMPTS
 from boardref.panel.server import panel_socket, server_config
@@ -207,11 +208,11 @@ def test_forwarded_headers_cannot_rotate_the_client_address(service):
 
 def test_a_spoofed_forwarded_for_does_not_make_a_phone_the_table(service):
     with RealServer(service) as base:
-        # from the Pi itself: the table, whatever X-Forwarded-For claims
+        # from the Pi itself, but through a proxy there: not the table
         answer = httpx.post(
             f"{base}/api/takeback", json={}, headers={"X-Forwarded-For": "192.168.1.30"}
         )
-        assert answer.status_code == 409, "the table acted (nothing to take back)"
+        assert answer.status_code == 403
 
 
 def test_forwarded_headers_are_believed_from_a_configured_proxy_only(tmp_path):
@@ -229,6 +230,11 @@ def test_forwarded_headers_are_believed_from_a_configured_proxy_only(tmp_path):
                 f"{base}/api/takeback", json={}, headers={"X-Forwarded-For": "192.168.1.30"}
             )
             assert behind.status_code == 403, "a phone behind the proxy is no table"
+            for claim in TABLE_CLAIMS:  # nor is the Pi itself through the proxy
+                answer = httpx.post(f"{base}/api/takeback", json={}, headers=claim)
+                assert answer.status_code == 403, claim
+            kiosk = httpx.post(f"{base}/api/takeback", json={})
+            assert kiosk.status_code == 409, "the kiosk acted (nothing to take back)"
     finally:
         service.close()
 
