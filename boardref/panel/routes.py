@@ -60,7 +60,15 @@ def is_table(request: Request) -> bool:
 
 
 def is_referee(panel, request: Request) -> bool:
-    return panel.access.is_referee(request.cookies.get(SESSION_COOKIE))
+    client = request.client.host if request.client else None
+    return panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client)
+
+
+def is_kiosk(request: Request) -> bool:
+    """The table's own screen logging in: from this machine, forwarded by nobody (a
+    proxy on the Pi passes a LAN client's request on from loopback)."""
+    forwarded = ("x-forwarded-for", "forwarded", "x-real-ip")
+    return is_table(request) and not any(name in request.headers for name in forwarded)
 
 
 def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = lambda shown: ()):
@@ -302,15 +310,21 @@ referee_tools = APIRouter()
 
 @referee_tools.post("/api/referee/login", response_model=models.Done, dependencies=CHANGE)
 async def login(body: models.Pin, request: Request, response: Response, panel: ThePanel) -> Any:
-    client = request.client.host if request.client else "?"
-    wait, everyone = panel.access.retry_after(client)
+    client, kiosk = request.client.host if request.client else "?", is_kiosk(request)
+    wait, everyone = panel.access.retry_after(client, kiosk)
     if wait > 0:
         raise Refused(429, pin_wait(wait, everyone), {"Retry-After": str(math.ceil(wait))})
-    token = await panel.access.login(body.pin, client)
+    token = await panel.access.login(body.pin, client, kiosk)
     if token is None:
         raise Refused(403, words("server.wrong_pin", "Wrong PIN"))
     response.set_cookie(
-        SESSION_COOKIE, token, httponly=True, samesite="strict", max_age=SESSION_SECONDS, path="/"
+        SESSION_COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        max_age=SESSION_SECONDS,
+        path="/",
     )
     return models.Done(detail="referee")
 
@@ -320,8 +334,9 @@ def pin_wait(seconds: float, everyone: bool) -> Words:
     if everyone:
         return words(
             "server.pin_locked",
-            "Too many wrong PINs at this table: the referee login is locked for everyone "
-            "for {minutes} min. A forgotten PIN is set anew in the config (boardref pin-hash)",
+            "Too many wrong PINs at this table: a device that guessed wrong waits "
+            "{minutes} min; the table's own screen can always log in. A forgotten PIN is "
+            "set anew in the config (boardref pin-hash)",
             minutes=math.ceil(seconds / 60),
         )
     return words(
