@@ -298,8 +298,9 @@ class Service:
                 serving.result()
                 raise ServiceError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
-        log.info("panel on http://%s:%d/", panel.host, panel.port)
-        publish_kiosk_url(listening.getsockname())  # before READY=1: the kiosk starts after it
+        log.info("panel on %s://%s:%d/", panel.scheme, panel.host, panel.port)
+        # before READY=1: the kiosk starts after it
+        publish_kiosk_url(listening.getsockname(), panel.scheme)
         try:
             await self._open_panel(doorway)
             freeze_start_up()  # what it loaded to here it keeps: out of full collections

@@ -14,6 +14,8 @@ from email.utils import formatdate
 import uvicorn
 from uvicorn.server import ServerState
 
+from boardref.panel.tls import served_over_tls
+
 
 class ServiceError(RuntimeError):
     """The service cannot run as configured; the message says why in words."""
@@ -62,6 +64,7 @@ def server_config(app, panel) -> uvicorn.Config:
         forwarded_allow_ips=list(panel.proxies) or None,
         server_header=False,
         ws_max_size=4096,  # pages send nothing the panel acts on
+        **served_over_tls(panel),
     )
 
 
