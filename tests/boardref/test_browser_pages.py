@@ -114,7 +114,9 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
     # each code's caption names its seat as a name standing alone: "Red", not "red"
     expect(page.locator('#join-codes figure[data-seat="0"] figcaption')).to_have_text("Red")
     loaded = "(i) => i.complete && i.naturalWidth"
-    page.wait_for_function(f"[...document.querySelectorAll('#join-codes img')].every({loaded})")
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll('#join-codes img')].every({loaded})"
+    )
     for box in (codes.nth(n).bounding_box() for n in range(5)):
         assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
     assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
@@ -151,7 +153,7 @@ def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
     expect(page.locator("#refusal")).to_be_hidden(timeout=WAIT_MS)
     editor = page.locator("#position-record")
     page.wait_for_function(
-        "document.querySelector('#position-record').value.includes('sternhalma')"
+        "() => document.querySelector('#position-record').value.includes('sternhalma')"
     )
     record = json.loads(editor.input_value())
     assert record["game"] == "sternhalma"
@@ -167,7 +169,7 @@ def test_the_referee_page_fits_a_phone_and_its_position_editor_round_trips(
     expect(page.locator("#position-note")).to_have_text(said["position_not_json"])
     page.click("#position-reload")
     page.wait_for_function(
-        "document.querySelector('#position-record').value.includes('sternhalma')"
+        "() => document.querySelector('#position-record').value.includes('sternhalma')"
     )
     assert json.loads(editor.input_value()) == record
     expect(page.locator("#camera-view")).to_be_hidden()
