@@ -523,7 +523,7 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
             page.on("websocket", lambda socket: socket.on("framereceived", count))
             page.goto(f"http://127.0.0.1:{port}/")
             page.wait_for_function(
-                f"document.querySelectorAll('#rows > div').length >= {n}", timeout=120_000
+                f"() => document.querySelectorAll('#rows > div').length >= {n}", timeout=120_000
             )
             page.wait_for_timeout(SETTLE_MS)  # the first, whole fleet is in
             before, start = received[0], time.monotonic()

@@ -183,10 +183,10 @@ def pin_hash(
     ),
 ) -> None:
     """Print the hash of a referee PIN: the value of referee_pin_hash in the config."""
-    from boardref.panel.access import hash_pin
+    from boardref.panel.access import PIN_DIGITS, hash_pin
 
-    if not 4 <= len(pin) <= 32:
-        typer.echo("error: a PIN has 4 to 32 characters", err=True)
+    if not PIN_DIGITS <= len(pin) <= 32:
+        typer.echo(f"error: a PIN has {PIN_DIGITS} to 32 characters", err=True)
         raise typer.Exit(2)
     typer.echo(hash_pin(pin))
 

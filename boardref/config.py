@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 
 from boardref.fleet_trust import TABLE_NAME_SAID, is_table_name, login_matches
 from boardref.panel.access import PIN_HASH
+from boardref.panel.tls import check_tls
 from engines import RulesError, load_game
 from hardware.status import StatusPins
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
@@ -141,6 +142,13 @@ class PanelConfig(_Section):
     #: addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
     #: believed; none: every client is who it connects from
     proxies: list[str] = Field(default_factory=list, max_length=32)
+    #: a PEM certificate and its key: the panel is served over HTTPS (both or neither)
+    certificate: Path | None = None
+    key: Path | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "http" if self.certificate is None else "https"
 
     @field_validator("referee_pin_hash")
     @classmethod
@@ -261,6 +269,10 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
         raise ConfigError(f"{source}: " + "; ".join(_describe(e) for e in exc.errors())) from None
     _check_against_engines(config, source)
     _check_lights(config, source)
+    try:
+        check_tls(config.panel.certificate, config.panel.key)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     if config.fleet.url is not None:
         from boardref.fleet import Broker
 

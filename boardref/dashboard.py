@@ -31,6 +31,7 @@ from boardref.fleet_trust import Doubts, link_of
 from boardref.memory import freeze_start_up
 from boardref.panel import connections
 from boardref.panel.assets import Assets
+from boardref.panel.headers import SecurityHeaders
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.pages import BUILD, document, words_of
 from boardref.panel.words import LANGUAGES
@@ -283,6 +284,7 @@ class Fleet:
 
 def dashboard_app(fleet: Fleet) -> FastAPI:
     app = FastAPI(title="boardref fleet", docs_url=None, redoc_url=None)
+    app.add_middleware(SecurityHeaders)
     app.mount("/static", Assets(), name="static")
 
     @app.get("/", include_in_schema=False)

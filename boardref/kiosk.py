@@ -21,7 +21,7 @@ KIOSK_FILE = "kiosk.env"
 KIOSK_VARIABLE = "KIOSK_URL"
 
 
-def kiosk_url(address: tuple) -> str:
+def kiosk_url(address: tuple, scheme: str = "http") -> str:
     """The table page for a browser on this machine, given the address the panel's
     socket listens at (``getsockname()``). A panel on every address is reached on
     loopback, and on IPv6's when it listens on IPv6: a connection to 127.0.0.1 there
@@ -37,10 +37,10 @@ def kiosk_url(address: tuple) -> str:
         host = "::1" if ipaddress.ip_address(host).version == 6 else "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
-    return f"http://{host}:{port}/table"
+    return f"{scheme}://{host}:{port}/table"
 
 
-def publish_kiosk_url(address: tuple) -> Path | None:
+def publish_kiosk_url(address: tuple, scheme: str = "http") -> Path | None:
     """Write the table page's address for the kiosk into the runtime directory systemd
     gave the service; where the file went, or None without one. A directory that
     cannot be written is logged: the table referees all the same."""
@@ -50,7 +50,7 @@ def publish_kiosk_url(address: tuple) -> Path | None:
     path = Path(folders.split(":")[0]) / KIOSK_FILE
     written = path.with_name(KIOSK_FILE + ".new")
     try:
-        written.write_text(f"{KIOSK_VARIABLE}={kiosk_url(address)}\n")
+        written.write_text(f"{KIOSK_VARIABLE}={kiosk_url(address, scheme)}\n")
         written.replace(path)  # the kiosk never reads half a file
     except OSError as exc:
         log.warning("the kiosk's address could not be written to %s: %s", path, exc.strerror)

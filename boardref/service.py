@@ -30,7 +30,7 @@ from boardref.history import History
 from boardref.kiosk import publish_kiosk_url
 from boardref.memory import freeze_start_up
 from boardref.notify import notify, watchdog_interval
-from boardref.panel.access import hash_pin
+from boardref.panel.access import PIN_DIGITS, hash_pin
 from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
@@ -148,7 +148,7 @@ class Service:
         pin_hash = config.panel.referee_pin_hash
         if pin_hash is None and self.sim:
             # a simulated table still has a referee page: this run's PIN is in the log
-            pin = f"{secrets.randbelow(10**4):04d}"
+            pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
             pin_hash = hash_pin(pin)
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash)
@@ -299,8 +299,9 @@ class Service:
                 serving.result()
                 raise ServiceError(f"the panel could not listen on {panel.host}:{panel.port}")
             await asyncio.sleep(0.02)
-        log.info("panel on http://%s:%d/", panel.host, panel.port)
-        publish_kiosk_url(listening.getsockname())  # before READY=1: the kiosk starts after it
+        log.info("panel on %s://%s:%d/", panel.scheme, panel.host, panel.port)
+        # before READY=1: the kiosk starts after it
+        publish_kiosk_url(listening.getsockname(), panel.scheme)
         try:
             await self._open_panel(doorway)
             freeze_start_up()  # what it loaded to here it keeps: out of full collections

@@ -1,7 +1,9 @@
-"""Who may do what on the panel: the referee PIN (stored hashed), session cookies,
-per-game player tokens, limits on PIN attempts (per client, and for everyone at once
-so that many addresses cannot share the guessing), and the Origin check that every
-state-changing request passes. It decides about people, never about the game.
+"""Who may do what on the panel: the referee PIN (stored hashed), session cookies
+bound to the address that logged in, per-game player tokens, limits on PIN attempts
+(a growing back-off per client, and a guard for everyone at once so that many
+addresses cannot share the guessing) and the Origin check that every state-changing
+request passes. It decides about people, never about the game, and it never locks
+the table's own screen out.
 """
 
 from __future__ import annotations
@@ -14,14 +16,21 @@ import re
 import secrets
 import time
 from collections import deque
+from dataclasses import dataclass
 
 SESSION_COOKIE = "boardref_session"
 SESSION_SECONDS = 12 * 3600
-PIN_ATTEMPTS = 5  # failed PIN attempts allowed per client ...
-PIN_WINDOW = 60.0  # ... within this many seconds
-PIN_LOCKOUT_ATTEMPTS = 30  # failed PIN attempts from all clients together ...
-PIN_LOCKOUT_WINDOW = 600.0  # ... within this many seconds lock the login for everyone
-MAX_CLIENTS = 1024  # clients whose recent attempts are remembered one by one
+#: the shortest PIN `boardref pin-hash` takes: a million PINs of digits
+PIN_DIGITS = 6
+PIN_ATTEMPTS = 5  # wrong PINs a client may send before it waits ...
+PIN_BACKOFF = 60.0  # ... this long after the next, twice as long after each further
+PIN_BACKOFF_MOST = 3600.0  # ... up to an hour between two guesses
+PIN_FORGET = 24 * 3600.0  # a client's wrong PINs are forgotten after a day without one
+#: wrong PINs from every client but the table's screen together, within the window,
+#: after which a client that has guessed wrong in the last day waits for the window
+PIN_EVERYONE_ATTEMPTS = 30
+PIN_EVERYONE_WINDOW = 600.0
+MAX_CLIENTS = 4096  # clients remembered one by one; beyond, none counts as new
 #: what ``hash_pin`` writes: scrypt, a 16-byte salt and a 32-byte digest, in hex
 PIN_HASH = re.compile(r"^scrypt\$[0-9a-f]{32}\$[0-9a-f]{64}$")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
@@ -70,58 +79,109 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
     return origin.split("://", 1)[-1] == host
 
 
+@dataclass
+class _Guesser:
+    """One client's wrong PINs: how many since it last waited a day, and the last."""
+
+    wrong: int
+    last: float
+
+    def wait(self, now: float) -> float:
+        if self.wrong < PIN_ATTEMPTS:
+            return 0.0
+        pause = min(PIN_BACKOFF * 2 ** (self.wrong - PIN_ATTEMPTS), PIN_BACKOFF_MOST)
+        return max(0.0, pause - (now - self.last))
+
+
+def guesser_of(client: str) -> str:
+    """Whom wrong PINs are counted for: an IPv6 client by its /64 (one device may
+    take any address in it), any other by its address."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client
+    if address.version == 4:
+        return str(address)
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{address}/64", strict=False))
+
+
 class Access:
-    """Referee sessions, player tokens and the PIN rate limit of one panel."""
+    """Referee sessions, player tokens and the PIN limits of one panel. ``kiosk``
+    marks the table's own screen: it never waits and its wrong PINs count nowhere."""
 
     def __init__(self, pin_hash: str | None, clock=time.monotonic):
         self.pin_hash = pin_hash
         self._clock = clock
         self._secret = secrets.token_bytes(32)
-        self._sessions: dict[str, float] = {}
-        self._failures: dict[str, deque[float]] = {}
+        self._sessions: dict[str, tuple[float, str]] = {}
+        self._guessers: dict[str, _Guesser] = {}
         self._everyone: deque[float] = deque()
 
-    async def login(self, pin: str, client: str) -> str | None:
-        """A new referee session for a right PIN; None for a wrong one. The attempt
-        counts before the PIN is checked (scrypt takes a tenth of a second, in a
-        worker thread), so attempts sent side by side count each."""
+    async def login(self, pin: str, client: str, kiosk: bool = False) -> str | None:
+        """A new referee session for a right PIN, bound to ``client``; None for a
+        wrong one. The attempt counts before the PIN is checked (scrypt takes a tenth
+        of a second, in a worker thread), so attempts sent side by side count each."""
         now = self._clock()
-        if len(self._failures) > MAX_CLIENTS:  # forget clients that stopped trying
-            for quiet in [c for c, t in self._failures.items() if now - t[-1] > PIN_WINDOW]:
-                del self._failures[quiet]
-        self._failures.setdefault(client, deque()).append(now)
-        self._everyone.append(now)
+        guesser = None
+        if not kiosk:
+            self._forget(now)
+            guesser = self._guessers.setdefault(guesser_of(client), _Guesser(0, now))
+            guesser.wrong, guesser.last = guesser.wrong + 1, now
+            self._everyone.append(now)
         if not await asyncio.to_thread(check_pin, pin, self.pin_hash):
             return None
-        self._failures.pop(client, None)
-        self._everyone.remove(now)
+        if guesser is not None:
+            self._guessers.pop(guesser_of(client), None)
+            self._everyone.remove(now)
         token = secrets.token_urlsafe(32)
-        self._sessions[token] = self._clock() + SESSION_SECONDS
+        self._sessions[token] = (self._clock() + SESSION_SECONDS, client)
         return token
 
-    def retry_after(self, client: str) -> tuple[float, bool]:
-        """Seconds until ``client`` may try a PIN again (0: now), and whether the
-        login is locked for everyone (too many wrong PINs from all clients)."""
-        now = self._clock()
-        everyone = _recent(self._everyone, now, PIN_LOCKOUT_WINDOW)
-        if len(everyone) >= PIN_LOCKOUT_ATTEMPTS:
-            return PIN_LOCKOUT_WINDOW - (now - everyone[-PIN_LOCKOUT_ATTEMPTS]), True
-        recent = _recent(self._failures.get(client, deque()), now, PIN_WINDOW)
-        if len(recent) < PIN_ATTEMPTS:
+    def retry_after(self, client: str, kiosk: bool = False) -> tuple[float, bool]:
+        """Seconds until ``client`` may try a PIN again (0: now), and whether it waits
+        for everyone's wrong PINs rather than its own. A client with no wrong PIN in
+        the last day is never held back by others' (unless too many are remembered)."""
+        if kiosk:
             return 0.0, False
-        return PIN_WINDOW - (now - recent[-PIN_ATTEMPTS]), False
+        now = self._clock()
+        guesser = self._guessers.get(guesser_of(client))
+        if guesser is not None and now - guesser.last > PIN_FORGET:
+            guesser = None
+        own = guesser.wait(now) if guesser else 0.0
+        if own > 0:
+            return own, False
+        everyone = _recent(self._everyone, now, PIN_EVERYONE_WINDOW)
+        new = guesser is None and len(self._guessers) < MAX_CLIENTS
+        if len(everyone) >= PIN_EVERYONE_ATTEMPTS and not new:
+            return PIN_EVERYONE_WINDOW - (now - everyone[-PIN_EVERYONE_ATTEMPTS]), True
+        return 0.0, False
+
+    def _forget(self, now: float) -> None:
+        """Drop the clients that have not guessed wrong for a day; with too many left,
+        the one quiet the longest (at capacity no client counts as new, see
+        ``retry_after``, so none gains by being forgotten)."""
+        if len(self._guessers) >= MAX_CLIENTS:
+            for quiet in [c for c, g in self._guessers.items() if now - g.last > PIN_FORGET]:
+                del self._guessers[quiet]
+        while len(self._guessers) >= MAX_CLIENTS:
+            del self._guessers[min(self._guessers, key=lambda c: self._guessers[c].last)]
 
     def logout(self, token: str | None) -> None:
         self._sessions.pop(token or "", None)
 
-    def is_referee(self, token: str | None) -> bool:
-        expiry = self._sessions.get(token or "")
-        if expiry is None:
+    def is_referee(self, token: str | None, client: str | None) -> bool:
+        """Whether ``token`` is a live session made from ``client``: a cookie taken to
+        another address is no session."""
+        session = self._sessions.get(token or "")
+        if session is None:
             return False
+        expiry, made_by = session
         if expiry < self._clock():
             del self._sessions[token]
             return False
-        return True
+        return client is not None and hmac.compare_digest(made_by, client)
 
     def player_token(self, game_id: int, seat: int) -> str:
         """The token a seat's phone joins with; it changes with every game."""

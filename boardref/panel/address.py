@@ -38,15 +38,16 @@ def lan_address() -> str:
         return "127.0.0.1"
 
 
-def public_base(public_url: str | None, host: str, port: int) -> str:
-    """The panel's base URL for phones (no trailing slash)."""
+def public_base(public_url: str | None, host: str, port: int, scheme: str = "http") -> str:
+    """The panel's base URL for phones (no trailing slash); ``scheme`` is https when
+    the panel is served over TLS."""
     if public_url:
         return public_url.rstrip("/")
     if host in ("0.0.0.0", "", "::"):
         host = lan_address()
     if ":" in host:
         host = f"[{host}]"
-    return f"http://{host}:{port}"
+    return f"{scheme}://{host}:{port}"
 
 
 def is_loopback(base: str) -> bool:

@@ -26,6 +26,7 @@ from boardref.panel.access import origin_allowed
 from boardref.panel.assets import Assets
 from boardref.panel.board_routes import board_router
 from boardref.panel.gate import Gate, refusal_body
+from boardref.panel.headers import SecurityHeaders, policy_for
 from boardref.panel.history_api import history_routes
 from boardref.panel.pages import page, plain_pages, words_of
 from boardref.panel.rematch import rematch_router
@@ -57,6 +58,7 @@ def build_app(panel: Panel) -> FastAPI:
     )
     app.state.panel = panel
     app.add_middleware(Gate, host_allowed=panel.names.allow, answer=refusal_body)
+    app.add_middleware(SecurityHeaders)  # outermost: the gate's refusals carry them too
     assets = Assets()
     app.mount("/static", assets, name="static")
     app.mount("/api/docs/assets", StaticFiles(directory=str(SWAGGER_UI)), name="swagger-ui")
@@ -86,13 +88,15 @@ def build_app(panel: Panel) -> FastAPI:
 def _pages(app: FastAPI, panel: Panel, assets: Assets) -> None:
     @app.get("/api/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url="/openapi.json",
             title="boardref panel API",
             swagger_js_url="/api/docs/assets/swagger-ui-bundle.js",
             swagger_css_url="/api/docs/assets/swagger-ui.css",
             swagger_favicon_url="/favicon.ico",
         )
+        page.headers["content-security-policy"] = policy_for(page.body.decode())
+        return page
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon(request: Request) -> Response:

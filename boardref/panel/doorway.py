@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from boardref.panel.gate import Gate, refusal_body
+from boardref.panel.headers import SecurityHeaders
 from boardref.panel.pages import plain_pages
 
 
@@ -22,7 +23,9 @@ class Doorway:
 
     def __init__(self, host_allowed: Callable[[str | None], Awaitable[bool]], sim: bool):
         self._pages = plain_pages(sim)
-        self._gate = Gate(self._page, host_allowed=host_allowed, answer=refusal_body)
+        self._gate = SecurityHeaders(
+            Gate(self._page, host_allowed=host_allowed, answer=refusal_body)
+        )
         self._app = None
         self._opened = asyncio.Event()
 

@@ -93,4 +93,4 @@ class Panel:
 
     def public_base(self) -> str:
         panel = self.service.config.panel
-        return public_base(panel.public_url, panel.host, panel.port)
+        return public_base(panel.public_url, panel.host, panel.port, panel.scheme)

@@ -68,7 +68,8 @@ def is_table(request: Request) -> bool:
 
 
 def is_referee(panel, request: Request) -> bool:
-    return panel.access.is_referee(request.cookies.get(SESSION_COOKIE))
+    client = request.client.host if request.client else None
+    return panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client)
 
 
 def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = lambda shown: ()):
@@ -310,15 +311,21 @@ referee_tools = APIRouter()
 
 @referee_tools.post("/api/referee/login", response_model=models.Done, dependencies=CHANGE)
 async def login(body: models.Pin, request: Request, response: Response, panel: ThePanel) -> Any:
-    client = request.client.host if request.client else "?"
-    wait, everyone = panel.access.retry_after(client)
+    client, kiosk = request.client.host if request.client else "?", is_table(request)
+    wait, everyone = panel.access.retry_after(client, kiosk)
     if wait > 0:
         raise Refused(429, pin_wait(wait, everyone), {"Retry-After": str(math.ceil(wait))})
-    token = await panel.access.login(body.pin, client)
+    token = await panel.access.login(body.pin, client, kiosk)
     if token is None:
         raise Refused(403, words("server.wrong_pin", "Wrong PIN"))
     response.set_cookie(
-        SESSION_COOKIE, token, httponly=True, samesite="strict", max_age=SESSION_SECONDS, path="/"
+        SESSION_COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        max_age=SESSION_SECONDS,
+        path="/",
     )
     return models.Done(detail="referee")
 
@@ -328,8 +335,9 @@ def pin_wait(seconds: float, everyone: bool) -> Words:
     if everyone:
         return words(
             "server.pin_locked",
-            "Too many wrong PINs at this table: the referee login is locked for everyone "
-            "for {minutes} min. A forgotten PIN is set anew in the config (boardref pin-hash)",
+            "Too many wrong PINs at this table: a device that guessed wrong waits "
+            "{minutes} min; the table's own screen can always log in. A forgotten PIN is "
+            "set anew in the config (boardref pin-hash)",
             minutes=math.ceil(seconds / 60),
         )
     return words(

@@ -15,6 +15,7 @@ import uvicorn
 from uvicorn.server import ServerState
 
 from boardref.panel import connections
+from boardref.panel.tls import served_over_tls
 
 
 class ServiceError(RuntimeError):
@@ -66,6 +67,7 @@ def server_config(app, panel) -> uvicorn.Config:
         server_header=False,
         ws_max_size=4096,  # pages send nothing the panel acts on
         **connections.settings(connections.limits(), panel.proxies),
+        **served_over_tls(panel),
     )
 
 

@@ -117,7 +117,7 @@ def test_no_two_choices_read_alike_in_english_or_german(
     kiosk.wait_for_selector("#board svg", timeout=WAIT_MS)
     for language in ("en", "de"):
         kiosk.select_option("#language", language)
-        kiosk.wait_for_function(f"document.documentElement.lang === '{language}'")
+        kiosk.wait_for_function(f"() => document.documentElement.lang === '{language}'")
         for choices, labels in zip(found, kiosk.evaluate(LABELS, found), strict=True):
             moves = [c["move"] for c in choices]
             assert len(set(labels)) == len(labels), f"{language}: {moves} read {labels}"

@@ -202,7 +202,7 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
             page.goto(f"http://127.0.0.1:{port}/")
             shown = "#rows > [role=row]:not([hidden])"
             page.wait_for_function(
-                "document.getElementById('count-offline').textContent === '1' && "
+                "() => document.getElementById('count-offline').textContent === '1' && "
                 "document.querySelector('[data-table=north-t1] .moves').textContent === '5'"
             )
             counts = {
@@ -231,7 +231,9 @@ def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, bro
             assert "sort=moves" in page.url  # a bookmark keeps the view
 
             page.select_option("#language", "de")
-            page.wait_for_function("document.querySelector('h1').textContent === 'Alle Tische'")
+            page.wait_for_function(
+                "() => document.querySelector('h1').textContent === 'Alle Tische'"
+            )
             assert page.text_content("[data-table=north-t2] .alert") == "Tisch offline"
             assert page.text_content("button[data-show=playing]") == "2 Tische spielen"
             assert page.text_content("button[data-show=offline]") == "1 Tisch offline"

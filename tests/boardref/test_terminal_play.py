@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from boardref.cli import app
@@ -48,9 +49,15 @@ def test_an_unknown_game_is_a_clear_error_not_a_traceback():
 def test_pin_hash_prints_a_hash_the_panel_accepts():
     from boardref.panel.access import check_pin
 
-    result = CliRunner().invoke(app, ["pin-hash", "--pin", "8642"])
+    result = CliRunner().invoke(app, ["pin-hash", "--pin", "864213"])
     assert result.exit_code == 0
     stored = result.output.strip()
-    assert stored.startswith("scrypt$") and check_pin("8642", stored)
-    assert not check_pin("8643", stored)
-    assert CliRunner().invoke(app, ["pin-hash", "--pin", "12"]).exit_code == 2
+    assert stored.startswith("scrypt$") and check_pin("864213", stored)
+    assert not check_pin("864214", stored)
+
+
+@pytest.mark.parametrize("pin", ["12", "8642", "86421"])
+def test_pin_hash_refuses_a_pin_of_fewer_than_six_characters(pin):
+    refused = CliRunner().invoke(app, ["pin-hash", "--pin", pin])
+    assert refused.exit_code == 2
+    assert refused.output.strip() == "error: a PIN has 6 to 32 characters"

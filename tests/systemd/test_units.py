@@ -89,3 +89,32 @@ def test_install_sh_passes_shellcheck():
         pytest.skip("shellcheck is not installed (Debian: apt-get install shellcheck)")
     result = subprocess.run([shellcheck, str(INSTALL)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def exposure(unit: Path) -> float:
+    """systemd-analyze's overall exposure score of ``unit`` (0 safe ... 10 unsafe)."""
+    result = subprocess.run(
+        [systemd_analyze(), "security", "--offline=yes", str(unit)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d)", result.stdout)
+    assert found, result.stdout + result.stderr
+    return float(found.group(1))
+
+
+@pytest.mark.parametrize(
+    ("unit", "most"), [("boardref.service", 2.0), ("boardref-kiosk.service", 3.0)]
+)
+def test_the_units_are_hardened_as_far_as_they_can_be(tmp_path, unit, most):
+    """The kiosk's browser needs namespaces, the network and writable-executable memory
+    of its own, so it stays above the referee; both score "OK" or better."""
+    assert exposure(runnable_copies(tmp_path, (unit,))[0]) <= most
+
+
+def test_the_exposure_check_sees_a_unit_without_hardening(tmp_path):
+    bare = runnable_copies(
+        tmp_path, ("boardref-kiosk.service",), lambda text: text.split("# Hardening")[0]
+    )
+    assert exposure(bare[0]) > 9.0
