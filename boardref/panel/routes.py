@@ -544,10 +544,19 @@ async def learn_board(camera: TheCamera) -> models.Done:
 
 
 def simulated(panel):
-    """The service of a simulated table, else 404 (asked once the body is valid)."""
+    """The service of a simulated table whose game has a board, else 404 (asked once
+    the body is valid)."""
     if not panel.service.sim:
         raise Refused(
             404, words("server.no_virtual_board", "Only a simulated table has a virtual board")
+        )
+    if panel.service.virtual is None:
+        raise Refused(
+            404,
+            words(
+                "server.played_on_panel",
+                "This game is played on the panel: it has no virtual board",
+            ),
         )
     return panel.service
 
