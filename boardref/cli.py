@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from boardref import arguments
 from engines import GAMES, RulesError
 
 app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
@@ -36,8 +37,7 @@ def play(
     try:
         summary = play_game(game, players, seed, max_plies, delay, wrong_tries)
     except RulesError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     typer.echo(json.dumps(summary))
 
 
@@ -93,11 +93,11 @@ def serve(
         config = DEFAULT_PATH
     if sim and config is None and store is None:
         overrides["store.path"] = sim_store_path()
+    _log_named(store)
     try:
         settings = load_config(config, **overrides)
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     # the log is claimed before the service and its panel are even imported, so a
     # second service on it is refused at once and the first one's game left alone
     panel = (settings.panel.host, settings.panel.port)
@@ -165,9 +165,13 @@ def fleet(
 
     try:
         broker = Broker.from_url(mqtt)
+        arguments.listen_address(host)
+        if records is not None:
+            arguments.folder(records, "--records")
+        if ca_file is not None:
+            arguments.certificate(Path(ca_file))
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(run_dashboard(broker, host, port, ca_file, records))
 
@@ -215,21 +219,23 @@ def simulate(
 
     from boardref.log_lock import OWN_LOG
     from boardref.simulate import simulate as run
+    from boardref.store import StoreError
+    from engines import load_game
 
     if sensor not in ("hall", "camera", "both"):
         typer.echo(f"error: sensor {sensor!r}: choose hall, camera or both", err=True)
         raise typer.Exit(2)
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
+    _log_named(store)
     claimed = (
         contextlib.nullcontext() if store is None else _sole_writer(store, "simulate", OWN_LOG)
     )
     try:
-        seats = tuple(int(seat) for seat in computer.split(",") if seat.strip())
+        seats = arguments.seats(computer, load_game(game, players).players)
         with claimed:
             result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
-    except (RulesError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    except (RulesError, ValueError, StoreError) as exc:
+        raise _usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -253,8 +259,7 @@ def arena(
         match = Match(game, tuple(players.split(",")), games, seed, {}, playouts, max_plies)
         result = play_match(match)
     except RulesError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -283,8 +288,7 @@ def vision_eval(
         else:
             result = evaluate(game, frames, seed, difficulty)
     except (RulesError, KeyError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -301,8 +305,7 @@ def vision_calibrate(
     try:
         camera = calibrate(images, parse_pattern(pattern))
     except CalibrationError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     path = out or default_path()
     camera.save(path)
     typer.echo(json.dumps({**camera.to_json(), "saved": str(path)}))
@@ -324,10 +327,11 @@ def vision_markers(
         loaded = load_game(game)
         # Hägar has no board: its markers go round the table mat the coasters lie on
         board = mat_board(loaded) if game == "haegar" else loaded.board
-    except RulesError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    found = {"game": game, "markers": marker_places(board)}
+        found = {"game": game, "markers": marker_places(board)}
+        if out is not None:
+            arguments.new_file(out, "--out")
+    except ValueError as exc:  # a rules error, a game with no board to mark, a bad --out
+        raise _usage(exc) from None
     if out is not None:
         out.write_bytes(marker_sheet(board))
         found["out"] = str(out)
@@ -355,11 +359,13 @@ def _bringup_setup(config: Path | None, device: str | None, game: str | None):
         config = DEFAULT_PATH
     try:
         settings = load_config(config, **overrides)
-        board = load_game(settings.game.name, settings.game.players).board
+        loaded = load_game(settings.game.name, settings.game.players)
+        if "presence" not in loaded.SENSORS:
+            raise arguments.BadValue(f"{loaded.name} is played on the panel: it has no board")
+        board = loaded.board
         wiring = settings.board_wiring(board)
-    except (ConfigError, RulesError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    except (ConfigError, RulesError, arguments.BadValue) as exc:
+        raise _usage(exc) from None
     hall = settings.sensors.hall
     path = device or (hall.device if hall else "/dev/boardref-pico")
     wiring_dir = hall.wiring_dir if hall else None
@@ -419,8 +425,7 @@ def board_leds(
     try:
         run_leds(link, wiring, [c.id for c in board.cells], mode, cell, colour, delay, typer.echo)
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     finally:
         link.close()
 
@@ -496,8 +501,7 @@ def board_calibrate(
             link, wiring, out_dir or wiring_dir or DEFAULT_DIR, wanted, seconds, typer.echo
         )
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     finally:
         link.close()
     if calibration.findings:
@@ -521,8 +525,7 @@ def _log(config: Path | None, store: Path | None) -> tuple[Path, str]:
     try:
         settings = load_config(config)
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
     return store or settings.store.path, settings.fleet.table_id
 
 
@@ -535,8 +538,22 @@ def _history(path: Path, table: str, reading: bool = True):
     try:
         return History(Store(path, reading=reading), table)
     except StoreError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage(exc) from None
+
+
+def _log_named(store: Path | None) -> None:
+    """Refuse (exit status 2) a --store that is a folder or in no folder there is."""
+    if store is not None:
+        try:
+            arguments.new_file(store, "--store", "the event log")
+        except arguments.BadValue as exc:
+            raise _usage(exc) from None
+
+
+def _usage(exc: Exception) -> typer.Exit:
+    """A bad value refused in its sentence (exit status 2)."""
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(2)
 
 
 def _refused(exc: Exception) -> typer.Exit:
@@ -634,6 +651,7 @@ def games_import(
     """Add records of games played elsewhere to the history; each must verify."""
     from boardref.history import HistoryError
 
+    _log_named(store)
     path, table = _log(config, store)
     failed = False
     with _sole_writer(path, "games import", ", then import again"):

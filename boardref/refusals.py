@@ -127,3 +127,13 @@ def _carrying(referee, state, origin: str) -> list:
     if referee.tentative is None:
         return [m for m in moves if m.path[:1] == (origin,)]
     return [m for m in moves if origin in m.path[:-1]]
+
+
+def not_theirs(game, state) -> Words:
+    """The one refusal of a move for whoever may not see the mover's hand: the same
+    sentence whatever the move, so that no refusal tells what the hand holds."""
+    return words(
+        "referee.not_a_move_for",
+        "That is not a move {who} can make now",
+        who=game.seat_words(game.to_move(state)),
+    )

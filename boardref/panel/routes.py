@@ -25,6 +25,7 @@ from boardref import placing
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
 from boardref.panel.address import is_loopback
+from boardref.panel.hand_secrecy import refusals_blind
 from boardref.snapshot import TableState
 from engines import GAMES, load_game
 from engines.words import Words, as_words, words
@@ -266,9 +267,9 @@ TO_MOVE = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.to_move,))
 
 
 @commands.post("/api/play", response_model=models.Done, dependencies=[TO_MOVE])
-async def play(body: models.Play, panel: ThePanel) -> models.Done:
+async def play(body: models.Play, request: Request, panel: ThePanel) -> models.Done:
     """A move tapped on the panel, at a table whose game no sensor reads."""
-    with saved(panel):
+    with saved(panel), refusals_blind(panel, request, body.seat, body.token):
         panel.service.referee.play(body.move)
     return models.Done()
 
@@ -559,10 +560,19 @@ async def learn_board(camera: TheCamera) -> models.Done:
 
 
 def simulated(panel):
-    """The service of a simulated table, else 404 (asked once the body is valid)."""
+    """The service of a simulated table whose game has a board, else 404 (asked once
+    the body is valid)."""
     if not panel.service.sim:
         raise Refused(
             404, words("server.no_virtual_board", "Only a simulated table has a virtual board")
+        )
+    if panel.service.virtual is None:
+        raise Refused(
+            404,
+            words(
+                "server.played_on_panel",
+                "This game is played on the panel: it has no virtual board",
+            ),
         )
     return panel.service
 
