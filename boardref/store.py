@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2  # 2: the outbox of events waiting for the café's broker
+SCHEMA_VERSION = 3  # 2: the outbox of events waiting for the café's broker; 3: seat claims
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -49,6 +49,17 @@ CREATE TABLE IF NOT EXISTS outbox (
     topic TEXT NOT NULL,
     payload TEXT NOT NULL,
     queued REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS panel_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seat_claims (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    device TEXT,
+    PRIMARY KEY (game_id, seat)
 );
 """
 

@@ -1,5 +1,5 @@
 """Who may do what on the panel: the referee PIN (stored hashed), session cookies,
-per-game player tokens, limits on PIN attempts (per client, and for everyone at once
+limits on PIN attempts (per client, and for everyone at once
 so that many addresses cannot share the guessing), and the Origin check that every
 state-changing request passes. It decides about people, never about the game.
 """
@@ -71,12 +71,11 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
 
 
 class Access:
-    """Referee sessions, player tokens and the PIN rate limit of one panel."""
+    """Referee sessions and the PIN rate limit of one panel."""
 
     def __init__(self, pin_hash: str | None, clock=time.monotonic):
         self.pin_hash = pin_hash
         self._clock = clock
-        self._secret = secrets.token_bytes(32)
         self._sessions: dict[str, float] = {}
         self._failures: dict[str, deque[float]] = {}
         self._everyone: deque[float] = deque()
@@ -122,17 +121,6 @@ class Access:
             del self._sessions[token]
             return False
         return True
-
-    def player_token(self, game_id: int, seat: int) -> str:
-        """The token a seat's phone joins with; it changes with every game."""
-        message = f"{game_id}:{seat}".encode()
-        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:24]
-
-    def is_player(self, game_id: int | None, seat: int, token: str | None) -> bool:
-        if game_id is None or not token:
-            return False
-        expected = self.player_token(game_id, seat).encode()
-        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
 
 
 def _recent(attempts: deque[float], now: float, window: float) -> deque[float]:

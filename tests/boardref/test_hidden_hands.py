@@ -79,10 +79,10 @@ def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_pat
     )
     service = Service(config)
     service.start(asyncio.new_event_loop())
-    referee, access = service.referee, service.panel.access
+    referee, seats = service.referee, service.panel.seats
     try:
         with RealServer(service) as base:
-            tokens = [access.player_token(referee.game_id, seat) for seat in range(PLAYERS)]
+            tokens = [seats.token(referee.game_id, seat) for seat in range(PLAYERS)]
             ws = base.replace("http", "ws") + "/ws"
             watchers = {
                 "table": ws,
