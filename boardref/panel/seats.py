@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 from collections.abc import Callable
@@ -20,7 +21,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from boardref.store import StoreError
 from engines.words import Words, words
+
+log = logging.getLogger("boardref")
 
 #: the cookie a phone's browser keeps: which device it is (HttpOnly, SameSite=Strict)
 DEVICE_COOKIE = "boardref_device"
@@ -132,9 +136,12 @@ class Seats:
         if found:
             return bytes(found[0][0])
         secret = secrets.token_bytes(32)
-        self._store.write(
-            [(f"INSERT INTO {SECRETS} (name, value) VALUES ('seat_tokens', ?)", (secret,))]
-        )
+        try:
+            self._store.write(
+                [(f"INSERT INTO {SECRETS} (name, value) VALUES ('seat_tokens', ?)", (secret,))]
+            )
+        except StoreError as exc:  # the table still plays; its codes last this run only
+            log.warning("seat tokens not kept, so phones must join again after a restart: %s", exc)
         return secret
 
     def _claim(self, game_id: int, seat: int) -> Claim:
@@ -199,16 +206,21 @@ class Seats:
                 self._keep(now, seat, Claim(0, claim.device))
 
     def _keep(self, game_id: int, seat: int, claim: Claim) -> None:
-        self._store.write(
-            [
-                (
-                    f"INSERT OR REPLACE INTO {CLAIMS} (game_id, seat, round, device)"
-                    " VALUES (?, ?, ?, ?)",
-                    (game_id, seat, claim.round, claim.device),
-                )
-            ]
-        )
+        """Hold ``claim`` from now on and keep it in the log; a log that cannot take it
+        (a full disk) loses it at the next restart, but the game goes on meanwhile."""
         self._claims[(game_id, seat)] = claim
+        try:
+            self._store.write(
+                [
+                    (
+                        f"INSERT OR REPLACE INTO {CLAIMS} (game_id, seat, round, device)"
+                        " VALUES (?, ?, ?, ?)",
+                        (game_id, seat, claim.round, claim.device),
+                    )
+                ]
+            )
+        except StoreError as exc:
+            log.warning("seat %d's phone not kept for a restart: %s", seat + 1, exc)
 
 
 def _hashed(device: str) -> str:

@@ -15,7 +15,7 @@ from boardref.panel.seats import (
     Seats,
     new_device,
 )
-from boardref.store import SCHEMA_VERSION, Store
+from boardref.store import SCHEMA_VERSION, Store, StoreError
 from tests.boardref.test_panel import LOCAL, REMOTE, card_table, client  # noqa: F401 - a fixture
 
 GAME = 7
@@ -133,3 +133,19 @@ def test_a_joined_seat_is_refused_to_a_second_phone_on_every_route(card_table): 
     }
     assert thief.get("/api/state", params=fresh).status_code == 200
     assert thief.post("/api/play", json={"move": move, **fresh}).status_code == 200
+
+
+def test_a_log_that_cannot_take_a_claim_keeps_the_game_going(tmp_path, monkeypatch, caplog):
+    # a full disk, at the store's boundary: every write refused as the store refuses it
+    store = Store(tmp_path / "log.db")
+
+    def full(statements):
+        raise StoreError("cannot write the event log: database or disk is full")
+
+    monkeypatch.setattr(store, "write", full)
+    seats = Seats(store)
+    phone = new_device()
+    token = seats.token(GAME, 0)
+    assert seats.admit(GAME, 0, token, phone) == JOINED
+    assert seats.admit(GAME, 0, token, new_device()) == ELSEWHERE, "held for this run"
+    assert "not kept" in caplog.text and "disk is full" in caplog.text
