@@ -204,6 +204,7 @@ class Seats:
         for (game_id, seat), claim in list(self._claims.items()):
             if game_id == before and claim.device:
                 self._keep(now, seat, Claim(0, claim.device))
+        self._changed()
 
     def _keep(self, game_id: int, seat: int, claim: Claim) -> None:
         """Hold ``claim`` from now on and keep it in the log; a log that cannot take it

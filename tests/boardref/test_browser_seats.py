@@ -10,7 +10,7 @@ connect again by themselves and show their hands without rejoining.
 from __future__ import annotations
 
 from tests.boardref.at_the_table import PHONE, WAIT_MS, Table
-from tests.boardref.conftest import needs_chromium, serve, start_service, stop_service
+from tests.boardref.conftest import PIN, needs_chromium, serve, start_service, stop_service
 
 pytestmark = needs_chromium
 
@@ -102,5 +102,35 @@ def test_a_restart_keeps_every_phone_in_its_seat(tmp_path, browser):
         table.errors = [e for e in table.errors if "ERR_CONNECTION_REFUSED" not in e]
         table.check()
     finally:
+        table.close()
+        stop_service(service)
+
+
+def test_the_referee_hands_a_seat_over_from_the_referee_page(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    service, url = serve(tmp_path, "fang_den_hut_cards", 3, settle_ms=150, public=True)
+    table = Table(browser, url, "en", "seats-referee")
+    referee = Table(browser, url, "en", "seats-referee-phone")  # the referee's own phone
+    try:
+        kiosk = table.open("table", "/table")
+        first = table.join(2)
+        expect(first.locator("#not-joined")).to_be_hidden(timeout=WAIT_MS)
+        page = referee.open("referee", "/referee", PHONE)
+        expect(page.locator("#join-codes figure")).to_have_count(0)  # not before the PIN
+        page.fill("#pin", PIN)
+        page.click("#login")
+        joined = page.locator('#join-codes figure[data-seat="2"]')
+        expect(joined).to_have_attribute("data-joined", "yes", timeout=WAIT_MS)
+        referee.shoot("logged-in")
+        joined.locator("button.hand-over").click()
+        expect(first.locator("#seat-standing")).to_contain_text(HANDED_OVER["en"], timeout=WAIT_MS)
+        expect(joined.locator("img")).to_have_count(1, timeout=WAIT_MS)
+        expect(kiosk.locator('#join-codes figure[data-seat="2"] img')).to_have_count(1)
+        referee.shoot("handed-over")
+        table.check()
+        referee.check()
+    finally:
+        referee.close()
         table.close()
         stop_service(service)

@@ -70,10 +70,12 @@ def test_the_secret_and_the_claims_outlive_the_process(tmp_path):
 
 
 def test_a_rematch_carries_each_phone_into_the_new_game(tmp_path):
-    seats = Seats(Store(tmp_path / "log.db"))
+    told = []
+    seats = Seats(Store(tmp_path / "log.db"), changed=lambda: told.append(1))
     phone = new_device()
     assert seats.holds(GAME, 1, seats.token(GAME, 1), phone)
     seats.carry(GAME, GAME + 1)
+    assert len(told) == 2, "the pages are told of the carried seats"
     assert seats.joined(GAME + 1) == [1]
     assert seats.admit(GAME + 1, 1, seats.token(GAME + 1, 1), phone) == JOINED
     assert seats.admit(GAME + 1, 1, seats.token(GAME + 1, 1), new_device()) == ELSEWHERE

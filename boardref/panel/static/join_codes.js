@@ -4,21 +4,29 @@
 // follow the state the service pushes: a seat joining, a handover or a new game shows
 // the new codes without a reload.
 import { seatColour } from "./board.js";
-import { $, post, say, seat, seatName, seatWords, state, token } from "./core.js";
+import { $, post, role, say, seat, seatName, seatWords, state, token } from "./core.js";
 import { capitalised } from "./header.js";
 import { rejoin } from "./outcome.js";
 
 // what the codes were last drawn for: drawn again only when it changes
 let drawnFor = null;
 
+// The kiosk shows the codes; the referee's page too, once logged in (the codes and the
+// handover are the table's and the referee's alone).
+const showsCodes = () => role === "table" || document.body.dataset.referee === "yes";
+
 export async function showJoinCodes() {
   const box = $("join-codes");
   const shown = JSON.stringify([
     state.commitment, state.players, state.computer, state.joined, state.handovers,
-    document.documentElement.lang,
+    document.documentElement.lang, showsCodes(),
   ]);
   if (!box || shown === drawnFor) return;
   drawnFor = shown;
+  if (!showsCodes()) {
+    box.replaceChildren();
+    return;
+  }
   const join = await (await fetch("/api/join")).json();
   const warning = $("join-warning");
   warning.textContent = join.loopback ? say("join_loopback", { url: join.url }) : "";
@@ -72,4 +80,10 @@ export function showStanding() {
   const key = STANDING_WORDS[document.body.dataset.standing];
   box.textContent = key ? say(key) : "";
   box.hidden = !key;
+}
+
+// the referee's page draws the codes as the referee logs in or out
+if (role === "referee") {
+  new MutationObserver(() => { if (state) showJoinCodes(); })
+    .observe(document.body, { attributes: true, attributeFilter: ["data-referee"] });
 }

@@ -122,7 +122,7 @@ function renderPage() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
-  if (role === "table") showJoinCodes();
+  if (role === "table" || role === "referee") showJoinCodes();
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
