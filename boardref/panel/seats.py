@@ -26,10 +26,12 @@ from engines.words import Words, words
 
 log = logging.getLogger("boardref")
 
-#: the cookie a phone's browser keeps: which device it is (HttpOnly, SameSite=Strict)
+#: the cookie a phone's browser keeps: which device it is. HttpOnly; SameSite=Lax, not
+#: Strict: a join link opened from another site or app must still carry it, or the
+#: phone would be given a new mark and lose its own seat. It grants nothing alone.
 DEVICE_COOKIE = "boardref_device"
 DEVICE_SECONDS = 400 * 24 * 3600  # as long as a browser keeps a cookie
-_DEVICE = re.compile(r"^[A-Za-z0-9_-]{43}$")  # what ``new_device`` makes
+_DEVICE = re.compile(r"[A-Za-z0-9_-]{43}")  # what ``new_device`` makes
 TOKEN_CHARS = 24
 
 #: how a phone stands with a seat, as ``Seats.admit`` answers
@@ -58,7 +60,7 @@ def new_device() -> str:
 
 def device_mark(cookie: str | None) -> str | None:
     """The device a cookie names, or None where it names none (absent or malformed)."""
-    return cookie if cookie and _DEVICE.match(cookie) else None
+    return cookie if cookie and _DEVICE.fullmatch(cookie) else None
 
 
 def the_device(request: Request) -> str:
@@ -88,7 +90,7 @@ class DeviceMarks:
             if message["type"] == "http.response.start" and device:
                 cookie = (
                     f"{DEVICE_COOKIE}={device}; HttpOnly; Max-Age={DEVICE_SECONDS}; Path=/;"
-                    " SameSite=strict"
+                    " SameSite=lax"
                 )
                 message = {
                     **message,
