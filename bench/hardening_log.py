@@ -74,9 +74,12 @@ def serve_on(path: Path, expected: str) -> tuple[bool, str]:
     before = open_game(path, alone=True) if expected == "kept" else None
     laid = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     port = free_port()
+    # the log named in the config, as on a Pi (a bad --store is refused as an argument)
+    config = folder.parent / f"{folder.name}.toml"
+    config.write_text(f'[store]\npath = "{path}"\n[game]\nname = "sternhalma"\n')
     process = subprocess.Popen(
         [sys.executable, "-m", "boardref", "serve", "--sim", "--port", str(port)]
-        + ["--store", str(path), "--game", "sternhalma"],
+        + ["--config", str(config)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -30,7 +30,7 @@ from typing import Any
 from boardref.log_check import APPLICATION_ID, cause, inspect
 from engines.words import Words
 
-SCHEMA_VERSION = 2  # 2: the outbox of events waiting for the café's broker
+SCHEMA_VERSION = 3  # 2: the outbox of events waiting for the café's broker; 3: seat claims
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -55,6 +55,17 @@ CREATE TABLE IF NOT EXISTS outbox (
     topic TEXT NOT NULL,
     payload TEXT NOT NULL,
     queued REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS panel_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seat_claims (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    device TEXT,
+    PRIMARY KEY (game_id, seat)
 );
 """
 

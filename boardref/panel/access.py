@@ -1,5 +1,5 @@
 """Who may do what on the panel: the referee PIN (stored hashed), session cookies
-bound to the address that logged in, per-game player tokens, limits on PIN attempts
+bound to the address that logged in, limits on PIN attempts
 (a growing back-off per client, and a guard for everyone at once so that many
 addresses cannot share the guessing) and the Origin check that every state-changing
 request passes. It decides about people, never about the game, and it never locks
@@ -108,13 +108,12 @@ def guesser_of(client: str) -> str:
 
 
 class Access:
-    """Referee sessions, player tokens and the PIN limits of one panel. ``kiosk``
-    marks the table's own screen: it never waits and its wrong PINs count nowhere."""
+    """Referee sessions and the PIN limits of one panel. ``kiosk`` marks the table's
+    own screen: it never waits and its wrong PINs count nowhere."""
 
     def __init__(self, pin_hash: str | None, clock=time.monotonic):
         self.pin_hash = pin_hash
         self._clock = clock
-        self._secret = secrets.token_bytes(32)
         self._sessions: dict[str, tuple[float, str]] = {}
         self._guessers: dict[str, _Guesser] = {}
         self._everyone: deque[float] = deque()
@@ -182,17 +181,6 @@ class Access:
             del self._sessions[token]
             return False
         return client is not None and hmac.compare_digest(made_by, client)
-
-    def player_token(self, game_id: int, seat: int) -> str:
-        """The token a seat's phone joins with; it changes with every game."""
-        message = f"{game_id}:{seat}".encode()
-        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:24]
-
-    def is_player(self, game_id: int | None, seat: int, token: str | None) -> bool:
-        if game_id is None or not token:
-            return False
-        expected = self.player_token(game_id, seat).encode()
-        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
 
 
 def _recent(attempts: deque[float], now: float, window: float) -> deque[float]:

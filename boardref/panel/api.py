@@ -3,10 +3,10 @@ behind the gate (``gate``) every request passes first.
 
 Reads are GETs; every change is a POST with a validated JSON body that passes the
 Host and Origin checks and a role check: the table kiosk (a browser on this machine),
-a player's phone (its per-game seat token), or the referee (PIN session). The app
-asks the service and its referee to act; it never decides anything about the game,
-and it runs on the service's event loop so the referee is never touched from a
-thread. A refusal is words (``said``) and never repeats what the client sent.
+a player's phone (its seat's token, on the phone that joined the seat), or the referee
+(PIN session). The app asks the service and its referee to act; it never decides
+anything about the game, and it runs on the service's event loop so the referee is
+never touched from a thread. A refusal is words (``said``) and never repeats what the client sent.
 """
 
 from __future__ import annotations
@@ -26,11 +26,13 @@ from boardref.panel.access import origin_allowed
 from boardref.panel.assets import Assets
 from boardref.panel.board_routes import board_router
 from boardref.panel.gate import Gate, refusal_body
+from boardref.panel.handover import handover_router
 from boardref.panel.headers import SecurityHeaders, policy_for
 from boardref.panel.history_api import history_routes
 from boardref.panel.pages import page, plain_pages, words_of
 from boardref.panel.rematch import rematch_router
 from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
+from boardref.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
 from boardref.panel.words import LANGUAGES
 from boardref.referee import RefereeError
 from boardref.store import StoreError
@@ -58,6 +60,7 @@ def build_app(panel: Panel) -> FastAPI:
     )
     app.state.panel = panel
     app.add_middleware(Gate, host_allowed=panel.names.allow, answer=refusal_body)
+    app.add_middleware(DeviceMarks)
     app.add_middleware(SecurityHeaders)  # outermost: the gate's refusals carry them too
     assets = Assets()
     app.mount("/static", assets, name="static")
@@ -68,6 +71,7 @@ def build_app(panel: Panel) -> FastAPI:
         app.include_router(router)
     app.include_router(board_router(panel, CHANGE))
     app.include_router(rematch_router)
+    app.include_router(handover_router)
     app.include_router(history_routes(panel.service.history))
 
     @app.websocket("/ws")
@@ -75,10 +79,11 @@ def build_app(panel: Panel) -> FastAPI:
         if not origin_allowed(socket.headers.get("origin"), socket.headers.get("host")):
             await socket.close(code=1008)  # a page of another site: refused
             return
-        if seat is not None and not panel.access.is_player(
-            panel.service.referee.game_id, seat, token
+        device = device_mark(socket.cookies.get(DEVICE_COOKIE))
+        if seat is not None and not panel.seats.holds(
+            panel.service.referee.game_id, seat, token, device
         ):
-            seat = None  # a wrong token still watches, but sees no hand
+            seat = None  # a wrong token, or another phone's seat, still watches: no hand
         await socket.accept()
         await panel.hub.serve(socket, seat, panel.state(seat).model_dump_json())
 
@@ -106,9 +111,10 @@ def _pages(app: FastAPI, panel: Panel, assets: Assets) -> None:
         app.add_api_route(path, _answering(answer), include_in_schema=False)
 
     @app.get("/play/{seat}", include_in_schema=False)
-    async def play(seat: int) -> Response:
+    async def play(seat: int, request: Request) -> Response:
         if not 0 <= seat < panel.service.referee.game.players:
             raise Refused(404, no_seat(seat))
+        the_device(request)  # marked now: its socket carries the mark
         return page("play")
 
     @app.get("/i18n/{language}.json", include_in_schema=False)

@@ -12,6 +12,7 @@ import contextlib
 from fastapi import Request
 
 from boardref.panel.access import SESSION_COOKIE
+from boardref.panel.seats import the_device
 from boardref.refusals import not_theirs
 from boardref.verdicts import RefereeError, hides_hands
 from engines import IllegalMove
@@ -21,10 +22,11 @@ def sees_the_hand(panel, request: Request, seat: int | None, token: str | None) 
     """Whether the request comes from someone who may see the mover's hand: the
     referee, or the phone of the seat to move."""
     referee = panel.service.referee
-    if panel.access.is_referee(request.cookies.get(SESSION_COOKIE)):
+    client = request.client.host if request.client else None
+    if panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client):
         return True
     mover = seat is not None and seat == panel.shown.to_move
-    return mover and panel.access.is_player(referee.game_id, seat, token)
+    return mover and panel.seats.holds(referee.game_id, seat, token, the_device(request))
 
 
 @contextlib.contextmanager

@@ -189,6 +189,10 @@ class State(TableState):
     view: dict[str, Any] | None = None
     #: a simulated table's virtual board (None elsewhere)
     virtual: Virtual | None = None
+    #: the seats a phone has joined (their join codes are no longer shown)
+    joined: list[int] = Field(default_factory=list)
+    #: how many times a seat of this game was handed over (its join code changed)
+    handovers: int = 0
     #: the build of the pages this service serves: a page of another reloads itself
     build: str = BUILD
     #: the service run that pushed this state, and its place among that run's states:

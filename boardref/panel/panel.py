@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from boardref.panel.access import Access
 from boardref.panel.address import Names, public_base
 from boardref.panel.hub import Hub
+from boardref.panel.seats import Seats
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -39,6 +40,8 @@ class Panel:
         #: only if it is no older than the one it shows (a restarted service is a new run)
         self.run = secrets.token_hex(6)
         self.seq = 0
+        #: the seats' tokens and the phones that hold them, kept in the event log
+        self.seats = Seats(service.referee.store, changed=self.publish)
         #: the game a rematch replaced and the rematch, by game id (``rematch``)
         self.rematched: tuple[int, int] | None = None
         panel = service.config.panel
@@ -70,6 +73,8 @@ class Panel:
             seq=self.seq,
             sim=self.service.sim,
             view=shown.view_of(seat),
+            joined=self.seats.joined(self.service.referee.game_id),
+            handovers=self.seats.handovers(self.service.referee.game_id),
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),

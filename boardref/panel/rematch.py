@@ -2,8 +2,9 @@
 and computer seats, and the phones that played it kept in their seats.
 
 A seat's token changes with every game, so a phone would have to scan its code again;
-a phone that shows the token it held in the game a rematch replaced is told its new
-one (``/api/rejoin``). It never hands a seat to a phone that did not hold it, and it
+each phone's claim is carried into the rematch, and a phone that shows the token it
+held in the game a rematch replaced is told its new one (``/api/rejoin``). It never
+hands a seat to a phone that did not hold it, and it
 starts the game through the service's own new-game command, nothing of its own.
 """
 
@@ -13,6 +14,7 @@ from fastapi import APIRouter, Query
 
 from boardref.panel import models
 from boardref.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel, saved
+from boardref.panel.seats import Device
 
 rematch_router = APIRouter()
 
@@ -28,20 +30,22 @@ async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
         panel.service.new_game(
             game.name, game.players, dict(game.options), sorted(referee.computer), referee.level
         )
+    panel.seats.carry(before, referee.game_id)
     panel.rematched = (before, referee.game_id)
     return models.Done()
 
 
 @rematch_router.get("/api/rejoin/{seat}", response_model=models.Rejoin)
 async def rejoin(
-    seat: int, panel: ThePanel, token: str | None = Query(None, max_length=64)
+    seat: int, panel: ThePanel, device: Device, token: str | None = Query(None, max_length=64)
 ) -> models.Rejoin:
     """The current game's token of ``seat`` for the phone that held ``seat`` in the game
     the rematch replaced (``token`` its token there); else none."""
     if panel.rematched is None:
         return models.Rejoin()
     before, now = panel.rematched
-    access = panel.access
-    if now != panel.service.referee.game_id or not access.is_player(before, seat, token):
+    seats = panel.seats
+    if now != panel.service.referee.game_id or not seats.holds(before, seat, token, device):
         return models.Rejoin()
-    return models.Rejoin(token=access.player_token(now, seat))
+    fresh = seats.token(now, seat)
+    return models.Rejoin(token=fresh) if seats.holds(now, seat, fresh, device) else models.Rejoin()

@@ -26,6 +26,7 @@ from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
 from boardref.panel.address import is_loopback
 from boardref.panel.hand_secrecy import refusals_blind
+from boardref.panel.seats import JOINED, Device, standing_words, the_device
 from boardref.snapshot import TableState
 from engines import GAMES, load_game
 from engines.words import Words, as_words, words
@@ -85,9 +86,12 @@ def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = l
             return
         if PLAYER in roles:
             seat, token = await _seat_of(request)
-            game_id = panel.service.referee.game_id
-            if seat in set(seats(panel.shown)) and panel.access.is_player(game_id, seat, token):
-                return
+            if seat is not None:
+                device = the_device(request)
+                standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+                if standing == JOINED and seat in set(seats(panel.shown)):
+                    return
+                raise Refused(403, standing_words(standing, ROLE_WORDS[roles]))
         raise Refused(403, ROLE_WORDS[roles])
 
     return Depends(check)
@@ -155,11 +159,15 @@ reads = APIRouter()
 @reads.get("/api/state", response_model=models.State)
 async def state(
     panel: ThePanel,
+    device: Device,
     seat: int | None = Query(None, ge=0, le=7),
     token: str | None = Query(None, max_length=64),
 ) -> models.State:
-    if seat is not None and not panel.access.is_player(panel.service.referee.game_id, seat, token):
-        raise Refused(403, words("server.seat_token", "A seat's view needs that seat's token"))
+    if seat is not None:
+        standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+        if standing != JOINED:
+            needs = words("server.seat_token", "A seat's view needs that seat's token")
+            raise Refused(403, standing_words(standing, needs))
     return panel.state(seat)
 
 
@@ -195,7 +203,16 @@ async def qr(seat: int, panel: ThePanel) -> Response:
     referee = panel.service.referee
     if not 0 <= seat < referee.game.players:
         raise Refused(404, no_seat(seat))
-    token = panel.access.player_token(referee.game_id, seat)
+    if panel.seats.is_joined(referee.game_id, seat):
+        raise Refused(
+            409,
+            words(
+                "server.seat_joined",
+                "Seat {n} has joined on a phone; hand it over to show a new code",
+                n=seat + 1,
+            ),
+        )
+    token = panel.seats.token(referee.game_id, seat)
     address = f"{panel.public_base()}/play/{seat}?token={token}"
     return Response(join_code(address), media_type="image/svg+xml")
 
@@ -220,12 +237,13 @@ async def join(panel: ThePanel) -> models.Join:
 
 @reads.get("/api/join/{seat}", response_model=models.Done)
 async def joined(
-    seat: int, panel: ThePanel, token: str | None = Query(None, max_length=64)
+    seat: int, panel: ThePanel, device: Device, token: str | None = Query(None, max_length=64)
 ) -> models.Done:
-    """Whether ``token`` is the current game's token of ``seat`` (a phone that has
-    joined); it says no more than the 403 of /api/state would."""
-    valid = panel.access.is_player(panel.service.referee.game_id, seat, token)
-    return models.Done(ok=valid, detail="joined" if valid else "not joined")
+    """Whether this phone holds ``seat`` with ``token`` (claiming it where no phone
+    has), and if not, why: "elsewhere", "handed_over" or "not_joined". It says no more
+    than the 403 of /api/state would."""
+    standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+    return models.Done(ok=standing == JOINED, detail=standing)
 
 
 # --- the table's commands ----------------------------------------------------------------

@@ -17,6 +17,7 @@ import pytest
 import websockets
 
 from boardref.config import load_config
+from boardref.panel.seats import DEVICE_COOKIE
 from boardref.service import Service
 from tests.boardref.test_fleet import MOSQUITTO, Mosquitto, until
 from tests.boardref.test_hardening import RealServer
@@ -48,8 +49,10 @@ def listen_to_the_broker(port: int, everything: Everything) -> mqtt.Client:
     return client
 
 
-async def watch(url: str, audience: str, everything: Everything, stop: threading.Event) -> None:
-    async with websockets.connect(url) as socket:
+async def watch(
+    url: str, audience: str, everything: Everything, stop: threading.Event, cookie: str
+) -> None:
+    async with websockets.connect(url, additional_headers={"Cookie": cookie}) as socket:
         while not stop.is_set():
             try:
                 frame = await asyncio.wait_for(socket.recv(), 0.2)
@@ -59,8 +62,10 @@ async def watch(url: str, audience: str, everything: Everything, stop: threading
             everything.add("frames", audience)
 
 
-async def watch_all(watchers: dict[str, str], everything: Everything, stop) -> None:
-    await asyncio.gather(*(watch(url, who, everything, stop) for who, url in watchers.items()))
+async def watch_all(watchers: dict[str, str], everything: Everything, stop, cookie: str) -> None:
+    await asyncio.gather(
+        *(watch(url, who, everything, stop, cookie) for who, url in watchers.items())
+    )
 
 
 def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_path):
@@ -79,10 +84,14 @@ def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_pat
     )
     service = Service(config)
     service.start(asyncio.new_event_loop())
-    referee, access = service.referee, service.panel.access
+    referee, seats = service.referee, service.panel.seats
     try:
         with RealServer(service) as base:
-            tokens = [access.player_token(referee.game_id, seat) for seat in range(PLAYERS)]
+            tokens = [seats.token(referee.game_id, seat) for seat in range(PLAYERS)]
+            http = httpx.Client(base_url=base)
+            for seat, token in enumerate(tokens):  # one phone joins every seat: its mark
+                assert http.get(f"/api/join/{seat}", params={"token": token}).json()["ok"]
+            cookie = f"{DEVICE_COOKIE}={http.cookies[DEVICE_COOKIE]}"
             ws = base.replace("http", "ws") + "/ws"
             watchers = {
                 "table": ws,
@@ -91,11 +100,11 @@ def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_pat
             }
             stop = threading.Event()
             watching = threading.Thread(
-                target=lambda: asyncio.run(watch_all(watchers, everything, stop)), daemon=True
+                target=lambda: asyncio.run(watch_all(watchers, everything, stop, cookie)),
+                daemon=True,
             )
             watching.start()
             until(lambda: len(everything.heard.get("frames", ())) >= 5, "every page's first frame")
-            http = httpx.Client(base_url=base)
 
             def hear(audience: str, response: httpx.Response) -> httpx.Response:
                 everything.add(audience, response.text)

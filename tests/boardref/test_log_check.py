@@ -227,10 +227,13 @@ def fetch(url: str, language: str) -> tuple[int, str]:
 
 
 def test_a_table_that_cannot_open_its_log_says_why_on_its_panel(tmp_path):
-    """A real ``boardref serve`` whose log's folder is a file: it stays up, tells
-    systemd it runs and why, and its port answers in English and German."""
+    """A real ``boardref serve`` whose configured log's folder is a file: it stays
+    up, tells systemd it runs and why, and its port answers in English and German.
+    (The same path given as ``--store`` is refused at once as a bad argument.)"""
     (tmp_path / "file").write_text("x")
     port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[store]\npath = "{tmp_path / "file" / "boardref.db"}"\n')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(tmp_path / "notify"))
     notify.settimeout(30)
@@ -243,8 +246,8 @@ def test_a_table_that_cannot_open_its_log_says_why_on_its_panel(tmp_path):
             "--sim",
             "--port",
             str(port),
-            "--store",
-            str(tmp_path / "file" / "boardref.db"),
+            "--config",
+            str(config),
         ],
         env={
             **os.environ,

@@ -61,7 +61,7 @@ def test_the_table_gets_one_sentence_for_every_card(dealt):
 def test_the_movers_phone_and_the_referee_keep_the_reason(dealt):
     referee = dealt.referee
     mover = referee.game.to_move(referee.current())
-    token = dealt.panel.access.player_token(referee.game_id, mover)
+    token = dealt.panel.seats.token(referee.game_id, mover)
     state = referee.current()
     hand = state.hands[mover]
     # the oracle of old: each card onto a card that tops no stack
@@ -78,7 +78,7 @@ def test_the_movers_phone_and_the_referee_keep_the_reason(dealt):
 def test_another_seats_phone_is_refused_before_any_rule_is_asked(dealt):
     referee = dealt.referee
     other = (referee.game.to_move(referee.current()) + 1) % PLAYERS
-    token = dealt.panel.access.player_token(referee.game_id, other)
+    token = dealt.panel.seats.token(referee.game_id, other)
     card = referee.current().hands[other][0]
     answer = client(dealt, REMOTE).post(
         "/api/play", json={"move": card, "seat": other, "token": token}

@@ -155,8 +155,8 @@ def test_a_player_acts_only_with_the_seat_token_and_only_on_their_turn(service):
     assert qr.status_code == 200 and qr.headers["content-type"] == "image/svg+xml"
     assert client(service, REMOTE).get("/api/qr/0").status_code == 403
     phone = client(service, REMOTE)
-    token = service.panel.access.player_token(service.referee.game_id, 0)
-    other = service.panel.access.player_token(service.referee.game_id, 1)
+    token = service.panel.seats.token(service.referee.game_id, 0)
+    other = service.panel.seats.token(service.referee.game_id, 1)
     assert phone.post("/api/confirm", json={"seat": 0, "token": "nope"}).status_code == 403
     assert phone.post("/api/confirm", json={"seat": 1, "token": other}).status_code == 403
     assert phone.post("/api/confirm", json={"seat": 0, "token": token}).status_code == 409
@@ -248,14 +248,14 @@ def test_a_card_table_is_played_on_the_panel_and_only_the_mover_sees_the_moves(c
     assert state["phase"] == "move" and state["moves"] == [], "hands are hidden from the table"
     assert state["last_draw"] is None, "the shuffled deck is never shown"
     mover = state["to_move"]
-    access = card_table.panel.access
+    seats = card_table.panel.seats
     game_id = card_table.referee.game_id
-    token = access.player_token(game_id, mover)
+    token = seats.token(game_id, mover)
     phone = client(card_table, REMOTE)
     mine = phone.get("/api/state", params={"seat": mover, "token": token}).json()
     assert mine["moves"]
     other = (mover + 1) % 3
-    other_token = access.player_token(game_id, other)
+    other_token = seats.token(game_id, other)
     theirs = phone.get("/api/state", params={"seat": other, "token": other_token}).json()
     assert theirs["moves"] == []
     wrong = phone.post(
@@ -285,13 +285,10 @@ def test_the_card_table_shows_the_open_stacks_and_the_board_its_data(card_table)
     local = client(card_table)
     local.post("/api/draw", json={})
     mover = local.get("/api/state").json()["to_move"]
-    token = card_table.panel.access.player_token(card_table.referee.game_id, mover)
-    move = (
-        client(card_table, REMOTE)
-        .get("/api/state", params={"seat": mover, "token": token})
-        .json()["moves"][0]
-    )
-    client(card_table, REMOTE).post("/api/play", json={"move": move, "seat": mover, "token": token})
+    token = card_table.panel.seats.token(card_table.referee.game_id, mover)
+    phone = client(card_table, REMOTE)  # the one phone that joined the mover's seat
+    move = phone.get("/api/state", params={"seat": mover, "token": token}).json()["moves"][0]
+    phone.post("/api/play", json={"move": move, "seat": mover, "token": token})
     report = local.get("/api/state").json()["report"]
     assert report["table"] and report["table"][0]["cards"] >= 1
     assert "hand" not in str(report), "the report is public: no hands"
@@ -330,7 +327,7 @@ def test_join_codes_point_where_phones_reach_and_say_when_they_cannot(tmp_path, 
 
 def test_a_phone_learns_whether_its_token_has_joined_the_game(service):
     phone = client(service, REMOTE)
-    token = service.panel.access.player_token(service.referee.game_id, 1)
+    token = service.panel.seats.token(service.referee.game_id, 1)
     assert phone.get("/api/join/1", params={"token": token}).json()["ok"] is True
     assert phone.get("/api/join/1").json()["ok"] is False
     assert phone.get("/api/join/0", params={"token": token}).json()["ok"] is False

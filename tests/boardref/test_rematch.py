@@ -25,11 +25,11 @@ def test_a_rematch_starts_the_same_game_with_the_same_seats(card_table):  # noqa
 
 def test_a_phone_of_the_game_before_is_told_its_new_token_and_no_other(card_table):  # noqa: F811
     local, phone = client(card_table, LOCAL), client(card_table, REMOTE)
-    access, referee = card_table.panel.access, card_table.referee
-    old = [access.player_token(referee.game_id, seat) for seat in range(3)]
+    seats, referee = card_table.panel.seats, card_table.referee
+    old = [seats.token(referee.game_id, seat) for seat in range(3)]
     assert phone.get("/api/rejoin/0", params={"token": old[0]}).json() == {"token": None}
     assert local.post("/api/rematch", json={}).status_code == 200
-    new = [access.player_token(referee.game_id, seat) for seat in range(3)]
+    new = [seats.token(referee.game_id, seat) for seat in range(3)]
     assert phone.get("/api/rejoin/0", params={"token": old[0]}).json() == {"token": new[0]}
     assert phone.get("/api/rejoin/1", params={"token": old[0]}).json() == {"token": None}
     assert phone.get("/api/rejoin/1", params={"token": "guess"}).json() == {"token": None}

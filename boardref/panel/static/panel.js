@@ -15,8 +15,9 @@ import "./games/hakenschlagen.js";
 import "./games/sternhalma.js";
 import { showCandidates } from "./candidates.js";
 import { capitalised, showHeader } from "./header.js";
+import { checkJoined, showJoinCodes, showStanding } from "./join_codes.js";
 import { openNewGame, startNewGame } from "./newgame.js";
-import { rejoin, saysTheEnd, showOutcome } from "./outcome.js";
+import { saysTheEnd, showOutcome } from "./outcome.js";
 import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
@@ -44,7 +45,10 @@ function connect() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
   keepConnected(`/ws${query}`, (next) => {
     received = received.then(() => take(next)).catch((error) => console.error(error));
-  }, setConnected);
+  }, (open) => {
+    setConnected(open);
+    if (open) joinedGame = null;
+  });
 }
 
 // Show ``next``, unless it is older than the state shown; a state of another game (or
@@ -118,7 +122,7 @@ function renderPage() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
-  if (role === "table") showJoinCodes();
+  if (role === "table" || role === "referee") showJoinCodes();
   if (role === "sim") showSimSide();
   if (role === "referee" && $("diagnostics").open) loadDiagnostics();
   if (role === "referee" && $("camera-view").open) loadCameraView();
@@ -213,7 +217,8 @@ function showControls() {
 
 // a phone: its seat, or, without the seat's token, that it has not joined and how to
 // (a game with a hidden hand shows it in its own side panel). A new game has new
-// tokens, so the token is checked again for each game.
+// tokens, and a seat may be handed over (its socket is closed), so the token is
+// checked again for each game and each time the socket opens.
 let joinedGame = null;
 function showSeat() {
   if (joinedGame !== state.commitment) {
@@ -224,40 +229,7 @@ function showSeat() {
   const joined = document.body.dataset.joined === "yes";
   update($("me"), "textContent", mine && joined ? say("you_are", { seat: seatName(seat) }) : "");
   update($("not-joined"), "hidden", document.body.dataset.joined !== "no");
-}
-
-async function checkJoined() {
-  const answer = await (await fetch(`/api/join/${seat}?token=${encodeURIComponent(token || "")}`)).json();
-  if (!answer.ok && await rejoin()) return;
-  document.body.dataset.joined = answer.ok ? "yes" : "no";
-}
-
-// the kiosk: a join code for each seat a person plays, and a warning in words when
-// the codes point at this machine's own address, which no phone reaches
-let joinCodesShown = null;
-async function showJoinCodes() {
-  const box = $("join-codes");
-  const shown = `${state.commitment} ${state.players} ${state.computer} ${document.documentElement.lang}`;
-  if (!box || shown === joinCodesShown) return;
-  joinCodesShown = shown;
-  const join = await (await fetch("/api/join")).json();
-  const warning = $("join-warning");
-  warning.textContent = join.loopback ? say("join_loopback", { url: join.url }) : "";
-  warning.hidden = !join.loopback;
-  box.replaceChildren();
-  for (let n = 0; n < state.players; n++) {
-    if (state.computer.includes(n)) continue;
-    const figure = document.createElement("figure");
-    figure.dataset.seat = n;
-    const image = document.createElement("img");
-    image.src = `/api/qr/${n}?game=${encodeURIComponent(state.commitment)}`;
-    image.alt = say("join_code", { seat: seatWords(n) });
-    const caption = document.createElement("figcaption");
-    caption.textContent = capitalised(seatName(n)); // a name under its code stands alone
-    caption.style.setProperty("--seat", seatColour(state, n));
-    figure.append(image, caption);
-    box.appendChild(figure);
-  }
+  showStanding();
 }
 
 function wire() {
