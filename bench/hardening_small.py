@@ -56,7 +56,10 @@ def card_oracle(scratch: Path, tally: Tally) -> None:
         legal = {str(m) for m in game.legal_moves(state)}
         targets = game.deck[:TARGETS]
         tried = [*game.deck, *(f"{card}:{top}" for card in game.deck for top in targets)]
-        generic = f"That is not a move player {game.to_move(state) + 1} can make now"
+        player = f"player {game.to_move(state) + 1}"
+        generic = (
+            f"That is not a move {player} can make now: choose a card on the phone of {player}"
+        )
         for move in (m for m in tried if m not in legal):
             said = table.post("/api/play", json={"move": move}).json().get("detail")
             tally.check(said == generic, f"the table was told for {move}: {said}")

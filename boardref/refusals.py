@@ -134,6 +134,6 @@ def not_theirs(game, state) -> Words:
     sentence whatever the move, so that no refusal tells what the hand holds."""
     return words(
         "referee.not_a_move_for",
-        "That is not a move {who} can make now",
+        "That is not a move {who} can make now: choose a card on the phone of {who}",
         who=game.seat_words(game.to_move(state)),
     )

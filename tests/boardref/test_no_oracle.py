@@ -55,7 +55,9 @@ def refusals(service, who, targets=None, **body) -> dict[str, str]:
 def test_the_table_gets_one_sentence_for_every_card(dealt):
     said = refusals(dealt, client(dealt, LOCAL))
     mover = dealt.referee.game.to_move(dealt.referee.current())
-    assert set(said.values()) == {f"That is not a move player {mover + 1} can make now"}
+    player = f"player {mover + 1}"
+    said_once = f"That is not a move {player} can make now: choose a card on the phone of {player}"
+    assert set(said.values()) == {said_once}
 
 
 def test_the_movers_phone_and_the_referee_keep_the_reason(dealt):
