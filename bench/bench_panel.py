@@ -19,7 +19,8 @@ import httpx
 import websockets
 from smoke import SMOKE, sized
 
-from boardref.harness import percentile, serve_sim
+from boardref.harness import serve_sim
+from boardref.loop_lag import percentile
 
 CLIENTS = sized(100, 3)
 CHANGES = sized(40, 2)

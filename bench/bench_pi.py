@@ -56,7 +56,8 @@ from confine import WAYS, confine
 from memory_map import by_library, totals
 from smoke import SMOKE, sized
 
-from boardref.harness import free_port, percentile
+from boardref.harness import free_port
+from boardref.loop_lag import percentile
 from boardref.panel.access import hash_pin
 from engines import PASS, load_game
 

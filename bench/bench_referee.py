@@ -20,10 +20,10 @@ from pathlib import Path
 
 from smoke import SMOKE, sized
 
-from boardref.harness import percentile
+from boardref.loop_lag import percentile
 from boardref.memory import freeze_start_up
 from boardref.referee import AMBIGUOUS, OVER, Referee
-from boardref.simulate import Rig
+from boardref.sim.rig import Rig
 from boardref.store import Store
 
 TABLES = [("sternhalma", 2), ("sternhalma", 3), ("catch_the_hare", 2)]

@@ -12,7 +12,7 @@ import time
 
 from smoke import SMOKE, sized
 
-from boardref.simulate import simulate
+from boardref.sim.simulate import simulate
 
 #: (game, players, seed, moves)
 TABLES = [

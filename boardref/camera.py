@@ -68,7 +68,7 @@ def camera_source(settings, game, sim_view=None):
     if settings.source == "synthetic":
         if sim_view is None:
             raise CameraError("the synthetic camera is for --sim only")
-        from boardref.rendered_source import RenderedSource
+        from boardref.sim.rendered_source import RenderedSource
 
         source = RenderedSource(game, 1, "easy", settings.size, sim_view)
         return source, source.lens

@@ -31,7 +31,7 @@ def play(
     wrong_tries: float = typer.Option(0.2, min=0, max=1, help="how often a player errs first"),
 ) -> None:
     """Play a refereed random game in the terminal, showing the board each turn."""
-    from boardref.terminal import play as play_game
+    from boardref.sim.terminal import play as play_game
 
     seed = secrets.randbelow(10**6) if seed is None else seed
     try:
@@ -218,7 +218,7 @@ def simulate(
     import contextlib
 
     from boardref.log_lock import OWN_LOG
-    from boardref.simulate import simulate as run
+    from boardref.sim.simulate import simulate as run
     from boardref.store import StoreError
     from engines import load_game
 

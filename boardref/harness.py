@@ -61,17 +61,6 @@ ACL = Path(__file__).with_name("mosquitto.acl")
 WAIT = 30.0
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values``, nearest rank.
-
-    >>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5)
-    3.0
-    >>> percentile([1.0, 2.0], 0.99)
-    2.0
-    """
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""

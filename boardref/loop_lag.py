@@ -4,14 +4,13 @@ the panel and the board link together, so the Pi budget bench
 
 Off unless the config asks for it (``[diagnostics] loop_lag_every_ms``): an idle
 table must not wake for it. It only measures; it never changes what the table does.
+Its ``percentile`` is the one the simulator and the benches quote their figures by.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-
-from boardref.harness import percentile
 
 #: the latest lateness samples kept (at 20 a second, the last quarter of an hour)
 KEEP = 20_000
@@ -53,3 +52,14 @@ class LoopLag:
         now = self._loop.time()
         self._lates.append((now - due) * 1000)
         self._schedule(now + self._every)
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, nearest rank.
+
+    >>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5)
+    3.0
+    >>> percentile([1.0, 2.0], 0.99)
+    2.0
+    """
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

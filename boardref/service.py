@@ -35,10 +35,10 @@ from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.sim.virtual_board import VirtualBoard
 from boardref.store import LogFault, Store, StoreError, open_log
 from boardref.successors import index_successors
 from boardref.table import Table
-from boardref.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.records import to_json
 from engines.words import Words

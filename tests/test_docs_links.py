@@ -14,7 +14,9 @@ PAGES = [ROOT / "README.md"] + sorted(
     page
     for page in ROOT.glob("*/**/*.md")
     if not any(
-        part.startswith(".") or part == "node_modules" for part in page.parts[len(ROOT.parts) :]
+        # not the repository's own pages: hidden folders, npm's, and what a build leaves
+        part.startswith(".") or part in ("node_modules", "build", "dist")
+        for part in page.parts[len(ROOT.parts) :]
     )
 )
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

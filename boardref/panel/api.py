@@ -35,8 +35,8 @@ from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
 from boardref.panel.words import LANGUAGES
 from boardref.referee import RefereeError
+from boardref.sim.virtual_board import Refused as HandRefused
 from boardref.store import StoreError
-from boardref.virtual_board import Refused as HandRefused
 from engines import RulesError
 from engines.words import Words, words
 

@@ -396,7 +396,7 @@ def test_a_tower_brought_home_and_a_hat_carried_back_out_is_taken_as_the_hand_ma
     the home full: the whole move of a hat leaving onto the red hat on r44, which
     they cannot feel. The referee holds that move, and the board's last change ends
     the move the hand made."""
-    from boardref.virtual_board import VirtualBoard
+    from boardref.sim.virtual_board import VirtualBoard
     from tests.engines.test_fang_den_hut import position
 
     t = table("fang_den_hut", 4)

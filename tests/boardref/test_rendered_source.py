@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardref.rendered_source import RenderedSource, rendered_camera
+from boardref.sim.rendered_source import RenderedSource, rendered_camera
 from engines import load_game
 
 SIZE = (640, 360)

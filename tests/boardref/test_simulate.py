@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from boardref.hands import Hands
-from boardref.simulate import simulate
+from boardref.sim.hands import Hands
+from boardref.sim.simulate import simulate
 from engines import load_game
 from engines.catch_the_hare import HareState
 from vision.render import underlays

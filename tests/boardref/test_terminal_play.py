@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from boardref.cli import app
-from boardref.terminal import play
+from boardref.sim.terminal import play
 
 
 def test_a_random_game_is_played_to_its_end_and_mistakes_are_refused():

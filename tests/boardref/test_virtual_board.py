@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.virtual_board import SUPPLY, TRAY, Refused, VirtualBoard
+from boardref.sim.virtual_board import SUPPLY, TRAY, Refused, VirtualBoard
 from engines import load_game
 
 

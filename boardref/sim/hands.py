@@ -21,7 +21,7 @@ from engines.coasters import SIDES
 from vision.stillness import STILL_FRAMES
 
 if TYPE_CHECKING:
-    from boardref.simulate import Rig
+    from boardref.sim.rig import Rig
 
 #: the sensors ``simulate`` can play with, and the referee's sensor for each
 SENSORS = {"hall": "presence", "camera": CAMERA, "both": BOTH}
