@@ -1,6 +1,6 @@
 """Attacks on the café broker and its dashboard: another table's login writing a
 table's topics, reading them or taking over its connection, on a real mosquitto set
-up with ``boardref/mosquitto.acl``; and, on a broker without that ACL (as a bridge
+up with ``boardref/cafe/mosquitto.acl``; and, on a broker without that ACL (as a bridge
 passes messages on), messages the real dashboard must not believe: bad names,
 states, events and records that speak for another table, records that do not
 verify, and links that are not http(s) addresses with a host.
@@ -28,7 +28,7 @@ from smoke import sized
 from tally import Tally
 
 from boardref import harness
-from boardref.daybook import day_of
+from boardref.cafe.daybook import day_of
 from boardref.service import Service
 from engines.records import GameRecord, read, to_json
 

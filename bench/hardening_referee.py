@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from smoke import sized
 from tally import Tally
 
-from boardref.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import Fleet, dashboard_app
 from boardref.fleet import Broker
 from boardref.harness import WAIT, free_port, until
 from boardref.panel.access import PIN_ATTEMPTS, PIN_EVERYONE_ATTEMPTS, hash_pin

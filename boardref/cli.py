@@ -160,7 +160,7 @@ def fleet(
     import asyncio
     import logging
 
-    from boardref.dashboard import run_dashboard
+    from boardref.cafe.dashboard import run_dashboard
     from boardref.fleet import Broker
 
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from boardref.fleet_trust import TABLE_NAME_SAID, is_table_name, login_matches
+from boardref.cafe.trust import TABLE_NAME_SAID, is_table_name, login_matches
 from boardref.panel.access import PIN_HASH
 from boardref.panel.tls import check_tls
 from engines import RulesError, load_game

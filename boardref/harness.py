@@ -56,7 +56,7 @@ MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passw
 #: largest game record seen (150 KB, 1,909 entries), so no table's outbox sticks on one
 MAX_PACKET = 16_777_216
 #: the café broker's ACL, as docs/fleet.md gives it
-ACL = Path(__file__).with_name("mosquitto.acl")
+ACL = Path(__file__).parent / "cafe" / "mosquitto.acl"
 #: how long the harness waits for a process to come up (seconds)
 WAIT = 30.0
 
@@ -95,7 +95,7 @@ class Mosquitto:
     """A broker of our own on loopback, with persistence so a restart keeps sessions;
     ``settings`` are more lines of its config. With ``users`` (name: password) it is
     set up as docs/fleet.md tells a café: no anonymous login, a password file made by
-    ``mosquitto_passwd`` and the ACL ``boardref/mosquitto.acl``; ``url_of`` gives a
+    ``mosquitto_passwd`` and the ACL ``boardref/cafe/mosquitto.acl``; ``url_of`` gives a
     user's URL."""
 
     def __init__(self, folder: Path, settings: str = "", users: dict[str, str] | None = None):

@@ -21,7 +21,7 @@ import pytest
 import websockets
 from playwright.sync_api import sync_playwright
 
-from boardref.dashboard import BEHIND, Fleet, Watcher
+from boardref.cafe.dashboard import BEHIND, Fleet, Watcher
 from boardref.fleet import ACK_WAIT, RECONNECT, Broker, discovery
 from boardref.harness import (
     CHROMIUM,

@@ -1,5 +1,5 @@
 """The café broker believes each table only about itself. On a real mosquitto set up
-as docs/fleet.md tells a café (password file, ``boardref/mosquitto.acl``), one
+as docs/fleet.md tells a café (password file, ``boardref/cafe/mosquitto.acl``), one
 table's login cannot write another table's topics nor read them; and the real
 dashboard, on a broker without that ACL (as a bridge passes messages on), believes
 no message that speaks for another table, no name outside the safe charset, no
@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from boardref.cafe.dashboard import RECORDS_WAITING, Fleet
+from boardref.cafe.daybook import DayBook, day_of
 from boardref.config import ConfigError, load_config
-from boardref.dashboard import RECORDS_WAITING, Fleet
-from boardref.daybook import DayBook, day_of
 from boardref.fleet import Broker
 from boardref.harness import (
     ACL,
@@ -269,7 +269,7 @@ def test_a_table_not_believed_is_said_once_per_reason(caplog):
             fleet._take("t1", "state", forged)
             fleet._take("t1", "status", "pwned")
             fleet._take("..", "state", forged)
-        said = [r.getMessage() for r in caplog.records if r.name == "boardref.fleet_trust"]
+        said = [r.getMessage() for r in caplog.records if r.name == "boardref.cafe.trust"]
         assert said == [
             "not believed of table 't1': its state speaks for another table",
             "not believed of table 't1': a status is online or offline",
@@ -290,7 +290,7 @@ def test_a_flood_of_records_from_one_table_waits_no_longer_than_a_few(caplog):
             fleet._take("t1", "record", flood)
         fleet._take("t2", "record", record_message(a_record("t2")))
         assert fleet._records_waiting == {"t1": RECORDS_WAITING, "t2": 1}
-        said = [r.getMessage() for r in caplog.records if r.name == "boardref.fleet_trust"]
+        said = [r.getMessage() for r in caplog.records if r.name == "boardref.cafe.trust"]
         assert said == [
             f"not believed of table 't1': more than {RECORDS_WAITING} of its records wait"
         ]

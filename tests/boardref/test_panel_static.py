@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardref import fleet
-from boardref.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import Fleet, dashboard_app
 from boardref.fleet import Broker
 from boardref.panel.pages import BUILD, STATIC, build_of
 from firmware_bridge import host, sim

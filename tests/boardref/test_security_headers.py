@@ -10,7 +10,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import Fleet, dashboard_app
 from boardref.fleet import Broker
 from boardref.harness import MOSQUITTO, WAIT, Mosquitto, free_port, start_dashboard, until
 from boardref.harness import reporting_table as reporting

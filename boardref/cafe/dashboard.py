@@ -25,9 +25,9 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, HTTPException, Response, WebSocket
 
-from boardref.daybook import DayBook, daybook_routes
+from boardref.cafe.daybook import DayBook, daybook_routes
+from boardref.cafe.trust import Doubts, link_of
 from boardref.fleet import ROOT, Broker
-from boardref.fleet_trust import Doubts, link_of
 from boardref.memory import freeze_start_up
 from boardref.panel import connections
 from boardref.panel.assets import Assets

@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from boardref.fleet_trust import Doubts
+from boardref.cafe.trust import Doubts
 from boardref.history import archive, file_name, seats_said
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
