@@ -18,7 +18,7 @@ from pathlib import Path
 
 from smoke import SMOKE, sized
 
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 from firmware_bridge.host import UP, Link
 from firmware_bridge.protocol import Decoder, Scan, encode
 from firmware_bridge.sim import Simulator

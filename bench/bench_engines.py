@@ -24,7 +24,7 @@ import time
 
 from smoke import SMOKE, sized
 
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 from engines import load_game
 
 PLAYERS = 3

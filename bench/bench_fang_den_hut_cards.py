@@ -16,7 +16,7 @@ import time
 from bench_engines import timings_ms
 from smoke import SMOKE, sized
 
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 from engines import load_game
 from engines.chance import Stream
 from engines.players import random_step

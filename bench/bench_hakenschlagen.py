@@ -27,7 +27,7 @@ import time
 
 from smoke import SMOKE, sized
 
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 from boardref.successors import BOTH, index_successors
 from engines import load_game
 from engines.chance import Stream

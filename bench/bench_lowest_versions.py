@@ -212,7 +212,7 @@ def installed_versions(venv: Path, names: list[str]) -> dict[str, str | None]:
 #: lists every command of the installed ``boardref`` (the words that name it)
 COMMANDS = """
 import json, click, typer.main
-from boardref.cli import app
+from boardref.cli.app import app
 def walk(command, words):
     found = [words]
     if isinstance(command, click.Group):

@@ -20,7 +20,7 @@ import websockets
 from smoke import SMOKE, sized
 
 from boardref.harness import serve_sim
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 
 CLIENTS = sized(100, 3)
 CHANGES = sized(40, 2)

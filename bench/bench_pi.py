@@ -57,8 +57,8 @@ from memory_map import by_library, totals
 from smoke import SMOKE, sized
 
 from boardref.harness import free_port
-from boardref.loop_lag import percentile
 from boardref.panel.access import hash_pin
+from boardref.runtime.loop_lag import percentile
 from engines import PASS, load_game
 
 #: the games played: the biggest of each, as a café plays them

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from smoke import SMOKE, sized
 
-from boardref.loop_lag import percentile
-from boardref.memory import freeze_start_up
 from boardref.referee import AMBIGUOUS, OVER, Referee
+from boardref.runtime.loop_lag import percentile
+from boardref.runtime.memory import freeze_start_up
 from boardref.sim.rig import Rig
 from boardref.store import Store
 

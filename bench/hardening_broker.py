@@ -29,7 +29,7 @@ from tally import Tally
 
 from boardref import harness
 from boardref.cafe.daybook import day_of
-from boardref.service import Service
+from boardref.runtime.service import Service
 from engines.records import GameRecord, read, to_json
 
 USERS = {"t1": "pw-t1", "t2": "pw-t2", "dashboard": "pw-dashboard"}

@@ -19,9 +19,9 @@ from smoke import sized
 from tally import Tally
 from typer.testing import CliRunner
 
-from boardref.cli import app
-from boardref.config import load_config
-from boardref.service import Service
+from boardref.cli.app import app
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from engines import GAMES
 
 CALLS = Path(__file__).parents[1] / "tests" / "boardref" / "bad_cli_calls.toml"

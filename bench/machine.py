@@ -21,7 +21,7 @@ import random
 import time
 from pathlib import Path
 
-from boardref.loop_lag import percentile
+from boardref.runtime.loop_lag import percentile
 
 #: rounds of the workload
 ROUNDS = 11

@@ -1,5 +1,5 @@
 """`python -m boardref` runs the command line, like the installed `boardref` script."""
 
-from boardref.cli import app
+from boardref.cli.app import app
 
 app()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from boardref.service import Service
+    from boardref.runtime.service import Service
 
 #: Debian's Chromium, which the browser tests and benches drive with Playwright
 CHROMIUM = "/usr/bin/chromium"
@@ -212,8 +212,8 @@ def reporting_table(folder: Path, url: str, name: str) -> Service:
     ``url`` as ``name``, started on a loop of its own."""
     import asyncio
 
-    from boardref.config import load_config
-    from boardref.service import Service
+    from boardref.runtime.config import load_config
+    from boardref.runtime.service import Service
 
     config = load_config(
         **{

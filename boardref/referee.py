@@ -22,7 +22,7 @@ from typing import Any
 from boardref import fusion
 from boardref.commands import Commands
 from boardref.guidance import Guidance
-from boardref.memory import give_back
+from boardref.runtime.memory import give_back
 from boardref.snapshot import Snapshots, TableState
 from boardref.store import Store, StoreError
 from boardref.successors import (

@@ -175,7 +175,7 @@ step "next steps"
 # and whether that is this machine only, and the address phones would use on the LAN.
 mapfile -t settings < <("$root$venv/bin/python" - "$root$config" <<'EOF'
 import sys
-from boardref.config import ConfigError, load_config
+from boardref.runtime.config import ConfigError, load_config
 from boardref.panel.address import is_loopback, public_base
 try:
     panel = load_config(sys.argv[1]).panel

@@ -28,13 +28,13 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 from boardref.cafe.daybook import DayBook, daybook_routes
 from boardref.cafe.trust import Doubts, link_of
 from boardref.fleet import ROOT, Broker
-from boardref.memory import freeze_start_up
 from boardref.panel import connections
 from boardref.panel.assets import Assets
 from boardref.panel.headers import SecurityHeaders
 from boardref.panel.hub import Hub, Subscriber
 from boardref.panel.pages import BUILD, document, words_of
 from boardref.panel.words import LANGUAGES
+from boardref.runtime.memory import freeze_start_up
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ import html
 import json
 import logging
 
-from boardref.notify import notify, watchdog_interval
 from boardref.panel.server import Server, server_config
 from boardref.panel.words import LANGUAGES, said
+from boardref.runtime.notify import notify, watchdog_interval
 from engines.words import Words, words
 from hardware.lights import Palette
 from hardware.status import open_status_panel

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardref.loop_lag import percentile
 from boardref.referee import (
     OVER,
     Referee,
 )
+from boardref.runtime.loop_lag import percentile
 from boardref.sim.hands import HABITS, SENSORS, SETTLE, Hands, recorder
 from boardref.sim.rig import FPS, FRAME_SIZE, SCENE, Rig
 from boardref.store import Store

@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from boardref.config import load_config
 from boardref.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED, free_port
 from boardref.panel.access import hash_pin
 from boardref.referee import Referee
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from boardref.store import Store
 
 

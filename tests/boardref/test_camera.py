@@ -516,7 +516,7 @@ def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scen
 
 
 def test_the_camera_section_of_the_config_is_checked(tmp_path):
-    from boardref.config import ConfigError, load_config
+    from boardref.runtime.config import ConfigError, load_config
 
     path = tmp_path / "config.toml"
     path.write_text('[camera]\nsource = "picamera"\nsize = [1920, 1080]\nfps = 15\n')

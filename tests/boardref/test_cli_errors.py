@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 
 CALLS = tomllib.loads((Path(__file__).parent / "bad_cli_calls.toml").read_text())["calls"]
 

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from boardref.config import load_config
 from boardref.referee import RefereeError
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 
 
 def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path):

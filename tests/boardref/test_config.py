@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.config import ConfigError, load_config
+from boardref.runtime.config import ConfigError, load_config
 
 
 def write(tmp_path, text: str):

@@ -12,11 +12,11 @@ import httpx
 import pytest
 
 import boardref.panel.api
-import boardref.service
-from boardref.config import load_config
+import boardref.runtime.service
 from boardref.harness import free_port
 from boardref.panel.doorway import Doorway
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 
 PLAIN_PAGES = ("/", "/table", "/watch", "/referee", "/sim")
 
@@ -91,7 +91,7 @@ def test_the_service_answers_its_pages_while_its_app_is_built_and_is_ready_after
         return build(panel)
 
     monkeypatch.setattr(boardref.panel.api, "build_app", slow_build)
-    monkeypatch.setattr(boardref.service, "notify", said.append)
+    monkeypatch.setattr(boardref.runtime.service, "notify", said.append)
     port = free_port()
     service = Service(load_config(**{"store.path": tmp_path / "t.db", "panel.port": port}))
 

@@ -34,7 +34,7 @@ from boardref.harness import (
     until,
 )
 from boardref.harness import reporting_table as table
-from boardref.service import Service
+from boardref.runtime.service import Service
 from tests.boardref.conftest import needs_chromium
 
 pytestmark = pytest.mark.skipif(

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 
 import httpx
 
-from boardref.config import load_config
 from boardref.panel import words
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from engines.records import read
 from engines.replay import verify
 from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)

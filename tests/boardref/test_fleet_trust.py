@@ -23,7 +23,6 @@ from playwright.sync_api import expect, sync_playwright
 
 from boardref.cafe.dashboard import RECORDS_WAITING, Fleet
 from boardref.cafe.daybook import DayBook, day_of
-from boardref.config import ConfigError, load_config
 from boardref.fleet import Broker
 from boardref.harness import (
     ACL,
@@ -39,6 +38,7 @@ from boardref.harness import (
     start_dashboard,
     until,
 )
+from boardref.runtime.config import ConfigError, load_config
 from engines.records import to_json
 from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)
     broker,

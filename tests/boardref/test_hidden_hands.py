@@ -16,9 +16,9 @@ import paho.mqtt.client as mqtt
 import pytest
 import websockets
 
-from boardref.config import load_config
 from boardref.panel.seats import DEVICE_COOKIE
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from tests.boardref.test_fleet import MOSQUITTO, Mosquitto, until
 from tests.boardref.test_hardening import RealServer
 

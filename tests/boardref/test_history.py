@@ -12,7 +12,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from boardref.history import History, HistoryError
 from boardref.referee import Referee
 from boardref.store import Store
@@ -221,8 +221,8 @@ def panel_table(tmp_path):
     """A panel table (moves tapped) keeping at most two ended games."""
     import asyncio
 
-    from boardref.config import load_config
-    from boardref.service import Service
+    from boardref.runtime.config import load_config
+    from boardref.runtime.service import Service
 
     config = load_config(
         **{

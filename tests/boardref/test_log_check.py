@@ -27,10 +27,10 @@ from boardref.bad_logs import (
     played,
     restored_with_old_wal,
 )
-from boardref.config import load_config
 from boardref.harness import free_port, until
 from boardref.log_check import APPLICATION_ID, cause
 from boardref.log_lock import LogLock
+from boardref.runtime.config import load_config
 from boardref.store import LogFault, Store, open_log
 from tests.boardref.conftest import started
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from boardref.harness import free_port
 from boardref.log_lock import OWN_LOG, LogLock
 from boardref.referee import Referee

@@ -12,8 +12,8 @@ import weakref
 
 import pytest
 
-from boardref import memory
 from boardref import referee as referee_module
+from boardref.runtime import memory
 from tests.boardref.test_successors import a_move_with_room_for_one_index
 
 pytestmark = pytest.mark.skipif(memory._libc() is None, reason="glibc only")
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(memory._libc() is None, reason="glibc only")
 ARENAS_AFTER_THREADS = textwrap.dedent(
     """
     import ctypes, sys, tempfile, threading
-    from boardref.memory import settle_allocator
+    from boardref.runtime.memory import settle_allocator
     if sys.argv[1] == "settled":
         settle_allocator()
     start = threading.Barrier(6)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.config import load_config
+from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.test_panel import LOCAL, REMOTE, client
 

@@ -14,8 +14,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from boardref.config import load_config
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN_HASH
 from tests.volume import volume
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.config import load_config
 from boardref.panel.access import PIN_ATTEMPTS
+from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, started
 
 LOCAL = ("127.0.0.1", 50000)

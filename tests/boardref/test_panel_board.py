@@ -10,8 +10,8 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.config import load_config
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN, PIN_HASH
 
 LOCAL = ("127.0.0.1", 50000)

@@ -9,9 +9,9 @@ import asyncio
 import time
 from email.utils import parsedate_to_datetime
 
-from boardref.config import load_config
 from boardref.harness import free_port
 from boardref.panel.server import Server, panel_socket, server_config
+from boardref.runtime.config import load_config
 
 
 async def _ok(scope, receive, send):

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from boardref.config import ConfigError, load_config
+from boardref.runtime.config import ConfigError, load_config
 from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.test_hardening import RealServer
 

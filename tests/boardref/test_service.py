@@ -17,10 +17,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from boardref.harness import free_port
-from boardref.notify import notify, watchdog_interval
 from boardref.referee import Referee
+from boardref.runtime.notify import notify, watchdog_interval
 from boardref.store import Store
 from tests.boardref.conftest import PIN, PIN_HASH
 from tests.volume import volume
@@ -232,8 +232,8 @@ def _serve_for(service, seconds: float, during=None) -> None:
 
 
 def _service(tmp_path, sim: bool = False, **settings):
-    from boardref.config import load_config
-    from boardref.service import Service
+    from boardref.runtime.config import load_config
+    from boardref.runtime.service import Service
 
     config = load_config(
         **{
@@ -283,9 +283,9 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
     import asyncio
 
     import boardref.referee
-    import boardref.service
+    import boardref.runtime.service
 
-    built, slow, on_the_loop = boardref.service.index_successors, [False], []
+    built, slow, on_the_loop = boardref.runtime.service.index_successors, [False], []
 
     def in_the_worker(game, state, sensor):
         if slow[0]:
@@ -296,7 +296,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         on_the_loop.append(state)
         return built(game, state, sensor)
 
-    monkeypatch.setattr(boardref.service, "index_successors", in_the_worker)
+    monkeypatch.setattr(boardref.runtime.service, "index_successors", in_the_worker)
     monkeypatch.setattr(boardref.referee, "index_successors", on_the_loop_too)
     service = _service(tmp_path, sim=True)
 

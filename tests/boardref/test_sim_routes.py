@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.config import load_config
-from boardref.service import Service
+from boardref.runtime.config import load_config
+from boardref.runtime.service import Service
 from engines import GAMES
 from tests.boardref.test_panel import LOCAL
 

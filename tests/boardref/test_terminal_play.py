@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from boardref.sim.terminal import play
 
 

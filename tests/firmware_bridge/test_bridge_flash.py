@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from firmware_bridge.flash import mpremote_command, shipped_firmware
 from firmware_bridge.sim import Simulator
 

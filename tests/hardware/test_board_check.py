@@ -8,7 +8,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
 from hardware.board_check import ANSWERS_TOO, NEVER_SEEN, OK, STUCK, BoardCheck

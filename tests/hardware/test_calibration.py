@@ -4,7 +4,7 @@ read wrongly with the firmware's default thresholds and rightly once calibrated.
 import threading
 import time
 
-from boardref.bringup import run_calibrate
+from boardref.cli.bringup import run_calibrate
 from firmware_bridge import protocol
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator

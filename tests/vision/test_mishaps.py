@@ -9,7 +9,7 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from engines import load_game
 from vision import looks
 from vision.boards.evaluate import BUMP_PATIENCE

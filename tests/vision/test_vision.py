@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boardref.cli import app
+from boardref.cli.app import app
 from engines import load_game
 from engines.chance import Stream
 from engines.errors import BoardFileError

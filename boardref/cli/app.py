@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from boardref import arguments
+from boardref.cli import arguments
 from engines import GAMES, RulesError
 
 app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
@@ -69,12 +69,12 @@ def serve(
     ),
 ) -> None:
     """Run the referee service: sensors in, verdicts out, until SIGTERM."""
-    from boardref.memory import settle_allocator
+    from boardref.runtime.memory import settle_allocator
 
     settle_allocator()  # before any thread starts or numpy is imported
 
-    from boardref.config import DEFAULT_PATH, ConfigError, load_config
     from boardref.log_lock import OWN_LOG
+    from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
 
     overrides = {
         key: value
@@ -117,7 +117,7 @@ def _run_service(settings, sim: bool, fault=None) -> None:
     import logging
 
     from boardref.panel.server import ServiceError
-    from boardref.service import serve as run_service
+    from boardref.runtime.service import serve as run_service
     from boardref.store import StoreError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -351,7 +351,7 @@ _GAME_OPTION = typer.Option(None, help="the game whose board is built (default: 
 
 def _bringup_setup(config: Path | None, device: str | None, game: str | None):
     """The config, the board of the game, its wiring and the device path, or an error."""
-    from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
     from engines import load_game
 
     overrides = {"game.name": game} if game else {}
@@ -373,7 +373,7 @@ def _bringup_setup(config: Path | None, device: str | None, game: str | None):
 
 
 def _link(device: str):
-    from boardref.bringup import open_link
+    from boardref.cli.bringup import open_link
     from firmware_bridge.host import LinkError
 
     try:
@@ -395,7 +395,7 @@ def board_check(
     """Watch the raw scan while you sweep a piece over every cell of an empty board:
     a grid of the cells with their change counts, stuck and never-seen sensors,
     sensors that answer for a neighbour, and the link's counters."""
-    from boardref.bringup import run_check
+    from boardref.cli.bringup import run_check
 
     _, board, wiring, path, _ = _bringup_setup(config, device, game)
     link = _link(path)
@@ -418,7 +418,7 @@ def board_leds(
     delay: float = typer.Option(0.5, min=0, help="seconds each frame stays lit"),
 ) -> None:
     """The LED test, through the board's wiring; says how the strip runs."""
-    from boardref.bringup import run_leds
+    from boardref.cli.bringup import run_leds
 
     _, board, wiring, path, _ = _bringup_setup(config, device, game)
     link = _link(path)
@@ -440,7 +440,7 @@ def board_map(
 ) -> None:
     """The wiring wizard: put a piece on each cell it names, then on each lit cell;
     writes the board's wiring file, which the service loads."""
-    from boardref.bringup import run_map
+    from boardref.cli.bringup import run_map
     from hardware.wiring import DEFAULT_DIR
 
     _, board, _, path, wiring_dir = _bringup_setup(config, device, game)
@@ -466,7 +466,7 @@ def firmware_flash(
 ) -> None:
     """Copy the firmware to a Pico with mpremote (maintenance jumper fitted), then
     check the version the board announces against this boardref's."""
-    from boardref.bringup import run_flash
+    from boardref.cli.bringup import run_flash
 
     problem = run_flash(device, None if check_only else mpremote, typer.echo, timeout)
     if problem is not None:
@@ -486,7 +486,7 @@ def board_calibrate(
 ) -> None:
     """Magnet boards: learn each sensor's baseline from the empty board and its
     thresholds from a sweep of each piece kind; stored with the board's wiring."""
-    from boardref.bringup import run_calibrate
+    from boardref.cli.bringup import run_calibrate
     from hardware.calibration import NORTH_UP, SOUTH_UP
     from hardware.wiring import DEFAULT_DIR
 
@@ -518,7 +518,7 @@ CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
 
 def _log(config: Path | None, store: Path | None) -> tuple[Path, str]:
     """The event log the options name, and this table's name from the config."""
-    from boardref.config import DEFAULT_PATH, ConfigError, load_config
+    from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
 
     if config is None and DEFAULT_PATH.exists():
         config = DEFAULT_PATH

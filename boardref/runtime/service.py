@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from boardref.computer_seats import ComputerSeats
-from boardref.config import Config
 from boardref.history import History
-from boardref.kiosk import publish_kiosk_url
-from boardref.memory import freeze_start_up
-from boardref.notify import notify, watchdog_interval
 from boardref.panel.access import PIN_DIGITS, hash_pin
 from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.runtime.config import Config
+from boardref.runtime.kiosk import publish_kiosk_url
+from boardref.runtime.memory import freeze_start_up
+from boardref.runtime.notify import notify, watchdog_interval
 from boardref.sim.virtual_board import VirtualBoard
 from boardref.store import LogFault, Store, StoreError, open_log
 from boardref.successors import index_successors
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
     # the loop-lag timer load only when used
     from boardref.camera import TableCamera
     from boardref.fleet import Reporter
-    from boardref.loop_lag import LoopLag
+    from boardref.runtime.loop_lag import LoopLag
     from firmware_bridge.sim import Simulator
 
 log = logging.getLogger("boardref")
@@ -106,7 +106,7 @@ class Service:
         config = self.config
         every = config.diagnostics.loop_lag_every_ms
         if every is not None:
-            from boardref.loop_lag import LoopLag
+            from boardref.runtime.loop_lag import LoopLag
 
             self.loop_lag = LoopLag(loop, every / 1000)
             self.loop_lag.start()
