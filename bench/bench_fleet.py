@@ -49,6 +49,7 @@ import paho.mqtt.client as mqtt
 import websockets
 from smoke import sized
 
+from boardref.eventlog.store import Store
 from boardref.fleet import Broker, Reporter
 from boardref.harness import (
     CHROMIUM,
@@ -60,8 +61,7 @@ from boardref.harness import (
     start_dashboard,
     until,
 )
-from boardref.referee import Event
-from boardref.store import Store
+from boardref.referee.referee import Event
 
 MOVE_EVERY = (5.0, 10.0)  # seconds between two moves at one table
 BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_percent": 25}}

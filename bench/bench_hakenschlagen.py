@@ -27,8 +27,8 @@ import time
 
 from smoke import SMOKE, sized
 
+from boardref.referee.successors import BOTH, index_successors
 from boardref.runtime.loop_lag import percentile
-from boardref.successors import BOTH, index_successors
 from engines import load_game
 from engines.chance import Stream
 from engines.hakenschlagen import BAG

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from smoke import SMOKE, sized
 
-from boardref.referee import AMBIGUOUS, OVER, Referee
+from boardref.eventlog.store import Store
+from boardref.referee.referee import AMBIGUOUS, OVER, Referee
 from boardref.runtime.loop_lag import percentile
 from boardref.runtime.memory import freeze_start_up
 from boardref.sim.rig import Rig
-from boardref.store import Store
 
 TABLES = [("sternhalma", 2), ("sternhalma", 3), ("catch_the_hare", 2)]
 MOVES = sized(300, 5)

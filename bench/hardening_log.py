@@ -22,9 +22,9 @@ from smoke import sized
 from tally import Tally
 
 from boardref import bad_logs as bad
+from boardref.eventlog.log_check import inspect
+from boardref.eventlog.store import SCHEMA_VERSION, Store, open_log
 from boardref.harness import free_port, until
-from boardref.log_check import inspect
-from boardref.store import SCHEMA_VERSION, Store, open_log
 
 #: a year of a busy table's games, and the events each has
 GAMES = sized(10_000, 300)

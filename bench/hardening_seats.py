@@ -21,9 +21,9 @@ import websockets
 from smoke import sized
 from tally import Tally
 
+from boardref.eventlog.store import Store
 from boardref.harness import free_port
 from boardref.panel.seats import DEVICE_COOKIE, Seats
-from boardref.store import Store
 
 SEATS = 3
 #: other devices that try each joined seat's token

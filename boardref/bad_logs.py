@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from boardref.referee import Referee
-from boardref.store import SCHEMA_VERSION, Store
+from boardref.eventlog.store import SCHEMA_VERSION, Store
+from boardref.referee.referee import Referee
 
 
 def played(path: Path, plies: int = 30) -> int:

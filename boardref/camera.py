@@ -20,8 +20,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardref.fusion import surely_otherwise
-from boardref.referee import BOTH, Event, Referee, RefereeError
+from boardref.referee.fusion import surely_otherwise
+from boardref.referee.referee import BOTH, Event, Referee, RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader

@@ -28,9 +28,9 @@ from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
 
-from boardref.referee import Event
-from boardref.snapshot import TableState
-from boardref.store import Store, StoreError
+from boardref.eventlog.store import Store, StoreError
+from boardref.referee.referee import Event
+from boardref.referee.snapshot import TableState
 
 log = logging.getLogger(__name__)
 

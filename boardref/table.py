@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Event, Referee
-from boardref.snapshot import TableState
+from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Event, Referee
+from boardref.referee.snapshot import TableState
 from engines.observation import PIECE
 from hardware.lights import CellLights, Highlights, Palette
 from hardware.status import StatusPanel

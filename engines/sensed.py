@@ -6,7 +6,7 @@ may end on, after the same jump and molehill. ``SensedOutcomes`` keeps each shar
 reading once (a row) and, per outcome, its row and the cell the figure stands on:
 a turn of a hundred thousand outcomes is a few thousand rows and two arrays, not a
 tuple per outcome. Pure data: it never looks anything up by itself (the referee's
-``boardref.successors`` does) and never builds a position.
+``boardref.referee.successors`` does) and never builds a position.
 """
 
 from __future__ import annotations

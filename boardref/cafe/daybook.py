@@ -22,7 +22,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from boardref.cafe.trust import Doubts
-from boardref.history import archive, file_name, seats_said
+from boardref.eventlog.history import archive, file_name, seats_said
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
 from engines.replay import verify

@@ -73,7 +73,7 @@ def serve(
 
     settle_allocator()  # before any thread starts or numpy is imported
 
-    from boardref.log_lock import OWN_LOG
+    from boardref.eventlog.log_lock import OWN_LOG
     from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
 
     overrides = {
@@ -101,7 +101,7 @@ def serve(
     # the log is claimed before the service and its panel are even imported, so a
     # second service on it is refused at once and the first one's game left alone
     panel = (settings.panel.host, settings.panel.port)
-    from boardref.store import LogFault
+    from boardref.eventlog.store import LogFault
 
     try:
         claim = _sole_writer(settings.store.path, "serve", OWN_LOG, panel, faults=True)
@@ -116,9 +116,9 @@ def _run_service(settings, sim: bool, fault=None) -> None:
     import asyncio
     import logging
 
+    from boardref.eventlog.store import StoreError
     from boardref.panel.server import ServiceError
     from boardref.runtime.service import serve as run_service
-    from boardref.store import StoreError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -134,8 +134,8 @@ def _sole_writer(
     """The lock on the event log ``store`` for ``command``, which writes to it; a log
     another program writes to is refused in one sentence naming it (exit status 2).
     ``faults``: a log that cannot be opened at all is raised as ``LogFault``."""
-    from boardref.log_lock import LogInUse, LogLock
-    from boardref.store import LogFault, StoreError
+    from boardref.eventlog.log_lock import LogInUse, LogLock
+    from boardref.eventlog.store import LogFault, StoreError
 
     try:
         return LogLock(store, command, instead, panel)
@@ -217,9 +217,9 @@ def simulate(
     """Play random legal games through simulated hands, the simulated MCU and the referee."""
     import contextlib
 
-    from boardref.log_lock import OWN_LOG
+    from boardref.eventlog.log_lock import OWN_LOG
+    from boardref.eventlog.store import StoreError
     from boardref.sim.simulate import simulate as run
-    from boardref.store import StoreError
     from engines import load_game
 
     if sensor not in ("hall", "camera", "both"):
@@ -532,8 +532,8 @@ def _log(config: Path | None, store: Path | None) -> tuple[Path, str]:
 def _history(path: Path, table: str, reading: bool = True):
     """The history of the event log at ``path``; only read unless ``reading`` is False
     (the caller holds the log's lock then)."""
-    from boardref.history import History
-    from boardref.store import Store, StoreError
+    from boardref.eventlog.history import History
+    from boardref.eventlog.store import Store, StoreError
 
     try:
         return History(Store(path, reading=reading), table)
@@ -574,7 +574,7 @@ def games_list(
     import dataclasses
     import time
 
-    from boardref.history import HistoryError
+    from boardref.eventlog.history import HistoryError
     from boardref.panel.words import said
 
     try:
@@ -603,7 +603,7 @@ def games_export(
     store: Path | None = typer.Option(None, help=STORE_HELP),
 ) -> None:
     """The record of an ended game (docs/records.md)."""
-    from boardref.history import HistoryError
+    from boardref.eventlog.history import HistoryError
     from engines.records import to_json, write
 
     try:
@@ -649,7 +649,7 @@ def games_import(
     store: Path | None = typer.Option(None, help=STORE_HELP),
 ) -> None:
     """Add records of games played elsewhere to the history; each must verify."""
-    from boardref.history import HistoryError
+    from boardref.eventlog.history import HistoryError
 
     _log_named(store)
     path, table = _log(config, store)

@@ -22,6 +22,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from boardref.eventlog.store import StoreError
 from boardref.panel.access import origin_allowed
 from boardref.panel.assets import Assets
 from boardref.panel.board_routes import board_router
@@ -34,9 +35,8 @@ from boardref.panel.rematch import rematch_router
 from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
 from boardref.panel.words import LANGUAGES
-from boardref.referee import RefereeError
+from boardref.referee.referee import RefereeError
 from boardref.sim.virtual_board import Refused as HandRefused
-from boardref.store import StoreError
 from engines import RulesError
 from engines.words import Words, words
 

@@ -13,8 +13,8 @@ from fastapi import Request
 
 from boardref.panel.access import SESSION_COOKIE
 from boardref.panel.seats import the_device
-from boardref.refusals import not_theirs
-from boardref.verdicts import RefereeError, hides_hands
+from boardref.referee.refusals import not_theirs
+from boardref.referee.verdicts import RefereeError, hides_hands
 from engines import IllegalMove
 
 

@@ -10,7 +10,14 @@ from typing import Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from boardref.history import History, HistoryError, Summary, archive, file_name, replay_frames
+from boardref.eventlog.history import (
+    History,
+    HistoryError,
+    Summary,
+    archive,
+    file_name,
+    replay_frames,
+)
 from boardref.panel import models
 from boardref.panel.pages import document
 from engines.records import to_json, write

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from boardref.panel.pages import BUILD
-from boardref.snapshot import TableState
+from boardref.referee.snapshot import TableState
 
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
 #: a position on a camera picture, in its pixels (finite, within any sensor's size)

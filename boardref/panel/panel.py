@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from boardref.panel import models
-    from boardref.referee import Event
+    from boardref.referee.referee import Event
 
 
 class Panel:

@@ -21,13 +21,13 @@ from typing import Annotated, Any
 import segno
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from boardref import placing
 from boardref.panel import models
 from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
 from boardref.panel.address import is_loopback
 from boardref.panel.hand_secrecy import refusals_blind
 from boardref.panel.seats import JOINED, Device, standing_words, the_device
-from boardref.snapshot import TableState
+from boardref.referee import placing
+from boardref.referee.snapshot import TableState
 from engines import GAMES, load_game
 from engines.words import Words, as_words, words
 

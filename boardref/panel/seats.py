@@ -21,7 +21,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from boardref.store import StoreError
+from boardref.eventlog.store import StoreError
 from engines.words import Words, words
 
 log = logging.getLogger("boardref")

@@ -24,20 +24,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from boardref.computer_seats import ComputerSeats
-from boardref.history import History
+from boardref.eventlog.history import History
+from boardref.eventlog.store import LogFault, Store, StoreError, open_log
 from boardref.panel.access import PIN_DIGITS, hash_pin
 from boardref.panel.doorway import Doorway
 from boardref.panel.panel import Panel
 from boardref.panel.server import Server, ServiceError, panel_socket, server_config
-from boardref.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.referee.computer_seats import ComputerSeats
+from boardref.referee.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.referee.successors import index_successors
 from boardref.runtime.config import Config
 from boardref.runtime.kiosk import publish_kiosk_url
 from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
 from boardref.sim.virtual_board import VirtualBoard
-from boardref.store import LogFault, Store, StoreError, open_log
-from boardref.successors import index_successors
 from boardref.table import Table
 from engines import RulesError, load_game
 from engines.records import to_json

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from boardref.referee import (
+from boardref.referee.referee import (
     AMBIGUOUS,
     BOTH,
     CAMERA,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import queue
 import time
 
-from boardref.referee import Referee
+from boardref.referee.referee import Referee
 from boardref.table import Table
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator

@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardref.referee import (
+from boardref.eventlog.store import Store
+from boardref.referee.referee import (
     OVER,
     Referee,
 )
 from boardref.runtime.loop_lag import percentile
 from boardref.sim.hands import HABITS, SENSORS, SETTLE, Hands, recorder
 from boardref.sim.rig import FPS, FRAME_SIZE, SCENE, Rig
-from boardref.store import Store
 
 #: the computer's level; its search is held to the level's playouts, not to a clock,
 #: so a run repeats itself move for move on a busy machine too

@@ -16,7 +16,7 @@ from collections import defaultdict
 import httpx
 import pytest
 
-from boardref.choices import choices_of
+from boardref.referee.choices import choices_of
 from engines import load_game
 from engines.chance import Stream
 from tests.boardref.conftest import PIN, needs_chromium

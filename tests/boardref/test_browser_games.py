@@ -12,7 +12,7 @@ import re
 import httpx
 import pytest
 
-from boardref.choices import choices_of
+from boardref.referee.choices import choices_of
 from engines import load_game
 from engines.chance import Stream
 from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board

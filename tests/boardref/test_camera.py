@@ -18,7 +18,7 @@ import pytest
 
 from boardref.camera import TableCamera
 from boardref.panel.routes import _camera_status
-from boardref.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
+from boardref.referee.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
 from vision.boards.reader import BoardReader
@@ -609,7 +609,7 @@ def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, 
 
 
 def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene, tmp_path):
-    from boardref.referee import RefereeError
+    from boardref.referee.referee import RefereeError
     from vision import looks
 
     view, _ = scene

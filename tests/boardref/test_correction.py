@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from boardref import placing
-from boardref.history import record_of
-from boardref.referee import AMBIGUOUS, CHANCE, MOVE, Referee, RefereeError
+from boardref.eventlog.history import record_of
+from boardref.referee import placing
+from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, Referee, RefereeError
 from engines import PASS, RulesError, load_game
 from engines.replay import replay
 from tests.boardref.conftest import PIN

@@ -10,10 +10,10 @@ import time
 import pytest
 
 from boardref.camera import TableCamera, reader_for
-from boardref.referee import CAMERA, Referee
+from boardref.eventlog.store import Store
+from boardref.referee.referee import CAMERA, Referee
 from boardref.sim.rendered_source import rendered_camera
 from boardref.sim.simulate import simulate
-from boardref.store import Store
 from hardware.frame_source import SyntheticSource
 from vision.coasters.mat import mat_board
 from vision.coasters.sensor import CoasterSensor

@@ -23,13 +23,13 @@ from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
+from boardref.eventlog.store import Store
 from boardref.flood import TABLE_CLAIMS
 from boardref.panel import access
 from boardref.panel.access import PIN_ATTEMPTS
 from boardref.panel.server import panel_socket, server_config
 from boardref.runtime.config import ConfigError, load_config
 from boardref.runtime.service import Service
-from boardref.store import Store
 from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.test_panel import REMOTE, client, lay_out, play_on_board
 

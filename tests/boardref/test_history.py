@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
-from boardref.history import History, HistoryError
-from boardref.referee import Referee
-from boardref.store import Store
+from boardref.eventlog.history import History, HistoryError
+from boardref.eventlog.store import Store
+from boardref.referee.referee import Referee
 from engines.records import from_json, read, to_json, write
 from engines.replay import verify
 

@@ -27,11 +27,11 @@ from boardref.bad_logs import (
     played,
     restored_with_old_wal,
 )
+from boardref.eventlog.log_check import APPLICATION_ID, cause
+from boardref.eventlog.log_lock import LogLock
+from boardref.eventlog.store import LogFault, Store, open_log
 from boardref.harness import free_port, until
-from boardref.log_check import APPLICATION_ID, cause
-from boardref.log_lock import LogLock
 from boardref.runtime.config import load_config
-from boardref.store import LogFault, Store, open_log
 from tests.boardref.conftest import started
 
 
@@ -154,14 +154,14 @@ def test_a_full_disk_and_a_read_only_log_are_named_in_words(tmp_path, monkeypatc
         def refuse(*args, error=error, **kwargs):
             raise error
 
-        monkeypatch.setattr("boardref.store.sqlite3.connect", refuse)
+        monkeypatch.setattr("boardref.eventlog.store.sqlite3.connect", refuse)
         with pytest.raises(LogFault) as fault:
             open_log(path)
         assert fault.value.said.key == key and words in str(fault.value)
         assert "disk I/O error" not in str(fault.value)
     # a log that cannot be locked for the same cause says the same
     monkeypatch.setattr(
-        "boardref.log_lock.os.open",
+        "boardref.eventlog.log_lock.os.open",
         lambda *a: (_ for _ in ()).throw(OSError(errno.EROFS, os.strerror(errno.EROFS))),
     )
     with pytest.raises(LogFault, match="cannot be written"):
@@ -172,7 +172,7 @@ def test_an_io_error_on_a_disk_with_no_room_is_the_disk_being_full(tmp_path, mon
     error = sqlite3.OperationalError("disk I/O error")
     error.sqlite_errorcode = sqlite3.SQLITE_IOERR_WRITE
     free = os.statvfs_result((4096, 4096, 100, 0, 0, 10, 0, 0, 0, 255))
-    monkeypatch.setattr("boardref.log_check.os.statvfs", lambda where: free)
+    monkeypatch.setattr("boardref.eventlog.log_check.os.statvfs", lambda where: free)
     assert cause(error, tmp_path / "boardref.db").key == "fault.disk_full"
 
 
@@ -196,8 +196,8 @@ def test_a_wal_that_cannot_be_read_for_a_full_disk_is_left_where_it_is(tmp_path,
             raise error
         return connect(database, **options)
 
-    monkeypatch.setattr("boardref.log_check.sqlite3.connect", full)
-    monkeypatch.setattr("boardref.log_check._free", lambda folder: 0)
+    monkeypatch.setattr("boardref.eventlog.log_check.sqlite3.connect", full)
+    monkeypatch.setattr("boardref.eventlog.log_check._free", lambda folder: 0)
     with pytest.raises(LogFault, match="is full"):
         open_log(path)
     assert Path(f"{path}-wal").read_bytes() == wal and not list(tmp_path.glob("*.foreign-*"))

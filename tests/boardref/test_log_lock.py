@@ -15,10 +15,10 @@ import httpx
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
+from boardref.eventlog.log_lock import OWN_LOG, LogLock
+from boardref.eventlog.store import Store
 from boardref.harness import free_port
-from boardref.log_lock import OWN_LOG, LogLock
-from boardref.referee import Referee
-from boardref.store import Store
+from boardref.referee.referee import Referee
 from tests.boardref.conftest import new_game, start_service, stop_service
 
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed

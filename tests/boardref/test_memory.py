@@ -12,7 +12,7 @@ import weakref
 
 import pytest
 
-from boardref import referee as referee_module
+from boardref.referee import referee as referee_module
 from boardref.runtime import memory
 from tests.boardref.test_successors import a_move_with_room_for_one_index
 

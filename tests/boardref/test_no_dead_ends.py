@@ -17,9 +17,9 @@ import random
 import pytest
 
 import engines.players
-from boardref.computer_seats import ComputerSeats
-from boardref.referee import AMBIGUOUS, MOVE, OVER, PANEL, Referee, RefereeError
-from boardref.store import Store
+from boardref.eventlog.store import Store
+from boardref.referee.computer_seats import ComputerSeats
+from boardref.referee.referee import AMBIGUOUS, MOVE, OVER, PANEL, Referee, RefereeError
 from engines import load_game
 from engines.players import SearchPlayer
 from tests.engines.test_random_games import SETUPS

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Referee, RefereeError
-from boardref.store import StoreError
+from boardref.eventlog.store import StoreError
+from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Referee, RefereeError
 from engines import load_game
 from engines.catch_the_hare import HareState
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from boardref.eventlog.store import Store
 from boardref.panel.words import table as word_table
-from boardref.referee import MOVE, Referee
-from boardref.store import Store
+from boardref.referee.referee import MOVE, Referee
 from engines import GAMES as ENGINE_GAMES
 from engines import IllegalMove, load_game
 from engines.chance import Stream

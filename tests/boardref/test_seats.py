@@ -5,6 +5,7 @@ and the secret and the claims outlive the process."""
 
 from __future__ import annotations
 
+from boardref.eventlog.store import SCHEMA_VERSION, Store, StoreError
 from boardref.panel.seats import (
     CLAIMS,
     DEVICE_COOKIE,
@@ -15,7 +16,6 @@ from boardref.panel.seats import (
     Seats,
     new_device,
 )
-from boardref.store import SCHEMA_VERSION, Store, StoreError
 from tests.boardref.test_panel import LOCAL, REMOTE, card_table, client  # noqa: F401 - a fixture
 
 GAME = 7

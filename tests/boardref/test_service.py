@@ -18,10 +18,10 @@ import pytest
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
+from boardref.eventlog.store import Store
 from boardref.harness import free_port
-from boardref.referee import Referee
+from boardref.referee.referee import Referee
 from boardref.runtime.notify import notify, watchdog_interval
-from boardref.store import Store
 from tests.boardref.conftest import PIN, PIN_HASH
 from tests.volume import volume
 
@@ -282,7 +282,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
 ):
     import asyncio
 
-    import boardref.referee
+    import boardref.referee.referee
     import boardref.runtime.service
 
     built, slow, on_the_loop = boardref.runtime.service.index_successors, [False], []
@@ -297,7 +297,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         return built(game, state, sensor)
 
     monkeypatch.setattr(boardref.runtime.service, "index_successors", in_the_worker)
-    monkeypatch.setattr(boardref.referee, "index_successors", on_the_loop_too)
+    monkeypatch.setattr(boardref.referee.referee, "index_successors", on_the_loop_too)
     service = _service(tmp_path, sim=True)
 
     async def until(check):

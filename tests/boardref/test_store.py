@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from boardref.store import SCHEMA_VERSION, Store, StoreError
+from boardref.eventlog.store import SCHEMA_VERSION, Store, StoreError
 
 
 def test_events_come_back_in_order_for_the_open_game(tmp_path):

@@ -9,11 +9,11 @@ from functools import cache, partial
 import numpy as np
 import pytest
 
-from boardref import fusion
-from boardref import referee as referee_module
-from boardref.referee import Referee
-from boardref.store import Store
-from boardref.successors import index_successors, outcomes_read_as
+from boardref.eventlog.store import Store
+from boardref.referee import fusion
+from boardref.referee import referee as referee_module
+from boardref.referee.referee import Referee
+from boardref.referee.successors import index_successors, outcomes_read_as
 from engines import load_game
 from engines.chance import Stream
 from engines.core import Game

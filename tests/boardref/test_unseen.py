@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from boardref.referee import CHANCE, MOVE, RefereeError
-from boardref.successors import outcomes_read_as
+from boardref.referee.referee import CHANCE, MOVE, RefereeError
+from boardref.referee.successors import outcomes_read_as
 from engines import GAMES, PASS, load_game
 from tests.engines.test_fang_den_hut import position
 

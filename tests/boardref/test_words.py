@@ -84,7 +84,7 @@ def test_both_languages_have_the_same_keys_and_placeholders():
 
 
 def test_every_phase_and_every_token_a_game_shows_has_words():
-    from boardref.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP
+    from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP
 
     words = table("de")
     for phase in (SETUP, CHANCE, MOVE, AMBIGUOUS, OVER):

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from boardref.referee import MOVE, Referee
-from boardref.store import Store
+from boardref.eventlog.store import Store
+from boardref.referee.referee import MOVE, Referee
 from boardref.table import Table
 from engines import load_game
 from firmware_bridge.host import Link

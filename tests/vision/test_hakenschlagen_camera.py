@@ -15,7 +15,7 @@ from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
 #: a cell misread with the truth at least this likely is in real doubt, which the
-#: referee's weighing against the legal moves settles (boardref.fusion)
+#: referee's weighing against the legal moves settles (boardref.referee.fusion)
 IN_DOUBT = 0.25
 
 

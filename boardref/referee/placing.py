@@ -11,13 +11,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from boardref.verdicts import RefereeError, token_words
+from boardref.referee.verdicts import RefereeError, token_words
 from engines.words import words
 
 
 @cache
 def _places() -> dict[str, dict[str, dict[str, str]]]:
-    return tomllib.loads(resources.files("boardref").joinpath("placing.toml").read_text())
+    return tomllib.loads(resources.files("boardref.referee").joinpath("placing.toml").read_text())
 
 
 def pieces(game) -> dict[str, tuple[str, int | None]]:

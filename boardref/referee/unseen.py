@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from boardref.verdicts import AMBIGUOUS, MOVE, PANEL, Event, RefereeError
+from boardref.referee.verdicts import AMBIGUOUS, MOVE, PANEL, Event, RefereeError
 from engines.words import words
 
 

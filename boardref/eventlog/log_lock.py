@@ -16,8 +16,8 @@ import json
 import os
 from pathlib import Path
 
-from boardref.log_check import cause
-from boardref.store import LogFault, StoreError
+from boardref.eventlog.log_check import cause
+from boardref.eventlog.store import LogFault, StoreError
 
 #: what a refused ``serve`` or ``simulate`` can do instead of stopping the holder
 OWN_LOG = " or give this one its own log with --store PATH"

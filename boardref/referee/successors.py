@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any
 
-from boardref import fusion
+from boardref.referee import fusion
 from engines.sensed import NO_CELL, SensedOutcomes, without_change
 
 #: the table sensors whose readings the camera makes (what ``index_successors`` is told)

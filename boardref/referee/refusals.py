@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from boardref.successors import projection
-from boardref.verdicts import Reading
+from boardref.referee.successors import projection
+from boardref.referee.verdicts import Reading
 from engines import IllegalMove, Move
 from engines.words import Words, words
 

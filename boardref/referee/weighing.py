@@ -2,13 +2,13 @@
 reading to judge (with hall sensors, only once the camera has seen the board since
 they last felt it change, and where the two disagree, what the hall sensors feel),
 and a settled reading is weighed against the legal outcomes it may show
-(``boardref.fusion``). Part of ``Referee``; the verdict itself is the referee's."""
+(``boardref.referee.fusion``). Part of ``Referee``; the verdict itself is the referee's."""
 
 from __future__ import annotations
 
-from boardref import fusion
-from boardref.successors import BOTH, changes_between
-from boardref.verdicts import Reading
+from boardref.referee import fusion
+from boardref.referee.successors import BOTH, changes_between
+from boardref.referee.verdicts import Reading
 from engines.words import words
 
 #: what the panel asks when the camera surely sees another board than the only one

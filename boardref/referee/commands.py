@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from boardref.store import StoreError
-from boardref.verdicts import (
+from boardref.eventlog.store import StoreError
+from boardref.referee.verdicts import (
     AMBIGUOUS,
     CHANCE,
     MOVE,

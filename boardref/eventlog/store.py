@@ -10,7 +10,7 @@ referee infers it again on resume. A full disk is reported as ``StoreError``; a
 damaged file as ``DamagedLog``, which ``open_log`` answers by moving the file aside
 (never deleting it) and starting a fresh log, so a table always starts; so is a file
 that is not a boardref log, and a WAL that is not this log's is moved aside before
-SQLite could replay it (``boardref.log_check``). A log that cannot be opened at all
+SQLite could replay it (``boardref.eventlog.log_check``). A log that cannot be opened at all
 (disk full, read-only folder) is a ``LogFault`` that says why in words. A log opened
 only to be read (``games list``, beside the running service) is never created,
 migrated or written.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boardref.log_check import APPLICATION_ID, cause, inspect
+from boardref.eventlog.log_check import APPLICATION_ID, cause, inspect
 from engines.words import Words
 
 SCHEMA_VERSION = 3  # 2: the outbox of events waiting for the café's broker; 3: seat claims
@@ -306,7 +306,7 @@ class Store:
 
     def read(self, sql: str, params: tuple = ()) -> list[tuple]:
         """The rows of one query, for a module that reads the log its own way
-        (``boardref.history``)."""
+        (``boardref.eventlog.history``)."""
         with self._lock:
             try:
                 return self._db.execute(sql, params).fetchall()

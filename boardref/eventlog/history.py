@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-from boardref.snapshot import Ending, Said, TableState, seats_of
-from boardref.store import Store, StoredGame
+from boardref.eventlog.store import Store, StoredGame
+from boardref.referee.snapshot import Ending, Said, TableState, seats_of
 from engines import Game, RulesError, load_game
 from engines.chance import spec_from_json
 from engines.records import Entry, GameRecord, Result, line, spec_name, to_json, write

@@ -4,11 +4,11 @@ board and how to put it back. Part of ``Referee``; it decides nothing."""
 
 from __future__ import annotations
 
-from boardref.refusals import refuse
-from boardref.successors import (
+from boardref.referee.refusals import refuse
+from boardref.referee.successors import (
     projection,
 )
-from boardref.verdicts import (
+from boardref.referee.verdicts import (
     MOVE,
     Event,
     Reading,

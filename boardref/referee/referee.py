@@ -19,13 +19,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from boardref import fusion
-from boardref.commands import Commands
-from boardref.guidance import Guidance
-from boardref.runtime.memory import give_back
-from boardref.snapshot import Snapshots, TableState
-from boardref.store import Store, StoreError
-from boardref.successors import (
+from boardref.eventlog.store import Store, StoreError
+from boardref.referee import fusion
+from boardref.referee.commands import Commands
+from boardref.referee.guidance import Guidance
+from boardref.referee.snapshot import Snapshots, TableState
+from boardref.referee.successors import (
     BOTH,
     CAMERA,
     Successors,
@@ -33,8 +32,8 @@ from boardref.successors import (
     outcomes_read_as,
     projection,
 )
-from boardref.unseen import Unseen
-from boardref.verdicts import (
+from boardref.referee.unseen import Unseen
+from boardref.referee.verdicts import (
     AMBIGUOUS,
     CHANCE,
     MOVE,
@@ -48,7 +47,8 @@ from boardref.verdicts import (
     hides_hands,
     not_saved,
 )
-from boardref.weighing import Weighing
+from boardref.referee.weighing import Weighing
+from boardref.runtime.memory import give_back
 from engines import PASS, Move, RulesError, load_game
 from engines.chance import Stream, commitment, new_seed
 from engines.words import Words, words

@@ -16,11 +16,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from boardref.referee import RefereeError
+from boardref.referee.referee import RefereeError
 from engines import RulesError
 
 if TYPE_CHECKING:
-    from boardref.referee import Referee
+    from boardref.referee.referee import Referee
 
 log = logging.getLogger("boardref")
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from boardref.choices import Choice, choices_of
-from boardref.successors import projection
-from boardref.verdicts import AMBIGUOUS, CHANCE, MOVE, OVER, PANEL, hides_hands
+from boardref.referee.choices import Choice, choices_of
+from boardref.referee.successors import projection
+from boardref.referee.verdicts import AMBIGUOUS, CHANCE, MOVE, OVER, PANEL, hides_hands
 from engines.chance import commitment
 from engines.words import Words, words
 
