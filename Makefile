@@ -46,6 +46,7 @@ $(MICROPYTHON):
 TEST_WORKERS ?= 2
 test: bytecode micropython
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
