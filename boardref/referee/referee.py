@@ -15,6 +15,7 @@ on the wall clock and on a simulated one. It never touches a device.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +53,8 @@ from boardref.runtime.memory import give_back
 from engines import PASS, Move, RulesError, load_game
 from engines.chance import Stream, commitment, new_seed
 from engines.words import Words, words
+
+log = logging.getLogger("boardref")
 
 #: names other modules take from here
 __all__ = [
@@ -674,8 +677,13 @@ class Referee(Guidance, Commands, Snapshots, Weighing, Unseen):
         self._emit(Event("display", {"table": self.published}))
 
     def _emit(self, event: Event) -> None:
+        """Tell every listener; one that fails is logged and the others still hear
+        it: the verdict stands (it is in the log already) whatever an output does."""
         for listener in list(self.listeners):
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                log.exception("a listener failed on a %s event; the others were told", event.kind)
 
 
 def _tuples(value: Any) -> Any:

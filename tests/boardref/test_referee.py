@@ -41,6 +41,22 @@ def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
     assert t.referee.published.last_move == ("l4", "k5")
 
 
+def test_a_listener_that_fails_neither_stops_the_verdict_nor_the_others(table, caplog):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+
+    def broken(event):
+        raise RuntimeError("an output fell over")
+
+    t.referee.listeners.insert(0, broken)
+    heard = len(t.events)
+    t.change(l4=None, k5=P)
+    assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0})
+    assert len(t.events) > heard, "the listeners after the broken one heard the move"
+    assert t.referee.published.last_move == ("l4", "k5")
+    assert "a listener failed" in caplog.text
+
+
 def test_a_move_read_before_the_idle_indexing_is_matched_without_indexing_its_position(table):
     """A piece set down before the referee indexed the position's successors (a cold
     verdict, as in a service whose worker has not finished): the one reading is
