@@ -56,12 +56,12 @@ from boardref.harness import (
     CHROMIUM_ARGS,
     Mosquitto,
     free_port,
-    percentile,
     reporting_table,
     start_dashboard,
     until,
 )
 from boardref.referee.referee import Event
+from boardref.runtime.loop_lag import percentile
 
 MOVE_EVERY = (5.0, 10.0)  # seconds between two moves at one table
 BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_percent": 25}}

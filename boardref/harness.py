@@ -1,9 +1,6 @@
-"""Helpers the simulator, the tests and the benchmarks share: percentiles, free
-ports, a simulated table on a port of its own, Debian's Chromium, and a café broker
-(Debian's mosquitto on loopback) with a dashboard and tables reporting to it.
-
-Percentiles are taken over every sample as measured: no outlier is dropped, so a
-busy machine shows in p99.
+"""Helpers the tests and the benchmarks share: free ports, a simulated table on a
+port of its own, Debian's Chromium, and a café broker (Debian's mosquitto on
+loopback) with a dashboard and tables reporting to it.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ the panel and the board link together, so the Pi budget bench
 
 Off unless the config asks for it (``[diagnostics] loop_lag_every_ms``): an idle
 table must not wake for it. It only measures; it never changes what the table does.
-Its ``percentile`` is the one the simulator and the benches quote their figures by.
+Its ``percentile`` is the one the simulator and the benches quote their figures by,
+taken over every sample as measured: no outlier is dropped, so a busy machine shows
+in p99.
 """
 
 from __future__ import annotations
