@@ -647,10 +647,10 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
 
 @pytest.mark.parametrize("game", ["sternhalma", "catch_the_hare"])
 def test_players_who_wait_when_asked_lose_no_move_to_a_camera_knocked_during_it(game, monkeypatch):
-    from boardref.sim import simulate
+    from boardref.sim import rig, simulate
     from vision import mishaps
 
-    monkeypatch.setattr(simulate, "BUMP_AFTER", 20)  # knocked during the second move
+    monkeypatch.setattr(rig, "BUMP_AFTER", 20)  # knocked during the second move
     committed: list[str] = []
     knocked: list[int] = []  # the moves committed when the camera was knocked
     bump = mishaps.bumped

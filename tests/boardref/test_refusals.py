@@ -129,8 +129,10 @@ def _engine_refusal_keys() -> set[str]:
 def _referee_refusal_keys() -> set[str]:
     """The words of the referee's refusals (raised, or built by a function a raise
     calls) and of its words on a board no move fits."""
+    # the service's modules, in its rooms too; the panel's refusals are its own words
+    found = [*(ROOT / "boardref").glob("*.py"), *(ROOT / "boardref").glob("*/*.py")]
     modules = {
-        p: ast.parse(p.read_text(encoding="utf-8")) for p in (ROOT / "boardref").glob("*.py")
+        p: ast.parse(p.read_text(encoding="utf-8")) for p in found if p.parent.name != "panel"
     }
     keys, helpers = set(), set()
     for tree in modules.values():
