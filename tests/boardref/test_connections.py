@@ -25,6 +25,7 @@ SHORT = dataclasses.replace(
     connections.limits(),
     request_seconds=1,
     idle_seconds=1,
+    drain_seconds=1,
     ping_seconds=1,
     per_client=4,
     sockets_per_client=2,
