@@ -45,13 +45,16 @@ import threading
 import time
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import paho.mqtt.client as mqtt
 import websockets
 from smoke import sized
 
 from boardref.eventlog.store import Store
-from boardref.fleet import Broker, Reporter
-from boardref.harness import (
+from boardref.outputs.fleet import Broker, Reporter
+from boardref.referee.referee import Event
+from boardref.runtime.loop_lag import percentile
+from tests.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Mosquitto,
@@ -60,8 +63,6 @@ from boardref.harness import (
     start_dashboard,
     until,
 )
-from boardref.referee.referee import Event
-from boardref.runtime.loop_lag import percentile
 
 MOVE_EVERY = (5.0, 10.0)  # seconds between two moves at one table
 BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_percent": 25}}
@@ -599,7 +600,7 @@ def main() -> None:
     parser.add_argument("--browser-seconds", type=float, default=10.0)
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium page")
     args = parser.parse_args()
-    logging.getLogger("boardref.fleet").setLevel(logging.ERROR)  # 2,000 goodbyes
+    logging.getLogger("boardref.outputs.fleet").setLevel(logging.ERROR)  # 2,000 goodbyes
     args.every = MOVE_EVERY
     if args.tables is None:  # the sizes with a budget; --full adds a small café
         args.tables = "100,500,2000" if args.full else "500,2000"

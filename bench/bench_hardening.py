@@ -22,11 +22,12 @@ import threading
 import time
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 from smoke import sized
 from tally import Tally
 
-from boardref.harness import serve_sim
+from tests.harness import serve_sim
 
 #: the body's size, 11.6 MB, and the keys it is cut from; the smoke run's body is
 #: still far over the panel's limit

@@ -15,12 +15,13 @@ import json
 import tempfile
 import time
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 import websockets
 from smoke import SMOKE, sized
 
-from boardref.harness import serve_sim
 from boardref.runtime.loop_lag import percentile
+from tests.harness import serve_sim
 
 CLIENTS = sized(100, 3)
 CHANGES = sized(40, 2)

@@ -51,15 +51,16 @@ import threading
 import time
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 from confine import WAYS, confine
 from memory_map import by_library, totals
 from smoke import SMOKE, sized
 
-from boardref.harness import free_port
-from boardref.panel.access import hash_pin
+from boardref.outputs.panel.access import hash_pin
 from boardref.runtime.loop_lag import percentile
 from engines import PASS, load_game
+from tests.harness import free_port
 
 #: the games played: the biggest of each, as a café plays them
 GAMES = (("sternhalma", 6), ("hakenschlagen", 5))

@@ -23,9 +23,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 from smoke import SMOKE, only_waiting, sized
 
-from boardref.harness import free_port
+from tests.harness import free_port
 
 RUNS = sized(5, 1)
 #: how long the plain table is left alone to measure its idle CPU

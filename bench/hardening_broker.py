@@ -23,14 +23,15 @@ import time
 import zipfile
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 from smoke import sized
 from tally import Tally
 
-from boardref import harness
 from boardref.cafe.daybook import day_of
 from boardref.runtime.service import Service
 from engines.records import GameRecord, read, to_json
+from tests import harness
 
 USERS = {"t1": "pw-t1", "t2": "pw-t2", "dashboard": "pw-dashboard"}
 NOT_AUTHORIZED = 0x87

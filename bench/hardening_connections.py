@@ -15,13 +15,14 @@ import math
 import resource
 import socket
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 from smoke import sized
 from tally import Tally
 
-from boardref.flood import TABLE_CLAIMS, closed, flood, state_seconds
-from boardref.harness import serve_sim
-from boardref.panel.connections import limits
+from boardref.outputs.panel.connections import limits
+from tests.flood import TABLE_CLAIMS, closed, flood, state_seconds
+from tests.harness import serve_sim
 
 #: the flood sizes; the smoke run's are only enough to run every step
 FLOOD = sized(1100, 60)

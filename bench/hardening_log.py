@@ -18,13 +18,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 from smoke import sized
 from tally import Tally
 
-from boardref import bad_logs as bad
 from boardref.eventlog.log_check import inspect
 from boardref.eventlog.store import SCHEMA_VERSION, Store, open_log
-from boardref.harness import free_port, until
+from tests import bad_logs as bad
+from tests.harness import free_port, until
 
 #: a year of a busy table's games, and the events each has
 GAMES = sized(10_000, 300)

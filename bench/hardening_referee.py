@@ -12,17 +12,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 from fastapi.testclient import TestClient
 from smoke import sized
 from tally import Tally
 
 from boardref.cafe.dashboard import Fleet, dashboard_app
-from boardref.fleet import Broker
-from boardref.harness import WAIT, free_port, until
-from boardref.panel.access import PIN_ATTEMPTS, PIN_EVERYONE_ATTEMPTS, hash_pin
-from boardref.panel.headers import HEADERS
-from boardref.panel.pages import BUILD
+from boardref.outputs.fleet import Broker
+from boardref.outputs.panel.access import PIN_ATTEMPTS, PIN_EVERYONE_ATTEMPTS, hash_pin
+from boardref.outputs.panel.headers import HEADERS
+from boardref.outputs.panel.pages import BUILD
+from tests.harness import WAIT, free_port, until
 
 PIN = "318642"
 #: the addresses guessing together (a /24 of a café's Wi-Fi), and their rounds

@@ -16,14 +16,15 @@ import sys
 import time
 from pathlib import Path
 
+import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
 import websockets
 from smoke import sized
 from tally import Tally
 
 from boardref.eventlog.store import Store
-from boardref.harness import free_port
-from boardref.panel.seats import DEVICE_COOKIE, Seats
+from boardref.outputs.panel.seats import DEVICE_COOKIE, Seats
+from tests.harness import free_port
 
 SEATS = 3
 #: other devices that try each joined seat's token

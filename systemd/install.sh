@@ -176,7 +176,7 @@ step "next steps"
 mapfile -t settings < <("$root$venv/bin/python" - "$root$config" <<'EOF'
 import sys
 from boardref.runtime.config import ConfigError, load_config
-from boardref.panel.address import is_loopback, public_base
+from boardref.outputs.panel.address import is_loopback, public_base
 try:
     panel = load_config(sys.argv[1]).panel
 except ConfigError as exc:

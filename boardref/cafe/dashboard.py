@@ -27,13 +27,13 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.cafe.daybook import DayBook, daybook_routes
 from boardref.cafe.trust import Doubts, link_of
-from boardref.fleet import ROOT, Broker
-from boardref.panel import connections
-from boardref.panel.assets import Assets
-from boardref.panel.headers import SecurityHeaders
-from boardref.panel.hub import Hub, Subscriber
-from boardref.panel.pages import BUILD, document, words_of
-from boardref.panel.words import LANGUAGES
+from boardref.outputs.fleet import ROOT, Broker
+from boardref.outputs.panel import connections
+from boardref.outputs.panel.assets import Assets
+from boardref.outputs.panel.headers import SecurityHeaders
+from boardref.outputs.panel.hub import Hub, Subscriber
+from boardref.outputs.panel.pages import BUILD, document, words_of
+from boardref.outputs.panel.words import LANGUAGES
 from boardref.runtime.memory import freeze_start_up
 
 log = logging.getLogger(__name__)

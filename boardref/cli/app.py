@@ -117,7 +117,7 @@ def _run_service(settings, sim: bool, fault=None) -> None:
     import logging
 
     from boardref.eventlog.store import StoreError
-    from boardref.panel.server import ServiceError
+    from boardref.outputs.panel.server import ServiceError
     from boardref.runtime.service import serve as run_service
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -161,7 +161,7 @@ def fleet(
     import logging
 
     from boardref.cafe.dashboard import run_dashboard
-    from boardref.fleet import Broker
+    from boardref.outputs.fleet import Broker
 
     try:
         broker = Broker.from_url(mqtt)
@@ -187,7 +187,7 @@ def pin_hash(
     ),
 ) -> None:
     """Print the hash of a referee PIN: the value of referee_pin_hash in the config."""
-    from boardref.panel.access import PIN_DIGITS, hash_pin
+    from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 
     if not PIN_DIGITS <= len(pin) <= 32:
         typer.echo(f"error: a PIN has {PIN_DIGITS} to 32 characters", err=True)
@@ -575,7 +575,7 @@ def games_list(
     import time
 
     from boardref.eventlog.history import HistoryError
-    from boardref.panel.words import said
+    from boardref.outputs.panel.words import said
 
     try:
         found = _history(*_log(config, store)).games(game, day, table)

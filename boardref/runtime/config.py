@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from boardref.cafe.trust import TABLE_NAME_SAID, is_table_name, login_matches
-from boardref.panel.access import PIN_HASH
-from boardref.panel.tls import check_tls
+from boardref.outputs.panel.access import PIN_HASH
+from boardref.outputs.panel.tls import check_tls
 from engines import RulesError, load_game
 from hardware.status import StatusPins
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
@@ -274,7 +274,7 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     if config.fleet.url is not None:
-        from boardref.fleet import Broker
+        from boardref.outputs.fleet import Broker
 
         try:
             broker = Broker.from_url(config.fleet.url)

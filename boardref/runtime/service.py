@@ -24,12 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from boardref.devices.board import Table
 from boardref.eventlog.history import History
 from boardref.eventlog.store import LogFault, Store, StoreError, open_log
-from boardref.panel.access import PIN_DIGITS, hash_pin
-from boardref.panel.doorway import Doorway
-from boardref.panel.panel import Panel
-from boardref.panel.server import Server, ServiceError, panel_socket, server_config
+from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
+from boardref.outputs.panel.doorway import Doorway
+from boardref.outputs.panel.panel import Panel
+from boardref.outputs.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee.computer_seats import ComputerSeats
 from boardref.referee.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
 from boardref.referee.successors import index_successors
@@ -38,7 +39,6 @@ from boardref.runtime.kiosk import publish_kiosk_url
 from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
 from boardref.sim.virtual_board import VirtualBoard
-from boardref.table import Table
 from engines import RulesError, load_game
 from engines.records import to_json
 from engines.words import Words
@@ -51,8 +51,8 @@ from hardware.wiring import Wiring, wiring_path
 
 if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated MCU and
     # the loop-lag timer load only when used
-    from boardref.camera import TableCamera
-    from boardref.fleet import Reporter
+    from boardref.devices.camera import TableCamera
+    from boardref.outputs.fleet import Reporter
     from boardref.runtime.loop_lag import LoopLag
     from firmware_bridge.sim import Simulator
 
@@ -166,7 +166,7 @@ class Service:
         fleet = self.config.fleet
         if fleet.url is None:
             return
-        from boardref.fleet import Broker, Reporter
+        from boardref.outputs.fleet import Broker, Reporter
 
         self.reporter = Reporter(
             self.store,
@@ -189,7 +189,7 @@ class Service:
         as the panel keeps it, and the board link."""
         if self.reporter is None or self.panel is None:
             return
-        from boardref.fleet import dashboard_state
+        from boardref.outputs.fleet import dashboard_state
 
         self.reporter.report_state(
             dashboard_state(
@@ -395,7 +395,7 @@ class Service:
             if opened is None:
                 self._without_camera()
                 return
-            from boardref.camera import TableCamera
+            from boardref.devices.camera import TableCamera
             from vision.lens import default_path
 
             source, reader = opened
@@ -408,11 +408,11 @@ class Service:
         return True
 
     def _open_camera(self, settings, game, wanted: int):
-        """The frame source and reader of ``game``'s board (``boardref.camera.open_camera``,
+        """The frame source and reader of ``game``'s board (``boardref.devices.camera.open_camera``,
         in a worker thread); the rendered camera of ``--sim`` draws ``_sim_view``. A
         camera no longer wanted once open (the service closed meanwhile, its loop
         stopped) is closed here: nobody else would."""
-        from boardref.camera import open_camera
+        from boardref.devices.camera import open_camera
 
         opened = open_camera(settings, game, self._sim_view if self.sim else None)
         if opened is not None and wanted != self._camera_wanted:
@@ -668,7 +668,7 @@ async def serve(config: Config, sim: bool = False, fault: Words | None = None) -
             except LogFault as exc:
                 fault = exc.said
         if fault is not None:
-            from boardref.panel.fault_page import serve_fault
+            from boardref.outputs.panel.fault_page import serve_fault
 
             await serve_fault(fault, config, sim, listening, stop)
             return

@@ -9,8 +9,8 @@ from __future__ import annotations
 import queue
 import time
 
+from boardref.devices.board import Table
 from boardref.referee.referee import Referee
-from boardref.table import Table
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
 from hardware.lights import CellLights, Palette
@@ -81,7 +81,7 @@ class Rig:
         """The rendered camera, set up as at a real table: it learns the bare board,
         then the start position. At ``FRAME_SIZE`` a scene now and then shows the
         markers too small to find; then the next scene is used (``scene_seed``)."""
-        from boardref.camera import TableCamera, reader_for
+        from boardref.devices.camera import TableCamera, reader_for
         from boardref.sim.rendered_source import rendered_camera
         from hardware.frame_source import SyntheticSource
 

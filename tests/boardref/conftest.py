@@ -16,11 +16,11 @@ import httpx
 import pytest
 
 from boardref.eventlog.store import Store
-from boardref.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED, free_port
-from boardref.panel.access import hash_pin
+from boardref.outputs.panel.access import hash_pin
 from boardref.referee.referee import Referee
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
+from tests.harness import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED, free_port
 
 
 class Table:

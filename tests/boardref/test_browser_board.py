@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.panel import words
+from boardref.outputs.panel import words
 from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board
 from tests.boardref.test_browser_games import WAIT_MS
 

@@ -12,7 +12,6 @@ import httpx
 import numpy as np
 import pytest
 
-from boardref.harness import free_port
 from engines import load_game
 from tests.boardref.conftest import (
     PIN,
@@ -21,6 +20,7 @@ from tests.boardref.conftest import (
     start_service,
     stop_service,
 )
+from tests.harness import free_port
 from vision import looks
 from vision.render import random_scene
 

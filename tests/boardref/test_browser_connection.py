@@ -9,7 +9,6 @@ import json
 
 import pytest
 
-from boardref.harness import free_port
 from tests.boardref.conftest import (
     PIN_HASH,
     needs_chromium,
@@ -18,6 +17,7 @@ from tests.boardref.conftest import (
     start_service,
     stop_service,
 )
+from tests.harness import free_port
 
 pytestmark = needs_chromium
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from boardref.harness import free_port
-from boardref.panel.words import said
+from boardref.outputs.panel.words import said
 from engines.records import read
 from engines.replay import verify
 from tests.boardref.conftest import PIN_HASH, needs_chromium, start_service, stop_service
 from tests.boardref.test_browser_games import WAIT_MS
+from tests.harness import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

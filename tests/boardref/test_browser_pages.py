@@ -9,8 +9,8 @@ import json
 import httpx
 import pytest
 
-from boardref.panel import words
-from boardref.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel import words
+from boardref.outputs.panel.access import PIN_ATTEMPTS
 from tests.boardref.conftest import (
     PIN,
     kept_page,

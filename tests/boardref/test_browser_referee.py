@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from boardref.panel import words
+from boardref.outputs.panel import words
 from tests.boardref import test_browser_pages as pages
 from tests.boardref.at_the_table import SHOTS
 from tests.boardref.conftest import PIN, needs_chromium

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import boardref
-from boardref.harness import free_port
-from boardref.panel.pages import BUILD, build_of
+from boardref.outputs.panel.pages import BUILD, build_of
 from tests.boardref.conftest import PIN_HASH, needs_chromium, on_board, start_service, stop_service
+from tests.harness import free_port
 
 pytestmark = needs_chromium
 #: a build no service serves: the page of a service from before an upgrade
@@ -34,9 +34,10 @@ def upgraded_copy(folder: Path) -> str:
     shutil.copytree(
         Path(boardref.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
     )
-    with (package / "panel" / "static" / "panel.css").open("a", encoding="utf-8") as style:
+    panel = package / "outputs" / "panel"
+    with (panel / "static" / "panel.css").open("a", encoding="utf-8") as style:
         style.write("\n/* the upgrade */\n")
-    return build_of(package / "panel" / "static", package / "panel" / "i18n")
+    return build_of(panel / "static", panel / "i18n")
 
 
 def test_a_kiosk_left_open_reloads_itself_when_the_service_comes_back_upgraded(

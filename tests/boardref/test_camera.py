@@ -16,8 +16,8 @@ import time
 import numpy as np
 import pytest
 
-from boardref.camera import TableCamera
-from boardref.panel.routes import _camera_status
+from boardref.devices.camera import TableCamera
+from boardref.outputs.panel.routes import _camera_status
 from boardref.referee.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
@@ -430,7 +430,7 @@ def _serve(tmp_path, config: str, *args: str):
     """`boardref serve --sim` with ``config``; the process and a client once it answers."""
     import httpx
 
-    from boardref.harness import free_port
+    from tests.harness import free_port
 
     port = free_port()
     path = tmp_path / "config.toml"
@@ -477,7 +477,7 @@ def _play_a_step(client) -> None:
 
 
 def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path):
-    from boardref.panel.access import hash_pin
+    from boardref.outputs.panel.access import hash_pin
 
     # frames a quarter of the default size: the board is found and read all the same
     config = f'[panel]\nreferee_pin_hash = "{hash_pin("2468")}"\n[camera]\nsize = [640, 360]\n'

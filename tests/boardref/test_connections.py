@@ -14,10 +14,10 @@ import time
 import httpx
 import pytest
 
-from boardref.flood import HALF_SENT, TABLE_CLAIMS, closed, flood, state_seconds, upgrade
-from boardref.harness import Mosquitto, free_port, serve_sim, start_dashboard
-from boardref.panel import connections
+from boardref.outputs.panel import connections
 from tests.boardref.test_hardening import RealServer
+from tests.flood import HALF_SENT, TABLE_CLAIMS, closed, flood, state_seconds, upgrade
+from tests.harness import Mosquitto, free_port, serve_sim, start_dashboard
 
 FLOOD = 1100
 #: limits short enough to watch them act within a test

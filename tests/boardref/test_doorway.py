@@ -1,4 +1,4 @@
-"""The panel while it opens (``boardref.panel.doorway``): the pages are answered at
+"""The panel while it opens (``boardref.outputs.panel.doorway``): the pages are answered at
 once, as the app answers them and behind the same gate; every other request waits for
 the app and is answered by it; the service says it is ready only once the app is
 there."""
@@ -11,12 +11,12 @@ import threading
 import httpx
 import pytest
 
-import boardref.panel.api
+import boardref.outputs.panel.api
 import boardref.runtime.service
-from boardref.harness import free_port
-from boardref.panel.doorway import Doorway
+from boardref.outputs.panel.doorway import Doorway
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
+from tests.harness import free_port
 
 PLAIN_PAGES = ("/", "/table", "/watch", "/referee", "/sim")
 
@@ -84,13 +84,13 @@ def test_what_waited_fails_when_the_app_could_not_be_built(service):
 def test_the_service_answers_its_pages_while_its_app_is_built_and_is_ready_after(
     tmp_path, monkeypatch
 ):
-    build, release, said = boardref.panel.api.build_app, threading.Event(), []
+    build, release, said = boardref.outputs.panel.api.build_app, threading.Event(), []
 
     def slow_build(panel):
         release.wait(10)  # FastAPI and the routes loading, on a Pi
         return build(panel)
 
-    monkeypatch.setattr(boardref.panel.api, "build_app", slow_build)
+    monkeypatch.setattr(boardref.outputs.panel.api, "build_app", slow_build)
     monkeypatch.setattr(boardref.runtime.service, "notify", said.append)
     port = free_port()
     service = Service(load_config(**{"store.path": tmp_path / "t.db", "panel.port": port}))

@@ -22,8 +22,10 @@ import websockets
 from playwright.sync_api import sync_playwright
 
 from boardref.cafe.dashboard import BEHIND, Fleet, Watcher
-from boardref.fleet import ACK_WAIT, RECONNECT, Broker, discovery
-from boardref.harness import (
+from boardref.outputs.fleet import ACK_WAIT, RECONNECT, Broker, discovery
+from boardref.runtime.service import Service
+from tests.boardref.conftest import needs_chromium
+from tests.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     MOSQUITTO,
@@ -33,9 +35,7 @@ from boardref.harness import (
     start_dashboard,
     until,
 )
-from boardref.harness import reporting_table as table
-from boardref.runtime.service import Service
-from tests.boardref.conftest import needs_chromium
+from tests.harness import reporting_table as table
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(MOSQUITTO), reason="mosquitto is missing; .ci/run installs it"

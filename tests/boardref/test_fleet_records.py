@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import httpx
 
-from boardref.panel import words
+from boardref.outputs.panel import words
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from engines.records import read

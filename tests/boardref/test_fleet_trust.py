@@ -23,8 +23,17 @@ from playwright.sync_api import expect, sync_playwright
 
 from boardref.cafe.dashboard import RECORDS_WAITING, Fleet
 from boardref.cafe.daybook import DayBook, day_of
-from boardref.fleet import Broker
-from boardref.harness import (
+from boardref.outputs.fleet import Broker
+from boardref.runtime.config import ConfigError, load_config
+from engines.records import to_json
+from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)
+    broker,
+    client_of,
+    play,
+    pytestmark,
+)
+from tests.engines.test_records import random_record
+from tests.harness import (
     ACL,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -38,15 +47,6 @@ from boardref.harness import (
     start_dashboard,
     until,
 )
-from boardref.runtime.config import ConfigError, load_config
-from engines.records import to_json
-from tests.boardref.test_fleet import (  # noqa: F401 (broker is a fixture)
-    broker,
-    client_of,
-    play,
-    pytestmark,
-)
-from tests.engines.test_records import random_record
 
 USERS = {"t1": "pw-t1", "t2": "pw-t2", "dashboard": "pw-dashboard"}
 NOT_AUTHORIZED = 0x87  # MQTT 5's PUBACK reason code for a refused publish

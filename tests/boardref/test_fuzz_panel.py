@@ -22,8 +22,8 @@ import uvicorn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boardref.panel.gate import MAX_BODY
-from boardref.panel.server import panel_socket, server_config
+from boardref.outputs.panel.gate import MAX_BODY
+from boardref.outputs.panel.server import panel_socket, server_config
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN, PIN_HASH

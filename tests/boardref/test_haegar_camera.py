@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from boardref.camera import TableCamera, reader_for
+from boardref.devices.camera import TableCamera, reader_for
 from boardref.eventlog.store import Store
 from boardref.referee.referee import CAMERA, Referee
 from boardref.sim.rendered_source import rendered_camera

@@ -24,14 +24,14 @@ from typer.testing import CliRunner
 
 from boardref.cli.app import app
 from boardref.eventlog.store import Store
-from boardref.flood import TABLE_CLAIMS
-from boardref.panel import access
-from boardref.panel.access import PIN_ATTEMPTS
-from boardref.panel.server import panel_socket, server_config
+from boardref.outputs.panel import access
+from boardref.outputs.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel.server import panel_socket, server_config
 from boardref.runtime.config import ConfigError, load_config
 from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.test_panel import REMOTE, client, lay_out, play_on_board
+from tests.flood import TABLE_CLAIMS
 
 POSTS = ("/api/takeback", "/api/game", "/api/referee/login", "/api/draw", "/api/play")
 
@@ -459,8 +459,8 @@ def test_every_post_route_is_in_the_panel_docs(service):
 
 
 def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, caplog):
-    from boardref.fleet import Broker, Reporter
-    from boardref.harness import MOSQUITTO, Mosquitto, free_port, until
+    from boardref.outputs.fleet import Broker, Reporter
+    from tests.harness import MOSQUITTO, Mosquitto, free_port, until
 
     if not Path(MOSQUITTO).exists():
         pytest.skip("mosquitto is missing")
@@ -471,7 +471,7 @@ def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, cap
         Reporter(store, Broker.from_url(f"mqtts://127.0.0.1:{broker.port}"), "tls_to_plain"),
         Reporter(store, Broker.from_url(f"mqtt://127.0.0.1:{free_port()}"), "no_broker"),
     ]
-    caplog.set_level(logging.WARNING, logger="boardref.fleet")
+    caplog.set_level(logging.WARNING, logger="boardref.outputs.fleet")
     try:
         for reporter in reporters:
             reporter.start()

@@ -16,7 +16,7 @@ import paho.mqtt.client as mqtt
 import pytest
 import websockets
 
-from boardref.panel.seats import DEVICE_COOKIE
+from boardref.outputs.panel.seats import DEVICE_COOKIE
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from tests.boardref.test_fleet import MOSQUITTO, Mosquitto, until

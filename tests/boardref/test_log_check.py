@@ -19,7 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from boardref.bad_logs import (
+from boardref.eventlog.log_check import APPLICATION_ID, cause
+from boardref.eventlog.log_lock import LogLock
+from boardref.eventlog.store import LogFault, Store, open_log
+from boardref.runtime.config import load_config
+from tests.bad_logs import (
     cut_short,
     foreign_wal,
     newer_boardref,
@@ -27,12 +31,8 @@ from boardref.bad_logs import (
     played,
     restored_with_old_wal,
 )
-from boardref.eventlog.log_check import APPLICATION_ID, cause
-from boardref.eventlog.log_lock import LogLock
-from boardref.eventlog.store import LogFault, Store, open_log
-from boardref.harness import free_port, until
-from boardref.runtime.config import load_config
 from tests.boardref.conftest import started
+from tests.harness import free_port, until
 
 
 def test_a_foreign_wal_is_moved_aside_and_the_game_resumes_whole(tmp_path, caplog):
@@ -283,8 +283,8 @@ def test_the_fault_page_shows_the_fault_mood_on_the_status_led(tmp_path, monkeyp
     monkeypatch.setattr(
         "hardware.status.StatusPanel.show", lambda panel, mood, colour=None: shown.append(mood)
     )
-    from boardref.panel.fault_page import serve_fault
-    from boardref.panel.server import panel_socket
+    from boardref.outputs.panel.fault_page import serve_fault
+    from boardref.outputs.panel.server import panel_socket
 
     config = load_config(**{"gpio.status_led": (17, 27, 22)})
     listening = panel_socket("127.0.0.1", 0)

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from boardref.cli.app import app
 from boardref.eventlog.log_lock import OWN_LOG, LogLock
 from boardref.eventlog.store import Store
-from boardref.harness import free_port
 from boardref.referee.referee import Referee
 from tests.boardref.conftest import new_game, start_service, stop_service
+from tests.harness import free_port
 
 WAIT = 30.0  # generous: the machine may be busy; nothing here measures speed
 runner = CliRunner()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel.access import PIN_ATTEMPTS
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, started
 
@@ -305,7 +305,7 @@ def test_the_games_list_names_the_seats_for_each_player_count(service):
 
 
 def test_join_codes_point_where_phones_reach_and_say_when_they_cannot(tmp_path, monkeypatch):
-    from boardref.panel import address
+    from boardref.outputs.panel import address
 
     monkeypatch.setattr(address, "lan_address", lambda: "192.168.1.20")
     cases = [
@@ -361,7 +361,7 @@ def test_the_api_docs_and_the_icon_are_served_from_this_machine(service):
 
 
 def test_every_pushed_state_is_numbered_after_the_last_within_its_service_run(service):
-    from boardref.panel.panel import Panel
+    from boardref.outputs.panel.panel import Panel
 
     with client(service).websocket_connect("ws://localhost/ws") as socket:
         first = socket.receive_json()

@@ -9,9 +9,9 @@ import asyncio
 import time
 from email.utils import parsedate_to_datetime
 
-from boardref.harness import free_port
-from boardref.panel.server import Server, panel_socket, server_config
+from boardref.outputs.panel.server import Server, panel_socket, server_config
 from boardref.runtime.config import load_config
+from tests.harness import free_port
 
 
 async def _ok(scope, receive, send):
@@ -61,7 +61,7 @@ def test_an_idle_panel_does_not_wake_the_loop_and_stops_when_told():
 
 def test_every_answer_carries_the_date_of_its_second(monkeypatch):
     clock = [time.time()]
-    monkeypatch.setattr("boardref.panel.server.time.time", lambda: clock[0])
+    monkeypatch.setattr("boardref.outputs.panel.server.time.time", lambda: clock[0])
 
     async def main():
         server, panel = _server()

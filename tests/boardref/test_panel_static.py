@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref import fleet
 from boardref.cafe.dashboard import Fleet, dashboard_app
-from boardref.fleet import Broker
-from boardref.panel.pages import BUILD, STATIC, build_of
+from boardref.outputs import fleet
+from boardref.outputs.fleet import Broker
+from boardref.outputs.panel.pages import BUILD, STATIC, build_of
 from firmware_bridge import host, sim
 from firmware_bridge.flash import shipped_firmware, version_of
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.panel import words
+from boardref.outputs.panel import words
 from engines import GAMES, load_game
 from engines.words import placeholders
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.panel.words import table as word_table
+from boardref.outputs.panel.words import table as word_table
 from tests.boardref.at_the_table import KIOSK, PHONE, WAIT_MS
 from tests.boardref.conftest import PIN, needs_chromium
 from tests.boardref.test_play_games import new_game, wait_for_ply

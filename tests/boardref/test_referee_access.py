@@ -9,8 +9,8 @@ import asyncio
 import httpx
 import pytest
 
-from boardref.panel import access
-from boardref.panel.access import (
+from boardref.outputs.panel import access
+from boardref.outputs.panel.access import (
     PIN_ATTEMPTS,
     PIN_BACKOFF,
     PIN_BACKOFF_MOST,

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from boardref.eventlog.store import Store
-from boardref.panel.words import table as word_table
+from boardref.outputs.panel.words import table as word_table
 from boardref.referee.referee import MOVE, Referee
 from engines import GAMES as ENGINE_GAMES
 from engines import IllegalMove, load_game

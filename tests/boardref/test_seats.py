@@ -1,4 +1,4 @@
-"""The claim rules of seats (``boardref.panel.seats``) on a real SQLite log, and the
+"""The claim rules of seats (``boardref.outputs.panel.seats``) on a real SQLite log, and the
 routes that follow them (TestClient): the first device holds a seat, another device
 showing the same token is refused in words everywhere, a handover makes a new token,
 and the secret and the claims outlive the process."""
@@ -6,7 +6,7 @@ and the secret and the claims outlive the process."""
 from __future__ import annotations
 
 from boardref.eventlog.store import SCHEMA_VERSION, Store, StoreError
-from boardref.panel.seats import (
+from boardref.outputs.panel.seats import (
     CLAIMS,
     DEVICE_COOKIE,
     ELSEWHERE,

@@ -11,15 +11,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardref.cafe.dashboard import Fleet, dashboard_app
-from boardref.fleet import Broker
-from boardref.harness import MOSQUITTO, WAIT, Mosquitto, free_port, start_dashboard, until
-from boardref.harness import reporting_table as reporting
-from boardref.panel.doorway import Doorway
-from boardref.panel.headers import HEADERS, POLICY
-from boardref.panel.pages import BUILD
+from boardref.outputs.fleet import Broker
+from boardref.outputs.panel.doorway import Doorway
+from boardref.outputs.panel.headers import HEADERS, POLICY
+from boardref.outputs.panel.pages import BUILD
 from tests.boardref.at_the_table import KIOSK, PHONE, WAIT_MS
 from tests.boardref.conftest import PIN, serve, stop_service
 from tests.boardref.test_panel import client
+from tests.harness import MOSQUITTO, WAIT, Mosquitto, free_port, start_dashboard, until
+from tests.harness import reporting_table as reporting
 
 #: one path of each kind of answer the panel gives
 PANEL_PATHS = {

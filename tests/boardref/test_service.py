@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 
 from boardref.cli.app import app
 from boardref.eventlog.store import Store
-from boardref.harness import free_port
 from boardref.referee.referee import Referee
 from boardref.runtime.notify import notify, watchdog_interval
 from tests.boardref.conftest import PIN, PIN_HASH
+from tests.harness import free_port
 from tests.volume import volume
 
 BOARDREF = [sys.executable, "-m", "boardref"]
@@ -347,18 +347,18 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     hall sensors go on meanwhile, and the camera is read once it opens."""
     import asyncio
 
-    import boardref.camera
+    import boardref.devices.camera
 
     opening = threading.Event()
     answer = threading.Event()
-    opened = boardref.camera.camera_source
+    opened = boardref.devices.camera.camera_source
 
     def slow_camera(*args):
         opening.set()
         answer.wait(WAIT)  # released by the loop below, or by the timer: never hangs
         return opened(*args)
 
-    monkeypatch.setattr(boardref.camera, "camera_source", slow_camera)
+    monkeypatch.setattr(boardref.devices.camera, "camera_source", slow_camera)
     service = _service(
         tmp_path,
         sim=True,

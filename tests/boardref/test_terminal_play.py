@@ -47,7 +47,7 @@ def test_an_unknown_game_is_a_clear_error_not_a_traceback():
 
 
 def test_pin_hash_prints_a_hash_the_panel_accepts():
-    from boardref.panel.access import check_pin
+    from boardref.outputs.panel.access import check_pin
 
     result = CliRunner().invoke(app, ["pin-hash", "--pin", "864213"])
     assert result.exit_code == 0

@@ -160,7 +160,7 @@ def installed_table(shipped, tmp_path_factory):
 
 def test_every_static_file_of_the_install_answers(shipped, installed_table):
     _, _, venv = shipped
-    static = next(venv.glob("lib/python*/site-packages/boardref/panel/static"))
+    static = next(venv.glob("lib/python*/site-packages/boardref/outputs/panel/static"))
     files = [path.relative_to(static).as_posix() for path in static.rglob("*") if path.is_file()]
     assert "games/hakenschlagen.js" in files
     with httpx.Client(base_url=installed_table, timeout=10) as client:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from boardref.panel.words import LANGUAGES, said, table
+from boardref.outputs.panel.words import LANGUAGES, said, table
 from engines.words import arguments, placeholders, render, words
 
 COUNTS = (0, 1, 2, 5)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from boardref.panel.words import LANGUAGES, table
+from boardref.outputs.panel.words import LANGUAGES, table
 from engines import load_game
 from engines.words import placeholders
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "boardref" / "panel" / "static"
+STATIC = ROOT / "boardref" / "outputs" / "panel" / "static"
 
 
 def said_in_python() -> dict[str, str]:

@@ -17,7 +17,7 @@ from engines import GAMES, load_game
 from engines.words import placeholders
 
 ENGINES = Path(engines.__file__).parent
-TABLES = Path(__file__).parents[2] / "boardref" / "panel" / "i18n"
+TABLES = Path(__file__).parents[2] / "boardref" / "outputs" / "panel" / "i18n"
 LANGUAGES = ("en", "de")
 ERRORS = {
     "RulesError",

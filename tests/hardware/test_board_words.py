@@ -16,9 +16,9 @@ SOURCES = (
     "hardware/wiring_wizard.py",
     "hardware/led_test.py",
     "hardware/calibration.py",
-    "boardref/panel/board_routes.py",
+    "boardref/outputs/panel/board_routes.py",
 )
-TABLES = ROOT / "boardref" / "panel" / "i18n"
+TABLES = ROOT / "boardref" / "outputs" / "panel" / "i18n"
 
 
 def _said() -> dict[str, str]:

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
+from boardref.devices.board import Table
 from boardref.eventlog.store import Store
 from boardref.referee.referee import MOVE, Referee
-from boardref.table import Table
 from engines import load_game
 from firmware_bridge.host import Link
 from hardware.lights import CellLights, Palette

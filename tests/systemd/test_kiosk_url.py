@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from boardref.harness import answers, free_port, until
-from boardref.panel.access import is_local
-from boardref.panel.server import panel_socket
+from boardref.outputs.panel.access import is_local
+from boardref.outputs.panel.server import panel_socket
 from boardref.runtime.config import PanelConfig
 from boardref.runtime.kiosk import KIOSK_FILE, KIOSK_VARIABLE, kiosk_url
+from tests.harness import answers, free_port, until
 from tests.systemd.test_units import SYSTEMD
 
 

@@ -12,8 +12,8 @@ import contextlib
 
 from fastapi import APIRouter
 
-from boardref.panel import models
-from boardref.panel.routes import CHANGE, TABLE_OR_REFEREE, Refused, ThePanel, no_seat
+from boardref.outputs.panel import models
+from boardref.outputs.panel.routes import CHANGE, TABLE_OR_REFEREE, Refused, ThePanel, no_seat
 
 handover_router = APIRouter()
 #: the close code a phone's socket gets when its seat is handed over

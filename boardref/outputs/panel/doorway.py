@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from boardref.panel.gate import Gate, refusal_body
-from boardref.panel.headers import SecurityHeaders
-from boardref.panel.pages import plain_pages
+from boardref.outputs.panel.gate import Gate, refusal_body
+from boardref.outputs.panel.headers import SecurityHeaders
+from boardref.outputs.panel.pages import plain_pages
 
 
 class Doorway:

@@ -7,7 +7,7 @@ that changes any of them changes every such URL, so a browser never runs scripts
 cached from before it, and the pages themselves are checked again on every load.
 
 The pages need nothing but the template, so they can be answered while the panel's
-app is still being built (see ``boardref.panel.doorway``); this module must never
+app is still being built (see ``boardref.outputs.panel.doorway``); this module must never
 need that app, the referee or the game.
 """
 
@@ -23,10 +23,10 @@ from pathlib import Path
 from starlette.datastructures import Headers
 from starlette.responses import RedirectResponse, Response
 
-from boardref.panel.words import I18N, table
+from boardref.outputs.panel.words import I18N, table
 
 PAGES = ("table", "watch", "referee", "sim", "play")
-STATIC = resources.files("boardref.panel") / "static"
+STATIC = resources.files("boardref.outputs.panel") / "static"
 
 
 def build_of(*folders: Path) -> str:

@@ -23,25 +23,25 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from boardref.eventlog.store import StoreError
-from boardref.panel.access import origin_allowed
-from boardref.panel.assets import Assets
-from boardref.panel.board_routes import board_router
-from boardref.panel.gate import Gate, refusal_body
-from boardref.panel.handover import handover_router
-from boardref.panel.headers import SecurityHeaders, policy_for
-from boardref.panel.history_api import history_routes
-from boardref.panel.pages import page, plain_pages, words_of
-from boardref.panel.rematch import rematch_router
-from boardref.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
-from boardref.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
-from boardref.panel.words import LANGUAGES
+from boardref.outputs.panel.access import origin_allowed
+from boardref.outputs.panel.assets import Assets
+from boardref.outputs.panel.board_routes import board_router
+from boardref.outputs.panel.gate import Gate, refusal_body
+from boardref.outputs.panel.handover import handover_router
+from boardref.outputs.panel.headers import SecurityHeaders, policy_for
+from boardref.outputs.panel.history_api import history_routes
+from boardref.outputs.panel.pages import page, plain_pages, words_of
+from boardref.outputs.panel.rematch import rematch_router
+from boardref.outputs.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
+from boardref.outputs.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
+from boardref.outputs.panel.words import LANGUAGES
 from boardref.referee.referee import RefereeError
 from boardref.sim.virtual_board import Refused as HandRefused
 from engines import RulesError
 from engines.words import Words, words
 
 if TYPE_CHECKING:
-    from boardref.panel.panel import Panel
+    from boardref.outputs.panel.panel import Panel
 
 #: Swagger UI's own files (the swagger-ui-py package), found without importing it
 SWAGGER_UI = Path(find_spec("swagger_ui").submodule_search_locations[0]) / "static"

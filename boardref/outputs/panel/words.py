@@ -16,7 +16,7 @@ from typing import Any
 
 from engines.words import Words, say
 
-I18N = resources.files("boardref.panel") / "i18n"
+I18N = resources.files("boardref.outputs.panel") / "i18n"
 LANGUAGES = ("en", "de")
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from boardref.panel.pages import BUILD
+from boardref.outputs.panel.pages import BUILD
 from boardref.referee.snapshot import TableState
 
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")

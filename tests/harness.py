@@ -20,6 +20,8 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import boardref.cafe
+
 if TYPE_CHECKING:
     from boardref.runtime.service import Service
 
@@ -53,7 +55,7 @@ MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passw
 #: largest game record seen (150 KB, 1,909 entries), so no table's outbox sticks on one
 MAX_PACKET = 16_777_216
 #: the café broker's ACL, as docs/fleet.md gives it
-ACL = Path(__file__).parent / "cafe" / "mosquitto.acl"
+ACL = Path(boardref.cafe.__file__).parent / "mosquitto.acl"
 #: how long the harness waits for a process to come up (seconds)
 WAIT = 30.0
 

@@ -21,11 +21,11 @@ from typing import Annotated, Any
 import segno
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from boardref.panel import models
-from boardref.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
-from boardref.panel.address import is_loopback
-from boardref.panel.hand_secrecy import refusals_blind
-from boardref.panel.seats import JOINED, Device, standing_words, the_device
+from boardref.outputs.panel import models
+from boardref.outputs.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
+from boardref.outputs.panel.address import is_loopback
+from boardref.outputs.panel.hand_secrecy import refusals_blind
+from boardref.outputs.panel.seats import JOINED, Device, standing_words, the_device
 from boardref.referee import placing
 from boardref.referee.snapshot import TableState
 from engines import GAMES, load_game

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from boardref.panel import models
-from boardref.panel.routes import REFEREE, ROLE_WORDS, Refused, is_referee
+from boardref.outputs.panel import models
+from boardref.outputs.panel.routes import REFEREE, ROLE_WORDS, Refused, is_referee
 from engines.words import words
 from firmware_bridge import protocol
 from hardware import led_test

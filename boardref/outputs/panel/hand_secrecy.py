@@ -11,8 +11,8 @@ import contextlib
 
 from fastapi import Request
 
-from boardref.panel.access import SESSION_COOKIE
-from boardref.panel.seats import the_device
+from boardref.outputs.panel.access import SESSION_COOKIE
+from boardref.outputs.panel.seats import the_device
 from boardref.referee.refusals import not_theirs
 from boardref.referee.verdicts import RefereeError, hides_hands
 from engines import IllegalMove

@@ -1,10 +1,10 @@
 """The panel of one service: who may do what (``access``), the pages kept up to date
 (``hub``), the referee's last snapshot as the pages see it, and the app that serves
-them (``boardref.panel.api``).
+them (``boardref.outputs.panel.api``).
 
 The app is built when first asked for: FastAPI and the panel's routes take longer to
 load than the rest of the service, so ``boardref serve`` builds it once the panel
-listens (see ``boardref.panel.doorway``). The panel shows what the referee decided;
+listens (see ``boardref.outputs.panel.doorway``). The panel shows what the referee decided;
 it never decides anything about the game.
 """
 
@@ -15,15 +15,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from boardref.panel.access import Access
-from boardref.panel.address import Names, public_base
-from boardref.panel.hub import Hub
-from boardref.panel.seats import Seats
+from boardref.outputs.panel.access import Access
+from boardref.outputs.panel.address import Names, public_base
+from boardref.outputs.panel.hub import Hub
+from boardref.outputs.panel.seats import Seats
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from boardref.panel import models
+    from boardref.outputs.panel import models
     from boardref.referee.referee import Event
 
 
@@ -50,8 +50,8 @@ class Panel:
 
     @cached_property
     def app(self) -> FastAPI:
-        """The panel's app, built on first use (``boardref.panel.api``)."""
-        from boardref.panel.api import build_app
+        """The panel's app, built on first use (``boardref.outputs.panel.api``)."""
+        from boardref.outputs.panel.api import build_app
 
         return build_app(self)
 
@@ -60,7 +60,7 @@ class Panel:
     def state(self, seat: int | None = None) -> models.State:
         """What one page shows: the referee's last snapshot as it is, what ``seat``
         alone may see, and the table's own facts (the board link, the simulator)."""
-        from boardref.panel import models  # loaded with the app: a page is connected
+        from boardref.outputs.panel import models  # loaded with the app: a page is connected
 
         shown = self.shown
         fields = dict(shown)

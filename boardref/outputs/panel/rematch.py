@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from boardref.panel import models
-from boardref.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel, saved
-from boardref.panel.seats import Device
+from boardref.outputs.panel import models
+from boardref.outputs.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel, saved
+from boardref.outputs.panel.seats import Device
 
 rematch_router = APIRouter()
 

@@ -60,7 +60,7 @@ class Limits:
 
 def limits() -> Limits:
     """The limits the package ships with."""
-    text = resources.files("boardref.panel").joinpath("connections.toml").read_text()
+    text = resources.files("boardref.outputs.panel").joinpath("connections.toml").read_text()
     return Limits(**tomllib.loads(text))
 
 

@@ -14,8 +14,8 @@ from email.utils import formatdate
 import uvicorn
 from uvicorn.server import ServerState
 
-from boardref.panel import connections
-from boardref.panel.tls import served_over_tls
+from boardref.outputs.panel import connections
+from boardref.outputs.panel.tls import served_over_tls
 
 
 class ServiceError(RuntimeError):

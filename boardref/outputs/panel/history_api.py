@@ -18,8 +18,8 @@ from boardref.eventlog.history import (
     file_name,
     replay_frames,
 )
-from boardref.panel import models
-from boardref.panel.pages import document
+from boardref.outputs.panel import models
+from boardref.outputs.panel.pages import document
 from engines.records import to_json, write
 from engines.replay import game_of
 

@@ -15,7 +15,7 @@ import re
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 
-from boardref.panel.pages import BUILD, STATIC
+from boardref.outputs.panel.pages import BUILD, STATIC
 
 #: a build's part of a path: the short hash ``pages.build_of`` gives
 BUILT = re.compile(r"[0-9a-f]{12}")

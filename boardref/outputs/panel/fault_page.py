@@ -16,8 +16,8 @@ import html
 import json
 import logging
 
-from boardref.panel.server import Server, server_config
-from boardref.panel.words import LANGUAGES, said
+from boardref.outputs.panel.server import Server, server_config
+from boardref.outputs.panel.words import LANGUAGES, said
 from boardref.runtime.notify import notify, watchdog_interval
 from engines.words import Words, words
 from hardware.lights import Palette
