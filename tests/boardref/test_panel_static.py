@@ -116,6 +116,13 @@ def test_a_file_that_is_not_there_is_404_under_the_build_too(panel):
     assert panel.get(f"/static/{BUILD}/../pages.py").status_code == 404
 
 
+def test_every_script_asks_to_be_type_checked():
+    """tsconfig.json checks every script; the line says so to an editor opening one."""
+    scripts = [*Path(str(STATIC)).rglob("*.js"), *Path(str(CAFE_STATIC)).rglob("*.js")]
+    unchecked = [p.name for p in scripts if not p.read_text().startswith("// @ts-check\n")]
+    assert scripts and not unchecked, unchecked
+
+
 def test_the_build_changes_with_any_static_file(tmp_path):
     copy = tmp_path / "static"
     shutil.copytree(Path(str(STATIC)), copy)
