@@ -4,11 +4,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
-# The MicroPython WebAssembly port the firmware tests run the firmware on (npm).
-MICROPYTHON_PACKAGE := @micropython/micropython-webassembly-pyscript@1.27.0
-MICROPYTHON := .node/node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
+# What the tests take from npm, into .node/: the MicroPython WebAssembly port the
+# firmware tests run the firmware on, and TypeScript's compiler, which checks the
+# pages' scripts (tsconfig.json). npm keeps only the packages of its last install in a
+# folder, so they are installed together, and again when a version here changes.
+MICROPYTHON_VERSION := 1.27.0
+TYPESCRIPT_VERSION := 5.9.3
+NODE_PACKAGES := @micropython/micropython-webassembly-pyscript@$(MICROPYTHON_VERSION) typescript@$(TYPESCRIPT_VERSION)
+NODE_INSTALLED := .node/installed-micropython-$(MICROPYTHON_VERSION)-typescript-$(TYPESCRIPT_VERSION)
+TSC := .node/node_modules/.bin/tsc
 
-.PHONY: install bytecode micropython test bench demo clean
+.PHONY: install bytecode micropython typescript test bench demo clean
 
 install: $(INSTALLED)
 
@@ -31,11 +37,12 @@ $(BENCH_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	touch $@
 
-micropython: $(MICROPYTHON)
+micropython typescript: $(NODE_INSTALLED)
 
-$(MICROPYTHON):
+$(NODE_INSTALLED):
 	command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }
-	npm install --prefix .node --no-save --no-package-lock --no-audit --no-fund $(MICROPYTHON_PACKAGE)
+	rm -f .node/installed-*
+	npm install --prefix .node --no-save --no-package-lock --no-audit --no-fund $(NODE_PACKAGES)
 	touch $@
 
 # pytest keeps the test modules it rewrote for its assertions beside them, as
@@ -44,9 +51,10 @@ $(MICROPYTHON):
 # TEST_WORKERS processes (pytest-xdist), each taking whole test files, so a file's
 # shared browser and table stay in one process: make test TEST_WORKERS=1 runs it in one.
 TEST_WORKERS ?= 2
-test: bytecode micropython
+test: bytecode micropython typescript
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(TSC) -p tsconfig.json
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget

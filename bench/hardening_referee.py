@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from smoke import sized
 from tally import Tally
 
-from boardref.cafe.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import CAFE_BUILD, Fleet, dashboard_app
 from boardref.outputs.fleet import Broker
 from boardref.outputs.panel.access import PIN_ATTEMPTS, PIN_EVERYONE_ATTEMPTS, hash_pin
 from boardref.outputs.panel.headers import HEADERS
@@ -131,7 +131,7 @@ def _headers(panel: httpx.Client, tally: Tally) -> None:
     answers["a foreign Host"] = panel.get("/table", headers={"host": "evil.example"})
     answers["a refused body"] = panel.post("/api/takeback", content=b"[" * 20_000)
     dashboard = TestClient(dashboard_app(Fleet(Broker.from_url("mqtt://127.0.0.1:1"))))
-    for path in ("/", "/api/tables", f"/static/{BUILD}/dashboard.js"):
+    for path in ("/", "/api/tables", f"/static/{CAFE_BUILD}/dashboard.js"):
         answers[f"dashboard {path}"] = dashboard.get(path)
     for what, answer in answers.items():
         missing = [name.decode() for name, _ in HEADERS if name.decode() not in answer.headers]

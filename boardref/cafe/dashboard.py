@@ -19,6 +19,7 @@ import logging
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,17 @@ from boardref.outputs.panel import connections
 from boardref.outputs.panel.assets import Assets
 from boardref.outputs.panel.headers import SecurityHeaders
 from boardref.outputs.panel.hub import Hub, Subscriber
-from boardref.outputs.panel.pages import BUILD, document, words_of
-from boardref.outputs.panel.words import LANGUAGES
+from boardref.outputs.panel.pages import PANEL, STATIC, build_of, document, words_of
+from boardref.outputs.panel.words import I18N, LANGUAGES
 from boardref.runtime.memory import freeze_start_up
 
 log = logging.getLogger(__name__)
 
+CAFE = "boardref.cafe"  # the package whose static/ holds the dashboard's own files
+#: the dashboard's page and scripts; what it shares with the panel comes from the panel's
+CAFE_STATIC = resources.files(CAFE) / "static"
+#: what the dashboard's pages are made of: its own files, the panel's and the words
+CAFE_BUILD = build_of(*(Path(str(folder)) for folder in (CAFE_STATIC, STATIC, I18N)))
 SEND_EVERY = 0.05  # seconds between two sends to the pages at the least: twenty a second
 BEHIND = 40  # changes a page may have waiting before it is sent the whole fleet instead
 #: a table's records waiting to be checked before more of its records are ignored: a
@@ -160,7 +166,8 @@ class Fleet:
     def whole(self) -> str:
         """The message a page starts from: every table's row, and the build of the pages
         this dashboard serves (a page of another build reloads itself)."""
-        return json.dumps({"now": time.time(), "whole": True, "build": BUILD, "rows": self.rows})
+        whole = {"now": time.time(), "whole": True, "build": CAFE_BUILD, "rows": self.rows}
+        return json.dumps(whole)
 
     # --- the broker's thread -------------------------------------------------------------
 
@@ -285,11 +292,11 @@ class Fleet:
 def dashboard_app(fleet: Fleet) -> FastAPI:
     app = FastAPI(title="boardref fleet", docs_url=None, redoc_url=None)
     app.add_middleware(SecurityHeaders)
-    app.mount("/static", Assets(), name="static")
+    app.mount("/static", Assets((CAFE, PANEL), CAFE_BUILD), name="static")
 
     @app.get("/", include_in_schema=False)
     async def home() -> Response:
-        return document("dashboard.html")
+        return document("dashboard.html", folder=CAFE_STATIC, build=CAFE_BUILD)
 
     @app.get("/i18n/{language}.json", include_in_schema=False)
     async def words(language: str) -> Response:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.cafe.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import CAFE_BUILD, CAFE_STATIC, Fleet, dashboard_app
 from boardref.outputs import fleet
 from boardref.outputs.fleet import Broker
 from boardref.outputs.panel.pages import BUILD, STATIC, build_of
@@ -72,9 +72,20 @@ def test_the_dashboard_names_its_files_under_the_build_and_its_first_message_the
     page = dashboard.get("/")
     assert page.headers["cache-control"] == "no-cache"
     files = [f for f in linked(page.text) if not f.endswith(".webmanifest")]
-    assert {f"/static/{BUILD}/dashboard.js", f"/static/{BUILD}/panel.css"} <= set(files)
+    assert {f"/static/{CAFE_BUILD}/dashboard.js", f"/static/{CAFE_BUILD}/panel.css"} <= set(files)
     assert all(dashboard.get(f).headers["cache-control"] == KEEP for f in files)
-    assert json.loads(watched.whole())["build"] == BUILD
+    assert json.loads(watched.whole())["build"] == CAFE_BUILD
+
+
+def test_the_dashboard_serves_its_own_files_and_the_panels_it_shares(dashboard, panel):
+    """The café's scripts live in its own folder, the shared ones (core.js) in the
+    panel's; the dashboard serves both under one build, the panel only its own."""
+    dashboard, _ = dashboard
+    for name, folder in (("dashboard.js", CAFE_STATIC), ("core.js", STATIC)):
+        answer = dashboard.get(f"/static/{CAFE_BUILD}/{name}")
+        assert answer.content == (Path(str(folder)) / name).read_bytes(), name
+    assert panel.get(f"/static/{BUILD}/dashboard.js").status_code == 404
+    assert CAFE_BUILD != BUILD
 
 
 @pytest.mark.parametrize("path", [*PAGES, "/i18n/de.json"])
@@ -103,6 +114,13 @@ def test_a_file_without_this_build_still_answers_but_must_be_checked_again(panel
 def test_a_file_that_is_not_there_is_404_under_the_build_too(panel):
     assert panel.get(f"/static/{BUILD}/nothing.js").status_code == 404
     assert panel.get(f"/static/{BUILD}/../pages.py").status_code == 404
+
+
+def test_every_script_asks_to_be_type_checked():
+    """tsconfig.json checks every script; the line says so to an editor opening one."""
+    scripts = [*Path(str(STATIC)).rglob("*.js"), *Path(str(CAFE_STATIC)).rglob("*.js")]
+    unchecked = [p.name for p in scripts if not p.read_text().startswith("// @ts-check\n")]
+    assert scripts and not unchecked, unchecked
 
 
 def test_the_build_changes_with_any_static_file(tmp_path):

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from boardref.cafe.dashboard import Fleet, dashboard_app
+from boardref.cafe.dashboard import CAFE_BUILD, Fleet, dashboard_app
 from boardref.outputs.fleet import Broker
 from boardref.outputs.panel.doorway import Doorway
 from boardref.outputs.panel.headers import HEADERS, POLICY
@@ -74,7 +74,7 @@ def test_the_pages_served_while_the_panel_opens_carry_them(service):
 
 def test_every_kind_of_dashboard_answer_carries_the_headers():
     dashboard = TestClient(dashboard_app(Fleet(Broker.from_url("mqtt://127.0.0.1:1"))))
-    for path in ("/", "/api/tables", f"/static/{BUILD}/dashboard.js", "/i18n/en.json", "/x"):
+    for path in ("/", "/api/tables", f"/static/{CAFE_BUILD}/dashboard.js", "/i18n/en.json", "/x"):
         assert_guarded(dashboard.get(path))
 
 

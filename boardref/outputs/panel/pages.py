@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from starlette.datastructures import Headers
@@ -26,7 +27,8 @@ from starlette.responses import RedirectResponse, Response
 from boardref.outputs.panel.words import I18N, table
 
 PAGES = ("table", "watch", "referee", "sim", "play")
-STATIC = resources.files("boardref.outputs.panel") / "static"
+PANEL = "boardref.outputs.panel"  # the package whose static/ holds the pages' files
+STATIC = resources.files(PANEL) / "static"
 
 
 def build_of(*folders: Path) -> str:
@@ -50,8 +52,8 @@ class Checked(Response):
     (``no-cache``): its ETag names the build, and a browser that has it is answered
     304 with no body."""
 
-    def __init__(self, content: str | bytes, media_type: str, name: str):
-        tag = f'"{BUILD}-{name}"'
+    def __init__(self, content: str | bytes, media_type: str, name: str, build: str = BUILD):
+        tag = f'"{build}-{name}"'
         super().__init__(
             content, media_type=media_type, headers={"cache-control": "no-cache", "etag": tag}
         )
@@ -66,18 +68,22 @@ class Checked(Response):
 
 
 @cache
-def _template(name: str) -> str:
-    return (STATIC / name).read_text(encoding="utf-8").replace("{{build}}", BUILD)
+def _template(name: str, folder: Traversable, build: str) -> str:
+    return (folder / name).read_text(encoding="utf-8").replace("{{build}}", build)
 
 
-def document(name: str, role: str | None = None) -> Checked:
-    """The HTML page of the template ``name`` (in ``static/``), for ``role`` where the
-    template names one."""
-    text = _template(name)
+def document(
+    name: str, role: str | None = None, folder: Traversable = STATIC, build: str = BUILD
+) -> Checked:
+    """The HTML page of the template ``name`` (in ``folder``, the panel's ``static/``
+    unless another site's), for ``role`` where the template names one, its files under
+    ``build``."""
+    text = _template(name, folder, build)
     return Checked(
         text if role is None else text.replace("{{role}}", role),
         "text/html",
         name if role is None else f"{name}-{role}",
+        build,
     )
 
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The board as SVG, drawn from the board geometry (/api/board): lines, holes,
 // pieces and the referee's highlights. It draws; it never decides anything.
 import { update, updateAttribute } from "./update.js";

@@ -1,7 +1,8 @@
+// @ts-check
 // The referee page's Board tab (/referee): the board check as a drawing of the board's
 // cells (state, change count and flag per sensor), the link's counters, what the check
 // found in words, and the LED test. Polls once a second while the tab is open.
-import { $, post, said, say, sayCell } from "./core.js";
+import { $, field, isOpen, post, said, say, sayCell } from "./core.js";
 
 const BOARD_CHECK_POLL = 1000;
 const BOARD_FINDINGS_SHOWN = 6;
@@ -45,11 +46,11 @@ function drawBoardCheck(report) {
     const circle = document.createElementNS(ns, "circle");
     circle.setAttribute("cx", cell.x);
     circle.setAttribute("cy", cell.y);
-    circle.setAttribute("r", r);
+    circle.setAttribute("r", String(r));
     const count = document.createElementNS(ns, "text");
     count.setAttribute("x", cell.x);
     count.setAttribute("y", cell.y);
-    count.setAttribute("font-size", r);
+    count.setAttribute("font-size", String(r));
     count.textContent = sensor ? String(sensor.changes) : "–";
     const title = document.createElementNS(ns, "title");
     // the sensor's number, and on a magnet board its reading between its thresholds
@@ -114,14 +115,14 @@ async function loadBoardCheck() {
 
 async function pollBoardCheck() {
   clearTimeout(boardCheckTimer);
-  if (!$("board-check").open || document.body.dataset.referee !== "yes") return;
+  if (!isOpen("board-check") || document.body.dataset.referee !== "yes") return;
   if (!boardGeometry) await loadBoardGeometry();
   if (await loadBoardCheck()) boardCheckTimer = setTimeout(pollBoardCheck, BOARD_CHECK_POLL);
 }
 
 async function ledTest(mode) {
-  const body = { mode, colour: $("board-led-colour").value };
-  if (mode === "cell") body.cell = $("board-led-cell").value.trim();
+  const body = { mode, colour: field("board-led-colour").value, cell: undefined };
+  if (mode === "cell") body.cell = field("board-led-cell").value.trim();
   if (await post("/api/board/leds", body)) {
     const what = mode === "cell" ? body.cell : say(`board_led_${mode}`);
     $("board-led-note").textContent = mode === "off" ? "" : say("board_led_lit", { what });
@@ -169,13 +170,13 @@ function wireBoardCheck() {
   // a tap on a cell of the drawing lights it (the strip checked against the board),
   // or, while the strip is being mapped, names the cell under the lit LED
   $("board-check-grid").onclick = (event) => {
-    const cell = event.target.closest(".check-cell");
+    const cell = /** @type {SVGElement | null} */ (/** @type {Element} */ (event.target).closest(".check-cell"));
     if (!cell) return;
     if (stripMap) {
       postStrip("/api/board/map/leds/claim", { cell: cell.dataset.cell });
       return;
     }
-    $("board-led-cell").value = cell.dataset.cell;
+    field("board-led-cell").value = cell.dataset.cell;
     ledTest("cell");
   };
 }

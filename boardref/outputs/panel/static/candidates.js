@@ -1,3 +1,4 @@
+// @ts-check
 // The moves the table asks about when several fit the board (state.choices): each is
 // drawn on the board (its path, and the pieces it would leave where it changes the
 // board) with a numbered badge, and offered as a button named by what differs between
@@ -47,7 +48,7 @@ export function showCandidates() {
   const box = $("candidates");
   // the same buttons stay (and keep the focus) while only the lit one changes
   const same = box.children.length === buttons.length && buttons.every((button, n) => {
-    const shown = box.children[n];
+    const shown = /** @type {HTMLButtonElement} */ (box.children[n]);
     return shown.dataset.move === button.dataset.move && shown.textContent === button.textContent;
   });
   if (!same) {
@@ -55,7 +56,7 @@ export function showCandidates() {
     return;
   }
   buttons.forEach((button, n) => {
-    const shown = box.children[n];
+    const shown = /** @type {HTMLButtonElement} */ (box.children[n]);
     shown.dataset.lit = button.dataset.lit;
     shown.disabled = button.disabled;
   });
@@ -134,7 +135,7 @@ function drawChoices(view, marks) {
   if (!choices.length || role === "sim") return;
   listen(view);
   const r = view.radius;
-  const order = choices.map((choice, n) => n).sort((a, b) => (choices[a].move === lit) - (choices[b].move === lit));
+  const order = choices.map((choice, n) => n).sort((a, b) => Number(choices[a].move === lit) - Number(choices[b].move === lit));
   const game = GAMES[marks.game] || {};
   for (const n of order) {
     const choice = choices[n];

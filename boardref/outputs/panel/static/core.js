@@ -1,3 +1,4 @@
+// @ts-check
 // What every page's scripts share: who this page is (its role, a phone's seat and
 // token), the words of its language, the table as the service last pushed it, the
 // board drawing, and talking to the service. panel.js fills these in; the other
@@ -14,7 +15,14 @@ export let state = null;
 export let board = null;
 export let view = null;
 
+/** @type {(id: string) => HTMLElement} */
 export const $ = (id) => document.getElementById(id);
+// the form control ``id`` (an input or a select), for its value
+export const field = (id) => /** @type {HTMLInputElement | HTMLSelectElement} */ ($(id));
+// the button ``id``, to be enabled or not
+export const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
+// whether the section (a <details>) or dialog ``id`` is open
+export const isOpen = (id) => /** @type {HTMLDetailsElement | HTMLDialogElement} */ ($(id)).open;
 
 export function setWords(table) { words = table; }
 export function setState(next) { state = next; }
@@ -30,7 +38,7 @@ const build = document.documentElement.dataset.build;
 const RELOADED = "boardref-reloaded";
 
 // True when the page reloads itself for the service's ``served`` build.
-export function reloadFor(served) {
+function reloadFor(served) {
   const change = `${build}>${served}`;
   if (!served || served === build || sessionStorage.getItem(RELOADED) === change) return false;
   sessionStorage.setItem(RELOADED, change);
@@ -53,11 +61,13 @@ export async function loadLanguage(lang) {
   setWords(await (await fetch(`/i18n/${lang}.json`)).json());
   document.documentElement.lang = lang;
   localStorage.setItem("boardref-lang", lang);
-  for (const node of document.querySelectorAll("[data-say]")) node.textContent = say(node.dataset.say);
-  for (const node of document.querySelectorAll("[data-say-placeholder]")) {
+  for (const node of document.querySelectorAll("[data-say]")) {
+    node.textContent = say(/** @type {HTMLElement} */ (node).dataset.say);
+  }
+  for (const node of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("[data-say-placeholder]"))) {
     node.placeholder = say(node.dataset.sayPlaceholder);
   }
-  const choice = $("language");
+  const choice = /** @type {HTMLSelectElement} */ ($("language"));
   if (choice) choice.value = lang;
 }
 
@@ -103,6 +113,13 @@ function sayPlace(ids, name) {
 }
 
 // One value in a sentence; words asked for in a grammatical case get it as "case".
+/**
+ * @param {any} value
+ * @param {string | null} [name]
+ * @param {string | null} [grammaticalCase]
+ * @param {{marked?: boolean, describing?: boolean}} [how]
+ * @returns {string}
+ */
 export function sayValue(value, name = null, grammaticalCase = null, how = {}) {
   const ids = [value].flat();
   if (how.marked && CELL_NAMES.includes(name) && ids.length && ids.every((id) => typeof id === "string")) {
@@ -135,6 +152,11 @@ export function chanceWords(table) {
 // what happens, not what to do: where the table has the sentence's "<key>.watching",
 // the watching page says that. ``marked`` where the drawing highlights the cells it
 // names (the referee's notice).
+/**
+ * @param {{key: string, params?: object}} spoken
+ * @param {boolean} [marked]
+ * @returns {string}
+ */
 export function said(spoken, marked = false) {
   return tell(spoken, { marked });
 }
@@ -207,29 +229,44 @@ export function sayTime(moment, options) {
 }
 
 // --- the connection ------------------------------------------------------------------
-// A socket to the service at ``path`` that comes back by itself when it drops: tried
-// again 1 s after the loss, then after twice as long each time up to 10 s, and after
-// 1 s again once it has opened. ``heard`` gets each message's JSON, ``opened``
-// whether the socket is open now.
+// The page's socket to the service at ``path`` (the panel's and the café dashboard's
+// alike), opened once the page speaks its language, and coming back by itself when it
+// drops: tried again 1 s after the loss, then after twice as long each time up to
+// 10 s, and after 1 s again once it has opened. A message that names another build
+// reloads the page (reloadFor); ``heard`` gets every other message's JSON, ``opened``
+// whether the socket is open now. ``sayPageIn`` says the page in a language: first the
+// one chosen last, then whichever the page's language choice is given; the socket
+// opens even when the words could not be fetched.
 const RETRY_FIRST_MS = 1000;
 const RETRY_LAST_MS = 10000;
 
-export function keepConnected(path, heard, opened) {
+/**
+ * @param {string} path
+ * @param {(pushed: any) => void} heard
+ * @param {(open: boolean) => void} opened
+ * @param {(lang: string) => Promise<void>} sayPageIn
+ */
+export function connect(path, heard, opened, sayPageIn) {
   let retryMs = RETRY_FIRST_MS;
-  const connect = () => {
+  const open = () => {
     const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`);
     socket.onopen = () => {
       retryMs = RETRY_FIRST_MS;
       opened(true);
     };
-    socket.onmessage = (message) => heard(JSON.parse(message.data));
+    socket.onmessage = (message) => {
+      const pushed = JSON.parse(message.data);
+      if (!reloadFor(pushed.build)) heard(pushed);
+    };
     socket.onclose = () => {
       opened(false);
-      setTimeout(connect, retryMs);
+      setTimeout(open, retryMs);
       retryMs = Math.min(retryMs * 2, RETRY_LAST_MS);
     };
   };
-  connect();
+  const choice = /** @type {HTMLSelectElement} */ ($("language"));
+  choice.addEventListener("change", () => sayPageIn(choice.value));
+  sayPageIn(chosenLanguage()).finally(open);
 }
 
 // Whether the socket to the service is open (null until it first opens or fails).
@@ -289,11 +326,13 @@ export async function post(path, body = {}) {
   return response.json();
 }
 
+let refusalShown = 0; // the timer that hides the refusal shown
+
 export function showRefusal(detail) {
   const box = $("refusal");
   if (!box) return;
   box.textContent = say("refused", { detail });
   box.hidden = false;
-  clearTimeout(showRefusal.timer);
-  showRefusal.timer = setTimeout(() => { box.hidden = true; }, 6000);
+  clearTimeout(refusalShown);
+  refusalShown = setTimeout(() => { box.hidden = true; }, 6000);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The header's second line on every page: the game on the table, how its variants
 // are set, and who plays which seat (the computer's seats marked, a phone's own seat
 // too), so whoever walks up to the table or opens a page knows what is played. It

@@ -1,8 +1,9 @@
+// @ts-check
 // The played games: the list with its filters (/games) and one game's replay
 // (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
 import { BoardView, dieFace, GAMES } from "./board.js";
 import {
-  $, ask, chosenLanguage, connected, loadLanguage, said, say, sayTime, sayValue, seatName, setBoard, setState, state,
+  $, ask, button, chosenLanguage, connected, field, loadLanguage, said, say, sayTime, sayValue, seatName, setBoard, setState, state,
   view, words,
 } from "./core.js";
 import "./games/fang_den_hut.js";
@@ -47,13 +48,13 @@ function resultWords(game) {
 }
 
 async function loadList() {
-  for (const option of $("filter-game").options) {
+  for (const option of /** @type {HTMLSelectElement} */ ($("filter-game")).options) {
     if (option.dataset.game) option.textContent = gameTitle(option.dataset.game);
   }
   const query = new URLSearchParams();
-  if ($("filter-game").value) query.set("game", $("filter-game").value);
-  if ($("filter-day").value) query.set("day", $("filter-day").value);
-  if ($("filter-table").value.trim()) query.set("table", $("filter-table").value.trim());
+  if (field("filter-game").value) query.set("game", field("filter-game").value);
+  if (field("filter-day").value) query.set("day", field("filter-day").value);
+  if (field("filter-table").value.trim()) query.set("table", field("filter-table").value.trim());
   const response = await ask(`/api/games?${query}`);
   const games = response.ok ? await response.json() : [];
   const rows = games.map((game) => {
@@ -77,9 +78,9 @@ async function loadList() {
     return row;
   });
   $("games").querySelector("tbody").replaceChildren(...rows);
-  const day = $("filter-day").value;
+  const day = field("filter-day").value;
   $("day-archive").hidden = !day || games.length === 0;
-  if (day) $("day-archive").href = `/api/games/day.zip?day=${day}`;
+  if (day) /** @type {HTMLAnchorElement} */ ($("day-archive")).href = `/api/games/day.zip?day=${day}`;
   $("none").hidden = games.length > 0;
   $("games").hidden = games.length === 0;
 }
@@ -108,9 +109,9 @@ async function loadReplay() {
   replay = answer;
   const turn = BoardView.standingUp(replay.board, 0, innerWidth, innerHeight); // a long board on a phone
   setBoard(replay.board, new BoardView($("board"), replay.board, null, turn));
-  $("scrub").max = replay.frames.length - 1;
-  $("download").href = `/api/games/${gameId}?form=text`;
-  $("download-json").href = `/api/games/${gameId}?form=json`;
+  /** @type {HTMLInputElement} */ ($("scrub")).max = String(replay.frames.length - 1);
+  /** @type {HTMLAnchorElement} */ ($("download")).href = `/api/games/${gameId}?form=text`;
+  /** @type {HTMLAnchorElement} */ ($("download-json")).href = `/api/games/${gameId}?form=json`;
   $("download-json").setAttribute("download", `game-${gameId}.json`);
   const lines = replay.frames.map((frame, n) => {
     const item = document.createElement("li");
@@ -136,8 +137,8 @@ function show(n) {
   step = Math.max(0, Math.min(n, replay.frames.length - 1));
   const frame = replay.frames[step];
   setState(frame.table);
-  document.body.dataset.step = step;
-  document.body.dataset.steps = replay.frames.length;
+  document.body.dataset.step = String(step);
+  document.body.dataset.steps = String(replay.frames.length);
   $("replay-title").textContent = gameTitle(state.game);
   $("replay-step").textContent = `${step + 1}/${replay.frames.length} · ${stepWords(frame)}`;
   $("replay-line").textContent = frame.line;
@@ -147,15 +148,15 @@ function show(n) {
   const game = GAMES[state.game];
   if (game && game.panel) game.panel(state, $("game-panel"));
   else $("game-panel").replaceChildren();
-  $("scrub").value = step;
+  field("scrub").value = String(step);
   $("commitment").textContent = say("history.commitment", { commitment: state.commitment });
   for (const [i, item] of [...$("record-lines").children].entries()) {
     item.classList.toggle("current", i === step);
   }
   const current = $("record-lines").children[step];
   if (current) current.scrollIntoView({ block: "nearest" });
-  $("first").disabled = $("back").disabled = step === 0;
-  $("last").disabled = $("forward").disabled = step === replay.frames.length - 1;
+  for (const id of ["first", "back"]) button(id).disabled = step === 0;
+  for (const id of ["last", "forward"]) button(id).disabled = step === replay.frames.length - 1;
   if (step === replay.frames.length - 1) stop();
 }
 
@@ -166,7 +167,7 @@ function showDraw(frame) {
   const game = GAMES[state.game];
   if (game && game.drawn && game.drawn(state, box)) return;
   if (typeof state.last_draw === "number") box.replaceChildren(dieFace(state.last_draw));
-  else box.textContent = say("drawn", { value: [].concat(state.last_draw).map(sayValue).join(" ") });
+  else box.textContent = say("drawn", { value: [].concat(state.last_draw).map((value) => sayValue(value)).join(" ") });
 }
 
 function showOutcome() {
@@ -187,11 +188,11 @@ function play() {
   if (timer) { stop(); return; }
   if (step === replay.frames.length - 1) show(0);
   $("play").textContent = say("history.pause");
-  timer = setInterval(() => show(step + 1), Number($("speed").value));
+  timer = setInterval(() => show(step + 1), Number(field("speed").value));
 }
 
 function wire() {
-  $("language").addEventListener("change", (e) => sayIn(e.target.value));
+  $("language").addEventListener("change", () => sayIn(field("language").value));
   $("filters").addEventListener("change", refreshList);
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refreshList(); });
   $("first").addEventListener("click", () => show(0));
@@ -200,9 +201,10 @@ function wire() {
   $("last").addEventListener("click", () => show(replay.frames.length - 1));
   $("play").addEventListener("click", play);
   $("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
-  $("scrub").addEventListener("input", (e) => show(Number(e.target.value)));
+  $("scrub").addEventListener("input", () => show(Number(field("scrub").value)));
   document.addEventListener("keydown", (e) => {
-    if (!replay || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    if (!replay || typing) return;
     if (e.key === "ArrowLeft") show(step - 1);
     if (e.key === "ArrowRight") show(step + 1);
   });

@@ -1,3 +1,4 @@
+// @ts-check
 // The join codes on the kiosk, and what a phone is told about its seat. A seat's code
 // is shown until a phone joins the seat; then the kiosk marks it joined and offers to
 // hand it over (a new code appears, and the phone that had joined is told). The codes

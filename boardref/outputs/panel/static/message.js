@@ -1,3 +1,4 @@
+// @ts-check
 // The word tables' message format, as the service's engines/words.py reads it: ICU-style
 // {name}, {count, plural, one {# place} other {# places}}, {n, selectordinal, ...},
 // {kind, select, die {...} other {...}} and {seat, case, dat} (words said in a

@@ -1,6 +1,7 @@
+// @ts-check
 // The new-game dialog: game, players, who starts, variants and computer seats, each
 // with its name and a one-line description in the page's language (games.json).
-import { $, post, said, say, state } from "./core.js";
+import { $, field, post, said, say, state } from "./core.js";
 import { forgetChosen } from "./sim.js";
 
 let newGameList = [];
@@ -8,7 +9,7 @@ let newGameList = [];
 // the seat names of ``game`` with ``players`` players, in the page's language
 function seatNames(game, players) {
   const named = game.seat_names[players];
-  return named ? named.map(said) : Array.from({ length: players }, (_, n) => say("seat", { n: n + 1 }));
+  return named ? named.map((name) => said(name)) : Array.from({ length: players }, (_, n) => say("seat", { n: n + 1 }));
 }
 
 function describedRow(title, about, input) {
@@ -58,7 +59,7 @@ function optionInput(game, option, players) {
 
 // Catch the Hare's handicap in plain numbers: captures the hare needs to win
 function showHandicap() {
-  const hunters = $("option-hunters"), least = $("option-min_hunters"), note = $("new-game-handicap");
+  const hunters = field("option-hunters"), least = field("option-min_hunters"), note = $("new-game-handicap");
   if (!note) return;
   if (!hunters || !least) { note.hidden = true; return; }
   const n = Number(hunters.value) - Number(least.value) + 1;
@@ -67,13 +68,12 @@ function showHandicap() {
 }
 
 function fillNewGame() {
-  const game = newGameList.find((g) => g.name === $("new-game-name").value);
+  const game = newGameList.find((g) => g.name === field("new-game-name").value);
   $("new-game-about").textContent = say(`game.${game.name}.about`);
-  const players = $("new-game-players");
+  const players = field("new-game-players");
   const chosen = Number(players.value);
   players.replaceChildren(...game.players.map((n) => new Option(n, n)));
-  if (game.players.includes(chosen)) players.value = chosen;
-  else players.value = game.name === state.game ? state.players : game.default_players;
+  players.value = String(game.players.includes(chosen) ? chosen : game.name === state.game ? state.players : game.default_players);
   const count = Number(players.value);
   const options = $("new-game-options");
   options.replaceChildren(...game.options.map((option) => optionInput(game, option, count)));
@@ -96,31 +96,32 @@ function fillNewGame() {
 
 export async function openNewGame() {
   newGameList = await (await fetch("/api/catalogue")).json();
-  const select = $("new-game-name");
+  const select = /** @type {HTMLSelectElement} */ ($("new-game-name"));
   select.replaceChildren(...newGameList.map((g) => new Option(say(`game.${g.name}.title`), g.name)));
   select.value = state.game;
   $("new-game-players").replaceChildren();
-  const level = $("new-game-level");
+  const level = /** @type {HTMLSelectElement} */ ($("new-game-level"));
   for (const choice of level.options) choice.textContent = say(`level.${choice.value}`);
   select.onchange = () => { $("new-game-players").replaceChildren(); fillNewGame(); };
   $("new-game-players").onchange = fillNewGame;
   fillNewGame();
-  $("new-game").showModal();
+  /** @type {HTMLDialogElement} */ ($("new-game")).showModal();
 }
 
 export async function startNewGame() {
   const options = {};
-  for (const input of $("new-game-options").querySelectorAll("[data-option]")) {
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ ($("new-game-options").querySelectorAll("[data-option]"))) {
     const kind = input.dataset.kind;
     if (kind === "bool") options[input.dataset.option] = input.checked;
     else if (kind === "int") { if (input.value !== "") options[input.dataset.option] = Number(input.value); }
     else if (input.value !== "") options[input.dataset.option] = input.value;
   }
-  const computer = [...$("new-game-computer").querySelectorAll("input:checked")].map((i) => Number(i.dataset.seat));
-  const body = { game: $("new-game-name").value, players: Number($("new-game-players").value), options,
-                 computer, level: $("new-game-level").value };
+  const computer = [.../** @type {NodeListOf<HTMLInputElement>} */ ($("new-game-computer").querySelectorAll("input:checked"))]
+    .map((i) => Number(i.dataset.seat));
+  const body = { game: field("new-game-name").value, players: Number(field("new-game-players").value), options,
+                 computer, level: field("new-game-level").value };
   if (await post("/api/game", body)) {
-    $("new-game").close();
+    /** @type {HTMLDialogElement} */ ($("new-game")).close();
     forgetChosen();
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The end of a game on every page: who won and why (said once: the line under the
 // header stays quiet about it), the seats by place, each phone its own result, and
 // on the kiosk and the referee's page a rematch with the same seats. It shows the

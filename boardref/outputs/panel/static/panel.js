@@ -1,10 +1,11 @@
+// @ts-check
 // One script for every page; <body data-role="table|watch|referee|sim|play"> says
 // which parts it shows. State arrives on the WebSocket; every change is a POST with a
 // JSON body. The server decides; this page only shows and asks.
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
-  $, chanceWords, chosenLanguage, described, drawWith, isCurrent, keepConnected, linkWords, loadLanguage, post, reloadFor, render,
+  $, chanceWords, connect, described, isOpen, drawWith, isCurrent, linkWords, loadLanguage, post, render,
   role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/catch_the_hare.js";
@@ -41,21 +42,21 @@ async function sayIn(lang) {
 // while the board of the one before it loads.
 let received = Promise.resolve();
 
-function connect() {
+function listen() {
   const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
-  keepConnected(`/ws${query}`, (next) => {
+  connect(`/ws${query}`, (next) => {
     received = received.then(() => take(next)).catch((error) => console.error(error));
   }, (open) => {
     setConnected(open);
     if (open) joinedGame = null;
-  });
+  }, sayIn);
 }
 
 // Show ``next``, unless it is older than the state shown; a state of another game (or
 // another game started) draws its board afresh first, so no game's pieces stand on
 // another's board.
 async function take(next) {
-  if (reloadFor(next.build) || !isCurrent(next)) return;
+  if (!isCurrent(next)) return;
   setState(next);
   update($("link"), "textContent", linkWords(next.link));
   const key = boardOf(next);
@@ -124,8 +125,8 @@ function renderPage() {
   if (role === "play") showSeat();
   if (role === "table" || role === "referee") showJoinCodes();
   if (role === "sim") showSimSide();
-  if (role === "referee" && $("diagnostics").open) loadDiagnostics();
-  if (role === "referee" && $("camera-view").open) loadCameraView();
+  if (role === "referee" && isOpen("diagnostics")) loadDiagnostics();
+  if (role === "referee" && isOpen("camera-view")) loadCameraView();
 }
 
 // Whose move, roll or draw it is, in words and in the colour of their pieces.
@@ -233,7 +234,6 @@ function showSeat() {
 }
 
 function wire() {
-  $("language").onchange = (e) => sayIn(e.target.value);
   const on = (id, handler) => { if ($(id)) $(id).onclick = handler; };
   on("draw", () => post("/api/draw"));
   on("decline", () => post("/api/decline"));
@@ -241,7 +241,7 @@ function wire() {
   on("takeback", () => post("/api/takeback"));
   on("new-game-open", openNewGame);
   on("new-game-start", (e) => { e.preventDefault(); startNewGame(); });
-  on("new-game-cancel", (e) => { e.preventDefault(); $("new-game").close(); });
+  on("new-game-cancel", (e) => { e.preventDefault(); /** @type {HTMLDialogElement} */ ($("new-game")).close(); });
   if (role === "referee") wireReferee();
 }
 
@@ -249,5 +249,5 @@ drawWith(renderPage);
 wire();
 if (role === "sim") wireSim();
 if (role === "referee") refereeSession();
-sayIn(chosenLanguage()).then(connect);
+listen();
 

@@ -1,6 +1,7 @@
+// @ts-check
 // The referee's tools (/referee): the PIN session, the position's JSON editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
-import { $, post, said, say, showRefusal, words } from "./core.js";
+import { $, button, field, isOpen, post, said, say, showRefusal, words } from "./core.js";
 import {
   applyCorrection, applyTaps, discardTaps, endCorrection, loadPosition, startCorrection,
 } from "./referee_board.js";
@@ -32,7 +33,7 @@ export async function loadDiagnostics() {
   // a damaged log moved aside at start: said at the top of the tools, not only in the table
   $("log-damaged").hidden = !diagnostics.damaged_log;
   if (diagnostics.damaged_log) $("log-damaged").textContent = say("log_damaged", { path: diagnostics.damaged_log });
-  if (document.activeElement !== $("settle-ms")) $("settle-ms").value = diagnostics.settle_ms;
+  if (document.activeElement !== $("settle-ms")) field("settle-ms").value = diagnostics.settle_ms;
   // the camera tools only where there is a camera
   $("camera-view").hidden = diagnostics.camera === "none";
 }
@@ -40,7 +41,7 @@ export async function loadDiagnostics() {
 async function applyPosition() {
   let record;
   try {
-    record = JSON.parse($("position-record").value);
+    record = JSON.parse(field("position-record").value);
   } catch (error) {
     $("position-note").textContent = say("position_not_json");
     return;
@@ -57,9 +58,9 @@ export function wireReferee() {
   on("login", async (e) => {
     e.preventDefault();
     const response = await fetch("/api/referee/login", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }),
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: field("pin").value }),
     });
-    $("pin").value = "";
+    field("pin").value = "";
     const answer = await response.json().catch(() => ({}));
     if (response.status === 429 && answer.said) {
       showLockout(said(answer.said), Number(response.headers.get("Retry-After")) || 60);
@@ -76,23 +77,25 @@ export function wireReferee() {
   on("correct-apply", applyCorrection);
   on("position-cells-apply", applyTaps);
   on("position-cells-discard", discardTaps);
-  on("settle-apply", () => post("/api/settings", { settle_ms: Number($("settle-ms").value) }));
+  on("settle-apply", () => post("/api/settings", { settle_ms: Number(field("settle-ms").value) }));
   on("position-reload", loadPosition);
   on("position-apply", applyPosition);
   on("camera-corners", startCorners);
   on("camera-learn", learnBoard);
   if ($("camera-picture")) $("camera-picture").onclick = clickCorner;
-  if ($("camera-view")) $("camera-view").ontoggle = () => { if ($("camera-view").open) loadCameraView(true); };
-  if ($("diagnostics")) $("diagnostics").ontoggle = () => { if ($("diagnostics").open) loadDiagnostics(); };
+  if ($("camera-view")) $("camera-view").ontoggle = () => { if (isOpen("camera-view")) loadCameraView(true); };
+  if ($("diagnostics")) $("diagnostics").ontoggle = () => { if (isOpen("diagnostics")) loadDiagnostics(); };
 }
 
 // too many wrong PINs: the login waits, and says why and for how long, until it may try again
+let lockoutShown = 0; // the timer that lets the login try again
+
 function showLockout(text, seconds) {
   $("pin-lock").textContent = text;
   $("pin-lock").hidden = false;
-  $("login").disabled = true;
-  clearTimeout(showLockout.timer);
-  showLockout.timer = setTimeout(() => { $("pin-lock").hidden = true; $("login").disabled = false; }, seconds * 1000);
+  button("login").disabled = true;
+  clearTimeout(lockoutShown);
+  lockoutShown = setTimeout(() => { $("pin-lock").hidden = true; button("login").disabled = false; }, seconds * 1000);
 }
 
 // the snapshot with the cell overlay: fetched after a change, at most every 2 s
@@ -109,7 +112,7 @@ export async function loadCameraView(force = false) {
     $("camera-picture").hidden = true;
     return;
   }
-  const picture = $("camera-picture");
+  const picture = /** @type {HTMLImageElement} */ ($("camera-picture"));
   if (picture.src) URL.revokeObjectURL(picture.src);
   picture.src = URL.createObjectURL(await response.blob());
   picture.hidden = false;

@@ -1,7 +1,8 @@
+// @ts-check
 // The referee's board tools (/referee): the last move replaced by tapping the board
 // or picking a legal move, and the position set by tapping cells with a piece. The
 // page only proposes; the service checks each correction and position as a whole.
-import { $, post, render, said, say, state } from "./core.js";
+import { $, button, field, post, render, said, say, state } from "./core.js";
 import { capitalised } from "./header.js";
 import { pieceColour } from "./sim.js";
 
@@ -24,7 +25,7 @@ export async function startCorrection() {
   }
   endEditing();
   correcting = { ...answer, plies: state.plies, origin: null, tapped: [], fitting: [], chosen: null };
-  $("correct-move").value = "";
+  field("correct-move").value = "";
   showCorrection();
 }
 
@@ -60,13 +61,13 @@ function tapCorrection(cell) {
     if (!fitting.length) return; // no move changes all these cells: the tap is not taken
     Object.assign(correcting, { tapped, fitting, chosen: fitting.length === 1 ? fitting[0] : null });
   }
-  if (correcting.chosen) $("correct-move").value = correcting.chosen.move;
+  if (correcting.chosen) field("correct-move").value = correcting.chosen.move;
   showCorrection();
 }
 
 function choose(move) {
   correcting.chosen = move;
-  $("correct-move").value = move.move;
+  field("correct-move").value = move.move;
   showCorrection();
 }
 
@@ -96,11 +97,11 @@ function showCorrection() {
 }
 
 export async function applyCorrection() {
-  const move = $("correct-move").value.trim();
+  const move = field("correct-move").value.trim();
   if (!move) return;
   const replaced = correcting ? correcting.replaces : null;
   if (await post("/api/correct", { move })) {
-    $("correct-move").value = "";
+    field("correct-move").value = "";
     endCorrection(replaced ? say("correct_done", { move: replaced, chosen: move }) : "");
   }
 }
@@ -114,7 +115,7 @@ export async function loadPosition() {
   const response = await fetch("/api/position");
   if (!response.ok) return;
   const answer = await response.json();
-  $("position-record").value = JSON.stringify(answer.record, null, 1);
+  field("position-record").value = JSON.stringify(answer.record, null, 1);
   editing = { ...editing, pieces: answer.pieces, picked: null, taps: [] };
   showPalette();
 }
@@ -137,8 +138,7 @@ function showPalette() {
     return button;
   }));
   $("position-by-taps").hidden = !editing.pieces.length;
-  $("position-cells-apply").disabled = !editing.taps.length;
-  $("position-cells-discard").disabled = !editing.taps.length;
+  for (const id of ["position-cells-apply", "position-cells-discard"]) button(id).disabled = !editing.taps.length;
   note("position-note", editing.taps.length ? say("position_taps", { n: editing.taps.length }) : "");
   render();
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // How far a player's phone turns the board: the seat's own side at the bottom, as the
 // player sees the board from their chair (Sternhalma's home point, the hats' home, the
 // hunters' rows, the hares' start, Hägar's table side, the card game's own stacks).

@@ -1,3 +1,4 @@
+// @ts-check
 // The virtual board of a simulated table (/sim): lifting and putting down pieces as
 // a person would on the real board. The service holds the pieces, the hand, the tray
 // and the supply (state.virtual), so they are the same on every page and survive a

@@ -1,3 +1,4 @@
+// @ts-check
 // Moves the board cannot feel (a hat put onto hats the sensors already feel): while
 // the turn is open the service lists them (state.unseen), and the mover's phone, the
 // table and the referee say so and offer each one to tap, and "none of these". The
@@ -49,7 +50,7 @@ function drawPaths(paths) {
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", path.map((id) => view.at(id).join(",")).join(" "));
     line.setAttribute("class", "unseen-move");
-    line.setAttribute("stroke-width", view.radius * 0.3);
+    line.setAttribute("stroke-width", String(view.radius * 0.3));
     const [x, y] = view.at(path[path.length - 1]);
     const end = document.createElementNS(SVG, "circle");
     for (const [name, value] of Object.entries({ cx: x, cy: y, r: view.radius, class: "unseen-end" })) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Writing into the page only what changed. A state comes several times a move (a
 // piece lifted, put down, a roll) and most of the page stays as it was, but writing
 // the same text, flag or children again still makes the browser restyle, lay out and

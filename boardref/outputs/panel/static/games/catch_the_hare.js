@@ -1,3 +1,4 @@
+// @ts-check
 // Catch the Hare's moves in the words of the players' pages: the hare or a hunter one
 // step, the hare jumping over so many hunters, the board lighting the path; the
 // computer's move in a whole sentence. The referee page keeps the notation; no page

@@ -1,3 +1,4 @@
+// @ts-check
 // Fang den Hut! (the board game) on the panel: grey and yellow fields and the homes in
 // their colours, every hat or tower on a field drawn as a stack (captives below, the
 // top hat above them), the hats waiting at home with their count, the die, and the

@@ -1,3 +1,4 @@
+// @ts-check
 // Fang den Hut! card game on the panel. The table page shows each stack's top card,
 // the hat tip pointing at the player it belongs to, and the face-down piles; a phone
 // (/play/<seat>) shows its own hand and plays from it: tap a card, then play it alone

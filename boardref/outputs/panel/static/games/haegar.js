@@ -1,3 +1,4 @@
+// @ts-check
 // Hägar on the panel: the coasters laid so far (fields coloured by landscape, with
 // their printed gold, skulls, shields and dice numbers, and the tokens on them), the
 // coaster in hand drawn as it is printed, and the legal spots: tap a spot and the

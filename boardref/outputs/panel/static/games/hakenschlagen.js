@@ -1,3 +1,4 @@
+// @ts-check
 // Hakenschlagen on the panel: the static layer (disks, trees) from the record's layout,
 // the figures (hares in their seat colours, the fox, molehills) drawn over it, start
 // spaces and turning points marked, and the marbles of this turn's draw.

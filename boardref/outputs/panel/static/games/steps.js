@@ -1,3 +1,4 @@
+// @ts-check
 // Moves of pieces from hole to hole as the notation writes them ("l4-k5" one step,
 // "p4:l4:n6" a chain of jumps), read for the words of the players' pages. It reads;
 // it never checks a move (the referee did).

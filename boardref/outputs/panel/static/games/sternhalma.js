@@ -1,3 +1,4 @@
+// @ts-check
 // Sternhalma's moves in the words of the players' pages: whose piece went one step or
 // jumped how many times, the board lighting the path; the computer's move in a whole
 // sentence. The referee page keeps the notation; no page here decides anything.

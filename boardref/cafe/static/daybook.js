@@ -1,8 +1,9 @@
+// @ts-check
 // The café's day of games on the dashboard: each table's ended games with their
 // results and records, and the whole day as one zip. It reads; it sends nothing.
 import { said, say, sayTime } from "./core.js";
 
-const dayChosen = document.getElementById("day-chosen");
+const dayChosen = /** @type {HTMLInputElement} */ (document.getElementById("day-chosen"));
 
 function localDay() {
   const now = new Date();
@@ -22,7 +23,7 @@ function result(game) {
 async function showDay() {
   const day = dayChosen.value || localDay();
   const answer = await (await fetch(`/api/day?day=${day}`)).json();
-  document.getElementById("day-archive").href = `/api/day/${day}.zip`;
+  /** @type {HTMLAnchorElement} */ (document.getElementById("day-archive")).href = `/api/day/${day}.zip`;
   const boxes = Object.entries(answer.tables).map(([table, games]) => {
     const box = document.createElement("section");
     box.className = "day-table";

@@ -1,9 +1,10 @@
+// @ts-check
 // The café dashboard: one row per table, kept live over the WebSocket. The first
 // message holds every table, later ones only the fields of the rows that changed;
 // they are applied once per frame, to those rows only, so thousands of tables stay
 // smooth. It shows; it never sends a table anything.
 import {
-  $, chosenLanguage, keepConnected, loadLanguage, reloadFor, said, say, words,
+  $, connect, field, loadLanguage, said, say, words,
 } from "./core.js";
 
 const body = $("rows");
@@ -21,6 +22,8 @@ const view = {
   show: params.get("show") || "",
   sort: params.get("sort") || "table",
 };
+// the column heads that sort
+const headers = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[role=columnheader][data-sort]"));
 let order = []; // the tables in the sort order, shown or not
 let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
 let frameAsked = false;
@@ -66,7 +69,7 @@ function minutesIn(row) {
 // seats in the page's language where the table sent their words (else as it named them)
 function toMove(row) {
   if (row.winner) {
-    const winner = row.winners_said && row.winners_said.length ? row.winners_said.map(said).join(", ") : row.winner;
+    const winner = row.winners_said && row.winners_said.length ? row.winners_said.map((name) => said(name)).join(", ") : row.winner;
     return say("fleet.won", { winner });
   }
   if (row.seat_said) return said(row.seat_said);
@@ -133,7 +136,7 @@ function count(table, sign) {
 const choicesChanged = { site: false, game: false };
 
 function fillChoices(key) {
-  const select = $(key);
+  const select = /** @type {HTMLSelectElement} */ ($(key));
   const named = key === "site" ? (site) => site : gameName;
   const values = [...known[key].keys()].filter((v) => v).sort((a, b) => named(a).localeCompare(named(b)));
   if (view[key] && !values.includes(view[key])) values.push(view[key]);
@@ -170,7 +173,7 @@ const SORTS = {
   game: (a, b) => gameName(a.row.game).localeCompare(gameName(b.row.game)) || byName(a, b),
   moves: (a, b) => (b.row.plies || 0) - (a.row.plies || 0) || byName(a, b),
   time: (a, b) => (a.row.started || Infinity) - (b.row.started || Infinity) || byName(a, b),
-  alerts: (a, b) => b.alerting - a.alerting || (b.category === "offline") - (a.category === "offline") || byName(a, b),
+  alerts: (a, b) => Number(b.alerting) - Number(a.alerting) || Number(b.category === "offline") - Number(a.category === "offline") || byName(a, b),
 };
 const SORTED_BY = { table: [], site: ["site"], game: ["game"], moves: ["plies"], time: ["started"], alerts: ["alerts", "status"] };
 
@@ -182,7 +185,7 @@ function resort() {
     rows.appendChild(table.line);
   }
   body.replaceChildren(rows);
-  for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+  for (const header of headers) {
     header.setAttribute("aria-sort", header.dataset.sort === view.sort ? "ascending" : "none");
   }
 }
@@ -207,7 +210,7 @@ function place(table) {
 }
 
 function changeView() {
-  for (const key of Object.keys(view)) view[key] = $(key).value;
+  for (const key of Object.keys(view)) view[key] = field(key).value;
   const query = new URLSearchParams(Object.entries(view).filter(([key, value]) => value && !(key === "sort" && value === "table")));
   history.replaceState(null, "", query.size ? `?${query}` : location.pathname);
   resort();
@@ -216,7 +219,6 @@ function changeView() {
 
 // --- the messages ----------------------------------------------------------------------
 function receive(message) {
-  if (reloadFor(message.build)) return;
   clockOffset = message.now - Date.now() / 1000;
   if (message.whole) {
     for (const name of tables.keys()) if (!(name in message.rows)) waiting.set(name, null);
@@ -270,27 +272,22 @@ function tick() {
   for (const table of tables.values()) if (table.row.started) write(table, "time", minutesIn(table.row));
 }
 
-function connect() {
-  keepConnected("/ws", receive, (open) => {
-    $("broker").textContent = open ? "" : say("fleet.disconnected");
-  });
-}
-
-for (const key of Object.keys(view)) $(key).value = view[key];
+for (const key of Object.keys(view)) field(key).value = view[key];
 $("view").addEventListener("input", changeView);
 $("view").addEventListener("submit", (event) => event.preventDefault());
-for (const button of document.querySelectorAll("[data-show]")) {
+for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-show]"))) {
   button.addEventListener("click", () => {
-    $("show").value = $("show").value === button.dataset.show ? "" : button.dataset.show;
+    field("show").value = field("show").value === button.dataset.show ? "" : button.dataset.show;
     changeView();
   });
 }
-for (const header of document.querySelectorAll("[role=columnheader][data-sort]")) {
+for (const header of headers) {
   header.addEventListener("click", () => {
-    $("sort").value = header.dataset.sort;
+    field("sort").value = header.dataset.sort;
     changeView();
   });
 }
-$("language").addEventListener("change", (event) => sayIn(event.target.value));
 setInterval(tick, 1000);
-sayIn(chosenLanguage()).finally(connect);
+connect("/ws", receive, (open) => {
+  $("broker").textContent = open ? "" : say("fleet.disconnected");
+}, sayIn);
