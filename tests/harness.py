@@ -222,8 +222,7 @@ def reporting_table(folder: Path, url: str, name: str) -> Service:
             "fleet.table_id": name,
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     return service
 
 
