@@ -626,20 +626,19 @@ async def serve(config: Config, sim: bool = False, fault: Words | None = None) -
         loop.add_signal_handler(signum, stop.set)
     listening = panel_socket(config.panel.host, config.panel.port)
     try:
-        service = None
         if fault is None:
             try:
                 service = Service(config, loop, sim)
             except LogFault as exc:
                 fault = exc.said
-        if service is None:
-            from boardref.outputs.panel.fault_page import serve_fault
+            else:
+                try:
+                    await service.run(stop, listening)
+                finally:
+                    service.close()
+                return
+        from boardref.outputs.panel.fault_page import serve_fault
 
-            await serve_fault(fault, config, sim, listening, stop)
-            return
-        try:
-            await service.run(stop, listening)
-        finally:
-            service.close()
+        await serve_fault(fault, config, sim, listening, stop)
     finally:
         listening.close()
