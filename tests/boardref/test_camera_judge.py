@@ -6,8 +6,11 @@ from __future__ import annotations
 from boardref.devices.camera import TableCamera
 from boardref.referee.referee import CAMERA, MOVE, Referee
 from hardware.frame_source import SyntheticSource
-from tests.boardref.test_camera import Watched, scene  # noqa: F401 (scene is a fixture)
+from tests.boardref import test_camera
+from tests.boardref.test_camera import Watched
 from vision.boards.reader import BoardReader
+
+scene = test_camera.scene  # the rendered Sternhalma board the camera tests look at
 
 
 class OnlyJudge:
