@@ -39,8 +39,7 @@ SIM_ROUTES = [
 
 def table_of(scratch: Path, game: str, sim: bool = False) -> tuple[Service, TestClient]:
     config = load_config(**{"store.path": scratch / f"{game}-{sim}.db", "game.name": game})
-    service = Service(config, sim=sim)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop(), sim=sim)
     return service, TestClient(service.panel.app, client=TABLE, base_url="http://localhost")
 
 

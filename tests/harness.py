@@ -222,9 +222,7 @@ def reporting_table(folder: Path, url: str, name: str) -> Service:
             "fleet.table_id": name,
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
-    return service
+    return Service(config, asyncio.new_event_loop())
 
 
 def file_limit(files: int) -> None:

@@ -1,12 +1,14 @@
 """One table's camera at work: frames from a source (``hardware.frame_source``)
-through the game's reader into the referee, and the referee's committed positions
+through the game's reader into the referee, and the positions the referee publishes
 back to the reader so it keeps learning. A board game's reader is
 ``vision.boards.reader.BoardReader``; Hägar's coasters on their mat are read by
 ``vision.coasters.sensor.CoasterSensor`` (``reader_for`` picks). The service and
 ``boardref simulate`` both drive a ``TableCamera``.
 
 It passes things on and remembers the last frame for the referee page's snapshot; it
-never decides what a reading means, and a failing source only stops the camera. The
+never decides what a reading means, and a failing source only stops the camera. What
+it knows of the game is the referee's published snapshot; all it may ask of the
+referee is ``Judge``: take an observation, hold verdicts while the view is unsure. The
 service reads each frame in a worker thread (``read``: sampling and classifying take
 tens of milliseconds) and hands the result over on its loop (``hand_over``); a lock
 keeps the reader's learning from crossing a read.
@@ -17,12 +19,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from boardref.referee.fusion import surely_otherwise
-from boardref.referee.referee import BOTH, Event, Referee, RefereeError
-from engines.words import words
+from boardref.referee.referee import BOTH, Event, RefereeError
+from boardref.referee.snapshot import TableState
+from boardref.referee.verdicts import Reading as BoardReading
+from engines.words import Words, words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
 from vision.coasters import GAME as COASTER_GAME
@@ -35,6 +41,21 @@ KEEP_STILL = words(
     "camera.keep_still",
     "The camera was knocked: keep your hands off the board until it has read the board again",
 )
+
+
+class Judge(Protocol):
+    """What the camera may ask of the referee it watches the board for."""
+
+    #: who hears the referee's events; the camera listens while it is open
+    listeners: list[Callable[[Event], None]]
+    #: the last snapshot published (the camera learns the position it shows)
+    published: TableState
+    #: the board as the last verdict read it
+    read_as: BoardReading | None
+
+    def observe(self, observation: Observation, at: float) -> None: ...
+
+    def wait_for_still(self, why: Words | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -113,7 +134,7 @@ class TableCamera:
 
     def __init__(
         self,
-        referee: Referee,
+        referee: Judge,
         source: FrameSource,
         reader: BoardReader,
         corners_file: Path | None = None,
@@ -143,6 +164,9 @@ class TableCamera:
         self._confirmed: dict | None = None
         #: the frame the last observation was read from (still and clear)
         self._still = None
+        #: the players chose a move it saw otherwise: it learns again from the next
+        #: snapshot (``_relearn``)
+        self._relearn_due = False
         referee.listeners.append(self._on_event)
 
     def corner_cells(self) -> list[str]:
@@ -206,9 +230,10 @@ class TableCamera:
         """While the reader has learned nothing: the position the panel asks to lay
         out, which the first still, clear view is taken to show ("learn now" on the
         referee page learns again if it was taken too early). None once learned."""
-        if self.reader.truth is not None or self.referee.game is None:
+        shown = self.referee.published
+        if self.reader.truth is not None or not shown.game:
             return None
-        return self.referee.game.observe(self.referee.current())
+        return dict(shown.position)
 
     def read(self, frame, truth: dict[str, str | None] | None = None) -> Reading:
         """Read ``frame``, or learn ``truth`` (``first_truth``) from it once the view is
@@ -308,13 +333,13 @@ class TableCamera:
         return self.frame
 
     def _learn_shown(self, frame) -> None:
-        referee = self.referee
-        if referee.game is None:
+        shown = self.referee.published
+        if not shown.game:
             raise RefereeError(words("referee.no_game", "No game: start one"))
         # what was learned before may have been learned from a board not yet laid out
         with self.lock:
             self._unconfirmed = None
-            learned = self.reader.learn(frame, referee.game.observe(referee.current()), fresh=True)
+            learned = self.reader.learn(frame, dict(shown.position), fresh=True)
         if not learned:
             raise RefereeError(
                 words(
@@ -336,13 +361,19 @@ class TableCamera:
         """After a verdict, when the board as read is the position the referee holds,
         the last frame read shows that position: the reader learns from it, unless
         that frame surely showed something else on some cell (``shows``)."""
-        referee = self.referee
         if event.kind == "move" and event.accepted and event.data.get("chosen"):
-            self._relearn()
-        if event.kind != "display" or referee.game is None or referee.read_as is None:
+            self._relearn_due = True
+        if event.kind != "display":
             return
-        truth = referee.game.observe(referee.current())
-        if referee.read_as == truth and truth != self._confirmed and self.shows(truth):
+        shown: TableState = event.data["table"]
+        truth = dict(shown.position)
+        if self._relearn_due:
+            self._relearn_due = False
+            self._relearn(shown.sensor, truth)
+        read_as = self.referee.read_as
+        if not shown.game or read_as is None:
+            return
+        if read_as == truth and truth != self._confirmed and self.shows(truth):
             # a frame being read in a worker meanwhile learns it once read: the loop
             # does not wait for it
             if self.lock.acquire(blocking=False):
@@ -354,13 +385,11 @@ class TableCamera:
                 self._unconfirmed = truth
             self._confirmed = truth
 
-    def _relearn(self) -> None:
+    def _relearn(self, sensor: str, truth: dict[str, str | None]) -> None:
         """The players chose a move the camera surely saw otherwise, as the hall
         sensors felt it: the camera's references went wrong. It learns the board
         afresh from its last still, clear frame, which showed the board chosen."""
-        referee = self.referee
-        truth = referee.game.observe(referee.current())
-        if referee.sensor != BOTH or self._still is None or self.shows(truth):
+        if sensor != BOTH or self._still is None or self.shows(truth):
             return
         with self.lock:
             self._unconfirmed = None

@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 
 from boardref.eventlog.store import Store, StoreError
+from boardref.outputs.display import Display
 from boardref.referee.referee import Event
-from boardref.referee.snapshot import TableState
 
 log = logging.getLogger(__name__)
 
@@ -323,8 +323,9 @@ def discovery(table: str, prefix: str = "homeassistant") -> list[tuple[str, str,
     return found
 
 
-def dashboard_state(shown: TableState, link: str, started: float, panel_url: str | None) -> dict:
-    """The part of the referee's snapshot the café dashboard and Home Assistant use."""
+def dashboard_state(display: Display, panel_url: str | None) -> dict:
+    """The part of the pushed display the café dashboard and Home Assistant use."""
+    shown, link = display.state, display.link
     seats = shown.seats
     winners = [] if shown.outcome is None else shown.outcome.winners
     alerts = []
@@ -349,7 +350,7 @@ def dashboard_state(shown: TableState, link: str, started: float, panel_url: str
         "camera": "none",
         "message": shown.message,
         "alerts": alerts,
-        "started": started,
+        "started": display.started,
         "panel_url": panel_url,
     }
 

@@ -21,33 +21,36 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from boardref.devices.board import Table
 from boardref.eventlog.history import History
-from boardref.eventlog.store import LogFault, Store, StoreError, open_log
+from boardref.eventlog.store import LogFault, StoreError, open_log
+from boardref.outputs.display import Display
 from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee.computer_seats import ComputerSeats
 from boardref.referee.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.referee.snapshot import TableState
 from boardref.referee.successors import index_successors
 from boardref.runtime.config import Config
+from boardref.runtime.displays import Displays
 from boardref.runtime.kiosk import publish_kiosk_url
 from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
+from boardref.runtime.reporting import dashboard_output, start_reporting
+from boardref.runtime.resuming import resume_or_start
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
-from engines.records import to_json
 from engines.words import Words
 from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
 from hardware.lights import CellLights, Palette
 from hardware.status import StatusPanel, open_status_panel
-from hardware.wiring import Wiring, wiring_path
+from hardware.wiring import wiring_path
 
 if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated MCU and
     # the loop-lag timer load only when used
@@ -59,142 +62,100 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
 log = logging.getLogger("boardref")
 
 
-
 class Service:
-    """One table's service: built by ``start``, run by ``run``, ended by ``close``."""
+    """One table's service, whole once made: run by ``run``, ended by ``close``."""
 
-    def __init__(self, config: Config, sim: bool = False):
+    def __init__(self, config: Config, loop: asyncio.AbstractEventLoop, sim: bool = False):
+        """Open the log, resume or start the game, connect the devices and the
+        outputs. A log that cannot be opened raises ``LogFault``; whatever fails
+        later closes what was opened before it."""
         self.config = config
         self.sim = sim
-        self.store: Store | None = None
-        self.history: History | None = None
-        #: where a damaged event log found at start was moved, for the referee page
-        self.damaged_log: Path | None = None
-        self.referee: Referee | None = None
-        self.table: Table | None = None
-        self.link: Link | None = None
-        #: which cell each sensor and LED sits under, and the Board tab's counters
-        self.wiring: Wiring | None = None
-        self.board_check: BoardCheck | None = None
-        self.simulator: Simulator | None = None
-        self.status: StatusPanel | None = None
-        self.palette: Palette | None = None
-        self.panel: Panel | None = None
-        self.reporter: Reporter | None = None
-        self.camera: TableCamera | None = None
-        #: the pieces of a simulated table's board, hand, tray and supply
-        self.virtual: VirtualBoard | None = None
-        self._indexing: asyncio.Future | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        #: how late the event loop runs a timer, when the config asks (a benchmark)
-        self.loop_lag: LoopLag | None = None
+        self._loop = loop
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
         self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
+        self._indexing: asyncio.Future | None = None
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
         #: counts the cameras asked for (one per board connected); the camera opening
         #: in a worker thread, if any (done once open, or given up)
         self._camera_wanted = 0
         self.camera_opening: asyncio.Task | None = None
+        # the parts a table may do without, and those of the board it has now
+        #: how late the event loop runs a timer, when the config asks (a benchmark)
+        self.loop_lag: LoopLag | None = None
+        self.reporter: Reporter | None = None
+        self.status: StatusPanel | None = None
+        self.camera: TableCamera | None = None
+        self.link: Link | None = None
+        self.simulator: Simulator | None = None
+        #: the pieces of a simulated table's board, hand, tray and supply
+        self.virtual: VirtualBoard | None = None
+        #: the Board tab's counters of the sensors' changes (a table with a board link)
+        self.board_check: BoardCheck | None = None
+        self.store, damage = open_log(config.store.path)
+        #: where a damaged event log found at start was moved, for the referee page
+        self.damaged_log = None if damage is None else damage.moved_to
+        try:
+            self.history = History(self.store, config.fleet.table_id)
+            self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+            self._open(damage)
+        except BaseException:
+            self.close()
+            raise
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Open the log, resume or start the game, and connect the devices."""
-        self._loop = loop
+    def _open(self, damage) -> None:
+        """The rest of making the service, once its log is open."""
         config = self.config
         every = config.diagnostics.loop_lag_every_ms
         if every is not None:
             from boardref.runtime.loop_lag import LoopLag
 
-            self.loop_lag = LoopLag(loop, every / 1000)
+            self.loop_lag = LoopLag(self._loop, every / 1000)
             self.loop_lag.start()
-        self.store, damage = open_log(config.store.path)
         if damage is not None:
-            self.damaged_log = damage.moved_to
             log.error(
                 "%s; it was moved to %s (kept, not deleted) and a new event log started",
                 damage.why,
                 damage.moved_to,
             )
-        self.history = History(self.store, config.fleet.table_id)
-        self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
         self.referee.listeners.append(self._prune)
         self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
-        self._start_reporting()  # before the game starts, so the broker hears of it
-        try:
-            resumed = self.referee.resume()
-        except StoreError as exc:
-            log.error("%s; starting a new game, the old one stays in the log", exc)
-            resumed = False
-        if resumed and self.referee.game.name != config.game.name:
-            log.info(
-                "the open game is %s, the table is set for %s: starting that",
-                self.referee.game.name,
-                config.game.name,
-            )
-            resumed = False
-        if not resumed:
-            game = config.game
-            self.referee.new_game(game.name, game.players, game.options)
-            if game.computer:
-                self.referee.seat_computer(game.computer, game.level)
-        else:
-            log.info("resumed %s after %d events", self.referee.game.name, len(self.referee.log))
+        # before the game starts, so the broker hears of it
+        self.reporter = start_reporting(config.fleet, self.referee, self.history)
+        resume_or_start(self.referee, config.game)
+        self.displays = Displays(self._display, self.referee.published)
         self.palette = Palette.load(config.palette)
         self.status = self._status_panel(self.palette)
-        self._connect_board()
+        self._link_board()
         pin_hash = config.panel.referee_pin_hash
         if pin_hash is None and self.sim:
             # a simulated table still has a referee page: this run's PIN is in the log
             pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
             pin_hash = hash_pin(pin)
             log.info("referee PIN for this run: %s", pin)
-        self.panel = Panel(self, pin_hash)
-        self.referee.listeners.append(self.panel.publish)
+        self.panel = Panel(self, pin_hash, self.displays.shown)
+        self.displays.outputs.append(self.panel.publish)
+        if self.reporter is not None:
+            self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
+        self.referee.listeners.append(self._show)
         self.referee.listeners.append(self._follow_referee)
         self.referee.listeners.append(lambda event: self._wake.set())
-        if self.reporter is not None:
-            self.referee.listeners.append(
-                lambda event: self._report() if event.kind == "display" else None
-            )
-            self._report()
+        self.displays.show(self.referee.published)
 
-    def _start_reporting(self) -> None:
-        """Report to the café's broker when the config names one."""
-        fleet = self.config.fleet
-        if fleet.url is None:
-            return
-        from boardref.outputs.fleet import Broker, Reporter
+    def _show(self, event) -> None:
+        """The referee's new snapshot goes to every output with the table's facts."""
+        if event.kind == "display":
+            self.displays.show(event.data["table"])
 
-        self.reporter = Reporter(
-            self.store,
-            Broker.from_url(fleet.url),
-            fleet.table_id,
-            fleet.ca_file,
-            fleet.discovery_prefix,
-        )
-        self.referee.listeners.append(self.reporter.on_event)
-        self.referee.listeners.append(self._report_record)
-        self.reporter.start()
-
-    def _report_record(self, event) -> None:
-        """A game that ended goes to the café's day of games with its record."""
-        if event.kind == "game_over" and event.accepted:
-            self.reporter.report_record(to_json(self.history.record(self.referee.game_id)))
-
-    def _report(self) -> None:
-        """Tell the café's dashboard how the table stands: the referee's last snapshot
-        as the panel keeps it, and the board link."""
-        if self.reporter is None or self.panel is None:
-            return
-        from boardref.outputs.fleet import dashboard_state
-
-        self.reporter.report_state(
-            dashboard_state(
-                self.panel.shown, self.link_state(), self.referee.started, self.panel.public_base()
-            )
+    def _display(self, state: TableState) -> Display:
+        """``state`` with the table's own facts, as every output shows it."""
+        referee = self.referee
+        return Display(
+            state, self.link_state(), referee.game_id, referee.started, self.sim, self.sim_virtual()
         )
 
     def _prune(self, event) -> None:
@@ -209,14 +170,18 @@ class Service:
             log.warning("old games not pruned: %s", exc)
 
     def _connect_board(self) -> None:
-        """Link the sensors and lights of the current game's board (again, after a
-        simulated table switched to a game on another board)."""
+        """Link the sensors and lights of the current game's board again, after a
+        simulated table switched to a game on another board."""
         if self.link is not None:
             self.link.close()
         if self.simulator is not None:
             self.simulator.close()
-        if self.table is not None:
-            self.table.close()
+        self.table.close()
+        self._link_board()
+
+    def _link_board(self) -> None:
+        """Link the sensors and lights of the current game's board: its wiring, and
+        the board as the referee's sensor (with the link, if it has hall sensors)."""
         config = self.config
         was = self.virtual.version if self.virtual is not None else 0
         self.link = self.simulator = self.virtual = None
@@ -226,6 +191,7 @@ class Service:
         self.referee.use_sensor(
             (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
         )
+        #: which cell each sensor and LED sits under
         wiring = self.wiring = config.board_wiring(self.referee.game.board)
         cells = wiring.sensors
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
@@ -604,9 +570,9 @@ class Service:
         self._soon(self._link_shown, state == UP)
 
     def _link_shown(self, up: bool) -> None:
-        """The board link went up or down: the table's lights and the café hear of it."""
+        """The board link went up or down: the table's lights and every output show it."""
         self.table.on_link(up)
-        self._report()
+        self.displays.show()
 
     def _lay_out(self) -> None:
         """On the simulated board the pieces start where the game stands."""
@@ -638,8 +604,7 @@ class Service:
         self.simulator.set_board(bytes(map(int, present)))
         self.referee.hold(self.virtual.unseen_lifts())
         self._wake.set()
-        if self.panel is not None:
-            self.panel.publish()
+        self.displays.show()
 
     def _status_panel(self, palette: Palette) -> StatusPanel | None:
         return open_status_panel(
@@ -660,19 +625,20 @@ async def serve(config: Config, sim: bool = False, fault: Words | None = None) -
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     listening = panel_socket(config.panel.host, config.panel.port)
-    service = Service(config, sim)
     try:
         if fault is None:
             try:
-                service.start(loop)
+                service = Service(config, loop, sim)
             except LogFault as exc:
                 fault = exc.said
-        if fault is not None:
-            from boardref.outputs.panel.fault_page import serve_fault
+            else:
+                try:
+                    await service.run(stop, listening)
+                finally:
+                    service.close()
+                return
+        from boardref.outputs.panel.fault_page import serve_fault
 
-            await serve_fault(fault, config, sim, listening, stop)
-            return
-        await service.run(stop, listening)
+        await serve_fault(fault, config, sim, listening, stop)
     finally:
-        service.close()
         listening.close()

@@ -357,9 +357,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 def started(config) -> Service:
     """A service started on a loop of its own (nothing runs it: tests call it)."""
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
-    return service
+    return Service(config, asyncio.new_event_loop())
 
 
 @pytest.fixture

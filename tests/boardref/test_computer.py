@@ -23,8 +23,7 @@ def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path
     )
 
     async def scenario():
-        service = Service(config)
-        service.start(asyncio.get_running_loop())
+        service = Service(config, asyncio.get_running_loop())
         referee = service.referee
         try:
             referee.play("a3-a4")  # the guest plays the hunters
@@ -58,11 +57,9 @@ def test_computer_seats_survive_a_restart(tmp_path):
     config = load_config(
         **{"store.path": tmp_path / "cpu.db", "game.name": "catch_the_hare", "game.computer": [1]}
     )
-    first = Service(config)
-    first.start(asyncio.new_event_loop())
+    first = Service(config, asyncio.new_event_loop())
     first.close()
-    again = Service(config)
-    again.start(asyncio.new_event_loop())
+    again = Service(config, asyncio.new_event_loop())
     try:
         assert again.referee.computer == {1}
     finally:

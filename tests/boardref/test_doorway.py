@@ -93,11 +93,13 @@ def test_the_service_answers_its_pages_while_its_app_is_built_and_is_ready_after
     monkeypatch.setattr(boardref.outputs.panel.api, "build_app", slow_build)
     monkeypatch.setattr(boardref.runtime.service, "notify", said.append)
     port = free_port()
-    service = Service(load_config(**{"store.path": tmp_path / "t.db", "panel.port": port}))
+    config = load_config(**{"store.path": tmp_path / "t.db", "panel.port": port})
+    made = []
 
     async def main():
         stop = asyncio.Event()
-        service.start(asyncio.get_running_loop())
+        service = Service(config, asyncio.get_running_loop())
+        made.append(service)
         running = asyncio.create_task(service.run(stop))
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
             for _ in range(250):
@@ -119,6 +121,7 @@ def test_the_service_answers_its_pages_while_its_app_is_built_and_is_ready_after
         before, status = asyncio.run(main())
     finally:
         release.set()
-        service.close()
+        for service in made:
+            service.close()
     assert before == (200, False, [])
     assert status == "ok" and "READY=1" in said

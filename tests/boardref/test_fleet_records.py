@@ -135,8 +135,7 @@ def test_a_card_tables_shuffle_reaches_the_broker_without_its_order(tmp_path, br
             "fleet.table_id": "cards",
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     try:
         until(lambda: service.reporter.connected, "the table to connect")
         service.referee.draw()

@@ -164,8 +164,7 @@ class Probed:
 def panel(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
     config = load_config(**{"store.path": folder / "log.db", "panel.referee_pin_hash": PIN_HASH})
-    service = Service(config, sim=True)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop(), sim=True)
     with Probed(service) as probed:
         http = httpx.Client(base_url=probed.base, timeout=30)
         assert http.post("/api/referee/login", json={"pin": PIN}).status_code == 200

@@ -367,10 +367,9 @@ def test_a_move_refused_for_a_full_disk_is_logged_once_space_returns(service):
 
 def test_switching_from_a_board_game_to_a_panel_game_logs_no_error(tmp_path, caplog):
     config = load_config(**{"store.path": tmp_path / "log.db"})
-    service = Service(config, sim=True)
     loop = asyncio.new_event_loop()
+    service = Service(config, loop, sim=True)
     try:
-        service.start(loop)
         lay_out(service)
         service.new_game("fang_den_hut_cards", 3, {})
         assert service.referee.sensor == "panel"

@@ -82,8 +82,7 @@ def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_pat
             "fleet.table_id": "cards",
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     referee, seats = service.referee, service.panel.seats
     try:
         with RealServer(service) as base:

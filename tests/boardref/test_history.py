@@ -233,8 +233,7 @@ def panel_table(tmp_path):
             "fleet.table_id": "t7",
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     yield service
     service.close()
 

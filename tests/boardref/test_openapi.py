@@ -33,8 +33,7 @@ def _panel_app():
         }
     )
     config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     return service.panel.app
 
 

@@ -372,4 +372,4 @@ def test_every_pushed_state_is_numbered_after_the_last_within_its_service_run(se
     assert first["run"] == second["run"] == third["run"]
     assert first["seq"] < second["seq"] < third["seq"]
     # a service started again is another run: its pages take its states afresh
-    assert Panel(service, None).run != first["run"]
+    assert Panel(service, None, service.displays.shown).run != first["run"]

@@ -33,8 +33,7 @@ def sim_table(tmp_path):
             "panel.referee_pin_hash": PIN_HASH,
         }
     )
-    service = Service(config, sim=True)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop(), sim=True)
     _wait(lambda: service.link.state == "up")
     client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
     assert client.post("/api/referee/login", json={"pin": PIN}).status_code == 200
@@ -98,8 +97,7 @@ def test_a_table_without_a_board_says_so(tmp_path):
             "panel.referee_pin_hash": PIN_HASH,
         }
     )
-    service = Service(config)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop())
     try:
         client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
         client.post("/api/referee/login", json={"pin": PIN})

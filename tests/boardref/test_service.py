@@ -206,15 +206,21 @@ def test_boardref_runs_as_a_module():
     assert all(command in result.stdout for command in ("serve", "simulate", "fleet", "arena"))
 
 
-def _serve_for(service, seconds: float, during=None) -> None:
-    """Run ``service`` on a loop of its own for ``seconds``; ``during(service)`` is
-    called on the loop once it is running (and awaited, if a coroutine)."""
+def _serve_for(config, seconds: float, during=None, sim: bool = False):
+    """Run the service of ``config`` on a loop of its own for ``seconds`` and return
+    it, closed; ``during(service)`` is called on the loop once it is running (and
+    awaited, if a coroutine)."""
     import asyncio
     import inspect
 
+    from boardref.runtime.service import Service
+
+    made = []
+
     async def main():
         stop = asyncio.Event()
-        service.start(asyncio.get_running_loop())
+        service = Service(config, asyncio.get_running_loop(), sim)
+        made.append(service)
         running = asyncio.create_task(service.run(stop))
         await asyncio.sleep(0.3)  # the panel listens, the first lookups are indexed
         if during is not None:
@@ -228,14 +234,15 @@ def _serve_for(service, seconds: float, during=None) -> None:
     try:
         asyncio.run(main())
     finally:
-        service.close()
+        for service in made:
+            service.close()
+    return made[0]
 
 
-def _service(tmp_path, sim: bool = False, **settings):
+def _config(tmp_path, **settings):
     from boardref.runtime.config import load_config
-    from boardref.runtime.service import Service
 
-    config = load_config(
+    return load_config(
         **{
             "store.path": tmp_path / "table.db",
             "panel.port": free_port(),
@@ -243,37 +250,33 @@ def _service(tmp_path, sim: bool = False, **settings):
             **settings,
         }
     )
-    return Service(config, sim)
 
 
 def test_an_idle_table_sleeps_until_something_happens(tmp_path):
-    service, looks = _service(tmp_path), []
+    looks = []
 
     def counting(service):
         tick = service.table.tick
         service.table.tick = lambda now: looks.append(now) or tick(now)
 
-    _serve_for(service, 1.0, counting)
+    _serve_for(_config(tmp_path), 1.0, counting)
     assert len(looks) <= 2  # a busy loop looked a hundred times a second
 
 
 def test_the_loop_lag_timer_is_off_by_default_and_when_asked_for_sees_a_stalled_loop(tmp_path):
-    quiet = _service(tmp_path)
-    _serve_for(quiet, 0.0)
+    quiet = _serve_for(_config(tmp_path), 0.0)
     assert quiet.loop_lag is None  # an idle table never wakes for it
-    service = _service(tmp_path, **{"diagnostics.loop_lag_every_ms": 20})
 
     def stalling(service):
         service._loop.call_soon(time.sleep, 0.3)  # work that holds the loop
 
-    _serve_for(service, 0.6, stalling)
+    service = _serve_for(_config(tmp_path, **{"diagnostics.loop_lag_every_ms": 20}), 0.6, stalling)
     seen = service.loop_lag.figures()
     assert seen["samples"] >= 5 and seen["max_ms"] >= 250, seen
 
 
 def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
-    service = _service(tmp_path, sim=True)  # the simulated board reports it once
-    _serve_for(service, 1.5)
+    service = _serve_for(_config(tmp_path), 1.5, sim=True)  # the simulated board reports it once
     assert service.referee.phase == "move"
 
 
@@ -298,7 +301,9 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
 
     monkeypatch.setattr(boardref.runtime.service, "index_successors", in_the_worker)
     monkeypatch.setattr(boardref.referee.referee, "index_successors", on_the_loop_too)
-    service = _service(tmp_path, sim=True)
+    from boardref.runtime.service import Service
+
+    config, made = _config(tmp_path), []
 
     async def until(check):
         for _ in range(500):
@@ -308,6 +313,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         raise AssertionError("the table did not get there")
 
     def play_one():
+        service = made[0]
         referee = service.referee
         move = referee.game.legal_moves(referee.positions[-1])[0]
         service.sim_act("lift", move.path[0])
@@ -315,7 +321,8 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
 
     async def main():
         stop = asyncio.Event()
-        service.start(asyncio.get_running_loop())
+        service = Service(config, asyncio.get_running_loop(), sim=True)
+        made.append(service)
         running = asyncio.create_task(service.run(stop))
         referee = service.referee
         await until(lambda: referee.phase == "move" and not referee.unprepared())
@@ -330,7 +337,8 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
     try:
         asyncio.run(main())
     finally:
-        service.close()
+        for service in made:
+            service.close()
     assert on_the_loop == []  # the verdict used the worker's index, not one of its own
 
 
@@ -359,11 +367,7 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
         return opened(*args)
 
     monkeypatch.setattr(boardref.devices.camera, "camera_source", slow_camera)
-    service = _service(
-        tmp_path,
-        sim=True,
-        **{"camera.source": "synthetic", "panel.referee_pin_hash": PIN_HASH},
-    )
+    config = _config(tmp_path, **{"camera.source": "synthetic", "panel.referee_pin_hash": PIN_HASH})
     release = threading.Timer(WAIT, answer.set)
     release.start()
     ran_while_opening, said = [], []
@@ -383,7 +387,7 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
             await asyncio.sleep(0.1)
 
     try:
-        _serve_for(service, 0, while_it_opens)
+        service = _serve_for(config, 0, while_it_opens, sim=True)
     finally:
         release.cancel()
     assert ran_while_opening == [True] * 5

@@ -30,8 +30,7 @@ ROUTES = [
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_sim_route_answers_in_words(game, tmp_path):
     config = load_config(**{"store.path": tmp_path / "log.db", "game.name": game})
-    service = Service(config, sim=True)
-    service.start(asyncio.new_event_loop())
+    service = Service(config, asyncio.new_event_loop(), sim=True)
     try:
         client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
         boardless = service.virtual is None

@@ -25,7 +25,7 @@ def sees_the_hand(panel, request: Request, seat: int | None, token: str | None) 
     client = request.client.host if request.client else None
     if panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client):
         return True
-    mover = seat is not None and seat == panel.shown.to_move
+    mover = seat is not None and seat == panel.shown.state.to_move
     return mover and panel.seats.holds(referee.game_id, seat, token, the_device(request))
 
 

@@ -1,11 +1,12 @@
 """The panel of one service: who may do what (``access``), the pages kept up to date
-(``hub``), the referee's last snapshot as the pages see it, and the app that serves
-them (``boardref.outputs.panel.api``).
+(``hub``), the table as the service last pushed it (``Display``), and the app that
+serves them (``boardref.outputs.panel.api``).
 
 The app is built when first asked for: FastAPI and the panel's routes take longer to
 load than the rest of the service, so ``boardref serve`` builds it once the panel
-listens (see ``boardref.outputs.panel.doorway``). The panel shows what the referee decided;
-it never decides anything about the game.
+listens (see ``boardref.outputs.panel.doorway``). The panel shows what the referee decided,
+as pushed; it never decides anything about the game, and its pages are drawn from the
+pushed display alone.
 """
 
 from __future__ import annotations
@@ -23,25 +24,25 @@ from boardref.outputs.panel.seats import Seats
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from boardref.outputs.display import Display
     from boardref.outputs.panel import models
-    from boardref.referee.referee import Event
 
 
 class Panel:
     """The panel of one service: its access rules, its pages' hub and its app."""
 
-    def __init__(self, service, pin_hash: str | None):
+    def __init__(self, service, pin_hash: str | None, shown: Display):
         self.service = service
         self.access = Access(pin_hash)
         self.hub = Hub()
-        #: the referee's last snapshot, kept as published (see ``publish``)
-        self.shown = service.referee.published
+        #: the table as last pushed (see ``publish``)
+        self.shown = shown
         #: this service run, and how many states it has pushed: a page shows a state
         #: only if it is no older than the one it shows (a restarted service is a new run)
         self.run = secrets.token_hex(6)
         self.seq = 0
         #: the seats' tokens and the phones that hold them, kept in the event log
-        self.seats = Seats(service.referee.store, changed=self.publish)
+        self.seats = Seats(service.store, changed=self.publish)
         #: the game a rematch replaced and the rematch, by game id (``rematch``)
         self.rematched: tuple[int, int] | None = None
         panel = service.config.panel
@@ -58,41 +59,40 @@ class Panel:
     # --- state as pages see it ---------------------------------------------------------
 
     def state(self, seat: int | None = None) -> models.State:
-        """What one page shows: the referee's last snapshot as it is, what ``seat``
-        alone may see, and the table's own facts (the board link, the simulator)."""
+        """What one page shows: the pushed snapshot as it is, what ``seat`` alone may
+        see, and the table's own facts pushed with it (the board link, the simulator)."""
         from boardref.outputs.panel import models  # loaded with the app: a page is connected
 
         shown = self.shown
-        fields = dict(shown)
-        fields["moves"] = shown.moves_of(seat)
-        virtual = self.service.sim_virtual()
+        state = shown.state
+        fields = dict(state)
+        fields["moves"] = state.moves_of(seat)
+        virtual = shown.virtual
         return models.State.model_construct(
             **fields,
-            link=self.service.link_state(),
+            link=shown.link,
             run=self.run,
             seq=self.seq,
-            sim=self.service.sim,
-            view=shown.view_of(seat),
-            joined=self.seats.joined(self.service.referee.game_id),
-            handovers=self.seats.handovers(self.service.referee.game_id),
+            sim=shown.sim,
+            view=state.view_of(seat),
+            joined=self.seats.joined(shown.game_id),
+            handovers=self.seats.handovers(shown.game_id),
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),
         )
 
-    def publish(self, event: Event | None = None) -> None:
-        """Take the referee's new snapshot (a "display" event) and push it to every
-        page; with no event, push the last one again (the link changed, say)."""
-        if event is not None:
-            if event.kind != "display":
-                return
-            self.shown = event.data["table"]
+    def publish(self, shown: Display | None = None) -> None:
+        """Push the table as ``shown`` to every page; with nothing, push the last one
+        again (a seat was joined, say)."""
+        if shown is not None:
+            self.shown = shown
         self.seq += 1
         if not self.hub.subscribers:
             return
         public = self.state().model_dump_json()
         # a seat's own page differs from the public one only where hands are hidden
-        seats = self.hub.seats() if self.shown.views else ()
+        seats = self.hub.seats() if self.shown.state.views else ()
         private = {seat: self.state(seat).model_dump_json() for seat in seats}
         self.hub.publish(public, private)
 

@@ -89,7 +89,7 @@ def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = l
             if seat is not None:
                 device = the_device(request)
                 standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
-                if standing == JOINED and seat in set(seats(panel.shown)):
+                if standing == JOINED and seat in set(seats(panel.shown.state)):
                     return
                 raise Refused(403, standing_words(standing, ROLE_WORDS[roles]))
         raise Refused(403, ROLE_WORDS[roles])
