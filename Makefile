@@ -47,6 +47,7 @@ TEST_WORKERS ?= 2
 test: bytecode micropython
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) tests/types_ratchet.py
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
@@ -62,4 +63,4 @@ demo: bytecode
 	$(VENV)/bin/boardref serve --sim --port $(PORT)
 
 clean:
-	rm -rf $(VENV) .node .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .node .pytest_cache .ruff_cache .mypy_cache .hypothesis
