@@ -55,6 +55,7 @@ test: bytecode micropython typescript
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 	$(TSC) -p tsconfig.json
+	$(PY) tests/types_ratchet.py
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
@@ -70,4 +71,4 @@ demo: bytecode
 	$(VENV)/bin/boardref serve --sim --port $(PORT)
 
 clean:
-	rm -rf $(VENV) .node .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .node .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -15,6 +15,7 @@ from the other boardref packages.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from engines.core import PASS, Game, Move, Option, Outcome
 from engines.errors import (
@@ -40,7 +41,7 @@ _ENGINES = {
 GAMES: tuple[str, ...] = tuple(_ENGINES)
 
 
-def load_game(name: str, players: int | None = None, **options) -> Game:
+def load_game(name: str, players: int | None = None, **options: Any) -> Game:
     """The rules of game ``name`` for ``players`` (the game's default when None)."""
     if name not in _ENGINES:
         raise OptionError(
@@ -52,7 +53,8 @@ def load_game(name: str, players: int | None = None, **options) -> Game:
             )
         )
     module, cls = _ENGINES[name].split(":")
-    return getattr(import_module(module), cls)(players, **options)
+    game: Game = getattr(import_module(module), cls)(players, **options)
+    return game
 
 
 __all__ = [

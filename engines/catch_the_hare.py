@@ -41,6 +41,7 @@ Options:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,7 +96,7 @@ class CatchTheHare(Game):
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         if self.options["min_hunters"] > self.options["hunters"]:
             raise OptionError(
@@ -144,7 +145,7 @@ class CatchTheHare(Game):
             Move(tuple(names[i] for i in path), leap=leap) for path, leap in self._moves_of(state)
         ]
 
-    def _moves_of(self, state: HareState):
+    def _moves_of(self, state: HareState) -> Iterator[tuple[tuple[int, ...], bool]]:
         """Yield ``(path, leap)`` for every move of the side to act."""
         neighbours = self.board.neighbours
         occupied = state.hunters | {state.hare}
@@ -159,7 +160,9 @@ class CatchTheHare(Game):
                 yield (state.hare, dest), False
         yield from self._leaps((state.hare,), state.hunters)
 
-    def _leaps(self, path: tuple[int, ...], hunters: frozenset[int]):
+    def _leaps(
+        self, path: tuple[int, ...], hunters: frozenset[int]
+    ) -> Iterator[tuple[tuple[int, ...], bool]]:
         """Every capture chain starting with ``path``; each leap removes its hunter."""
         at = path[-1]
         for over, land in self.board.jumps[at]:

@@ -23,7 +23,7 @@ import hashlib
 import hmac
 import secrets
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import permutations
 from math import comb, factorial, prod
@@ -64,7 +64,7 @@ def commitment(seed: bytes | str) -> str:
 class Stream:
     """The game's source of chance: HMAC-SHA256(seed, counter), one block per try."""
 
-    def __init__(self, seed: bytes | str, counter: int = 0):
+    def __init__(self, seed: bytes | str, counter: int = 0) -> None:
         self.seed = _seed_bytes(seed)
         if not self.seed:
             raise RulesError(words("rules.seed_must_not_empty", "a seed must not be empty"))
@@ -259,9 +259,9 @@ def deal(order: tuple[str, ...], hands: Iterable[int]) -> tuple[tuple[tuple[str,
     return tuple(dealt), order[at:]
 
 
-def spec_from_json(data: Any):
+def spec_from_json(data: Any) -> Die | BagDraw | TileDraw | Shuffle:
     """The spec recorded by ``to_json``; ``RulesError`` for anything else."""
-    kinds = {
+    kinds: dict[str, Callable[[Any], Die | BagDraw | TileDraw | Shuffle]] = {
         "die": lambda d: Die(int(d["sides"]), d.get("optional") is True),
         "bag": lambda d: BagDraw(tuple(map(str, d["marbles"])), int(d["count"])),
         "tile": lambda d: TileDraw(tuple(map(str, d["tiles"]))),
@@ -316,7 +316,9 @@ def _take(items: list, count: int, stream: Stream) -> list:
     return [items.pop(stream.below(len(items))) for _ in range(count)]
 
 
-def _multisets(colours: list[str], available: Counter, count: int):
+def _multisets(
+    colours: list[str], available: Counter[str], count: int
+) -> Iterator[tuple[str, ...]]:
     """Every sorted hand of ``count`` marbles the bag can give."""
     if count == 0:
         yield ()

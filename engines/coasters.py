@@ -20,6 +20,7 @@ does geometry; it knows nothing of whose turn it is or what is legal.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +74,9 @@ class Coaster:
     id: str
     fields: dict[str, Field]
     beer: int | None = None
-    _turned: tuple = field(init=False, repr=False, compare=False)
+    _turned: tuple[tuple[tuple[str, str, Field], ...], ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         turned = []
@@ -116,7 +119,7 @@ def parse_coasters(raw: Any, source: str) -> dict[str, Coaster]:
     return coasters
 
 
-def _parse_coaster(entry: Any, where: str, fail) -> Coaster:
+def _parse_coaster(entry: Any, where: str, fail: Callable[[str], BoardFileError]) -> Coaster:
     if not isinstance(entry, dict):
         raise fail(f"{where}: must be a [[game.coaster]] table")
     coaster_id = entry.get("id")
@@ -139,7 +142,7 @@ def _parse_coaster(entry: Any, where: str, fail) -> Coaster:
     return Coaster(coaster_id, fields, None if beer is None else SIDES.index(beer))
 
 
-def _parse_field(raw: Any, corner: str, where: str, fail) -> Field:
+def _parse_field(raw: Any, corner: str, where: str, fail: Callable[[str], BoardFileError]) -> Field:
     if not isinstance(raw, dict):
         raise fail(f'{where}: must be a table like {{ landscape = "land" }}')
     unknown = set(raw) - _FIELD_KEYS

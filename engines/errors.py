@@ -10,7 +10,7 @@ class RulesError(ValueError):
     """Base of every error an engine raises on bad input: ``str()`` is the English,
     ``words`` the same by key for a page to translate (``engines.words``)."""
 
-    def __init__(self, message: str | Words):
+    def __init__(self, message: str | Words) -> None:
         self.words = as_words(message)
         super().__init__(str(self.words))
 
@@ -20,7 +20,7 @@ class IllegalMove(RulesError):
     ``move`` given. ``cause`` is the same words without the move: where the move is
     in plain sight (a piece on a board) a page says only that."""
 
-    def __init__(self, reason: str | Words, move: object = None):
+    def __init__(self, reason: str | Words, move: object = None) -> None:
         self.cause = as_words(reason)
         said = self.cause
         if move is not None:

@@ -187,7 +187,7 @@ class HatMove(Move):
 
     legs: tuple[Leg, ...] = ()
 
-    def __init__(self, legs: tuple[Leg, ...]):
+    def __init__(self, legs: tuple[Leg, ...]) -> None:
         path: tuple[str, ...] = legs[0].path if legs else ()
         for leg in legs[1:]:
             path += leg.path[1:]
@@ -369,7 +369,7 @@ class FangDenHut(Game):
         FIRST_SEAT,
     )
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         teams = self.options["team"] or self.options["total_team"]
         if self.options["team"] and self.options["total_team"]:

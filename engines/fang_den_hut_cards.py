@@ -168,7 +168,7 @@ class FangDenHutCards(Game):
     # hands are private and cards lie face up or down: no hall sensor can read them
     SENSORS = ("camera", "panel")
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         self.board = _seated(self.board, self.players)
         self.cards = _read_deck(self.board)
@@ -193,7 +193,7 @@ class FangDenHutCards(Game):
 
     def starter(self, game: int) -> int:
         """The seat that starts game ``game`` (0 first) of the match."""
-        return (self.options["first_seat"] + game) % self.players
+        return (int(self.options["first_seat"]) + game) % self.players
 
     def _to_move(self, state: CardsState) -> int:
         return state.turn

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -187,7 +188,7 @@ def parse_board(text: str, source: str) -> Board:
     return Board(data["name"], data["title"], cells, lines, game, links, markers)
 
 
-def _parse_markers(raw: Any, fail) -> tuple[Marker, ...]:
+def _parse_markers(raw: Any, fail: Callable[[str], BoardFileError]) -> tuple[Marker, ...]:
     if not isinstance(raw, list):
         raise fail("'markers' must be an array of tables like { id = 0, xy = [0, 0], size = 30 }")
     markers: list[Marker] = []
@@ -212,7 +213,7 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _parse_cells(raw: Any, fail) -> tuple[Cell, ...]:
+def _parse_cells(raw: Any, fail: Callable[[str], BoardFileError]) -> tuple[Cell, ...]:
     if not isinstance(raw, list) or not raw:
         raise fail("'cells' must be a non-empty array of tables")
     cells: list[Cell] = []
@@ -250,7 +251,7 @@ def _parse_cells(raw: Any, fail) -> tuple[Cell, ...]:
 
 
 def _parse_lines(
-    raw: Any, cells: dict[str, Cell], fail, what: str = "line"
+    raw: Any, cells: dict[str, Cell], fail: Callable[[str], BoardFileError], what: str = "line"
 ) -> tuple[tuple[str, ...], ...]:
     """``lines`` (straight, evenly spaced) or, with ``what="link"``, ``links`` (any shape)."""
     if not isinstance(raw, list):
@@ -269,19 +270,23 @@ def _parse_lines(
         if len(set(ids)) != len(ids):
             raise fail(f"{where}: a cell appears twice")
         if what == "line":
-            _check_straight(ids, cells, lambda problem, w=where: fail(f"{w}: {problem}"))
+            problem = _straightness_problem(ids, cells)
+            if problem:
+                raise fail(f"{where}: {problem}")
         lines.append(ids)
     return tuple(lines)
 
 
-def _check_straight(ids: tuple[str, ...], cells: dict[str, Cell], fail) -> None:
-    """Cells of a line lie on one straight line at even spacing."""
+def _straightness_problem(ids: tuple[str, ...], cells: dict[str, Cell]) -> str | None:
+    """Why the cells of a line do not lie on one straight line at even spacing, or
+    None when they do."""
     (x0, y0), (x1, y1) = cells[ids[0]].xy, cells[ids[1]].xy
     dx, dy = x1 - x0, y1 - y0
     if math.hypot(dx, dy) < STRAIGHTNESS_MM:
-        raise fail(f"{ids[0]} and {ids[1]} are at the same place")
+        return f"{ids[0]} and {ids[1]} are at the same place"
     for k, cell_id in enumerate(ids):
         x, y = cells[cell_id].xy
         off = math.hypot(x - (x0 + k * dx), y - (y0 + k * dy))
         if off > STRAIGHTNESS_MM:
-            raise fail(f"{cell_id} is {off:.1f} mm off the straight, evenly spaced line")
+            return f"{cell_id} is {off:.1f} mm off the straight, evenly spaced line"
+    return None

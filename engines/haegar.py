@@ -210,7 +210,7 @@ class Haegar(Game):
     # coasters lie on a bare table: a camera sees them, or players tap the panel
     SENSORS = ("camera", "panel")
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         setup = self.board.game
         source = f"engines/boards/{self.board.name}.toml"
@@ -280,7 +280,7 @@ class Haegar(Game):
         """The seat ``k`` turns after the starting player: the one that lays coaster
         ``k`` (0 first), and in the final round the one that acts ``k``-th after the
         starting player's roll."""
-        return (self.options["first_seat"] + k) % self.players
+        return (int(self.options["first_seat"]) + k) % self.players
 
     # --- the start, chance and whose turn -----------------------------------------
 
@@ -345,7 +345,7 @@ class Haegar(Game):
         """Every legal spot and facing for the coaster in hand ([] when none is):
         what the panel offers while the camera cannot see the table."""
         self._require_state(state)
-        if state.phase != PLACE:
+        if state.phase != PLACE or state.hand is None:
             return []
         coaster = self.coasters[state.hand]
         return [
@@ -411,8 +411,12 @@ class Haegar(Game):
             )
         if not laid:
             centre = self._spot_name[self._centre]
-            return (
-                None if spot == self._centre else f"the first coaster lies in the middle, {centre}"
+            if spot == self._centre:
+                return None
+            return words(
+                "rules.haegar.first_coaster_in_middle",
+                "the first coaster lies in the middle, {centre}",
+                centre=centre,
             )
         occupied = {other.spot: other for other in laid}
         if spot in occupied:
@@ -515,7 +519,7 @@ class Haegar(Game):
             return []
         taken = {field for field, _ in state.tokens}
         last = state.laid[-1]
-        moves = []
+        moves: list[Move] = []
         for index, field in self._coaster_fields(last):
             if not field.skull and index not in taken:
                 moves.extend(TokenPlacement(kind, self._names[index]) for kind in kinds)
@@ -587,7 +591,7 @@ class Haegar(Game):
         table = self._table(state.laid)
         taken = {field for field, _ in state.tokens}
         free = [i for i, (f, _) in table.items() if not f.skull and i not in taken]
-        moves = []
+        moves: list[Move] = []
         for field, piece in state.tokens:
             if piece == state.turn:
                 kind = table[field][0].landscape
@@ -622,7 +626,7 @@ class Haegar(Game):
             ply=state.ply + 1,
         )
 
-    def _hagar_problem(self, state: HaegarState, move: Move) -> str:
+    def _hagar_problem(self, state: HaegarState, move: Move) -> Words | None:
         if move.leap or len(move.path) != 2 or not all(isinstance(f, str) for f in move.path):
             return words(
                 "rules.haegar.hagar_moves_from_to",
@@ -630,7 +634,7 @@ class Haegar(Game):
             )
         origin, dest = (self.board.index.get(f) for f in move.path)
         who = self.seat_words(state.turn)
-        if (origin, state.turn) not in state.tokens:
+        if origin is None or (origin, state.turn) not in state.tokens:
             return words(
                 "rules.haegar.no_hagar_there",
                 "no Hägar of {who} stands on {path}: move a Hägar of {who}",
@@ -638,7 +642,7 @@ class Haegar(Game):
                 path=move.path[0],
             )
         table = self._table(state.laid)
-        if dest not in table:
+        if dest is None or dest not in table:
             return words(
                 "rules.haegar.no_coaster_lies_under",
                 "no coaster lies under {path}: move the Hägar onto a laid coaster",
@@ -844,7 +848,9 @@ class Haegar(Game):
             x, y = self._xy[todo.pop()]
             for dx, dy in STEPS:
                 near = self._field_at.get((x + dx, y + dy))
-                if near in table and near not in region and table[near][0].landscape == kind:
+                if near is None or near not in table or near in region:
+                    continue
+                if table[near][0].landscape == kind:
                     region.add(near)
                     todo.append(near)
         return region
@@ -1012,7 +1018,7 @@ class _Reader:
     KEYS = {"phase", "turn", "pile", "hand", "laid", "tokens", "supply", "die", "finals_left",
             "beers", "ply"}  # fmt: skip
 
-    def __init__(self, game: Haegar):
+    def __init__(self, game: Haegar) -> None:
         self.game = game
 
     def read(self, data: Any) -> HaegarState:
@@ -1341,6 +1347,8 @@ def _table_grid(board: Board, pitch: float, centre: str, reach: int, source: str
         fx, fy = (round(v / pitch + 0.5) for v in cell.xy)
         if abs((fx - 0.5) * pitch - cell.xy[0]) + abs((fy - 0.5) * pitch - cell.xy[1]) > 0.5:
             raise BoardFileError(f"{source}: field {cell.id} is off the {pitch} mm grid")
+        if cell.zone is None:
+            raise BoardFileError(f"{source}: field {cell.id} names no spot (its zone)")
         name = spot_name.setdefault((fx // 2, fy // 2), cell.zone)
         corner = _corner_of(fx, fy)
         if cell.zone != name or cell.id != f"{name}_{corner}":

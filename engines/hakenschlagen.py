@@ -129,7 +129,7 @@ USE = re.compile(r"^([a-z]+)(?:\+([a-z]+)=([a-z]+))?:(?:([a-z0-9_]+)-)?([a-z0-9_
 class SetupError(RulesError):
     """A laid-out setup that breaks the rules; ``reason`` says what to change."""
 
-    def __init__(self, reason: str | Words):
+    def __init__(self, reason: str | Words) -> None:
         super().__init__(reason)
         self.reason = str(self.words)
 
@@ -416,7 +416,7 @@ class Hakenschlagen(Game):
         FIRST_SEAT,
     )
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         board, data = self.board, self.board.game
         self._names = tuple(cell.id for cell in board.cells)
@@ -1131,7 +1131,7 @@ class Hakenschlagen(Game):
                         end = _Node(hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
                         yield first_use, use, end
 
-    def _finish(self, node, done, survey, others, layout, found, win=None):
+    def _finish(self, node, done, survey, others, layout, found, win=None) -> None:
         """Record the ends of the turn reached from ``node`` by placements alone.
 
         Without ``win``: every colour marble left must offer no target (it goes
@@ -1146,7 +1146,7 @@ class Hakenschlagen(Game):
             jump, after = win
             free, landing, tail, turned = after.hand, after.hare, (jump,), True
 
-            def keep(kind, s, c, live=frozenset((jump.kind,))):
+            def keep(kind, s, c, live=frozenset((jump.kind,))) -> bool:
                 return not survey.changes(kind, s, c, live)
 
         base = _pack(landing, 0, 0, turned)

@@ -39,7 +39,7 @@ class Outcomes(Sequence):
         ends: Collection[Hashable],
         move_of: Callable[[Any], Any],
         key_of: Callable[[Any], Hashable | None],
-    ):
+    ) -> None:
         self.ends = ends
         self._order: list | None = None
         self._move_of = move_of
@@ -48,7 +48,7 @@ class Outcomes(Sequence):
     def __len__(self) -> int:
         return len(self.ends)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         if self._order is None and not isinstance(index, slice) and hasattr(self.ends, "at"):
             return self._move_of(self.ends.at(index))  # ends that find one by position
         if self._order is None:
@@ -64,7 +64,7 @@ class Outcomes(Sequence):
         key = self._key_of(move)
         return key is not None and key in self.ends
 
-    def listed(self, move: object):
+    def listed(self, move: object) -> Any:
         """The move listed for the outcome ``move`` leads to, or None if it is not legal."""
         key = self._key_of(move)
         return self._move_of(key) if key is not None and key in self.ends else None

@@ -254,7 +254,7 @@ def _from_tags(tags: dict[str, str], entries: tuple[Entry, ...]) -> GameRecord:
     try:
         if tags.get("Record", FORMAT).split()[0] != FORMAT.split()[0]:
             raise ValueError(f"the record is {tags['Record']!r}, not {FORMAT!r}")
-        seats = []
+        seats: list[str] = []
         while f"Seat{len(seats) + 1}" in tags:
             seats.append(tags[f"Seat{len(seats) + 1}"])
         options = json.loads(tags.get("Options", "{}"))

@@ -167,7 +167,7 @@ def verify(record: GameRecord) -> Verified:
                     found=[s + 1 for s in ended.winners] or "none",
                 )
             )
-    result = None if ended is None else Result(ended.winners, ended.reason, ended.scores)
+    result = None if ended is None else Result(ended.winners, str(ended.reason), ended.scores)
     return Verified(record.game, record.plies, draws, seed is not None, result)
 
 

@@ -43,6 +43,7 @@ import random
 import re
 import struct
 from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import itemgetter, ne
@@ -119,7 +120,9 @@ def _holes_of(holes: tuple[int, ...], seat: int) -> list[int]:
     return found
 
 
-def _arrive(holes, turn: int, ply: int, passes: int, seen: bytes) -> SternhalmaState:
+def _arrive(
+    holes: tuple[int, ...], turn: int, ply: int, passes: int, seen: bytes
+) -> SternhalmaState:
     """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
     digest = _digest(holes, turn)
     repeats = _find(seen, digest)[1] + 1
@@ -138,7 +141,7 @@ class Sternhalma(Game):
         Option("max_plies", None, "draw after this many moves", kind=int, minimum=1),
     )
 
-    def __init__(self, players: int | None = None, **options: Any):
+    def __init__(self, players: int | None = None, **options: Any) -> None:
         super().__init__(players, **options)
         data = self.board.game
         #: the star point each seat starts in, and the one it must fill
@@ -216,7 +219,8 @@ class Sternhalma(Game):
         written = self._written
         if len(written) > MOVES_KEPT:
             written.clear()
-        moves, known, names = [], written.get, self._names
+        moves: list[Move] = []
+        known, names = written.get, self._names
         add = moves.append
         for path, leap in self._paths(state.holes, state.turn):
             move = known(path)  # a step's path never equals a leap's: a jump lands further
@@ -225,7 +229,9 @@ class Sternhalma(Game):
             add(move)
         return moves or [PASS]
 
-    def _moves_of(self, holes: tuple[int, ...], seat: int):
+    def _moves_of(
+        self, holes: tuple[int, ...], seat: int
+    ) -> Iterator[tuple[int, int, tuple[int, ...], bool]]:
         """Yield ``(origin, destination, path, leap)`` once per distinct destination.
 
         Jump chains are searched breadth-first over landing holes, and the shortest
@@ -246,7 +252,7 @@ class Sternhalma(Game):
         lattice), so steps and chains never share a destination."""
         steps, jumps, empty = self._steps, self.board.jumps, EMPTY
         goal = self._in_goal[seat] if self.options["no_leaving_goal"] else ()
-        paths = []
+        paths: list[tuple[tuple[int, ...], bool]] = []
         add = paths.append
         origin = -1
         for _ in range(holes.count(seat)):
@@ -256,7 +262,7 @@ class Sternhalma(Game):
                 if holes[dest] == empty:
                     add(step)
             landed = {origin}
-            chains = [(origin,)]
+            chains: list[tuple[int, ...]] = [(origin,)]
             queue = chains.append
             for path in chains:  # grows while iterated: a breadth-first queue
                 for over, land in jumps[path[-1]]:
@@ -281,12 +287,14 @@ class Sternhalma(Game):
             move = pick.choice([PASS])
             return move, self._apply(state, move)
         path, leap = pick.choice(paths)
-        move = self._written.get(path)
-        if move is None:
-            move = Move(tuple(self._names[i] for i in path), leap=leap)
-        return move, self._moved(state, path)
+        written = self._written.get(path)
+        if written is None:
+            written = Move(tuple(self._names[i] for i in path), leap=leap)
+        return written, self._moved(state, path)
 
-    def sensed_successors(self, state: SternhalmaState, sensors: tuple[str, ...]):
+    def sensed_successors(
+        self, state: SternhalmaState, sensors: tuple[str, ...]
+    ) -> tuple[Iterable[tuple[Any, ...]], Callable[[Any], tuple[Any, Any]]]:
         """Each legal move with the two holes it changes (its start empties, its end
         shows the mover's piece): no position is built until a reading matches."""
         moves = self.legal_moves(state)
@@ -354,7 +362,7 @@ class Sternhalma(Game):
         else:
             self._check_path(state, state.turn, move, self._cells_of(move))
 
-    def _moved(self, state: SternhalmaState, path) -> SternhalmaState:
+    def _moved(self, state: SternhalmaState, path: tuple[int, ...]) -> SternhalmaState:
         """The state after the seat to move takes its piece along ``path`` (legal)."""
         seat = state.turn
         holes = list(state.holes)
@@ -362,7 +370,9 @@ class Sternhalma(Game):
         holes[path[-1]] = seat
         return _arrive(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0, state.seen)
 
-    def _check_path(self, state: SternhalmaState, seat: int, move: Move, path) -> None:
+    def _check_path(
+        self, state: SternhalmaState, seat: int, move: Move, path: tuple[int, ...]
+    ) -> None:
         holes, names = state.holes, self._names
         origin = path[0]
         if len(path) < 2:

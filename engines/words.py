@@ -115,18 +115,29 @@ def arguments(template: str) -> list[tuple[str, str | None]]:
 def plural_form(language: str, count: float, ordinal: bool = False) -> str:
     """CLDR's category of ``count`` in ``language`` ("one", "two", "few", "other" ...)."""
     locale = _locale(language)
-    return locale.ordinal_form(count) if ordinal else locale.plural_form(count)
+    form: str = locale.ordinal_form(count) if ordinal else locale.plural_form(count)
+    return form
 
 
 @cache
-def _locale(language: str):
+def _locale(language: str) -> Any:
     # Babel reads its locale data from disk: loaded on the first plural said, not on import
     from babel import Locale
 
     return Locale.parse(language)
 
 
-def _say(said: Words, language, template_of, extra: tuple, top: bool = False) -> str:
+#: writes a value into a sentence, in a grammatical case (or None)
+WordsOf = Callable[[Any, "str | None"], str]
+
+
+def _say(
+    said: Words,
+    language: str,
+    template_of: Callable[[Words], str],
+    extra: tuple[tuple[str, Any], ...],
+    top: bool = False,
+) -> str:
     def words_of(value: Any, case: str | None) -> str:
         if isinstance(value, Words):
             return _say(value, language, template_of, ((CASE, case),) if case else ())
@@ -137,7 +148,13 @@ def _say(said: Words, language, template_of, extra: tuple, top: bool = False) ->
     return render(template_of(said), dict(said.params + extra), language, words_of, top)
 
 
-def _fill(parts: tuple, params: Mapping[str, Any], language, words_of, number) -> str:
+def _fill(
+    parts: tuple[Any, ...],
+    params: Mapping[str, Any],
+    language: str,
+    words_of: WordsOf,
+    number: Any,
+) -> str:
     out = []
     for part in parts:
         if part is _NUMBER:
@@ -149,14 +166,20 @@ def _fill(parts: tuple, params: Mapping[str, Any], language, words_of, number) -
     return "".join(out)
 
 
-def _argument(part: tuple, params, language, words_of, number) -> str:
+def _argument(
+    part: tuple[Any, ...],
+    params: Mapping[str, Any],
+    language: str,
+    words_of: WordsOf,
+    number: Any,
+) -> str:
     name, kind, style = part
     if kind == "select":
         # words asked for in no case (a seat's name alone) are said in the "other" one
         branch = style.get(str(params.get(name)), style.get("other", ()))
         return _fill(branch, params, language, words_of, number)
     if name not in params:
-        return "{" + name + "}"
+        return "{" + str(name) + "}"
     value = params[name]
     if kind in (None, CASE):
         return words_of(value, style)

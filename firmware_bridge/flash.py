@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from firmware_bridge.protocol import Hello
+
 HERE = Path(__file__).parent
 
 #: The files a Pico needs, in the order mpremote copies them; each lands in its root.
@@ -53,7 +55,7 @@ def version_of(firmware: str) -> str:
     return firmware.rsplit(" ", 1)[-1]
 
 
-def version_problem(hello, device: str) -> str | None:
+def version_problem(hello: Hello, device: str) -> str | None:
     """What to do when the board's HELLO names another firmware version than the
     one this host ships, or None when they agree."""
     shipped = shipped_firmware()

@@ -13,7 +13,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from importlib.metadata import version
+from typing import Any
 
 import serial
 
@@ -22,6 +24,7 @@ from firmware_bridge.protocol import (
     Config,
     Decoder,
     Hello,
+    Message,
     Nack,
     Ping,
     Raw,
@@ -31,6 +34,11 @@ from firmware_bridge.protocol import (
 )
 
 log = logging.getLogger(__name__)
+
+#: called with each changed ``Scan``
+ScanSubscriber = Callable[[Scan], object]
+#: called with the link state and its error sentence (or None)
+StateSubscriber = Callable[[str, "str | None"], object]
 
 #: what the host says of itself in its HELLO: the installed boardref's version
 HOST_FIRMWARE = f"boardref-host {version('boardref')}"
@@ -73,7 +81,7 @@ class LinkError(Exception):
 class ProtocolVersionError(LinkError):
     """The device speaks a protocol version this host does not."""
 
-    def __init__(self, port, hello):
+    def __init__(self, port: str, hello: Hello) -> None:
         self.device_version = hello.protocol_version
         self.host_version = protocol.PROTOCOL_VERSION
         super().__init__(
@@ -87,27 +95,33 @@ class ProtocolVersionError(LinkError):
 class _Command:
     """A host command on its way: its frame, when it was sent and what it carries."""
 
-    def __init__(self, seq, frame, colors=None, answered=None):
+    def __init__(
+        self,
+        seq: int,
+        frame: bytes,
+        colors: bytes | None = None,
+        answered: "_PingWaiter | None" = None,
+    ) -> None:
         self.seq = seq
         self.frame = frame
         self.colors = colors
         self.answered = answered
         self.sent_at = 0.0
-        self.first_sent_at = None
+        self.first_sent_at: float | None = None
         self.retransmits = 0
 
 
 class _PingWaiter:
-    def __init__(self):
+    def __init__(self) -> None:
         self.done = threading.Event()
-        self.round_trip = None
+        self.round_trip: float | None = None
 
-    def __call__(self, round_trip):
+    def __call__(self, round_trip: float) -> None:
         self.round_trip = round_trip
         self.done.set()
 
 
-def _rgb(colors):
+def _rgb(colors: bytes | bytearray | memoryview | Iterable[Iterable[int]]) -> bytes:
     """LED colours as bytes, r, g, b per cell, from bytes or a sequence of triples."""
     if isinstance(colors, (bytes, bytearray, memoryview)):
         return bytes(colors)
@@ -128,21 +142,21 @@ class Link:
     and ``counters()`` are for diagnostics and may be read at any time.
     """
 
-    def __init__(self, port, baudrate=115200):
+    def __init__(self, port: str, baudrate: int = 115200) -> None:
         self.port = port
         self.baudrate = baudrate
         self.state = CLOSED
-        self.error = None
-        self.hello = None
-        self.last_scan = None
+        self.error: str | None = None
+        self.hello: Hello | None = None
+        self.last_scan: Scan | None = None
         #: a magnet board's last raw readings (ADC counts per cell), while asked for
-        self.last_readings = None
+        self.last_readings: list[int] | None = None
         self._lock = threading.RLock()
         self._state_changed = threading.Condition(self._lock)
         self._stop = threading.Event()
-        self._thread = None
-        self._serial = None
-        self._broken = None
+        self._thread: threading.Thread | None = None
+        self._serial: serial.Serial | None = None
+        self._broken: str | None = None
         self._decoder = Decoder()
         self._counts = {
             "frames_sent": 0,
@@ -152,25 +166,25 @@ class Link:
             "device_errors": 0,
             "scans": 0,
         }
-        self._subscribers = []
-        self._state_subscribers = []
+        self._subscribers: list[ScanSubscriber] = []
+        self._state_subscribers: list[StateSubscriber] = []
         self._seq = 0
-        self._hello_seq = None
-        self._in_flight = None
-        self._desired = None
-        self._shown = None
-        self._rejected = None
-        self._settings = {}
+        self._hello_seq: int | None = None
+        self._in_flight: _Command | None = None
+        self._desired: bytes | None = None
+        self._shown: bytes | None = None
+        self._rejected: bytes | None = None
+        self._settings: dict[str | int, int] = {}
         self._settings_due = False
-        self._thresholds = None
+        self._thresholds: Thresholds | None = None
         self._thresholds_due = False
-        self._pings = []
+        self._pings: list[_PingWaiter] = []
         self._last_heard = 0.0
-        self._incompatible = None
+        self._incompatible: ProtocolVersionError | None = None
 
     # -- the caller's side --------------------------------------------------------------
 
-    def open(self, timeout=None):
+    def open(self, timeout: float | None = None) -> None:
         """Start the link in the background.
 
         With a ``timeout`` (seconds), wait until the board is up: raise
@@ -179,8 +193,9 @@ class Link:
         until ``close``.
         """
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="boardref-link", daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._run, name="boardref-link", daemon=True)
+            self._thread = thread
+            thread.start()
         if timeout is None:
             return
         with self._state_changed:
@@ -192,46 +207,46 @@ class Link:
             if self.state != UP:
                 raise LinkError(f"no board on {self.port} within {timeout} s: {self.error}")
 
-    def close(self):
+    def close(self) -> None:
         """Stop the link and release the port; a closed link stays closed."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._set_state(CLOSED, self.error)
 
-    def __enter__(self):
+    def __enter__(self) -> "Link":
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def subscribe(self, callback):
+    def subscribe(self, callback: ScanSubscriber) -> Callable[[], None]:
         """Call ``callback(scan)`` on every change of the board; returns an unsubscribe."""
         with self._lock:
             self._subscribers.append(callback)
         return lambda: self._unsubscribe(self._subscribers, callback)
 
-    def subscribe_state(self, callback):
+    def subscribe_state(self, callback: StateSubscriber) -> Callable[[], None]:
         """Call ``callback(state, error)`` on every change of link state; returns an
         unsubscribe. The error is a sentence for logs and the panel, or None."""
         with self._lock:
             self._state_subscribers.append(callback)
         return lambda: self._unsubscribe(self._state_subscribers, callback)
 
-    def set_leds(self, colors):
+    def set_leds(self, colors: bytes | bytearray | Iterable[Iterable[int]]) -> None:
         """Show ``colors`` (bytes r, g, b per cell, or one (r, g, b) per cell).
 
         Returns at once. Only the newest colours are kept: the device gets them as
         soon as it is ready, whatever happened in between.
         """
-        colors = _rgb(colors)
+        rgb = _rgb(colors)
         with self._lock:
-            if self.hello is not None and len(colors) != 3 * self.hello.cells:
-                raise ValueError(f"the board has {self.hello.cells} LEDs, not {len(colors) // 3}")
-            self._desired = colors
+            if self.hello is not None and len(rgb) != 3 * self.hello.cells:
+                raise ValueError(f"the board has {self.hello.cells} LEDs, not {len(rgb) // 3}")
+            self._desired = rgb
             self._pump()
 
-    def configure(self, **settings):
+    def configure(self, **settings: int) -> None:
         """Change device settings (names and ranges in PROTOCOL.md, CONFIG); they are
         sent now and again after every reconnect."""
         for name, value in settings.items():
@@ -243,7 +258,7 @@ class Link:
             self._settings_due = True
             self._pump()
 
-    def calibrate(self, north, south):
+    def calibrate(self, north: list[int], south: list[int]) -> None:
         """Per-cell thresholds for a magnet board (PROTOCOL.md, THRESHOLDS), cell 0
         first; sent now and again after every reconnect."""
         thresholds = Thresholds(north, south)
@@ -252,7 +267,7 @@ class Link:
             self._thresholds_due = True
             self._pump()
 
-    def ping(self, timeout=1.0):
+    def ping(self, timeout: float = 1.0) -> float | None:
         """Round-trip time to the device in seconds; LinkError if there is no answer."""
         waiter = _PingWaiter()
         with self._lock:
@@ -265,7 +280,7 @@ class Link:
             raise LinkError(f"no answer to PING within {timeout} s (link {self.state})")
         return waiter.round_trip
 
-    def counters(self):
+    def counters(self) -> dict[str, int]:
         """Counts since the link was made, for diagnostics."""
         decoder = self._decoder
         with self._lock:
@@ -280,13 +295,13 @@ class Link:
         return counts
 
     @property
-    def shown(self):
+    def shown(self) -> bytes | None:
         """The LED colours the device has acknowledged, or None while unknown."""
         return self._shown
 
     # -- the link thread --------------------------------------------------------------
 
-    def _run(self):
+    def _run(self) -> None:
         backoff = BACKOFF_FIRST
         while not self._stop.is_set():
             delay = backoff
@@ -316,7 +331,7 @@ class Link:
             if not self._stop.is_set():
                 self._pause(delay, self._device_present())
 
-    def _pause(self, delay, was_present):
+    def _pause(self, delay: float, was_present: bool) -> None:
         """Wait ``delay`` seconds before the next attempt, but go at once when the
         device path appears (it vanishes on unplug and comes back on plug-in)."""
         deadline = time.monotonic() + delay
@@ -326,10 +341,10 @@ class Link:
                 return
             was_present = present
 
-    def _device_present(self):
+    def _device_present(self) -> bool:
         return "://" in self.port or os.path.exists(self.port)
 
-    def _connect(self):
+    def _connect(self) -> serial.Serial:
         self._set_state(CONNECTING, self.error)
         port = serial.serial_for_url(
             self.port,
@@ -375,14 +390,14 @@ class Link:
             self._pump()
         return port
 
-    def _handshake(self, port):
+    def _handshake(self, port: serial.Serial) -> tuple[Hello, Scan]:
         """HELLO until the device answers, then its full SCAN: PROTOCOL.md section 6."""
         with self._lock:
             seq = self._hello_seq = self._next_seq()
         frame = protocol.encode(Hello(0, protocol.SENSOR_NONE, HOST_FIRMWARE, seq=seq))
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT
         resend_at = 0.0
-        hello = None
+        hello: Hello | None = None
         while not self._stop.is_set():
             now = time.monotonic()
             if now >= deadline:
@@ -403,7 +418,7 @@ class Link:
                     return hello, message
         raise LinkError("closed")
 
-    def _serve(self, port):
+    def _serve(self, port: serial.Serial) -> None:
         while not self._stop.is_set():
             for message in self._receive(port):
                 self._handle(message)
@@ -415,13 +430,13 @@ class Link:
             if silent > DEAD_AFTER:
                 raise LinkError(f"no frame from the device for {silent:.1f} s")
 
-    def _receive(self, port):
+    def _receive(self, port: serial.Serial) -> list[Message]:
         messages = self._decoder.feed(port.read(port.in_waiting or 1))
         if messages:
             self._last_heard = time.monotonic()
         return messages
 
-    def _handle(self, message):
+    def _handle(self, message: Message) -> None:
         with self._lock:
             self._acknowledge(message)
         if isinstance(message, Scan):
@@ -447,7 +462,7 @@ class Link:
                 message.detail,
             )
 
-    def _deliver(self, scan):
+    def _deliver(self, scan: Scan) -> None:
         with self._lock:
             self._counts["scans"] += 1
             previous = self.last_scan
@@ -462,7 +477,7 @@ class Link:
                 # A broken subscriber must not stop the board reaching the others.
                 log.exception("scan subscriber %r failed", callback)
 
-    def _release(self, port):
+    def _release(self, port: serial.Serial) -> None:
         with self._lock:
             self._serial = None
             self._in_flight = None
@@ -474,33 +489,32 @@ class Link:
     # -- commands: one in flight, acknowledged by any device frame (PROTOCOL.md 3) --------
     # Everything below runs with self._lock held.
 
-    def _next_seq(self):
+    def _next_seq(self) -> int:
         self._seq = self._seq % 255 + 1
         return self._seq
 
-    def _pump(self):
+    def _pump(self) -> None:
         """Send the next command if the link is up and none is in flight."""
         if self.state != UP or self._in_flight is not None or self._serial is None:
             return
         if self._settings_due:
             self._settings_due = False
             self._send(Config(dict(self._settings)))
-        elif self._thresholds_due:
+        elif self._thresholds_due and self._thresholds is not None:
             self._thresholds_due = False
             north, south = self._thresholds.north, self._thresholds.south
             self._send(Thresholds(north, south))
         elif self._pings:
             waiter = self._pings.pop(0)
             self._send(Ping(int(time.monotonic() * 1000) & 0xFFFFFFFF), answered=waiter)
-        elif self._leds_due():
-            self._send(self._led_frame(), colors=self._desired)
+        elif self._desired is not None and self._leds_due(self._desired):
+            self._send(self._led_frame(self._desired), colors=self._desired)
 
-    def _leds_due(self):
-        desired = self._desired
-        return desired is not None and desired != self._shown and desired != self._rejected
+    def _leds_due(self, desired: bytes) -> bool:
+        return desired != self._shown and desired != self._rejected
 
-    def _led_frame(self):
-        desired, shown = self._desired, self._shown
+    def _led_frame(self, desired: bytes) -> SetLeds:
+        shown = self._shown
         if shown is not None:
             changed = [
                 cell
@@ -512,19 +526,27 @@ class Link:
                 return SetLeds(colors, bytes(changed))
         return SetLeds(desired)
 
-    def _send(self, message, colors=None, answered=None):
+    def _send(
+        self,
+        message: Message,
+        colors: bytes | None = None,
+        answered: _PingWaiter | None = None,
+    ) -> _Command:
         message.seq = self._next_seq()
         command = _Command(message.seq, protocol.encode(message), colors, answered)
         self._in_flight = command
         self._transmit(command)
+        return command
 
-    def _transmit(self, command):
+    def _transmit(self, command: _Command) -> None:
         command.sent_at = time.monotonic()
         if command.first_sent_at is None:
             command.first_sent_at = command.sent_at
         self._write(command.frame)
 
-    def _write(self, frame):
+    def _write(self, frame: bytes) -> None:
+        if self._serial is None:
+            return
         try:
             self._serial.write(frame)
         except (serial.SerialException, OSError) as error:
@@ -533,7 +555,7 @@ class Link:
             return
         self._counts["frames_sent"] += 1
 
-    def _acknowledge(self, message):
+    def _acknowledge(self, message: Message) -> None:
         command = self._in_flight
         if command is None:
             return
@@ -554,12 +576,12 @@ class Link:
             return
         elif command.colors is not None:
             self._shown = command.colors
-        elif command.answered is not None:
+        elif command.answered is not None and command.first_sent_at is not None:
             command.answered(time.monotonic() - command.first_sent_at)
         self._in_flight = None
         self._pump()
 
-    def _retransmit(self):
+    def _retransmit(self) -> None:
         command = self._in_flight
         if command is None or time.monotonic() - command.sent_at < ACK_TIMEOUT:
             return
@@ -568,20 +590,20 @@ class Link:
                 f"command {command.seq} unanswered after {MAX_RETRANSMITS} retransmissions"
             )
         self._counts["retransmits"] += 1
-        if command.colors is not None and command.colors != self._desired:
+        desired = self._desired
+        if command.colors is not None and desired is not None and command.colors != desired:
             # Newer colours are wanted. The old frame may or may not have landed,
             # so only a full frame of the newest colours is safe.
             self._shown = None
-            replaced = command
-            self._send(SetLeds(self._desired), colors=self._desired)
-            self._in_flight.retransmits = replaced.retransmits + 1
+            replacement = self._send(SetLeds(desired), colors=desired)
+            replacement.retransmits = command.retransmits + 1
             return
         command.retransmits += 1
         self._transmit(command)
 
     # -- state --------------------------------------------------------------------------
 
-    def _set_state(self, state, error):
+    def _set_state(self, state: str, error: str | None) -> None:
         with self._state_changed:
             if state == self.state and error == self.error:
                 return
@@ -598,7 +620,7 @@ class Link:
             except Exception:
                 log.exception("link state subscriber %r failed", callback)
 
-    def _unsubscribe(self, subscribers, callback):
+    def _unsubscribe(self, subscribers: list[Any], callback: object) -> None:
         with self._lock:
             if callback in subscribers:
                 subscribers.remove(callback)

@@ -3,8 +3,9 @@
 PROTOCOL.md beside this file is the specification; this module implements it once
 for both ends: the host imports it as ``firmware_bridge.protocol`` and the RP2040
 firmware copies it as ``protocol.py``. So it keeps to the Python that MicroPython
-runs: no annotations, dataclasses, typing or enum, plain f-strings only, and only
-``struct`` and ``binascii`` from the library. It must never do I/O or keep time,
+runs: no dataclasses, typing or enum, plain f-strings only, and only ``struct`` and
+``binascii`` from the library. Annotations are fine (MicroPython ignores them) as long
+as CPython can evaluate them without ``typing``. It must never do I/O or keep time,
 and garbage on the line must never raise out of ``Decoder.feed``.
 
 >>> frame = encode(Scan(counter=7, cells=bytes([0, 1, 1, 0])))
@@ -64,7 +65,7 @@ CONFIG_RANGES = {
     "scan_period_ms": (1, 100),
     "raw_readings": (0, 1),
 }
-_CONFIG_NAMES = {}
+_CONFIG_NAMES: dict[int, str] = {}
 for _name in CONFIG_KEYS:
     _CONFIG_NAMES[CONFIG_KEYS[_name]] = _name
 
@@ -82,7 +83,7 @@ _MIN_BODY = 6
 _CRC_RESIDUE = 0x2144DF1C
 
 
-def cobs_encode(data):
+def cobs_encode(data: bytes | bytearray) -> bytes:
     """COBS-encode ``data``: the same bytes without any 0x00, as the PyPI ``cobs`` does."""
     out = bytearray()
     chunks = bytes(data).split(b"\x00")
@@ -102,7 +103,7 @@ def cobs_encode(data):
     return bytes(out)
 
 
-def cobs_decode(data):
+def cobs_decode(data: bytes | bytearray) -> bytearray | None:
     """Undo ``cobs_encode``; None when ``data`` is not valid COBS."""
     if b"\x00" in data:
         return None
@@ -121,14 +122,14 @@ def cobs_decode(data):
     return out
 
 
-def _string(text, limit):
+def _string(text: str, limit: int) -> bytes:
     raw = text.encode("utf-8")
     if len(raw) > limit:
         raise ValueError(f"string longer than {limit} bytes")
     return bytes([len(raw)]) + raw
 
 
-def _unstring(payload, offset):
+def _unstring(payload: bytes | bytearray, offset: int) -> tuple[str, int]:
     size = payload[offset]
     end = offset + 1 + size
     if end > len(payload):
@@ -136,7 +137,7 @@ def _unstring(payload, offset):
     return str(bytes(payload[offset + 1 : end]), "utf-8"), end
 
 
-def _exact(payload, size):
+def _exact(payload: bytes | bytearray, size: int) -> None:
     if len(payload) != size:
         raise ValueError(f"payload is {len(payload)} bytes, expected {size}")
 
@@ -149,20 +150,28 @@ class Message:
     """Base of all messages: equality and repr over ``FIELDS``; ``seq`` is the frame's."""
 
     TYPE = 0
-    FIELDS = ()
+    FIELDS: tuple[str, ...] = ()
+    seq = 0
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return False
         return all(getattr(self, name) == getattr(other, name) for name in self.FIELDS)
 
     # MicroPython does not derive != from __eq__.
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [f"{name}={getattr(self, name)!r}" for name in self.FIELDS]
         return "{}({})".format(type(self).__name__, ", ".join(parts))
+
+    def _pack(self) -> bytes:
+        raise NotImplementedError  # each message type packs its own payload
+
+    @classmethod
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
+        raise NotImplementedError  # each message type parses its own payload
 
 
 class Hello(Message):
@@ -173,25 +182,25 @@ class Hello(Message):
 
     def __init__(
         self,
-        cells=0,
-        sensor_kind=SENSOR_NONE,
-        firmware="",
-        protocol_version=PROTOCOL_VERSION,
-        seq=0,
-    ):
+        cells: int = 0,
+        sensor_kind: int = SENSOR_NONE,
+        firmware: str = "",
+        protocol_version: int = PROTOCOL_VERSION,
+        seq: int = 0,
+    ) -> None:
         self.cells = cells
         self.sensor_kind = sensor_kind
         self.firmware = firmware
         self.protocol_version = protocol_version
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return struct.pack("<HB", self.cells, self.sensor_kind) + _string(
             self.firmware, MAX_FIRMWARE
         )
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         # Later versions may append fields; everything past the firmware string is theirs.
         cells, sensor_kind = struct.unpack_from("<HB", payload, 0)
         firmware = _unstring(payload, 3)[0]
@@ -204,12 +213,12 @@ class Scan(Message):
     TYPE = SCAN
     FIELDS = ("counter", "cells", "seq")
 
-    def __init__(self, counter, cells, seq=0):
+    def __init__(self, counter: int, cells: bytes, seq: int = 0) -> None:
         self.counter = counter
         self.cells = cells
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         cells = self.cells
         count = len(cells)
         if count > MAX_CELLS:
@@ -223,7 +232,7 @@ class Scan(Message):
         return struct.pack("<HBB", self.counter, _SCAN_BITMAP, count) + bitmap
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         counter, encoding, count = struct.unpack_from("<HBB", payload, 0)
         states = payload[4:]
         if encoding == _SCAN_BYTES:
@@ -245,12 +254,12 @@ class SetLeds(Message):
     TYPE = SET_LEDS
     FIELDS = ("colors", "cells", "seq")
 
-    def __init__(self, colors, cells=None, seq=0):
+    def __init__(self, colors: bytes, cells: bytes | None = None, seq: int = 0) -> None:
         self.colors = colors
         self.cells = cells
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         count = len(self.colors) // 3
         if len(self.colors) != count * 3 or count > MAX_CELLS:
             raise ValueError(f"colors must be r, g, b for at most {MAX_CELLS} cells")
@@ -261,7 +270,7 @@ class SetLeds(Message):
         return bytes([_LEDS_DELTA, count]) + bytes(self.cells) + bytes(self.colors)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         mode = payload[0]
         count = payload[1]
         if mode == _LEDS_FULL:
@@ -279,14 +288,14 @@ class Ack(Message):
     TYPE = ACK
     FIELDS = ("seq",)
 
-    def __init__(self, seq=0):
+    def __init__(self, seq: int = 0) -> None:
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return b""
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         _exact(payload, 0)
         return cls()
 
@@ -297,16 +306,16 @@ class Nack(Message):
     TYPE = NACK
     FIELDS = ("rejected", "code", "seq")
 
-    def __init__(self, rejected, code, seq=0):
+    def __init__(self, rejected: int, code: int, seq: int = 0) -> None:
         self.rejected = rejected
         self.code = code
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return bytes([self.rejected, self.code])
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         _exact(payload, 2)
         return cls(payload[0], payload[1])
 
@@ -317,15 +326,15 @@ class Ping(Message):
     TYPE = PING
     FIELDS = ("token", "seq")
 
-    def __init__(self, token, seq=0):
+    def __init__(self, token: int, seq: int = 0) -> None:
         self.token = token
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return struct.pack("<I", self.token)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         _exact(payload, 4)
         return cls(struct.unpack("<I", payload)[0])
 
@@ -336,16 +345,16 @@ class Pong(Message):
     TYPE = PONG
     FIELDS = ("token", "uptime_ms", "seq")
 
-    def __init__(self, token, uptime_ms, seq=0):
+    def __init__(self, token: int, uptime_ms: int, seq: int = 0) -> None:
         self.token = token
         self.uptime_ms = uptime_ms
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return struct.pack("<II", self.token, self.uptime_ms & 0xFFFFFFFF)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         _exact(payload, 8)
         token, uptime_ms = struct.unpack("<II", payload)
         return cls(token, uptime_ms)
@@ -357,22 +366,23 @@ class Config(Message):
     TYPE = CONFIG
     FIELDS = ("settings", "seq")
 
-    def __init__(self, settings, seq=0):
+    def __init__(self, settings: "dict[str | int, int]", seq: int = 0) -> None:
         self.settings = settings
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         out = bytearray([len(self.settings)])
         # A key may also be a bare number, so a host can send keys it has no name for.
         for name in self.settings:
-            out += struct.pack("<BH", CONFIG_KEYS.get(name, name), self.settings[name])
+            key = CONFIG_KEYS.get(name, name) if isinstance(name, str) else name
+            out += struct.pack("<BH", key, self.settings[name])
         return bytes(out)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         count = payload[0]
         _exact(payload, 1 + 3 * count)
-        settings = {}
+        settings: dict[str | int, int] = {}
         for offset in range(1, 1 + 3 * count, 3):
             key, value = struct.unpack_from("<BH", payload, offset)
             settings[_CONFIG_NAMES.get(key, key)] = value
@@ -385,16 +395,16 @@ class Error(Message):
     TYPE = ERROR
     FIELDS = ("code", "detail", "seq")
 
-    def __init__(self, code, detail="", seq=0):
+    def __init__(self, code: int, detail: str = "", seq: int = 0) -> None:
         self.code = code
         self.detail = detail
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return bytes([self.code]) + _string(self.detail, 255)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         detail, end = _unstring(payload, 1)
         _exact(payload, end)
         return cls(payload[0], detail)
@@ -406,15 +416,15 @@ class Raw(Message):
     TYPE = RAW
     FIELDS = ("readings", "seq")
 
-    def __init__(self, readings, seq=0):
+    def __init__(self, readings: "list[int] | tuple[int, ...]", seq: int = 0) -> None:
         self.readings = list(readings)
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         return bytes([len(self.readings)]) + struct.pack(f"<{len(self.readings)}H", *self.readings)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         count = payload[0]
         _exact(payload, 1 + 2 * count)
         return cls(struct.unpack_from(f"<{count}H", payload, 1))
@@ -427,21 +437,21 @@ class Thresholds(Message):
     TYPE = THRESHOLDS
     FIELDS = ("north", "south", "seq")
 
-    def __init__(self, north, south, seq=0):
+    def __init__(self, north: "list[int]", south: "list[int]", seq: int = 0) -> None:
         if len(north) != len(south):
             raise ValueError("one north and one south threshold per cell")
         self.north = list(north)
         self.south = list(south)
         self.seq = seq
 
-    def _pack(self):
+    def _pack(self) -> bytes:
         out = bytearray([len(self.north)])
         for north, south in zip(self.north, self.south):
             out += struct.pack("<HH", north, south)
         return bytes(out)
 
     @classmethod
-    def _unpack(cls, payload):
+    def _unpack(cls, payload: bytes | bytearray) -> "Message":
         count = payload[0]
         _exact(payload, 1 + 4 * count)
         pairs = struct.unpack_from(f"<{2 * count}H", payload, 1)
@@ -449,19 +459,19 @@ class Thresholds(Message):
         return cls([pairs[2 * i] for i in range(count)], [pairs[2 * i + 1] for i in range(count)])
 
 
-_TYPES = {}
+_TYPES: "dict[int, type[Message]]" = {}
 for _class in (Hello, Scan, SetLeds, Ack, Nack, Ping, Pong, Config, Error, Raw, Thresholds):
     _TYPES[_class.TYPE] = _class
 
 
-def encode(message, version=PROTOCOL_VERSION):
+def encode(message: Message, version: int = PROTOCOL_VERSION) -> bytes:
     """One complete frame for ``message``, delimiters included.
 
     The head byte carries ``version``, except for a HELLO, which states its own
     ``protocol_version``. Raises ValueError (struct.error for a number out of its
     field's range) for a message that cannot be sent.
     """
-    if message.TYPE == HELLO:
+    if isinstance(message, Hello):
         version = message.protocol_version
     if not 0 < version < 16 or not 0 <= message.seq < 256:
         raise ValueError("version must be 1..15 and seq 0..255")
@@ -482,7 +492,7 @@ class Decoder:
     this side does not understand. ``frames`` counts the messages delivered.
     """
 
-    def __init__(self, version=PROTOCOL_VERSION):
+    def __init__(self, version: int = PROTOCOL_VERSION) -> None:
         self.version = version
         self.frames = 0
         self.errors = 0
@@ -492,16 +502,16 @@ class Decoder:
         self._tail = b""
         self._skipping = False
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget a partly received frame (the line was closed and reopened)."""
         self._tail = b""
         self._skipping = False
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> list[Message]:
         """Add received bytes; return the list of messages completed by them."""
         parts = (self._tail + bytes(data)).split(b"\x00")
         tail = parts.pop()
-        messages = []
+        messages: list[Message] = []
         for part in parts:
             if self._skipping:
                 # The end of an over-long frame, dropped and counted already.
@@ -518,11 +528,11 @@ class Decoder:
         self._tail = tail
         return messages
 
-    def _drop_framing(self):
+    def _drop_framing(self) -> None:
         self.errors += 1
         self.framing_errors += 1
 
-    def _message(self, part):
+    def _message(self, part: bytes) -> Message | None:
         if len(part) > MAX_ENCODED:
             self._drop_framing()
             return None
@@ -550,7 +560,7 @@ class Decoder:
             self.rejected += 1
             return None
         message.seq = body[1]
-        if kind is Hello:
+        if isinstance(message, Hello):
             message.protocol_version = version
         self.frames += 1
         return message

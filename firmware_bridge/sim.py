@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Iterable
 
 from firmware_bridge import protocol
 from firmware_bridge.firmware.device import Device
@@ -27,7 +28,7 @@ from firmware_bridge.flash import shipped_firmware, version_of
 FIRMWARE = f"boardref-sim {version_of(shipped_firmware())}"
 
 
-def _now_ms():
+def _now_ms() -> int:
     return int(time.monotonic() * 1000)
 
 
@@ -42,32 +43,32 @@ class SimulatedSensors:
     SWING = 12000
     DEFAULT_THRESHOLD = 6000
 
-    def __init__(self, cells, noise, rng, magnet=False):
+    def __init__(self, cells: int, noise: float, rng: random.Random, magnet: bool = False) -> None:
         self.board = bytearray(cells)
         self.noise = noise
         self.magnet = magnet
-        self.baseline = [self.MID] * cells
+        self.baseline: list[float] = [self.MID] * cells
         self.gain = [1.0] * cells
         self.north = [self.MID + self.DEFAULT_THRESHOLD] * cells
         self.south = [self.MID - self.DEFAULT_THRESHOLD] * cells
         #: the last readings of a magnet board (ADC counts), or None
-        self.readings = None
-        self.stuck = set()
-        self.dead = set()
+        self.readings: list[int] | None = None
+        self.stuck: set[int] = set()
+        self.dead: set[int] = set()
         #: sensor -> the neighbouring sensors whose piece it answers to as well
-        self.crosstalk = {}
+        self.crosstalk: dict[int, set[int]] = {}
         self._rng = rng
-        self._flicker_until = {}
+        self._flicker_until: dict[int, float] = {}
 
-    def flicker(self, cell, seconds):
+    def flicker(self, cell: int, seconds: float) -> None:
         """Make ``cell`` read at random for ``seconds``, like a hand passing over it."""
         self._flicker_until[cell] = time.monotonic() + seconds
 
-    def calibrate(self, north, south):
+    def calibrate(self, north: list[int], south: list[int]) -> None:
         """Per-sensor thresholds from the host (THRESHOLDS), as the firmware keeps them."""
         self.north, self.south = list(north), list(south)
 
-    def _classified(self):
+    def _classified(self) -> bytearray:
         readings = []
         raw = bytearray(len(self.board))
         for cell, state in enumerate(self.board):
@@ -82,7 +83,7 @@ class SimulatedSensors:
         self.readings = readings
         return raw
 
-    def read(self):
+    def read(self) -> bytes:
         """One scan's raw states, a byte per cell (a magnet board classifies its
         readings by its thresholds, as the firmware does)."""
         raw = self._classified() if self.magnet else bytearray(self.board)
@@ -117,18 +118,18 @@ class Simulator:
 
     def __init__(
         self,
-        cells=121,
-        noise=0.0,
-        path=None,
-        sensor_kind=protocol.SENSOR_PRESENCE,
-        settings=None,
-        protocol_version=protocol.PROTOCOL_VERSION,
-        seed=None,
-        firmware=FIRMWARE,
-    ):
+        cells: int = 121,
+        noise: float = 0.0,
+        path: str | None = None,
+        sensor_kind: int = protocol.SENSOR_PRESENCE,
+        settings: dict[str, int] | None = None,
+        protocol_version: int = protocol.PROTOCOL_VERSION,
+        seed: int | None = None,
+        firmware: str = FIRMWARE,
+    ) -> None:
         if not 0 < cells <= protocol.MAX_CELLS:  # more would never reach the host
             raise ValueError(f"{cells} cells: a scan carries 1 to {protocol.MAX_CELLS}")
-        self._own_dir = None
+        self._own_dir: str | None = None
         if path is None:
             self._own_dir = tempfile.mkdtemp(prefix="boardref-sim-")
             path = os.path.join(self._own_dir, "boardref-pico")
@@ -136,31 +137,31 @@ class Simulator:
         self.cells = cells
         magnet = sensor_kind == protocol.SENSOR_MAGNET
         self.sensors = SimulatedSensors(cells, noise, random.Random(seed), magnet)
-        self.device = None
+        self.device: Device | None = None
         self.output_dropped = 0
         self._sensor_kind = sensor_kind
         self._settings = settings
         self._protocol_version = protocol_version
         self._firmware = firmware
-        self._master = None
-        self._slave = None
+        self._master: int | None = None
+        self._slave: int | None = None
         self._want_plugged = True
         self._stalled_until = 0.0
         self._stalled = False
-        self._injected = []
+        self._injected: list[bytes] = []
         self._changed = threading.Condition()
         self._closing = False
         self._thread = threading.Thread(target=self._run, name="boardref-sim", daemon=True)
 
     # -- controls -------------------------------------------------------------------
 
-    def start(self):
+    def start(self) -> "Simulator":
         """Plug the device in and start it; returns self."""
         self._thread.start()
         self._wait_applied()
         return self
 
-    def close(self):
+    def close(self) -> None:
         """Unplug and stop for good."""
         with self._changed:
             self._closing = True
@@ -171,46 +172,46 @@ class Simulator:
             os.rmdir(self._own_dir)
             self._own_dir = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Simulator":
         return self.start()
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def set_cell(self, cell, state):
+    def set_cell(self, cell: int, state: int) -> None:
         """Put (state 1, or a magnet class) or take away (state 0) the piece on ``cell``."""
         self.sensors.board[cell] = state
 
-    def set_board(self, states):
+    def set_board(self, states: bytes | Iterable[int]) -> None:
         """Set every cell at once, a byte (or int) per cell."""
-        states = bytes(states)
-        if len(states) != self.cells:
-            raise ValueError(f"the board has {self.cells} cells, not {len(states)}")
-        self.sensors.board[:] = states
+        cells = bytes(states)
+        if len(cells) != self.cells:
+            raise ValueError(f"the board has {self.cells} cells, not {len(cells)}")
+        self.sensors.board[:] = cells
 
     @property
-    def board(self):
+    def board(self) -> bytes:
         """What truly stands on the board, a byte per cell."""
         return bytes(self.sensors.board)
 
-    def flicker(self, cell, seconds):
+    def flicker(self, cell: int, seconds: float) -> None:
         """Make one sensor read at random for a while."""
         self.sensors.flicker(cell, seconds)
 
-    def stick(self, cell):
+    def stick(self, cell: int) -> None:
         """Make one sensor read a piece whatever stands there (a shorted switch)."""
         self.sensors.stuck.add(cell)
 
-    def kill(self, cell):
+    def kill(self, cell: int) -> None:
         """Make one sensor read nothing whatever stands there (a dead or unwired sensor)."""
         self.sensors.dead.add(cell)
 
-    def couple(self, cell, neighbour):
+    def couple(self, cell: int, neighbour: int) -> None:
         """Make sensor ``cell`` answer to a piece on ``neighbour`` too (a magnet too
         strong, a sensor mounted off-centre)."""
         self.sensors.crosstalk.setdefault(cell, set()).add(neighbour)
 
-    def tune(self, cell, baseline=None, gain=None):
+    def tune(self, cell: int, baseline: float | None = None, gain: float | None = None) -> None:
         """Give one magnet sensor its own resting reading (ADC counts) or gain (1.0 is
         a typical sensor; a weak magnet or a sensor mounted low reads less)."""
         if baseline is not None:
@@ -218,7 +219,7 @@ class Simulator:
         if gain is not None:
             self.sensors.gain[cell] = gain
 
-    def stall(self, seconds):
+    def stall(self, seconds: float) -> None:
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
         heartbeat; then it carries on where it was. Returns once the device has
         stopped (or resumed), so nothing slips through after the call."""
@@ -228,35 +229,35 @@ class Simulator:
                 lambda: self._stalled == (seconds > 0) or not self._thread.is_alive(), timeout=5
             )
 
-    def inject(self, data):
+    def inject(self, data: bytes) -> None:
         """Put raw bytes on the line towards the host, between frames, like line noise."""
         self._injected.append(bytes(data))
 
-    def unplug(self):
+    def unplug(self) -> None:
         """Pull the USB cable: the link vanishes and the terminal hangs up."""
         with self._changed:
             self._want_plugged = False
         self._wait_applied()
 
-    def plug(self):
+    def plug(self) -> None:
         """Plug the cable back in: the device boots afresh (LEDs dark) and reappears."""
         with self._changed:
             self._want_plugged = True
         self._wait_applied()
 
     @property
-    def plugged(self):
+    def plugged(self) -> bool:
         return self._master is not None
 
     @property
-    def leds(self):
+    def leds(self) -> bytes:
         """The LED colours the device shows, r, g, b per cell (before brightness)."""
         device = self.device
         return bytes(device.colors) if device else bytes(3 * self.cells)
 
     # -- the device's main loop ---------------------------------------------------------
 
-    def _wait_applied(self):
+    def _wait_applied(self) -> None:
         with self._changed:
             if not self._changed.wait_for(
                 lambda: self.plugged == self._want_plugged or not self._thread.is_alive(),
@@ -264,7 +265,7 @@ class Simulator:
             ):
                 raise TimeoutError("the simulator did not follow the control in time")
 
-    def _run(self):
+    def _run(self) -> None:
         next_scan = 0
         try:
             while not self._closing:
@@ -276,32 +277,33 @@ class Simulator:
                     with self._changed:
                         self._stalled = stalled
                         self._changed.notify_all()
-                if not self.plugged or stalled:
+                device, master = self.device, self._master
+                if device is None or master is None or stalled:
                     time.sleep(0.01)
                     continue
                 wait = max(0, next_scan - _now_ms()) / 1000
-                if select.select([self._master], [], [], wait)[0]:
-                    self._send(self.device.receive(self._read(), _now_ms()))
+                if select.select([master], [], [], wait)[0]:
+                    self._send(device.receive(self._read(master), _now_ms()))
                 while self._injected:
                     self._send(self._injected.pop(0))
                 now = _now_ms()
                 if now >= next_scan:
                     raw = self.sensors.read()
-                    self._send(self.device.scan(raw, now, self.sensors.readings))
-                    period = self.device.settings["scan_period_ms"]
+                    self._send(device.scan(raw, now, self.sensors.readings))
+                    period = device.settings["scan_period_ms"]
                     next_scan = max(next_scan + period, now)
         finally:
             self._hang_up()
             with self._changed:
                 self._changed.notify_all()
 
-    def _apply_plug(self):
+    def _apply_plug(self) -> None:
         if self._want_plugged:
             master, slave = os.openpty()
             # Raw before anyone opens it: the line discipline must not echo our frames.
             tty.setraw(slave)
             os.set_blocking(master, False)
-            self.device = Device(
+            device = Device(
                 self.cells,
                 self._sensor_kind,
                 self._firmware,
@@ -314,41 +316,46 @@ class Simulator:
             os.symlink(os.ttyname(slave), staged)
             os.replace(staged, self.path)
             # Plugged only now, with the name in place: whoever waited may open it.
+            self.device = device
             self._master, self._slave = master, slave
-            self._send(self.device.boot(self.sensors.read(), _now_ms()))
+            self._send(device.boot(self.sensors.read(), _now_ms()))
         else:
             self._hang_up()
         with self._changed:
             self._changed.notify_all()
 
-    def _hang_up(self):
-        if self._master is None:
+    def _hang_up(self) -> None:
+        master, slave = self._master, self._slave
+        if master is None or slave is None:
             return
         # The name goes first, as udev removes it, so nobody reopens a dying terminal.
         if os.path.lexists(self.path):
             os.unlink(self.path)
-        os.close(self._slave)
-        os.close(self._master)
+        os.close(slave)
+        os.close(master)
         self._master = self._slave = None
 
-    def _read(self):
+    def _read(self, master: int) -> bytes:
         try:
-            return os.read(self._master, 4096)
+            return os.read(master, 4096)
         except BlockingIOError:
             return b""
 
-    def _send(self, data):
+    def _send(self, data: bytes) -> None:
+        master = self._master
+        if master is None:
+            return
         # Like USB CDC with nobody listening: what does not fit is lost, never waited for.
         while data:
             try:
-                written = os.write(self._master, data)
+                written = os.write(master, data)
             except BlockingIOError:
                 self.output_dropped += len(data)
                 return
             data = data[written:]
 
 
-def _control(simulator, line):
+def _control(simulator: Simulator, line: str) -> str:
     """Apply one command line from standard input; returns the reply to print."""
     words = line.split()
     if not words:
@@ -385,7 +392,7 @@ def _control(simulator, line):
     return "ok"
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m firmware_bridge.sim",
         description="Run a simulated board microcontroller on a pseudo-terminal. Prints the"

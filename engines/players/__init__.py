@@ -53,7 +53,7 @@ LEVELS = {
 PLAYERS = ("random", "search", *LEVELS, "search:N")
 
 
-def player(name: str, seed: Any = None, playouts: int | None = None):
+def player(name: str, seed: Any = None, playouts: int | None = None) -> RandomPlayer | SearchPlayer:
     """The computer player called ``name`` (see ``PLAYERS``), seeded; ``playouts``
     replaces a search level's budget with that many iterations (no clock), as the
     reproducible benchmarks do."""
@@ -72,7 +72,9 @@ def player(name: str, seed: Any = None, playouts: int | None = None):
     return SearchPlayer(seed, playouts=level.playouts, deadline_s=level.seconds)
 
 
-def computer_move(game: Game, state, seconds: float = 2.0, level: str = "hard", seed: Any = None):
+def computer_move(
+    game: Game, state: Any, seconds: float = 2.0, level: str = "hard", seed: Any = None
+) -> Any:
     """The move the computer plays for the seat to act at ``state``, chosen within
     about ``seconds`` (less if the level's own budget is smaller). Blocks while it
     searches: run it off the event loop."""

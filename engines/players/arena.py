@@ -22,6 +22,7 @@ from typing import Any
 
 from engines import load_game
 from engines.chance import Stream
+from engines.core import Game
 from engines.players import player
 
 #: moves after which a game without a ``max_plies`` option is stopped as a draw
@@ -65,7 +66,7 @@ class Match:
     #: the draw limit for games with a ``max_plies`` option
     max_plies: int = MAX_PLIES
 
-    def load(self):
+    def load(self) -> Game:
         options = dict(self.options)
         game = load_game(self.game, len(self.players), **options)
         if "max_plies" in game.options and options.get("max_plies") is None:
@@ -115,7 +116,7 @@ def play_game(match: Match, number: int) -> GameResult:
         plies += 1
     ended = game.outcome(state)
     winners = () if ended is None else ended.winners
-    reason = f"stopped after {CAP_PLIES} moves" if ended is None else ended.reason
+    reason = f"stopped after {CAP_PLIES} moves" if ended is None else str(ended.reason)
     return GameResult(
         seating, winners, reason, plies, tuple(map(tuple, times)), tuple(map(tuple, playouts))
     )
@@ -134,7 +135,8 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
     for index, name in enumerate(match.players):
         tally: Counter[str] = Counter()
         seats: list[Counter[str]] = [Counter() for _ in range(game.players)]
-        seconds, playouts = [], []
+        seconds: list[float] = []
+        playouts: list[int] = []
         for result in results:
             seat = result.seating.index(index)
             end = verdict(seat, result.winners)
@@ -155,7 +157,7 @@ def summarise(match: Match, results: list[GameResult]) -> dict:
                     for seat, t in enumerate(seats)
                 ],
                 "move_seconds": _spread(seconds),
-                "move_playouts": _spread(playouts),
+                "move_playouts": _spread([float(n) for n in playouts]),
             }
         )
     return {

@@ -62,7 +62,7 @@ ENDGAME_STEPS = 20.0
 
 
 @cache
-def _sternhalma_tips(game) -> tuple[tuple[float, float], ...]:
+def _sternhalma_tips(game: Any) -> tuple[tuple[float, float], ...]:
     """Each seat's target tip: the hole of its target point farthest from the centre."""
     cells = game.board.cells
     tips = []
@@ -73,7 +73,7 @@ def _sternhalma_tips(game) -> tuple[tuple[float, float], ...]:
 
 
 @cache
-def _hole_pitch(game) -> float:
+def _hole_pitch(game: Any) -> float:
     """The distance between neighbouring holes, the unit of a step."""
     cells, neighbours = game.board.cells, game.board.neighbours
     a = cells[0].xy
@@ -81,7 +81,7 @@ def _hole_pitch(game) -> float:
     return math.dist(a, b)
 
 
-def sternhalma_advantage(game, state) -> list[float]:
+def sternhalma_advantage(game: Any, state: Any) -> list[float]:
     """Minus the steps every piece of a seat still has to its target tip (the
     race), and minus what squatters in its target point cost it (see
     ``sternhalma_judgement``)."""
@@ -89,7 +89,7 @@ def sternhalma_advantage(game, state) -> list[float]:
     return [-(steps + cost) for steps, cost in zip(race, squat)]
 
 
-def sternhalma_judgement(game, state, seat: int) -> float:
+def sternhalma_judgement(game: Any, state: Any, seat: int) -> float:
     """How far ``seat`` leads the race, less what squatters in its own target cost it.
 
     A foreign piece in a seat's target point (a squatter) keeps the seat from
@@ -107,7 +107,7 @@ def sternhalma_judgement(game, state, seat: int) -> float:
 
 
 @cache
-def _sternhalma_filled(game) -> tuple[float, ...]:
+def _sternhalma_filled(game: Any) -> tuple[float, ...]:
     """Each seat's race when its target point is full of its own pieces."""
     cells, pitch, tips = game.board.cells, _hole_pitch(game), _sternhalma_tips(game)
     return tuple(
@@ -116,7 +116,7 @@ def _sternhalma_filled(game) -> tuple[float, ...]:
     )
 
 
-def sternhalma_progress(game, state, move) -> float:
+def sternhalma_progress(game: Any, state: Any, move: Any) -> float:
     """How much nearer its seat's target tip ``move`` brings its piece (0 for a pass)."""
     if not move.path:
         return 0.0
@@ -125,7 +125,7 @@ def sternhalma_progress(game, state, move) -> float:
     return math.dist(origin, tip) - math.dist(destination, tip)
 
 
-def _sternhalma_race(game, state) -> tuple[list[float], list[float]]:
+def _sternhalma_race(game: Any, state: Any) -> tuple[list[float], list[float]]:
     """The steps each seat's pieces still have to its target tip, and what the
     squatters in each seat's target cost it."""
     cells, pitch = game.board.cells, _hole_pitch(game)
@@ -144,7 +144,7 @@ def _sternhalma_race(game, state) -> tuple[list[float], list[float]]:
     return race, squat
 
 
-def _ways_out(game, holes: tuple[int, ...], origin: int, goal: frozenset[int]) -> int:
+def _ways_out(game: Any, holes: tuple[int, ...], origin: int, goal: frozenset[int]) -> int:
     """The holes outside ``goal`` the piece on ``origin`` can move to in one move:
     steps, and landing holes of jump chains (each a move of its own)."""
     neighbours, jumps = game.board.neighbours, game.board.jumps
@@ -163,14 +163,14 @@ def _ways_out(game, holes: tuple[int, ...], origin: int, goal: frozenset[int]) -
 
 
 @cache
-def _sternhalma_goals(game) -> tuple[frozenset[int], ...]:
+def _sternhalma_goals(game: Any) -> tuple[frozenset[int], ...]:
     return tuple(frozenset(game.board.zone(target)) for target in game.targets)
 
 
 # --- Catch the Hare: the hare wants captures and room, the hunters a closed net -------
 
 
-def catch_the_hare_advantage(game, state) -> list[float]:
+def catch_the_hare_advantage(game: Any, state: Any) -> list[float]:
     """The hare's room beyond what it has at the start: the hunters gain as they
     close their net, the hare as it captures or finds room."""
     room = _hare_room(game, state) - _hare_start(game)
@@ -178,11 +178,11 @@ def catch_the_hare_advantage(game, state) -> list[float]:
 
 
 @cache
-def _hare_start(game) -> float:
+def _hare_start(game: Any) -> float:
     return _hare_room(game, game.initial_state())
 
 
-def _hare_room(game, state) -> float:
+def _hare_room(game: Any, state: Any) -> float:
     """Captures (worth most), hunters the hare can leap now, hunters it could leap
     after one step, and the free points it can walk to."""
     neighbours, jumps = game.board.neighbours, game.board.jumps
@@ -207,7 +207,7 @@ def _hare_room(game, state) -> float:
 
 
 @cache
-def _hakenschlagen_goals(game) -> tuple[list, list, float, float]:
+def _hakenschlagen_goals(game: Any) -> tuple[list, list, float, float]:
     """The xy of the turning points and start spaces, the length of one leg, and the
     typical jump (twice the hollow pitch) as the unit."""
     cells = game.board.cells
@@ -217,7 +217,7 @@ def _hakenschlagen_goals(game) -> tuple[list, list, float, float]:
     return turning, starts, leg, 2 * _hole_pitch(game)
 
 
-def hakenschlagen_advantage(game, state) -> list[float]:
+def hakenschlagen_advantage(game: Any, state: Any) -> list[float]:
     """Minus the jumps each hare still needs: to the nearest turning point and one
     leg back, or, once turned, to the nearest start space."""
     turning, starts, leg, jump = _hakenschlagen_goals(game)
@@ -235,7 +235,7 @@ def hakenschlagen_advantage(game, state) -> list[float]:
 # --- Fang den Hut!: captives held, and own hats still free -----------------------------
 
 
-def fang_den_hut_advantage(game, state) -> list[float]:
+def fang_den_hut_advantage(game: Any, state: Any) -> list[float]:
     """Captives (what scores) plus half a point for each own hat still in play."""
     free = list(state.home)
     seat_of = {colour: seat for seat, colour in enumerate(game.colours)}
@@ -249,7 +249,7 @@ def fang_den_hut_advantage(game, state) -> list[float]:
 # --- Fang den Hut! cards: deal the unseen cards consistently with the view -------------
 
 
-def deal_unseen(game, view: dict, rng: random.Random):
+def deal_unseen(game: Any, view: dict, rng: random.Random):
     """A state agreeing with ``view`` (one seat's knowledge), the cards the seat
     cannot see shuffled into the other hands, the draw pile, the cards set aside and
     under the stacks' tops and in the taken piles (whose contents never matter)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 from engines.core import Game
 from engines.players.knowledge import Knowledge
@@ -39,7 +40,7 @@ def fits(game: Game, knowledge: Knowledge) -> bool:
 
 def best_move(
     game: Game,
-    state,
+    state: Any,
     knowledge: Knowledge,
     rng: random.Random,
     judgements: int | None,
@@ -67,13 +68,15 @@ def best_move(
 
 
 class _AlphaBeta:
-    def __init__(self, game: Game, knowledge: Knowledge, seat: int, judgements, stop):
+    def __init__(
+        self, game: Game, knowledge: Knowledge, seat: int, judgements: Any, stop: Any
+    ) -> None:
         self.game, self.knowledge, self.seat = game, knowledge, seat
         self.judgements, self.stop = judgements, stop
         self.judged = 0
         self.first_depth = True
 
-    def root(self, state, moves: list, depth: int):
+    def root(self, state: Any, moves: list, depth: int):
         """The best of ``moves`` searched ``depth`` plies deep, with its value."""
         alpha, best = -math.inf, moves[0]
         for move in moves:
@@ -84,7 +87,7 @@ class _AlphaBeta:
         self.first_depth = False
         return alpha, best
 
-    def negamax(self, state, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def negamax(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value of ``state`` for the seat to act there, ``ply`` moves below the
         root, so the searcher's seat on even plies, the other on odd (negamax, fail-hard)."""
         game = self.game
@@ -103,7 +106,7 @@ class _AlphaBeta:
             alpha = max(alpha, value)
         return alpha
 
-    def _ordered(self, state, successors: list) -> list:
+    def _ordered(self, state: Any, successors: list) -> list:
         """``successors`` most promising first, by the game's cheap guess if it has one
         (a good reply searched first lets alpha-beta cut off the rest)."""
         order = self.knowledge.order
@@ -111,7 +114,7 @@ class _AlphaBeta:
             return successors
         return sorted(successors, key=lambda pair: -order(self.game, state, pair[0]))
 
-    def _judge(self, state, acting: int) -> float:
+    def _judge(self, state: Any, acting: int) -> float:
         """The advantage of the seat to act over the other, counted against the
         budget (the first depth always finishes, so some move is ranked)."""
         if not self.first_depth:

@@ -55,7 +55,7 @@ FINISH_S = 0.1
 SOLO_POINTS = 10.0
 
 
-def random_step(game: Game, state, pick: random.Random, stream):
+def random_step(game: Game, state: Any, pick: random.Random, stream: Any):
     """The next state of random play: chance drawn from ``stream`` (an
     ``engines.chance.Stream``) when it is due, else ``game.random_play`` with ``pick``."""
     spec = game.chance(state)
@@ -64,7 +64,7 @@ def random_step(game: Game, state, pick: random.Random, stream):
     return game.random_play(state, pick)[1]
 
 
-def random_playout(game: Game, state, pick: random.Random, stream) -> list:
+def random_playout(game: Game, state: Any, pick: random.Random, stream: Any) -> list:
     """Every state of random play from ``state`` to the end of the game."""
     states = [state]
     while game.outcome(state) is None:
@@ -73,10 +73,10 @@ def random_playout(game: Game, state, pick: random.Random, stream) -> list:
     return states
 
 
-def random_decisions(game: Game, state, pick: random.Random, stream, limit: int) -> list:
+def random_decisions(game: Game, state: Any, pick: random.Random, stream: Any, limit: int) -> list:
     """The positions where a seat is to move, in random play (``random_step``) from
     ``state``: the first ``limit`` of them, fewer if the game ends first."""
-    found = []
+    found: list[Any] = []
     while len(found) < limit and game.outcome(state) is None:
         if game.chance(state) is None:
             found.append(state)
@@ -89,13 +89,13 @@ def random_decisions(game: Game, state, pick: random.Random, stream, limit: int)
 class RandomPlayer:
     """Plays a legal move chosen uniformly at random (seeded)."""
 
-    def __init__(self, seed: Any = None):
+    def __init__(self, seed: Any = None) -> None:
         self.rng = random.Random(seed)
 
     def __repr__(self) -> str:
         return "RandomPlayer()"
 
-    def choose(self, game: Game, state, seat: int | None = None):
+    def choose(self, game: Game, state: Any, seat: int | None = None):
         return self.rng.choice(_legal(game, state, seat))
 
 
@@ -114,7 +114,7 @@ class SearchPlayer:
         playouts: int | None = None,
         deadline_s: float | None = None,
         exploration: float = EXPLORATION,
-    ):
+    ) -> None:
         if playouts is None and deadline_s is None:
             raise ValueError("a search needs a budget: playouts, deadline_s or both")
         if playouts is not None and playouts < 1:
@@ -131,7 +131,7 @@ class SearchPlayer:
     def __repr__(self) -> str:
         return f"SearchPlayer(playouts={self.playouts}, deadline_s={self.deadline_s})"
 
-    def choose(self, game: Game, state, seat: int | None = None):
+    def choose(self, game: Game, state: Any, seat: int | None = None):
         started = time.perf_counter()
         moves = _legal(game, state, seat)
         if len(moves) == 1:
@@ -172,7 +172,7 @@ class SearchPlayer:
         return move
 
 
-def _legal(game: Game, state, seat: int | None) -> list:
+def _legal(game: Game, state: Any, seat: int | None) -> list:
     """The moves of the seat to act; ``RulesError`` if nobody (or not ``seat``) may move."""
     moving = game.to_move(state)
     if moving is None:
@@ -200,7 +200,7 @@ class _Node:
 
     __slots__ = ("visits", "value", "seen", "children", "waiting", "queue", "merged")
 
-    def __init__(self, players: int):
+    def __init__(self, players: int) -> None:
         self.visits = 0
         #: summed reward of each seat over the visits
         self.value = [0.0] * players
@@ -224,7 +224,7 @@ class _Search:
         rng: random.Random,
         exploration: float,
         stop: float | None = None,
-    ):
+    ) -> None:
         """``stop``: the ``time.perf_counter`` reading at which an iteration is dropped."""
         self.game = game
         self.stop = stop
@@ -238,7 +238,7 @@ class _Search:
         self._chance: dict[Any, tuple[list, list[float]] | None] = {}
         self._stream = _RandomStream(rng)
 
-    def dealer(self, state, seat: int):
+    def dealer(self, state: Any, seat: int):
         """A function giving a state to search from: ``state`` itself in a game of
         perfect information, else a fresh deal of what ``seat`` cannot see."""
         game = self.game
@@ -257,7 +257,7 @@ class _Search:
             )
         return lambda: state
 
-    def iterate(self, root: _Node, state) -> None:
+    def iterate(self, root: _Node, state: Any) -> None:
         game, node, path = self.game, root, [root]
         rewards = None
         while True:
@@ -311,7 +311,7 @@ class _Search:
         if now + self._longest_step > self.stop:
             raise _OutOfTime
 
-    def legal_moves(self, state) -> list:
+    def legal_moves(self, state: Any) -> list:
         """The moves at ``state``, one list object per state (nodes merge by identity)."""
         moves = self._moves.get(state)
         if moves is None:
@@ -359,7 +359,7 @@ class _Search:
                 best, best_score = move, score
         return best, node.children[best]
 
-    def playout(self, state) -> Sequence[float]:
+    def playout(self, state: Any) -> Sequence[float]:
         """Random moves to the end, or ``depth`` moves and the advantage's verdict."""
         game, knowledge, rng = self.game, self.knowledge, self.rng
         limit = PLAYOUT_CAP if knowledge.depth is None else knowledge.depth
@@ -378,7 +378,7 @@ class _Search:
             state = game.random_play(state, rng)[1]
             plies += 1
 
-    def judge(self, state) -> list[float]:
+    def judge(self, state: Any) -> list[float]:
         """Each seat's share of a win, from the advantage (a softmax of it); a draw
         when the game has no advantage to judge by."""
         players = self.game.players
@@ -428,7 +428,7 @@ class _RandomStream:
     """Stands in for ``engines.chance.Stream`` in the search: the specs draw through
     ``below`` alone, and imagined draws come from the player's own RNG."""
 
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
     def below(self, n: int) -> int:

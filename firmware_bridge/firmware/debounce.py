@@ -10,14 +10,14 @@ itself, it is handed each scan's raw readings.
 class Debouncer:
     """The debounced ``state`` of every cell (a byte per cell, as in SCAN)."""
 
-    def __init__(self, cells, scans):
+    def __init__(self, cells: int, scans: int) -> None:
         self.scans = scans
         self.state = bytearray(cells)
         self._candidate = bytearray(cells)
         self._seen = bytearray(cells)
         self._pending = 0
 
-    def update(self, raw):
+    def update(self, raw: bytes | bytearray) -> bool:
         """Take one scan's raw readings, a byte per cell; True when ``state`` changed."""
         state = self.state
         # The board is still almost all the time: skip the per-cell loop then.

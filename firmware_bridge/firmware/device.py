@@ -11,15 +11,21 @@ try:
     from firmware_bridge import protocol
     from firmware_bridge.firmware.debounce import Debouncer
 except ImportError:  # on the Pico every module sits in the filesystem root
-    import protocol
-    from debounce import Debouncer
+    import protocol  # type: ignore[import-not-found,no-redef]
+    from debounce import Debouncer  # type: ignore[import-not-found,no-redef]
 
 try:
-    from time import ticks_diff
+    from time import ticks_diff  # type: ignore[attr-defined]
 except ImportError:  # CPython: callers pass a monotonic millisecond count that never wraps
 
-    def ticks_diff(new, old):
+    def ticks_diff(new: int, old: int) -> int:
         return new - old
+
+
+# mypy reads the names below; MicroPython, which has no typing module, never does.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 DEFAULTS = {
@@ -43,14 +49,14 @@ class Device:
 
     def __init__(
         self,
-        cells,
-        sensor_kind,
-        firmware,
-        show_leds,
-        settings=None,
-        protocol_version=protocol.PROTOCOL_VERSION,
-        calibrate=None,
-    ):
+        cells: int,
+        sensor_kind: int,
+        firmware: str,
+        show_leds: "Callable[[bytearray, int], object]",
+        settings: "dict[str, int] | None" = None,
+        protocol_version: int = protocol.PROTOCOL_VERSION,
+        calibrate: "Callable[[list[int], list[int]], object] | None" = None,
+    ) -> None:
         self.cells = cells
         self.sensor_kind = sensor_kind
         self.firmware = firmware
@@ -68,7 +74,7 @@ class Device:
         self._last_scan_ms = 0
         self._drops_reported = 0
 
-    def boot(self, raw, now_ms):
+    def boot(self, raw: bytes | bytearray, now_ms: int) -> bytes:
         """What the device says when it starts: HELLO and the board as first read.
 
         The first reading is taken as it is, so a host never sees a full board
@@ -77,7 +83,9 @@ class Device:
         self.debouncer.state[:] = raw
         return self._hello() + self._scan(now_ms)
 
-    def scan(self, raw, now_ms, readings=None):
+    def scan(
+        self, raw: bytes | bytearray, now_ms: int, readings: "list[int] | None" = None
+    ) -> bytes:
         """Take one scan's raw states (a byte per cell) at ``now_ms``, and on a magnet
         board the sensors' ``readings`` (ADC counts per cell).
 
@@ -97,63 +105,62 @@ class Device:
             out += self.report(protocol.FRAMES_DROPPED, detail)
         return out
 
-    def receive(self, data, now_ms):
+    def receive(self, data: bytes, now_ms: int) -> bytes:
         """Take bytes from the host; answer every complete command in them."""
         out = b""
         for message in self.decoder.feed(data):
             out += self._answer(message, now_ms)
         return out
 
-    def report(self, code, detail):
+    def report(self, code: int, detail: str) -> bytes:
         """An ERROR frame, for conditions the caller detects (sensor faults, resets)."""
         return self._frame(protocol.Error(code, detail))
 
-    def _frame(self, message):
+    def _frame(self, message: protocol.Message) -> bytes:
         # Every device frame acknowledges the last accepted command (PROTOCOL.md 3).
         message.seq = self.accepted
         return protocol.encode(message, self.protocol_version)
 
-    def _hello(self):
+    def _hello(self) -> bytes:
         return self._frame(
             protocol.Hello(self.cells, self.sensor_kind, self.firmware, self.protocol_version)
         )
 
-    def _scan(self, now_ms):
+    def _scan(self, now_ms: int) -> bytes:
         self._last_scan_ms = now_ms
         return self._frame(protocol.Scan(self.counter, bytes(self.debouncer.state)))
 
-    def _raw(self, readings):
+    def _raw(self, readings: "list[int] | None") -> bytes:
         if readings is None or not self.settings["raw_readings"]:
             return b""
         return self._frame(protocol.Raw(readings))
 
-    def _answer(self, message, now_ms):
-        kind = message.TYPE
-        if kind == protocol.HELLO:
+    def _answer(self, message: protocol.Message, now_ms: int) -> bytes:
+        if isinstance(message, protocol.Hello):
             # A (re)connecting host: always answered, and it restarts duplicate detection.
             self.accepted = message.seq
             return self._hello() + self._scan(now_ms)
         if message.seq == self.accepted:
             # A retransmission whose answer was lost: acknowledge, do not repeat it.
             return self._frame(protocol.Ack())
-        if kind == protocol.SET_LEDS:
+        if isinstance(message, protocol.SetLeds):
             code = self._set_leds(message)
-        elif kind == protocol.CONFIG:
+        elif isinstance(message, protocol.Config):
             code = self._configure(message.settings)
-        elif kind == protocol.PING:
+        elif isinstance(message, protocol.Ping):
             code = 0
-        elif kind == protocol.THRESHOLDS and self._calibrate is not None:
-            code = self._thresholds(message)
+        elif isinstance(message, protocol.Thresholds) and self._calibrate is not None:
+            code = self._thresholds(message, self._calibrate)
         else:
             code = protocol.UNSUPPORTED
         if code:
             return self._frame(protocol.Nack(message.seq, code))
         self.accepted = message.seq
-        if kind == protocol.PING:
+        if isinstance(message, protocol.Ping):
             return self._frame(protocol.Pong(message.token, now_ms))
         return self._frame(protocol.Ack())
 
-    def _set_leds(self, message):
+    def _set_leds(self, message: protocol.SetLeds) -> int:
         colors = message.colors
         leds = self.colors
         if message.cells is None:
@@ -170,21 +177,26 @@ class Device:
         self._show_leds(leds, self.settings["brightness"])
         return 0
 
-    def _thresholds(self, message):
+    def _thresholds(
+        self,
+        message: protocol.Thresholds,
+        calibrate: "Callable[[list[int], list[int]], object]",
+    ) -> int:
         if len(message.north) != self.cells:
             return protocol.BAD_PAYLOAD
         for north, south in zip(message.north, message.south):
             if south >= north:
                 return protocol.BAD_PAYLOAD
-        self._calibrate(message.north, message.south)
+        calibrate(message.north, message.south)
         return 0
 
-    def _configure(self, settings):
+    def _configure(self, settings: "dict[str | int, int]") -> int:
         for name in settings:
-            limits = protocol.CONFIG_RANGES.get(name)
+            # A key number the firmware has no name for is not a setting it has.
+            limits = protocol.CONFIG_RANGES.get(name) if isinstance(name, str) else None
             if limits is None or not limits[0] <= settings[name] <= limits[1]:
                 return protocol.BAD_CONFIG
-        self.settings.update(settings)
+        self.settings.update({str(name): value for name, value in settings.items()})
         self.debouncer.scans = self.settings["debounce_scans"]
         if "brightness" in settings:
             self._show_leds(self.colors, self.settings["brightness"])

@@ -20,7 +20,7 @@ from machine import Pin
     autopull=True,
     pull_thresh=24,
 )
-def _ws2812():
+def _ws2812() -> None:
     # At 8 MHz a cycle is 125 ns and a bit 10 cycles (1.25 us): the line is high
     # for 2 cycles, then 5 more for a 1 (0.875 us) or low at once for a 0 (0.25 us).
     # The constants live inside because asm_pio runs this body with its own globals.
@@ -40,14 +40,14 @@ def _ws2812():
 class Strip:
     """One WS2812 per cell on ``pin``, in cell order."""
 
-    def __init__(self, pin, cells, state_machine):
+    def __init__(self, pin, cells, state_machine) -> None:
         self._machine = rp2.StateMachine(
             state_machine, _ws2812, freq=8_000_000, sideset_base=Pin(pin)
         )
         self._machine.active(1)
         self._words = array.array("I", [0] * cells)
 
-    def show(self, colors, brightness):
+    def show(self, colors, brightness) -> None:
         """Show r, g, b per cell, each scaled by brightness / 255."""
         words = self._words
         for cell in range(len(words)):

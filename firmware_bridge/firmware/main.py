@@ -90,7 +90,7 @@ def _sensors(config):
 class Firmware:
     """The board: sensors, LED strip and device logic between the host's byte streams."""
 
-    def __init__(self, config, host_in, host_out):
+    def __init__(self, config, host_in, host_out) -> None:
         self.sensors, kind = _sensors(config)
         self.strip = Strip(config["led_pin"], config["cells"], config["led_state_machine"])
         magnet = kind == protocol.SENSOR_MAGNET
@@ -110,7 +110,7 @@ class Firmware:
         self._poll.register(host_in, select.POLLIN)
         self._fault = None
 
-    def start(self, now_ms):
+    def start(self, now_ms) -> None:
         """Announce the board, then arm the watchdog."""
         out = self.device.boot(self.sensors.read(), now_ms)
         if machine.reset_cause() == machine.WDT_RESET:
@@ -118,7 +118,7 @@ class Firmware:
         self._out.write(out)
         self.watchdog = machine.WDT(timeout=self._watchdog_ms)
 
-    def step(self, now_ms):
+    def step(self, now_ms) -> None:
         """One pass: take commands, scan the board, send what there is to say."""
         received = self._take_input()
         if received:
@@ -133,7 +133,7 @@ class Firmware:
             self._out.write(out)
         self.watchdog.feed()
 
-    def wait(self, ms):
+    def wait(self, ms) -> None:
         """Sleep up to ``ms``, waking early when the host sends something."""
         self._poll.poll(ms)
 
@@ -146,7 +146,7 @@ class Firmware:
         return data
 
 
-def run(firmware):
+def run(firmware) -> None:
     """Scan every ``scan_period_ms`` and answer the host in between, for ever."""
     firmware.start(time.ticks_ms())
     while True:
@@ -156,7 +156,7 @@ def run(firmware):
         firmware.wait(max(0, firmware.device.settings["scan_period_ms"] - spent))
 
 
-def main():
+def main() -> None:
     maintenance = machine.Pin(CONFIG["maintenance_pin"], machine.Pin.IN, machine.Pin.PULL_UP)
     if not maintenance.value():
         print("boardref: maintenance jumper set, staying in the REPL")

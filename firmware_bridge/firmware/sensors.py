@@ -14,7 +14,7 @@ from machine import ADC, SPI, Pin
 try:
     from firmware_bridge import protocol
 except ImportError:  # on the Pico every module sits in the filesystem root
-    import protocol
+    import protocol  # type: ignore[import-not-found,no-redef]
 
 
 class ShiftRegisterChain:
@@ -25,9 +25,9 @@ class ShiftRegisterChain:
     their input low near a magnet.
     """
 
-    def __init__(self, cells, spi_id, sck, mosi, miso, load):
+    def __init__(self, cells: int, spi_id: int, sck: int, mosi: int, miso: int, load: int) -> None:
         self.cells = cells
-        self.fault = None
+        self.fault: str | None = None
         #: hall switches have no reading beyond on and off
         self.readings = None
         self._load = Pin(load, Pin.OUT, value=1)
@@ -47,7 +47,7 @@ class ShiftRegisterChain:
         self._bits = bytearray((cells + 7) // 8 + 1)
         self._raw = bytearray(cells)
 
-    def read(self):
+    def read(self) -> bytearray:
         self._load.value(0)
         self._load.value(1)
         bits = self._bits
@@ -74,9 +74,16 @@ class MuxBank:
     # Readings this close to a rail mean no sensor is driving the ADC at all.
     _RAIL = 512
 
-    def __init__(self, cells, select, enables, adc, threshold):
+    def __init__(
+        self,
+        cells: int,
+        select: "tuple[int, ...]",
+        enables: "tuple[int, ...]",
+        adc: int,
+        threshold: int,
+    ) -> None:
         self.cells = cells
-        self.fault = None
+        self.fault: str | None = None
         self._select = [Pin(pin, Pin.OUT, value=0) for pin in select]
         self._enables = [Pin(pin, Pin.OUT, value=1) for pin in enables]
         if 16 * len(self._enables) < cells:
@@ -88,13 +95,13 @@ class MuxBank:
         self._north = array.array("H", [self._MID + threshold] * cells)
         self._south = array.array("H", [self._MID - threshold] * cells)
 
-    def calibrate(self, north, south):
+    def calibrate(self, north: "list[int]", south: "list[int]") -> None:
         """Per-cell thresholds learned by the host (THRESHOLDS): a reading at or above
         ``north[i]`` is state 1, at or below ``south[i]`` state 2."""
         self._north[:] = array.array("H", north)
         self._south[:] = array.array("H", south)
 
-    def read(self):
+    def read(self) -> bytearray:
         raw = self._raw
         at_rail = 0
         for channel in range(16):
