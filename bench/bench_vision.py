@@ -53,8 +53,9 @@ SET_UPS = sized(30, 1)
 #: the condition whose figure is set-ups located, not boards read
 UNCALIBRATED = "uncalibrated lens 55-75 degrees, k1 to -0.15"
 FIRST_CONDITION = next(iter(CONDITIONS))
-#: issue 23's figures before the work, boards exact, from a separately written
-#: renderer (photo-like frames); per condition and game
+#: boards exact under each condition as the reader read them before it handled the
+#: conditions, from a separately written renderer (photo-like frames), printed beside
+#: today's; per condition and game
 BEFORE = {
     "marbles 1.5 mm off centre": {"sternhalma": "49 % (1.2 mm sd)"},
     "pieces 4 mm off centre": {"catch_the_hare": "90 % (3 mm)"},
@@ -65,7 +66,7 @@ BEFORE = {
     "no empty board before the start": {"hakenschlagen": "67 %"},
     UNCALIBRATED: {"any": "7-11 of 30 set-ups not located"},
 }
-#: issue 23's targets, boards exact on held-out seeds
+#: the targets under the conditions: boards exact on held-out seeds
 TARGET = {
     "marbles 1.5 mm off centre": 0.97,
     "pieces 4 mm off centre": 0.97,
@@ -74,7 +75,7 @@ TARGET = {
     "camera bumped 2 degrees": 0.95,
     UNCALIBRATED: "every set-up located",
 }
-#: issue 9's targets
+#: the budgets of plain scenes, per difficulty
 BUDGET = {
     "easy": {"per_cell_error": 0.001, "board_exact_rate": 0.99},
     "hard": {"per_cell_error": 0.005, "board_exact_rate": 0.95},
