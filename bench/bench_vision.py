@@ -44,7 +44,7 @@ FRAMES = NUMBERS[0] if NUMBERS else sized(100, 1, quick=40)
 LOCATE_SAMPLES = sized(20, 1)
 #: positions read per game under each condition of ``vision.mishaps.CONDITIONS``
 CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else (NUMBERS[0] if NUMBERS else sized(100, 1))
-#: run only the conditions (the table docs/vision.md quotes)
+#: run only the conditions (each game under each, against its target)
 ONLY_CONDITIONS = "--conditions" in sys.argv[1:]
 #: processes the parts run in (``--workers N``), each on one OpenCV thread
 WORKERS = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--workers=")), 2)
@@ -299,7 +299,8 @@ def main() -> None:
 
 
 def table(rows: dict) -> str:
-    """The conditions as a Markdown table (the one in docs/vision.md comes from it)."""
+    """The conditions as a Markdown table: per condition and game, boards exact, before
+    and the target."""
     lines = ["| condition | game | boards exact | before | target |", "|---|---|---|---|---|"]
     for key, row in rows.items():
         name, game = key.rsplit("/", 1)
