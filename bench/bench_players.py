@@ -32,10 +32,10 @@ the matches against random or only the ladder.
 
 On two cores, 36 games as shipped of each of the four tree-search games against
 random take about an hour, a ladder of 10 games a rung in four games about half an
-hour; the ``--full`` counts take hours. A Catch the Hare rung between two searchers is slow: most of
-its games run to the 1000-move draw. Ten games a rung cannot tell two levels apart
-in the dice games (Hägar, Hakenschlagen), where more playouts over the same roll
-change little.
+hour; the ``--full`` counts take hours. A Catch the Hare rung between two searchers
+is slow: most of its games run to the 1000-move draw. Ten games a rung cannot tell
+two levels apart in the games of chance (Hägar, Hakenschlagen), where more playouts
+over the same draw change little.
 """
 
 from __future__ import annotations
