@@ -1,6 +1,6 @@
 """Strength of the computer players, per game (2 seats): the search player against
 the random player, and each difficulty against the one below, as wins, draws and
-losses with 95% Wilson intervals of the win rate, beside the issue's target, and
+losses with 95% Wilson intervals of the win rate, beside its target, and
 the seconds and playouts a move the search took (p50 and max, beside the 2 s
 budget). Prints one JSON line.
 
@@ -30,12 +30,12 @@ is in, so a long run loses nothing it has measured.
 ``--games`` and ``--rung-games`` replace the counts below; ``--part`` runs only
 the matches against random or only the ladder.
 
-Measured (docs/players.md has the tables; the machine shared, load 5-7 on 2
-cores): ``--games 36 --part random --as-shipped hakenschlagen haegar
-fang_den_hut_cards fang_den_hut`` took 3630 s, and ``--part ladder --rung-games 10
---workers 1 sternhalma haegar hakenschlagen catch_the_hare`` 1993 s. A Catch the
-Hare rung between two searchers is slow: most of its games run to the 1000-move
-draw.
+On two cores, 36 games as shipped of each of the four tree-search games against
+random take about an hour, a ladder of 10 games a rung in four games about half an
+hour; the ``--full`` counts take hours. A Catch the Hare rung between two searchers
+is slow: most of its games run to the 1000-move draw. Ten games a rung cannot tell
+two levels apart in the games of chance (Hägar, Hakenschlagen), where more playouts
+over the same draw change little.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ QUICK_PLAYOUTS = 30
 SMOKE_PLAYOUTS = 2
 SMOKE_MAX_PLIES = 20
 SMOKE_GAMES = ("catch_the_hare",)
-#: the issue's targets for the search against random, per game
+#: the targets for the search against random: its win rate, per game
 TARGETS = {"sternhalma": 0.95, "catch_the_hare": 0.95}
 TARGET_OTHERS = 0.90
 #: the budget of one move at the top level, in seconds

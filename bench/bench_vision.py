@@ -44,7 +44,7 @@ FRAMES = NUMBERS[0] if NUMBERS else sized(100, 1, quick=40)
 LOCATE_SAMPLES = sized(20, 1)
 #: positions read per game under each condition of ``vision.mishaps.CONDITIONS``
 CONDITION_FRAMES = NUMBERS[1] if len(NUMBERS) > 1 else (NUMBERS[0] if NUMBERS else sized(100, 1))
-#: run only the conditions (the table docs/vision.md quotes)
+#: run only the conditions (each game under each, against its target)
 ONLY_CONDITIONS = "--conditions" in sys.argv[1:]
 #: processes the parts run in (``--workers N``), each on one OpenCV thread
 WORKERS = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--workers=")), 2)
@@ -53,8 +53,9 @@ SET_UPS = sized(30, 1)
 #: the condition whose figure is set-ups located, not boards read
 UNCALIBRATED = "uncalibrated lens 55-75 degrees, k1 to -0.15"
 FIRST_CONDITION = next(iter(CONDITIONS))
-#: issue 23's figures before the work, boards exact, from a separately written
-#: renderer (photo-like frames); per condition and game
+#: boards exact under each condition as the reader read them before it handled the
+#: conditions, from a separately written renderer (photo-like frames), printed beside
+#: today's; per condition and game
 BEFORE = {
     "marbles 1.5 mm off centre": {"sternhalma": "49 % (1.2 mm sd)"},
     "pieces 4 mm off centre": {"catch_the_hare": "90 % (3 mm)"},
@@ -65,7 +66,7 @@ BEFORE = {
     "no empty board before the start": {"hakenschlagen": "67 %"},
     UNCALIBRATED: {"any": "7-11 of 30 set-ups not located"},
 }
-#: issue 23's targets, boards exact on held-out seeds
+#: the targets under the conditions: boards exact on held-out seeds
 TARGET = {
     "marbles 1.5 mm off centre": 0.97,
     "pieces 4 mm off centre": 0.97,
@@ -74,7 +75,7 @@ TARGET = {
     "camera bumped 2 degrees": 0.95,
     UNCALIBRATED: "every set-up located",
 }
-#: issue 9's targets
+#: the budgets of plain scenes, per difficulty
 BUDGET = {
     "easy": {"per_cell_error": 0.001, "board_exact_rate": 0.99},
     "hard": {"per_cell_error": 0.005, "board_exact_rate": 0.95},
@@ -298,7 +299,8 @@ def main() -> None:
 
 
 def table(rows: dict) -> str:
-    """The conditions as a Markdown table (the one in docs/vision.md comes from it)."""
+    """The conditions as a Markdown table: per condition and game, boards exact, before
+    and the target."""
     lines = ["| condition | game | boards exact | before | target |", "|---|---|---|---|---|"]
     for key, row in rows.items():
         name, game = key.rsplit("/", 1)

@@ -5,8 +5,8 @@ Prints one JSON line: the tests run, the ones that failed, and their CPU time.
 
 The suite runs each of these tests on a few games or examples, enough to reach every
 event and error it checks (``tests/volume.py``); this bench runs the very same tests
-with ``BOARDREF_TEST_VOLUME=full``, the number of games and examples the suite ran
-before, for the confidence that only volume gives. ``--smoke`` runs one of them.
+with ``BOARDREF_TEST_VOLUME=full``, many more games and examples, for the confidence
+that only volume gives. ``--smoke`` runs one of them.
 """
 
 from __future__ import annotations
