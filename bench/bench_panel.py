@@ -1,7 +1,8 @@
 """Panel speed: with 100 WebSocket clients on a `boardref serve --sim`, the time from
 a command to every page holding the new state (fan-out), and from a piece put down
 on the virtual board to the pages showing the verdict (settle time included). Prints
-one JSON line.
+one JSON line. The clients come from 100 loopback addresses (127.0.1.x), as a
+café's phones come from addresses of their own.
 
 The fan-out figure is measured from the moment the command is sent, so it includes
 the command itself; each new game is one state change pushed to every client.
@@ -41,7 +42,12 @@ async def until(socket_, predicate) -> float:
 
 async def measure(url: str) -> dict:
     ws_url = url.replace("http", "ws") + "/ws"
-    sockets = [await websockets.connect(ws_url, max_size=2**22) for _ in range(CLIENTS)]
+    # each client from an address of its own, as phones and kiosks come: the panel
+    # keeps only a few WebSockets open per address (connections.toml)
+    sockets = [
+        await websockets.connect(ws_url, max_size=2**22, local_addr=(f"127.0.1.{n + 1}", 0))
+        for n in range(CLIENTS)
+    ]
     for s in sockets:
         await s.recv()  # the first state
     fanout: list[float] = []
