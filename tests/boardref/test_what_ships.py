@@ -28,7 +28,7 @@ import pytest
 
 from engines import GAMES, load_game
 from tests.boardref.conftest import needs_chromium, new_game, on_board, serve, stop_service
-from tests.boardref.test_browser_games import WAIT_MS
+from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the folders pyproject.toml makes into packages; every file git knows in them ships
