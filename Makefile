@@ -8,7 +8,7 @@ BENCH_INSTALLED := $(VENV)/.bench-installed
 MICROPYTHON_PACKAGE := @micropython/micropython-webassembly-pyscript@1.27.0
 MICROPYTHON := .node/node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
 
-.PHONY: install bytecode micropython test bench demo clean
+.PHONY: install bytecode micropython test test-fast bench demo clean
 
 install: $(INSTALLED)
 
@@ -48,6 +48,14 @@ test: bytecode micropython
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The fast tier: every test that starts no browser, broker or other process and is
+# not marked slow (tests/conftest.py), engines, vision, hardware and firmware_bridge
+# included; no lint, no MicroPython. pytest's exit status is make's, so a run that
+# selects nothing (status 5) fails too.
+FAST_TIER := not browser and not broker and not process and not slow
+test-fast: bytecode
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) -m "$(FAST_TIER)"
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
 # (bench/budgets.toml); BENCH_ARGS=--full runs the long forms.
