@@ -1,7 +1,7 @@
 """The suite's tiers. A test that starts Chromium is marked ``browser``, one that
 starts a mosquitto broker ``broker``, one that starts any other process (the
 service, a renderer, a fork) ``process``; ``make test-fast`` leaves those out, and
-the unit tests over about 2 s, marked ``slow``. The shared fixtures that start them
+the unit tests of a second or more, marked ``slow``. The shared fixtures that start them
 mark their tests themselves; a test that starts one without its marker fails,
 naming the marker, before anything starts, so no such test lands in the fast tier
 by a forgotten mark. A ``-m`` naming a marker the suite does not have is refused.

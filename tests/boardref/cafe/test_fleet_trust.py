@@ -64,6 +64,7 @@ def cafe_broker(tmp_path):
     mosquitto.stop()
 
 
+@pytest.mark.broker
 def test_another_tables_login_can_neither_write_nor_read_a_tables_topics(tmp_path, cafe_broker):
     t1 = reporting_table(tmp_path, cafe_broker.url_of("t1"), "t1")
     port = free_port()
@@ -114,6 +115,7 @@ def test_another_tables_login_can_neither_write_nor_read_a_tables_topics(tmp_pat
         t1.close()
 
 
+@pytest.mark.broker
 def test_a_table_whose_login_is_not_its_name_is_refused_in_words():
     with pytest.raises(ConfigError, match="broker login is 't2' but the table is 't1'"):
         load_config(**{"fleet.url": "mqtt://t2:pw@127.0.0.1:1883", "fleet.table_id": "t1"})
@@ -251,6 +253,7 @@ def test_the_day_book_keeps_its_files_inside_its_folder(tmp_path):
     assert DayBook(folder).days == {}, "no record under a bad name or another table's"
 
 
+@pytest.mark.broker
 def test_the_acl_in_the_docs_is_the_one_the_tests_run(tmp_path):
     docs = (Path(__file__).parents[3] / "docs" / "fleet.md").read_text(encoding="utf-8")
     assert f"```\n{ACL.read_text(encoding='utf-8')}```" in docs

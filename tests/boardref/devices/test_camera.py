@@ -222,6 +222,7 @@ def test_with_hall_sensors_a_camera_in_doubt_everywhere_does_not_stop_the_table(
     assert t.moves()[-1] == str(move)
 
 
+@pytest.mark.slow
 def test_a_camera_that_learned_the_board_wrong_asks_once_and_learns_it_again(store, scene):
     """Once the game is under way, the camera learns the board with every colour
     swapped: it surely sees the pieces otherwise than they are. The hall sensors feel
@@ -332,6 +333,7 @@ def test_a_position_committed_while_a_frame_is_read_is_learned_once_the_read_is_
     assert camera.reader.truth == t.tokens()
 
 
+@pytest.mark.slow
 def test_a_move_felt_before_the_camera_saw_it_set_down_teaches_the_camera_nothing_wrong(
     store, scene
 ):
@@ -365,6 +367,7 @@ def test_a_move_felt_before_the_camera_saw_it_set_down_teaches_the_camera_nothin
         assert t.referee.positions[-1] == t.game.apply(base, move), t.referee.published.notice
 
 
+@pytest.mark.slow
 def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_the_move(
     store, scene
 ):
@@ -476,6 +479,7 @@ def _play_a_step(client) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.process
 def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path):
     from boardref.outputs.panel.access import hash_pin
 
@@ -496,6 +500,7 @@ def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path
         service.communicate(timeout=30)
 
 
+@pytest.mark.process
 def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scene):
     import cv2
 
@@ -580,6 +585,7 @@ def _play_first_step(t, shown, frames) -> None:
     assert t.moves() == [str(move)]
 
 
+@pytest.mark.slow
 def test_the_start_is_learned_only_once_the_view_is_still_and_clear(store, scene):
     shown = {"tokens": None, "hands": ()}
     t, camera, frames = _watched_camera(store, scene, shown)
@@ -595,6 +601,7 @@ def test_the_start_is_learned_only_once_the_view_is_still_and_clear(store, scene
     _play_first_step(t, shown, frames)
 
 
+@pytest.mark.slow
 def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, scene):
     shown = {"tokens": {}, "hands": ()}  # the camera sees a bare board...
     t, camera, frames = _watched_camera(store, scene, shown)
@@ -645,6 +652,7 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["sternhalma", "catch_the_hare"])
 def test_players_who_wait_when_asked_lose_no_move_to_a_camera_knocked_during_it(game, monkeypatch):
     from boardref.sim import rig, simulate

@@ -88,6 +88,7 @@ def _with_coaster(game, seen: dict, coaster: str, spot: str, turn: int) -> dict:
     return shown
 
 
+@pytest.mark.slow
 def test_the_camera_commits_a_lay_and_its_token_and_refuses_a_coaster_laid_apart(table):
     referee, game = table.referee, table.game
     assert isinstance(table.camera.reader, CoasterSensor)
@@ -116,6 +117,7 @@ def _free_field(game, state) -> str:
     return next(str(m).split("_")[1] for m in game.legal_moves(state) if str(m).startswith("hagar"))
 
 
+@pytest.mark.slow
 def test_a_hand_over_the_mat_yields_no_observation(table):
     referee, game = table.referee, table.game
     referee.draw()
@@ -133,6 +135,7 @@ def test_a_hand_over_the_mat_yields_no_observation(table):
     assert table.camera.observation.tokens == laid
 
 
+@pytest.mark.slow
 def test_an_observation_gives_each_field_a_confidence_and_unknown_beyond_the_mat(bare_table):
     table = bare_table
     observation = table.camera.observation
@@ -150,6 +153,7 @@ def test_the_snapshot_of_the_mat_is_a_png(bare_table):
     assert bare_table.camera.snapshot().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_a_short_simulated_game_through_the_camera_is_refereed_without_a_mistake():
     # six moves: by then a forbidden lay has been injected (seed 3), and caught
     result = simulate("haegar", 2, seed=3, noise=0.0, moves=6, sensor="camera")
@@ -162,6 +166,7 @@ def test_a_short_simulated_game_through_the_camera_is_refereed_without_a_mistake
     assert result["camera"]["hand_frames_read"] == 0
 
 
+@pytest.mark.process
 def test_serve_reads_haegars_table_with_the_rendered_camera_and_shows_the_mat(tmp_path):
     import signal
 

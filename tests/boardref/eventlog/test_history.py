@@ -67,6 +67,7 @@ def ended(tmp_path_factory):
         store.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fang_den_hut", "catch_the_hare", "haegar"])
 def test_a_played_game_exports_and_verifies_in_the_terminal(ended, tmp_path, name):
     store, referee = ended(name)

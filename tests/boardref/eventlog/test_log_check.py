@@ -226,6 +226,7 @@ def fetch(url: str, language: str) -> tuple[int, str]:
         return 0, ""  # not listening yet
 
 
+@pytest.mark.process
 def test_a_table_that_cannot_open_its_log_says_why_on_its_panel(tmp_path):
     """A real ``boardref serve`` whose configured log's folder is a file: it stays
     up, tells systemd it runs and why, and its port answers in English and German.

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
@@ -52,6 +53,7 @@ def log_with_an_ended_game(path: Path) -> None:
     store.close()
 
 
+@pytest.mark.process
 def test_a_second_serve_on_a_log_in_use_is_refused_and_the_first_keeps_its_game(tmp_path):
     port = free_port()
     first = start_service(tmp_path, port, "--port", str(port), "--game", "catch_the_hare")
@@ -83,6 +85,7 @@ def test_a_second_serve_on_a_log_in_use_is_refused_and_the_first_keeps_its_game(
     assert games_in(log) == [(1, "catch_the_hare", 0)]
 
 
+@pytest.mark.process
 def test_two_sim_tables_with_their_own_store_run_side_by_side(tmp_path):
     tables = []
     try:
@@ -103,6 +106,7 @@ def test_two_sim_tables_with_their_own_store_run_side_by_side(tmp_path):
     assert not (tmp_path / "boardref" / "sim.db").exists()  # --store wins over the default
 
 
+@pytest.mark.process
 def test_a_killed_service_leaves_no_lock_behind(tmp_path):
     port, log = free_port(), tmp_path / "table.db"
     killed = start_service(tmp_path, port, "--port", str(port), "--store", str(log))
@@ -115,6 +119,7 @@ def test_a_killed_service_leaves_no_lock_behind(tmp_path):
     assert games_in(log) == [(1, "sternhalma", 0)]  # resumed, not started afresh
 
 
+@pytest.mark.process
 def test_readers_work_beside_a_service_and_writers_are_refused(tmp_path):
     log, port = tmp_path / "table.db", free_port()
     log_with_an_ended_game(log)

@@ -189,6 +189,7 @@ def test_a_page_that_connects_late_gets_the_whole_fleet_then_only_changes(tmp_pa
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_the_staff_page_counts_filters_sorts_and_links_every_table(tmp_path, broker):
     names = ["north-t1", "north-t2", "south-t1"]
     with watched(tmp_path, broker, names) as (tables, port), sync_playwright() as playwright:

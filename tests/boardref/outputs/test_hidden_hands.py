@@ -68,6 +68,7 @@ async def watch_all(watchers: dict[str, str], everything: Everything, stop, cook
     )
 
 
+@pytest.mark.broker
 def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_path):
     broker = Mosquitto(tmp_path)
     broker.start()

@@ -25,6 +25,8 @@ from engines.players import SearchPlayer
 from tests.engines.test_random_games import SETUPS
 from tests.volume import FULL
 
+pytestmark = pytest.mark.slow
+
 #: a game whose rule book may end it after a number of moves (``max_plies``: a
 #: draw) ends there; the others run to their own end
 MAX_PLIES = 60

@@ -604,6 +604,7 @@ def _the_mover_chooses(referee, state) -> None:
 
 # seeds whose games once ended in another turn that feels alike (2, 9) or held a
 # finished turn as if it could grow (3)
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [2, 3, 9])
 def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_played(table, seed):
     """Hall sensors feel a piece, not which: the hare on a dandelion with the fox

@@ -58,6 +58,7 @@ def _arenas(how: str) -> int:
     return int(found.stdout)
 
 
+@pytest.mark.process
 def test_the_service_keeps_to_two_arenas_however_many_threads_allocate():
     assert _arenas("settled") <= memory.ARENAS < _arenas("as glibc starts")
 

@@ -65,6 +65,7 @@ def test_notify_speaks_to_the_socket_systemd_names(tmp_path, monkeypatch):
     assert watchdog_interval() == 5.0
 
 
+@pytest.mark.process
 def test_the_simulated_service_tells_systemd_it_is_ready_and_stops_on_sigterm(tmp_path):
     sock, path = notifications(tmp_path)
     port = free_port()
@@ -89,6 +90,7 @@ def test_the_simulated_service_tells_systemd_it_is_ready_and_stops_on_sigterm(tm
     assert (tmp_path / "state" / "boardref" / "sim.db").exists()
 
 
+@pytest.mark.process
 def test_a_missing_board_is_retried_while_the_service_keeps_running(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(
@@ -132,6 +134,7 @@ def until_committed(player: subprocess.Popen) -> str:
     raise AssertionError("simulate printed no move")
 
 
+@pytest.mark.process
 def test_sigkill_at_any_moment_never_loses_the_game(tmp_path):
     """Each run continues the game in the log and prints every move once it is logged;
     killed at a random moment, the log must hold every printed move, in order, plus at
@@ -200,6 +203,7 @@ def test_simulate_refuses_what_it_cannot_do(bad):
     assert result.exit_code == 2 and "error:" in result.stderr
 
 
+@pytest.mark.process
 def test_boardref_runs_as_a_module():
     result = subprocess.run(BOARDREF + ["--help"], capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 0
@@ -246,6 +250,7 @@ def _service(tmp_path, sim: bool = False, **settings):
     return Service(config, sim)
 
 
+@pytest.mark.slow
 def test_an_idle_table_sleeps_until_something_happens(tmp_path):
     service, looks = _service(tmp_path), []
 
@@ -277,6 +282,7 @@ def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
     assert service.referee.phase == "move"
 
 
+@pytest.mark.slow
 def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index(
     tmp_path, monkeypatch
 ):
@@ -341,6 +347,7 @@ def diagnostics_camera(service) -> str:
         return referee.get("/api/diagnostics").json()["camera"]
 
 
+@pytest.mark.process
 def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     """A camera that takes its time to answer (the rendered one starts a process, a
     USB camera may hang on open) is opened off the loop: the panel, the lights and the

@@ -22,7 +22,7 @@ SCREEN = {"width": 1280, "height": 800}
 #: the fixture: a --sim service of the game and player count a test names
 table = games.table
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,12 @@ words, no exception); closing it ends the process."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from boardref.sim.rendered_source import RenderedSource, rendered_camera
 from engines import load_game
+
+pytestmark = pytest.mark.process
 
 SIZE = (640, 360)
 

@@ -32,6 +32,7 @@ TABLES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players", "seed", "moves"), TABLES)
 def test_noisy_games_are_refereed_without_a_mistake(game, players, seed, moves):
     result = simulate(game, players, seed=seed, noise=0.01, moves=moves)
@@ -52,6 +53,7 @@ def test_noisy_games_are_refereed_without_a_mistake(game, players, seed, moves):
 GUESTS = [("catch_the_hare", 12, 20, 1), ("fang_den_hut", 3, 80, 0), ("hakenschlagen", 7, 32, 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seed", "moves", "seat"), GUESTS)
 def test_a_guest_against_the_computer_finishes_games_without_a_wrong_commit(
     name, seed, moves, seat
@@ -111,6 +113,7 @@ def test_every_mistake_of_the_hands_is_one_the_referee_refuses(table, position):
     assert t.referee.positions[-1] == state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sensor", ["camera", "both"])
 def test_games_read_by_the_camera_are_refereed_without_a_mistake(sensor):
     """Frames rendered from the game (hands over the board while they work), read by

@@ -18,7 +18,7 @@ from tests.boardref.conftest import kept_page, needs_chromium, new_game, on_boar
 
 WAIT_MS = 10_000
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from boardref.outputs.panel import words
 from tests.boardref.conftest import PIN, needs_chromium, new_game, on_board
 from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 KIOSK = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}

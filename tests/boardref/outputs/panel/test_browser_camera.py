@@ -27,7 +27,7 @@ from vision.render import random_scene
 SIZE = (640, 360)
 WAIT_MS = 15_000
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 @pytest.fixture

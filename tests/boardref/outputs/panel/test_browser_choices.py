@@ -22,7 +22,7 @@ from engines.chance import Stream
 from tests.boardref.conftest import PIN, needs_chromium
 from vision.boards.evaluate import random_position
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 WAIT_MS = 15_000
 #: the turns a Hakenschlagen position is weighed by: a sample of its outcomes (a hand

@@ -19,7 +19,7 @@ from tests.boardref.conftest import (
 )
 from tests.harness import free_port
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 LOST = {
     "en-US": "Lost the table's service: reconnecting…",

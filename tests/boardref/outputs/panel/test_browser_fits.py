@@ -17,7 +17,7 @@ from tests.boardref.outputs.panel.test_browser_games import (
     set_position,
 )
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 PHONE = {"width": 390, "height": 844}
 LOCALES = {"en": "en-US", "de": "de-DE"}
 #: each game, its players, and its position: after this many draws and moves, or at

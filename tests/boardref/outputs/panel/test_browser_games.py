@@ -21,7 +21,7 @@ WAIT_MS = 10_000
 #: the panel's colour table (board.js TOKEN_COLOURS) for the colours asserted here
 YELLOW, RED = "#f2c200", "#d62828"
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 # the colour the panel draws a token in (board.js, an ES module)
 TOKEN_COLOUR = 'async (name) => (await import("/static/board.js")).tokenColour(name)'

@@ -63,6 +63,7 @@ def play_to_the_end(url: str) -> tuple[str, int]:
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_a_finished_game_is_replayed_to_its_end_and_its_record_downloaded(
     finished, browser, tmp_path
 ):
@@ -107,6 +108,7 @@ def test_a_finished_game_is_replayed_to_its_end_and_its_record_downloaded(
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(
     finished, browser
 ):
@@ -136,6 +138,7 @@ def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(
         page.screenshot(path=str(Path(shot) / "history-de-390.png"))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is missing")
 def test_a_record_exported_from_the_panel_verifies_in_a_fresh_clone(finished, tmp_path):
     url, game_id = finished

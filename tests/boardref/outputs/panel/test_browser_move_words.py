@@ -19,7 +19,7 @@ from tests.boardref.conftest import needs_chromium, new_game, on_board
 from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 from tests.boardref.outputs.panel.test_browser_referee import logged_in, shoot
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 #: each board game, its players, and its options for the engine
 BOARD_GAMES = [

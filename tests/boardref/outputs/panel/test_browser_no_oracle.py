@@ -30,7 +30,7 @@ POST = """async (move) => {
   return core.post("/api/play", { move });
 }"""
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from tests.boardref.conftest import (
 )
 from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 KIOSK = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 LOCALES = {"en": "en-US", "de": "de-DE"}

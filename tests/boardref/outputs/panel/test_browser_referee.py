@@ -15,7 +15,7 @@ from tests.boardref.outputs.panel import test_browser_pages as pages
 from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 from tests.boardref.outputs.panel.test_browser_pages import KIOSK, PHONE, opened
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 #: the fixtures: the shared table playing two-player Sternhalma, or the game a test names
 sternhalma, table = pages.sternhalma, pages.table
 

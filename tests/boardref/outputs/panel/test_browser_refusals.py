@@ -20,7 +20,7 @@ table = games.table
 #: a Sternhalma hole's coordinates, as only the referee page and records give them
 COORDINATE = re.compile(r"\b[a-q]\d{1,2}\b")
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")

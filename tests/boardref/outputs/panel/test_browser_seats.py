@@ -9,10 +9,12 @@ connect again by themselves and show their hands without rejoining.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.boardref.at_the_table import PHONE, WAIT_MS, Table
 from tests.boardref.conftest import PIN, needs_chromium, serve, start_service, stop_service
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 ELSEWHERE = {
     "de": "Dieser Platz spielt schon auf einem anderen Handy",

@@ -7,12 +7,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 import boardref
 from boardref.outputs.panel.pages import BUILD, build_of
 from tests.boardref.conftest import PIN_HASH, needs_chromium, on_board, start_service, stop_service
 from tests.harness import free_port
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 #: a build no service serves: the page of a service from before an upgrade
 OLD = "0" * 12
 

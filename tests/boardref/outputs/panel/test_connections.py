@@ -63,6 +63,7 @@ def short_limits(monkeypatch):
     monkeypatch.setattr(connections, "limits", lambda: SHORT)
 
 
+@pytest.mark.process
 def test_1100_slow_connections_leave_the_panel_answering(tmp_path):
     enough_files(FLOOD + 512)
     # 1024: what a service gets that is started without the unit's LimitNOFILE
@@ -114,6 +115,7 @@ def test_websockets_beyond_a_clients_share_are_refused(service, short_limits):
         assert answers == [b"HTTP/1.1 101"] * SHORT.sockets_per_client + [b"HTTP/1.1 503"]
 
 
+@pytest.mark.process
 def test_running_out_of_files_is_said_once_and_the_panel_keeps_answering(tmp_path):
     errors = tmp_path / "stderr.txt"
     with errors.open("w") as stderr:
@@ -142,6 +144,7 @@ def test_a_request_through_a_proxy_is_never_the_table(service, claim):
         assert forwarded.status_code == 403
 
 
+@pytest.mark.broker
 def test_the_cafe_dashboard_keeps_the_same_limits(tmp_path):
     broker = Mosquitto(tmp_path)
     broker.start()

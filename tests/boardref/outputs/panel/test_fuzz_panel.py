@@ -195,6 +195,7 @@ def test_the_schema_lists_every_command(panel):
     assert {"/api/game", "/api/play", "/api/settings", "/api/sim/lift"} <= set(posts)
 
 
+@pytest.mark.slow
 def test_fixed_nasty_bodies_on_every_post_route(panel):
     probed, http, posts = panel
     for path in posts:

@@ -84,6 +84,7 @@ def test_a_body_streamed_without_length_is_cut_off_at_the_cap(service):
 # --- 6: non-finite numbers and bad unicode are 422, never 500 ------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", POSTS)
 @pytest.mark.parametrize(
     "body",
@@ -193,6 +194,7 @@ class RealServer:
         self.listening.close()
 
 
+@pytest.mark.slow
 def test_forwarded_headers_cannot_rotate_the_client_address(service):
     with RealServer(service) as base:
         answers = [
@@ -244,6 +246,7 @@ def test_forwarded_headers_are_believed_from_a_configured_proxy_only(tmp_path):
         service.close()
 
 
+@pytest.mark.slow
 def test_many_clients_together_hold_back_those_that_guessed_but_not_the_kiosk(service, monkeypatch):
     monkeypatch.setattr(access, "PIN_EVERYONE_ATTEMPTS", 8)
     for n in range(8):
@@ -418,6 +421,7 @@ def serve_fails(tmp_path, *args) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.process
 def test_a_port_in_use_or_a_bad_host_is_said_in_words(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -446,6 +450,7 @@ def test_simulating_the_card_game_with_a_camera_says_it_is_played_on_the_panel()
 # --- 13: every POST route is documented ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_post_route_is_in_the_panel_docs(service):
     docs = (Path(__file__).parents[4] / "docs" / "panel.md").read_text(encoding="utf-8")
     schema = client(service).get("/openapi.json").json()
@@ -458,6 +463,7 @@ def test_every_post_route_is_in_the_panel_docs(service):
 # --- 9: MQTT connection failures are logged ---------------------------------------------
 
 
+@pytest.mark.broker
 def test_a_broker_that_cannot_be_reached_is_logged_with_the_reason(tmp_path, caplog):
     from boardref.outputs.fleet import Broker, Reporter
     from tests.harness import MOSQUITTO, Mosquitto, free_port, until

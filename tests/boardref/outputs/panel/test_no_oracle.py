@@ -52,6 +52,7 @@ def refusals(service, who, targets=None, **body) -> dict[str, str]:
     return said
 
 
+@pytest.mark.slow
 def test_the_table_gets_one_sentence_for_every_card(dealt):
     said = refusals(dealt, client(dealt, LOCAL))
     mover = dealt.referee.game.to_move(dealt.referee.current())
@@ -60,6 +61,7 @@ def test_the_table_gets_one_sentence_for_every_card(dealt):
     assert set(said.values()) == {said_once}
 
 
+@pytest.mark.slow
 def test_the_movers_phone_and_the_referee_keep_the_reason(dealt):
     referee = dealt.referee
     mover = referee.game.to_move(referee.current())

@@ -34,6 +34,7 @@ def panel_schema(tmp_path_factory):
     service.close()
 
 
+@pytest.mark.slow
 def test_no_request_makes_the_panel_fail(panel_schema):
     for found in panel_schema.get_all_operations():
         operation = found.ok()
@@ -51,6 +52,7 @@ def test_no_request_makes_the_panel_fail(panel_schema):
         never_a_server_error()
 
 
+@pytest.mark.slow
 def test_the_schema_lists_the_commands(panel_schema):
     paths = set(panel_schema.raw_schema["paths"])
     assert {"/api/state", "/api/game", "/api/draw", "/api/referee/login"} <= paths

@@ -105,6 +105,7 @@ def test_a_post_from_another_site_is_refused(service):
     assert same.status_code == 409  # passed the check; nothing to confirm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "body"),
     [
@@ -195,6 +196,7 @@ def test_the_referee_logs_in_with_the_pin_and_may_correct(service):
     assert phone.post("/api/correct", json={"move": "a1-a2"}).status_code == 403
 
 
+@pytest.mark.slow
 def test_pin_attempts_are_rate_limited(service):
     guesser = client(service, ("10.0.0.9", 1))
     for _ in range(PIN_ATTEMPTS):
@@ -304,6 +306,7 @@ def test_the_games_list_names_the_seats_for_each_player_count(service):
     assert hunters["minimum"] == 1
 
 
+@pytest.mark.slow
 def test_join_codes_point_where_phones_reach_and_say_when_they_cannot(tmp_path, monkeypatch):
     from boardref.outputs.panel import address
 

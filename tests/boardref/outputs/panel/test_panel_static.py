@@ -167,6 +167,7 @@ def test_the_simulated_board_runs_the_firmware_this_boardref_ships():
     assert version_of(sim.FIRMWARE) == version_of(shipped_firmware())
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("args", "port"), [((), "8000"), (("PORT=8001",), "8001")])
 def test_make_demo_serves_on_the_port_asked_for(args, port):
     commands = subprocess.run(

@@ -48,6 +48,7 @@ def tls_config(tmp_path: Path, certificate, key):
     )
 
 
+@pytest.mark.process
 def test_the_panel_is_served_over_https_with_secure_cookies_and_https_join_codes(tmp_path):
     certificate, key = self_signed(tmp_path)
     service = started(tls_config(tmp_path, certificate, key))
@@ -67,6 +68,7 @@ def test_the_panel_is_served_over_https_with_secure_cookies_and_https_join_codes
         service.close()
 
 
+@pytest.mark.process
 def test_a_certificate_the_panel_cannot_use_is_refused_in_words(tmp_path):
     certificate, key = self_signed(tmp_path)
     other_certificate, _ = self_signed(tmp_path, "other")

@@ -15,13 +15,15 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from engines import load_game
 from engines.core import PASS
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 from tests.boardref.outputs.panel.test_play_games import wait_for_ply
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 #: plies at most; most games show every kind of move in about 30
 MOST = 160

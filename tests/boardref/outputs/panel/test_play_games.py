@@ -15,7 +15,7 @@ from engines import load_game
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 def new_game(page, options: dict[str, bool] = {}, computer=()) -> None:  # noqa: B006 - read only

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 def changed(page, phase: str, plies: str) -> None:

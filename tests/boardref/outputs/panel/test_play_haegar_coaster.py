@@ -10,13 +10,14 @@ import random
 import re
 
 import httpx
+import pytest
 
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 from tests.boardref.outputs.panel.test_play_games import new_game
 from tests.boardref.outputs.panel.test_play_haegar import changed, take_turn
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 SIDES = ["north", "east", "south", "west"]
 

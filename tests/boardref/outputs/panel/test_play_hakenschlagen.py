@@ -15,12 +15,14 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from engines import load_game
 from engines.hakenschlagen import COLOURS, FOX
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 #: what the players show before they stop: the fox moved, a molehill put out and
 #: (once all six are out) one moved, a turn confirmed on a phone where the board could

@@ -15,7 +15,7 @@ from tests.boardref.at_the_table import KIOSK, PHONE, WAIT_MS
 from tests.boardref.conftest import PIN, needs_chromium
 from tests.boardref.outputs.panel.test_play_games import new_game, wait_for_ply
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 
 def box(page, selector: str) -> dict:

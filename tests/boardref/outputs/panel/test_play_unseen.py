@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engines.core import PASS
 from tests.boardref.at_the_table import WAIT_MS
 from tests.boardref.conftest import needs_chromium
@@ -23,7 +25,7 @@ from tests.boardref.outputs.panel.test_play_fang_den_hut import (
 )
 from tests.boardref.outputs.panel.test_play_games import wait_for_ply
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, pytest.mark.browser]
 
 #: plies at most; two players leaving home meet such a move in about ten
 MOST = 80

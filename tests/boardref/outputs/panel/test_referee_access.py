@@ -103,6 +103,7 @@ def test_a_session_is_the_referee_only_from_the_address_that_made_it(door):
     assert not door.is_referee(token, None)
 
 
+@pytest.mark.slow
 def test_a_cookie_replayed_from_another_address_is_no_referee_session(tmp_path):
     """On a real uvicorn behind a proxy on this machine: the phone that logged in is
     the referee, the same cookie sent for another phone is not."""
@@ -128,6 +129,7 @@ def test_a_cookie_replayed_from_another_address_is_no_referee_session(tmp_path):
         service.close()
 
 
+@pytest.mark.slow
 def test_the_kiosk_logs_in_while_phones_wait(service):
     guesser = client(service, REMOTE)
     for _ in range(PIN_ATTEMPTS):
