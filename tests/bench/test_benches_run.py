@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 #: how long a bench's smoke run may take (seconds)
 WAIT = 180

@@ -14,6 +14,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from confine import CGROUPS, confine  # noqa: E402
 
+pytestmark = pytest.mark.process
+
 #: a process that takes 200 MB and says where it may run
 GREEDY = "import os; b = bytearray(200 << 20); print(sorted(os.sched_getaffinity(0)))"
 

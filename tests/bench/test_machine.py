@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from machine import machine, workload  # noqa: E402
 
@@ -17,6 +19,7 @@ def test_the_reference_workload_is_the_same_work_as_it_always_was():
     assert workload() == WORKLOAD_RESULT
 
 
+@pytest.mark.slow
 def test_the_machine_line_names_the_processor_and_the_fastest_and_median_round():
     line = machine()
     assert line["bench"] == "machine" and line["processor"] and line["cores"] >= 1

@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
@@ -61,6 +63,7 @@ def test_every_budget_names_a_bench_that_exists():
     assert {b.bench for b in budgets} <= benches
 
 
+@pytest.mark.process
 def test_the_next_bench_starts_beside_one_that_only_waits(tmp_path: Path, capsys):
     waits = tmp_path / "bench_waits.py"
     waits.write_text(

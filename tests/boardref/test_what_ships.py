@@ -28,7 +28,7 @@ import pytest
 
 from engines import GAMES, load_game
 from tests.boardref.conftest import needs_chromium, new_game, on_board, serve, stop_service
-from tests.boardref.test_browser_games import WAIT_MS
+from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the folders pyproject.toml makes into packages; every file git knows in them ships
@@ -111,6 +111,7 @@ def installed_files(venv: Path) -> set[str]:
     }
 
 
+@pytest.mark.process
 def test_the_install_holds_every_file_of_the_packages_and_nothing_else(shipped):
     _, _, venv = shipped
     installed, tracked = installed_files(venv), git_files(*PACKAGES)
@@ -121,6 +122,7 @@ def test_the_install_holds_every_file_of_the_packages_and_nothing_else(shipped):
     assert not installed - tracked, f"installed but not in git: {sorted(installed - tracked)}"
 
 
+@pytest.mark.process
 def test_the_sdist_and_wheel_carry_the_licence(shipped):
     sdist, wheel, _ = shipped
     import tarfile
@@ -131,6 +133,7 @@ def test_the_sdist_and_wheel_carry_the_licence(shipped):
         assert any(name.endswith(".dist-info/licenses/LICENSE") for name in archive.namelist())
 
 
+@pytest.mark.process
 def test_the_installed_command_runs_from_the_install_not_the_tree(shipped, tmp_path):
     _, _, venv = shipped
     assert "serve" in run(venv / "bin" / "boardref", "--help", cwd=tmp_path)
@@ -158,6 +161,7 @@ def installed_table(shipped, tmp_path_factory):
         stop_service(service)
 
 
+@pytest.mark.process
 def test_every_static_file_of_the_install_answers(shipped, installed_table):
     _, _, venv = shipped
     static = next(venv.glob("lib/python*/site-packages/boardref/outputs/panel/static"))
@@ -186,6 +190,7 @@ class Watched:
 
 
 @needs_chromium
+@pytest.mark.browser
 @pytest.mark.parametrize("game", GAMES)
 def test_every_page_of_the_installed_table_draws_every_game(installed_table, browser, game):
     from playwright.sync_api import expect
@@ -204,6 +209,7 @@ def test_every_page_of_the_installed_table_draws_every_game(installed_table, bro
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_moves_clicked_on_the_installed_table_reach_it_and_are_replayed(installed_table, browser):
     from playwright.sync_api import expect
 

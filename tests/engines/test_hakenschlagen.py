@@ -364,6 +364,7 @@ HANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", ["hex", "square"])
 def test_the_turn_search_finds_exactly_the_outcomes_of_an_exhaustive_one(board):
     game, found = early_positions(board, 12)
@@ -378,6 +379,7 @@ def test_the_turn_search_finds_exactly_the_outcomes_of_an_exhaustive_one(board):
 TWO_OF_A_KIND = [("field", "field", "molehill"), ("fox", "lettuce", "lettuce")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_board", [0, 5, 6])
 def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one(on_board):
     game, found = early_positions("hex", 6)
@@ -405,6 +407,7 @@ ALL_HANDS = sorted({hand for n in (1, 3) for hand, _ in BAG.draw(n).outcomes()})
 EARLY = {board: early_positions(board, 6) for board in ("hex", "square")}
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(
     board=st.sampled_from(sorted(EARLY)),

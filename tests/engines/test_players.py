@@ -52,6 +52,7 @@ def _positions(name: str, count: int, seed: int):
     return game, found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_every_player_chooses_a_legal_move_for_every_game(name):
     game, positions = _positions(name, POSITIONS_PER_GAME, seed=1)
@@ -147,6 +148,7 @@ def _swap_unseen(game, state, seat: int, pick: random.Random):
     return game.from_json(swapped)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3])
 def test_the_card_player_never_looks_at_hidden_cards(players):
     game, state = _dealt_cards(players, f"hidden {players}")
@@ -209,6 +211,7 @@ def test_the_arena_counts_the_playouts_of_each_searched_move():
     assert rand["move_playouts"] is None
 
 
+@pytest.mark.slow
 def test_an_arena_match_is_reproducible_under_a_playout_budget():
     match = Match("fang_den_hut_cards", ("easy", "random"), 2, 5, {"single_game": True}, 10)
     first, again = play_match(match), play_match(match)

@@ -81,6 +81,7 @@ def test_every_registered_game_has_variants_besides_its_defaults():
     assert all(VARIANTS[name] for name in GAMES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup", SETUPS, ids=_id)
 def test_random_games_keep_every_invariant(setup):
     name, players, options = setup

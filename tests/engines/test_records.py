@@ -93,6 +93,7 @@ def records(setup):
     return [random_record(setup, n) for n in range(min(games, GAMES_PER_SETUP))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup", SETUPS, ids=_id)
 def test_random_games_of_every_engine_round_trip_and_verify(setup):
     for record in records(setup):

@@ -48,6 +48,7 @@ def _table(language: str) -> dict[str, str]:
     return json.loads((TABLES / language / "rules.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_every_words_call_names_a_literal_key_and_english_template():
     for where, call in _calls():
         key, english = call.args[:2]
@@ -65,6 +66,7 @@ def test_each_key_has_one_english_template():
         assert seen.setdefault(key, english) == english, f"{where}: {key} said two ways"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_key_is_in_the_word_table_with_the_same_placeholders(language):
     table = _table(language)

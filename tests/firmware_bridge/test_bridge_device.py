@@ -236,6 +236,7 @@ host_commands = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(host_commands, st.integers(1, 255), st.binary(max_size=20)), max_size=25))
 def test_every_command_gets_exactly_one_answer_whatever_comes(steps):
     board = Board()

@@ -4,6 +4,7 @@ when the board's firmware is not the one this host ships."""
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
@@ -53,6 +54,7 @@ def test_another_protocol_version_is_named_with_what_to_do(tmp_path):
     assert "flash the firmware that ships with this boardref" in result.output
 
 
+@pytest.mark.process
 def test_a_missing_mpremote_is_said_in_words(tmp_path):
     result = _flash("--device", str(tmp_path / "pico"), "--mpremote", str(tmp_path / "nope"))
     assert result.exit_code == 1

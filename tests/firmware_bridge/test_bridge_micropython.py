@@ -19,6 +19,8 @@ from firmware_bridge import protocol
 from firmware_bridge.flash import firmware_files
 from firmware_bridge.host import Link
 
+pytestmark = pytest.mark.process
+
 # Starting Node and the interpreter takes a moment on a loaded machine.
 STARTUP = 30.0
 

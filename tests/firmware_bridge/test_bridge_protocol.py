@@ -118,6 +118,7 @@ def test_examples_cover_every_message_type():
     assert {type(m) for m in EXAMPLES} == set(protocol._TYPES.values())
 
 
+@pytest.mark.slow
 @given(messages)
 def test_any_message_round_trips(message):
     frame = encode(message)

@@ -46,6 +46,7 @@ def test_unplugged_simulator_has_no_device_path(sim):
     assert os.path.exists(sim.path)
 
 
+@pytest.mark.process
 def test_command_line_simulator_takes_controls_on_stdin(tmp_path):
     path = str(tmp_path / "cli-pico")
     process = subprocess.Popen(

@@ -93,6 +93,7 @@ def test_a_healthy_board_swept_once_has_no_findings(tmp_path):
     assert check.findings() == []
 
 
+@pytest.mark.slow
 def test_board_check_command_reports_the_faults_as_json(faulty):
     sweeping = threading.Thread(target=_sweep, args=(faulty,), daemon=True)
     sweeping.start()
@@ -122,6 +123,7 @@ def test_board_check_command_reports_the_faults_as_json(faulty):
     assert report["sensors"][0]["cell"] == "a1"
 
 
+@pytest.mark.slow
 def test_board_check_command_says_when_no_board_answers(tmp_path):
     result = CliRunner().invoke(
         app, ["board", "check", "--device", str(tmp_path / "none"), "--game", "catch_the_hare"]

@@ -4,6 +4,8 @@ read wrongly with the firmware's default thresholds and rightly once calibrated.
 import threading
 import time
 
+import pytest
+
 from boardref.cli.bringup import run_calibrate
 from firmware_bridge import protocol
 from firmware_bridge.host import Link
@@ -36,6 +38,7 @@ def _sweeper(mcu, heard):
     return tell
 
 
+@pytest.mark.slow
 def test_calibration_makes_a_high_resting_and_a_weak_sensor_read_right(tmp_path):
     mcu = Simulator(CELLS, path=str(tmp_path / "pico"), sensor_kind=protocol.SENSOR_MAGNET)
     mcu.tune(RESTS_HIGH, baseline=32768 + 6500)  # reads a piece on an empty cell

@@ -83,6 +83,7 @@ def _referee_plays(tmp_path, game, board, link, wiring, moves=8):
         store.close()
 
 
+@pytest.mark.slow
 def test_wizard_maps_a_scrambled_chain_and_a_reversed_strip_so_a_game_plays(built, tmp_path):
     game, board, link = built
     # One sensor also answers to its neighbour's piece, as a too-strong magnet does.
@@ -110,6 +111,7 @@ def test_wizard_maps_a_scrambled_chain_and_a_reversed_strip_so_a_game_plays(buil
     assert len(referee.positions) == 9
 
 
+@pytest.mark.slow
 def test_without_the_wiring_the_same_board_cannot_be_played(built, tmp_path):
     game, board, link = built
     straight = Wiring.straight(game.board.name, board.cells)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process
+
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 INSTALL = SYSTEMD / "install.sh"
 #: the Debian interpreter a Pi's venv is made from

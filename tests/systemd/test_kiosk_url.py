@@ -31,6 +31,7 @@ def test_the_kiosk_reaches_a_panel_on_any_local_address_as_the_table(host):
     assert is_local(peer[0]), f"{host}: the kiosk at {url.hostname} arrives from {peer[0]}"
 
 
+@pytest.mark.process
 def test_serve_writes_the_kiosk_address_where_systemd_said(tmp_path):
     run = tmp_path / "run"
     run.mkdir()

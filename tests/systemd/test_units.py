@@ -51,10 +51,12 @@ def runnable_copies(tmp_path: Path, units=UNITS, edit=lambda text: text) -> list
     return copies
 
 
+@pytest.mark.process
 def test_the_units_pass_systemd_analyze_verify(tmp_path):
     assert verify(runnable_copies(tmp_path)) == "exit 0"
 
 
+@pytest.mark.process
 def test_verify_as_used_here_catches_a_misspelt_setting(tmp_path):
     misspelt = runnable_copies(
         tmp_path, ("boardref.service",), lambda text: text.replace("RestartSec=", "RestartSecs=")
@@ -78,11 +80,13 @@ def test_install_sh_installs_the_udev_rule_that_is_in_the_checkout():
     assert f'"$here/{rules[0]}"' in INSTALL.read_text()
 
 
+@pytest.mark.process
 def test_install_sh_is_valid_bash():
     result = subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.process
 def test_install_sh_passes_shellcheck():
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
@@ -104,6 +108,7 @@ def exposure(unit: Path) -> float:
     return float(found.group(1))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("unit", "most"), [("boardref.service", 2.0), ("boardref-kiosk.service", 3.0)]
 )
@@ -113,6 +118,7 @@ def test_the_units_are_hardened_as_far_as_they_can_be(tmp_path, unit, most):
     assert exposure(runnable_copies(tmp_path, (unit,))[0]) <= most
 
 
+@pytest.mark.process
 def test_the_exposure_check_sees_a_unit_without_hardening(tmp_path):
     bare = runnable_copies(
         tmp_path, ("boardref-kiosk.service",), lambda text: text.split("# Hardening")[0]

@@ -142,6 +142,7 @@ def test_a_table_without_the_mat_is_not_found(table, new_reader):
     assert reading.problem.startswith("table not found")
 
 
+@pytest.mark.slow
 def test_vision_eval_for_haegar_prints_the_layout_rates():
     result = CliRunner().invoke(
         app, ["vision", "eval", "--game", "haegar", "--frames", "2", "--seed", "3"]

@@ -5,6 +5,7 @@ frames are bench/bench_vision.py's job)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engines import load_game
 from engines.chance import Stream
@@ -57,6 +58,7 @@ def _reader(seed: int, difficulty: str, stream: bytes):
     return game, camera, reader, start
 
 
+@pytest.mark.slow
 def test_empty_hollows_are_told_from_a_white_hare_on_a_board_burnt_white():
     # hard scene 5005: flash and spotlights burn the board and a white hare's top and
     # side to one white (empty hollows were read as white hares); a hare hides the
@@ -70,6 +72,7 @@ def test_empty_hollows_are_told_from_a_white_hare_on_a_board_burnt_white():
         assert seen is not None and seen.tokens == truth, cell
 
 
+@pytest.mark.slow
 def test_a_hare_on_a_disk_of_its_own_colour_is_told_from_the_bare_disk():
     # easy scene 5005 looks down at 74 degrees: a hare's top is its disk's colour, a
     # few pixels of its side show below it; these five were read as the bare disk
@@ -89,6 +92,7 @@ def test_a_hare_on_a_disk_of_its_own_colour_is_told_from_the_bare_disk():
         assert seen is not None and seen.tokens == truth, (hare, cell)
 
 
+@pytest.mark.slow
 def test_disks_are_read_past_the_figures_in_front_of_them_from_a_low_camera():
     # hard scene 6006 looks at 39 degrees: figures in front hide the low probes of the
     # cells behind them; the dandelion on d6 and the empty b4 were misread until the
@@ -110,6 +114,7 @@ def test_disks_are_read_past_the_figures_in_front_of_them_from_a_low_camera():
                 assert doubt >= IN_DOUBT, (cell, hollow, seen.ranked[hollow])
 
 
+@pytest.mark.slow
 def test_an_arm_the_colour_of_the_table_over_the_board_is_never_read():
     # hard scene 6008, 39 degrees: the darkest skin tone on the brown table differed
     # from it by less than the background check's level, so a still hand over t8 was
@@ -125,6 +130,7 @@ def test_an_arm_the_colour_of_the_table_over_the_board_is_never_read():
     assert _read(reader, camera.frame(start)).tokens == start
 
 
+@pytest.mark.slow
 def test_a_hare_on_its_own_colour_is_told_by_its_shadow_from_straight_above():
     # easy scene 21015 looks down at 83 degrees: hardly any side of a figure shows, its
     # top is its disk's colour, and the shadow it throws on the disk around it tells it
@@ -143,6 +149,7 @@ def test_a_hare_on_its_own_colour_is_told_by_its_shadow_from_straight_above():
     assert read == 27
 
 
+@pytest.mark.slow
 def test_a_yellow_hare_on_a_carrot_is_read_where_jpeg_bleeds_the_board_into_its_blue():
     # hard scene 22001 (75 degrees, JPEG quality 60-90): the board's blue bleeds into a
     # yellow hare's edge; with a floor of 0.01 under the linear colours the hare's
@@ -158,6 +165,7 @@ def test_a_yellow_hare_on_a_carrot_is_read_where_jpeg_bleeds_the_board_into_its_
         assert seen is not None and seen.tokens == truth, cell
 
 
+@pytest.mark.slow
 def test_cells_behind_trees_and_figures_are_read_from_a_camera_at_31_degrees():
     # hard tuning scene 7006 looks at 31 degrees with the board burnt white: trees and
     # figures hide the low probes of the cells behind them, and an outline probe over

@@ -36,6 +36,7 @@ def _misses_px(reader: BoardReader, scene, pose) -> np.ndarray:
     return np.linalg.norm(reader.lens.project(sites, pose.rvec, pose.tvec) - truth, axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, seed",
     [("sternhalma", 1), ("catch_the_hare", 2), ("hakenschlagen", 1), ("fang_den_hut", 4)],
@@ -59,6 +60,7 @@ def test_markers_glued_off_still_put_every_cell_where_it_is_printed(name, seed):
     assert reader.pose.cells >= 6
 
 
+@pytest.mark.slow
 def test_markers_glued_4_mm_round_the_board_are_trued_up_at_its_far_cells():
     # every marker 4 mm round the board and turned 3 degrees the same way: the far
     # hollows lie over 4 mm off, beyond a patch's reach until the nearer cells have

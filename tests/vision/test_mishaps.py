@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
@@ -42,6 +43,7 @@ def _first_read(reader, camera, truth):
     return None
 
 
+@pytest.mark.slow
 def test_a_knocked_camera_keeps_every_reference_and_reads_the_board_again():
     game, camera, reader, start = _learned("hakenschlagen", 31)
     pose = reader.pose
@@ -54,6 +56,7 @@ def test_a_knocked_camera_keeps_every_reference_and_reads_the_board_again():
     assert seen is not None and seen.tokens == start
 
 
+@pytest.mark.slow
 def test_a_knock_during_a_move_is_not_learned_as_the_last_position():
     game, camera, reader, start = _learned("catch_the_hare", 12)
     state = game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])

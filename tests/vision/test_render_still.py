@@ -24,6 +24,7 @@ def _frames(renderer: Renderer, shots) -> list[np.ndarray]:
     return found
 
 
+@pytest.mark.slow
 def test_a_still_board_is_drawn_once_and_framed_as_if_drawn_anew():
     game = load_game("sternhalma")
     start = game.observe(game.initial_state())
@@ -73,6 +74,7 @@ def test_a_hand_lit_only_where_it_changed_the_frame_is_the_hand_lit_whole(name, 
     assert np.array_equal(blue, developed[..., 0])
 
 
+@pytest.mark.slow
 def test_the_scenes_of_one_board_share_its_print_and_glued_markers_get_their_own():
     from vision import looks
     from vision.mishaps import misplaced_markers

@@ -57,6 +57,7 @@ def test_calibrate_camera_command_prints_the_contract_keys(tmp_path):
     assert {"rms_px", "camera_matrix", "dist_coeffs"} <= set(printed) and out.exists()
 
 
+@pytest.mark.slow
 def test_reader_reads_random_positions_exactly_after_learning_the_start(learned):
     game, camera, reader, start = learned("sternhalma", 11)
     state = game.initial_state()
@@ -91,6 +92,7 @@ def _unresolvable(game, state, truth) -> bool:
     return any(OWN_DISK.get(truth[c]) == disk for c, disk in under.items())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_every_game_reads_random_positions_from_its_set_up_exactly(name):
     game = load_game(name)
@@ -120,6 +122,7 @@ def test_every_game_reads_random_positions_from_its_set_up_exactly(name):
     assert len(wrong) <= 1, wrong
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_a_hand_over_any_board_never_yields_an_observation(name, learned):
     game, camera, reader, start = learned(name, 23, "hard")
@@ -129,6 +132,7 @@ def test_a_hand_over_any_board_never_yields_an_observation(name, learned):
         assert all(reader.feed(frame) is None for _ in range(STILL_FRAMES + 3))
 
 
+@pytest.mark.slow
 def test_a_hare_on_a_disk_is_read_as_the_hare():
     game = load_game("hakenschlagen")
     scene = random_scene(game.board, 24)
@@ -229,6 +233,7 @@ def test_bad_markers_are_refused_with_the_place(markers):
         parse_board(BOARD + markers + "\n", "tiny")
 
 
+@pytest.mark.slow
 def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start(learned):
     # scene 5003 looks down at 77 degrees: the start's hare on c3 showed its side to
     # the side probe, a hare on the near row shows only its top there
@@ -240,6 +245,7 @@ def test_a_hare_seen_from_above_is_read_after_learning_its_side_at_the_start(lea
         assert seen is not None and seen.tokens == truth, cell
 
 
+@pytest.mark.slow
 def test_a_hare_seen_from_nearly_straight_above_is_read_on_every_near_point(learned):
     # scene 5027 looks down at 87 degrees: the side probe sees each hare's side
     # edge-on, a blend of side, top and board, and read the near rows' hares as empty

@@ -50,6 +50,7 @@ def test_two_hats_on_a_field_stand_across_the_track_and_a_third_beside_them():
     assert len(crowded) == 3 * len(fields)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 11])
 def test_two_and_three_hats_on_one_field_read_as_observe_joins_them(seed, learned):
     camera, reader, start = _camera(learned, seed)
@@ -70,6 +71,7 @@ def test_a_field_of_two_hats_that_loses_one_reads_the_change(learned):
     assert _read(reader, camera, after) == after
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "cell", "hats"),
     # 5009 last: the next test reads its scene too
@@ -92,6 +94,7 @@ def test_a_probe_beside_a_hat_is_expected_to_show_its_slope(learned):
     assert _read(reader, camera, truth) == truth
 
 
+@pytest.mark.slow
 def test_an_empty_field_beside_a_hat_is_read_empty(learned):
     # hard scene 5105: the green hat on r6 darkens a spot of r5; judged as bare board
     # without a shadow there, r5 was read as holding a green hat
@@ -100,6 +103,7 @@ def test_an_empty_field_beside_a_hat_is_read_empty(learned):
     assert _read(reader, camera, truth) == truth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "cell"), [(5003, "r35"), (5001, "r33")])
 def test_a_third_hat_of_the_colour_beside_it_is_counted(seed, cell, learned):
     # three yellow hats on yellow fields beside the yellow spoke: the third stands
@@ -110,6 +114,7 @@ def test_a_third_hat_of_the_colour_beside_it_is_counted(seed, cell, learned):
     assert _read(reader, camera, truth) == truth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "cell"), [(5009, "r14"), (5007, "gate_blue")])
 def test_two_hats_of_one_colour_seen_along_their_line_from_low_are_not_read_as_one(
     seed, cell, learned
@@ -142,6 +147,7 @@ def test_a_third_hat_never_stands_where_another_fields_hat_stands():
         assert np.linalg.norm(others - three[2], axis=1).min() >= width, cell.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hats", ["yellow+yellow", "yellow+yellow+yellow"])
 def test_hats_on_a_spokes_first_field_beside_a_hat_on_the_ring_are_counted(hats, learned):
     # hard scene 13003, 83 degrees: sy1's third hat stood 5 mm from r35's centre, so
@@ -151,6 +157,7 @@ def test_hats_on_a_spokes_first_field_beside_a_hat_on_the_ring_are_counted(hats,
     assert _read(reader, camera, truth) == truth
 
 
+@pytest.mark.slow
 def test_two_hats_of_one_colour_seen_from_straight_above_are_not_read_as_one(learned):
     # hard scene 11003 looks at r27 from 87 degrees: each hat's main probe (z 6,
     # r 3) sees its slope 0.75 mm outside its top, a blend of both in the frame;
@@ -169,6 +176,7 @@ def _read_scene(learned, seed: int, difficulty: str, **cells) -> tuple[dict, dic
     return _read(reader, camera, truth), truth
 
 
+@pytest.mark.slow
 def test_a_hat_seen_past_from_a_spot_behind_it_may_show_its_top(learned):
     # hard scene 19004 looks at sy1 from 38 degrees: the main probe of the spot
     # behind a single yellow hat sees the hat's top face, lit brighter than its
@@ -177,6 +185,7 @@ def test_a_hat_seen_past_from_a_spot_behind_it_may_show_its_top(learned):
     assert read == truth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "cell", "hats"), [(47005, "sy2", "yellow+yellow"), (53000, "sy1", "yellow")]
 )
@@ -193,6 +202,7 @@ def test_a_hat_seen_from_another_spot_may_look_as_any_probe_learned_its_side(
     assert read == truth
 
 
+@pytest.mark.slow
 def test_a_low_probe_a_quarter_of_whose_rays_meet_a_hat_shows_the_board(learned):
     # hard scene 37004 looks along r25's pair from 31 degrees: for one hat in the
     # middle, 3 of the 12 rays of the near spot's front probe meet it and the rest

@@ -1,0 +1,82 @@
+"""A refused move in a real browser, in German: a Sternhalma piece set down beyond
+its reach on /sim (clicks only) is told the true cause and what to do, the places
+it may go glow, the kiosk says it without a coordinate and the referee page with
+them. Screenshots of /sim and the kiosk at phone and kiosk size when
+$BOARDREF_SHOTS names a folder."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.boardref.at_the_table import KIOSK, PHONE, SHOTS
+from tests.boardref.conftest import PIN, kept_page, needs_chromium, on_board
+from tests.boardref.outputs.panel import test_browser_games as games
+
+WAIT_MS = 10_000
+#: the fixture: a --sim service of the game and player count a test names
+table = games.table
+#: a Sternhalma hole's coordinates, as only the referee page and records give them
+COORDINATE = re.compile(r"\b[a-q]\d{1,2}\b")
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def german():
+    yield from kept_page(locale="de-DE", viewport=KIOSK)
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+def test_a_piece_set_beyond_its_reach_is_told_the_cause_and_where_it_may_go(table, browser, german):
+    from playwright.sync_api import expect
+
+    sim = on_board(german, f"{table}/sim")
+    expect(sim.locator("#turn")).to_have_text(re.compile("Rot"), timeout=WAIT_MS)
+    sim.click('g.cell[data-cell="l4"]')
+    expect(sim.locator("#sim-hand .sim-piece")).to_have_count(1)
+    sim.click('g.cell[data-cell="l6"]')
+    message = sim.locator("#message")
+    expect(message).to_contain_text("spring über genau eine Figur", timeout=WAIT_MS)
+    said = message.inner_text()
+    assert "weder ein Schritt aufs Nachbarloch noch ein Sprung über eine Figur" in said
+    assert "stell die Figur auf eine der leuchtenden Stellen" in said
+    assert not COORDINATE.search(said), said
+    for lit in ("k5", "m5"):
+        expect(sim.locator(f'g.cell[data-cell="{lit}"]')).to_have_class(re.compile("destination"))
+    expect(sim.locator('g.cell[data-cell="l6"]')).to_have_class(re.compile("error"))
+    shoot(sim, "sim")
+
+    kiosk = on_board(german.context.new_page(), f"{table}/table")
+    expect(kiosk.locator("#message")).to_contain_text("leuchtenden Stellen", timeout=WAIT_MS)
+    told = kiosk.locator("#message").inner_text()
+    assert told == said
+    expect(kiosk.locator('g.cell[data-cell="k5"]')).to_have_class(re.compile("destination"))
+    shoot(kiosk, "table")
+    kiosk.close()
+
+    # the referee page alone gives the coordinates
+    context = browser.new_context(locale="de-DE", viewport=KIOSK)
+    referee = context.new_page()
+    referee.goto(f"{table}/referee")
+    referee.fill("#pin", PIN)
+    referee.click("#login")
+    expect(referee.locator("#message")).to_contain_text(
+        "stell die Figur auf k5, m5", timeout=WAIT_MS
+    )
+    context.close()
+
+    sim.click('g.cell[data-cell="l6"]')  # the piece back where it came from
+    sim.click('g.cell[data-cell="l4"]')
+    expect(message).to_have_text("", timeout=WAIT_MS)
+
+
+def shoot(page, role: str) -> None:
+    if SHOTS is None:
+        return
+    size = page.viewport_size
+    for label, shape in (("phone", PHONE), ("kiosk", KIOSK)):
+        page.set_viewport_size(shape)
+        page.screenshot(path=SHOTS / f"refusal-de-{role}-{label}.png", full_page=True)
+    page.set_viewport_size(size)
