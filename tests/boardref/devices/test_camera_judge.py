@@ -6,8 +6,8 @@ from __future__ import annotations
 from boardref.devices.camera import TableCamera
 from boardref.referee.referee import CAMERA, MOVE, Referee
 from hardware.frame_source import SyntheticSource
-from tests.boardref import test_camera
-from tests.boardref.test_camera import Watched
+from tests.boardref.devices import test_camera
+from tests.boardref.devices.test_camera import Watched
 from vision.boards.reader import BoardReader
 
 scene = test_camera.scene  # the rendered Sternhalma board the camera tests look at

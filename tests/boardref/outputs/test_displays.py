@@ -15,7 +15,7 @@ import pytest
 from boardref.outputs.fleet import dashboard_state
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
-from tests.boardref.test_panel import lay_out, play_on_board
+from tests.boardref.outputs.panel.test_panel import lay_out, play_on_board
 from tests.harness import free_port
 
 #: the parts a table may do without (or has only while they work), and nothing else
