@@ -20,8 +20,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from boardref.referee.events import Heard
 from boardref.referee.fusion import surely_otherwise
-from boardref.referee.referee import BOTH, Event, Referee, RefereeError
+from boardref.referee.kinds import Sensor
+from boardref.referee.referee import Referee
+from boardref.referee.verdicts import RefereeError
 from engines.words import words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
@@ -332,7 +335,7 @@ class TableCamera:
         self.frame = frame
         return frame
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: Heard) -> None:
         """After a verdict, when the board as read is the position the referee holds,
         the last frame read shows that position: the reader learns from it, unless
         that frame surely showed something else on some cell (``shows``)."""
@@ -360,7 +363,7 @@ class TableCamera:
         afresh from its last still, clear frame, which showed the board chosen."""
         referee = self.referee
         truth = referee.game.observe(referee.current())
-        if referee.sensor != BOTH or self._still is None or self.shows(truth):
+        if referee.sensor != Sensor.BOTH or self._still is None or self.shows(truth):
             return
         with self.lock:
             self._unconfirmed = None

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 
 from boardref.eventlog.store import Store, StoreError
-from boardref.referee.referee import Event
+from boardref.referee.events import Heard
 from boardref.referee.snapshot import TableState
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,7 @@ class Reporter:
 
     # --- what the table reports ------------------------------------------------------------
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Heard) -> None:
         """A referee listener: accepted events go to the outbox, in order."""
         if not event.accepted:
             return

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from boardref.outputs.panel import models
-    from boardref.referee.referee import Event
+    from boardref.referee.events import Heard
 
 
 class Panel:
@@ -80,13 +80,13 @@ class Panel:
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),
         )
 
-    def publish(self, event: Event | None = None) -> None:
+    def publish(self, event: Heard | None = None) -> None:
         """Take the referee's new snapshot (a "display" event) and push it to every
         page; with no event, push the last one again (the link changed, say)."""
         if event is not None:
             if event.kind != "display":
                 return
-            self.shown = event.data["table"]
+            self.shown = event.table
         self.seq += 1
         if not self.hub.subscribers:
             return
