@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from boardref.referee.events import Heard
+from boardref.referee.events import Display, Heard
 from boardref.referee.kinds import Phase
 from boardref.referee.referee import Referee
 from boardref.referee.snapshot import TableState
@@ -101,7 +101,7 @@ class Table:
     def _on_event(self, event: Heard) -> None:
         if self.status is not None and event.kind in SIGNALS:
             self.status.signal(SIGNALS[event.kind])
-        if event.kind == "display":  # the referee's last word on a verdict or command
+        if isinstance(event, Display):  # the referee's last word on a verdict or command
             self.shown = event.table
             self.refresh()
 

@@ -5,6 +5,7 @@ is checked and logged before it changes anything."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from boardref.eventlog.store import StoreError
@@ -22,7 +23,7 @@ from boardref.referee.verdicts import (
     not_saved,
     nothing_to_confirm,
 )
-from engines import PASS, RulesError
+from engines import PASS, Move, RulesError
 from engines.chance import Shuffle
 from engines.words import Words, words
 
@@ -183,7 +184,7 @@ class Commands:
         self.outbox.publish()
         return undone
 
-    def seat_computer(self, seats, level: str = "hard") -> None:
+    def seat_computer(self, seats: Iterable[int], level: str = "hard") -> None:
         """Let the computer play ``seats`` at ``level``; logged, so it survives a restart."""
         m = self.match
         m.require_game()
@@ -347,7 +348,7 @@ class Commands:
         base = m.positions[-1 - undo]
         seen = m.rules.observe(base)
 
-        def changed(move) -> list[str]:  # what a tap can tell a move without a path by
+        def changed(move: Move) -> list[str]:  # what a tap can tell a move without a path by
             after = m.rules.observe(m.rules.apply(base, move))
             return sorted(cell for cell, token in after.items() if token != seen[cell])
 
@@ -410,7 +411,7 @@ class Commands:
             self.judging.recheck()
         self.outbox.publish()
 
-    def hold(self, cells) -> None:
+    def hold(self, cells: Iterable[str]) -> None:
         """A sensor observation the sensors cannot make: the hand holds pieces lifted
         from ``cells``, which still hold others (one hat of six off a home). Until the
         reading says more, the display lights the first such origin and the ends of

@@ -5,6 +5,8 @@ only the words and highlights of the moment."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from boardref.referee.events import Event, Outbox
 from boardref.referee.kinds import EventKind, projection
 from boardref.referee.match import Match
@@ -25,7 +27,7 @@ class Guidance:
         m = self.match
         return self.show_differences(reading, m.current(), quiet=False)
 
-    def show_differences(self, reading: Reading, state, quiet: bool) -> bool:
+    def show_differences(self, reading: Reading, state: Any, quiet: bool) -> bool:
         m = self.match
         expected = m.rules.sense(state, projection(m.sensor))
         differ = [c.id for c in m.rules.board.cells if reading.get(c.id) != expected[c.id]]
@@ -137,7 +139,7 @@ class Guidance:
                     return [cells[i].id for i in extra]
         return []
 
-    def _origin_in(self, base, reading: Reading) -> str:
+    def _origin_in(self, base: Any, reading: Reading) -> str:
         m = self.match
         expected = m.rules.sense(base, projection(m.sensor))
         gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]

@@ -151,7 +151,7 @@ class Judging:
             Event(EventKind.ILLEGAL, {"cells": sorted(m.view.errors), "reason": m.view.message})
         )
 
-    def _nearest(self, distinct: dict, judged) -> dict:
+    def _nearest(self, distinct: dict[Any, Move], judged: Any) -> dict[Any, Move]:
         """Of several positions that fit the board, those a hand reaches from the one
         judged on it (``current``) by the fewest changed cells: a turn carried out a
         figure at a time grows from what is on the board (a molehill put beside the
@@ -163,13 +163,13 @@ class Judging:
         m = self.match
         seen = m.rules.observe(judged)
 
-        def changes(state) -> int:
+        def changes(state: Any) -> int:
             return sum(token != seen[cell] for cell, token in m.rules.observe(state).items())
 
         fewest = min(map(changes, distinct))
         return {state: move for state, move in distinct.items() if changes(state) == fewest}
 
-    def _looks_lifted(self, base, key: tuple) -> bool:
+    def _looks_lifted(self, base: Any, key: tuple[Any, ...]) -> bool:
         """Whether a move's reading only empties cells, as a piece held in the hand
         does (a hat put onto a tower the sensor already feels): it waits for the
         player's confirm or the next player rather than being taken at once. A cell

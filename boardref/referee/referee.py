@@ -137,7 +137,7 @@ class Referee:
         self,
         name: str,
         players: int | None = None,
-        options: dict | None = None,
+        options: dict[str, Any] | None = None,
         seed: bytes | None = None,
     ) -> None:
         """Start a game; the players then lay out the start position (SETUP)."""
@@ -212,7 +212,7 @@ class Referee:
             m.hall, m.hall_since = dict(reading), at
         self.weighing.fuse(at)
 
-    def observe(self, observation, at: float) -> None:
+    def observe(self, observation: Any, at: float) -> None:
         """A camera observation (``vision.observation.Observation``) taken at ``at``; the
         verdict weighs it against the legal outcomes (``Weighing.weigh``, ``fusion``)."""
         m = self.match
@@ -279,14 +279,14 @@ class Referee:
         for state in self.unprepared():
             m.successors_of(state)
 
-    def unprepared(self) -> list:
+    def unprepared(self) -> list[Any]:
         """Positions whose successors the next verdict may need and nobody indexed."""
         m = self.match
         if m.sensor == Sensor.PANEL or m.phase not in (Phase.MOVE, Phase.AMBIGUOUS, Phase.SETUP):
             return []  # a panel table's moves are tapped, never read
         return [state for state in m.wanted() if state not in m.successors]
 
-    def adopt(self, game, state, index: Successors) -> None:
+    def adopt(self, game: Game, state: Any, index: Successors) -> None:
         """Take an index built elsewhere (``index_successors``) if it still fits."""
         m = self.match
         if game is m.game and index.sensor == m.sensor:

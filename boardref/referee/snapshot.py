@@ -273,7 +273,7 @@ class Snapshots:
             else (),
         )
 
-    def _still_to_do(self, base) -> Said | None:
+    def _still_to_do(self, base: Any) -> Said | None:
         """What the seat of a tentative move that may still grow may do to finish it
         (None: no move is held, or it is held only as it looks like a piece in the
         hand), worked out once per move held."""
@@ -289,7 +289,7 @@ class Snapshots:
             self._still_to_do_said = ((m.game, base, move), said)
         return said
 
-    def _choices(self, base, candidates: tuple[str, ...]) -> tuple[Choice, ...]:
+    def _choices(self, base: Any, candidates: tuple[str, ...]) -> tuple[Choice, ...]:
         """The candidates drawn (``choices_of``), worked out once per question."""
         m = self.match
         asked, drawn = self._choices_drawn

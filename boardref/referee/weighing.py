@@ -7,6 +7,9 @@ referee's, and it never changes the match beyond the reading it takes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from boardref.referee import fusion
 from boardref.referee.kinds import Sensor
 from boardref.referee.match import Match
@@ -99,7 +102,9 @@ class Weighing:
             return reading
         return dict(zip(m.cell_ids, fused.key))
 
-    def _felt_alone(self, seen, keep: list, label) -> tuple | None:
+    def _felt_alone(
+        self, seen: Any, keep: list[Any], label: Callable[[int, int], tuple[Any, ...]]
+    ) -> tuple[Any, ...] | None:
         """The reading the hall sensors allow when they allow only one (as they would
         decide alone), for a camera that fits no reading; None when several readings
         are felt alike. A camera whose references went wrong reads its pieces in

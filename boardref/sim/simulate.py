@@ -204,7 +204,7 @@ def _draw(rig: Rig, referee: Referee, truth):
 
 def _choose(referee: Referee, hands: Hands, truth, pick, score: Score):
     """The move the hands will make: the computer's, sometimes disobeyed, or a random one."""
-    game = referee.game
+    game = referee.match.rules
     waiting = referee.tentative
     if waiting is not None and game.to_move(waiting[1]) in referee.computer:
         referee.confirm()  # the guest confirms: the computer does not act on a guess

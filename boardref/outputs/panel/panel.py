@@ -19,6 +19,7 @@ from boardref.outputs.panel.access import Access
 from boardref.outputs.panel.address import Names, public_base
 from boardref.outputs.panel.hub import Hub
 from boardref.outputs.panel.seats import Seats
+from boardref.referee.events import Display
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -84,7 +85,7 @@ class Panel:
         """Take the referee's new snapshot (a "display" event) and push it to every
         page; with no event, push the last one again (the link changed, say)."""
         if event is not None:
-            if event.kind != "display":
+            if not isinstance(event, Display):
                 return
             self.shown = event.table
         self.seq += 1
