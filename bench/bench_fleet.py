@@ -52,7 +52,7 @@ from smoke import sized
 
 from boardref.eventlog.store import Store
 from boardref.outputs.fleet import Broker, Reporter
-from boardref.referee.referee import Event
+from boardref.referee.events import Event
 from boardref.runtime.loop_lag import percentile
 from tests.harness import (
     CHROMIUM,

@@ -27,7 +27,8 @@ import time
 
 from smoke import SMOKE, sized
 
-from boardref.referee.successors import BOTH, index_successors
+from boardref.referee.kinds import Sensor
+from boardref.referee.successors import index_successors
 from boardref.runtime.loop_lag import percentile
 from engines import load_game
 from engines.chance import Stream
@@ -140,11 +141,11 @@ def bench_turns(board: str) -> dict:
 
 def bench_index(game, state) -> dict:
     """CPU to index every outcome of ``state`` by what a camera and hall sensors read."""
-    index_successors(game, state, BOTH)  # not timed: the first loads numpy
+    index_successors(game, state, Sensor.BOTH)  # not timed: the first loads numpy
     samples = []
     for _ in range(INDEX_ROUNDS):
         start = time.process_time()
-        indexed = index_successors(game, state, BOTH)
+        indexed = index_successors(game, state, Sensor.BOTH)
         samples.append((time.process_time() - start) * 1000)
     return {
         "index_biggest_turn_outcomes": indexed.outcomes,

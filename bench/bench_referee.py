@@ -21,7 +21,8 @@ from pathlib import Path
 from smoke import SMOKE, sized
 
 from boardref.eventlog.store import Store
-from boardref.referee.referee import AMBIGUOUS, OVER, Referee
+from boardref.referee.kinds import Phase, Sensor
+from boardref.referee.referee import Referee
 from boardref.runtime.loop_lag import percentile
 from boardref.runtime.memory import freeze_start_up
 from boardref.sim.rig import Rig
@@ -50,21 +51,21 @@ def verdicts(game_name: str, players: int, scratch: Path, warm: bool = True) -> 
     referee.new_game(game_name, players, seed=b"bench")
     game = referee.game
     state = game.initial_state()
-    referee.sense(game.sense(state, "presence"), now)
+    referee.sense(game.sense(state, Sensor.PRESENCE), now)
     referee.tick(now + 1)
     while len(samples) < MOVES:
-        if referee.phase == OVER:
+        if referee.phase == Phase.OVER:
             referee.new_game(game_name, players, seed=b"bench")
             state = game.initial_state()
             now += 2
-            referee.sense(game.sense(state, "presence"), now)
+            referee.sense(game.sense(state, Sensor.PRESENCE), now)
             referee.tick(now + 1)
             continue
         if warm:
             referee.tick(now + 0.1)  # idle: the referee prepares while players think
         state = game.apply(state, pick.choice(game.legal_moves(state)))
         now += 2
-        referee.sense(game.sense(state, "presence"), now)
+        referee.sense(game.sense(state, Sensor.PRESENCE), now)
         start, start_cpu = time.perf_counter(), time.thread_time()
         judged = referee.tick(now + 0.5)
         cpu.append((time.thread_time() - start_cpu) * 1000)
@@ -94,9 +95,9 @@ def full_turns(scratch: Path) -> dict[str, list[float]]:
         assert referee.tick(now + 0.5)
         return (time.perf_counter() - start) * 1000
 
-    settle(game.sense(game.initial_state(), "presence"))  # the figures set out
+    settle(game.sense(game.initial_state(), Sensor.PRESENCE))  # the figures set out
     referee.draw()  # the disks and trees, laid out at once (the hall sensors feel none)
-    while len(found["turn"]) < FULL_TURNS and referee.phase != OVER:
+    while len(found["turn"]) < FULL_TURNS and referee.phase != Phase.OVER:
         if referee.tentative is not None:
             referee.confirm()
         base = referee.positions[-1]
@@ -107,22 +108,23 @@ def full_turns(scratch: Path) -> dict[str, list[float]]:
         moves = game.legal_moves(base)
         found["outcomes"].append(len(moves))
         if len(found["turn"]) % 4 == 0:
-            wrong = dict(game.sense(base, "presence"))
+            wrong = dict(game.sense(base, Sensor.PRESENCE))
             hare = game.board.cells[base.hares[base.turn]].id
             empty = [c for c, token in wrong.items() if token is None and c != hare]
             wrong[hare], wrong[pick.choice(empty)] = None, wrong[hare]
-            if all(game.sense(after, "presence") != wrong for _, after in game.successors(base)):
+            successors = game.successors(base)
+            if all(game.sense(after, Sensor.PRESENCE) != wrong for _, after in successors):
                 found["wrong"].append(settle(wrong))
-                settle(game.sense(base, "presence"))  # put back as it was
+                settle(game.sense(base, Sensor.PRESENCE))  # put back as it was
         after = game.apply(base, pick.choice(moves))
-        if game.sense(after, "presence") == game.sense(base, "presence"):
+        if game.sense(after, Sensor.PRESENCE) == game.sense(base, Sensor.PRESENCE):
             referee.confirm()  # a turn no sensor sees (marbles back unused): named on the panel
             referee.choose(
                 next(t for t in referee.published.candidates if _leads(game, base, t, after))
             )
             continue
-        found["turn"].append(settle(game.sense(after, "presence")))
-        if referee.phase == AMBIGUOUS:  # the panel names the turn among those that fit
+        found["turn"].append(settle(game.sense(after, Sensor.PRESENCE)))
+        if referee.phase == Phase.AMBIGUOUS:  # the panel names the turn among those that fit
             referee.choose(
                 next(t for t in referee.published.candidates if _leads(game, base, t, after))
             )
@@ -146,7 +148,7 @@ def led_frames(game_name: str, players: int, scratch: Path) -> list[float]:
         state = game.initial_state()
         rig.set_board(state)
         rig.pause(0.5)
-        while len(samples) < LED_SAMPLES and referee.phase != OVER:
+        while len(samples) < LED_SAMPLES and referee.phase != Phase.OVER:
             rig.pause(0.1)  # idle tick
             state = game.apply(state, pick.choice(game.legal_moves(state)))
             rig.set_board(state)

@@ -351,6 +351,7 @@ _GAME_OPTION = typer.Option(None, help="the game whose board is built (default: 
 
 def _bringup_setup(config: Path | None, device: str | None, game: str | None):
     """The config, the board of the game, its wiring and the device path, or an error."""
+    from boardref.referee.kinds import Sensor
     from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
     from engines import load_game
 
@@ -360,7 +361,7 @@ def _bringup_setup(config: Path | None, device: str | None, game: str | None):
     try:
         settings = load_config(config, **overrides)
         loaded = load_game(settings.game.name, settings.game.players)
-        if "presence" not in loaded.SENSORS:
+        if Sensor.PRESENCE not in loaded.SENSORS:
             raise arguments.BadValue(f"{loaded.name} is played on the panel: it has no board")
         board = loaded.board
         wiring = settings.board_wiring(board)

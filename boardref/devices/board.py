@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Event, Referee
+from boardref.referee.events import Heard, NewSnapshot
+from boardref.referee.kinds import Phase
+from boardref.referee.referee import Referee
 from boardref.referee.snapshot import TableState
 from engines.observation import PIECE
 from hardware.lights import CellLights, Highlights, Palette
@@ -96,11 +98,11 @@ class Table:
         self._frame = None
         self.refresh()
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: Heard) -> None:
         if self.status is not None and event.kind in SIGNALS:
             self.status.signal(SIGNALS[event.kind])
-        if event.kind == "display":  # the referee's last word on a verdict or command
-            self.shown = event.data["table"]
+        if isinstance(event, NewSnapshot):  # the referee's last word on a verdict or command
+            self.shown = event.table
             self.refresh()
 
 
@@ -115,7 +117,7 @@ def highlights(shown: TableState, colours) -> Highlights:
         errors=shown.errors,
         place=shown.place,
         remove=shown.remove,
-        turn_colour=turn if shown.phase in (MOVE, CHANCE) else None,
+        turn_colour=turn if shown.phase in (Phase.MOVE, Phase.CHANCE) else None,
     )
 
 
@@ -123,13 +125,13 @@ def status_mood(shown: TableState, link_up: bool) -> tuple[str, str | None]:
     """The status LED's mood and seat colour for what the referee shows."""
     if not link_up:
         return "offline", None
-    if shown.phase == OVER:
+    if shown.phase == Phase.OVER:
         return "over", None
-    if shown.phase == SETUP:
+    if shown.phase == Phase.SETUP:
         return "setup", None
-    if shown.errors or shown.phase == AMBIGUOUS:
+    if shown.errors or shown.phase == Phase.AMBIGUOUS:
         return "error", None
-    if shown.phase == CHANCE:
+    if shown.phase == Phase.CHANCE:
         return "waiting", shown.seat_colour
     if shown.tentative:
         return "tentative", shown.seat_colour

@@ -19,15 +19,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from boardref.referee.events import Event, Heard, Listener
 from boardref.referee.fusion import surely_otherwise
-from boardref.referee.referee import BOTH, Event, RefereeError
+from boardref.referee.kinds import EventKind, Sensor
 from boardref.referee.snapshot import TableState
 from boardref.referee.verdicts import Reading as BoardReading
+from boardref.referee.verdicts import RefereeError
 from engines.words import Words, words
 from hardware.frame_source import FrameSource
 from vision.boards.reader import BoardReader
@@ -47,7 +48,7 @@ class Judge(Protocol):
     """What the camera may ask of the referee it watches the board for."""
 
     #: who hears the referee's events; the camera listens while it is open
-    listeners: list[Callable[[Event], None]]
+    listeners: list[Listener]
     #: the last snapshot published (the camera learns the position it shows)
     published: TableState
     #: the board as the last verdict read it
@@ -357,15 +358,15 @@ class TableCamera:
         self.frame = frame
         return frame
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: Heard) -> None:
         """After a verdict, when the board as read is the position the referee holds,
         the last frame read shows that position: the reader learns from it, unless
         that frame surely showed something else on some cell (``shows``)."""
-        if event.kind == "move" and event.accepted and event.data.get("chosen"):
-            self._relearn_due = True
-        if event.kind != "display":
+        if isinstance(event, Event):
+            if event.kind == EventKind.MOVE and event.accepted and event.data.get("chosen"):
+                self._relearn_due = True
             return
-        shown: TableState = event.data["table"]
+        shown = event.table
         truth = dict(shown.position)
         if self._relearn_due:
             self._relearn_due = False
@@ -389,7 +390,7 @@ class TableCamera:
         """The players chose a move the camera surely saw otherwise, as the hall
         sensors felt it: the camera's references went wrong. It learns the board
         afresh from its last still, clear frame, which showed the board chosen."""
-        if sensor != BOTH or self._still is None or self.shows(truth):
+        if sensor != Sensor.BOTH or self._still is None or self.shows(truth):
             return
         with self.lock:
             self._unconfirmed = None

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from boardref.eventlog.store import Store, StoredGame
+from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, TableState, seats_of
 from engines import Game, RulesError, load_game
 from engines.chance import spec_from_json
@@ -358,7 +359,7 @@ def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
                 players=game.players,
                 options=dict(game.options),
                 seats=seats,
-                phase="over" if ended else "chance" if game.chance(state) else "move",
+                phase=Phase.OVER if ended else Phase.CHANCE if game.chance(state) else Phase.MOVE,
                 to_move=game.to_move(state),
                 position=game.observe(state),
                 last_move=path,

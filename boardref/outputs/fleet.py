@@ -30,7 +30,8 @@ import paho.mqtt.client as mqtt
 
 from boardref.eventlog.store import Store, StoreError
 from boardref.outputs.display import Display
-from boardref.referee.referee import Event
+from boardref.referee.events import Heard
+from boardref.referee.kinds import EventKind
 
 log = logging.getLogger(__name__)
 
@@ -176,12 +177,12 @@ class Reporter:
 
     # --- what the table reports ------------------------------------------------------------
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Heard) -> None:
         """A referee listener: accepted events go to the outbox, in order."""
         if not event.accepted:
             return
         data = event.data
-        if event.kind == "chance" and data["spec"]["kind"] == "shuffle":
+        if event.kind == EventKind.CHANCE and data["spec"]["kind"] == "shuffle":
             # a shuffled deck holds every hand: it is revealed in the game's record
             data = {**data, "outcome": None}
         message = {"table": self.table, "kind": event.kind, "data": data, "at": time.time()}

@@ -1,20 +1,21 @@
 """The referee's commands from the panel, the buttons and the computer seats: draw,
-confirm, choose, takeback, play, decline, correct, set a position, hold pieces.
-Part of ``Referee``; each command is checked and logged before it changes anything."""
+confirm, choose, takeback, play, decline, correct, set a position, hold pieces,
+name or rule out a move the board cannot feel. A part of the referee; each command
+is checked and logged before it changes anything."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from boardref.eventlog.store import StoreError
+from boardref.referee.events import Event, Outbox
+from boardref.referee.judging import Judging
+from boardref.referee.kinds import EventKind, Phase, Sensor
+from boardref.referee.ledger import Ledger
+from boardref.referee.match import Match
+from boardref.referee.unseen import Unseen
 from boardref.referee.verdicts import (
-    AMBIGUOUS,
-    CHANCE,
-    MOVE,
-    OVER,
-    PANEL,
-    SETUP,
-    Event,
     RefereeError,
     as_lists,
     not_computer_move,
@@ -22,7 +23,7 @@ from boardref.referee.verdicts import (
     not_saved,
     nothing_to_confirm,
 )
-from engines import PASS, RulesError
+from engines import PASS, Move, RulesError
 from engines.chance import Shuffle
 from engines.words import Words, words
 
@@ -30,39 +31,50 @@ from engines.words import Words, words
 class Commands:
     """The commands a person (or a computer seat) gives the referee."""
 
+    def __init__(
+        self, match: Match, ledger: Ledger, judging: Judging, unseen: Unseen, outbox: Outbox
+    ):
+        self.match = match
+        self.ledger = ledger
+        self.judging = judging
+        self.unseen = unseen
+        self.outbox = outbox
+
     def draw(self) -> Any:
         """Draw what the game asks for (a roll, marbles...) from the committed stream."""
-        self._require_game()
-        if self.tentative is not None:  # a draw is the next player acting
-            self._finalise()
+        m = self.match
+        m.require_game()
+        if m.tentative is not None:  # a draw is the next player acting
+            self.judging.finalise()
         self._require_chosen()
-        if self.phase != CHANCE:
+        if m.phase != Phase.CHANCE:
             raise RefereeError(
                 words(
                     "referee.nothing_to_draw",
                     "Nothing to draw now: wait until the table asks for a draw",
                 )
             )
-        spec = self.game.chance(self.positions[-1])
-        outcome = spec.draw(self.stream)
+        spec = m.rules.chance(m.positions[-1])
+        outcome = spec.draw(m.chances)
         data = {
             "spec": spec.to_json(),
             "outcome": as_lists(outcome),
-            "counter": self.stream.counter,
+            "counter": m.chances.counter,
         }
-        state = self.game.resolve(self.positions[-1], outcome)
-        if self._accept("chance", data, state):
+        state = m.rules.resolve(m.positions[-1], outcome)
+        if self.ledger.accept(EventKind.CHANCE, data, state):
             # a shuffled deck holds every hand: it is logged, never shown
-            self._view.last_draw = None if isinstance(spec, Shuffle) else as_lists(outcome)
-            self._after_change()
-        self._publish()
+            m.view.last_draw = None if isinstance(spec, Shuffle) else as_lists(outcome)
+            self.ledger.after_change()
+        self.outbox.publish()
         return outcome
 
     def _require_chosen(self) -> None:
         """Refuse while the players are to choose which move was played: finalising
         the turn under way may have just asked it, so the question is shown first."""
-        if self.phase == AMBIGUOUS:
-            self._publish()
+        m = self.match
+        if m.phase == Phase.AMBIGUOUS:
+            self.outbox.publish()
             raise RefereeError(
                 words("referee.choose_first", "First choose the move that was played")
             )
@@ -76,23 +88,25 @@ class Commands:
         The press says the hand is off the board: a reading that has not settled yet
         is judged first, so the turn confirmed is the one the board shows, not the
         half of it judged before the last figure went down."""
-        self._require_game()
-        plies = len(self.log)
-        if self._judge_unsettled() and (len(self.log) > plies or self.phase == AMBIGUOUS):
-            self._publish()  # the board's turn was taken, or the players are asked which
+        m = self.match
+        m.require_game()
+        plies = len(m.log)
+        if self.judging.judge_unsettled() and (len(m.log) > plies or m.phase == Phase.AMBIGUOUS):
+            self.outbox.publish()  # the board's turn was taken, or the players are asked which
             return
-        if self.tentative is not None:
-            self._finalise(mark="confirmed")
-        elif self.phase == MOVE and self.reading is not None:
+        if m.tentative is not None:
+            self.judging.finalise(mark="confirmed")
+        elif m.phase == Phase.MOVE and m.reading is not None:
             self._offer_unseen()
         else:
             raise RefereeError(nothing_to_confirm())
-        self._publish()
+        self.outbox.publish()
 
     def _offer_unseen(self) -> None:
-        base = self.positions[-1]
-        key = self.shown_key()
-        if key != self._key_of(base):
+        m = self.match
+        base = m.positions[-1]
+        key = self.unseen.shown_key()
+        if key != m.key_of(base):
             raise RefereeError(
                 words(
                     "referee.board_not_position",
@@ -100,37 +114,25 @@ class Commands:
                     "the pieces as the lights show",
                 )
             )
-        unseen = {state: move for move, state in self._successors_of(base).get(key)}
+        unseen = {state: move for move, state in m.successors_of(base).get(key)}
         if not unseen:
             raise RefereeError(nothing_to_confirm())
-        if self.expected is not None and self.expected[1] in unseen:
-            self._accept_move(self.expected[0])  # the computer's move, carried out
+        if m.expected is not None and m.expected[1] in unseen:
+            self.ledger.accept_move(m.expected[0])  # the computer's move, carried out
             return
         # a press is no move: taken unasked, a confirm pressed before moving anything
         # would play a move the board never saw, and the game and the board drift apart
-        self._ask(unseen.values())
-
-    def _ask(self, moves, why: Words | None = None) -> None:
-        """Several moves fit the board (or, as ``why`` says, one the sensors disagree
-        on): the players choose on the panel."""
-        self.phase = AMBIGUOUS
-        self._view.candidates = tuple(str(m) for m in moves)
-        self._view.say(
-            why
-            or words(
-                "referee.ambiguous", "Several moves fit the board: choose the one that was played"
-            )
-        )
-        self._emit(Event("ambiguous", {"candidates": list(self._view.candidates)}))
+        self.judging.ask(unseen.values())
 
     def choose(self, move_text: str) -> None:
         """Pick the move that was played when several fit the board, or one of the
         moves the board cannot feel (``Unseen``)."""
-        self._require_game()
-        if self.phase == MOVE and self.take_unseen(move_text):
-            self._publish()  # a move the board cannot feel, named by its mover
+        m = self.match
+        m.require_game()
+        if m.phase == Phase.MOVE and self.take_unseen(move_text):
+            self.outbox.publish()  # a move the board cannot feel, named by its mover
             return
-        if self.phase != AMBIGUOUS or move_text not in self._view.candidates:
+        if m.phase != Phase.AMBIGUOUS or move_text not in m.view.candidates:
             raise RefereeError(
                 words(
                     "referee.not_a_candidate",
@@ -139,33 +141,34 @@ class Commands:
                     move=move_text,
                 )
             )
-        move = self.game.parse_move(self.positions[-1], move_text)
-        self._view.candidates = ()
-        self.phase = MOVE
-        self.tentative = None  # the turn chosen is the whole of what was under way
-        self._accept_move(move, mark="chosen")
-        self._publish()
+        move = m.rules.parse_move(m.positions[-1], move_text)
+        m.view.candidates = ()
+        m.phase = Phase.MOVE
+        m.tentative = None  # the turn chosen is the whole of what was under way
+        self.ledger.accept_move(move, mark="chosen")
+        self.outbox.publish()
 
     def takeback(self) -> str:
         """Undo the tentative move, or the last accepted move; returns what was undone."""
-        self._require_game()
-        self.expected = None
-        if self.tentative is not None:
-            undone = str(self.tentative[0])
-            self.tentative = None
-            self._view.last_move = ()
-            self._emit(Event("takeback", {"move": undone}))
-            self._recheck()
-            self._publish()
+        m = self.match
+        m.require_game()
+        m.expected = None
+        if m.tentative is not None:
+            undone = str(m.tentative[0])
+            m.tentative = None
+            m.view.last_move = ()
+            self.outbox.emit(Event(EventKind.TAKEBACK, {"move": undone}))
+            self.judging.recheck()
+            self.outbox.publish()
             return undone
-        if self.phase == OVER:
+        if m.phase == Phase.OVER:
             raise RefereeError(words("referee.over", "The game is over; start a new one"))
-        if not self.steps:
+        if not m.steps:
             raise RefereeError(
                 words("referee.nothing_to_take_back", "Nothing to take back: make a move first")
             )
-        last_kind, last = self.steps[-1]
-        if last_kind == "chance":
+        last_kind, last = m.steps[-1]
+        if last_kind == EventKind.CHANCE:
             raise RefereeError(
                 words(
                     "referee.draw_stays",
@@ -174,18 +177,19 @@ class Commands:
                 )
             )
         undone = last.get("move", "correction")
-        if self._accept("takeback", {"move": undone}, None):
-            self._view.last_move = ()
-            self._after_change()
-            self._recheck()
-        self._publish()
+        if self.ledger.accept(EventKind.TAKEBACK, {"move": undone}, None):
+            m.view.last_move = ()
+            self.ledger.after_change()
+            self.judging.recheck()
+        self.outbox.publish()
         return undone
 
-    def seat_computer(self, seats, level: str = "hard") -> None:
+    def seat_computer(self, seats: Iterable[int], level: str = "hard") -> None:
         """Let the computer play ``seats`` at ``level``; logged, so it survives a restart."""
-        self._require_game()
+        m = self.match
+        m.require_game()
         seats = frozenset(seats)
-        if not seats <= set(range(self.game.players)):
+        if not seats <= set(range(m.rules.players)):
             raise RefereeError(
                 words(
                     "referee.no_such_seats",
@@ -195,51 +199,55 @@ class Commands:
             )
         data = {"computer": sorted(seats), "level": level}
         try:
-            self.store.append(self.game_id, "seats", data)
+            self.ledger.store.append(m.logged_as, EventKind.SEATS, data)
         except StoreError as exc:
             raise RefereeError(not_saved(exc)) from None
-        self.log.append(("seats", data))
-        self.computer, self.level = seats, level
-        self._publish()
+        m.log.append((EventKind.SEATS, data))
+        m.computer, m.level = seats, level
+        self.outbox.publish()
 
     def computer_to_move(self) -> bool:
         """Whether the computer should now choose a move for the seat to act."""
+        m = self.match
         return (
-            self.phase == MOVE
-            and self.expected is None
-            and self.tentative is None
-            and self.game.to_move(self.positions[-1]) in self.computer
+            m.phase == Phase.MOVE
+            and m.expected is None
+            and m.tentative is None
+            and m.rules.to_move(m.positions[-1]) in m.computer
         )
 
     def computer_moves_itself(self) -> bool:
         """Whether the computer's moves are made by the referee itself: in a game with
         no board to carry them out on (the card game, Hägar entered on the panel),
         read on the panel alone."""
-        return self.sensor == PANEL and "presence" not in self.game.SENSORS
+        m = self.match
+        return m.sensor == Sensor.PANEL and Sensor.PRESENCE not in m.rules.SENSORS
 
     def computer_to_draw(self) -> bool:
         """Whether the computer should now draw for the seat whose draw it is: the
         draw is made on the panel in every game, so nobody has to press Draw for the
         computer. A draw of the whole table (a deal, the set-up) is the computer's only
         where it plays every seat of a game with no board, with nobody else to press it."""
-        if self.phase != CHANCE:
+        m = self.match
+        if m.phase != Phase.CHANCE:
             return False
-        drawer = self.game.drawer(self.positions[-1])
+        drawer = m.rules.drawer(m.positions[-1])
         if drawer is None:
-            everyone = self.computer >= set(range(self.game.players))
+            everyone = m.computer >= set(range(m.rules.players))
             return everyone and self.computer_moves_itself()
-        return drawer in self.computer
+        return drawer in m.computer
 
     def expect(self, move_text: str) -> None:
         """The computer has chosen ``move_text`` for the seat to move: announce it,
         light it, and accept only that move from the board (or, where it
         ``computer_moves_itself``, from the service that makes it after a pause)."""
-        self._require_game()
-        if self.phase != MOVE:
-            raise RefereeError(not_now(self.phase))
-        base = self.positions[-1]
-        move = self.game.parse_move(base, move_text)
-        self.expected = (move, self.game.apply(base, move))
+        m = self.match
+        m.require_game()
+        if m.phase != Phase.MOVE:
+            raise RefereeError(not_now(m.phase))
+        base = m.positions[-1]
+        move = m.rules.parse_move(base, move_text)
+        m.expected = (move, m.rules.apply(base, move))
         if self.computer_moves_itself():
             said = words("referee.computer_plays", "The computer plays {move}", move=str(move))
         else:
@@ -248,54 +256,40 @@ class Commands:
                 "The computer plays {move}: please carry it out on the board",
                 move=str(move),
             )
-        self._view.say(said)
-        self._emit(Event("computer_move", {"move": str(move)}))
-        self._publish()
-
-    def _judge_expected(self, distinct: dict) -> None:
-        move, after = self.expected
-        if after in distinct:  # accepting it ends the announcement (``_accept``)
-            self._view.clear_problems()
-            self._accept_move(move)
-            return
-        played = next(iter(distinct.values()))
-        self._view.clear_problems()
-        self._view.errors = frozenset(getattr(played, "path", ())) | frozenset(
-            getattr(move, "path", ())
-        )
-        self._view.say(not_computer_move(move))
-        self._emit(
-            Event("illegal", {"cells": sorted(self._view.errors), "reason": self._view.message})
-        )
+        m.view.say(said)
+        self.outbox.emit(Event(EventKind.COMPUTER_MOVE, {"move": str(move)}))
+        self.outbox.publish()
 
     def play(self, move_text: str) -> None:
         """A move tapped on the panel, at a table whose game no sensor reads."""
-        self._require_game()
-        if self.sensor != PANEL:
+        m = self.match
+        m.require_game()
+        if m.sensor != Sensor.PANEL:
             raise RefereeError(
                 words(
                     "referee.play_on_board",
                     "Moves at this table are read from the board: play on it",
                 )
             )
-        if self.phase != MOVE:
-            raise RefereeError(not_now(self.phase))
-        base = self.positions[-1]
-        move = self.game.parse_move(base, move_text)
-        if self.expected is not None and self.game.apply(base, move) != self.expected[1]:
-            raise RefereeError(not_computer_move(self.expected[0]))
-        self._accept_move(move)
-        self._publish()
+        if m.phase != Phase.MOVE:
+            raise RefereeError(not_now(m.phase))
+        base = m.positions[-1]
+        move = m.rules.parse_move(base, move_text)
+        if m.expected is not None and m.rules.apply(base, move) != m.expected[1]:
+            raise RefereeError(not_computer_move(m.expected[0]))
+        self.ledger.accept_move(move)
+        self.outbox.publish()
 
     def decline(self) -> None:
         """The seat to roll declines a roll the rules offer but do not force (the
         extra roll after a six); the turn passes. Logged as that seat's pass."""
-        self._require_game()
-        if self._roll_after_tentative():  # declining is the mover's next act: the move stands
-            self._finalise()
+        m = self.match
+        m.require_game()
+        if m.roll_after_tentative():  # declining is the mover's next act: the move stands
+            self.judging.finalise()
         self._require_chosen()
-        base = self.positions[-1]
-        spec = self.game.chance(base) if self.phase == CHANCE else None
+        base = m.positions[-1]
+        spec = m.rules.chance(base) if m.phase == Phase.CHANCE else None
         if not getattr(spec, "optional", False):
             raise RefereeError(
                 words(
@@ -303,10 +297,10 @@ class Commands:
                     "There is no roll to decline now: roll or move as the table says",
                 )
             )
-        data = {"move": str(PASS), "seat": self.game.drawer(base)}
-        if self._accept("move", data, self.game.apply(base, PASS)):
-            self._after_change()
-        self._publish()
+        data = {"move": str(PASS), "seat": m.rules.drawer(base)}
+        if self.ledger.accept(EventKind.MOVE, data, m.rules.apply(base, PASS)):
+            self.ledger.after_change()
+        self.outbox.publish()
 
     def correct(self, move_text: str) -> None:
         """A referee's correction of a misread: ``move_text`` is the move really played
@@ -314,46 +308,48 @@ class Commands:
         are asked about, or else the last move played: it is taken back (with the
         passes that followed it) and the correction played from the position before
         it, each logged, so a replay gives the same game."""
-        self._require_game()
+        m = self.match
+        m.require_game()
         undo, replaced = self._move_to_correct()
-        base = self.positions[-1 - undo]
+        base = m.positions[-1 - undo]
         try:
-            move = self.game.parse_move(base, move_text)
+            move = m.rules.parse_move(base, move_text)
         except RulesError as exc:
             raise RefereeError(cannot_replace(move_text, replaced, exc.words)) from None
         for _ in range(undo):
-            if not self._accept("takeback", {"move": self.steps[-1][1]["move"]}, None):
-                self._publish()
+            if not self.ledger.accept(EventKind.TAKEBACK, {"move": m.steps[-1][1]["move"]}, None):
+                self.outbox.publish()
                 return
-        self.tentative = self.expected = None
-        self._view.candidates = ()
-        self.phase = MOVE
-        if self._accept_move(move, mark="corrected"):
-            self._recheck()
+        m.tentative = m.expected = None
+        m.view.candidates = ()
+        m.phase = Phase.MOVE
+        if self.ledger.accept_move(move, mark="corrected"):
+            self.judging.recheck()
             said = replaced_by(replaced, str(move))
-            self._view.say(
+            m.view.say(
                 said
-                if self._view.notice is None
+                if m.view.notice is None
                 else words(
                     "referee.replaced_then",
                     "{replaced}. {then}",
                     replaced=said,
-                    then=self._view.notice,
+                    then=m.view.notice,
                 )
             )
-        self._publish()
+        self.outbox.publish()
 
     def correction_choices(self) -> dict[str, Any]:
         """What the referee may put in the place of the last move: that move, the
         position before it as a camera sees it, and every legal move from there with
         its path and the cells it changes."""
-        self._require_game()
+        m = self.match
+        m.require_game()
         undo, replaced = self._move_to_correct()
-        base = self.positions[-1 - undo]
-        seen = self.game.observe(base)
+        base = m.positions[-1 - undo]
+        seen = m.rules.observe(base)
 
-        def changed(move) -> list[str]:  # what a tap can tell a move without a path by
-            after = self.game.observe(self.game.apply(base, move))
+        def changed(move: Move) -> list[str]:  # what a tap can tell a move without a path by
+            after = m.rules.observe(m.rules.apply(base, move))
             return sorted(cell for cell, token in after.items() if token != seen[cell])
 
         return {
@@ -361,7 +357,7 @@ class Commands:
             "position": seen,
             "moves": [
                 {"move": str(m), "path": list(getattr(m, "path", ())), "cells": changed(m)}
-                for m in self.game.legal_moves(base)
+                for m in m.rules.legal_moves(base)
                 if m != PASS
             ],
         }
@@ -369,18 +365,19 @@ class Commands:
     def _move_to_correct(self) -> tuple[int, str | None]:
         """The move a correction replaces, as the number of steps to take back and
         the move's words (None: the players are asked which move fits the board)."""
-        if self.phase == OVER:
+        m = self.match
+        if m.phase == Phase.OVER:
             raise RefereeError(words("referee.over", "The game is over; start a new one"))
-        if self.phase == SETUP:  # the board is laid out first, then it is refereed
-            raise RefereeError(not_now(self.phase))
-        if self.tentative is not None:
-            return 0, str(self.tentative[0])
-        if self.phase == AMBIGUOUS:
+        if m.phase == Phase.SETUP:  # the board is laid out first, then it is refereed
+            raise RefereeError(not_now(m.phase))
+        if m.tentative is not None:
+            return 0, str(m.tentative[0])
+        if m.phase == Phase.AMBIGUOUS:
             return 0, None
-        for undo, (kind, data) in enumerate(reversed(self.steps), start=1):
-            if kind == "move" and data["move"] != str(PASS):
+        for undo, (kind, data) in enumerate(reversed(m.steps), start=1):
+            if kind == EventKind.MOVE and data["move"] != str(PASS):
                 return undo, data["move"]
-            if kind == "chance":
+            if kind == EventKind.CHANCE:
                 raise RefereeError(
                     words(
                         "referee.correct_after_draw",
@@ -388,7 +385,7 @@ class Commands:
                         "set the position on the board instead",
                     )
                 )
-            if kind == "correction":
+            if kind == EventKind.CORRECTION:
                 raise RefereeError(
                     words(
                         "referee.correct_after_position",
@@ -405,23 +402,52 @@ class Commands:
 
     def set_position(self, record: dict[str, Any]) -> None:
         """A referee sets the whole position (a record as ``game.to_json`` writes it)."""
-        self._require_game()
-        state = self.game.from_json(record)
-        self.tentative = None
-        if self._accept("correction", {"record": self.game.to_json(state)}, state):
-            self._after_change()
-            self._recheck()
-        self._publish()
+        m = self.match
+        m.require_game()
+        state = m.rules.from_json(record)
+        m.tentative = None
+        if self.ledger.accept(EventKind.CORRECTION, {"record": m.rules.to_json(state)}, state):
+            self.ledger.after_change()
+            self.judging.recheck()
+        self.outbox.publish()
 
-    def hold(self, cells) -> None:
+    def hold(self, cells: Iterable[str]) -> None:
         """A sensor observation the sensors cannot make: the hand holds pieces lifted
         from ``cells``, which still hold others (one hat of six off a home). Until the
         reading says more, the display lights the first such origin and the ends of
         the legal moves whose path starts there."""
+        m = self.match
         held = tuple(cells)
-        if held != self._held:
-            self._held = held
-            self._publish()
+        if held != m.held:
+            m.held = held
+            self.outbox.publish()
+
+    def take_unseen(self, move_text: str) -> bool:
+        """The mover names the unseen move they made; False when ``move_text`` is
+        not one the table asks about (the caller then refuses it)."""
+        offered = {str(move): move for move in self.unseen.asked_unseen()}
+        if move_text not in offered:
+            return False
+        self.ledger.accept_move(offered[move_text], mark="chosen")
+        return True
+
+    def rule_out(self) -> None:
+        """The mover made none of the unseen moves: the table stops asking for this
+        position (a confirm offers them again), and play goes on from the board."""
+        m = self.match
+        m.require_game()
+        if not self.unseen.asked_unseen() and not (
+            m.phase == Phase.AMBIGUOUS and self.unseen.unseen_moves()
+        ):
+            raise RefereeError(
+                words("referee.no_unseen", "No move the board cannot feel is waiting: play on")
+            )
+        self.unseen.ruled_out = self.unseen.turn_mark()
+        m.phase = Phase.MOVE
+        m.view.candidates = ()
+        m.view.clear_problems()
+        self.outbox.emit(Event(EventKind.RULED_OUT, {}))
+        self.outbox.publish()
 
 
 def replaced_by(replaced: str | None, move: str) -> Words:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from boardref.referee.referee import RefereeError
+from boardref.referee.verdicts import RefereeError
 from engines import RulesError
 
 if TYPE_CHECKING:
@@ -51,8 +51,8 @@ class ComputerSeats:
     async def _move(self, referee: Referee) -> None:
         from engines.players import computer_move  # the search, needed only by kiosks
 
-        game, state = referee.game, referee.positions[-1]
         try:
+            game, state = referee.match.rules, referee.positions[-1]
             move = await asyncio.to_thread(computer_move, game, state, THINKING_S, referee.level)
             if referee.game is game and referee.positions[-1] == state:
                 if not referee.computer_to_move():

@@ -1,34 +1,37 @@
 """What the referee tells the players when the board is not a legal move: a
 lifted piece and where it may go, a capture still standing, an illegal or unreadable
-board and how to put it back. Part of ``Referee``; it decides nothing."""
+board and how to put it back. A part of the referee; it decides nothing, and changes
+only the words and highlights of the moment."""
 
 from __future__ import annotations
 
-from boardref.referee.refusals import refuse
-from boardref.referee.successors import (
-    projection,
-)
-from boardref.referee.verdicts import (
-    MOVE,
-    Event,
-    Reading,
-    leaves_board,
-    token_words,
-)
+from typing import Any
+
+from boardref.referee.events import Event, Outbox
+from boardref.referee.kinds import EventKind, projection
+from boardref.referee.match import Match
+from boardref.referee.refusals import Carried, refuse
+from boardref.referee.verdicts import Reading, leaves_board, token_words
 from engines.words import words
 
 
 class Guidance:
     """The referee's words and highlights for a board that is not (yet) a move."""
 
-    def _guide_back(self, reading: Reading) -> bool:
-        """Guide the players to the expected position; True once the board matches."""
-        return self._show_differences(reading, self.current(), quiet=False)
+    def __init__(self, match: Match, outbox: Outbox):
+        self.match = match
+        self.outbox = outbox
 
-    def _show_differences(self, reading: Reading, state, quiet: bool) -> bool:
-        expected = self.game.sense(state, projection(self.sensor))
-        differ = [c.id for c in self.game.board.cells if reading.get(c.id) != expected[c.id]]
-        v = self._view
+    def guide_back(self, reading: Reading) -> bool:
+        """Guide the players to the expected position; True once the board matches."""
+        m = self.match
+        return self.show_differences(reading, m.current(), quiet=False)
+
+    def show_differences(self, reading: Reading, state: Any, quiet: bool) -> bool:
+        m = self.match
+        expected = m.rules.sense(state, projection(m.sensor))
+        differ = [c.id for c in m.rules.board.cells if reading.get(c.id) != expected[c.id]]
+        v = m.view
         v.clear_problems()
         if not differ:
             return True
@@ -60,14 +63,15 @@ class Guidance:
                         token=token_words(expected[first]),
                     )
                 )
-            self._emit(Event("out_of_sync", {"cells": differ, "next": v.message}))
+            self.outbox.emit(Event(EventKind.OUT_OF_SYNC, {"cells": differ, "next": v.message}))
         return False
 
-    def _explain(self, reading: Reading) -> None:
+    def explain(self, reading: Reading) -> None:
         """No legal move fits: a lifted piece, or an illegal or unreadable board."""
-        base, current = self.positions[-1], self.current()
-        expected = self.game.sense(current, projection(self.sensor))
-        cells = [c.id for c in self.game.board.cells]
+        m = self.match
+        base, current = m.positions[-1], m.current()
+        expected = m.rules.sense(current, projection(m.sensor))
+        cells = [c.id for c in m.rules.board.cells]
         vacated = [c for c in cells if expected[c] is not None and reading.get(c) is None]
         filled = [c for c in cells if expected[c] is None and reading.get(c) is not None]
         changed = [
@@ -75,26 +79,30 @@ class Guidance:
             for c in cells
             if None not in (expected[c], reading.get(c)) and expected[c] != reading.get(c)
         ]
-        v = self._view
+        v = m.view
         v.clear_problems()
         if len(vacated) == 1 and not filled and not changed:
             v.lifted = vacated[0]
-            v.destinations = self._destinations(reading)
-            self._emit(Event("lifted", {"cell": v.lifted, "destinations": sorted(v.destinations)}))
+            v.destinations = self.destinations(reading)
+            self.outbox.emit(
+                Event(EventKind.LIFTED, {"cell": v.lifted, "destinations": sorted(v.destinations)})
+            )
             return
         captured = self._captures_left(reading)
         if captured:
             v.remove = captured[0]
             v.say(words("referee.capture", "Take the captured piece off {cells}", cells=captured))
-            self._emit(Event("capture_pending", {"cells": captured}))
+            self.outbox.emit(Event(EventKind.CAPTURE_PENDING, {"cells": captured}))
             return
         v.errors = frozenset(vacated + filled + changed)
         if len(vacated) == 1 and len(filled) == 1 and not changed:
-            origin = vacated[0] if self.tentative is None else self._origin_in(base, reading)
-            refusal = refuse(self, base, reading, origin, filled[0])
+            origin = vacated[0] if m.tentative is None else self._origin_in(base, reading)
+            refusal = refuse(m, self.destinations, Carried(base, reading, origin, filled[0]))
             v.destinations, v.place = refusal.allowed, refusal.place
             v.say(words("referee.illegal", "Not allowed: {reason}", reason=refusal.said))
-            self._emit(Event("illegal", {"cells": sorted(v.errors), "reason": str(refusal.said)}))
+            self.outbox.emit(
+                Event(EventKind.ILLEGAL, {"cells": sorted(v.errors), "reason": str(refusal.said)})
+            )
         else:
             v.say(
                 words(
@@ -104,15 +112,16 @@ class Guidance:
                     count=len(v.errors),
                 )
             )
-            self._emit(Event("unreadable", {"cells": sorted(v.errors)}))
+            self.outbox.emit(Event(EventKind.UNREADABLE, {"cells": sorted(v.errors)}))
 
     def _captures_left(self, reading: Reading) -> list[str]:
         """The pieces still to take off when the board is a legal move whose captured
         pieces are still standing; [] when it is not."""
-        keys = self._key(reading)
-        cells = self.game.board.cells
-        for state in [self.positions[-1]] + ([self.tentative[1]] if self.tentative else []):
-            index = self._successors_of(state)
+        m = self.match
+        keys = m.key(reading)
+        cells = m.rules.board.cells
+        for state in m.wanted():
+            index = m.successors_of(state)
             off_base = index.off_base(keys)
             least = 2 * len(off_base)
             for changes in index.readings(covering=off_base):
@@ -130,18 +139,20 @@ class Guidance:
                     return [cells[i].id for i in extra]
         return []
 
-    def _origin_in(self, base, reading: Reading) -> str:
-        expected = self.game.sense(base, projection(self.sensor))
+    def _origin_in(self, base: Any, reading: Reading) -> str:
+        m = self.match
+        expected = m.rules.sense(base, projection(m.sensor))
         gone = [c for c, token in expected.items() if token is not None and reading.get(c) is None]
         return gone[0] if gone else ""
 
-    def _destinations(self, reading: Reading) -> frozenset[str]:
+    def destinations(self, reading: Reading) -> frozenset[str]:
         """Cells where the lifted piece may go: successors one piece away from it."""
+        m = self.match
         found = set()
-        states = [self.positions[-1]] + ([self.tentative[1]] if self.tentative else [])
-        keys = self._key(reading)
+        states = m.wanted()
+        keys = m.key(reading)
         for state in states:
-            index = self._successors_of(state)
+            index = m.successors_of(state)
             off_base = index.off_base(keys)
             # cells off the position that are empty now, and that show another piece
             empty = {i for i in off_base if keys[i] is None}
@@ -169,16 +180,5 @@ class Guidance:
                     keys[i] is not None and shows.get(i, index.base[i]) is not None for i in apart
                 )
                 if len(added) == 1 and not changed:
-                    found.add(self.game.board.cells[added[0]].id)
+                    found.add(m.rules.board.cells[added[0]].id)
         return frozenset(found)
-
-    def _held_destinations(self) -> tuple[str | None, frozenset[str]]:
-        """The origin ``hold`` names and where its legal moves end, or (None, ())."""
-        if not self._held or self.phase != MOVE or self.tentative is not None:
-            return None, frozenset()
-        state, origin = self.positions[-1], self._held[0]
-        if self._held_lit is None or self._held_lit[:2] != (state, origin):
-            paths = (getattr(move, "path", ()) for move in self.game.legal_moves(state))
-            ends = frozenset(path[-1] for path in paths if path[:1] == (origin,))
-            self._held_lit = (state, origin, ends)
-        return origin, self._held_lit[2]

@@ -78,15 +78,16 @@ def place(game, state: dict[str, Any], cell: str, token: str | None) -> dict[str
         )
     kinds = {field: place["kind"] for field, place in _places()[game.name].items()}
     placed = copy.deepcopy(state)
+    own = None if token is None else known.get(token)  # where the piece set belongs
     for field, kind in kinds.items():  # whatever stood on the cell goes
         held = placed[field]
         if kind == "cells":
             placed[field] = [c for c in held if c != cell]
         elif kind == "seat_cells":
             placed[field] = [[c for c in cells if c != cell] for cells in held]
-        elif kind == "cell" and held == cell and known.get(token) != (field, None):
+        elif kind == "cell" and held == cell and own != (field, None):
             raise piece_needed(known, (field, None))
-        elif kind == "seat_cell" and cell in held and known.get(token) != (field, held.index(cell)):
+        elif kind == "seat_cell" and cell in held and own != (field, held.index(cell)):
             raise piece_needed(known, (field, held.index(cell)))
     if token is not None:
         field, seat = known[token]

@@ -6,11 +6,14 @@ forbids. It decides no move: the referee has already found that none fits."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from boardref.referee.successors import projection
+from boardref.referee.kinds import projection
+from boardref.referee.match import Match
 from boardref.referee.verdicts import Reading
-from engines import IllegalMove, Move
+from engines import Game, IllegalMove, Move
 from engines.words import Words, words
 
 
@@ -25,10 +28,26 @@ class Refusal:
     place: str | None = None
 
 
-def refuse(referee, state, reading: Reading, origin: str, destination: str) -> Refusal:
-    """Why the piece carried from ``origin`` to ``destination`` fits no legal move of
-    ``state``, and what to do about it. ``origin`` is "" when no piece left a cell."""
-    game = referee.game
+@dataclass(frozen=True)
+class Carried:
+    """A piece carried from ``origin`` ("" when no piece left a cell) to
+    ``destination`` in position ``state``, the board reading ``reading``."""
+
+    state: Any
+    reading: Reading
+    origin: str
+    destination: str
+
+
+#: where a lifted piece may go, as the board reads with it lifted
+Destinations = Callable[[Reading], frozenset[str]]
+
+
+def refuse(match: Match, destinations: Destinations, carried: Carried) -> Refusal:
+    """Why ``carried`` fits no legal move, and what to do about it; ``destinations``
+    finds where a lifted piece may go."""
+    game = match.rules
+    state, origin, destination = carried.state, carried.origin, carried.destination
     if origin not in game.board.index:
         return Refusal(
             words(
@@ -37,7 +56,7 @@ def refuse(referee, state, reading: Reading, origin: str, destination: str) -> R
                 cell=destination,
             )
         )
-    allowed = _allowed(referee, state, reading, origin, destination)
+    allowed = _allowed(match, destinations, carried)
     if not allowed:
         return Refusal(
             words(
@@ -53,13 +72,13 @@ def refuse(referee, state, reading: Reading, origin: str, destination: str) -> R
                 "referee.goes_elsewhere",
                 "{reason}; put the piece on {allowed}",
                 reason=_engine_reason(game, state, origin, destination),
-                allowed=sorted(allowed, key=game.board.index.get),
+                allowed=sorted(allowed, key=game.board.index.__getitem__),
             ),
             allowed=allowed,
         )
     # the destination is allowed: what is wrong is a piece that must stay behind
     # (a tower brought home is taken apart there; one hat goes on)
-    stays = _must_stay(referee, state, reading, origin, destination)
+    stays = _must_stay(match, carried)
     if stays:
         return Refusal(
             words(
@@ -81,18 +100,18 @@ def refuse(referee, state, reading: Reading, origin: str, destination: str) -> R
     )
 
 
-def _allowed(referee, state, reading: Reading, origin: str, destination: str) -> frozenset[str]:
-    """Where the piece from ``origin`` may go: the ends of its legal paths, or where a
-    turn with no paths (Hakenschlagen's) lights it with the piece lifted again."""
-    sample = referee._successors_of(state).sample()
+def _allowed(match: Match, destinations: Destinations, carried: Carried) -> frozenset[str]:
+    """Where the carried piece may go: the ends of its legal paths, or where a turn
+    with no paths (Hakenschlagen's) lights it with the piece lifted again."""
+    sample = match.successors_of(carried.state).sample()
     if sample is not None and hasattr(sample, "path"):
-        return frozenset(m.path[-1] for m in _carrying(referee, state, origin))
-    lifted = dict(reading)
-    lifted[destination] = None
-    return referee._destinations(lifted)
+        return frozenset(m.path[-1] for m in _carrying(match, carried.state, carried.origin))
+    lifted = dict(carried.reading)
+    lifted[carried.destination] = None
+    return destinations(lifted)
 
 
-def _engine_reason(game, state, origin: str, destination: str) -> Words:
+def _engine_reason(game: Game, state: Any, origin: str, destination: str) -> Words:
     """The engine's own reason where a move is a plain step or jump, else that the
     piece may not go there."""
     moves = game.legal_moves(state)
@@ -106,25 +125,25 @@ def _engine_reason(game, state, origin: str, destination: str) -> Words:
     return words("referee.may_not_go_there", "The piece may not go to {cell}", cell=destination)
 
 
-def _must_stay(referee, state, reading: Reading, origin: str, destination: str) -> str | None:
-    """``origin`` when every legal move to ``destination`` leaves a piece there that the
-    board no longer shows."""
-    game = referee.game
-    sensor = projection(referee.sensor)
-    for move in _carrying(referee, state, origin):
-        if move.path[-1] == destination:
+def _must_stay(match: Match, carried: Carried) -> str | None:
+    """The origin when every legal move to the destination leaves a piece there that
+    the board no longer shows."""
+    game, state, origin = match.rules, carried.state, carried.origin
+    sensor = projection(match.sensor)
+    for move in _carrying(match, state, origin):
+        if move.path[-1] == carried.destination:
             after = game.sense(game.apply(state, move), sensor)
-            if after.get(origin) is None or reading.get(origin) is not None:
+            if after.get(origin) is None or carried.reading.get(origin) is not None:
                 return None
     return origin
 
 
-def _carrying(referee, state, origin: str) -> list:
+def _carrying(match: Match, state: Any, origin: str) -> list[Any]:
     """The legal moves of ``state`` that carry a piece on from ``origin``: those that
     start there, or, while a move is tentative (the turn may be under way), those that
     pass through it."""
-    moves = referee.game.legal_moves(state)
-    if referee.tentative is None:
+    moves = match.rules.legal_moves(state)
+    if match.tentative is None:
         return [m for m in moves if m.path[:1] == (origin,)]
     return [m for m in moves if origin in m.path[:-1]]
 

@@ -14,10 +14,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from boardref.referee.choices import Choice, choices_of
-from boardref.referee.successors import projection
-from boardref.referee.verdicts import AMBIGUOUS, CHANCE, MOVE, OVER, PANEL, hides_hands
+from boardref.referee.kinds import EventKind, Phase, Sensor, projection
+from boardref.referee.match import Match
+from boardref.referee.unseen import Unseen
+from boardref.referee.verdicts import hides_hands, no_game
+from engines import Game
 from engines.chance import commitment
-from engines.words import Words, words
+from engines.words import Words
 
 
 class Said(BaseModel):
@@ -46,7 +49,7 @@ class SeatState(BaseModel):
     computer: bool = False
 
 
-def seats_of(game, computer=frozenset()) -> tuple[SeatState, ...]:
+def seats_of(game: Game, computer: frozenset[int] = frozenset()) -> tuple[SeatState, ...]:
     """The seats of ``game`` as pages show them; ``computer``: the seats it plays."""
     return tuple(
         SeatState(
@@ -76,9 +79,9 @@ class TableState(BaseModel):
     players: int = 0
     options: dict[str, Any] = {}
     seats: tuple[SeatState, ...] = ()
-    phase: str = "setup"
+    phase: Phase = Phase.SETUP
     #: how the table reads moves: "presence", "camera", "both" or "panel" (tapped)
-    sensor: str = "presence"
+    sensor: Sensor = Sensor.PRESENCE
     #: the seat to move, or None while something is drawn, set up or over
     to_move: int | None = None
     #: the seat whose roll or draw it is (None: nothing to draw, or the table draws)
@@ -138,8 +141,8 @@ class TableState(BaseModel):
     #: the game's public report (scores per landscape, open stacks...)
     report: dict[str, Any] = {}
     #: per seat, what that seat alone may know, and its moves (hidden hands only)
-    views: tuple[dict[str, Any], ...] = Field((), exclude=True)
-    seat_moves: tuple[tuple[str, ...], ...] = Field((), exclude=True)
+    views: tuple[dict[str, Any], ...] = Field(default=(), exclude=True)
+    seat_moves: tuple[tuple[str, ...], ...] = Field(default=(), exclude=True)
 
     def view_of(self, seat: int | None) -> dict[str, Any] | None:
         """What ``seat`` alone may see, or None."""
@@ -159,23 +162,33 @@ class Snapshots:
     as it was, or changes by one, is kept from the last snapshot: the seats as shown,
     and the moves counted in the log (a log only grows, or starts anew)."""
 
-    #: the game and computer seats the seats were last shown for, and those seats
-    _seats_shown: tuple[Any, frozenset[int], tuple[SeatState, ...]] = (None, frozenset(), ())
-    #: the log last counted, how many of its events were counted, and how many moves
-    _plies_counted: tuple[Any, int, int] = (None, 0, 0)
-    #: the game, position and tentative move last said as still to do, and the words
-    _still_to_do_said: tuple[Any, Said | None] = (None, None)
-    #: the game, position and candidates last drawn as choices, and those choices
-    _choices_drawn: tuple[Any, tuple[Choice, ...]] = (None, ())
+    def __init__(self, match: Match, unseen: Unseen):
+        self.match = match
+        self.unseen = unseen
+        #: the game and computer seats the seats were last shown for, and those seats
+        self._seats_shown: tuple[Any, frozenset[int], tuple[SeatState, ...]] = (
+            None,
+            frozenset(),
+            (),
+        )
+        #: the log last counted, how many of its events were counted, and how many moves
+        self._plies_counted: tuple[Any, int, int] = (None, 0, 0)
+        #: the game, position and tentative move last said as still to do, and the words
+        self._still_to_do_said: tuple[Any, Said | None] = (None, None)
+        #: the game, position and candidates last drawn as choices, and those choices
+        self._choices_drawn: tuple[Any, tuple[Choice, ...]] = (None, ())
+        #: the position and origin a held piece was last lit for, and where it may go
+        self._held_lit: tuple[Any, str, frozenset[str]] | None = None
 
     def snapshot(self) -> TableState:
         """The table as judged now: what every output shows (``published`` holds the
         last one sent to the listeners)."""
-        if self.game is None:
-            notice = words("referee.no_game", "No game: start one")
+        m = self.match
+        if m.game is None:
+            notice = no_game()
             return TableState(notice=Said.of(notice), message=str(notice))
-        game, state, base = self.game, self.current(), self.positions[-1]
-        acting = self.phase in (MOVE, AMBIGUOUS, CHANCE)
+        game, state, base = m.rules, m.current(), m.positions[-1]
+        acting = m.phase in (Phase.MOVE, Phase.AMBIGUOUS, Phase.CHANCE)
         # the moves offered to choose from are the last position's: its mover chooses,
         # even while a turn judged earlier is still held. A turn that may still grow
         # (``can_extend``) is its mover's until it is over: the next seat's roll or draw
@@ -184,30 +197,32 @@ class Snapshots:
         # by the next roll as before, and the mover's own roll again (after a six)
         # ends a held move too.
         left = self._still_to_do(base)
-        after = state if self._roll_after_tentative() else None
+        after = state if m.roll_after_tentative() else None
         own = after is not None and game.drawer(after) == game.to_move(base)
         held = after is not None and not own and left is not None
-        seat = game.to_move(base if self.phase == AMBIGUOUS or held else state) if acting else None
-        rolls = None if held else base if self.phase == CHANCE else after
+        seat = (
+            game.to_move(base if m.phase == Phase.AMBIGUOUS or held else state) if acting else None
+        )
+        rolls = None if held else base if m.phase == Phase.CHANCE else after
         drawer = None if rolls is None else game.drawer(rolls)
         spec = None if rolls is None else game.chance(rolls)
-        ended = game.outcome(base) if self.phase == OVER else None
+        ended = game.outcome(base) if m.phase == Phase.OVER else None
         actor = seat if seat is not None else drawer
         hidden = hides_hands(game)
         moves = self._panel_moves()
-        unseen = self.asked_unseen()
-        v = self._view
-        asked = v.candidates if self.phase == AMBIGUOUS else ()
+        unseen = self.unseen.asked_unseen()
+        v = m.view
+        asked = v.candidates if m.phase == Phase.AMBIGUOUS else ()
         lifted, destinations = v.lifted, v.destinations
         if lifted is None and not v.errors:
-            lifted, destinations = self._held_destinations()
+            lifted, destinations = self.held_destinations()
         return TableState(
             game=game.name,
             players=game.players,
             options=dict(game.options),
             seats=self._seats(),
-            phase=self.phase,
-            sensor=self.sensor,
+            phase=m.phase,
+            sensor=m.sensor,
             to_move=seat,
             drawer=drawer,
             acting=actor,
@@ -218,15 +233,15 @@ class Snapshots:
             position=game.observe(state),
             last_move=v.last_move,
             last_played=self._last_played(),
-            tentative=None if self.tentative is None else str(self.tentative[0]),
-            tentative_seat=None if self.tentative is None else game.to_move(base),
+            tentative=None if m.tentative is None else str(m.tentative[0]),
+            tentative_seat=None if m.tentative is None else game.to_move(base),
             still_to_do=left,
-            expected=None if self.expected is None else str(self.expected[0]),
-            expected_path=() if self.expected is None else getattr(self.expected[0], "path", ()),
-            computer=tuple(sorted(self.computer)),
+            expected=None if m.expected is None else str(m.expected[0]),
+            expected_path=() if m.expected is None else getattr(m.expected[0], "path", ()),
+            computer=tuple(sorted(m.computer)),
             lifted=lifted,
             destinations=destinations,
-            hints=game.hints(state) if self.phase == MOVE else frozenset(),
+            hints=game.hints(state) if m.phase == Phase.MOVE else frozenset(),
             errors=v.errors,
             place=v.place,
             remove=v.remove,
@@ -239,14 +254,15 @@ class Snapshots:
             choices=self._choices(base, asked),
             unseen=tuple(map(str, unseen)),
             unseen_paths=tuple(tuple(getattr(move, "path", ())) for move in unseen),
-            can_rule_out=bool(unseen) or (self.phase == AMBIGUOUS and bool(self.unseen_moves())),
+            can_rule_out=bool(unseen)
+            or (m.phase == Phase.AMBIGUOUS and bool(self.unseen.unseen_moves())),
             outcome=None
             if ended is None
             else Ending(winners=ended.winners, reason=Said.of(ended.words), scores=ended.scores),
-            can_confirm=self._can_confirm(),
-            can_takeback=self.tentative is not None
-            or (self.phase != OVER and bool(self.steps) and self.steps[-1][0] != "chance"),
-            commitment=commitment(self._seed),
+            can_confirm=self.can_confirm(),
+            can_takeback=m.tentative is not None
+            or (m.phase != Phase.OVER and bool(m.steps) and m.steps[-1][0] != EventKind.CHANCE),
+            commitment=commitment(m.seed),
             plies=self._plies(),
             moves=() if hidden else moves,
             record=None if hidden else game.to_json(state)["state"],
@@ -257,73 +273,88 @@ class Snapshots:
             else (),
         )
 
-    def _still_to_do(self, base) -> Said | None:
+    def _still_to_do(self, base: Any) -> Said | None:
         """What the seat of a tentative move that may still grow may do to finish it
         (None: no move is held, or it is held only as it looks like a piece in the
         hand), worked out once per move held."""
-        if self.tentative is None:
+        m = self.match
+        if m.tentative is None:
             return None
         held, said = self._still_to_do_said
-        move = self.tentative[0]
-        if held != (self.game, base, move):
-            sensor = projection(self.sensor)
-            growing = self.game.can_extend(base, move, sensor)
-            said = Said.of(self.game.still_to_do(base, move, sensor)) if growing else None
-            self._still_to_do_said = ((self.game, base, move), said)
+        move = m.tentative[0]
+        if held != (m.game, base, move):
+            sensor = projection(m.sensor)
+            growing = m.rules.can_extend(base, move, sensor)
+            said = Said.of(m.rules.still_to_do(base, move, sensor)) if growing else None
+            self._still_to_do_said = ((m.game, base, move), said)
         return said
 
-    def _choices(self, base, candidates: tuple[str, ...]) -> tuple[Choice, ...]:
+    def _choices(self, base: Any, candidates: tuple[str, ...]) -> tuple[Choice, ...]:
         """The candidates drawn (``choices_of``), worked out once per question."""
+        m = self.match
         asked, drawn = self._choices_drawn
-        if asked != (self.game, base, candidates):
-            drawn = choices_of(self.game, base, candidates) if candidates else ()
-            self._choices_drawn = ((self.game, base, candidates), drawn)
+        if asked != (m.game, base, candidates):
+            drawn = choices_of(m.rules, base, candidates) if candidates else ()
+            self._choices_drawn = ((m.game, base, candidates), drawn)
         return drawn
 
     def _seats(self) -> tuple[SeatState, ...]:
         """The game's seats as pages show them (``seats_of``)."""
+        m = self.match
         game, computer, seats = self._seats_shown
-        if game is not self.game or computer != self.computer:
-            seats = seats_of(self.game, self.computer)
-            self._seats_shown = (self.game, self.computer, seats)
+        if game is not m.game or computer != m.computer:
+            seats = seats_of(m.rules, m.computer)
+            self._seats_shown = (m.game, m.computer, seats)
         return seats
 
     def _plies(self) -> int:
         """How many moves the log holds, passes included."""
-        log, (counted, done, plies) = self.log, self._plies_counted
+        m = self.match
+        log, (counted, done, plies) = m.log, self._plies_counted
         if log is not counted or len(log) < done:
             done = plies = 0
-        plies += sum(kind == "move" for kind, _ in log[done:])
+        plies += sum(kind == EventKind.MOVE for kind, _ in log[done:])
         self._plies_counted = (log, len(log), plies)
         return plies
 
     def _panel_moves(self) -> tuple[str, ...]:
         """The legal moves of a table whose moves are tapped on the panel."""
-        if self.sensor != PANEL or self.phase != MOVE:
+        m = self.match
+        if m.sensor != Sensor.PANEL or m.phase != Phase.MOVE:
             return ()
-        return tuple(str(move) for move in self.game.legal_moves(self.positions[-1]))
+        return tuple(str(move) for move in m.rules.legal_moves(m.positions[-1]))
 
     def _last_played(self) -> str | None:
         """The last move a seat played (passes left out), in the game's notation."""
-        for kind, data in reversed(self.steps):
-            if kind == "move" and data["move"] != "pass":
+        m = self.match
+        for kind, data in reversed(m.steps):
+            if kind == EventKind.MOVE and data["move"] != "pass":
                 return data["move"]
         return None
 
-    def _roll_after_tentative(self) -> bool:
-        """Whether a tentative move waits and a roll or draw follows it: the turn is
-        still its mover's."""
-        if self.tentative is None or self.phase != MOVE:
-            return False
-        after = self.tentative[1]
-        return self.game.outcome(after) is None and self.game.chance(after) is not None
-
-    def _can_confirm(self) -> bool:
+    def can_confirm(self) -> bool:
         """Whether a confirm does something now: a move waits for it, or the board
         shows the position and a legal move the sensors cannot see (a hat onto its
         own hats) may have been made. Looked up only where already indexed, so the
         answer never costs an indexing on the loop. Not while the players are asked
         which move was played: a choice answers that, not a confirm."""
-        if self.phase == AMBIGUOUS:
+        m = self.match
+        if m.phase == Phase.AMBIGUOUS:
             return False
-        return self.tentative is not None or (self.phase == MOVE and bool(self.unseen_moves()))
+        return m.tentative is not None or (
+            m.phase == Phase.MOVE and bool(self.unseen.unseen_moves())
+        )
+
+    def held_destinations(self) -> tuple[str | None, frozenset[str]]:
+        """The origin ``hold`` names and where its legal moves end, or (None, ())."""
+        m = self.match
+        if not m.held or m.phase != Phase.MOVE or m.tentative is not None:
+            return None, frozenset()
+        state, origin = m.positions[-1], m.held[0]
+        lit = self._held_lit
+        if lit is None or lit[:2] != (state, origin):
+            no_path: tuple[str, ...] = ()
+            paths = (getattr(move, "path", no_path) for move in m.rules.legal_moves(state))
+            ends = frozenset(path[-1] for path in paths if path[:1] == (origin,))
+            self._held_lit = lit = (state, origin, ends)
+        return origin, lit[2]

@@ -19,18 +19,11 @@ from itertools import chain
 from typing import Any
 
 from boardref.referee import fusion
+from boardref.referee.kinds import Sensor, projection
 from engines.sensed import NO_CELL, SensedOutcomes, without_change
 
-#: the table sensors whose readings the camera makes (what ``index_successors`` is told)
-CAMERA, BOTH = "camera", "both"
 #: more than any board's cells: an outcome's row and cell in one sortable number
 CELLS = 256
-
-
-def projection(sensor: str) -> str:
-    """The kind of reading ``game.sense`` gives for a table's sensor: a table with a
-    camera reads what the camera sees, hall sensors or not."""
-    return CAMERA if sensor == BOTH else sensor
 
 
 class Successors:
@@ -43,7 +36,7 @@ class Successors:
     found through a table of rows by their changes: as a row itself, or as a row
     with one change (the figure's) taken out."""
 
-    def __init__(self, sensor: str, base: tuple, resolve: Callable[[int], tuple] | None):
+    def __init__(self, sensor: Sensor, base: tuple, resolve: Callable[[int], tuple]):
         self.sensor = sensor
         #: the reading of the position itself
         self.base = base
@@ -94,7 +87,7 @@ class Successors:
             + self._order.nbytes
             + self._keys.nbytes
         )
-        if self.sensor in (CAMERA, BOTH):
+        if self.sensor in (Sensor.CAMERA, Sensor.BOTH):
             self.candidates = fusion.Candidates.spread(
                 self.base, [changes[0] for changes in sensed.rows], of_row, cell, sensed.tokens[:1]
             )
@@ -275,7 +268,7 @@ def changes_between(key: tuple, base: tuple) -> tuple:
 
 
 def outcomes_read_as(
-    game, state, sensor: str, key: tuple, base: tuple | None = None
+    game, state, sensor: Sensor, key: tuple, base: tuple | None = None
 ) -> list[tuple[Any, Any]]:
     """Every ``(move, position)`` from ``state`` that ``sensor`` reads as ``key``,
     matched one outcome at a time without indexing them: a reading judged before
@@ -289,15 +282,15 @@ def outcomes_read_as(
     return [resolve(ref) for ref, changes in rows if changes == wanted]
 
 
-def index_successors(game, state, sensor: str) -> Successors:
+def index_successors(game, state, sensor: Sensor) -> Successors:
     """Every legal outcome from ``state`` by what ``sensor`` would read after it.
     Pure: the service runs it in a worker thread and hands the result to
     ``Referee.adopt``."""
     seen = projection(sensor)
-    sensors = (seen, "presence") if sensor == BOTH else (seen,)
+    sensors = (seen, Sensor.PRESENCE) if sensor == Sensor.BOTH else (seen,)
     rows, resolve = game.sensed_successors(state, sensors)
     found = Successors(sensor, tuple(game.sense(state, seen).values()), resolve)
-    if sensor == BOTH:
-        found.presence_base = tuple(game.sense(state, "presence").values())
+    if sensor == Sensor.BOTH:
+        found.presence_base = tuple(game.sense(state, Sensor.PRESENCE).values())
     found.fill(rows)
     return found

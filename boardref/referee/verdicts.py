@@ -1,20 +1,18 @@
-"""What the referee and its parts share: the phases of a game, the events the
-referee emits, its refusals, the words and highlights of the moment, and the
-sentences more than one part says."""
+"""What the referee and its parts share: a reading, its refusals, the words and
+highlights of the moment, and the sentences more than one part says. It decides
+nothing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from boardref.referee.kinds import Phase
 from engines import Game
 from engines.words import Words, as_words, words
 
+#: a board's reading: per cell id, the token a sensor reads there, or None
 Reading = dict[str, str | None]
-
-SETUP, CHANCE, MOVE, AMBIGUOUS, OVER = "setup", "chance", "move", "ambiguous", "over"
-#: the sensor of a table whose moves are tapped on the panel, not read from a board
-PANEL = "panel"
 
 
 class RefereeError(RuntimeError):
@@ -24,15 +22,6 @@ class RefereeError(RuntimeError):
     def __init__(self, message: str | Words):
         self.words = as_words(message)
         super().__init__(str(self.words))
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something players should hear about. ``accepted`` events are in the log."""
-
-    kind: str
-    data: dict[str, Any]
-    accepted: bool = False
 
 
 @dataclass
@@ -76,6 +65,10 @@ def token_words(token: str | None) -> Words:
     return words("referee.token", "{parts}", parts=parts)
 
 
+def no_game() -> Words:
+    return words("referee.no_game", "No game: start one")
+
+
 def not_saved(error: Exception) -> Words:
     return words(
         "referee.not_saved",
@@ -84,7 +77,7 @@ def not_saved(error: Exception) -> Words:
     )
 
 
-def not_computer_move(move) -> Words:
+def not_computer_move(move: object) -> Words:
     return words(
         "referee.not_computer_move", "Please play the computer's move: {move}", move=str(move)
     )
@@ -97,7 +90,7 @@ def nothing_to_confirm() -> Words:
     )
 
 
-def not_now(phase: str) -> Words:
+def not_now(phase: Phase) -> Words:
     return words(
         "referee.not_now",
         "No move can be played now ({phase}): wait until the table asks for a move",
@@ -112,6 +105,6 @@ def as_lists(value: Any) -> Any:
     return value
 
 
-def hides_hands(game) -> bool:
+def hides_hands(game: Game) -> bool:
     """Whether ``game`` keeps something from some players (it has its own ``view``)."""
     return type(game).view is not Game.view

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from boardref.referee.kinds import EventKind
 from boardref.runtime.displays import Output
 from engines.records import to_json
 
 if TYPE_CHECKING:  # MQTT loads only at a table that reports
     from boardref.eventlog.history import History
     from boardref.outputs.fleet import Reporter
-    from boardref.referee.referee import Event, Referee
+    from boardref.referee.events import Heard
+    from boardref.referee.referee import Referee
     from boardref.runtime.config import FleetConfig
 
 
@@ -32,9 +34,9 @@ def start_reporting(fleet: FleetConfig, referee: Referee, history: History) -> R
         fleet.discovery_prefix,
     )
 
-    def report_record(event: Event) -> None:
+    def report_record(event: Heard) -> None:
         """A game that ended goes to the café's day of games with its record."""
-        if event.kind == "game_over" and event.accepted:
+        if event.kind == EventKind.GAME_OVER and event.accepted:
             reporter.report_record(to_json(history.record(referee.game_id)))
 
     referee.listeners.append(reporter.on_event)

@@ -32,9 +32,12 @@ from boardref.outputs.panel.doorway import Doorway
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.server import Server, ServiceError, panel_socket, server_config
 from boardref.referee.computer_seats import ComputerSeats
-from boardref.referee.referee import BOTH, CAMERA, PANEL, Referee, RefereeError
+from boardref.referee.events import NewSnapshot
+from boardref.referee.kinds import Sensor
+from boardref.referee.referee import Referee
 from boardref.referee.snapshot import TableState
 from boardref.referee.successors import index_successors
+from boardref.referee.verdicts import RefereeError
 from boardref.runtime.config import Config
 from boardref.runtime.displays import Displays
 from boardref.runtime.kiosk import publish_kiosk_url
@@ -101,7 +104,7 @@ class Service:
         self.damaged_log = None if damage is None else damage.moved_to
         try:
             self.history = History(self.store, config.fleet.table_id)
-            self.referee = Referee(self.store, "presence", config.sensors.settle_ms / 1000)
+            self.referee = Referee(self.store, Sensor.PRESENCE, config.sensors.settle_ms / 1000)
             self._open(damage)
         except BaseException:
             self.close()
@@ -148,8 +151,8 @@ class Service:
 
     def _show(self, event) -> None:
         """The referee's new snapshot goes to every output with the table's facts."""
-        if event.kind == "display":
-            self.displays.show(event.data["table"])
+        if isinstance(event, NewSnapshot):
+            self.displays.show(event.table)
 
     def _display(self, state: TableState) -> Display:
         """``state`` with the table's own facts, as every output shows it."""
@@ -186,10 +189,12 @@ class Service:
         was = self.virtual.version if self.virtual is not None else 0
         self.link = self.simulator = self.virtual = None
         hall = config.sensors.hall is not None or self.sim
-        sensed = hall and "presence" in self.referee.game.SENSORS
+        sensed = hall and Sensor.PRESENCE in self.referee.game.SENSORS
         seen = self._connect_camera()
         self.referee.use_sensor(
-            (BOTH if seen else "presence") if sensed else (CAMERA if seen else PANEL)
+            (Sensor.BOTH if seen else Sensor.PRESENCE)
+            if sensed
+            else (Sensor.CAMERA if seen else Sensor.PANEL)
         )
         #: which cell each sensor and LED sits under
         wiring = self.wiring = config.board_wiring(self.referee.game.board)
@@ -389,10 +394,10 @@ class Service:
     def _without_camera(self) -> None:
         """The camera named could not be opened: the table referees with its hall
         sensors, or on the panel."""
-        if self.referee.sensor == BOTH:
-            self.referee.use_sensor("presence")
-        elif self.referee.sensor == CAMERA:
-            self.referee.use_sensor(PANEL)
+        if self.referee.sensor == Sensor.BOTH:
+            self.referee.use_sensor(Sensor.PRESENCE)
+        elif self.referee.sensor == Sensor.CAMERA:
+            self.referee.use_sensor(Sensor.PANEL)
         if self.table is not None:
             self.table.refresh()
 
@@ -430,8 +435,8 @@ class Service:
     def _camera_failed(self, why: str) -> None:
         """The camera stopped giving frames: say so, and referee from the hall sensors
         alone where they are fitted. The game stays exactly as it was."""
-        if self.referee.sensor == BOTH:
-            self.referee.use_sensor("presence")
+        if self.referee.sensor == Sensor.BOTH:
+            self.referee.use_sensor(Sensor.PRESENCE)
             log.error("camera: %s; refereeing from the hall sensors alone", why)
         else:
             log.error("camera: %s; waiting for frames", why)

@@ -8,14 +8,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from boardref.referee.referee import (
-    AMBIGUOUS,
-    BOTH,
-    CAMERA,
-    MOVE,
-    RefereeError,
-    projection,
-)
+from boardref.referee.kinds import Phase, Sensor, projection
+from boardref.referee.verdicts import RefereeError
 from engines import Move
 from engines.coasters import SIDES
 from vision.stillness import STILL_FRAMES
@@ -24,7 +18,7 @@ if TYPE_CHECKING:
     from boardref.sim.rig import Rig
 
 #: the sensors ``simulate`` can play with, and the referee's sensor for each
-SENSORS = {"hall": "presence", "camera": CAMERA, "both": BOTH}
+SENSORS = {"hall": Sensor.PRESENCE, "camera": Sensor.CAMERA, "both": Sensor.BOTH}
 #: how long a reading must stay still before the referee judges it (seconds)
 SETTLE = 0.3
 #: how often the hands do each thing, per move
@@ -94,7 +88,7 @@ class Hands:
     def carry(self, before, after, mover: str | None) -> None:
         """Lift the moving piece, put it down, then take captured pieces off; what
         only the camera sees change (a disk left bare) changes as the figure goes."""
-        was, now = self.game.sense(before, "presence"), self.game.sense(after, "presence")
+        was, now = self.game.sense(before, Sensor.PRESENCE), self.game.sense(after, Sensor.PRESENCE)
         shown = self.game.observe(after)
         gone = [c for c in was if was[c] and not now[c]]
         arrive = [c for c in now if now[c] and not was[c]]
@@ -126,13 +120,13 @@ class Hands:
         referee = self.rig.table.referee
         taps = 0
         unseen = self.reading(before) == self.reading(after)
-        if unseen and referee.positions[-1] == before and referee.phase == MOVE:
+        if unseen and referee.positions[-1] == before and referee.phase == Phase.MOVE:
             try:
                 referee.confirm()
                 taps += 1
             except RefereeError:
                 pass  # the referee reads another board than the one played: scored below
-        if referee.phase == AMBIGUOUS:
+        if referee.phase == Phase.AMBIGUOUS:
             base = referee.positions[-1]
             for text in referee.published.candidates:
                 if self.game.apply(base, self.game.parse_move(base, text)) == after:
@@ -169,7 +163,7 @@ class Hands:
         return int(refused)
 
     def bump(self, state) -> None:
-        felt = self.game.sense(state, "presence")
+        felt = self.game.sense(state, Sensor.PRESENCE)
         shown = self.game.observe(state)
         standing = [c for c, token in felt.items() if token]
         if not standing:  # Hägar's table before the first coaster
@@ -218,9 +212,9 @@ class Hands:
         the referee's sensor reads no legal move, whole or with its captured pieces
         still standing (the referee rightly waits for those to go); ``bare`` is the
         disk a figure leaves behind where it stood."""
-        seen, felt = self.reading(state), self.game.sense(state, "presence")
+        seen, felt = self.reading(state), self.game.sense(state, Sensor.PRESENCE)
         # what the sensor reads where the piece stood: hall sensors never feel a disk
-        left = bare if self.view == CAMERA else {}
+        left = bare if self.view == Sensor.CAMERA else {}
         before = tuple(seen.values())
         moves = _moves_by_fill(before, self.outcomes(state))
         where = {cell: i for i, cell in enumerate(seen)}

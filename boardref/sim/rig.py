@@ -10,6 +10,7 @@ import queue
 import time
 
 from boardref.devices.board import Table
+from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
 from firmware_bridge.host import Link
 from firmware_bridge.sim import Simulator
@@ -136,7 +137,7 @@ class Rig:
         self.tokens, self.hands = self.game.observe(state), ()
         self.under = self._underlays(state)
         if self.mcu is not None:
-            felt = self.game.sense(state, "presence")
+            felt = self.game.sense(state, Sensor.PRESENCE)
             states = bytes(1 if felt[cell] else 0 for cell in self.cells)
             self.mcu.set_board(states)
             self._until_seen(states)

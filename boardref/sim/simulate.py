@@ -23,10 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from boardref.eventlog.store import Store
-from boardref.referee.referee import (
-    OVER,
-    Referee,
-)
+from boardref.referee.kinds import Phase
+from boardref.referee.referee import Referee
 from boardref.runtime.loop_lag import percentile
 from boardref.sim.hands import HABITS, SENSORS, SETTLE, Hands, recorder
 from boardref.sim.rig import FPS, FRAME_SIZE, SCENE, Rig
@@ -148,7 +146,7 @@ def _play(rig: Rig, referee: Referee, hands: Hands, pick, moves: int) -> Score:
     game = referee.game
     truth = _lay_out(rig, referee, hands)
     while score.moves_played < moves:
-        if referee.phase == OVER:
+        if referee.phase == Phase.OVER:
             score.games += 1
             computer = referee.computer
             referee.new_game(
@@ -206,7 +204,7 @@ def _draw(rig: Rig, referee: Referee, truth):
 
 def _choose(referee: Referee, hands: Hands, truth, pick, score: Score):
     """The move the hands will make: the computer's, sometimes disobeyed, or a random one."""
-    game = referee.game
+    game = referee.match.rules
     waiting = referee.tentative
     if waiting is not None and game.to_move(waiting[1]) in referee.computer:
         referee.confirm()  # the guest confirms: the computer does not act on a guess
@@ -226,7 +224,7 @@ def _judge(referee: Referee, truth, after, rejections: list[str], score: Score) 
     """Score what the referee made of a move played on the board; correct it if wrong."""
     score.moves_played += 1
     seen = referee.current() if referee.tentative else referee.positions[-1]
-    if seen == after or (referee.phase == OVER and referee.positions[-1] == after):
+    if seen == after or (referee.phase == Phase.OVER and referee.positions[-1] == after):
         score.committed += 1
         return
     if seen == truth or seen in referee.positions[:-1]:

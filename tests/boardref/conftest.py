@@ -17,6 +17,7 @@ import pytest
 
 from boardref.eventlog.store import Store
 from boardref.outputs.panel.access import hash_pin
+from boardref.referee.events import Event
 from boardref.referee.referee import Referee
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
@@ -59,7 +60,7 @@ class Table:
         self.show(reading)
 
     def kinds(self) -> list[str]:
-        return [e.kind for e in self.events if e.kind != "display"]
+        return [e.kind for e in self.events if isinstance(e, Event)]
 
     def logged(self) -> list[tuple[str, dict]]:
         return self.referee.log

@@ -7,7 +7,8 @@ import pytest
 
 from boardref.devices.board import Table
 from boardref.eventlog.store import Store
-from boardref.referee.referee import MOVE, Referee
+from boardref.referee.kinds import Phase
+from boardref.referee.referee import Referee
 from engines import load_game
 from firmware_bridge.host import Link
 from hardware.lights import CellLights, Palette
@@ -70,7 +71,7 @@ def _referee_plays(tmp_path, game, board, link, wiring, moves=8):
         wanted = {cell for cell, there in felt.items() if there}
         judge_until(lambda: set(board.lit_cells()) == wanted)
         board.lay(wanted)
-        judge_until(lambda: referee.phase == MOVE)
+        judge_until(lambda: referee.phase == Phase.MOVE)
         state = start
         for number in range(moves):
             move = game.legal_moves(state)[number % len(game.legal_moves(state))]

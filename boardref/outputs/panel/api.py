@@ -35,7 +35,7 @@ from boardref.outputs.panel.rematch import rematch_router
 from boardref.outputs.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.outputs.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
 from boardref.outputs.panel.words import LANGUAGES
-from boardref.referee.referee import RefereeError
+from boardref.referee.verdicts import RefereeError
 from boardref.sim.virtual_board import Refused as HandRefused
 from engines import RulesError
 from engines.words import Words, words

@@ -18,7 +18,8 @@ import pytest
 
 from boardref.devices.camera import TableCamera
 from boardref.outputs.panel.routes import _camera_status
-from boardref.referee.referee import AMBIGUOUS, BOTH, CAMERA, MOVE, Referee
+from boardref.referee.kinds import Phase, Sensor
+from boardref.referee.referee import Referee
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
 from vision.boards.reader import BoardReader
@@ -30,7 +31,7 @@ SETTLE = 0.3
 
 
 class Watched:
-    """A Sternhalma referee read by the camera (and the hall sensors with ``BOTH``)."""
+    """A Sternhalma referee read by the camera (and the hall sensors with ``Sensor.BOTH``)."""
 
     def __init__(self, store, sensor: str):
         self.referee = Referee(store, sensor=sensor, settle=SETTLE)
@@ -48,7 +49,7 @@ class Watched:
         readings, best first); with hall sensors they feel the presence of
         ``tokens`` first. Then the reading settles."""
         doubt = doubt or {}
-        if self.referee.sensor == BOTH and hall:
+        if self.referee.sensor == Sensor.BOTH and hall:
             self.referee.sense({c: "piece" if t else None for c, t in tokens.items()}, self.now)
         ranked = {c: doubt.get(c, ((t, 1.0),)) for c, t in tokens.items()}
         self.now += 0.05
@@ -65,7 +66,7 @@ class Watched:
 
     def start(self) -> None:
         self.see(self.tokens())
-        assert self.referee.phase == MOVE
+        assert self.referee.phase == Phase.MOVE
 
     def step(self) -> tuple:
         """A step from the position, and the board after it."""
@@ -87,7 +88,7 @@ def _two_steps(game, state):
 
 
 def test_a_surely_read_step_is_committed(store):
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     move = t.game.legal_moves(t.referee.positions[-1])[0]
     t.see(t.tokens(t.game.apply(t.referee.positions[-1], move)))
@@ -95,7 +96,7 @@ def test_a_surely_read_step_is_committed(store):
 
 
 def test_a_doubtful_cell_is_read_as_the_only_legal_outcome_that_fits(store):
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     base = t.referee.positions[-1]
     move = _two_steps(t.game, base)[0]
@@ -117,12 +118,12 @@ def _see_in_doubt(t, base, played, doubted) -> None:
 
 
 def test_outcomes_the_camera_cannot_tell_apart_are_asked_on_the_panel(store):
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     base = t.referee.positions[-1]
     first, second = _two_steps(t.game, base)
     _see_in_doubt(t, base, first, (first, second))
-    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.phase == Phase.AMBIGUOUS
     assert set(t.referee.published.candidates) == {str(first), str(second)}
     assert t.moves() == []
     t.referee.choose(str(second))
@@ -140,7 +141,7 @@ def test_outcomes_the_camera_cannot_tell_apart_are_asked_on_the_panel(store):
     ],
 )
 def test_a_board_no_legal_outcome_explains_is_refused_and_nothing_is_logged(store, origin_doubt):
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     board = t.tokens()
     origin = next(c for c, token in board.items() if token == "red")
@@ -155,7 +156,7 @@ def test_a_piece_set_down_surely_where_no_move_reaches_is_not_taken_for_a_doubtf
     # a figure set down surely (p 0.999995) on a point no move reaches while a step's
     # destination reads empty at p 0.979: the step costs 12.2 + 3.9, which the
     # weighing once took (FIT 1.25 x 13.8) and committed (Catch the Hare, simulate seed 1)
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     base = t.referee.positions[-1]
     move = _two_steps(t.game, base)[0]
@@ -173,18 +174,18 @@ def test_a_piece_set_down_surely_where_no_move_reaches_is_not_taken_for_a_doubtf
 
 
 def test_with_hall_sensors_their_presence_decides_what_the_camera_doubts(store):
-    t = Watched(store, BOTH)
+    t = Watched(store, Sensor.BOTH)
     t.start()
     base = t.referee.positions[-1]
     first, second = _two_steps(t.game, base)
     # the camera cannot tell the two destinations apart; the hall sensors feel one
     _see_in_doubt(t, base, second, (first, second))
     assert t.moves() == [str(second)]
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
 
 
 def test_with_hall_sensors_a_camera_view_older_than_their_change_is_not_judged(store):
-    t = Watched(store, BOTH)
+    t = Watched(store, Sensor.BOTH)
     t.start()
     base = t.referee.positions[-1]
     after = t.tokens(t.game.apply(base, t.game.legal_moves(base)[0]))
@@ -198,7 +199,7 @@ def test_with_hall_sensors_a_camera_view_older_than_their_change_is_not_judged(s
 
 
 def test_with_hall_sensors_a_camera_in_doubt_everywhere_does_not_stop_the_table(store):
-    t = Watched(store, BOTH)
+    t = Watched(store, Sensor.BOTH)
     t.start()
     move, after = t.step()
     # references gone wrong: every piece leans a little to the other colour, so no
@@ -215,7 +216,7 @@ def test_with_hall_sensors_a_camera_in_doubt_everywhere_does_not_stop_the_table(
     doubt[move.destination] = ((swap[mover], 1.0),)
     t.see(after, doubt)
     assert len(t.moves()) == 1
-    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.phase == Phase.AMBIGUOUS
     assert t.referee.published.candidates == (str(move),)
     assert t.referee.published.notice.key == "referee.camera_doubts"
     t.referee.choose(str(move))
@@ -229,7 +230,7 @@ def test_a_camera_that_learned_the_board_wrong_asks_once_and_learns_it_again(sto
     the move; the players are asked, choose it, and the camera learns the board again
     and reads the next move by itself."""
     shown = {"tokens": None, "hands": ()}
-    t, camera, frames = _watched_camera(store, scene, shown, sensor=BOTH)
+    t, camera, frames = _watched_camera(store, scene, shown, sensor=Sensor.BOTH)
     shown["tokens"] = t.tokens()
     assert camera.learn(t.tokens())
 
@@ -241,12 +242,12 @@ def test_a_camera_that_learned_the_board_wrong_asks_once_and_learns_it_again(sto
 
     t.referee.sense({c: "piece" if v else None for c, v in t.tokens().items()}, t.now)
     frames(6)
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
     swap = {"red": "blue", "blue": "red", None: None}
     camera.reader.learn(camera.frame, {c: swap[k] for c, k in t.tokens().items()}, fresh=True)
     move = t.step()[0]
     play(move)
-    assert t.referee.phase == AMBIGUOUS, t.referee.published.notice
+    assert t.referee.phase == Phase.AMBIGUOUS, t.referee.published.notice
     assert t.referee.published.notice.key == "referee.camera_doubts"
     t.referee.choose(str(move))
     following = t.step()[0]
@@ -263,7 +264,7 @@ def scene():
 
 def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, scene):
     view, renderer = scene
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     shown = {"tokens": t.tokens(), "hands": ()}
     source = SyntheticSource(renderer, lambda: (shown["tokens"], shown["hands"], {}))
     camera = TableCamera(t.referee, source, BoardReader(t.game, view.lens))
@@ -276,7 +277,7 @@ def test_the_table_camera_reads_a_move_and_learns_the_committed_position(store, 
             t.referee.tick(t.now)
 
     frames(8)
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
     base = t.referee.positions[-1]
     move = t.game.legal_moves(base)[0]
     shown["hands"] = (move.destination,)
@@ -342,7 +343,7 @@ def test_a_move_felt_before_the_camera_saw_it_set_down_teaches_the_camera_nothin
     never teach the reader that the hole looks like the piece (which left every piece
     of that colour unreadable and the table stuck). Move after move is taken right."""
     shown = {"tokens": None, "hands": ()}
-    t, camera, frames = _watched_camera(store, scene, shown, sensor=BOTH)
+    t, camera, frames = _watched_camera(store, scene, shown, sensor=Sensor.BOTH)
     shown["tokens"] = t.tokens()
     assert camera.learn(t.tokens())
 
@@ -373,7 +374,7 @@ def test_a_camera_knocked_during_a_move_asks_for_a_still_board_and_then_reads_th
 ):
     view, _ = scene
     renderer = Renderer(load_game("sternhalma", 2), view, 1)
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     shown = {"tokens": t.tokens(), "hands": ()}
     source = SyntheticSource(renderer, lambda: (shown["tokens"], shown["hands"], {}))
     camera = TableCamera(t.referee, source, BoardReader(t.game, view.lens))
@@ -415,7 +416,7 @@ def test_a_camera_that_stops_giving_frames_says_why_and_the_game_stays(store, tm
     import cv2
 
     view, renderer = scene
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     t.start()
     cv2.imwrite(str(tmp_path / "0.png"), renderer.frame(t.tokens()))
     camera = TableCamera(t.referee, FolderSource(tmp_path), BoardReader(t.game, view.lens))
@@ -462,7 +463,7 @@ def _serve(tmp_path, config: str, *args: str):
 def _play_a_step(client) -> None:
     """Carry the first step of a red piece on the virtual board; wait for the log."""
     deadline = time.monotonic() + 20
-    while client.get("/api/state").json()["phase"] != MOVE:  # the start is being read
+    while client.get("/api/state").json()["phase"] != Phase.MOVE:  # the start is being read
         assert time.monotonic() < deadline, "the start position was never seen"
         time.sleep(0.2)
     board = client.get("/api/state").json()["position"]
@@ -489,7 +490,7 @@ def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path
     try:
         assert client.get("/api/camera.png").status_code == 403, "referee only"
         client.post("/api/referee/login", json={"pin": "2468"}).raise_for_status()
-        assert client.get("/api/diagnostics").json()["sensor"] == BOTH
+        assert client.get("/api/diagnostics").json()["sensor"] == Sensor.BOTH
         _play_a_step(client)
         picture = client.get("/api/camera.png")
         assert picture.headers["content-type"] == "image/png"
@@ -513,7 +514,7 @@ def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scen
     service, client = _serve(tmp_path, f'[camera]\nsource = "{folder}"\nsize = [640, 360]\n')
     try:
         _play_a_step(client)
-        assert client.get("/api/state").json()["phase"] == MOVE
+        assert client.get("/api/state").json()["phase"] == Phase.MOVE
     finally:
         service.send_signal(signal.SIGTERM)
         _, errors = service.communicate(timeout=30)
@@ -561,7 +562,9 @@ class Unmarked(SyntheticSource):
         return frame
 
 
-def _watched_camera(store, scene, shown, source=SyntheticSource, corners_file=None, sensor=CAMERA):
+def _watched_camera(
+    store, scene, shown, source=SyntheticSource, corners_file=None, sensor=Sensor.CAMERA
+):
     view, renderer = scene
     t = Watched(store, sensor)
     shows = lambda: (shown["tokens"], shown["hands"], {})  # noqa: E731
@@ -597,7 +600,7 @@ def test_the_start_is_learned_only_once_the_view_is_still_and_clear(store, scene
     shown["hands"] = ()
     frames(60)  # the first view had a hand in it: clear once it has been gone a while
     assert camera.reader.truth == t.tokens()
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
     _play_first_step(t, shown, frames)
 
 
@@ -611,12 +614,12 @@ def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, 
     frames(5)
     camera.learn_now()  # the referee presses "learn the board now"
     frames(5)
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
     _play_first_step(t, shown, frames)
 
 
 def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene, tmp_path):
-    from boardref.referee.referee import RefereeError
+    from boardref.referee.verdicts import RefereeError
     from vision import looks
 
     view, _ = scene
@@ -636,7 +639,7 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     camera.set_corners(clicks)
     assert camera.reader.truth == t.tokens()
     frames(5)
-    assert t.referee.phase == MOVE
+    assert t.referee.phase == Phase.MOVE
     _play_first_step(t, shown, frames)
 
     # after a restart the saved clicks locate the board at once

@@ -4,7 +4,8 @@ published snapshot and hands its readings in."""
 from __future__ import annotations
 
 from boardref.devices.camera import TableCamera
-from boardref.referee.referee import CAMERA, MOVE, Referee
+from boardref.referee.kinds import Phase, Sensor
+from boardref.referee.referee import Referee
 from hardware.frame_source import SyntheticSource
 from tests.boardref.devices import test_camera
 from tests.boardref.devices.test_camera import Watched
@@ -39,7 +40,7 @@ def test_the_camera_learns_and_reads_through_the_judge_surface_alone(store, scen
     """The camera knows the game from the published snapshot and hands readings in:
     a referee showing it nothing else is read and taught from just the same."""
     view, renderer = scene
-    t = Watched(store, CAMERA)
+    t = Watched(store, Sensor.CAMERA)
     shown = {"tokens": t.tokens()}
     source = SyntheticSource(renderer, lambda: (shown["tokens"], (), {}))
     camera = TableCamera(OnlyJudge(t.referee), source, BoardReader(t.game, view.lens))
@@ -52,7 +53,7 @@ def test_the_camera_learns_and_reads_through_the_judge_surface_alone(store, scen
             t.referee.tick(t.now)
 
     frames(8)  # the start, learned from the first still view
-    assert t.referee.phase == MOVE and camera.first_truth() is None
+    assert t.referee.phase == Phase.MOVE and camera.first_truth() is None
     base = t.referee.positions[-1]
     move = t.game.legal_moves(base)[0]
     shown["tokens"] = t.tokens(t.game.apply(base, move))

@@ -11,7 +11,8 @@ import pytest
 
 from boardref.devices.camera import TableCamera, reader_for
 from boardref.eventlog.store import Store
-from boardref.referee.referee import CAMERA, Referee
+from boardref.referee.kinds import Sensor
+from boardref.referee.referee import Referee
 from boardref.sim.rendered_source import rendered_camera
 from boardref.sim.simulate import simulate
 from hardware.frame_source import SyntheticSource
@@ -27,7 +28,7 @@ class Table:
     """A two-seat Hägar referee watched by a rendered camera; ``shown`` is the table."""
 
     def __init__(self, store):
-        self.referee = Referee(store, sensor=CAMERA, settle=SETTLE)
+        self.referee = Referee(store, sensor=Sensor.CAMERA, settle=SETTLE)
         self.referee.new_game("haegar", 2, seed=b"coasters")
         self.game = self.referee.game
         self.shown = dict.fromkeys(cell.id for cell in self.game.board.cells)
@@ -178,7 +179,7 @@ def test_serve_reads_haegars_table_with_the_rendered_camera_and_shows_the_mat(tm
     service, client = _serve(tmp_path, config, "--game", "haegar", "--camera", "synthetic")
     try:
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
-        assert client.get("/api/diagnostics").json()["sensor"] == CAMERA
+        assert client.get("/api/diagnostics").json()["sensor"] == Sensor.CAMERA
         deadline = time.monotonic() + 30
         # the bare table, read by the camera, is the start: the first coaster is drawn
         while client.get("/api/state").json()["phase"] == "setup":

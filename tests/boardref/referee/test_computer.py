@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from boardref.referee.referee import RefereeError
+from boardref.referee.verdicts import RefereeError
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 

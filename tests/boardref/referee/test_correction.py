@@ -10,7 +10,9 @@ import pytest
 
 from boardref.eventlog.history import record_of
 from boardref.referee import placing
-from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, Referee, RefereeError
+from boardref.referee.kinds import Phase
+from boardref.referee.referee import Referee
+from boardref.referee.verdicts import RefereeError
 from engines import PASS, RulesError, load_game
 from engines.replay import replay
 from tests.boardref.conftest import PIN
@@ -34,16 +36,16 @@ def play_until_alternatives(referee: Referee, pick: random.Random):
     move played, the position before it and an alternative."""
     game = referee.game
     for _ in range(400):
-        if referee.phase == CHANCE:
+        if referee.phase == Phase.CHANCE:
             referee.draw()
             continue
-        assert referee.phase == MOVE, referee.phase
+        assert referee.phase == Phase.MOVE, referee.phase
         before = referee.positions[-1]
         moves = [m for m in game.legal_moves(before) if m != PASS]
         move = pick.choice(moves)
         referee.play(str(move))
         others = [m for m in moves if game.apply(before, m) != game.apply(before, move)]
-        if others and referee.phase in (MOVE, CHANCE):
+        if others and referee.phase in (Phase.MOVE, Phase.CHANCE):
             return move, before, pick.choice(others)
     raise AssertionError(f"{game.name}: no move with an alternative in 400 steps")
 
@@ -126,7 +128,7 @@ def test_nothing_to_correct_is_said_with_what_to_do_instead(table, store):
     referee.draw()
     state = referee.positions[-1]
     referee.play(str(referee.game.legal_moves(state)[0]))
-    while referee.phase == MOVE:  # a six rolls again: play on to the next draw
+    while referee.phase == Phase.MOVE:  # a six rolls again: play on to the next draw
         referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
     referee.draw()
     with pytest.raises(RefereeError, match="A draw came after the last move and stays"):
@@ -230,12 +232,12 @@ def test_while_the_players_are_asked_the_referee_names_the_move_played(table, mo
     start = t.game.initial_state()
     two = t.game.legal_moves(start)[:2]
     reading = t.game.sense(t.game.apply(start, two[0]), "presence")
-    index, key = t.referee._successors_of(start), t.referee._key(reading)
+    index, key = t.referee.match.successors_of(start), t.referee.match.key(reading)
     found = index.get
     asked = [(m, t.game.apply(start, m)) for m in two]
     monkeypatch.setattr(index, "get", lambda k: asked if k == key else found(k))
     t.show(reading)
-    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.phase == Phase.AMBIGUOUS
     assert t.referee.correction_choices()["replaces"] is None
     t.referee.correct(str(two[1]))
     assert t.logged()[-1] == ("move", {"move": str(two[1]), "seat": 0, "corrected": True})

@@ -19,7 +19,9 @@ import pytest
 import engines.players
 from boardref.eventlog.store import Store
 from boardref.referee.computer_seats import ComputerSeats
-from boardref.referee.referee import AMBIGUOUS, MOVE, OVER, PANEL, Referee, RefereeError
+from boardref.referee.kinds import Phase, Sensor
+from boardref.referee.referee import Referee
+from boardref.referee.verdicts import RefereeError
 from engines import load_game
 from engines.players import SearchPlayer
 from tests.engines.test_random_games import SETUPS
@@ -125,7 +127,7 @@ def test_every_game_ends_with_nobody_acting_as_the_referee(
         asyncio.run(table.play_to_the_end())
     finally:
         store.close()
-    assert table.referee.phase == OVER
+    assert table.referee.phase == Phase.OVER
     assert table.game.outcome(table.referee.positions[-1]) is not None
     kinds = {kind for kind, _ in table.referee.log}
     assert not kinds & {"takeback", "correction"}, "a referee's act was logged"
@@ -139,7 +141,7 @@ class _Table:
 
     def __init__(self, store: Store, name: str, players: int, options: dict, computer):
         game = load_game(name, players, **options)
-        self.sensor = "presence" if "presence" in game.SENSORS else PANEL
+        self.sensor = "presence" if "presence" in game.SENSORS else Sensor.PANEL
         self.referee = Referee(store, sensor=self.sensor, settle=SETTLE)
         self.referee.prepare_on_tick = False  # as in the service: verdicts index cold
         self.referee.new_game(name, players, options, seed=f"{name} {sorted(computer)}".encode())
@@ -153,10 +155,10 @@ class _Table:
 
     async def play_to_the_end(self) -> None:
         referee, game = self.referee, self.game
-        if self.sensor != PANEL:
+        if self.sensor != Sensor.PANEL:
             self.carry_out(referee.positions[-1])  # the start position laid out
         for _ in range(STEPS):
-            if referee.phase == OVER:
+            if referee.phase == Phase.OVER:
                 return
             self.seats.act(referee)
             if self.seats.acting is not None:
@@ -164,7 +166,7 @@ class _Table:
                 self.computer_acts += 1
                 notice = referee.published.notice
                 told_to_carry_out = notice is not None and notice.key == "referee.computer_moves"
-                assert not (told_to_carry_out and self.sensor == PANEL), "there is no board"
+                assert not (told_to_carry_out and self.sensor == Sensor.PANEL), "there is no board"
                 continue
             truth = referee.current()
             if referee.tentative is not None and self._computers_turn(truth):
@@ -175,9 +177,13 @@ class _Table:
                 assert not self._computers_turn(truth), "the computer's draw was left waiting"
                 self.draw(referee.positions[-1], truth)
                 continue
-            assert referee.phase == MOVE, f"stuck in {referee.phase}: {referee.published.message}"
+            assert referee.phase == Phase.MOVE, (
+                f"stuck in {referee.phase}: {referee.published.message}"
+            )
             if referee.expected is not None:
-                assert self.sensor != PANEL, "the computer's move was left for a person to tap"
+                assert self.sensor != Sensor.PANEL, (
+                    "the computer's move was left for a person to tap"
+                )
                 move = referee.expected[0]  # the guest carries out the computer's move
             else:
                 seat = game.to_move(truth)
@@ -197,11 +203,11 @@ class _Table:
         answered to the table when its sensors cannot tell (Confirm, then a choice)."""
         referee, game = self.referee, self.game
         after = game.apply(before, move)
-        if self.sensor == PANEL:
+        if self.sensor == Sensor.PANEL:
             referee.play(str(move))
         else:
             self.carry_out(after)
-            if referee.phase == AMBIGUOUS:
+            if referee.phase == Phase.AMBIGUOUS:
                 self.choose(before, after)
             elif referee.current() != after:
                 self.confirm(before, after)  # a move the hall sensors cannot feel
@@ -216,14 +222,14 @@ class _Table:
         try:
             self.referee.draw()
         except RefereeError:
-            assert self.referee.phase == AMBIGUOUS, self.referee.published.message
+            assert self.referee.phase == Phase.AMBIGUOUS, self.referee.published.message
             self.choose(before, after)
 
     def confirm(self, before, after) -> None:
         """Press Confirm for the turn from ``before`` to ``after``; choose it when the
         table asks which of the turns that read alike it was."""
         self.referee.confirm()
-        if self.referee.phase == AMBIGUOUS:
+        if self.referee.phase == Phase.AMBIGUOUS:
             self.choose(before, after)
 
     def choose(self, before, after) -> None:

@@ -7,7 +7,10 @@ import random
 import pytest
 
 from boardref.eventlog.store import StoreError
-from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP, Referee, RefereeError
+from boardref.referee.events import Event, NewSnapshot
+from boardref.referee.kinds import EventKind, Phase
+from boardref.referee.referee import Referee
+from boardref.referee.verdicts import RefereeError
 from engines import load_game
 from engines.catch_the_hare import HareState
 
@@ -16,7 +19,7 @@ P = "piece"
 
 def test_play_starts_once_the_start_position_is_laid_out_one_cell_at_a_time(table):
     t = table("sternhalma", 2)
-    assert t.referee.phase == SETUP
+    assert t.referee.phase == Phase.SETUP
     empty = {c.id: None for c in t.game.board.cells}
     t.show(empty)
     shown = t.referee.published
@@ -29,7 +32,7 @@ def test_play_starts_once_the_start_position_is_laid_out_one_cell_at_a_time(tabl
     t.change(m1=P)
     assert t.referee.published.place != "m1"
     t.lay_out_start()
-    assert t.referee.phase == MOVE and t.referee.published.seat_name == "red"
+    assert t.referee.phase == Phase.MOVE and t.referee.published.seat_name == "red"
 
 
 def test_a_step_is_accepted_at_once_because_it_cannot_grow(table):
@@ -57,6 +60,23 @@ def test_a_listener_that_fails_neither_stops_the_verdict_nor_the_others(table, c
     assert "a listener failed" in caplog.text
 
 
+def test_listeners_hear_events_of_known_kinds_and_each_snapshot_as_a_display(table, store):
+    t = table("sternhalma", 2)
+    t.lay_out_start()
+    t.change(l4=None, k5=P)
+    t.referee.takeback()
+    displays = [e for e in t.events if isinstance(e, NewSnapshot)]
+    events = [e for e in t.events if isinstance(e, Event)]
+    assert len(displays) + len(events) == len(t.events)
+    assert displays[-1].table is t.referee.published and not displays[-1].accepted
+    assert all(isinstance(e.kind, EventKind) for e in events)
+    assert [e.kind for e in events if e.accepted] == ["move", "takeback"]
+    resumed = Referee(store)
+    assert resumed.resume()
+    assert resumed.log == t.referee.log
+    assert all(isinstance(kind, EventKind) for kind, _ in resumed.log)
+
+
 def test_a_move_read_before_the_idle_indexing_is_matched_without_indexing_its_position(table):
     """A piece set down before the referee indexed the position's successors (a cold
     verdict, as in a service whose worker has not finished): the one reading is
@@ -67,7 +87,7 @@ def test_a_move_read_before_the_idle_indexing_is_matched_without_indexing_its_po
     base = t.referee.positions[-1]
     t.change(l4=None, k5=P)
     assert t.logged()[-1] == ("move", {"move": "l4-k5", "seat": 0})
-    assert base not in t.referee._successors
+    assert base not in t.referee.match.successors
 
 
 def test_a_lifted_piece_lights_its_legal_destinations(table):
@@ -199,10 +219,10 @@ def test_a_restarted_referee_resumes_the_same_game(table, store):
     again = Referee(store, sensor="presence", settle=0.3)
     assert again.resume()
     assert again.positions == t.referee.positions
-    assert again.phase == SETUP
+    assert again.phase == Phase.SETUP
     again.sense(t.referee.reading, 0)
     again.tick(1)
-    assert again.phase == MOVE and again.published.seat_name == t.referee.published.seat_name
+    assert again.phase == Phase.MOVE and again.published.seat_name == t.referee.published.seat_name
 
 
 def test_a_restart_with_an_unlogged_move_on_the_board_picks_it_up(table, store):
@@ -244,7 +264,7 @@ def test_the_end_of_the_game_is_logged_with_the_revealed_seed(table):
     assert "illegal" in t.kinds() and t.referee.published.errors == {"c3", "c5"}
     t.change(c5=None, c3=P)
     t.change(c3=None, d3=None, e3=P)  # the hare leaps c3:e3 over d3: 11 < 12 hunters
-    assert t.referee.phase == OVER
+    assert t.referee.phase == Phase.OVER
     kind, data = t.logged()[-1]
     assert kind == "game_over" and data["winners"] == [1]
     assert [d["move"] for k, d in t.logged() if k == "move"] == ["e3-d3", "c3:e3"]
@@ -264,8 +284,8 @@ def test_chance_waits_for_a_draw_and_the_board_may_not_move_meanwhile(table, mon
         game, "chance", lambda s: Die(6) if s.ply == 0 and s not in rolled else None
     )
     monkeypatch.setattr(game, "resolve", lambda s, o: rolled.setdefault(s, s))
-    t.referee.phase = t.referee._phase_after_change()
-    assert t.referee.phase == CHANCE
+    t.referee.phase = t.referee.match.phase_after_change()
+    assert t.referee.phase == Phase.CHANCE
     t.change(l4=None)
     assert t.referee.published.place == "l4"
     roll = t.referee.draw()
@@ -280,13 +300,13 @@ def test_ambiguous_readings_ask_which_move_was_played(table, monkeypatch):
     two = t.game.legal_moves(start)[:2]
     after = t.game.apply(start, two[0])
     reading = t.game.sense(after, "presence")
-    key = t.referee._key(reading)
+    key = t.referee.match.key(reading)
     entries = [(m, t.game.apply(start, m)) for m in two]
-    index = t.referee._successors_of(start)
+    index = t.referee.match.successors_of(start)
     found = index.get
     monkeypatch.setattr(index, "get", lambda k: entries if k == key else found(k))
     t.show(reading)
-    assert t.referee.phase == AMBIGUOUS
+    assert t.referee.phase == Phase.AMBIGUOUS
     assert set(t.referee.published.candidates) == {str(m) for m in two}
     t.referee.choose(str(two[1]))
     assert t.logged()[-1][1]["move"] == str(two[1])
@@ -315,13 +335,13 @@ def test_a_winning_capture_is_final_even_if_the_chain_could_go_on(table):
     t.referee.positions[-1] = state
     t.show_position(state)
     t.change(c1=None, c2=None, c3=P)  # 2 hunters left: the hare has won, though c4 waits
-    assert t.referee.phase == OVER and t.referee.tentative is None
+    assert t.referee.phase == Phase.OVER and t.referee.tentative is None
 
 
 def test_a_panel_table_starts_at_once_and_takes_tapped_moves(store):
     referee = Referee(store, sensor="panel")
     referee.new_game("catch_the_hare", seed=b"tap")
-    assert referee.phase == MOVE
+    assert referee.phase == Phase.MOVE
     assert not referee.tick(5.0), "a panel table has no readings to judge"
     referee.play("a3-a4")
     assert referee.log[-1][1]["move"] == "a3-a4"
@@ -358,12 +378,12 @@ def test_a_move_that_looks_like_a_lifted_piece_waits_for_a_confirm(table):
     game, state, move = _fang_den_hut_case(_only_empties)
     t = table("fang_den_hut", 4)
     t.referee.positions[-1] = state
-    t.referee.phase = MOVE
+    t.referee.phase = Phase.MOVE
     t.show_position(game.apply(state, move))
     assert t.referee.tentative is not None, "a hat held in the hand looks the same"
     assert not [k for k, _ in t.logged() if k == "move"]
     t.referee.confirm()
-    assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == AMBIGUOUS
+    assert t.logged()[-1][1]["move"] == str(move) or t.referee.phase == Phase.AMBIGUOUS
 
 
 def test_the_roll_after_a_move_held_as_a_hat_in_hand_is_offered_and_ends_the_move(table):
@@ -375,7 +395,7 @@ def test_the_roll_after_a_move_held_as_a_hat_in_hand_is_offered_and_ends_the_mov
     assert not game.can_extend(state, move, "presence")
     t = table("fang_den_hut", 4)
     t.referee.positions[-1] = state
-    t.referee.phase = MOVE
+    t.referee.phase = Phase.MOVE
     after = game.apply(state, move)
     t.show_position(after)
     shown = t.referee.published
@@ -391,11 +411,11 @@ def test_a_move_the_sensors_cannot_see_is_named_by_confirm(table):
     game, state, move = _fang_den_hut_case(lambda before, after: before == after)
     t = table("fang_den_hut", 4)
     t.referee.positions[-1] = state
-    t.referee.phase = MOVE
+    t.referee.phase = Phase.MOVE
     t.show_position(state)
     t.referee.confirm()
     after = game.apply(state, move)
-    if t.referee.phase == AMBIGUOUS:
+    if t.referee.phase == Phase.AMBIGUOUS:
         choice = next(
             c
             for c in t.referee.published.candidates
@@ -419,7 +439,7 @@ def test_a_tower_brought_home_and_a_hat_carried_back_out_is_taken_as_the_hand_ma
     game = t.game
     state = position(game, {"r1": ["red[red]"], "r44": ["red"]}, roll=4, red=0)
     move = game.parse_move(state, "red[red] r1-gate_red-home_red, red home_red-gate_red-r1")
-    t.referee.positions[-1], t.referee.phase = state, MOVE
+    t.referee.positions[-1], t.referee.phase = state, Phase.MOVE
     t.show_position(state)
     virtual, cells = VirtualBoard(game.board.index, True), list(game.board.index)
     virtual.lay_out(game.stacks(state), {})
@@ -437,7 +457,7 @@ def test_a_tower_brought_home_and_a_hat_carried_back_out_is_taken_as_the_hand_ma
     by_hand("lift", "home_red")
     by_hand("place", "r1")
     assert t.logged()[-1][1]["move"] == str(move)
-    assert t.referee.positions[-1] == game.apply(state, move) and t.referee.phase == CHANCE
+    assert t.referee.positions[-1] == game.apply(state, move) and t.referee.phase == Phase.CHANCE
 
 
 def test_only_the_computers_move_is_accepted_while_it_is_expected(table):
@@ -499,10 +519,10 @@ def test_a_hakenschlagen_turn_carried_out_a_figure_at_a_time_grows_until_complet
     assert t.referee.tentative is not None and t.referee.published.can_confirm
     t.change(d8=None)
     t.change(g5=P)
-    assert t.referee.tentative is not None and t.referee.phase == MOVE
+    assert t.referee.tentative is not None and t.referee.phase == Phase.MOVE
     t.change(g5=None)
     t.change(f4=P)
-    assert t.referee.tentative is None and t.referee.phase == CHANCE
+    assert t.referee.tentative is None and t.referee.phase == Phase.CHANCE
     played = t.game.parse_move(start, "lettuce:d8 field:g5 field:f4")
     assert t.referee.positions[-1] == t.game.apply(start, played)
 
@@ -555,7 +575,7 @@ def test_a_confirm_pressed_before_the_last_jump_settles_takes_the_turn_the_board
     t.referee.confirm()
     played = t.game.parse_move(start, "lettuce:d8 field:g5 field:f4")
     assert t.referee.positions[-1] == t.game.apply(start, played)
-    assert t.referee.phase == CHANCE
+    assert t.referee.phase == Phase.CHANCE
 
 
 def test_of_fitting_positions_the_one_a_hand_reaches_by_fewest_changes_is_taken(table):
@@ -573,7 +593,7 @@ def test_of_fitting_positions_the_one_a_hand_reaches_by_fewest_changes_is_taken(
     to = game.placements(start, "fox")[0]
     t.change(**{cells[start.fox]: None})
     t.change(**{to: P})
-    assert t.referee.phase != AMBIGUOUS
+    assert t.referee.phase != Phase.AMBIGUOUS
     assert cells[t.referee.current().fox] == to
 
 
@@ -617,7 +637,7 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
     t.referee.draw()  # the setup
     t.show_position(t.referee.positions[-1])
     for _ in range(30):
-        if t.referee.phase == OVER:
+        if t.referee.phase == Phase.OVER:
             break
         t.referee.draw()
         state = t.referee.positions[-1]
@@ -640,7 +660,7 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
         after = game.apply(state, turn)
         _carry_out_use_by_use(t, state, turn)
         referee = t.referee
-        if referee.phase == AMBIGUOUS:
+        if referee.phase == Phase.AMBIGUOUS:
             _the_mover_chooses(referee, state)
             fits = [
                 text
@@ -657,8 +677,8 @@ def test_hakenschlagen_turns_made_a_figure_at_a_time_on_hall_sensors_end_as_play
             assert game.sense(held, "presence") == game.sense(after, "presence"), turn
             referee.confirm()
             if held != after:  # another turn that feels alike: the mover is asked
-                assert referee.phase == AMBIGUOUS, f"{turn}: the table took {referee.log[-1]}"
-            if referee.phase == AMBIGUOUS:
+                assert referee.phase == Phase.AMBIGUOUS, f"{turn}: the table took {referee.log[-1]}"
+            if referee.phase == Phase.AMBIGUOUS:
                 _the_mover_chooses(referee, state)
                 referee.choose(str(game.canonical(state, turn)))
         assert referee.positions[-1] == after, (str(turn), referee.phase, t.kinds()[-8:])

@@ -20,7 +20,8 @@ import pytest
 
 from boardref.eventlog.store import Store
 from boardref.outputs.panel.words import table as word_table
-from boardref.referee.referee import MOVE, Referee
+from boardref.referee.kinds import Phase
+from boardref.referee.referee import Referee
 from engines import GAMES as ENGINE_GAMES
 from engines import IllegalMove, load_game
 from engines.chance import Stream
@@ -224,16 +225,16 @@ def test_a_piece_carried_where_the_rules_refuse_is_told_where_it_may_go(tmp_path
         state = _played(game, seed, random.Random(seed).randrange(0, 40))
         if game.outcome(state) is not None:
             continue
-        referee.positions[-1], referee.phase, referee.tentative = state, MOVE, None
+        referee.positions[-1], referee.phase, referee.tentative = state, Phase.MOVE, None
         felt = game.sense(state, "presence")
         pick = random.Random(seed)
         full = sorted(c for c, token in felt.items() if token is not None)
         empty = sorted(c for c, token in felt.items() if token is None)
         for origin, destination in ((pick.choice(full), pick.choice(empty)) for _ in range(4)):
             reading = dict(felt, **{origin: None, destination: "piece"})
-            if referee._successors_of(state).get(referee._key(reading)):
+            if referee.match.successors_of(state).get(referee.match.key(reading)):
                 continue  # a legal move after all
-            referee._explain(reading)
+            referee.guidance.explain(reading)
             shown = referee.snapshot()
             assert shown.errors == {origin, destination}, (name, origin, destination)
             assert destination not in shown.destinations, (name, shown.message)
@@ -343,7 +344,7 @@ def test_a_tower_brought_home_and_not_taken_apart_is_said_so(table):
 
     t = table("fang_den_hut", 4)
     state = position(t.game, {"r1": ["red[red]"], "r44": ["red"]}, roll=4, red=1)
-    t.referee.positions[-1], t.referee.phase = state, MOVE
+    t.referee.positions[-1], t.referee.phase = state, Phase.MOVE
     t.show_position(state)
     t.change(r1=None)
     t.change(home_red="piece")

@@ -11,7 +11,7 @@ import pytest
 
 from boardref.eventlog.store import Store
 from boardref.referee import fusion
-from boardref.referee import referee as referee_module
+from boardref.referee import match as match_module
 from boardref.referee.referee import Referee
 from boardref.referee.successors import index_successors, outcomes_read_as
 from engines import load_game
@@ -72,10 +72,10 @@ def test_the_referee_keeps_indexes_within_their_byte_budget(tmp_path, monkeypatc
     for _ in range(12):
         positions.append(game.apply(positions[-1], game.legal_moves(positions[-1])[0]))
     one = index_successors(game, positions[1], "presence").nbytes
-    monkeypatch.setattr(referee_module, "INDEX_BYTES", 3 * one)
+    monkeypatch.setattr(match_module, "INDEX_BYTES", 3 * one)
     for state in positions:
-        referee._successors_of(state)
-    kept = referee._successors
+        referee.match.successors_of(state)
+    kept = referee.match.successors
     assert sum(index.nbytes for index in kept.values()) <= 4 * one
     assert positions[0] in kept  # the position on the board is never let go
 
@@ -86,7 +86,7 @@ def test_a_move_lets_the_last_positions_index_go_before_the_next_is_built(table,
     is what a Pi runs short of."""
     t, base = a_move_with_room_for_one_index(table, monkeypatch)
     assert t.referee.log[-1] == ("move", {"move": "l4-k5", "seat": 0})
-    assert base not in t.referee._successors
+    assert base not in t.referee.match.successors
 
 
 def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
@@ -97,8 +97,8 @@ def a_move_with_room_for_one_index(table, monkeypatch, before_the_move=None):
     t.lay_out_start()
     base = t.referee.positions[-1]
     t.referee.prepare()
-    one = t.referee._successors[base].nbytes
-    monkeypatch.setattr(referee_module, "INDEX_BYTES", one + one // 2)
+    one = t.referee.match.successors[base].nbytes
+    monkeypatch.setattr(match_module, "INDEX_BYTES", one + one // 2)
     if before_the_move is not None:
         before_the_move()
     t.change(l4=None, k5="piece")

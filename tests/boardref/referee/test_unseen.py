@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from boardref.referee.referee import CHANCE, MOVE, RefereeError
+from boardref.referee.kinds import Phase
 from boardref.referee.successors import outcomes_read_as
+from boardref.referee.verdicts import RefereeError
 from engines import GAMES, PASS, load_game
 from tests.engines.test_fang_den_hut import position
 
@@ -25,10 +26,10 @@ def at(table, fields, roll=2):
     ``roll``, the board showing it and the position indexed (as the worker does)."""
     t = table("fang_den_hut", 2)
     state = position(t.game, fields, roll=roll)
-    t.referee.positions[-1], t.referee.phase = state, MOVE
+    t.referee.positions[-1], t.referee.phase = state, Phase.MOVE
     t.show_position(state)
     t.referee.prepare()
-    t.referee._publish()
+    t.referee.outbox.publish()
     return t, state
 
 
@@ -50,7 +51,7 @@ def test_a_move_the_board_cannot_feel_is_asked_for_and_play_waits_until_it_is_ch
     referee.choose(str(unseen[0]))
     after = game.apply(state, unseen[0])
     assert referee.log[-1] == ("move", {"move": str(unseen[0]), "seat": 0, "chosen": True})
-    assert referee.positions[-1] == after and referee.phase == CHANCE
+    assert referee.positions[-1] == after and referee.phase == Phase.CHANCE
     assert referee.published.unseen == () and not referee.published.can_rule_out
     referee.draw()  # and play goes on, the game as the board shows it
     assert game.sense(referee.positions[-1], "presence") == referee.reading
@@ -75,7 +76,7 @@ def test_a_confirm_offers_the_move_and_none_of_these_takes_the_question_back(tab
     referee.confirm()
     assert referee.phase == "ambiguous" and referee.published.can_rule_out
     referee.rule_out()
-    assert referee.phase == MOVE and referee.published.candidates == ()
+    assert referee.phase == Phase.MOVE and referee.published.candidates == ()
     assert referee.published.unseen == () and not [k for k, _ in referee.log if k == "move"]
 
 
@@ -130,10 +131,10 @@ def test_every_board_game_on_hall_sensors_asks_for_exactly_its_unseen_moves(tabl
     plies = {"hakenschlagen": 12}.get(name, 80)
     asked = 0
     for _ in range(plies):
-        while referee.phase == CHANCE:
+        while referee.phase == Phase.CHANCE:
             referee.draw()
             t.show_position(referee.positions[-1])
-        if referee.phase != MOVE:
+        if referee.phase != Phase.MOVE:
             break
         state = referee.positions[-1]
         referee.prepare()
@@ -150,7 +151,7 @@ def test_every_board_game_on_hall_sensors_asks_for_exactly_its_unseen_moves(tabl
         t.show_position(after)
         if shown.unseen and str(move) in shown.unseen:
             asked += 1
-            assert referee.positions[-1] == state and referee.phase == MOVE
+            assert referee.positions[-1] == state and referee.phase == Phase.MOVE
             assert referee.published.chance is None, "no roll while the move is asked for"
             if pick.random() < 0.3:
                 referee.confirm()  # the mover confirms, then names the move

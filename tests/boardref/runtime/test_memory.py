@@ -12,7 +12,7 @@ import weakref
 
 import pytest
 
-from boardref.referee import referee as referee_module
+from boardref.referee import match as match_module
 from boardref.runtime import memory
 from tests.boardref.referee.test_successors import a_move_with_room_for_one_index
 
@@ -67,10 +67,10 @@ def test_letting_an_index_go_hands_the_freed_memory_back(table, monkeypatch):
     handed_back = []
 
     def counting() -> None:  # from the move on: what the move lets go
-        monkeypatch.setattr(referee_module, "give_back", lambda: handed_back.append(True))
+        monkeypatch.setattr(match_module, "give_back", lambda: handed_back.append(True))
 
     t, base = a_move_with_room_for_one_index(table, monkeypatch, counting)
-    assert base not in t.referee._successors
+    assert base not in t.referee.match.successors
     assert handed_back
 
 

@@ -291,7 +291,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
 ):
     import asyncio
 
-    import boardref.referee.referee
+    import boardref.referee.match
     import boardref.runtime.service
 
     built, slow, on_the_loop = boardref.runtime.service.index_successors, [False], []
@@ -306,7 +306,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         return built(game, state, sensor)
 
     monkeypatch.setattr(boardref.runtime.service, "index_successors", in_the_worker)
-    monkeypatch.setattr(boardref.referee.referee, "index_successors", on_the_loop_too)
+    monkeypatch.setattr(boardref.referee.match, "index_successors", on_the_loop_too)
     from boardref.runtime.service import Service
 
     config, made = _config(tmp_path), []

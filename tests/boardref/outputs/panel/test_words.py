@@ -84,10 +84,10 @@ def test_both_languages_have_the_same_keys_and_placeholders():
 
 
 def test_every_phase_and_every_token_a_game_shows_has_words():
-    from boardref.referee.referee import AMBIGUOUS, CHANCE, MOVE, OVER, SETUP
+    from boardref.referee.kinds import Phase
 
     words = table("de")
-    for phase in (SETUP, CHANCE, MOVE, AMBIGUOUS, OVER):
+    for phase in (Phase.SETUP, Phase.CHANCE, Phase.MOVE, Phase.AMBIGUOUS, Phase.OVER):
         assert f"phase_{phase}" in words
     # the board games' pieces; a stack ("red+red") is said part by part
     for name in ("sternhalma", "catch_the_hare", "hakenschlagen", "fang_den_hut"):
