@@ -40,10 +40,11 @@ def mypy_errors() -> list[dict[str, object]]:
         text=True,
         check=False,
     )
-    # 0: clean, 1: errors found; anything else is mypy failing to run at all.
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"types: mypy could not run: {(done.stderr or done.stdout).strip()}")
     records = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    # 0: clean, 1: errors found, which it lists; anything else, or 1 with no error
+    # listed (no mypy installed: "No module named mypy"), is mypy failing to run at all.
+    if done.returncode not in (0, 1) or (done.returncode == 1 and not records):
+        raise SystemExit(f"types: mypy could not run: {(done.stderr or done.stdout).strip()}")
     return [record for record in records if record["severity"] == "error"]
 
 

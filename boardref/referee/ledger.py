@@ -103,7 +103,9 @@ class Ledger:
             state = m.positions[-1]
         ended = game.outcome(state)
         if ended is not None and m.phase != Phase.OVER:
-            data = {"winners": list(ended.winners), "reason": ended.reason, "seed": m.seed.hex()}
+            data: dict[str, Any] = {
+                "winners": list(ended.winners), "reason": ended.reason, "seed": m.seed.hex()
+            }
             if ended.scores is not None:
                 data["scores"] = list(ended.scores)
             try:

@@ -75,7 +75,7 @@ def own_names() -> set[str]:
         return found
     found |= {name, f"{name}.local"}
     with contextlib.suppress(OSError):
-        found |= {info[4][0] for info in socket.getaddrinfo(name, None)}
+        found |= {str(info[4][0]) for info in socket.getaddrinfo(name, None)}
         found.add(socket.getfqdn(name).lower())
     return found
 
