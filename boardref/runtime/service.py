@@ -38,6 +38,7 @@ from boardref.runtime.config import Config
 from boardref.runtime.kiosk import publish_kiosk_url
 from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
+from boardref.runtime.table_control import ServiceControl
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.records import to_json
@@ -57,7 +58,6 @@ if TYPE_CHECKING:  # the camera (OpenCV, numpy), the fleet (MQTT), the simulated
     from firmware_bridge.sim import Simulator
 
 log = logging.getLogger("boardref")
-
 
 
 class Service:
@@ -151,7 +151,7 @@ class Service:
             pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
             pin_hash = hash_pin(pin)
             log.info("referee PIN for this run: %s", pin)
-        self.panel = Panel(self, pin_hash)
+        self.panel = Panel(self, pin_hash, ServiceControl(self))
         self.referee.listeners.append(self.panel.publish)
         self.referee.listeners.append(self._follow_referee)
         self.referee.listeners.append(lambda event: self._wake.set())
@@ -321,7 +321,7 @@ class Service:
         the loop answers the pages meanwhile) and hand it the doorway's requests."""
         app = None
         try:
-            app = await asyncio.to_thread(lambda: self.panel.app)
+            app = await asyncio.to_thread(_build_app, self.panel)
         finally:
             doorway.open(app)
 
@@ -676,3 +676,10 @@ async def serve(config: Config, sim: bool = False, fault: Words | None = None) -
     finally:
         service.close()
         listening.close()
+
+
+def _build_app(panel: Panel):
+    """The panel's app; FastAPI and the routes load here, in the worker thread."""
+    from boardref.outputs.panel.api import build_app
+
+    return build_app(panel)

@@ -14,6 +14,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN_HASH
@@ -35,7 +36,7 @@ def _panel_app():
     config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
     service = Service(config)
     service.start(asyncio.new_event_loop())
-    return service.panel.app
+    return build_app(service.panel)
 
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", _panel_app())

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from fastapi.testclient import TestClient
 
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from engines import GAMES
@@ -33,7 +34,7 @@ def test_every_sim_route_answers_in_words(game, tmp_path):
     service = Service(config, sim=True)
     service.start(asyncio.new_event_loop())
     try:
-        client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
+        client = TestClient(build_app(service.panel), client=LOCAL, base_url="http://localhost")
         boardless = service.virtual is None
         assert boardless == (game in PANEL_GAMES)
         for method, path, body in ROUTES:
