@@ -26,6 +26,7 @@ from hardware.calibration import board_calibration
 if TYPE_CHECKING:
     from boardref.devices.camera import TableCamera
     from boardref.eventlog.history import History
+    from boardref.referee.referee import Referee
     from boardref.runtime.service import Service
     from engines import Game
 
@@ -37,7 +38,7 @@ class ServiceControl:
         self._service = service
 
     @property
-    def _referee(self):
+    def _referee(self) -> Referee:
         return self._service.referee
 
     @contextlib.contextmanager
@@ -46,8 +47,9 @@ class ServiceControl:
         referee = self._referee
         failed = referee.failed_saves
         yield
-        if referee.failed_saves != failed:
-            raise referee.save_error
+        error = referee.save_error
+        if referee.failed_saves != failed and error is not None:
+            raise error
 
     def _saving(self, command: Callable[..., Any], *args: Any) -> Any:
         with self._saved():
@@ -120,8 +122,8 @@ class ServiceControl:
         self._service.new_game(game, players, options, list(computer), level)
 
     def rematch(self) -> tuple[int, int]:
-        referee = self._referee
-        game, before = referee.game, referee.game_id
+        referee, game = self._referee, self.game
+        before = referee.game_id
         with self._saved():
             self.new_game(
                 game.name, game.players, dict(game.options), sorted(referee.computer), referee.level

@@ -25,7 +25,6 @@ def reason_hidden(panel: Panel, request: Request, seat: int | None, token: str |
     client = request.client.host if request.client else None
     if panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client):
         return False
-    mover = seat is not None and seat == panel.shown.to_move
-    return not (
-        mover and panel.seats.holds(panel.control.game_id, seat, token, the_device(request))
-    )
+    if seat is None or seat != panel.shown.to_move:
+        return True
+    return not panel.seats.holds(panel.control.game_id, seat, token, the_device(request))
