@@ -8,6 +8,8 @@ from pathlib import Path
 import grimp
 
 import boardref.outputs.panel
+from boardref.runtime.control import TableControl
+from boardref.runtime.table_control import ServiceControl
 from tests.test_import_circles import circles
 
 PANEL = Path(boardref.outputs.panel.__file__).parent
@@ -45,3 +47,9 @@ def test_a_route_reaching_past_is_found():
 def test_the_panel_and_its_app_import_no_circle_even_for_the_type_checker():
     graph = grimp.build_graph("boardref")  # imports under TYPE_CHECKING included
     assert [group for group in circles(graph) if "boardref.outputs.panel.panel" in group] == []
+
+
+def test_the_service_carries_out_every_control():
+    controls = [name for name in vars(TableControl) if not name.startswith("_")]
+    assert len(controls) > 30
+    assert [name for name in controls if not hasattr(ServiceControl, name)] == []
