@@ -231,8 +231,7 @@ class ServiceControl:
     @property
     def _camera(self) -> TableCamera:
         camera = self._service.camera
-        if camera is None:
-            raise RefereeError(words("server.no_camera", "This table has no camera"))
+        assert camera is not None, "the camera's controls are asked for only with has_camera"
         return camera
 
     def camera_picture(self) -> bytes | None:
