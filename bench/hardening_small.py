@@ -20,6 +20,7 @@ from tally import Tally
 from typer.testing import CliRunner
 
 from boardref.cli.app import app
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from engines import GAMES
@@ -40,7 +41,7 @@ SIM_ROUTES = [
 def table_of(scratch: Path, game: str, sim: bool = False) -> tuple[Service, TestClient]:
     config = load_config(**{"store.path": scratch / f"{game}-{sim}.db", "game.name": game})
     service = Service(config, asyncio.new_event_loop(), sim=sim)
-    return service, TestClient(service.panel.app, client=TABLE, base_url="http://localhost")
+    return service, TestClient(build_app(service.panel), client=TABLE, base_url="http://localhost")
 
 
 def card_oracle(scratch: Path, tally: Tally) -> None:

@@ -93,6 +93,12 @@ class Table:
             mood, colour = status_mood(shown, self.link_up)
             self.status.show(mood, colour if colour in self.palette.colours else FALLBACK_COLOUR)
 
+    def show_test(self, frame: bytes) -> None:
+        """Show an LED test's ``frame`` in place of the referee's lights until
+        ``relight``, or a change of those lights, shows them again."""
+        if self.send_leds is not None:
+            self.send_leds(frame)
+
     def relight(self) -> None:
         """Send the referee's LED frame again, after an LED test showed another."""
         self._frame = None

@@ -45,6 +45,7 @@ from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
+from boardref.runtime.table_control import ServiceControl
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.words import Words
@@ -140,7 +141,7 @@ class Service:
             pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
             pin_hash = hash_pin(pin)
             log.info("referee PIN for this run: %s", pin)
-        self.panel = Panel(self, pin_hash, self.displays.shown)
+        self.panel = Panel(self, pin_hash, self.displays.shown, ServiceControl(self))
         self.displays.outputs.append(self.panel.publish)
         if self.reporter is not None:
             self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
@@ -292,7 +293,7 @@ class Service:
         the loop answers the pages meanwhile) and hand it the doorway's requests."""
         app = None
         try:
-            app = await asyncio.to_thread(lambda: self.panel.app)
+            app = await asyncio.to_thread(_build_app, self.panel)
         finally:
             doorway.open(app)
 
@@ -647,3 +648,10 @@ async def serve(config: Config, sim: bool = False, fault: Words | None = None) -
         await serve_fault(fault, config, sim, listening, stop)
     finally:
         listening.close()
+
+
+def _build_app(panel: Panel):
+    """The panel's app; FastAPI and the routes load here, in the worker thread."""
+    from boardref.outputs.panel.api import build_app
+
+    return build_app(panel)

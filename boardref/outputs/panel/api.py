@@ -4,9 +4,10 @@ behind the gate (``gate``) every request passes first.
 Reads are GETs; every change is a POST with a validated JSON body that passes the
 Host and Origin checks and a role check: the table kiosk (a browser on this machine),
 a player's phone (its seat's token, on the phone that joined the seat), or the referee
-(PIN session). The app asks the service and its referee to act; it never decides
-anything about the game, and it runs on the service's event loop so the referee is
-never touched from a thread. A refusal is words (``said``) and never repeats what the client sent.
+(PIN session). The app gives the table's commands through ``TableControl`` alone; it
+never decides anything about the game, and it runs on the service's event loop so the
+referee is never touched from a thread. A refusal is words (``said``) and never
+repeats what the client sent.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -31,6 +31,7 @@ from boardref.outputs.panel.handover import handover_router
 from boardref.outputs.panel.headers import SecurityHeaders, policy_for
 from boardref.outputs.panel.history_api import history_routes
 from boardref.outputs.panel.pages import page, plain_pages, words_of
+from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.rematch import rematch_router
 from boardref.outputs.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
 from boardref.outputs.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
@@ -39,9 +40,6 @@ from boardref.referee.verdicts import RefereeError
 from boardref.sim.virtual_board import Refused as HandRefused
 from engines import RulesError
 from engines.words import Words, words
-
-if TYPE_CHECKING:
-    from boardref.outputs.panel.panel import Panel
 
 #: Swagger UI's own files (the swagger-ui-py package), found without importing it
 SWAGGER_UI = Path(find_spec("swagger_ui").submodule_search_locations[0]) / "static"
@@ -72,7 +70,7 @@ def build_app(panel: Panel) -> FastAPI:
     app.include_router(board_router(panel, CHANGE))
     app.include_router(rematch_router)
     app.include_router(handover_router)
-    app.include_router(history_routes(panel.service.history))
+    app.include_router(history_routes(panel.control.history))
 
     @app.websocket("/ws")
     async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
@@ -80,9 +78,7 @@ def build_app(panel: Panel) -> FastAPI:
             await socket.close(code=1008)  # a page of another site: refused
             return
         device = device_mark(socket.cookies.get(DEVICE_COOKIE))
-        if seat is not None and not panel.seats.holds(
-            panel.service.referee.game_id, seat, token, device
-        ):
+        if seat is not None and not panel.seats.holds(panel.control.game_id, seat, token, device):
             seat = None  # a wrong token, or another phone's seat, still watches: no hand
         await socket.accept()
         await panel.hub.serve(socket, seat, panel.state(seat).model_dump_json())
@@ -107,12 +103,12 @@ def _pages(app: FastAPI, panel: Panel, assets: Assets) -> None:
     async def favicon(request: Request) -> Response:
         return await assets.get_response("favicon.svg", request.scope)
 
-    for path, answer in plain_pages(panel.service.sim).items():
+    for path, answer in plain_pages(panel.control.simulated).items():
         app.add_api_route(path, _answering(answer), include_in_schema=False)
 
     @app.get("/play/{seat}", include_in_schema=False)
     async def play(seat: int, request: Request) -> Response:
-        if not 0 <= seat < panel.service.referee.game.players:
+        if not 0 <= seat < panel.control.game.players:
             raise Refused(404, no_seat(seat))
         the_device(request)  # marked now: its socket carries the mark
         return page("play")

@@ -3,7 +3,8 @@
 A referee (or a maker bringing the table up) sees the live scan as a grid of the
 board's cells with per-sensor change counts and flags, the link's counters, and
 can light cells to test the LED strip. Referee only. It must never change the game:
-an LED test is undone by "back to the game", which shows the referee's lights again.
+an LED test goes through the board device (``TableControl``), and "back to the game"
+shows the referee's lights again.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from boardref.outputs.panel import models
+from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.routes import REFEREE, ROLE_WORDS, Refused, is_referee
+from boardref.runtime.control import LedColour, TableControl
 from engines.words import words
-from firmware_bridge import protocol
-from hardware import led_test
-from hardware.calibration import board_calibration
 from hardware.wiring_wizard import claim_led
 
 #: How long each cell stays lit while the LED test walks the board (seconds).
@@ -70,26 +70,25 @@ class StripMap(BaseModel):
 class LedTest(BaseModel):
     mode: Literal["walk", "cell", "all", "off"]
     cell: str | None = Field(None, max_length=16)
-    colour: Literal["red", "green", "blue", "white"] = "white"
+    colour: LedColour = "white"
 
 
 class _Tab:
     """What the Board tab keeps between requests: the LED walk running, the strip map."""
 
-    def __init__(self, panel):
+    def __init__(self, panel: Panel):
         self.panel = panel
         self.walking: asyncio.Task | None = None
         self.mapping: dict[str, Any] = {}
 
-    def parts(self, request: Request):
-        """The service and its board check, for the referee at a table with a board."""
+    def board(self, request: Request) -> TableControl:
+        """The table's controls, for the referee at a table with a sensor board."""
         if not is_referee(self.panel, request):
             raise Refused(403, ROLE_WORDS[(REFEREE,)])
-        service = self.panel.service
-        check = getattr(service, "board_check", None)
-        if service.link is None or check is None:
-            raise _refused(409, words("board.none", "This table has no sensor board"))
-        return service, check
+        control = self.panel.control
+        if not control.has_board:
+            raise Refused(409, words("board.none", "This table has no sensor board"))
+        return control
 
     def stop_walking(self) -> None:
         task, self.walking = self.walking, None
@@ -97,8 +96,8 @@ class _Tab:
             task.cancel()
 
 
-def board_router(panel, change: list) -> APIRouter:
-    """The Board tab's routes for ``panel`` (its service's link, wiring and check)."""
+def board_router(panel: Panel, change: list) -> APIRouter:
+    """The Board tab's routes for ``panel`` (its table's board check, LEDs and wiring)."""
     router = APIRouter()
     tab = _Tab(panel)
     _check_routes(router, tab, change)
@@ -108,105 +107,83 @@ def board_router(panel, change: list) -> APIRouter:
 
 
 def _check_routes(router: APIRouter, tab: _Tab, change: list) -> None:
-    board_parts = tab.parts
+    board = tab.board
 
     @router.get("/api/board/check", response_model=BoardCheckReport)
     async def board_check(request: Request) -> BoardCheckReport:
-        service, check = board_parts(request)
-        link = service.link
-        magnet = link.hello is not None and link.hello.sensor_kind == protocol.SENSOR_MAGNET
-        if magnet and link.last_readings is None:
-            link.configure(raw_readings=1)  # a magnet board's readings, for this tab
-        calibration = board_calibration(service.wiring)
-        thresholds = (calibration.north, calibration.south)
-        report = check.report(link.counters(), link.last_readings, thresholds)
-        cells = [cell.id for cell in service.referee.game.board.cells]
-        strip = led_test.strip_order(service.wiring.leds, cells)
-        return BoardCheckReport(**report, strip=strip.to_json())
+        return BoardCheckReport(**board(request).board_check())
 
     @router.post("/api/board/check/reset", response_model=models.Done, dependencies=change)
     async def board_check_reset(request: Request) -> models.Done:
-        service, check = board_parts(request)
-        service.restart_board_check()
+        board(request).restart_board_check()
         return models.Done(detail="counting again")
 
 
 def _led_routes(router: APIRouter, tab: _Tab, change: list) -> None:
-    board_parts, stop_walking = tab.parts, tab.stop_walking
+    board, stop_walking = tab.board, tab.stop_walking
 
     @router.post("/api/board/leds", response_model=models.Done, dependencies=change)
     async def board_leds(body: LedTest, request: Request) -> models.Done:
-        service, _ = board_parts(request)
+        control = board(request)
         stop_walking()
-        leds = service.wiring.leds
-        cells = [cell.id for cell in service.referee.game.board.cells]
-        send = service.link.set_leds
         try:
             if body.mode == "off":
-                service.table.relight()
+                control.relight()
                 return models.Done(detail="the referee's lights again")
             if body.mode == "cell":
-                send(led_test.frame(leds, [body.cell or ""], body.colour))
+                control.light_cells([body.cell or ""], body.colour)
                 return models.Done(detail=f"lit {body.cell}")
             if body.mode == "all":
-                send(led_test.frame(leds, cells, body.colour))
+                control.light_cells(control.board_cells(), body.colour)
                 return models.Done(detail=f"all cells {body.colour}")
         except ValueError as exc:
-            raise _refused(422, words("board.led_refused", "{reason}", reason=str(exc))) from None
+            raise Refused(422, words("board.led_refused", "{reason}", reason=str(exc))) from None
 
         async def walk() -> None:
-            for _, frame in led_test.walk(leds, cells, body.colour):
-                send(frame)
+            for cell in control.lit_in_turn():
+                control.light_cells([cell], body.colour)
                 await asyncio.sleep(WALK_STEP)
-            service.table.relight()
+            control.relight()
 
         tab.walking = asyncio.get_running_loop().create_task(walk())
         return models.Done(detail="walking every cell")
 
 
 def _strip_routes(router: APIRouter, tab: _Tab, change: list) -> None:
-    board_parts, stop_walking, mapping = tab.parts, tab.stop_walking, tab.mapping
+    board, stop_walking, mapping = tab.board, tab.stop_walking, tab.mapping
 
     @router.post("/api/board/map/leds", response_model=StripMap, dependencies=change)
     async def map_strip(request: Request) -> StripMap:
         """Start mapping the LED strip: LED 0 lights; the maker taps its cell."""
-        service, _ = board_parts(request)
+        control = board(request)
         stop_walking()
-        count = len(service.wiring.leds)
-        mapping["leds"], mapping["led"] = [None] * count, 0
-        return light_next(service, "")
+        mapping["leds"], mapping["led"] = [None] * control.led_count(), 0
+        return light_next(control, "")
 
     @router.post("/api/board/map/leds/claim", response_model=StripMap, dependencies=change)
     async def claim_strip(body: StripClaim, request: Request) -> StripMap:
         """The maker tapped ``cell`` (or skipped) for the lit LED; the next one lights,
         and after the last the strip's order is stored with the board's wiring."""
-        service, _ = board_parts(request)
+        control = board(request)
         led, leds = mapping.get("led"), mapping.get("leds")
         if led is None or leds is None:
-            raise _refused(409, words("board.map.not_mapping", "Start mapping the strip first"))
-        cells = {cell.id for cell in service.referee.game.board.cells}
-        if body.cell is not None and body.cell not in cells:
-            raise _refused(
+            raise Refused(409, words("board.map.not_mapping", "Start mapping the strip first"))
+        if body.cell is not None and body.cell not in control.board_cells():
+            raise Refused(
                 422, words("board.map.no_such_cell", "There is no cell {cell}", cell=body.cell)
             )
         if body.cell is not None:
             claim_led(leds, led, body.cell)
         mapping["led"] = led + 1
         if mapping["led"] < len(leds):
-            return light_next(service, "")
+            return light_next(control, "")
         mapping["led"] = None
-        return light_next(service, service.keep_strip(leds))
+        return light_next(control, control.keep_strip(leds))
 
-    def light_next(service, saved: str) -> StripMap:
+    def light_next(control: TableControl, saved: str) -> StripMap:
         led, leds = mapping["led"], mapping["leds"]
-        frame = bytearray(3 * len(leds))
         if led is not None:
-            frame[3 * led : 3 * led + 3] = bytes(led_test.COLOURS["white"])
-            service.link.set_leds(bytes(frame))
+            control.light_led(led)
         else:
-            service.table.relight()
+            control.relight()
         return StripMap(led=led, count=len(leds), leds=list(leds), saved=saved)
-
-
-def _refused(status: int, said) -> Refused:
-    return Refused(status, said)

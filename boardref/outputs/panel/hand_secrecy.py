@@ -7,39 +7,24 @@ refusal."""
 
 from __future__ import annotations
 
-import contextlib
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 
 from boardref.outputs.panel.access import SESSION_COOKIE
 from boardref.outputs.panel.seats import the_device
-from boardref.referee.refusals import not_theirs
-from boardref.referee.verdicts import RefereeError, hides_hands
-from engines import IllegalMove
+
+if TYPE_CHECKING:
+    from boardref.outputs.panel.panel import Panel
 
 
-def sees_the_hand(panel, request: Request, seat: int | None, token: str | None) -> bool:
-    """Whether the request comes from someone who may see the mover's hand: the
-    referee, or the phone of the seat to move."""
-    referee = panel.service.referee
+def reason_hidden(panel: Panel, request: Request, seat: int | None, token: str | None) -> bool:
+    """Whether an illegal move's reason is kept from this requester: anyone but the
+    referee and the phone of the seat to move (where the game hides hands,
+    ``TableControl.play`` then refuses it in the one generic sentence)."""
     client = request.client.host if request.client else None
     if panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client):
+        return False
+    if seat is None or seat != panel.shown.state.to_move:
         return True
-    mover = seat is not None and seat == panel.shown.state.to_move
-    return mover and panel.seats.holds(referee.game_id, seat, token, the_device(request))
-
-
-@contextlib.contextmanager
-def refusals_blind(panel, request: Request, seat: int | None, token: str | None):
-    """Turn an illegal move's reason into the one generic refusal, unless the
-    requester may see the hand the reason depends on."""
-    referee = panel.service.referee
-    game = referee.game
-    if game is None or not hides_hands(game) or sees_the_hand(panel, request, seat, token):
-        yield
-        return
-    state = referee.positions[-1]  # the position the move is tried on
-    try:
-        yield
-    except IllegalMove:
-        raise RefereeError(not_theirs(game, state)) from None
+    return not panel.seats.holds(panel.control.game_id, seat, token, the_device(request))

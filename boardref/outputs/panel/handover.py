@@ -25,10 +25,10 @@ HANDED_OVER = 4001
 )
 async def hand_over(body: models.Seat, panel: ThePanel) -> models.Done:
     """Release ``seat`` from its phone and make its join code new."""
-    referee = panel.service.referee
-    if body.seat is None or not 0 <= body.seat < referee.game.players:
+    control = panel.control
+    if body.seat is None or not 0 <= body.seat < control.game.players:
         raise Refused(404, no_seat(-1 if body.seat is None else body.seat))
-    panel.seats.hand_over(referee.game_id, body.seat)
+    panel.seats.hand_over(control.game_id, body.seat)
     for page in [s for s in panel.hub.subscribers if s.seat == body.seat]:
         with contextlib.suppress(Exception):  # a page already gone needs no telling
             await page.socket.close(code=HANDED_OVER)

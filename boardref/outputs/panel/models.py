@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from boardref.outputs.panel.pages import BUILD
 from boardref.referee.snapshot import TableState
+from boardref.runtime.control import Level
 
 CELL = Field(min_length=1, max_length=16, pattern=r"^[a-z][a-z0-9_]*$")
 #: a position on a camera picture, in its pixels (finite, within any sensor's size)
@@ -32,7 +33,7 @@ class NewGame(_Body):
     options: dict[str, bool | int | str | None] = Field(default_factory=dict, max_length=16)
     #: seats the computer plays
     computer: list[int] = Field(default_factory=list, max_length=8)
-    level: str = Field("hard", pattern=r"^(easy|medium|hard)$")
+    level: Level = "hard"
 
 
 class Play(Seat):

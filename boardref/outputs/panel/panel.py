@@ -2,17 +2,16 @@
 (``hub``), the table as the service last pushed it (``Display``), and the app that
 serves them (``boardref.outputs.panel.api``).
 
-The app is built when first asked for: FastAPI and the panel's routes take longer to
-load than the rest of the service, so ``boardref serve`` builds it once the panel
-listens (see ``boardref.outputs.panel.doorway``). The panel shows what the referee decided,
-as pushed; it never decides anything about the game, and its pages are drawn from the
-pushed display alone.
+The app is built apart (``boardref.outputs.panel.api.build_app``): FastAPI and the
+panel's routes take longer to load than the rest of the service, so ``boardref serve``
+builds it once the panel listens (see ``boardref.outputs.panel.doorway``). The panel
+draws its pages from the pushed display alone and gives the pages' commands through
+``control`` (a ``TableControl``) alone; it never decides anything about the game.
 """
 
 from __future__ import annotations
 
 import secrets
-from functools import cached_property
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -22,19 +21,21 @@ from boardref.outputs.panel.hub import Hub
 from boardref.outputs.panel.seats import Seats
 
 if TYPE_CHECKING:
-    from fastapi import FastAPI
-
     from boardref.outputs.display import Display
     from boardref.outputs.panel import models
+    from boardref.runtime.control import TableControl
 
 
 class Panel:
-    """The panel of one service: its access rules, its pages' hub and its app."""
+    """The panel of one service: its access rules, its pages' hub and the table's
+    controls."""
 
-    def __init__(self, service, pin_hash: str | None, shown: Display):
+    def __init__(self, service, pin_hash: str | None, shown: Display, control: TableControl):
         self.service = service
         self.access = Access(pin_hash)
         self.hub = Hub()
+        #: every command a page gives goes through it
+        self.control = control
         #: the table as last pushed (see ``publish``)
         self.shown = shown
         #: this service run, and how many states it has pushed: a page shows a state
@@ -48,13 +49,6 @@ class Panel:
         panel = service.config.panel
         public = urlsplit(panel.public_url).hostname if panel.public_url else None
         self.names = Names([panel.host, public, *panel.hosts])
-
-    @cached_property
-    def app(self) -> FastAPI:
-        """The panel's app, built on first use (``boardref.outputs.panel.api``)."""
-        from boardref.outputs.panel.api import build_app
-
-        return build_app(self)
 
     # --- state as pages see it ---------------------------------------------------------
 

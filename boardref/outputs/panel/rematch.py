@@ -5,7 +5,7 @@ A seat's token changes with every game, so a phone would have to scan its code a
 each phone's claim is carried into the rematch, and a phone that shows the token it
 held in the game a rematch replaced is told its new one (``/api/rejoin``). It never
 hands a seat to a phone that did not hold it, and it
-starts the game through the service's own new-game command, nothing of its own.
+starts the game through the table's own rematch command, nothing of its own.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 
 from boardref.outputs.panel import models
-from boardref.outputs.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel, saved
+from boardref.outputs.panel.routes import CHANGE, TABLE_OR_REFEREE, ThePanel
 from boardref.outputs.panel.seats import Device
 
 rematch_router = APIRouter()
@@ -24,14 +24,9 @@ rematch_router = APIRouter()
 )
 async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
     """The same game again, with the same seats and the computer at the same strength."""
-    referee = panel.service.referee
-    game, before = referee.game, referee.game_id
-    with saved(panel):
-        panel.service.new_game(
-            game.name, game.players, dict(game.options), sorted(referee.computer), referee.level
-        )
-    panel.seats.carry(before, referee.game_id)
-    panel.rematched = (before, referee.game_id)
+    before, now = panel.control.rematch()
+    panel.seats.carry(before, now)
+    panel.rematched = (before, now)
     return models.Done()
 
 
@@ -45,7 +40,7 @@ async def rejoin(
         return models.Rejoin()
     before, now = panel.rematched
     seats = panel.seats
-    if now != panel.service.referee.game_id or not seats.holds(before, seat, token, device):
+    if now != panel.control.game_id or not seats.holds(before, seat, token, device):
         return models.Rejoin()
     fresh = seats.token(now, seat)
     return models.Rejoin(token=fresh) if seats.holds(now, seat, fresh, device) else models.Rejoin()

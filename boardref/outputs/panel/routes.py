@@ -4,14 +4,14 @@ referee's tools and the simulated table's virtual board.
 Who may call a route is a dependency of the route (``allowed``): the table kiosk (a
 browser on this machine), the referee (PIN session) or a player's phone (its seat's
 token, for the seats the snapshot says may act). Every change is a POST that also
-passes the Origin check (``same_origin``). The routes ask the service and its referee
-to act; they never decide anything about the game.
+passes the Origin check (``same_origin``). The routes give the table's commands through
+``TableControl`` (the panel's ``control``) alone; they never decide anything about the
+game.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import io
 import math
@@ -24,10 +24,11 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from boardref.outputs.panel import models
 from boardref.outputs.panel.access import SESSION_COOKIE, SESSION_SECONDS, is_local, origin_allowed
 from boardref.outputs.panel.address import is_loopback
-from boardref.outputs.panel.hand_secrecy import refusals_blind
+from boardref.outputs.panel.hand_secrecy import reason_hidden
+from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.seats import JOINED, Device, standing_words, the_device
-from boardref.referee import placing
 from boardref.referee.snapshot import TableState
+from boardref.runtime.control import TableControl
 from engines import GAMES, load_game
 from engines.words import Words, as_words, words
 
@@ -42,12 +43,12 @@ class Refused(Exception):
         self.status, self.words, self.headers = status, said, headers
 
 
-def the_panel(request: Request):
+def the_panel(request: Request) -> Panel:
     """The panel serving this request (a dependency of every route)."""
     return request.app.state.panel
 
 
-ThePanel = Annotated[Any, Depends(the_panel)]
+ThePanel = Annotated[Panel, Depends(the_panel)]
 
 
 async def same_origin(request: Request) -> None:
@@ -69,7 +70,7 @@ def is_table(request: Request) -> bool:
     return is_local(request.client.host if request.client else None)
 
 
-def is_referee(panel, request: Request) -> bool:
+def is_referee(panel: Panel, request: Request) -> bool:
     client = request.client.host if request.client else None
     return panel.access.is_referee(request.cookies.get(SESSION_COOKIE), client)
 
@@ -88,7 +89,7 @@ def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = l
             seat, token = await _seat_of(request)
             if seat is not None:
                 device = the_device(request)
-                standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+                standing = panel.seats.admit(panel.control.game_id, seat, token, device)
                 if standing == JOINED and seat in set(seats(panel.shown.state)):
                     return
                 raise Refused(403, standing_words(standing, ROLE_WORDS[roles]))
@@ -109,17 +110,6 @@ async def _seat_of(request: Request) -> tuple[int | None, str | None]:
     if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(token, str):
         return None, None
     return seat, token
-
-
-@contextlib.contextmanager
-def saved(panel):
-    """Refuse the request (507) when the referee could not log what it did: a full
-    disk is an honest error, never a quiet "ok" with nothing applied."""
-    referee = panel.service.referee
-    failed = referee.failed_saves
-    yield
-    if referee.failed_saves != failed:
-        raise Refused(507, not_saved(referee.save_error))
 
 
 def not_saved(error: Exception | None) -> Words:
@@ -164,7 +154,7 @@ async def state(
     token: str | None = Query(None, max_length=64),
 ) -> models.State:
     if seat is not None:
-        standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+        standing = panel.seats.admit(panel.control.game_id, seat, token, device)
         if standing != JOINED:
             needs = words("server.seat_token", "A seat's view needs that seat's token")
             raise Refused(403, standing_words(standing, needs))
@@ -173,7 +163,7 @@ async def state(
 
 @reads.get("/api/board", response_model=models.Board)
 async def board(panel: ThePanel) -> models.Board:
-    return models.board_of(panel.service.referee.game.board)
+    return models.board_of(panel.control.game.board)
 
 
 @reads.get("/api/catalogue", response_model=list[models.GameInfo])
@@ -183,15 +173,7 @@ async def games() -> list[models.GameInfo]:
 
 @reads.get("/api/health", response_model=models.Health)
 async def health(panel: ThePanel) -> models.Health:
-    service = panel.service
-    referee = service.referee
-    return models.Health(
-        status="ok",
-        game=referee.game.name,
-        phase=referee.phase,
-        link=service.link_state(),
-        events=len(referee.log),
-    )
+    return models.Health(status="ok", **panel.control.health())
 
 
 @reads.get(
@@ -200,10 +182,10 @@ async def health(panel: ThePanel) -> models.Health:
     dependencies=[TABLE_OR_REFEREE],
 )
 async def qr(seat: int, panel: ThePanel) -> Response:
-    referee = panel.service.referee
-    if not 0 <= seat < referee.game.players:
+    control = panel.control
+    if not 0 <= seat < control.game.players:
         raise Refused(404, no_seat(seat))
-    if panel.seats.is_joined(referee.game_id, seat):
+    if panel.seats.is_joined(control.game_id, seat):
         raise Refused(
             409,
             words(
@@ -212,7 +194,7 @@ async def qr(seat: int, panel: ThePanel) -> Response:
                 n=seat + 1,
             ),
         )
-    token = panel.seats.token(referee.game_id, seat)
+    token = panel.seats.token(control.game_id, seat)
     address = f"{panel.public_base()}/play/{seat}?token={token}"
     return Response(join_code(address), media_type="image/svg+xml")
 
@@ -242,7 +224,7 @@ async def joined(
     """Whether this phone holds ``seat`` with ``token`` (claiming it where no phone
     has), and if not, why: "elsewhere", "handed_over" or "not_joined". It says no more
     than the 403 of /api/state would."""
-    standing = panel.seats.admit(panel.service.referee.game_id, seat, token, device)
+    standing = panel.seats.admit(panel.control.game_id, seat, token, device)
     return models.Done(ok=standing == JOINED, detail=standing)
 
 
@@ -253,7 +235,7 @@ commands = APIRouter(dependencies=CHANGE)
 
 @commands.post("/api/game", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
 async def new_game(body: models.NewGame, panel: ThePanel) -> models.Done:
-    panel.service.new_game(body.game, body.players, body.options, body.computer, body.level)
+    panel.control.new_game(body.game, body.players, body.options, body.computer, body.level)
     return models.Done()
 
 
@@ -263,8 +245,7 @@ DRAWER = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))
 
 @commands.post("/api/draw", response_model=models.Done, dependencies=[DRAWER])
 async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
-    with saved(panel):
-        panel.service.referee.draw()  # what was drawn is shown to whom may see it
+    panel.control.draw()  # what was drawn is shown to whom may see it
     return models.Done()
 
 
@@ -276,8 +257,7 @@ async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
     ],
 )
 async def confirm(body: models.Seat, panel: ThePanel) -> models.Done:
-    with saved(panel):
-        panel.service.referee.confirm()
+    panel.control.confirm()
     return models.Done()
 
 
@@ -287,40 +267,34 @@ TO_MOVE = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.to_move,))
 @commands.post("/api/play", response_model=models.Done, dependencies=[TO_MOVE])
 async def play(body: models.Play, request: Request, panel: ThePanel) -> models.Done:
     """A move tapped on the panel, at a table whose game no sensor reads."""
-    with saved(panel), refusals_blind(panel, request, body.seat, body.token):
-        panel.service.referee.play(body.move)
+    panel.control.play(body.move, reason_hidden(panel, request, body.seat, body.token))
     return models.Done()
 
 
 @commands.post("/api/choose", response_model=models.Done, dependencies=[TO_MOVE])
 async def choose(body: models.Play, panel: ThePanel) -> models.Done:
     """The move that was played, when several fit the board."""
-    with saved(panel):
-        panel.service.referee.choose(body.move)
+    panel.control.choose(body.move)
     return models.Done()
 
 
 @commands.post("/api/rule_out", response_model=models.Done, dependencies=[TO_MOVE])
 async def rule_out(body: models.Seat, panel: ThePanel) -> models.Done:
     """The mover made none of the moves the board cannot feel."""
-    with saved(panel):
-        panel.service.referee.rule_out()
+    panel.control.rule_out()
     return models.Done()
 
 
 @commands.post("/api/decline", response_model=models.Done, dependencies=[DRAWER])
 async def decline(body: models.Seat, panel: ThePanel) -> models.Done:
     """Decline a roll the rules offer but do not force (a six's extra roll)."""
-    with saved(panel):
-        panel.service.referee.decline()
+    panel.control.decline()
     return models.Done()
 
 
 @commands.post("/api/takeback", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
 async def takeback(body: models.Seat, panel: ThePanel) -> models.Done:
-    with saved(panel):
-        undone = panel.service.referee.takeback()
-    return models.Done(detail=undone)
+    return models.Done(detail=panel.control.takeback())
 
 
 # --- the referee's tools -----------------------------------------------------------------
@@ -382,8 +356,7 @@ async def session(request: Request, panel: ThePanel) -> models.Done:
     "/api/correct", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
 )
 async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
-    with saved(panel):
-        panel.service.referee.correct(body.move)
+    panel.control.correct(body.move)
     return models.Done()
 
 
@@ -393,14 +366,7 @@ async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
 async def correction(panel: ThePanel) -> models.CorrectionChoices:
     """The last move and what may replace it (referee only): what the page draws on
     the board for the referee to tap."""
-    return models.CorrectionChoices(**panel.service.referee.correction_choices())
-
-
-def game_played(panel: ThePanel):
-    """The game at the table; 404 when none has been started."""
-    if panel.service.referee.game is None:
-        raise Refused(404, words("referee.no_game", "No game: start one"))
-    return panel.service.referee.game
+    return models.CorrectionChoices(**panel.control.correction_choices())
 
 
 @referee_tools.get(
@@ -409,12 +375,11 @@ def game_played(panel: ThePanel):
 async def current_position(panel: ThePanel) -> models.PositionShown:
     """The whole record of the position, hidden hands too (referee only), and the
     pieces a tap on the board may set: what the position editor starts from."""
-    game = game_played(panel)
+    control = panel.control
     return models.PositionShown(
-        record=game.to_json(panel.service.referee.current()),
+        record=control.position_record(),
         pieces=[
-            models.Piece(token=token, single=placing.single(game, token))
-            for token in placing.pieces(game)
+            models.Piece(token=token, single=single) for token, single in control.placeable_pieces()
         ],
     )
 
@@ -425,12 +390,7 @@ async def current_position(panel: ThePanel) -> models.PositionShown:
 async def position(body: models.Position, panel: ThePanel) -> models.Done:
     """Set the whole position: a full record (``game.to_json``), or only its state
     part (the ``record`` of /api/state), taken as the current game's."""
-    referee = panel.service.referee
-    record = body.record
-    if "game" not in record and referee.game is not None:
-        record = placing.record_of(referee.game, record)
-    with saved(panel):
-        referee.set_position(record)
+    panel.control.set_position(body.record)
     return models.Done()
 
 
@@ -441,11 +401,7 @@ async def position_cells(body: models.Placings, panel: ThePanel) -> models.Done:
     """Set cells of the position as the referee tapped them, in order: each a piece
     (a token of GET /api/position's ``pieces``) or, with none, nothing. The position
     they make is checked and set as a whole one is."""
-    referee, game = panel.service.referee, game_played(panel)
-    state = game.to_json(referee.current())["state"]
-    placed = placing.place_all(game, state, [(p.cell, p.token) for p in body.placings])
-    with saved(panel):
-        referee.set_position(placing.record_of(game, placed))
+    panel.control.set_cells([(p.cell, p.token) for p in body.placings])
     return models.Done()
 
 
@@ -454,7 +410,7 @@ async def position_cells(body: models.Placings, panel: ThePanel) -> models.Done:
 )
 async def settings(body: models.Settings, panel: ThePanel) -> models.Done:
     """Tune the table while it plays: the settle time of a reading."""
-    panel.service.referee.settle = body.settle_ms / 1000
+    panel.control.set_settle_time(body.settle_ms)
     return models.Done(detail=f"settle time {body.settle_ms} ms")
 
 
@@ -462,20 +418,7 @@ async def settings(body: models.Settings, panel: ThePanel) -> models.Done:
     "/api/diagnostics", response_model=models.Diagnostics, dependencies=[ONLY_REFEREE]
 )
 async def diagnostics(panel: ThePanel) -> models.Diagnostics:
-    service = panel.service
-    link = service.link
-    return models.Diagnostics(
-        link=service.link_state(),
-        link_error=link.error if link else None,
-        mcu=link.counters() if link else {},
-        store=service.store.size(),
-        damaged_log=None if service.damaged_log is None else str(service.damaged_log),
-        settle_ms=round(service.referee.settle * 1000),
-        sensor=service.referee.sensor,
-        subscribers=len(panel.hub.subscribers),
-        camera=_camera_status(service.camera, service.camera_opening),
-        loop_lag=None if service.loop_lag is None else service.loop_lag.figures(),
-    )
+    return models.Diagnostics(**panel.control.diagnostics(), subscribers=len(panel.hub.subscribers))
 
 
 @functools.cache
@@ -506,26 +449,14 @@ def _game_info(name: str) -> models.GameInfo:
     )
 
 
-def _camera_status(camera, opening: asyncio.Task | None = None) -> str:
-    """What the diagnostics say of the camera: none, opening (``opening``, the task
-    opening it, not done yet), why it fails, or the reader's state."""
-    if camera is None:
-        return "opening" if opening is not None and not opening.done() else "none"
-    reader = camera.reader
-    if not camera.failure and reader.status == "unlocated" and reader.refusal:
-        return f"unlocated: {reader.refusal}"
-    return camera.failure or reader.status
-
-
-def table_camera(panel: ThePanel):
-    """The table's camera (a dependency of the camera tools), else 404."""
-    camera = panel.service.camera
-    if camera is None:
+def table_camera(panel: ThePanel) -> TableControl:
+    """The table's camera tools (a dependency of the camera routes), else 404."""
+    if not panel.control.has_camera:
         raise Refused(404, _NO_CAMERA)
-    return camera
+    return panel.control
 
 
-TheCamera = Annotated[Any, Depends(table_camera)]
+TheCamera = Annotated[TableControl, Depends(table_camera)]
 
 
 @referee_tools.get(
@@ -536,12 +467,13 @@ TheCamera = Annotated[Any, Depends(table_camera)]
 async def camera_view(camera: TheCamera) -> Response:
     """The camera's last frame with the cell overlay (referee only)."""
     # encoding a full frame takes tens of milliseconds: off the loop
-    png = await asyncio.to_thread(camera.snapshot)
+    png = await asyncio.to_thread(camera.camera_picture)
     if png is None:
+        failure = camera.camera_failure()
         raise Refused(
             404,
-            as_words(camera.failure)
-            if camera.failure
+            as_words(failure)
+            if failure
             else words(
                 "camera.no_frame",
                 "The camera has given no picture yet: wait a moment and try again",
@@ -562,29 +494,30 @@ async def corner_cells(camera: TheCamera) -> models.CornerCells:
     "/api/camera/corners", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
 )
 async def set_corners(body: models.Corners, camera: TheCamera) -> models.Done:
-    camera.set_corners(body.points)  # a few milliseconds, on the loop like frames
-    return models.Done(detail=f"board located by hand; camera {camera.reader.status}")
+    status = camera.locate_board(body.points)  # a few milliseconds, on the loop like frames
+    return models.Done(detail=f"board located by hand; camera {status}")
 
 
 @referee_tools.post(
     "/api/camera/learn", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
 )
 async def learn_board(camera: TheCamera) -> models.Done:
-    camera.learn_now()
+    camera.learn_board()
     return models.Done(detail="the camera learned the board as it lies now")
 
 
 # --- the simulated table's virtual board ---------------------------------------------------
 
 
-def simulated(panel):
-    """The service of a simulated table whose game has a board, else 404 (asked once
+def simulated(panel: Panel) -> TableControl:
+    """The controls of a simulated table whose game has a board, else 404 (asked once
     the body is valid)."""
-    if not panel.service.sim:
+    control = panel.control
+    if not control.simulated:
         raise Refused(
             404, words("server.no_virtual_board", "Only a simulated table has a virtual board")
         )
-    if panel.service.virtual is None:
+    if control.virtual_board() is None:
         raise Refused(
             404,
             words(
@@ -592,7 +525,7 @@ def simulated(panel):
                 "This game is played on the panel: it has no virtual board",
             ),
         )
-    return panel.service
+    return control
 
 
 simulator = APIRouter()
@@ -601,34 +534,36 @@ SIM_CHANGE = [*CHANGE, TABLE_OR_REFEREE]
 
 @simulator.get("/api/sim/board", response_model=dict[str, bool])
 async def sim_board(panel: ThePanel) -> dict[str, bool]:
-    return simulated(panel).sim_board()
+    return simulated(panel).virtual_presence()
 
 
 @simulator.get("/api/sim/virtual", response_model=models.Virtual)
 async def virtual(panel: ThePanel) -> Any:
-    return simulated(panel).sim_virtual()
+    return simulated(panel).virtual_board()
 
 
 @simulator.post("/api/sim/lift", response_model=models.Virtual, dependencies=SIM_CHANGE)
 async def lift(body: models.SimLift, panel: ThePanel) -> Any:
     """Lift a piece of a cell (the top one, or one of ``token``), or take one off the
     tray or the supply; answers the virtual board as it is now."""
-    service = simulated(panel)
+    control = simulated(panel)
     if body.cell is not None:
-        service.sim_act("lift", body.cell, body.token, version=body.version)
-    else:
-        service.sim_act("take", body.off, body.token, version=body.version)
-    return service.sim_virtual()
+        control.lift(body.cell, body.token, body.version)
+    elif body.off is not None:
+        control.take(body.off, body.token, body.version)
+    return control.virtual_board()
 
 
 @simulator.post("/api/sim/place", response_model=models.Virtual, dependencies=SIM_CHANGE)
 async def place(body: models.SimPlace, panel: ThePanel) -> Any:
     """Put a piece of the hand on a cell, into the tray or back into the supply;
     answers the virtual board as it is now."""
-    service = simulated(panel)
-    verb, where = ("place", body.cell) if body.cell is not None else ("put", body.off)
-    service.sim_act(verb, where, body.piece, version=body.version)
-    return service.sim_virtual()
+    control = simulated(panel)
+    if body.cell is not None:
+        control.place(body.cell, body.piece, body.version)
+    elif body.off is not None:
+        control.put(body.off, body.piece, body.version)
+    return control.virtual_board()
 
 
 @simulator.post("/api/sim/unpack", response_model=models.Virtual, dependencies=SIM_CHANGE)
@@ -636,9 +571,9 @@ async def unpack(body: models.SimUnpack, panel: ThePanel) -> Any:
     """Take a tower in the hand apart into its hats (a tower brought home: own hats go
     back into the home, prisoners beside the board); answers the virtual board as it
     is now."""
-    service = simulated(panel)
-    service.sim_act("unpack", body.piece, version=body.version)
-    return service.sim_virtual()
+    control = simulated(panel)
+    control.unpack(body.piece, body.version)
+    return control.virtual_board()
 
 
 ROUTERS = (reads, commands, referee_tools, simulator)

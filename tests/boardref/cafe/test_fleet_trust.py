@@ -143,6 +143,7 @@ def record_message(record, table: str | None = None) -> str:
     return json.dumps({"table": table or record.table, "record": to_json(record)})
 
 
+@pytest.mark.browser
 def test_the_dashboard_believes_a_table_only_about_itself(tmp_path, broker):  # noqa: F811
     port = free_port()
     dashboard = start_dashboard(broker.url, port)

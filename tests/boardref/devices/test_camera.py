@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from boardref.devices.camera import TableCamera
-from boardref.outputs.panel.routes import _camera_status
 from boardref.referee.kinds import Phase, Sensor
 from boardref.referee.referee import Referee
+from boardref.runtime.table_control import camera_status
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
 from vision.boards.reader import BoardReader
@@ -630,7 +630,7 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     frames(5)
     assert camera.reader.status == "unlocated" and camera.reader.truth is None
     # the referee page's diagnostics say why, in words
-    assert _camera_status(camera).startswith("unlocated: 0 of the board's 4 markers seen")
+    assert camera_status(camera).startswith("unlocated: 0 of the board's 4 markers seen")
     assert camera.corner_cells() == ["a13", "y13", "y5", "a5"]
     cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(t.game.board)])
     clicks = view.lens.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from boardref.cli.app import app
 from boardref.eventlog.history import History, HistoryError
 from boardref.eventlog.store import Store
+from boardref.outputs.panel.api import build_app
 from boardref.referee.referee import Referee
 from engines.records import from_json, read, to_json, write
 from engines.replay import verify
@@ -242,7 +243,7 @@ def panel_table(tmp_path):
 def test_the_panel_lists_replays_and_downloads_ended_games_never_the_open_one(panel_table):
     from fastapi.testclient import TestClient
 
-    local = TestClient(panel_table.panel.app, base_url="http://localhost")
+    local = TestClient(build_app(panel_table.panel), base_url="http://localhost")
     referee = panel_table.referee
     first = referee.game_id
     referee.draw()  # the deal of the card game: every hand is in it

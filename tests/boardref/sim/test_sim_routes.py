@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from fastapi.testclient import TestClient
 
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from engines import GAMES
@@ -32,7 +33,7 @@ def test_every_sim_route_answers_in_words(game, tmp_path):
     config = load_config(**{"store.path": tmp_path / "log.db", "game.name": game})
     service = Service(config, asyncio.new_event_loop(), sim=True)
     try:
-        client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
+        client = TestClient(build_app(service.panel), client=LOCAL, base_url="http://localhost")
         boardless = service.virtual is None
         assert boardless == (game in PANEL_GAMES)
         for method, path, body in ROUTES:

@@ -13,6 +13,7 @@ import pytest
 
 import boardref.outputs.panel.api
 import boardref.runtime.service
+from boardref.outputs.panel.api import build_app
 from boardref.outputs.panel.doorway import Doorway
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
@@ -35,7 +36,7 @@ def test_the_pages_are_answered_before_the_app_as_the_app_answers_them(service):
     async def main():
         doorway = Doorway(service.panel.names.allow, service.sim)
         early = [_answer(await _get(doorway, path)) for path in PLAIN_PAGES]
-        built = [_answer(await _get(service.panel.app, path)) for path in PLAIN_PAGES]
+        built = [_answer(await _get(build_app(service.panel), path)) for path in PLAIN_PAGES]
         return early, built
 
     early, built = asyncio.run(main())
@@ -48,7 +49,7 @@ def test_the_gate_stands_before_the_pages_too(service):
     async def main():
         doorway = Doorway(service.panel.names.allow, service.sim)
         early = await _get(doorway, "/table", host="rebound.example")
-        built = await _get(service.panel.app, "/table", host="rebound.example")
+        built = await _get(build_app(service.panel), "/table", host="rebound.example")
         return _answer(early), _answer(built)
 
     early, built = asyncio.run(main())
@@ -61,7 +62,7 @@ def test_every_other_request_waits_for_the_app(service):
         waiting = [asyncio.create_task(_get(doorway, path)) for path in ("/api/health", "/play/1")]
         await asyncio.sleep(0.1)
         held = [not task.done() for task in waiting]
-        doorway.open(service.panel.app)
+        doorway.open(build_app(service.panel))
         return held, [await task for task in waiting]
 
     held, (health, play) = asyncio.run(main())

@@ -22,6 +22,7 @@ import uvicorn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardref.outputs.panel.api import build_app
 from boardref.outputs.panel.gate import MAX_BODY
 from boardref.outputs.panel.server import panel_socket, server_config
 from boardref.runtime.config import load_config
@@ -122,7 +123,7 @@ class Probed:
     def __init__(self, service: Service):
         self.listening = panel_socket("127.0.0.1", 0)
         self.base = f"http://127.0.0.1:{self.listening.getsockname()[1]}"
-        self.counted = Counted(service.panel.app)
+        self.counted = Counted(build_app(service.panel))
         self.server = uvicorn.Server(server_config(self.counted, service.config.panel))
         self.stall = 0.0
         self.thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)

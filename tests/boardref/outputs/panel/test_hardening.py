@@ -26,6 +26,7 @@ from boardref.cli.app import app
 from boardref.eventlog.store import Store
 from boardref.outputs.panel import access
 from boardref.outputs.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel.api import build_app
 from boardref.outputs.panel.server import panel_socket, server_config
 from boardref.runtime.config import ConfigError, load_config
 from boardref.runtime.service import Service
@@ -175,7 +176,7 @@ class RealServer:
         panel = service.config.panel
         self.listening = panel_socket("127.0.0.1", 0)
         self.port = self.listening.getsockname()[1]
-        self.server = uvicorn.Server(server_config(service.panel.app, panel))
+        self.server = uvicorn.Server(server_config(build_app(service.panel), panel))
         self.thread = threading.Thread(
             target=lambda: asyncio.run(self.server.serve(sockets=[self.listening])), daemon=True
         )

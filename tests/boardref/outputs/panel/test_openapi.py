@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN_HASH, started
 from tests.volume import volume
@@ -30,7 +31,7 @@ def panel_schema(tmp_path_factory):
     )
     config = config.model_copy(update={"sensors": config.sensors.model_copy(update={"hall": None})})
     service = started(config)
-    yield schemathesis.openapi.from_asgi("/openapi.json", service.panel.app)
+    yield schemathesis.openapi.from_asgi("/openapi.json", build_app(service.panel))
     service.close()
 
 

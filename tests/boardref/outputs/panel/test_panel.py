@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardref.outputs.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, started
 
@@ -30,7 +31,7 @@ def card_table(tmp_path):
 
 
 def client(service, where=LOCAL) -> TestClient:
-    return TestClient(service.panel.app, client=where, base_url="http://localhost")
+    return TestClient(build_app(service.panel), client=where, base_url="http://localhost")
 
 
 def lay_out(service, state=None) -> None:
@@ -375,4 +376,4 @@ def test_every_pushed_state_is_numbered_after_the_last_within_its_service_run(se
     assert first["run"] == second["run"] == third["run"]
     assert first["seq"] < second["seq"] < third["seq"]
     # a service started again is another run: its pages take its states afresh
-    assert Panel(service, None, service.displays.shown).run != first["run"]
+    assert Panel(service, None, service.displays.shown, service.panel.control).run != first["run"]

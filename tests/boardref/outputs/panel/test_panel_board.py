@@ -10,6 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
+from boardref.outputs.panel.api import build_app
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from tests.boardref.conftest import PIN, PIN_HASH
@@ -35,7 +36,7 @@ def sim_table(tmp_path):
     )
     service = Service(config, asyncio.new_event_loop(), sim=True)
     _wait(lambda: service.link.state == "up")
-    client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
+    client = TestClient(build_app(service.panel), client=LOCAL, base_url="http://localhost")
     assert client.post("/api/referee/login", json={"pin": PIN}).status_code == 200
     yield service, client
     service.close()
@@ -44,7 +45,7 @@ def sim_table(tmp_path):
 def test_the_board_tab_needs_the_referee(sim_table):
     service, _ = sim_table
     stranger = TestClient(
-        service.panel.app, client=("192.168.1.30", 5000), base_url="http://localhost"
+        build_app(service.panel), client=("192.168.1.30", 5000), base_url="http://localhost"
     )
     assert stranger.get("/api/board/check").status_code == 403
 
@@ -81,6 +82,22 @@ def test_the_led_test_lights_a_cell_and_gives_the_lights_back(sim_table):
     _wait(lambda: service.simulator.leds == before)
 
 
+def test_the_led_test_lights_every_cell_through_the_board_and_gives_the_lights_back(
+    sim_table,
+):
+    service, client = sim_table
+    before = service.simulator.leds
+    answer = client.post("/api/board/leds", json={"mode": "all", "colour": "blue"})
+    assert answer.status_code == 200
+    lit = bytearray(3 * len(service.wiring.leds))
+    for index, cell in enumerate(service.wiring.leds):
+        if cell is not None:
+            lit[3 * index : 3 * index + 3] = b"\0\0\xff"
+    _wait(lambda: service.simulator.leds == bytes(lit))
+    assert client.post("/api/board/leds", json={"mode": "off"}).status_code == 200
+    _wait(lambda: service.simulator.leds == before)
+
+
 def test_the_led_test_refuses_a_cell_not_on_the_board_in_words(sim_table):
     _, client = sim_table
     answer = client.post("/api/board/leds", json={"mode": "cell", "cell": "z9"})
@@ -99,7 +116,7 @@ def test_a_table_without_a_board_says_so(tmp_path):
     )
     service = Service(config, asyncio.new_event_loop())
     try:
-        client = TestClient(service.panel.app, client=LOCAL, base_url="http://localhost")
+        client = TestClient(build_app(service.panel), client=LOCAL, base_url="http://localhost")
         client.post("/api/referee/login", json={"pin": PIN})
         answer = client.get("/api/board/check")
         assert answer.status_code == 409

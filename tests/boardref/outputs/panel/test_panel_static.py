@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from boardref.cafe.dashboard import CAFE_BUILD, CAFE_STATIC, Fleet, dashboard_app
 from boardref.outputs import fleet
 from boardref.outputs.fleet import Broker
+from boardref.outputs.panel.api import build_app
 from boardref.outputs.panel.pages import BUILD, STATIC, build_of
 from firmware_bridge import host, sim
 from firmware_bridge.flash import shipped_firmware, version_of
@@ -38,7 +39,7 @@ def client(app) -> TestClient:
 
 @pytest.fixture
 def panel(service):
-    return client(service.panel.app)
+    return client(build_app(service.panel))
 
 
 @pytest.fixture(scope="module")
