@@ -405,7 +405,7 @@ ALL_HANDS = sorted({hand for n in (1, 3) for hand, _ in BAG.draw(n).outcomes()})
 EARLY = {board: early_positions(board, 6) for board in ("hex", "square")}
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(
     board=st.sampled_from(sorted(EARLY)),
     position=st.integers(0, 5),
