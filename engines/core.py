@@ -8,7 +8,7 @@ of their own (chance is drawn by the caller through ``engines.chance``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -339,7 +339,7 @@ class Game:
             )
         )
 
-    def legal_moves(self, state: Any) -> list:
+    def legal_moves(self, state: Any) -> Sequence[Any]:
         """Every distinct legal move of the seat to act; [] during chance or at the end."""
         if self.to_move(state) is None:
             return []
@@ -585,7 +585,7 @@ class Game:
     def _to_move(self, state: Any) -> int:
         raise NotImplementedError
 
-    def _legal_moves(self, state: Any) -> list:
+    def _legal_moves(self, state: Any) -> Sequence[Any]:
         raise NotImplementedError
 
     def _apply(self, state: Any, move: Any) -> Any:
