@@ -362,7 +362,7 @@ def _check_joined(board: Board, fail: Callable[[str], BoardFileError]) -> None:
         raise fail(f"the paths do not join every field: {', '.join(lost[:5])} cut off")
 
 
-class FangDenHut(Game):
+class FangDenHut(Game[HatState]):
     name = "fang_den_hut"
     player_counts = (2, 3, 4, 5, 6)
     default_players = 4

@@ -198,7 +198,7 @@ def solo_rank_words(points: int) -> Words:
     return next(title for most, title in SOLO_RANKS if most is None or points <= most)
 
 
-class Haegar(Game):
+class Haegar(Game[HaegarState]):
     name = "haegar"
     player_counts = (1, 2, 3)
     default_players = 2

@@ -412,7 +412,7 @@ class HakenschlagenState:
     turns: int = 0
 
 
-class Hakenschlagen(Game):
+class Hakenschlagen(Game[HakenschlagenState]):
     name = "hakenschlagen"
     player_counts = (2, 3, 4, 5)
     default_players = 4
