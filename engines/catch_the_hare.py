@@ -68,7 +68,7 @@ class HareState:
     ply: int = 0
 
 
-class CatchTheHare(Game):
+class CatchTheHare(Game[HareState]):
     name = "catch_the_hare"
     player_counts = (2,)
     default_players = 2

@@ -8,9 +8,9 @@ of their own (chance is drawn by the caller through ``engines.chance``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
 from engines.geometry import Board, load_board
@@ -231,7 +231,11 @@ FIRST_SEAT = Option(
 )
 
 
-class Game:
+#: a game's position type: each engine has its own
+S = TypeVar("S")
+
+
+class Game(Generic[S]):
     """A game's rules with its chosen players and variant options.
 
     Subclasses set the class attributes and implement the hooks named with a leading
@@ -316,21 +320,21 @@ class Game:
 
     # --- the contract -------------------------------------------------------------
 
-    def initial_state(self) -> Any:
+    def initial_state(self) -> S:
         raise NotImplementedError
 
-    def to_move(self, state: Any) -> int | None:
+    def to_move(self, state: S) -> int | None:
         """The seat to act, or None while chance is pending or the game is over."""
         self._require_state(state)
         if self.outcome(state) is not None or self.chance(state) is not None:
             return None
         return self._to_move(state)
 
-    def chance(self, state: Any) -> Any:
+    def chance(self, state: S) -> Any:
         """What must be drawn before play goes on (``engines.chance`` spec), or None."""
         return None
 
-    def resolve(self, state: Any, outcome: Any) -> Any:
+    def resolve(self, state: S, outcome: Any) -> S:
         raise RulesError(
             words(
                 "rules.no_chance_event_resolve",
@@ -339,13 +343,13 @@ class Game:
             )
         )
 
-    def legal_moves(self, state: Any) -> list:
+    def legal_moves(self, state: S) -> Sequence[Any]:
         """Every distinct legal move of the seat to act; [] during chance or at the end."""
         if self.to_move(state) is None:
             return []
         return self._legal_moves(state)
 
-    def random_play(self, state: Any, pick: random.Random) -> tuple[Any, Any]:
+    def random_play(self, state: S, pick: random.Random) -> tuple[Any, S]:
         """``(move, state after it)`` for a legal move of the seat to act drawn with
         ``pick``: uniformly from ``legal_moves`` unless the engine says otherwise in its
         own docstring (a game whose turns end in tens of thousands of ways draws one
@@ -356,13 +360,13 @@ class Game:
         move = pick.choice(moves)
         return move, self.apply(state, move)
 
-    def successors(self, state: Any) -> list[tuple]:
+    def successors(self, state: S) -> list[tuple]:
         """Every legal move with the state it leads to. Engines that compute those
         states while listing moves override this to hand them over."""
         return [(move, self._apply(state, move)) for move in self.legal_moves(state)]
 
     def sensed_successors(
-        self, state: Any, sensors: tuple[str, ...]
+        self, state: S, sensors: tuple[str, ...]
     ) -> tuple[Iterable[tuple[Any, ...]], Callable[[int], tuple[Any, Any]]]:
         """Every legal outcome from ``state`` by what each of ``sensors`` reads
         differently there: an iterable of ``(ref, changes, ...)``, one ``changes``
@@ -388,12 +392,12 @@ class Game:
 
         return rows(), pairs.__getitem__
 
-    def apply(self, state: Any, move: Any) -> Any:
+    def apply(self, state: S, move: Any) -> S:
         """The state after ``move``; raises ``IllegalMove`` with the reason in words."""
         self._require_move_due(state)
         return self._apply(state, move)
 
-    def _require_move_due(self, state: Any) -> None:
+    def _require_move_due(self, state: S) -> None:
         """``IllegalMove`` saying why when nobody may move: the game is over, or a
         chance draw comes first."""
         self._require_state(state)
@@ -414,10 +418,10 @@ class Game:
                 )
             )
 
-    def outcome(self, state: Any) -> Outcome | None:
+    def outcome(self, state: S) -> Outcome | None:
         raise NotImplementedError
 
-    def can_extend(self, state: Any, move: Any, sensor: str = "camera") -> bool:
+    def can_extend(self, state: S, move: Any, sensor: str = "camera") -> bool:
         """Whether ``move``, made from ``state``, could still grow into a longer legal
         move by the same player (a jump chain set down mid-way), as far as a sensor of
         kind ``sensor`` ("camera", "presence") can tell from the board. The referee
@@ -425,17 +429,17 @@ class Game:
         """
         return False
 
-    def still_to_do(self, state: Any, move: Any, sensor: str = "camera") -> Words:
+    def still_to_do(self, state: S, move: Any, sensor: str = "camera") -> Words:
         """What the mover may still do after ``move``, made from ``state``, while the
         referee holds it open (``can_extend`` for the same ``sensor``), said as the
         action to take. By default the move may go on or be confirmed."""
         return words("rules.still_to_do", "go on with your move or press Confirm move")
 
-    def observe(self, state: Any) -> dict[str, str | None]:
+    def observe(self, state: S) -> dict[str, str | None]:
         """What a perfect camera sees: every cell id with its token or None."""
         raise NotImplementedError
 
-    def sense(self, state: Any, sensor: str) -> dict[str, str | None]:
+    def sense(self, state: S, sensor: str) -> dict[str, str | None]:
         """What a sensor of kind ``sensor`` ("camera", "presence") reports here.
 
         The referee matches readings against this, like with like. Games whose
@@ -444,13 +448,13 @@ class Game:
         """
         return project(self.observe(state), sensor)
 
-    def stacks(self, state: Any) -> dict[str, tuple[str, ...]]:
+    def stacks(self, state: S) -> dict[str, tuple[str, ...]]:
         """The pieces on each cell that holds any, bottom first, each as the token of
         the piece a hand lifts (a tower is one piece). By default ``observe``'s token,
         one piece a cell."""
         return {cell: (token,) for cell, token in self.observe(state).items() if token}
 
-    def supply(self, state: Any) -> dict[str, int]:
+    def supply(self, state: S) -> dict[str, int]:
         """Pieces waiting beside the board for a player to take, by token (zero counts
         name what the supply takes back). By default none."""
         return {}
@@ -463,18 +467,18 @@ class Game:
         """A seat's name as ``Words`` (keys ``seat.*``), for a page to translate."""
         return words("seat.player", "player {n}", n=seat + 1)
 
-    def drawer(self, state: Any) -> int | None:
+    def drawer(self, state: S) -> int | None:
         """The seat that draws or rolls the pending chance (it presses the button), or
         None when nothing is pending or the table draws (a deal, the set-up)."""
         self._require_state(state)
         return None
 
-    def report(self, state: Any) -> dict:
+    def report(self, state: S) -> dict:
         """Public facts a page may show beyond the position (scores per landscape,
         the stacks on a card table), JSON-able and free of hidden information."""
         return {}
 
-    def hints(self, state: Any) -> frozenset[str]:
+    def hints(self, state: S) -> frozenset[str]:
         """Cells worth lighting for the player to move before they touch anything
         (where the marbles in hand would take the hare, say). None by default."""
         return frozenset()
@@ -483,24 +487,24 @@ class Game:
         """The colour of a seat's pieces, for lights and the panel; None if they have none."""
         return None
 
-    def view(self, state: Any, seat: int) -> dict:
+    def view(self, state: S, seat: int) -> dict:
         """What one seat may know, JSON-able. Perfect-information games show everything."""
         return self.to_json(state)
 
-    def parse_move(self, state: Any, text: str) -> Any:
+    def parse_move(self, state: S, text: str) -> Any:
         """The legal move written as ``text``; raises ``NotationError`` or ``IllegalMove``."""
         self._require_state(state)
         move = self._parse(text)
         self._require_legal(state, move)
         return move
 
-    def _require_legal(self, state: Any, move: Any) -> None:
+    def _require_legal(self, state: S, move: Any) -> None:
         """``IllegalMove`` with the reason unless ``move`` is legal in ``state``: by
         applying it, unless the engine tells legality without building the position
         after the move."""
         self.apply(state, move)
 
-    def to_json(self, state: Any) -> dict:
+    def to_json(self, state: S) -> dict:
         self._require_state(state)
         return {
             "game": self.name,
@@ -509,7 +513,7 @@ class Game:
             "state": self._state_to_json(state),
         }
 
-    def from_json(self, record: Any) -> Any:
+    def from_json(self, record: Any) -> S:
         """The state in a ``to_json`` record; ``RecordError`` if corrupt or foreign."""
         if not isinstance(record, dict):
             raise RecordError(
@@ -582,22 +586,22 @@ class Game:
                 )
             )
 
-    def _to_move(self, state: Any) -> int:
+    def _to_move(self, state: S) -> int:
         raise NotImplementedError
 
-    def _legal_moves(self, state: Any) -> list:
+    def _legal_moves(self, state: S) -> Sequence[Any]:
         raise NotImplementedError
 
-    def _apply(self, state: Any, move: Any) -> Any:
+    def _apply(self, state: S, move: Any) -> S:
         raise NotImplementedError
 
     def _parse(self, text: str) -> Any:
         return parse_path(text, self.board.index)
 
-    def _state_to_json(self, state: Any) -> dict:
+    def _state_to_json(self, state: S) -> dict:
         raise NotImplementedError
 
-    def _state_from_json(self, data: Any) -> Any:
+    def _state_from_json(self, data: Any) -> S:
         raise NotImplementedError
 
     # --- helpers for path-moving games ---------------------------------------------

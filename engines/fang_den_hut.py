@@ -89,10 +89,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from engines.chance import Die
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words, joined
@@ -222,6 +222,10 @@ class HatState:
         return _tops(self.fields)
 
 
+#: a value of a position's per-seat or per-field tuple
+T = TypeVar("T")
+
+
 class _Walk(NamedTuple):
     """A move being walked: the position so far, the hat walking and its leg."""
 
@@ -234,6 +238,10 @@ class _Walk(NamedTuple):
     legs: tuple[tuple[Hat, tuple[int, ...]], ...]  # (hat, cells) of each leg walked
     landing: tuple[int, tuple[Hat, ...]] | None  # the field it ends on, and its hats then
     taken: frozenset[int] = frozenset()  # where a golden hat captured on turning
+
+
+#: the legs of the move being checked, as (hat, cell indices); None while listing every walk
+Guide = Sequence[tuple[Hat, tuple[int, ...]]] | None
 
 
 class Track(NamedTuple):
@@ -354,7 +362,7 @@ def _check_joined(board: Board, fail: Callable[[str], BoardFileError]) -> None:
         raise fail(f"the paths do not join every field: {', '.join(lost[:5])} cut off")
 
 
-class FangDenHut(Game):
+class FangDenHut(Game[HatState]):
     name = "fang_den_hut"
     player_counts = (2, 3, 4, 5, 6)
     default_players = 4
@@ -441,7 +449,7 @@ class FangDenHut(Game):
     def _to_move(self, state: HatState) -> int:
         return state.turn
 
-    def chance(self, state: HatState):
+    def chance(self, state: HatState) -> Die | None:
         self._require_state(state)
         if state.roll is None and self.outcome(state) is None:
             return Die(6, optional=state.again)
@@ -451,16 +459,17 @@ class FangDenHut(Game):
         """The seat in turn rolls (or, after a six, may decline the extra roll)."""
         return state.turn if self.chance(state) is not None else None
 
-    def apply(self, state: HatState, move) -> HatState:
+    def apply(self, state: HatState, move: Any) -> HatState:
         """As ``Game.apply``; besides, ``PASS`` while the extra roll after a six is
         offered declines it, and the turn passes to the next seat, who rolls."""
         self._require_state(state)
         if move == PASS and state.again and self.chance(state) is not None:
             seat = self._next_seat(state.turn, state.tops, state.home)
             return replace(state, turn=seat, ply=state.ply + 1, again=False)
-        return super().apply(state, move)
+        after: HatState = super().apply(state, move)
+        return after
 
-    def resolve(self, state: HatState, outcome) -> HatState:
+    def resolve(self, state: HatState, outcome: Any) -> HatState:
         self._require_state(state)
         if self.chance(state) is None:
             raise IllegalMove(
@@ -479,7 +488,14 @@ class FangDenHut(Game):
             )
         return replace(state, roll=outcome, again=False)
 
-    def _passed_on(self, before: HatState, fields, home, prisoners, gold_home) -> HatState:
+    def _passed_on(
+        self,
+        before: HatState,
+        fields: tuple[tuple[Hat, ...], ...],
+        home: tuple[int, ...],
+        prisoners: tuple[tuple[str, ...], ...],
+        gold_home: int | None,
+    ) -> HatState:
         """The position after ``before``'s move: after a six the same seat rolls again,
         else the next seat with hats in play."""
         six = before.roll == 6
@@ -505,11 +521,19 @@ class FangDenHut(Game):
 
     # --- move generation ------------------------------------------------------------------
 
+    def _rolled(self, state: HatState) -> int:
+        """The die to play: ``IllegalMove`` says why when no move is due."""
+        if state.roll is None:
+            self._require_move_due(state)
+            raise AssertionError("a move is due, and no die is rolled")
+        return state.roll
+
     def _legal_moves(self, state: HatState) -> list:
         moves: list = []
         results: set[tuple] = set()
+        roll = self._rolled(state)
         for hat, origin in self._hats_to_move(state):
-            for walk in self._walks(state, hat, origin, state.roll, None):
+            for walk in self._walks(state, hat, origin, roll, None):
                 if hat.golden:
                     # back-and-forth walks often end alike; one move per result. From
                     # one origin, where it captured and where it ends make the result
@@ -538,10 +562,12 @@ class FangDenHut(Game):
                 before = hat
         return found
 
-    def _at_home(self, seat: int, home: tuple[int, ...], gold_home: int | None):
+    def _at_home(
+        self, seat: int, home: tuple[int, ...], gold_home: int | None
+    ) -> list[tuple[Hat, int]]:
         """The hats that may leave a seat's home, each with the home field it leaves from."""
         colour, count, golden = self.colours[seat], home[seat], gold_home == seat
-        found = []
+        found: list[tuple[Hat, int]] = []
         if count > golden:
             found.append((Hat(colour), self._home_cell(seat, count - 1)))
         if golden:
@@ -553,7 +579,9 @@ class FangDenHut(Game):
         cells = self._home_cells[seat]
         return cells[0] if len(cells) == 1 else cells[place]
 
-    def _walks(self, state: HatState, hat: Hat, origin: int, pips: int, guide):
+    def _walks(
+        self, state: HatState, hat: Hat, origin: int, pips: int, guide: Guide
+    ) -> Iterator[_Walk]:
         """Every complete walk of ``hat`` from ``origin``; with ``guide`` (the legs of a
         move, as cell indices) only that one, refusing it with a reason if illegal."""
         seat = self._seat_of[hat.colour]
@@ -567,7 +595,7 @@ class FangDenHut(Game):
         start = _Walk(fields, home, state.prisoners, gold_home, hat, hat, (), None)
         return self._step(start, (origin,), pips, guide)
 
-    def _step(self, walk: _Walk, path: tuple[int, ...], pips: int, guide) -> Iterator[_Walk]:
+    def _step(self, walk: _Walk, path: tuple[int, ...], pips: int, guide: Guide) -> Iterator[_Walk]:
         """Walk on from the end of ``path`` (this leg so far) with ``pips`` to go."""
         at = path[-1]
         if pips == 0:
@@ -590,7 +618,9 @@ class FangDenHut(Game):
             else:
                 yield from self._step(turned, path + (nxt,), pips - 1, guide)
 
-    def _guided_next(self, walk: _Walk, path: tuple[int, ...], guide) -> int:
+    def _guided_next(self, walk: _Walk, path: tuple[int, ...], guide: Guide) -> int:
+        if guide is None:
+            raise AssertionError("only a guided walk is told its next cell")
         cells = guide[len(walk.legs)][1]
         at = path[-1]
         if len(path) >= len(cells):
@@ -669,7 +699,9 @@ class FangDenHut(Game):
             taken=walk.taken | {at},
         )
 
-    def _split(self, hats: tuple[Hat, ...], mover: Hat, kind: str):
+    def _split(
+        self, hats: tuple[Hat, ...], mover: Hat, kind: str
+    ) -> tuple[tuple[Hat, ...], tuple[Hat, ...]]:
         """The hats ``mover`` captures by landing on a field of ``kind``, and the rest."""
         if not hats or (kind == GREY and not mover.golden):
             return (), hats
@@ -681,7 +713,7 @@ class FangDenHut(Game):
             return True
         return self.teams[self._seat_of[colour]] != self.teams[self._seat_of[other]]
 
-    def _land(self, walk: _Walk, path: tuple[int, ...], guide) -> Iterator[_Walk]:
+    def _land(self, walk: _Walk, path: tuple[int, ...], guide: Guide) -> Iterator[_Walk]:
         at = path[-1]
         problem = None
         if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
@@ -723,7 +755,9 @@ class FangDenHut(Game):
             landing=(at, (*staying, walk.hat.capturing(taken))),
         )
 
-    def _come_home(self, walk: _Walk, path: tuple[int, ...], left: int, guide):
+    def _come_home(
+        self, walk: _Walk, path: tuple[int, ...], left: int, guide: Guide
+    ) -> Iterator[_Walk]:
         """The hat enters its home: sort the tower, then carry ``left`` pips back out."""
         if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
             raise IllegalMove(
@@ -760,7 +794,9 @@ class FangDenHut(Game):
         if not found:
             yield at_home
 
-    def _exit(self, at_home: _Walk, hat: Hat, cell: int, left: int, guide):
+    def _exit(
+        self, at_home: _Walk, hat: Hat, cell: int, left: int, guide: Guide
+    ) -> Iterator[_Walk]:
         seat = self._seat_of[hat.colour]
         out = at_home._replace(
             home=_set(at_home.home, seat, at_home.home[seat] - 1),
@@ -770,7 +806,13 @@ class FangDenHut(Game):
         )
         return self._step(out, (cell,), left, guide)
 
-    def _guided_exit(self, at_home: _Walk, exits, left: int, guide) -> Iterator[_Walk]:
+    def _guided_exit(
+        self,
+        at_home: _Walk,
+        exits: list[tuple[Hat, int]],
+        left: int,
+        guide: Sequence[tuple[Hat, tuple[int, ...]]],
+    ) -> Iterator[_Walk]:
         leg = len(at_home.legs)
         if leg == len(guide):
             can_leave = any(
@@ -829,7 +871,7 @@ class FangDenHut(Game):
 
     # --- applying a move ----------------------------------------------------------------
 
-    def _apply(self, state: HatState, move) -> HatState:
+    def _apply(self, state: HatState, move: Any) -> HatState:
         if move == PASS:
             moves = self._legal_moves(state)
             if moves != [PASS]:
@@ -895,14 +937,15 @@ class FangDenHut(Game):
             )
         steps = sum(len(cells) - 1 for _, cells in guide)
         ends_home = self._kinds[guide[-1][1][-1]] == HOME
-        if steps > state.roll or (steps < state.roll and not ends_home):
+        roll = self._rolled(state)
+        if steps > roll or (steps < roll and not ends_home):
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.path_steps_die_shows",
                     "the path has {steps} steps, and the die shows {roll}: move the hat exactly "
                     "that many fields",
                     steps=steps,
-                    roll=state.roll,
+                    roll=roll,
                 )
             )
         hat, cells = guide[0]
@@ -929,7 +972,7 @@ class FangDenHut(Game):
                     cell=self._names[cells[0]],
                 )
             )
-        return next(self._walks(state, hat, cells[0], state.roll, guide))
+        return next(self._walks(state, hat, cells[0], roll, guide))
 
     # --- the end ------------------------------------------------------------------------
 
@@ -1253,7 +1296,7 @@ class FangDenHut(Game):
             )
         return None
 
-    def _per_colour(self, raw: Any, what: str, read) -> list:
+    def _per_colour(self, raw: Any, what: str, read: Callable[[Any], T]) -> list[T]:
         if not isinstance(raw, dict) or set(raw) != set(self.colours):
             raise RecordError(
                 words(
@@ -1287,7 +1330,7 @@ class FangDenHut(Game):
                 )
             )
 
-    def _parse(self, text: str):
+    def _parse(self, text: str) -> Move:
         if not isinstance(text, str):
             raise NotationError(
                 words(
@@ -1340,7 +1383,7 @@ def _tops(fields: tuple[tuple[Hat, ...], ...]) -> frozenset[str]:
     return frozenset(hat.colour for hats in fields if hats for hat in hats)
 
 
-def _set(values: tuple, i: int, value) -> tuple:
+def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
     return values[:i] + (value,) + values[i + 1 :]
 
 
@@ -1362,7 +1405,7 @@ def _count(value: Any, most: int) -> int:
     return value
 
 
-def _colour_list(colours: set[str]):
+def _colour_list(colours: set[str]) -> Callable[[Any], tuple[str, ...]]:
     def read(value: Any) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             raise RecordError(

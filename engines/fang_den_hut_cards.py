@@ -156,7 +156,7 @@ class CardsState:
     results: tuple[tuple[int, ...], ...] = ()
 
 
-class FangDenHutCards(Game):
+class FangDenHutCards(Game[CardsState]):
     name = "fang_den_hut_cards"
     player_counts = (2, 3, 4, 5)
     default_players = 3

@@ -70,6 +70,7 @@ Options:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -197,7 +198,7 @@ def solo_rank_words(points: int) -> Words:
     return next(title for most, title in SOLO_RANKS if most is None or points <= most)
 
 
-class Haegar(Game):
+class Haegar(Game[HaegarState]):
     name = "haegar"
     player_counts = (1, 2, 3)
     default_players = 2
@@ -290,7 +291,7 @@ class Haegar(Game):
             DRAW, self.seat_after(0), tuple(sorted(self.coasters)), ((hagars, 1),) * self.players
         )
 
-    def chance(self, state: HaegarState):
+    def chance(self, state: HaegarState) -> TileDraw | Die | None:
         self._require_state(state)
         if state.phase == DRAW:
             return TileDraw(state.pile)
@@ -298,7 +299,7 @@ class Haegar(Game):
             return Die(6)
         return None
 
-    def resolve(self, state: HaegarState, outcome) -> HaegarState:
+    def resolve(self, state: HaegarState, outcome: Any) -> HaegarState:
         self._require_state(state)
         if state.phase == DRAW:
             if outcome not in state.pile:
@@ -357,7 +358,9 @@ class Haegar(Game):
         beer_turn = coaster.beer_turn(self.sides[seat])
         return tuple(range(4)) if beer_turn is None else (beer_turn,)
 
-    def _spots_and_turns(self, laid, coaster: Coaster, seat: int) -> list[tuple]:
+    def _spots_and_turns(
+        self, laid: tuple[Laid, ...], coaster: Coaster, seat: int
+    ) -> list[tuple[tuple[int, int], int]]:
         """Legal (spot, turn) pairs: those meeting a like landscape, else all touching."""
         turns = self._allowed_turns(coaster, seat)
         if not laid:
@@ -380,7 +383,9 @@ class Haegar(Game):
             if (x + dx, y + dy) not in occupied and (x + dx, y + dy) in self._spot_name
         }
 
-    def _meets_like(self, occupied: dict, coaster: Coaster, spot, turn: int) -> bool:
+    def _meets_like(
+        self, occupied: dict, coaster: Coaster, spot: tuple[int, int], turn: int
+    ) -> bool:
         """Whether a field of ``coaster`` at ``spot``/``turn`` touches the same landscape."""
         edges = self._edges[(coaster.id, turn)]
         for side, (dx, dy) in enumerate(STEPS):
@@ -392,7 +397,7 @@ class Haegar(Game):
         return False
 
     def _placement_problem(
-        self, laid, coaster: Coaster, seat: int, spot, turn: int
+        self, laid: tuple[Laid, ...], coaster: Coaster, seat: int, spot: tuple[int, int], turn: int
     ) -> Words | None:
         """Why laying ``coaster`` at ``spot``/``turn`` is illegal, or None if it is legal."""
         turns = self._allowed_turns(coaster, seat)
@@ -498,7 +503,9 @@ class Haegar(Game):
             return replace(after, phase=TOKEN)
         return self._end_turn(after)
 
-    def _in_line_with_beer(self, laid, coaster: Coaster, spot) -> bool:
+    def _in_line_with_beer(
+        self, laid: Iterable[Laid], coaster: Coaster, spot: tuple[int, int]
+    ) -> bool:
         return coaster.beer is not None and any(
             self.coasters[other.coaster].beer is not None
             and (other.spot[0] == spot[0] or other.spot[1] == spot[1])
@@ -519,7 +526,7 @@ class Haegar(Game):
             return []
         taken = {field for field, _ in state.tokens}
         last = state.laid[-1]
-        moves: list[Move] = []
+        moves: list[TokenPlacement] = []
         for index, field in self._coaster_fields(last):
             if not field.skull and index not in taken:
                 moves.extend(TokenPlacement(kind, self._names[index]) for kind in kinds)
@@ -677,7 +684,7 @@ class Haegar(Game):
             return self._token_moves(state, state.turn)
         return [PASS, *self._hagar_moves(state)]
 
-    def _apply(self, state: HaegarState, move) -> HaegarState:
+    def _apply(self, state: HaegarState, move: Any) -> HaegarState:
         who = self.seat_words(state.turn)
         if state.phase == PLACE:
             if not isinstance(move, Placement):
@@ -714,7 +721,7 @@ class Haegar(Game):
             )
         return self._move_hagar(state, move)
 
-    def _parse(self, text: str):
+    def _parse(self, text: str) -> Move | TokenPlacement | Placement:
         if not isinstance(text, str):
             raise NotationError(
                 words(
@@ -766,14 +773,14 @@ class Haegar(Game):
     def _corner_field(self, coaster: Coaster, turn: int, corner: str) -> Field:
         return next(f for at, _, f in coaster.on_table(turn) if at == corner)
 
-    def _coaster_fields(self, laid: Laid):
+    def _coaster_fields(self, laid: Laid) -> Iterator[tuple[int, Field]]:
         """``(field cell index, printed field)`` for the four fields of a laid coaster."""
         x, y = laid.spot
         for corner, _, field in self.coasters[laid.coaster].on_table(laid.turn):
             ox, oy = CORNERS[corner]
             yield self._field_at[(2 * x + ox, 2 * y + oy)], field
 
-    def _table(self, laid) -> dict[int, tuple[Field, Laid]]:
+    def _table(self, laid: Iterable[Laid]) -> dict[int, tuple[Field, Laid]]:
         """Every covered field cell: its printed field and the coaster it belongs to."""
         return {index: (field, one) for one in laid for index, field in self._coaster_fields(one)}
 
@@ -1193,7 +1200,9 @@ class _Reader:
             laid += (Laid(coaster_id, spot, turn),)
         return laid, beers
 
-    def tokens(self, raw_tokens: Any, raw_supply: Any, laid) -> tuple[tuple, tuple]:
+    def tokens(
+        self, raw_tokens: Any, raw_supply: Any, laid: tuple[Laid, ...]
+    ) -> tuple[tuple, tuple]:
         game = self.game
         if not isinstance(raw_tokens, dict) or not isinstance(raw_supply, dict):
             raise RecordError(

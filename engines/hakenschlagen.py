@@ -93,14 +93,14 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from itertools import combinations, compress
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
-from engines.chance import Bag, Shuffle
+from engines.chance import Bag, BagDraw, Shuffle
 from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.observation import PIECE
@@ -123,6 +123,16 @@ PLACEMENT_GUESSES = 8
 HAND, HAND_NEAR_FOX = 3, 1
 BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
+#: hollows (board indices): the molehills, or the other hares
+Spaces = frozenset[int]
+#: what each hollow shows when no figure stands on it: a colour, or a tree
+Layout = tuple[str, ...]
+#: where the mover's hare, the fox and the molehills stand (a ``_Node`` starts so)
+Figures = tuple[int, int, Spaces]
+#: one fox or molehill placement: the space it leaves (None: from the supply), the space it takes
+Placement = tuple[int | None, int]
+#: which placements a search may make: (kind, source, cell) -> allowed; None allows all
+Keep = Callable[[str, int | None, int], bool] | None
 USE = re.compile(r"^([a-z]+)(?:\+([a-z]+)=([a-z]+))?:(?:([a-z0-9_]+)-)?([a-z0-9_]+)$")
 
 
@@ -223,7 +233,7 @@ class _Node(NamedTuple):
 
     hare: int
     fox: int
-    moles: frozenset[int]
+    moles: Spaces
     hand: tuple[str, ...]
     turned: bool
     won: bool
@@ -237,8 +247,8 @@ class _Group(NamedTuple):
 
     done: tuple[Use, ...]
     node: _Node | None
-    order: tuple
-    keep: Any
+    order: tuple[tuple[tuple[str, ...], str], ...]
+    keep: Keep
     tail: tuple[Use, ...]
     jump: str | None = None
 
@@ -253,8 +263,8 @@ class _Found:
     """
 
     game: Hakenschlagen
-    others: frozenset[int]
-    layout: tuple[str, ...]
+    others: Spaces
+    layout: Layout
     #: row -> every fox space found with it (bits)
     foxes: dict[int, int] = field(default_factory=dict)
     #: (group, {row: fox bits}) with the ends each group found first, in order
@@ -285,12 +295,12 @@ class _Found:
         foxes.update(fresh)
         if known:
             seen = list(known)
-            have = list(map(foxes.__getitem__, seen))
-            new = list(map(and_, map(rows.__getitem__, seen), map(invert, have)))
-            if any(new):
-                grown, gained = list(compress(seen, new)), list(compress(new, new))
+            had = list(map(foxes.__getitem__, seen))
+            added = list(map(and_, map(rows.__getitem__, seen), map(invert, had)))
+            if any(added):
+                grown, gained = list(compress(seen, added)), list(compress(added, added))
                 fresh.update(zip(grown, gained))
-                foxes.update(zip(grown, map(or_, compress(have, new), gained)))
+                foxes.update(zip(grown, map(or_, compress(had, added), gained)))
         if fresh:
             self.claim(fresh, sum(map(int.bit_count, fresh.values())), group)
 
@@ -305,7 +315,7 @@ class _Found:
     def __len__(self) -> int:
         return self.count
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         for _, rows in self.claims:
             for row, bits in rows.items():
                 while bits:
@@ -314,7 +324,7 @@ class _Found:
                     bits ^= low
 
     def __contains__(self, end: object) -> bool:
-        return isinstance(end, int) and self.foxes.get(_row(end), 0) >> (end >> 7 & 127) & 1
+        return isinstance(end, int) and bool(self.foxes.get(_row(end), 0) >> (end >> 7 & 127) & 1)
 
     def at(self, n: int) -> int:
         """The ``n``-th end in iteration order, found without listing those before it
@@ -367,7 +377,7 @@ class _Found:
         group = self.groups[gid]
         _, fox, mask, _ = _unpack(end)
         names = self.game._names
-        placed = ()
+        placed: tuple[Use, ...] = ()
         if group.order:
             steps = self.game._steps_to(
                 group, fox, mask, self.others, self.layout, self.free_fields
@@ -391,7 +401,7 @@ class HakenschlagenState:
     drawn. ``turned[seat]`` is True once that hare has been on a turning point.
     """
 
-    layout: tuple[str, ...] | None
+    layout: Layout | None
     hares: tuple[int, ...]
     turned: tuple[bool, ...]
     fox: int
@@ -402,7 +412,7 @@ class HakenschlagenState:
     turns: int = 0
 
 
-class Hakenschlagen(Game):
+class Hakenschlagen(Game[HakenschlagenState]):
     name = "hakenschlagen"
     player_counts = (2, 3, 4, 5)
     default_players = 4
@@ -531,15 +541,11 @@ class Hakenschlagen(Game):
         starts = self._starts
         if hares is not None:
             starts = self._hare_starts(hares)
-        state = HakenschlagenState(
-            tuple(ground),
-            starts,
-            (False,) * self.players,
-            self.centre,
-            turn=self.options["first_seat"],
+        laid = tuple(ground)
+        self._check_layout(laid)
+        return HakenschlagenState(
+            laid, starts, (False,) * self.players, self.centre, turn=self.options["first_seat"]
         )
-        self._check_layout(state.layout)
-        return state
 
     def _hare_starts(self, hares: Iterable[str]) -> tuple[int, ...]:
         cells = tuple(hares) if not isinstance(hares, str) else (hares,)
@@ -648,7 +654,7 @@ class Hakenschlagen(Game):
 
     # --- chance -------------------------------------------------------------------
 
-    def chance(self, state: HakenschlagenState):
+    def chance(self, state: HakenschlagenState) -> Shuffle | BagDraw | None:
         self._require_state(state)
         if state.winner is not None:
             return None
@@ -668,6 +674,8 @@ class Hakenschlagen(Game):
         if state.layout is None:
             ground = self._layout_from_order(outcome)
             return replace(state, layout=ground)
+        if not isinstance(spec, BagDraw):
+            raise AssertionError("once the board is set up, only marbles are drawn")
         if not isinstance(outcome, tuple | list) or len(outcome) != spec.count:
             raise RulesError(
                 words(
@@ -690,7 +698,7 @@ class Hakenschlagen(Game):
 
     # --- what a marble can do -----------------------------------------------------
 
-    def _survey(self, hare, fox, moles, others, layout) -> Survey:
+    def _survey(self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout) -> Survey:
         """Where each colour would take the hare, and which spaces matter for that."""
         targets: dict[str, list[tuple[str, int]]] = {c: [] for c in COLOURS}
         blockers, lanes = [], []
@@ -709,14 +717,18 @@ class Hakenschlagen(Game):
             blockers.append(blocker)
         return Survey(targets, tuple(blockers), tuple(lanes))
 
-    def _fox_cells(self, hare, fox, moles, others, layout):
+    def _fox_cells(
+        self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
+    ) -> list[int]:
         return [
             c
             for c in self.inner
             if c != fox and c != hare and layout[c] != TREE and c not in moles and c not in others
         ]
 
-    def _molehill_moves(self, hare, fox, moles, others, layout):
+    def _molehill_moves(
+        self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
+    ) -> list[Placement]:
         """``(source or None, cell)`` for each way the molehill marble can be used."""
         cells = [
             c
@@ -729,7 +741,7 @@ class Hakenschlagen(Game):
 
     def marble_targets(self, state: HakenschlagenState, marble: str) -> dict[str, str]:
         """Where a colour marble takes the hare to move: {direction: cell id}."""
-        self._require_playing(state)
+        layout = self._require_playing(state)
         if marble not in COLOURS:
             raise RulesError(
                 words(
@@ -740,14 +752,14 @@ class Hakenschlagen(Game):
                 )
             )
         hare, others = self._hare_and_others(state)
-        survey = self._survey(hare, state.fox, state.molehills, others, state.layout)
+        survey = self._survey(hare, state.fox, state.molehills, others, layout)
         return {direction: self._names[c] for direction, c in survey.targets[marble]}
 
     def placements(self, state: HakenschlagenState, marble: str) -> tuple[str, ...]:
         """Where the fox or a molehill may go now (cell ids, board order)."""
-        self._require_playing(state)
+        layout = self._require_playing(state)
         hare, others = self._hare_and_others(state)
-        args = (hare, state.fox, state.molehills, others, state.layout)
+        args = (hare, state.fox, state.molehills, others, layout)
         if marble == FOX:
             return tuple(self._names[c] for c in self._fox_cells(*args))
         if marble == MOLEHILL:
@@ -760,14 +772,29 @@ class Hakenschlagen(Game):
             )
         )
 
-    def _require_playing(self, state) -> None:
+    def _require_playing(self, state: HakenschlagenState) -> tuple[str, ...]:
+        """The board's layout, which the game must have been set up with by now."""
         self._require_state(state)
         if state.layout is None:
             raise RulesError(
                 words("rules.hakenschlagen.board_not_set_up_yet", "the board is not set up yet")
             )
+        return state.layout
 
-    def _hare_and_others(self, state):
+    def _in_turn(self, state: HakenschlagenState) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The layout and the hand of the turn under way: an error in words before the
+        board is set up or the marbles are drawn."""
+        layout = self._require_playing(state)
+        if state.hand is None:
+            raise RulesError(
+                words(
+                    "rules.hakenschlagen.marbles_turn_not_drawn_yet",
+                    "the marbles for this turn are not drawn yet: draw first",
+                )
+            )
+        return layout, state.hand
+
+    def _hare_and_others(self, state: HakenschlagenState) -> tuple[int, frozenset[int]]:
         hare = state.hares[state.turn]
         return hare, frozenset(h for s, h in enumerate(state.hares) if s != state.turn)
 
@@ -800,7 +827,9 @@ class Hakenschlagen(Game):
             pairs.append((found.turn(key), self._ending(state, hare, fox, molehills[mask], turned)))
         return pairs
 
-    def sensed_successors(self, state: HakenschlagenState, sensors: tuple[str, ...]):
+    def sensed_successors(
+        self, state: HakenschlagenState, sensors: tuple[str, ...]
+    ) -> tuple[Iterable[tuple[Any, ...]], Callable[[int], tuple[Turn, HakenschlagenState]]]:
         """Each distinct end of the turn, in ``legal_moves``'s order, as
         ``SensedOutcomes`` (the cells whose reading it changes), told from the
         figures' moves alone: tens of thousands of ends a turn are indexed without
@@ -809,10 +838,11 @@ class Hakenschlagen(Game):
         if not set(sensors) <= {"camera", "presence"}:
             return super().sensed_successors(state, sensors)
         if self.to_move(state) is None:
-            return (), None
+            return (), _no_end
         found, seat = self._outcomes(state), state.turn
         # what shows on a hollow without a figure: its disk or tree (a field shows none)
-        ground = [None if kind == FIELD else kind for kind in state.layout]
+        layout, _ = self._in_turn(state)
+        ground = [None if kind == FIELD else kind for kind in layout]
         figures = list(self._figures(state).values())  # board order
         hare_token = figures[state.hares[seat]]
         still = list(figures)  # the figures that stay where they are: all but the mover's
@@ -829,7 +859,8 @@ class Hakenschlagen(Game):
         # space left as it was before the turn), then the fox is set on each of the
         # row's fox spaces: one cell more or less per end, not a whole comparison.
         def felt(hare: int, mask: int) -> tuple:
-            changes, now = [], standing | 1 << hare | mask
+            changes: list[int | str | None] = []
+            now = standing | 1 << hare | mask
             bits = occupied ^ now
             while bits:
                 low = bits & -bits
@@ -838,7 +869,8 @@ class Hakenschlagen(Game):
             return tuple(changes)
 
         def seen(hare: int, mask: int) -> tuple:
-            changes, bits = [], moved_from | 1 << hare | (mask ^ mask_before)
+            changes: list[int | str | None] = []
+            bits = moved_from | 1 << hare | (mask ^ mask_before)
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -862,7 +894,7 @@ class Hakenschlagen(Game):
         found.let_ends_go()
         of_row, cells = sensed.row, sensed.cell
 
-        def resolve(n: int):
+        def resolve(n: int) -> tuple[Turn, HakenschlagenState]:
             cell = cells[n]
             end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
             hare, fox, mask, turned = _unpack(end)
@@ -885,7 +917,8 @@ class Hakenschlagen(Game):
         writing every order of uses that ends alike. Raises ``IllegalMove`` with the
         reason when ``turn`` is not legal here."""
         self.apply(state, turn)
-        return self.legal_moves(state).listed(turn)
+        listed: Turn = self._legal_moves(state).listed(turn)
+        return listed
 
     def hints(self, state: HakenschlagenState) -> frozenset[str]:
         """Where the colour marbles in hand would take the hare now (for the LEDs)."""
@@ -893,7 +926,7 @@ class Hakenschlagen(Game):
             return frozenset()
         return frozenset(
             cell
-            for marble in set(state.hand) & set(COLOURS)
+            for marble in set(self._in_turn(state)[1]) & set(COLOURS)
             for cell in self.marble_targets(state, marble).values()
         )
 
@@ -919,8 +952,8 @@ class Hakenschlagen(Game):
         """
         self._require_move_due(state)
         hare, others = self._hare_and_others(state)
-        layout, names = state.layout, self._names
-        fox, moles, hand = state.fox, state.molehills, state.hand
+        layout, hand = self._in_turn(state)
+        names, fox, moles = self._names, state.fox, state.molehills
         turned = state.turned[state.turn]
         idle: set[str] = set()  # colours that offered no target at some moment
         uses: list[Use] = []
@@ -933,7 +966,7 @@ class Hakenschlagen(Game):
                 if kind not in COLOURS or targets[kind]
             ]
             may_end = all(m in idle for m in hand if m in COLOURS)
-            step = None
+            step: Placement | None = None
             while step is None:
                 at = pick.randrange(len(options) + may_end)
                 if at == len(options):
@@ -959,7 +992,16 @@ class Hakenschlagen(Game):
                 fox, moles = _placed(kind, source, cell, fox, moles)
         return Turn(tuple(uses)), self._ending(state, hare, fox, moles, turned)
 
-    def _random_placement(self, kind, hare, fox, moles, others, layout, pick):
+    def _random_placement(
+        self,
+        kind: str,
+        hare: int,
+        fox: int,
+        moles: Spaces,
+        others: Spaces,
+        layout: Layout,
+        pick: random.Random,
+    ) -> Placement | None:
         """``(source, cell)`` of one fox move or molehill use drawn uniformly among
         those open (``_placements_of``), or None when there is none. A few guesses at
         random hollows find one far sooner than listing them all; the list is the
@@ -976,7 +1018,14 @@ class Hakenschlagen(Game):
         placed = self._placements_of(kind, (hare, fox, moles), others, layout)
         return pick.choice(placed) if placed else None
 
-    def _transitions(self, node, others, layout, survey=None, within=None):
+    def _transitions(
+        self,
+        node: _Node,
+        others: Spaces,
+        layout: Layout,
+        survey: Survey | None = None,
+        within: frozenset[int] | None = None,
+    ) -> Iterator[tuple[Use | None, _Node]]:
         """Every single step of a turn from ``node``: ``(use or None, next node)``.
 
         A node is a ``_Node``; a step is a marble
@@ -1006,10 +1055,12 @@ class Hakenschlagen(Game):
                     continue
                 if survey is None or survey.changes(kind, source, c, live):
                     use = Use(marbles, kind, names[c], _source_name(kind, names, source))
-                    placed = _placed(kind, source, c, fox, moles)
-                    yield use, _Node(hare, *placed, left, turned, False)
+                    fox_after, moles_after = _placed(kind, source, c, fox, moles)
+                    yield use, _Node(hare, fox_after, moles_after, left, turned, False)
 
-    def _placements_of(self, kind, node, others, layout):
+    def _placements_of(
+        self, kind: str, node: _Node | Figures, others: Spaces, layout: Layout
+    ) -> list[Placement]:
         hare, fox, moles = node[:3]  # a _Node, or the figures alone
         if kind == FOX:
             return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
@@ -1028,11 +1079,11 @@ class Hakenschlagen(Game):
         as sets of packed ends (a hand with fox and molehill ends in thousands).
         """
         hare, others = self._hare_and_others(state)
-        layout = state.layout
-        start = _Node(hare, state.fox, state.molehills, state.hand, state.turned[state.turn], False)
+        layout, hand = self._in_turn(state)
+        start = _Node(hare, state.fox, state.molehills, hand, state.turned[state.turn], False)
         found = _Found(self, others, layout)
-        seen = set()
-        stack = [(start, ())]
+        seen: set[_Node] = set()
+        stack: list[tuple[_Node, tuple[Use, ...]]] = [(start, ())]
         while stack:
             node, done = stack.pop()
             if node in seen:
@@ -1060,7 +1111,14 @@ class Hakenschlagen(Game):
                 stack.append((step[-1], done + step[:-1]))
         return found
 
-    def _last_jump(self, node, done, others, layout, found) -> None:
+    def _last_jump(
+        self,
+        node: _Node,
+        done: tuple[Use, ...],
+        others: Spaces,
+        layout: Layout,
+        found: _Found,
+    ) -> None:
         """Record the ends of the turn from ``node`` whose one marble left is a colour:
         each jump it offers ends the turn, or with none the marble goes back and the
         turn ends here. The ends and the ways recorded for them are those the search
@@ -1078,7 +1136,7 @@ class Hakenschlagen(Game):
                 after = self._jump(c, fox, moles, (), turned)
                 # no survey: after the jump the hand is empty, so nothing is placed
                 self._finish(node, done, None, others, layout, found, (use, after))
-        turning, fresh = self.turning_points, {}
+        turning, fresh = self.turning_points, dict[int, int]()
         for c in reversed(targets):
             row = _pack(c, 0, 0, turned or c in turning) | mask
             have = foxes.get(row, 0)
@@ -1088,7 +1146,15 @@ class Hakenschlagen(Game):
         if fresh:  # one way for all of them: the jump is written out with the turn
             found.claim(fresh, len(fresh), _Group(done, None, (), None, (), colour))
 
-    def _jumps(self, colour, hare, fox, moles, others, layout) -> list[int]:
+    def _jumps(
+        self,
+        colour: str,
+        hare: int,
+        fox: int,
+        moles: Spaces,
+        others: Spaces,
+        layout: Layout,
+    ) -> list[int]:
         """The spaces a ``colour`` marble would take the hare to: ``_survey``'s
         targets of that colour alone, one per direction at most."""
         cells = []
@@ -1102,7 +1168,9 @@ class Hakenschlagen(Game):
                     break
         return cells
 
-    def _vacate_then_fill(self, node, survey, others, layout):
+    def _vacate_then_fill(
+        self, node: _Node, survey: Survey, others: Spaces, layout: Layout
+    ) -> Iterator[tuple[Use, Use, _Node]]:
         """Two placements before a jump where the second needs the first's space.
 
         A fox or molehill leaving a space where it changes no jump may still make
@@ -1128,10 +1196,20 @@ class Hakenschlagen(Game):
                         use = Use(
                             second_marbles, second, names[c2], _source_name(second, names, s2)
                         )
-                        end = _Node(hare, *_placed(second, s2, c2, f1, m1), rest, turned, False)
+                        f2, m2 = _placed(second, s2, c2, f1, m1)
+                        end = _Node(hare, f2, m2, rest, turned, False)
                         yield first_use, use, end
 
-    def _finish(self, node, done, survey, others, layout, found, win=None) -> None:
+    def _finish(
+        self,
+        node: _Node,
+        done: tuple[Use, ...],
+        survey: Survey | None,
+        others: Spaces,
+        layout: Layout,
+        found: _Found,
+        win: tuple[Use, _Node] | None = None,
+    ) -> None:
         """Record the ends of the turn reached from ``node`` by placements alone.
 
         Without ``win``: every colour marble left must offer no target (it goes
@@ -1140,31 +1218,59 @@ class Hakenschlagen(Game):
         made before it.
         """
         hare, fox, moles, hand, turned, _ = node
+        tail: tuple[Use, ...] = ()
+        keep: Keep = None
+        going_back: dict[str, list[tuple[str, int]]] | None = None
         if win is None:
-            free, landing, tail, keep = hand, hare, (), None
+            if survey is None:
+                raise AssertionError("the ends of a turn without a win need the node's survey")
+            free, landing, going_back = hand, hare, survey.targets
         else:
             jump, after = win
             free, landing, tail, turned = after.hand, after.hare, (jump,), True
 
-            def keep(kind, s, c, live=frozenset((jump.kind,))) -> bool:
+            def leaves_jump(
+                kind: str, s: int | None, c: int, live: frozenset[str] = frozenset((jump.kind,))
+            ) -> bool:
+                if survey is None:
+                    raise AssertionError(
+                        "a placement before a winning jump needs the node's survey"
+                    )
                 return not survey.changes(kind, s, c, live)
+
+            keep = leaves_jump
 
         base = _pack(landing, 0, 0, turned)
         for chosen, left in _placement_plans(free):
             # colour marbles left over go back, so none may offer a target now
-            if win is None and any(survey.targets[m] for m in left):
+            if going_back is not None and any(going_back[m] for m in left):
                 continue
             for order, rows in self._placed_all(chosen, node, others, layout, keep, base):
                 found.add(rows, _Group(done, node if order else None, order, keep, tail))
 
-    def _allowed(self, kind, node, others, layout, keep):
+    def _allowed(
+        self,
+        kind: str,
+        node: _Node | Figures,
+        others: Spaces,
+        layout: Layout,
+        keep: Keep,
+    ) -> list[Placement]:
         return [
             (s, c)
             for s, c in self._placements_of(kind, node, others, layout)
             if keep is None or keep(kind, s, c)
         ]
 
-    def _placed_all(self, chosen, node, others, layout, keep, base):
+    def _placed_all(
+        self,
+        chosen: tuple[tuple[tuple[str, ...], str], ...],
+        node: _Node,
+        others: Spaces,
+        layout: Layout,
+        keep: Keep,
+        base: int,
+    ) -> Iterator[tuple[tuple[tuple[tuple[str, ...], str], ...], dict[int, int]]]:
         """``(order, rows)`` for the placements ``chosen`` made in ``order`` (both
         orders when they differ), each step passing ``keep`` (when given); ``rows``
         maps each end's row (``_row``) to the fox's spaces in those ends (bits)."""
@@ -1188,7 +1294,7 @@ class Hakenschlagen(Game):
             yield chosen, {base | m << 15: here for m in _two_molehills(moles, fields)}
             return
         if kinds[0] == kinds[1]:
-            kind, rows = kinds[0], {}
+            kind, rows = kinds[0], dict[int, int]()
             for s, c in self._allowed(kind, node, others, layout, keep):
                 f1, m1 = _placed(kind, s, c, fox, moles)
                 m1_mask = _mask(m1)
@@ -1225,11 +1331,12 @@ class Hakenschlagen(Game):
                 {
                     base | hm << 15: 1 << hs
                     for hs, _, hm in hills
-                    if keep is None or keep(FOX, fox, hs)
+                    # with every molehill out, each molehill use moves one: hs is a space
+                    if hs is not None and (keep is None or keep(FOX, fox, hs))
                 },
             )
 
-    def _free_fields(self, node, others, layout) -> list[int]:
+    def _free_fields(self, node: _Node | Figures, others: Spaces, layout: Layout) -> list[int]:
         """The field spaces a molehill may go to from ``node``, whatever the supply."""
         hare, fox, moles = node[:3]  # a _Node, or the figures alone
         return [
@@ -1238,17 +1345,28 @@ class Hakenschlagen(Game):
             if c not in moles
         ]
 
-    def _steps_to(self, group: _Group, fox_end: int, mask_end: int, others, layout, fields):
+    def _steps_to(
+        self,
+        group: _Group,
+        fox_end: int,
+        mask_end: int,
+        others: Spaces,
+        layout: Layout,
+        fields: Callable[[_Node], list[int]],
+    ) -> list[Placement]:
         """The placements of ``group`` that lead from its node to ``fox_end`` and the
         molehills ``mask_end``: ``(s, c)`` per use of ``group.order``; ``fields(node)``
         gives ``_free_fields`` (the caller keeps them)."""
-        hare, fox, moles = group.node.hare, group.node.fox, group.node.moles
+        node = group.node
+        if node is None:
+            raise AssertionError("a way without placements has no steps to write out")
+        hare, fox, moles = node.hare, node.fox, node.moles
         kinds = [kind for _, kind in group.order]
         if kinds == [MOLEHILL, MOLEHILL] and group.keep is None:
-            return _two_molehill_steps(moles, mask_end, fields(group.node))
+            return _two_molehill_steps(moles, mask_end, fields(node))
         if len(kinds) == 2 and kinds[0] == kinds[1]:
             # two of a kind: try where the first goes, the second is then forced
-            for s, c in self._allowed(kinds[0], group.node, others, layout, group.keep):
+            for s, c in self._allowed(kinds[0], node, others, layout, group.keep):
                 f1, m1 = _placed(kinds[0], s, c, fox, moles)
                 second = _step(kinds[0], f1, m1, fox_end, mask_end)
                 if second and second in self._allowed(
@@ -1259,13 +1377,15 @@ class Hakenschlagen(Game):
         steps = []
         for kind in kinds:
             step = _step(kind, fox, moles, fox_end, mask_end)
+            if step is None:
+                raise AssertionError(f"a recorded end one {kind} placement does not reach")
             fox, moles = _placed(kind, *step, fox, moles)
             steps.append(step)
         return steps
 
     # --- applying a turn ------------------------------------------------------------
 
-    def apply(self, state, move):
+    def apply(self, state: HakenschlagenState, move: Any) -> HakenschlagenState:
         self._require_state(state)
         if state.winner is None and self.chance(state) is not None:
             raise IllegalMove(
@@ -1275,7 +1395,8 @@ class Hakenschlagen(Game):
                 ),
                 move=str(move),
             )
-        return super().apply(state, move)
+        after: HakenschlagenState = super().apply(state, move)
+        return after
 
     def can_extend(self, state: HakenschlagenState, move: Any, sensor: str = "camera") -> bool:
         """Whether the board after ``move``, as a ``sensor`` reads it, may show a turn
@@ -1294,7 +1415,7 @@ class Hakenschlagen(Game):
         """What the marbles still in hand may do where the board after ``move`` shows
         a turn under way ("move the fox, set a molehill"), each once; or confirm."""
 
-        def action(kinds):
+        def action(kinds: Iterable[str]) -> set[str]:
             return {_ACTION_OF.get(kind, FIELD) for kind in kinds}
 
         possible = action(kind for _, kind in _uses(state.hand))
@@ -1309,7 +1430,13 @@ class Hakenschlagen(Game):
             "rules.hakenschlagen.still_to_do", "{actions}, or press Confirm move", actions=actions
         )
 
-    def _uses_left(self, state, move, sensor: str, enough=lambda kinds: False) -> set[str]:
+    def _uses_left(
+        self,
+        state: HakenschlagenState,
+        move: Any,
+        sensor: str,
+        enough: Callable[[set[str]], bool] = lambda kinds: False,
+    ) -> set[str]:
         """The kinds of use (a colour, fox, molehill) a marble still in hand could make
         in some order of uses that leaves the board as ``move`` does (``can_extend``),
         as far as the search goes before ``enough(kinds)``."""
@@ -1319,24 +1446,24 @@ class Hakenschlagen(Game):
         if sensor == "presence":
             pieces = end.moles | {end.hare, end.fox}
 
-            def reads_as_end(node) -> bool:
+            def reads_as_end(node: _Node) -> bool:
                 return node.moles | {node.hare, node.fox} == pieces
 
-            def may_stay(use, after) -> bool:
+            def may_stay(use: Use, after: _Node) -> bool:
                 return after.fox in pieces if use.kind == FOX else after.moles <= pieces
         else:
             pieces = end.moles | {end.fox}
 
-            def reads_as_end(node) -> bool:
+            def reads_as_end(node: _Node) -> bool:
                 return (node.hare, node.fox, node.moles) == (end.hare, end.fox, end.moles)
 
-            def may_stay(use, after) -> bool:
+            def may_stay(use: Use, after: _Node) -> bool:
                 return after.fox == end.fox if use.kind == FOX else after.moles <= end.moles
 
-        layout = state.layout
+        layout, hand = self._in_turn(state)
         hare = state.hares[state.turn]
         turned = state.turned[state.turn]
-        stack = [_Node(hare, state.fox, state.molehills, state.hand, turned, False)]
+        stack = [_Node(hare, state.fox, state.molehills, hand, turned, False)]
         seen = set()
         kinds = set()
         while stack:
@@ -1361,13 +1488,13 @@ class Hakenschlagen(Game):
         hare, fox, moles, _, turned, _ = node
         return self._ending(state, hare, fox, moles, turned)
 
-    def _walk(self, state: HakenschlagenState, turn: Turn) -> tuple[tuple, frozenset[int]]:
+    def _walk(self, state: HakenschlagenState, turn: Turn) -> tuple[_Node, frozenset[int]]:
         """The turn's end node (see ``_transitions``) and the other hares; raises
         ``IllegalMove`` where a use is impossible or a colour marble that had a target
         throughout goes unused."""
-        layout = state.layout
+        layout, hand = self._in_turn(state)
         hare, others = self._hare_and_others(state)
-        fox, moles, hand, turned = state.fox, state.molehills, state.hand, state.turned[state.turn]
+        fox, moles, turned = state.fox, state.molehills, state.turned[state.turn]
         node = _Node(hare, fox, moles, hand, turned, False)
         idle = set()  # colours that offered no target at some moment of the turn
         won = False
@@ -1424,7 +1551,9 @@ class Hakenschlagen(Game):
                     )
         return node, others
 
-    def _ending(self, state: HakenschlagenState, hare, fox, moles, turned) -> HakenschlagenState:
+    def _ending(
+        self, state: HakenschlagenState, hare: int, fox: int, moles: Spaces, turned: bool
+    ) -> HakenschlagenState:
         """The position after the mover's turn ends with these figures; landing on a
         start space after turning is the win."""
         won = turned and hare in self.start_spaces
@@ -1442,7 +1571,14 @@ class Hakenschlagen(Game):
             state.turns + 1,
         )
 
-    def _taken(self, node: _Node, use: Use, others, layout, targets) -> _Node | None:
+    def _taken(
+        self,
+        node: _Node,
+        use: Use,
+        others: Spaces,
+        layout: Layout,
+        targets: dict[str, list[tuple[str, int]]],
+    ) -> _Node | None:
         """The node after ``use`` from ``node`` (``targets`` its survey's), the one
         ``_transitions`` lists for it, or None when it is not possible there: told
         from that one use, not by listing every step."""
@@ -1456,20 +1592,25 @@ class Hakenschlagen(Game):
             if use.source is not None or all(c != cell for _, c in targets[kind]):
                 return None
             return self._jump(cell, fox, moles, left, turned)
-        source = fox if kind == FOX else index.get(use.source)
+        source: int | None = fox
+        if kind != FOX:
+            source = None if use.source is None else index.get(use.source)
         if (kind == FOX and use.source is not None) or (
             (source, cell) not in self._placements_of(kind, node, others, layout)
         ):
             return None
-        return _Node(hare, *_placed(kind, source, cell, fox, moles), left, turned, False)
+        fox_after, moles_after = _placed(kind, source, cell, fox, moles)
+        return _Node(hare, fox_after, moles_after, left, turned, False)
 
-    def _jump(self, cell: int, fox, moles, left: tuple[str, ...], turned: bool) -> _Node:
+    def _jump(
+        self, cell: int, fox: int, moles: Spaces, left: tuple[str, ...], turned: bool
+    ) -> _Node:
         """The node after the hare jumps to ``cell``, ``left`` in hand: it has turned
         on a turning point, and wins on a start space once turned."""
         lands = turned and cell in self.start_spaces
         return _Node(cell, fox, moles, left, turned or cell in self.turning_points, lands)
 
-    def _why(self, use: Use, node) -> Words:
+    def _why(self, use: Use, node: _Node) -> Words:
         if use.kind in COLOURS:
             return words(
                 "rules.hakenschlagen.no_straight_jump_lands",
@@ -1696,7 +1837,7 @@ class Hakenschlagen(Game):
         }
 
     def _check_figures(
-        self, layout: tuple[str, ...] | None, hares: list[int], fox: int, molehills: list[int]
+        self, layout: Layout | None, hares: list[int], fox: int, molehills: list[int]
     ) -> None:
         """A record's figures stand where the rules let them: one to a hollow, never on a
         tree, the fox and the molehills on inner spaces, molehills on fields."""
@@ -1875,14 +2016,20 @@ def _last(lane: list[int], cells: set[int]) -> int:
     return max((k for k, c in enumerate(lane) if c in cells), default=-1)
 
 
-def _placed(kind, source, cell, fox, moles):
+def _placed(
+    kind: str, source: int | None, cell: int, fox: int, moles: Spaces
+) -> tuple[int, frozenset[int]]:
     """``(fox, molehills)`` after one placement."""
     if kind == FOX:
         return cell, moles
     return fox, (moles - {source} if source is not None else moles) | {cell}
 
 
-def _source_name(kind, names, source) -> str | None:
+def _no_end(n: int) -> tuple[Turn, HakenschlagenState]:
+    raise IndexError(f"end {n}: a finished game has no ends to resolve")
+
+
+def _source_name(kind: str, names: Sequence[str], source: int | None) -> str | None:
     return names[source] if kind == MOLEHILL and source is not None else None
 
 
@@ -1917,7 +2064,7 @@ def _moved(mask: int, source: int | None, cell: int) -> int:
     return (mask & ~(1 << source) if source is not None else mask) | 1 << cell
 
 
-def _step(kind, fox, moles, fox_end, mask_end):
+def _step(kind: str, fox: int, moles: Spaces, fox_end: int, mask_end: int) -> Placement | None:
     """The one placement of ``kind`` from ``(fox, moles)`` towards ``fox_end`` /
     ``mask_end``: ``(source, cell)``, or None when one step cannot do it."""
     if kind == FOX:
@@ -1929,7 +2076,7 @@ def _step(kind, fox, moles, fox_end, mask_end):
     return (next(iter(removed), None), next(iter(added)))
 
 
-def _two_molehills(moles: frozenset[int], fields: list[int]) -> set[int]:
+def _two_molehills(moles: Spaces, fields: list[int]) -> set[int]:
     """The molehill masks two molehill uses can leave, from ``moles`` with the free
     field spaces ``fields``. A use places one from the supply while
     there is one, else it moves one (perhaps the one just placed, or back)."""
@@ -1955,7 +2102,7 @@ def _two_molehills(moles: frozenset[int], fields: list[int]) -> set[int]:
     return found
 
 
-def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> list[tuple]:
+def _two_molehill_steps(moles: Spaces, end: int, fields: list[int]) -> list[tuple]:
     """``(source, cell)`` of two molehill uses from ``moles`` to the mask ``end``, one
     of those ``_two_molehills`` counts."""
     mask = _mask(moles)
@@ -1980,7 +2127,9 @@ def _two_molehill_steps(moles: frozenset[int], end: int, fields: list[int]) -> l
 _CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
 
 
-def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
+def _sensed_ends(
+    found: _Found, readers: list[tuple], fox_before: int
+) -> tuple[SensedOutcomes, list[int], array[int]]:
     """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order), each
     row's packed end (without the fox where the row is shared) and where each
     claim's ends start among them; one changes tuple per reader ``(read, fox
@@ -2037,7 +2186,9 @@ def _sensed_ends(found: _Found, readers: list[tuple], fox_before: int):
     return SensedOutcomes(rows, tokens, of_row, cells), refs, starts
 
 
-def _with_cell(cells: tuple, changes: tuple, cell: int, token, before) -> tuple:
+def _with_cell(
+    cells: tuple, changes: tuple, cell: int, token: str | None, before: str | None
+) -> tuple:
     """The changes of a reading (flat, in board order, ``cells`` their cells) with
     ``cell`` showing ``token`` instead, where the position showed ``before``."""
     k = bisect_left(cells, cell)
@@ -2057,7 +2208,7 @@ def _row(end: int) -> int:
 def _uses(hand: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
     """``(marbles, kind)`` for each way to spend part of ``hand`` once."""
     counts = Counter(hand)
-    found = []
+    found: list[tuple[tuple[str, ...], str]] = []
     for marble in sorted(counts):
         found.append(((marble,), marble))
         if counts[marble] >= 2:

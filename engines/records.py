@@ -151,6 +151,8 @@ def write(record: GameRecord) -> str:
 def line(entry: Entry, ply: int) -> str:
     """One entry as its line of text; ``ply`` is the number of a ply line."""
     if entry.kind == "ply":
+        if entry.seat is None:
+            raise ValueError(f"ply {ply} names no seat: a ply line says which seat played")
         marks = "".join(f" {{{mark}}}" for mark in entry.marks)
         return f"{ply}. {entry.seat + 1}: {entry.move}{marks}"
     if entry.kind == "draw":

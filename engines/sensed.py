@@ -36,8 +36,8 @@ class SensedOutcomes:
 
     rows: list[tuple[tuple, ...]]
     tokens: tuple
-    row: array
-    cell: array
+    row: array[int]
+    cell: array[int]
 
     @classmethod
     def listed(cls, outcomes: Iterable[tuple]) -> tuple[SensedOutcomes, list[Any]]:

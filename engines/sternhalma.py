@@ -129,7 +129,7 @@ def _arrive(
     return SternhalmaState(holes, turn, ply, passes, _counted(seen, digest, repeats), repeats)
 
 
-class Sternhalma(Game):
+class Sternhalma(Game[SternhalmaState]):
     name = "sternhalma"
     player_counts = (2, 3, 4, 6)
     default_players = 2

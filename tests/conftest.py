@@ -5,7 +5,11 @@ the unit tests of a second or more, marked ``slow``. The shared fixtures that st
 mark their tests themselves; a test that starts one without its marker fails,
 naming the marker, before anything starts, so no such test lands in the fast tier
 by a forgotten mark. A ``-m`` naming a marker the suite does not have is refused.
-Nothing here skips or deselects a test on its own."""
+Nothing here skips or deselects a test on its own.
+
+Hypothesis's settings for the whole suite are here too: a generated test judges what
+the code does, never how fast a shared, busy machine runs it (speed is measured in
+bench/), so there is no deadline and no too-slow check."""
 
 from __future__ import annotations
 
@@ -16,6 +20,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 #: the markers of the tiers that start something outside the test's process
 TIERS = ("browser", "broker", "process")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engines import IllegalMove, Move, load_game
 from engines.chance import Shuffle, Stream
@@ -73,7 +73,7 @@ def _picture(game, state) -> str:
     return ", ".join(f"{cell}: {token}" for cell, token in seen.items()) or "(nothing on the table)"
 
 
-def _wrong_try(game, moves: list, pick: random.Random) -> Move | None:
+def _wrong_try(game, moves: Sequence[Move], pick: random.Random) -> Move | None:
     """A plausible mistake: a legal move's piece put down on some other cell."""
     legal = [m for m in moves if getattr(m, "path", ())]
     if not legal:

@@ -24,6 +24,7 @@ from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
 from engines.players import player
+from engines.players.search import SearchPlayer
 
 #: moves after which a game without a ``max_plies`` option is stopped as a draw
 CAP_PLIES = 5000
@@ -106,12 +107,16 @@ def play_game(match: Match, number: int) -> GameResult:
         if spec is not None:
             state = game.resolve(state, spec.draw(stream))
             continue
-        index = seating[game.to_move(state)]
+        seat = game.to_move(state)
+        if seat is None:
+            raise AssertionError("a position with no draw due and no outcome has a seat to act")
+        index = seating[seat]
         started = time.perf_counter()
-        move = players[index].choose(game, state)
+        chooser = players[index]
+        move = chooser.choose(game, state)
         times[index].append(time.perf_counter() - started)
-        if getattr(players[index], "last_playouts", 0):
-            playouts[index].append(players[index].last_playouts)
+        if isinstance(chooser, SearchPlayer) and chooser.last_playouts:
+            playouts[index].append(chooser.last_playouts)
         state = game.apply(state, move)
         plies += 1
     ended = game.outcome(state)

@@ -200,7 +200,7 @@ def _hare_room(game: Any, state: Any) -> float:
                 todo.append(cell)
     now = leapable(hare)
     soon = set().union(*(leapable(c) for c in neighbours[hare] if c not in hunters)) - now
-    return 3.0 * captured + 1.5 * len(now) + 0.3 * len(soon) + 0.5 * len(region)
+    return float(3.0 * captured + 1.5 * len(now) + 0.3 * len(soon) + 0.5 * len(region))
 
 
 # --- Hakenschlagen: the race to a turning point and back --------------------------------
@@ -249,7 +249,7 @@ def fang_den_hut_advantage(game: Any, state: Any) -> list[float]:
 # --- Fang den Hut! cards: deal the unseen cards consistently with the view -------------
 
 
-def deal_unseen(game: Any, view: dict, rng: random.Random):
+def deal_unseen(game: Any, view: dict, rng: random.Random) -> Any:
     """A state agreeing with ``view`` (one seat's knowledge), the cards the seat
     cannot see shuffled into the other hands, the draw pile, the cards set aside and
     under the stacks' tops and in the taken piles (whose contents never matter)."""

@@ -35,7 +35,7 @@ class _OutOfBudget(Exception):
 
 def fits(game: Game, knowledge: Knowledge) -> bool:
     """Whether this search serves ``game``: two seats, a judgement, asked for."""
-    return knowledge.lookahead and knowledge.advantage is not None and game.players == 2
+    return knowledge.lookahead > 0 and knowledge.advantage is not None and game.players == 2
 
 
 def best_move(
@@ -45,10 +45,13 @@ def best_move(
     rng: random.Random,
     judgements: int | None,
     stop: float | None,
-):
+) -> tuple[Any, int]:
     """The move for the seat to act, and how many positions were judged."""
-    search = _AlphaBeta(game, knowledge, game.to_move(state), judgements, stop)
-    moves = game.legal_moves(state)
+    seat = game.to_move(state)
+    if seat is None:
+        raise ValueError("nobody is to move here: there is no move to search for")
+    search = _AlphaBeta(game, knowledge, seat, judgements, stop)
+    moves = list(game.legal_moves(state))
     rng.shuffle(moves)
     best = moves[0]
     depth = 1
@@ -69,14 +72,19 @@ def best_move(
 
 class _AlphaBeta:
     def __init__(
-        self, game: Game, knowledge: Knowledge, seat: int, judgements: Any, stop: Any
+        self,
+        game: Game,
+        knowledge: Knowledge,
+        seat: int,
+        judgements: int | None,
+        stop: float | None,
     ) -> None:
         self.game, self.knowledge, self.seat = game, knowledge, seat
         self.judgements, self.stop = judgements, stop
         self.judged = 0
         self.first_depth = True
 
-    def root(self, state: Any, moves: list, depth: int):
+    def root(self, state: Any, moves: list[Any], depth: int) -> tuple[float, Any]:
         """The best of ``moves`` searched ``depth`` plies deep, with its value."""
         alpha, best = -math.inf, moves[0]
         for move in moves:
@@ -125,6 +133,8 @@ class _AlphaBeta:
         self.judged += 1
         knowledge = self.knowledge
         if knowledge.judgement is None:
+            if knowledge.advantage is None:
+                raise AssertionError("a search without a judgement needs an advantage (fits)")
             advantage = knowledge.advantage(self.game, state)
             return advantage[acting] - advantage[1 - acting]
         # a judgement for one seat: the searcher's, negated for the other seat

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.core import Game, Outcome
@@ -55,7 +55,7 @@ FINISH_S = 0.1
 SOLO_POINTS = 10.0
 
 
-def random_step(game: Game, state: Any, pick: random.Random, stream: Any):
+def random_step(game: Game, state: Any, pick: random.Random, stream: Any) -> Any:
     """The next state of random play: chance drawn from ``stream`` (an
     ``engines.chance.Stream``) when it is due, else ``game.random_play`` with ``pick``."""
     spec = game.chance(state)
@@ -95,8 +95,9 @@ class RandomPlayer:
     def __repr__(self) -> str:
         return "RandomPlayer()"
 
-    def choose(self, game: Game, state: Any, seat: int | None = None):
-        return self.rng.choice(_legal(game, state, seat))
+    def choose(self, game: Game, state: Any, seat: int | None = None) -> Any:
+        _mover(game, state, seat)
+        return self.rng.choice(game.legal_moves(state))
 
 
 class _OutOfTime(Exception):
@@ -131,13 +132,13 @@ class SearchPlayer:
     def __repr__(self) -> str:
         return f"SearchPlayer(playouts={self.playouts}, deadline_s={self.deadline_s})"
 
-    def choose(self, game: Game, state: Any, seat: int | None = None):
+    def choose(self, game: Game, state: Any, seat: int | None = None) -> Any:
         started = time.perf_counter()
-        moves = _legal(game, state, seat)
+        seat = _mover(game, state, seat)
+        moves = game.legal_moves(state)
         if len(moves) == 1:
             self.last_playouts = 0
             return moves[0]
-        seat = game.to_move(state)
         knowledge = knowledge_of(game)
         stop = None if self.deadline_s is None else started + self.deadline_s - FINISH_S
         if minimax.fits(game, knowledge):
@@ -172,8 +173,8 @@ class SearchPlayer:
         return move
 
 
-def _legal(game: Game, state: Any, seat: int | None) -> list:
-    """The moves of the seat to act; ``RulesError`` if nobody (or not ``seat``) may move."""
+def _mover(game: Game, state: Any, seat: int | None) -> int:
+    """The seat to act; ``RulesError`` if nobody (or not ``seat``) may move."""
     moving = game.to_move(state)
     if moving is None:
         over = game.outcome(state) is not None
@@ -188,7 +189,7 @@ def _legal(game: Game, state: Any, seat: int | None) -> list:
                 moving=game.seat_words(moving),
             )
         )
-    return game.legal_moves(state)
+    return moving
 
 
 #: why a search has no move while a die, bag or deck is still to be drawn from
@@ -211,7 +212,7 @@ class _Node:
         self.queue: list = []
         self.waiting: set = set()
         #: the move list last merged into ``queue`` (the same list for the same state)
-        self.merged: list | None = None
+        self.merged: Sequence[Any] | None = None
 
 
 class _Search:
@@ -234,18 +235,19 @@ class _Search:
         self.rng = rng
         self.exploration = exploration
         self.hidden = False
-        self._moves: dict[Any, list] = {}
+        self._moves: dict[Any, Sequence[Any]] = {}
         self._chance: dict[Any, tuple[list, list[float]] | None] = {}
         self._stream = _RandomStream(rng)
 
-    def dealer(self, state: Any, seat: int):
+    def dealer(self, state: Any, seat: int) -> Callable[[], Any]:
         """A function giving a state to search from: ``state`` itself in a game of
         perfect information, else a fresh deal of what ``seat`` cannot see."""
         game = self.game
         view = game.view(state, seat)
-        if self.knowledge.unseen is not None:
+        unseen = self.knowledge.unseen
+        if unseen is not None:
             self.hidden = True
-            return lambda: self.knowledge.unseen(game, view, self.rng)
+            return lambda: unseen(game, view, self.rng)
         if view != game.to_json(state):
             raise RulesError(
                 words(
@@ -259,7 +261,7 @@ class _Search:
 
     def iterate(self, root: _Node, state: Any) -> None:
         game, node, path = self.game, root, [root]
-        rewards = None
+        rewards: Sequence[float] | None = None
         while True:
             self._check_clock()
             ended = game.outcome(state)
@@ -289,7 +291,10 @@ class _Search:
                 child.seen = 1
                 path.append(child)
                 break
-            move, node = self._select(node, moves, game.to_move(state))
+            seat = game.to_move(state)
+            if seat is None:
+                raise AssertionError("a position with no draw due and no outcome has a seat to act")
+            move, node = self._select(node, moves, seat)
             state = game.apply(state, move)
             path.append(node)
         if rewards is None:
@@ -311,14 +316,14 @@ class _Search:
         if now + self._longest_step > self.stop:
             raise _OutOfTime
 
-    def legal_moves(self, state: Any) -> list:
+    def legal_moves(self, state: Any) -> Sequence[Any]:
         """The moves at ``state``, one list object per state (nodes merge by identity)."""
         moves = self._moves.get(state)
         if moves is None:
             moves = self._moves[state] = self.game.legal_moves(state)
         return moves
 
-    def _untried(self, node: _Node, moves: list, legal: set | None):
+    def _untried(self, node: _Node, moves: Sequence[Any], legal: set | None) -> Any:
         """A legal move not yet tried at ``node`` (random order), or None."""
         if legal is None and len(moves) > DRAWN_ABOVE:
             # thousands of outcomes (a Hakenschlagen turn): draw untried ones by
@@ -346,7 +351,7 @@ class _Search:
                 return move
         return None
 
-    def _select(self, node: _Node, moves: list, seat: int):
+    def _select(self, node: _Node, moves: Sequence[Any], seat: int) -> tuple[Any, _Node]:
         """UCB1 for ``seat`` over the children legal now (all are tried)."""
         weight = self.exploration
         parent_log = math.log(node.visits) if node.visits else 0.0
@@ -403,7 +408,7 @@ class _Search:
         share = 1 / len(outcome.winners)
         return [share if seat in outcome.winners else 0.0 for seat in range(players)]
 
-    def _outcomes(self, spec) -> tuple[list, list[float]] | None:
+    def _outcomes(self, spec: Any) -> tuple[list, list[float]] | None:
         """The outcomes of ``spec`` with cumulative probabilities, if few enough."""
         if spec not in self._chance:
             listed = spec.outcomes()
@@ -417,7 +422,7 @@ class _Search:
                 self._chance[spec] = ([outcome for outcome, _ in listed], cumulative)
         return self._chance[spec]
 
-    def _sample(self, spec):
+    def _sample(self, spec: Any) -> Any:
         table = self._outcomes(spec)
         if table is None:
             return spec.draw(self._stream)

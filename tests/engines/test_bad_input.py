@@ -23,11 +23,13 @@ from engines.chance import Stream
 from tests.volume import volume
 
 #: a few generated inputs a game in the suite, as many as before in bench/bench_volume.py;
-#: no deadline: a busy machine may take long over the first example (a game's tables)
+#: the suite's own suppressed checks are kept, as a list given here replaces them
 FUZZ = dict(
     max_examples=volume(30, 150),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

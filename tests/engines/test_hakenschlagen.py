@@ -408,7 +408,7 @@ EARLY = {board: early_positions(board, 6) for board in ("hex", "square")}
 
 
 @pytest.mark.slow
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(
     board=st.sampled_from(sorted(EARLY)),
     position=st.integers(0, 5),
