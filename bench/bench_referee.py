@@ -155,7 +155,7 @@ def led_frames(game_name: str, players: int, scratch: Path) -> list[float]:
             rig.clock.advance(0.5)
             sent = rig.link.counters()["frames_sent"]
             start = time.perf_counter()
-            rig.table.tick(rig.clock.now)
+            rig.board.tick(rig.clock.now)
             while rig.link.counters()["frames_sent"] == sent:
                 if time.perf_counter() - start > 2:
                     break

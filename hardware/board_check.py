@@ -49,7 +49,7 @@ class BoardCheck:
         self.scans = 0
         self._first = True
 
-    def observe(self, states: bytes) -> None:
+    def take_scan(self, states: bytes) -> None:
         """Take one scan (a state byte per sensor, sensor 0 first)."""
         if len(states) != len(self.sensors):
             return

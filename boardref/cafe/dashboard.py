@@ -286,7 +286,7 @@ class Fleet:
         self._sent_at = self._loop.time()
         changes, self._changes = self._changes, {}
         if self.hub.subscribers and changes:
-            self.hub.publish(json.dumps({"now": time.time(), "rows": changes}))
+            self.hub.broadcast(json.dumps({"now": time.time(), "rows": changes}))
 
 
 def dashboard_app(fleet: Fleet) -> FastAPI:

@@ -95,8 +95,8 @@ def run_check(
     thresholds = (calibration.north, calibration.south)
     if link.hello.sensor_kind == protocol.SENSOR_MAGNET:
         link.configure(raw_readings=1)
-    check.observe(bytes(link.last_scan.cells))
-    link.subscribe(lambda scan: check.observe(bytes(scan.cells)))
+    check.take_scan(bytes(link.last_scan.cells))
+    link.subscribe(lambda scan: check.take_scan(bytes(scan.cells)))
     cells = [cell for cell in wiring.sensors if cell is not None]
     rows = board_rows(board, cells)
     deadline = time.monotonic() + seconds

@@ -1,5 +1,6 @@
-"""One table at work: hall-sensor scans in, the referee's verdicts out to the cell LEDs
-and the status panel. The service and ``boardref simulate`` both drive a ``Table``.
+"""The table's hall-sensor board at work (``SensorBoard``): scans in, the referee's
+verdicts out to the cell LEDs and the status panel. The service and ``boardref
+simulate`` both drive one.
 
 It translates (sensor index to cell id, display to highlights and moods) and never
 decides anything itself; it is not thread-safe, so callers hand it scans and button
@@ -31,7 +32,7 @@ SIGNALS = {
 }
 
 
-class Table:
+class SensorBoard:
     """A referee with its sensors' cell order, cell LEDs and status panel."""
 
     def __init__(

@@ -54,7 +54,7 @@ class Judge(Protocol):
     #: the board as the last verdict read it
     read_as: BoardReading | None
 
-    def observe(self, observation: Observation, at: float) -> None: ...
+    def see(self, observation: Observation, at: float) -> None: ...
 
     def wait_for_still(self, why: Words | None) -> None: ...
 
@@ -275,7 +275,7 @@ class TableCamera:
         self.referee.wait_for_still(KEEP_STILL if reading.knocked else None)
         if reading.observation is not None:
             self.observation, self._still = reading.observation, frame
-            self.referee.observe(reading.observation, at)
+            self.referee.see(reading.observation, at)
         return True
 
     def snapshot(self) -> bytes | None:

@@ -18,9 +18,9 @@ from boardref.referee.unseen import Unseen
 from boardref.referee.verdicts import (
     RefereeError,
     as_lists,
+    move_not_saved,
     not_computer_move,
     not_now,
-    not_saved,
     nothing_to_confirm,
 )
 from engines import PASS, Move, RulesError
@@ -201,7 +201,7 @@ class Commands:
         try:
             self.ledger.store.append(m.logged_as, EventKind.SEATS, data)
         except StoreError as exc:
-            raise RefereeError(not_saved(exc)) from None
+            raise RefereeError(move_not_saved(exc)) from None
         m.log.append((EventKind.SEATS, data))
         m.computer, m.level = seats, level
         self.outbox.publish()

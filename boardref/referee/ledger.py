@@ -14,7 +14,7 @@ from boardref.eventlog.store import Store, StoreError
 from boardref.referee.events import Event, Outbox
 from boardref.referee.kinds import EventKind, Phase
 from boardref.referee.match import Match
-from boardref.referee.verdicts import hides_hands, not_saved
+from boardref.referee.verdicts import hides_hands, move_not_saved
 from engines import PASS, Move, RulesError
 from engines.chance import commitment
 from engines.words import words
@@ -67,7 +67,7 @@ class Ledger:
         m = self.match
         m.failed_saves += 1
         m.save_error = error
-        m.view.say(not_saved(error))
+        m.view.say(move_not_saved(error))
 
     def _public(self, kind: EventKind, data: dict[str, Any]) -> dict[str, Any]:
         """What listeners beyond the log hear of an accepted event. In a game with

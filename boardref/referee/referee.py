@@ -212,7 +212,7 @@ class Referee:
             m.hall, m.hall_since = dict(reading), at
         self.weighing.fuse(at)
 
-    def observe(self, observation: Any, at: float) -> None:
+    def see(self, observation: Any, at: float) -> None:
         """A camera observation (``vision.observation.Observation``) taken at ``at``; the
         verdict weighs it against the legal outcomes (``Weighing.weigh``, ``fusion``)."""
         m = self.match

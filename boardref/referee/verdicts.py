@@ -69,7 +69,7 @@ def no_game() -> Words:
     return words("referee.no_game", "No game: start one")
 
 
-def not_saved(error: Exception) -> Words:
+def move_not_saved(error: Exception) -> Words:
     return words(
         "referee.not_saved",
         "Not saved, so not accepted: {error}; try again, and call staff if it stays so",

@@ -40,7 +40,7 @@ def kiosk_url(address: tuple, scheme: str = "http") -> str:
     return f"{scheme}://{host}:{port}/table"
 
 
-def publish_kiosk_url(address: tuple, scheme: str = "http") -> Path | None:
+def leave_kiosk_url(address: tuple, scheme: str = "http") -> Path | None:
     """Write the table page's address for the kiosk into the runtime directory systemd
     gave the service; where the file went, or None without one. A directory that
     cannot be written is logged: the table referees all the same."""

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from boardref.devices.board import Table
+from boardref.devices.board import SensorBoard
 from boardref.eventlog.history import History
 from boardref.eventlog.store import LogFault, StoreError, open_log
 from boardref.outputs.display import Display
@@ -40,7 +40,7 @@ from boardref.referee.successors import index_successors
 from boardref.referee.verdicts import RefereeError
 from boardref.runtime.config import Config
 from boardref.runtime.displays import Displays
-from boardref.runtime.kiosk import publish_kiosk_url
+from boardref.runtime.kiosk import leave_kiosk_url
 from boardref.runtime.memory import freeze_start_up
 from boardref.runtime.notify import notify, watchdog_interval
 from boardref.runtime.reporting import dashboard_output, start_reporting
@@ -142,7 +142,7 @@ class Service:
             pin_hash = hash_pin(pin)
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash, self.displays.shown, ServiceControl(self))
-        self.displays.outputs.append(self.panel.publish)
+        self.displays.outputs.append(self.panel.show)
         if self.reporter is not None:
             self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
         self.referee.listeners.append(self._show)
@@ -180,7 +180,7 @@ class Service:
             self.link.close()
         if self.simulator is not None:
             self.simulator.close()
-        self.table.close()
+        self.board.close()
         self._link_board()
 
     def _link_board(self) -> None:
@@ -209,7 +209,7 @@ class Service:
             game = self.referee.game
             self.virtual = VirtualBoard((c.id for c in game.board.cells), game.STACKS, was)
         self.link = Link(device) if device is not None else None
-        self.table = Table(
+        self.board = SensorBoard(
             self.referee,
             cells,
             CellLights(wiring.leds, self.palette),
@@ -220,26 +220,26 @@ class Service:
         if self.simulator is not None:
             self._lay_out()
         if self.link is not None:
-            table = self.table
+            board = self.board
             self.link.subscribe(
-                lambda scan: self._soon(table.on_scan, bytes(scan.cells), time.monotonic())
+                lambda scan: self._soon(board.on_scan, bytes(scan.cells), time.monotonic())
             )
             self.link.subscribe_state(self._link_changed)
             self.restart_board_check()
-            self.link.subscribe(lambda scan: self.board_check.observe(bytes(scan.cells)))
+            self.link.subscribe(lambda scan: self.board_check.take_scan(bytes(scan.cells)))
             if wiring.calibration is not None:
                 calibration = Calibration.from_json(wiring.calibration)
                 self.link.calibrate(calibration.north, calibration.south)
             self.link.open()
-        self.table.refresh()
+        self.board.refresh()
 
     def keep_strip(self, leds: list[str | None]) -> str:
         """Take a newly mapped LED order (the Board tab's strip map): the cell lights
         follow it at once, and it is stored with the board's wiring when the config
         names a hall board; returns where it was stored, or "" (kept until restart)."""
         self.wiring.leds = list(leds)
-        self.table.lights = CellLights(self.wiring.leds, self.palette)
-        self.table.relight()
+        self.board.lights = CellLights(self.wiring.leds, self.palette)
+        self.board.relight()
         hall = self.config.sensors.hall
         if hall is None:
             return ""
@@ -252,7 +252,7 @@ class Service:
         link = self.link
         self.board_check = BoardCheck(len(self.wiring.sensors), self.wiring.sensors)
         if link is not None and link.last_scan is not None:
-            self.board_check.observe(bytes(link.last_scan.cells))
+            self.board_check.take_scan(bytes(link.last_scan.cells))
 
     async def run(self, stop: asyncio.Event, listening: socket.socket | None = None) -> None:
         """Serve the panel on ``listening`` (else a socket of its own, see
@@ -273,7 +273,7 @@ class Service:
             await asyncio.sleep(0.02)
         log.info("panel on %s://%s:%d/", panel.scheme, panel.host, panel.port)
         # before READY=1: the kiosk starts after it
-        publish_kiosk_url(listening.getsockname(), panel.scheme)
+        leave_kiosk_url(listening.getsockname(), panel.scheme)
         try:
             await self._open_panel(doorway)
             freeze_start_up()  # what it loaded to here it keeps: out of full collections
@@ -316,7 +316,7 @@ class Service:
             try:
                 self._prepare()
                 if self._indexing is None:  # a reading waits for the running indexing
-                    self.table.tick(now)
+                    self.board.tick(now)
                     self._prepare()
                 self.computer.act(self.referee)
             except Exception:  # a fault in one verdict must not take the table down
@@ -399,8 +399,8 @@ class Service:
             self.referee.use_sensor(Sensor.PRESENCE)
         elif self.referee.sensor == Sensor.CAMERA:
             self.referee.use_sensor(Sensor.PANEL)
-        if self.table is not None:
-            self.table.refresh()
+        if self.board is not None:
+            self.board.refresh()
 
     async def _watch(self, stop: asyncio.Event) -> None:
         """Take and read camera frames in a worker thread (a frame waits for the
@@ -577,7 +577,7 @@ class Service:
 
     def _link_shown(self, up: bool) -> None:
         """The board link went up or down: the table's lights and every output show it."""
-        self.table.on_link(up)
+        self.board.on_link(up)
         self.displays.show()
 
     def _lay_out(self) -> None:
@@ -606,7 +606,7 @@ class Service:
     def _feel(self) -> None:
         """The simulated MCU feels the virtual board; the referee hears of lifts it
         cannot feel; every page sees the board."""
-        present = self.virtual.presence(self.table.sensor_cells)
+        present = self.virtual.presence(self.board.sensor_cells)
         self.simulator.set_board(bytes(map(int, present)))
         self.referee.hold(self.virtual.unseen_lifts())
         self._wake.set()

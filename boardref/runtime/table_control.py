@@ -203,15 +203,15 @@ class ServiceControl:
         self._service.restart_board_check()
 
     def light_cells(self, cells: Sequence[str], colour: LedColour) -> None:
-        self._service.table.show_test(led_test.frame(self._service.wiring.leds, cells, colour))
+        self._service.board.show_test(led_test.frame(self._service.wiring.leds, cells, colour))
 
     def light_led(self, led: int) -> None:
         frame = bytearray(3 * self.led_count())
         frame[3 * led : 3 * led + 3] = bytes(led_test.COLOURS["white"])
-        self._service.table.show_test(bytes(frame))
+        self._service.board.show_test(bytes(frame))
 
     def relight(self) -> None:
-        self._service.table.relight()
+        self._service.board.relight()
 
     def led_count(self) -> int:
         return len(self._service.wiring.leds)

@@ -50,7 +50,7 @@ class Hands:
         self.rig.withdraw()
         self.rig.pause(self.settle_time)
         for _ in range(PATIENCE):
-            if self.rig.table.referee.waiting is None:
+            if self.rig.board.referee.waiting is None:
                 break
             self.rig.pause(self.settle_time)
 
@@ -117,7 +117,7 @@ class Hands:
     def answer_panel(self, before, after) -> int:
         """What a player does when the sensors cannot tell: press confirm for a move
         they cannot see, and tap the move played when several fit. Returns the taps."""
-        referee = self.rig.table.referee
+        referee = self.rig.board.referee
         taps = 0
         unseen = self.reading(before) == self.reading(after)
         if unseen and referee.positions[-1] == before and referee.phase == Phase.MOVE:
@@ -153,7 +153,7 @@ class Hands:
         ]
         if not others:
             return 0
-        referee = self.rig.table.referee
+        referee = self.rig.board.referee
         before = len(referee.log)
         self.rig.set_board(self.game.apply(state, self.pick.choice(others)))
         self.settle()
@@ -189,7 +189,7 @@ class Hands:
             return None
         origin, target = self.pick.choice(mistakes)
         piece = self.game.observe(state)[origin]
-        referee = self.rig.table.referee
+        referee = self.rig.board.referee
         before = len(referee.log)
         events: list[str] = []
         referee.listeners.append(recorder(events))
@@ -256,7 +256,7 @@ class Hands:
         if not lays:
             return None
         spot, shown = self.pick.choice(lays)
-        referee = self.rig.table.referee
+        referee = self.rig.board.referee
         before = len(referee.log)
         events: list[str] = []
         referee.listeners.append(recorder(events))

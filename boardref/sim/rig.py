@@ -9,7 +9,7 @@ from __future__ import annotations
 import queue
 import time
 
-from boardref.devices.board import Table
+from boardref.devices.board import SensorBoard
 from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
 from firmware_bridge.host import Link
@@ -66,7 +66,7 @@ class Rig:
             self.link.open(timeout=WAIT)
         lights = CellLights(self.cells, Palette.load())
         send = self.link.set_leds if self.link is not None else None
-        self.table = Table(referee, self.cells, lights, send_leds=send)
+        self.board = SensorBoard(referee, self.cells, lights, send_leds=send)
         self.verdict_ms: list[float] = []
         self.delivered = bytes(len(self.cells))
         #: what the camera sees: tokens, disks under figures, the cells under a hand
@@ -185,7 +185,7 @@ class Rig:
 
     def _tick(self) -> None:
         start = time.perf_counter()
-        if self.table.tick(self.clock.now):
+        if self.board.tick(self.clock.now):
             self.verdict_ms.append((time.perf_counter() - start) * 1000)
 
     def _drain(self) -> None:
@@ -195,7 +195,7 @@ class Rig:
             except queue.Empty:
                 return
             self.delivered = states
-            self.table.on_scan(states, self.clock.now)
+            self.board.on_scan(states, self.clock.now)
 
     def _until_seen(self, states: bytes) -> None:
         deadline = time.monotonic() + WAIT
@@ -208,4 +208,4 @@ class Rig:
                 self.delivered = self.scans.get(timeout=remaining)
             except queue.Empty:
                 continue
-            self.table.on_scan(self.delivered, self.clock.now)
+            self.board.on_scan(self.delivered, self.clock.now)

@@ -29,7 +29,7 @@ TRAY, SUPPLY = "tray", "supply"
 PART = re.compile(r"[a-z0-9_]+")
 
 
-class Refused(Exception):
+class HandRefused(Exception):
     """What a hand cannot do on the board, in words (``.words`` for a page)."""
 
     def __init__(self, said: Words):
@@ -89,7 +89,7 @@ class VirtualBoard:
     def check(self, version: int | None) -> None:
         """Refuse an action taken on a picture of the board older than this one."""
         if version is not None and version != self.version:
-            raise Refused(
+            raise HandRefused(
                 words(
                     "sim.stale",
                     "The virtual board changed meanwhile (on another page?); look again and repeat",
@@ -102,11 +102,11 @@ class VirtualBoard:
         field)."""
         stack = self._stack(cell)
         if not stack:
-            raise Refused(words("sim.empty", "There is no piece on {cell} to lift", cell=cell))
+            raise HandRefused(words("sim.empty", "There is no piece on {cell} to lift", cell=cell))
         if token is None:
             return self._hold(stack.pop(), cell)
         if token not in stack:
-            raise Refused(
+            raise HandRefused(
                 words("sim.not_on_cell", "There is no {token} on {cell}", token=token, cell=cell)
             )
         del stack[len(stack) - 1 - stack[::-1].index(token)]
@@ -117,7 +117,7 @@ class VirtualBoard:
         stack = self._stack(cell)
         held = self._in_hand(piece)
         if stack and not self.stacking:
-            raise Refused(
+            raise HandRefused(
                 words(
                     "sim.occupied",
                     "{cell} holds a piece already ({token}); lift it first",
@@ -134,17 +134,17 @@ class VirtualBoard:
         """Take a piece (of ``token``, else the last) off the tray or the supply."""
         if off == TRAY:
             if not self.tray or (token is not None and token not in self.tray):
-                raise Refused(words("sim.tray_empty", "There is no such piece in the tray"))
+                raise HandRefused(words("sim.tray_empty", "There is no such piece in the tray"))
             index = len(self.tray) - 1 - self.tray[::-1].index(token) if token else -1
             return self._hold(self.tray.pop(index), TRAY)
         if off == SUPPLY:
             left = {t: n for t, n in self.supply.items() if n > 0}
             token = token or next(iter(left), None)
             if token not in left:
-                raise Refused(words("sim.supply_empty", "The supply has no such piece left"))
+                raise HandRefused(words("sim.supply_empty", "The supply has no such piece left"))
             self.supply[token] -= 1
             return self._hold(token, SUPPLY)
-        raise Refused(words("sim.no_place", "There is no {place} beside this board", place=off))
+        raise HandRefused(words("sim.no_place", "There is no {place} beside this board", place=off))
 
     def put(self, off: str, piece: int | None = None) -> Piece:
         """Put a piece of the hand into the tray, or back into the supply."""
@@ -154,11 +154,13 @@ class VirtualBoard:
         elif off == SUPPLY and held.token in self.supply:
             self.supply[held.token] += 1
         elif off == SUPPLY:
-            raise Refused(
+            raise HandRefused(
                 words("sim.not_supply", "A {token} does not belong in the supply", token=held.token)
             )
         else:
-            raise Refused(words("sim.no_place", "There is no {place} beside this board", place=off))
+            raise HandRefused(
+                words("sim.no_place", "There is no {place} beside this board", place=off)
+            )
         self.hand.remove(held)
         self._changed()
         return held
@@ -170,7 +172,7 @@ class VirtualBoard:
         held = self._in_hand(piece)
         parts = PART.findall(held.token)
         if len(parts) < 2:
-            raise Refused(
+            raise HandRefused(
                 words(
                     "sim.not_a_tower", "{token} is one piece: nothing is inside", token=held.token
                 )
@@ -206,18 +208,20 @@ class VirtualBoard:
 
     def _stack(self, cell: str) -> list[str]:
         if cell not in self.stacks:
-            raise Refused(words("sim.no_cell", "There is no cell {cell} on this board", cell=cell))
+            raise HandRefused(
+                words("sim.no_cell", "There is no cell {cell} on this board", cell=cell)
+            )
         return self.stacks[cell]
 
     def _in_hand(self, piece: int | None) -> Piece:
         if not self.hand:
-            raise Refused(words("sim.nothing_held", "The hand is empty: lift a piece first"))
+            raise HandRefused(words("sim.nothing_held", "The hand is empty: lift a piece first"))
         if piece is None:
             return self.hand[-1]
         for held in self.hand:
             if held.id == piece:
                 return held
-        raise Refused(
+        raise HandRefused(
             words("sim.not_in_hand", "That piece is no longer in the hand (put down elsewhere?)")
         )
 

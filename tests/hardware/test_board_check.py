@@ -50,8 +50,8 @@ def test_board_check_flags_stuck_dead_and_neighbour_sensors(faulty):
     link.open(timeout=DEADLINE)
     try:
         check = BoardCheck(CELLS, [f"c{n}" for n in range(CELLS)])
-        check.observe(bytes(link.last_scan.cells))
-        link.subscribe(lambda scan: check.observe(bytes(scan.cells)))
+        check.take_scan(bytes(link.last_scan.cells))
+        link.subscribe(lambda scan: check.take_scan(bytes(scan.cells)))
         _sweep(faulty, link)
         report = check.report(link.counters())
     finally:
@@ -81,8 +81,8 @@ def test_a_healthy_board_swept_once_has_no_findings(tmp_path):
         link.open(timeout=DEADLINE)
         try:
             check = BoardCheck(CELLS)
-            check.observe(bytes(link.last_scan.cells))
-            link.subscribe(lambda scan: check.observe(bytes(scan.cells)))
+            check.take_scan(bytes(link.last_scan.cells))
+            link.subscribe(lambda scan: check.take_scan(bytes(scan.cells)))
             for sensor in range(CELLS):
                 mcu.set_cell(sensor, 1)
                 wait_until(lambda s=sensor: link.last_scan.cells[s] == 1)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from boardref.devices.board import Table
+from boardref.devices.board import SensorBoard
 from boardref.eventlog.store import Store
 from boardref.referee.kinds import Phase
 from boardref.referee.referee import Referee
@@ -50,7 +50,7 @@ def _referee_plays(tmp_path, game, board, link, wiring, moves=8):
         referee = Referee(store, sensor="presence", settle=0.1)
         referee.new_game(GAME, seed=b"wiring")
         lights = CellLights(wiring.leds, Palette.load())
-        table = Table(referee, wiring.sensors, lights, link.set_leds)
+        table = SensorBoard(referee, wiring.sensors, lights, link.set_leds)
         scans = queue.Queue()
         link.subscribe(lambda scan: scans.put(bytes(scan.cells)))
         table.on_scan(bytes(link.last_scan.cells), time.monotonic())

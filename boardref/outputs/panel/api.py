@@ -33,11 +33,17 @@ from boardref.outputs.panel.history_api import history_routes
 from boardref.outputs.panel.pages import page, plain_pages, words_of
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.rematch import rematch_router
-from boardref.outputs.panel.routes import CHANGE, ROUTERS, Refused, no_seat, not_saved
+from boardref.outputs.panel.routes import (
+    CHANGE,
+    ROUTERS,
+    RequestRefused,
+    no_seat,
+    request_not_saved,
+)
 from boardref.outputs.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
 from boardref.outputs.panel.words import LANGUAGES
 from boardref.referee.verdicts import RefereeError
-from boardref.sim.virtual_board import Refused as HandRefused
+from boardref.sim.virtual_board import HandRefused
 from engines import RulesError
 from engines.words import Words, words
 
@@ -109,14 +115,14 @@ def _pages(app: FastAPI, panel: Panel, assets: Assets) -> None:
     @app.get("/play/{seat}", include_in_schema=False)
     async def play(seat: int, request: Request) -> Response:
         if not 0 <= seat < panel.control.game.players:
-            raise Refused(404, no_seat(seat))
+            raise RequestRefused(404, no_seat(seat))
         the_device(request)  # marked now: its socket carries the mark
         return page("play")
 
     @app.get("/i18n/{language}.json", include_in_schema=False)
     async def word_table(language: str) -> Response:
         if language not in LANGUAGES:
-            raise Refused(
+            raise RequestRefused(
                 404,
                 words(
                     "server.no_language",
@@ -139,13 +145,13 @@ def _refusals(app: FastAPI) -> None:
     async def not_now(request: Request, exc: RefereeError | RulesError | HandRefused) -> Response:
         return _refusal(409, exc.words)
 
-    @app.exception_handler(Refused)
-    async def refused(request: Request, exc: Refused) -> Response:
+    @app.exception_handler(RequestRefused)
+    async def refused(request: Request, exc: RequestRefused) -> Response:
         return _refusal(exc.status, exc.words, exc.headers)
 
     @app.exception_handler(StoreError)
     async def unsaved(request: Request, exc: StoreError) -> Response:
-        return _refusal(507, not_saved(exc))
+        return _refusal(507, request_not_saved(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from boardref.outputs.panel import models
 from boardref.outputs.panel.panel import Panel
-from boardref.outputs.panel.routes import REFEREE, ROLE_WORDS, Refused, is_referee
+from boardref.outputs.panel.routes import REFEREE, ROLE_WORDS, RequestRefused, is_referee
 from boardref.runtime.control import LedColour, TableControl
 from engines.words import words
 from hardware.wiring_wizard import claim_led
@@ -84,10 +84,10 @@ class _Tab:
     def board(self, request: Request) -> TableControl:
         """The table's controls, for the referee at a table with a sensor board."""
         if not is_referee(self.panel, request):
-            raise Refused(403, ROLE_WORDS[(REFEREE,)])
+            raise RequestRefused(403, ROLE_WORDS[(REFEREE,)])
         control = self.panel.control
         if not control.has_board:
-            raise Refused(409, words("board.none", "This table has no sensor board"))
+            raise RequestRefused(409, words("board.none", "This table has no sensor board"))
         return control
 
     def stop_walking(self) -> None:
@@ -137,7 +137,9 @@ def _led_routes(router: APIRouter, tab: _Tab, change: list) -> None:
                 control.light_cells(control.board_cells(), body.colour)
                 return models.Done(detail=f"all cells {body.colour}")
         except ValueError as exc:
-            raise Refused(422, words("board.led_refused", "{reason}", reason=str(exc))) from None
+            raise RequestRefused(
+                422, words("board.led_refused", "{reason}", reason=str(exc))
+            ) from None
 
         async def walk() -> None:
             for cell in control.lit_in_turn():
@@ -167,9 +169,11 @@ def _strip_routes(router: APIRouter, tab: _Tab, change: list) -> None:
         control = board(request)
         led, leds = mapping.get("led"), mapping.get("leds")
         if led is None or leds is None:
-            raise Refused(409, words("board.map.not_mapping", "Start mapping the strip first"))
+            raise RequestRefused(
+                409, words("board.map.not_mapping", "Start mapping the strip first")
+            )
         if body.cell is not None and body.cell not in control.board_cells():
-            raise Refused(
+            raise RequestRefused(
                 422, words("board.map.no_such_cell", "There is no cell {cell}", cell=body.cell)
             )
         if body.cell is not None:

@@ -13,7 +13,13 @@ import contextlib
 from fastapi import APIRouter
 
 from boardref.outputs.panel import models
-from boardref.outputs.panel.routes import CHANGE, TABLE_OR_REFEREE, Refused, ThePanel, no_seat
+from boardref.outputs.panel.routes import (
+    CHANGE,
+    TABLE_OR_REFEREE,
+    RequestRefused,
+    ThePanel,
+    no_seat,
+)
 
 handover_router = APIRouter()
 #: the close code a phone's socket gets when its seat is handed over
@@ -27,7 +33,7 @@ async def hand_over(body: models.Seat, panel: ThePanel) -> models.Done:
     """Release ``seat`` from its phone and make its join code new."""
     control = panel.control
     if body.seat is None or not 0 <= body.seat < control.game.players:
-        raise Refused(404, no_seat(-1 if body.seat is None else body.seat))
+        raise RequestRefused(404, no_seat(-1 if body.seat is None else body.seat))
     panel.seats.hand_over(control.game_id, body.seat)
     for page in [s for s in panel.hub.subscribers if s.seat == body.seat]:
         with contextlib.suppress(Exception):  # a page already gone needs no telling

@@ -46,7 +46,7 @@ class Hub:
         self.subscribers: set[Subscriber] = set()
         self._page = page  # makes the subscriber of a page that connects
 
-    def publish(self, public: str, private: dict[int, str] | None = None) -> None:
+    def broadcast(self, public: str, private: dict[int, str] | None = None) -> None:
         """Offer ``public`` to every page, or a seat's ``private`` text to its player."""
         private = private or {}
         for subscriber in self.subscribers:

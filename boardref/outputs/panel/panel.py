@@ -36,14 +36,14 @@ class Panel:
         self.hub = Hub()
         #: every command a page gives goes through it
         self.control = control
-        #: the table as last pushed (see ``publish``)
+        #: the table as last pushed (see ``show``)
         self.shown = shown
         #: this service run, and how many states it has pushed: a page shows a state
         #: only if it is no older than the one it shows (a restarted service is a new run)
         self.run = secrets.token_hex(6)
         self.seq = 0
         #: the seats' tokens and the phones that hold them, kept in the event log
-        self.seats = Seats(service.store, changed=self.publish)
+        self.seats = Seats(service.store, changed=self.show)
         #: the game a rematch replaced and the rematch, by game id (``rematch``)
         self.rematched: tuple[int, int] | None = None
         panel = service.config.panel
@@ -76,7 +76,7 @@ class Panel:
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),
         )
 
-    def publish(self, shown: Display | None = None) -> None:
+    def show(self, shown: Display | None = None) -> None:
         """Push the table as ``shown`` to every page; with nothing, push the last one
         again (a seat was joined, say)."""
         if shown is not None:
@@ -88,7 +88,7 @@ class Panel:
         # a seat's own page differs from the public one only where hands are hidden
         seats = self.hub.seats() if self.shown.state.views else ()
         private = {seat: self.state(seat).model_dump_json() for seat in seats}
-        self.hub.publish(public, private)
+        self.hub.broadcast(public, private)
 
     def public_base(self) -> str:
         panel = self.service.config.panel

@@ -35,7 +35,7 @@ from engines.words import Words, as_words, words
 TABLE, REFEREE, PLAYER = "table", "referee", "player"
 
 
-class Refused(Exception):
+class RequestRefused(Exception):
     """A request refused in words: its HTTP status and what the page is to say."""
 
     def __init__(self, status: int, said: Words, headers: dict[str, str] | None = None):
@@ -54,7 +54,9 @@ ThePanel = Annotated[Panel, Depends(the_panel)]
 async def same_origin(request: Request) -> None:
     """A browser's request must come from the panel's own pages."""
     if not origin_allowed(request.headers.get("origin"), request.headers.get("host")):
-        raise Refused(403, words("server.other_site", "Requests from other sites are refused"))
+        raise RequestRefused(
+            403, words("server.other_site", "Requests from other sites are refused")
+        )
 
 
 #: headers a reverse proxy adds: a request carrying one came through a proxy
@@ -92,8 +94,8 @@ def allowed(*roles: str, seats: Callable[[TableState], Iterable[int | None]] = l
                 standing = panel.seats.admit(panel.control.game_id, seat, token, device)
                 if standing == JOINED and seat in set(seats(panel.shown.state)):
                     return
-                raise Refused(403, standing_words(standing, ROLE_WORDS[roles]))
-        raise Refused(403, ROLE_WORDS[roles])
+                raise RequestRefused(403, standing_words(standing, ROLE_WORDS[roles]))
+        raise RequestRefused(403, ROLE_WORDS[roles])
 
     return Depends(check)
 
@@ -112,7 +114,7 @@ async def _seat_of(request: Request) -> tuple[int | None, str | None]:
     return seat, token
 
 
-def not_saved(error: Exception | None) -> Words:
+def request_not_saved(error: Exception | None) -> Words:
     return words(
         "server.not_saved",
         "Not saved, so not done: {error}. Free space on the table's storage and try again",
@@ -157,7 +159,7 @@ async def state(
         standing = panel.seats.admit(panel.control.game_id, seat, token, device)
         if standing != JOINED:
             needs = words("server.seat_token", "A seat's view needs that seat's token")
-            raise Refused(403, standing_words(standing, needs))
+            raise RequestRefused(403, standing_words(standing, needs))
     return panel.state(seat)
 
 
@@ -184,9 +186,9 @@ async def health(panel: ThePanel) -> models.Health:
 async def qr(seat: int, panel: ThePanel) -> Response:
     control = panel.control
     if not 0 <= seat < control.game.players:
-        raise Refused(404, no_seat(seat))
+        raise RequestRefused(404, no_seat(seat))
     if panel.seats.is_joined(control.game_id, seat):
-        raise Refused(
+        raise RequestRefused(
             409,
             words(
                 "server.seat_joined",
@@ -307,10 +309,10 @@ async def login(body: models.Pin, request: Request, response: Response, panel: T
     client, kiosk = request.client.host if request.client else "?", is_table(request)
     wait, everyone = panel.access.retry_after(client, kiosk)
     if wait > 0:
-        raise Refused(429, pin_wait(wait, everyone), {"Retry-After": str(math.ceil(wait))})
+        raise RequestRefused(429, pin_wait(wait, everyone), {"Retry-After": str(math.ceil(wait))})
     token = await panel.access.login(body.pin, client, kiosk)
     if token is None:
-        raise Refused(403, words("server.wrong_pin", "Wrong PIN"))
+        raise RequestRefused(403, words("server.wrong_pin", "Wrong PIN"))
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -452,7 +454,7 @@ def _game_info(name: str) -> models.GameInfo:
 def table_camera(panel: ThePanel) -> TableControl:
     """The table's camera tools (a dependency of the camera routes), else 404."""
     if not panel.control.has_camera:
-        raise Refused(404, _NO_CAMERA)
+        raise RequestRefused(404, _NO_CAMERA)
     return panel.control
 
 
@@ -470,7 +472,7 @@ async def camera_view(camera: TheCamera) -> Response:
     png = await asyncio.to_thread(camera.camera_picture)
     if png is None:
         failure = camera.camera_failure()
-        raise Refused(
+        raise RequestRefused(
             404,
             as_words(failure)
             if failure
@@ -514,11 +516,11 @@ def simulated(panel: Panel) -> TableControl:
     the body is valid)."""
     control = panel.control
     if not control.simulated:
-        raise Refused(
+        raise RequestRefused(
             404, words("server.no_virtual_board", "Only a simulated table has a virtual board")
         )
     if control.virtual_board() is None:
-        raise Refused(
+        raise RequestRefused(
             404,
             words(
                 "server.played_on_panel",

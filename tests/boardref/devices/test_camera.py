@@ -53,7 +53,7 @@ class Watched:
             self.referee.sense({c: "piece" if t else None for c, t in tokens.items()}, self.now)
         ranked = {c: doubt.get(c, ((t, 1.0),)) for c, t in tokens.items()}
         self.now += 0.05
-        self.referee.observe(
+        self.referee.see(
             Observation(
                 {c: r[0][0] for c, r in ranked.items()},
                 {c: r[0][1] for c, r in ranked.items()},

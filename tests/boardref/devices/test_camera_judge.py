@@ -29,8 +29,8 @@ class OnlyJudge:
     def read_as(self):
         return self._referee.read_as
 
-    def observe(self, observation, at: float) -> None:
-        self._referee.observe(observation, at)
+    def see(self, observation, at: float) -> None:
+        self._referee.see(observation, at)
 
     def wait_for_still(self, why) -> None:
         self._referee.wait_for_still(why)

@@ -60,7 +60,7 @@ def test_the_panel_draws_only_the_display_it_was_pushed(service):
     shown = service.displays.shown
     assert service.link_state() != "up"
     pushed = replace(shown, link="up", sim=True, virtual=None)
-    service.panel.publish(pushed)
+    service.panel.show(pushed)
     state = service.panel.state()
     assert (state.link, state.sim, state.plies) == ("up", True, shown.state.plies)
     lay_out(service)  # the referee's next snapshot comes with the table's own facts again

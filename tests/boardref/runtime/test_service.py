@@ -261,8 +261,8 @@ def test_an_idle_table_sleeps_until_something_happens(tmp_path):
     looks = []
 
     def counting(service):
-        tick = service.table.tick
-        service.table.tick = lambda now: looks.append(now) or tick(now)
+        tick = service.board.tick
+        service.board.tick = lambda now: looks.append(now) or tick(now)
 
     _serve_for(_config(tmp_path), 1.0, counting)
     assert len(looks) <= 2  # a busy loop looked a hundred times a second

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardref.sim.virtual_board import SUPPLY, TRAY, Refused, VirtualBoard
+from boardref.sim.virtual_board import SUPPLY, TRAY, HandRefused, VirtualBoard
 from engines import load_game
 
 
@@ -18,7 +18,7 @@ def board(stacks: bool = False, **pieces) -> VirtualBoard:
 
 
 def refusal(action, *args) -> str:
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(HandRefused) as refused:
         action(*args)
     return refused.value.words.key
 
@@ -130,7 +130,7 @@ def test_a_tower_brought_home_comes_apart_in_the_hand_own_hats_in_prisoners_out(
     virtual.put(TRAY)
     assert virtual.stacks["a2"] == ["red"] * 3 and virtual.tray == ["blue"]
     virtual.lift("a2")
-    with pytest.raises(Refused, match="one piece"):
+    with pytest.raises(HandRefused, match="one piece"):
         virtual.unpack()
     assert [p.token for p in virtual.hand] == ["red"]
 

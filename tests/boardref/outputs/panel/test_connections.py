@@ -182,7 +182,7 @@ def test_a_page_that_stops_reading_is_dropped_when_a_send_stalls(service, monkey
         assert hub.subscribers, "the page never joined"
         loop = real.server.servers[0].get_loop()
         for n in range(40):  # states far larger than any socket buffer, never read
-            loop.call_soon_threadsafe(hub.publish, str(n) * 1_000_000)
+            loop.call_soon_threadsafe(hub.broadcast, str(n) * 1_000_000)
             time.sleep(0.05)
             if not hub.subscribers:
                 break

@@ -377,7 +377,7 @@ def test_switching_from_a_board_game_to_a_panel_game_logs_no_error(tmp_path, cap
         lay_out(service)
         service.new_game("fang_den_hut_cards", 3, {})
         assert service.referee.sensor == "panel"
-        service.table.tick(time.monotonic() + 5)
+        service.board.tick(time.monotonic() + 5)
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     finally:
         service.close()
