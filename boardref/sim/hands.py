@@ -1,7 +1,9 @@
 """The simulated hands of ``boardref simulate``: they set the board up, carry out
 moves as people do (hesitating, setting a chain down half-way, knocking a neighbour,
 taking a capture off late), try moves the rules forbid and answer the panel when the
-referee asks. They touch only the simulated board (``Rig``), never the referee."""
+referee asks. They move pieces only on the simulated board (``Rig``); of the referee
+they read the published snapshot and answer what the panel would ask a person
+(confirm a move the board cannot feel, choose among alike readings), as people do."""
 
 from __future__ import annotations
 

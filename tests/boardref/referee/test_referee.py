@@ -60,7 +60,7 @@ def test_a_listener_that_fails_neither_stops_the_verdict_nor_the_others(table, c
     assert "a listener failed" in caplog.text
 
 
-def test_listeners_hear_events_of_known_kinds_and_each_snapshot_as_a_display(table, store):
+def test_listeners_hear_events_of_known_kinds_and_each_snapshot_as_a_new_snapshot(table, store):
     t = table("sternhalma", 2)
     t.lay_out_start()
     t.change(l4=None, k5=P)
