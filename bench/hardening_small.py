@@ -25,7 +25,7 @@ from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
 from engines import GAMES
 
-CALLS = Path(__file__).parents[1] / "tests" / "boardref" / "bad_cli_calls.toml"
+CALLS = Path(__file__).parents[1] / "tests" / "boardref" / "cli" / "bad_cli_calls.toml"
 #: how many targets each card is tried onto (the whole deck, or a few)
 TARGETS = sized(None, 3)
 TABLE = ("127.0.0.1", 50000)

@@ -133,6 +133,7 @@ def test_chromium_runs_every_page_with_no_policy_violation_and_no_frame(tmp_path
         stop_service(process)
 
 
+@pytest.mark.broker
 @pytest.mark.skipif(not os.path.exists(MOSQUITTO), reason="mosquitto is missing")
 def test_chromium_runs_the_dashboard_with_no_policy_violation(tmp_path, browser):
     from playwright.sync_api import expect
