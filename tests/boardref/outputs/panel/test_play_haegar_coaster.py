@@ -89,13 +89,17 @@ def test_a_guest_plays_haegar_against_the_computer_to_the_end_on_the_kiosk(peopl
     choose = random.Random(23)
     seen = {"draws": 0, "laid": 0, "tokens": 0, "finals": 0}
     told = set()
-    body = kiosk.locator("body")
     for _ in range(100):
         if kiosk.locator("#outcome").is_visible():
             break
-        turn = kiosk.locator("#turn").inner_text()
+        # whose turn, the phase and the count of moves from one snapshot of the page: read
+        # one by one, the computer could move between them, and the test would wait for a
+        # change only the guest can make
+        turn, phase, plies = kiosk.evaluate(
+            "() => [document.getElementById('turn').innerText,"
+            " document.body.dataset.phase, document.body.dataset.plies]"
+        )
         if guest.lower() not in turn.lower():  # the computer's draw or turn: it acts by itself
-            phase, plies = body.get_attribute("data-phase"), body.get_attribute("data-plies")
             if phase == "move":  # it is announced for a moment before it is made
                 kiosk.wait_for_function(
                     "plies => document.getElementById('message').textContent"
