@@ -41,6 +41,7 @@ def test_cell_changes_arrive_as_scans(sim, link, recorder):
     assert counters == sorted(counters)
 
 
+@pytest.mark.slow
 def test_heartbeats_keep_coming_while_nothing_moves(link):
     before = link.counters()["scans"]
     wait_for(lambda: link.counters()["scans"] >= before + 3)
@@ -118,6 +119,7 @@ def test_unplug_is_noticed_and_replug_resynchronises_without_losing_a_change(sim
     assert link.counters()["reconnects"] == 1
 
 
+@pytest.mark.slow
 def test_a_silent_device_is_declared_dead_and_recovered(sim, link, recorder):
     sim.stall(60)
     wait_for(lambda: link.state != UP)
@@ -127,6 +129,7 @@ def test_a_silent_device_is_declared_dead_and_recovered(sim, link, recorder):
     wait_for(lambda: link.state == UP and recorder.board == _board(7))
 
 
+@pytest.mark.slow
 def test_unanswered_led_frames_are_retransmitted_and_land_after_recovery(sim, link):
     sim.stall(60)
     lit = _colors({9})

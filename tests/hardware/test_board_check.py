@@ -45,6 +45,7 @@ def _sweep(mcu, link=None):
             time.sleep(0.15)
 
 
+@pytest.mark.slow
 def test_board_check_flags_stuck_dead_and_neighbour_sensors(faulty):
     link = Link(faulty.path)
     link.open(timeout=DEADLINE)
@@ -75,6 +76,7 @@ def test_board_check_flags_stuck_dead_and_neighbour_sensors(faulty):
     )
 
 
+@pytest.mark.slow
 def test_a_healthy_board_swept_once_has_no_findings(tmp_path):
     with Simulator(CELLS, path=str(tmp_path / "pico"), seed=3) as mcu:
         link = Link(mcu.path)

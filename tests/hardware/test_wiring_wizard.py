@@ -121,6 +121,7 @@ def test_without_the_wiring_the_same_board_cannot_be_played(built, tmp_path):
         _referee_plays(tmp_path, game, board, link, straight, moves=1)
 
 
+@pytest.mark.slow
 def test_wizard_says_which_cells_are_silent_and_which_sensor_answers_twice(built):
     game, board, link = built
     cells = board.cells[:4]

@@ -268,6 +268,7 @@ def test_an_idle_table_sleeps_until_something_happens(tmp_path):
     assert len(looks) <= 2  # a busy loop looked a hundred times a second
 
 
+@pytest.mark.slow
 def test_the_loop_lag_timer_is_off_by_default_and_when_asked_for_sees_a_stalled_loop(tmp_path):
     quiet = _serve_for(_config(tmp_path), 0.0)
     assert quiet.loop_lag is None  # an idle table never wakes for it
@@ -280,6 +281,7 @@ def test_the_loop_lag_timer_is_off_by_default_and_when_asked_for_sees_a_stalled_
     assert seen["samples"] >= 5 and seen["max_ms"] >= 250, seen
 
 
+@pytest.mark.slow
 def test_the_start_position_is_judged_once_the_board_has_settled(tmp_path):
     service = _serve_for(_config(tmp_path), 1.5, sim=True)  # the simulated board reports it once
     assert service.referee.phase == "move"

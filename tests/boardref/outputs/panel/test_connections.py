@@ -80,6 +80,7 @@ def test_1100_slow_connections_leave_the_panel_answering(tmp_path):
         process.wait(30)
 
 
+@pytest.mark.slow
 def test_idle_half_sent_trickling_and_never_reading_connections_are_closed(service, short_limits):
     with RealServer(service) as base:
         port = int(base.rsplit(":", 1)[1])
@@ -164,6 +165,7 @@ def test_the_cafe_dashboard_keeps_the_same_limits(tmp_path):
         broker.stop()
 
 
+@pytest.mark.slow
 def test_a_page_that_stops_reading_is_dropped_when_a_send_stalls(service, monkeypatch):
     # pings far off: only the stalled send can drop the page
     slow_pings = dataclasses.replace(SHORT, ping_seconds=600)

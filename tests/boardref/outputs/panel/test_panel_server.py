@@ -9,6 +9,8 @@ import asyncio
 import time
 from email.utils import parsedate_to_datetime
 
+import pytest
+
 from boardref.outputs.panel.server import Server, panel_socket, server_config
 from boardref.runtime.config import load_config
 from tests.harness import free_port
@@ -39,6 +41,7 @@ def _date(answer: bytes) -> float:
     raise AssertionError(f"no Date header in {answer!r}")
 
 
+@pytest.mark.slow
 def test_an_idle_panel_does_not_wake_the_loop_and_stops_when_told():
     async def main():
         server, panel = _server()
