@@ -1,7 +1,8 @@
 """Run every benchmark (``bench/bench_*.py``) one after another, as ``make bench``
 does: each bench's own output as it comes, then a line with its wall and CPU time,
 the total, and at the end one summary table of every budget in ``budgets.toml``:
-our figure, the budget, met or not, and the peer's figure where a bench has one.
+the figure before (where a budget records it), ours, the budget, met or not, and
+the peer's figure where a bench has one.
 A bench whose last part only waits (``bench_service.py``'s idle minute) says so
 (``smoke.only_waiting``), and the next bench starts beside it; every bench still
 measures alone.
@@ -55,6 +56,9 @@ class Budget:
     peer: list[str] | None = None
     #: the line of a bench that prints several, by a field's value (``{tables = 500}``)
     line: dict | None = None
+    #: the figure before the work that set this budget, measured the same way, so the
+    #: summary shows what changed
+    before: float | None = None
 
 
 def load_budgets(path: Path = BUDGETS) -> list[Budget]:
@@ -175,8 +179,8 @@ def shown(value: object) -> str:
 
 def summary(lines: dict[str, list[dict]], budgets: list[Budget]) -> tuple[str, bool]:
     """The summary table (Markdown) and whether every budget was met."""
-    head = "| bench | figure | where (worst) | ours | budget | goal | met | peer |"
-    out = [head, "|---|---|---|---|---|---|---|---|"]
+    head = "| bench | figure | where (worst) | before | ours | budget | goal | met | peer |"
+    out = [head, "|---|---|---|---|---|---|---|---|---|"]
     every = True
     for budget in budgets:
         row = judge(budget, line_of(budget, lines))
@@ -185,7 +189,8 @@ def summary(lines: dict[str, list[dict]], budgets: list[Budget]) -> tuple[str, b
         limit = budget.must_be or (sign + shown(row.limit) if row.limit is not None else "")
         goal = sign + shown(row.goal) if row.goal is not None else ""
         out.append(
-            f"| {budget.bench} | {budget.what} | {row.where} | {shown(row.figure)} | "
+            f"| {budget.bench} | {budget.what} | {row.where} | {shown(budget.before)} | "
+            f"{shown(row.figure)} | "
             f"{limit} | {goal} | {row.met} | {shown(row.peer)} |"
         )
     return "\n".join(out), every

@@ -28,7 +28,7 @@ def test_the_worst_place_of_a_pattern_is_shown_and_judged():
     )
     line = {"bench": "referee", "budget_ms": 5.0, "tables": {"a": {"ms": 1.0}, "b": {"ms": 7.5}}}
     [row] = rows([line], [budget])
-    assert row[2:7] == ["b", "7.5", "<= 5", "<= 0.3", "no (1 of 2)"]
+    assert row[2:8] == ["b", "", "7.5", "<= 5", "<= 0.3", "no (1 of 2)"]
 
 
 def test_at_least_takes_the_budget_where_the_pattern_took_the_figure():
@@ -38,7 +38,7 @@ def test_at_least_takes_the_budget_where_the_pattern_took_the_figure():
         "games": {"x": {"rate": 0.8, "target": 0.5}, "y": {"rate": 0.9, "target": 0.95}},
     }
     [row] = rows([line], [budget])
-    assert row[2:7] == ["y", "0.9", ">= 0.95", "", "no (1 of 2)"]
+    assert row[2:8] == ["y", "", "0.9", ">= 0.95", "", "no (1 of 2)"]
 
 
 def test_a_line_is_picked_by_its_fields_and_a_missing_figure_says_so():
@@ -52,8 +52,14 @@ def test_a_line_is_picked_by_its_fields_and_a_missing_figure_says_so():
         {"bench": "fleet", "tables": 2000, "p99": 300, "budget": 250},
     ]
     table = rows(lines, budgets)
-    assert [row[6] for row in table] == ["yes", "missing", "did not run"]
-    assert table[0][3] == "50"
+    assert [row[7] for row in table] == ["yes", "missing", "did not run"]
+    assert table[0][4] == "50"
+
+
+def test_the_figure_before_is_shown_beside_ours():
+    budget = run.Budget("pi", "idle CPU %", ["idle"], at_most=0.3, before=1.36)
+    [row] = rows([{"bench": "pi", "idle": 0.08}], [budget])
+    assert row[3:7] == ["1.36", "0.08", "<= 0.3", ""]
 
 
 def test_every_budget_names_a_bench_that_exists():
