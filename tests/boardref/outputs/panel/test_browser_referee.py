@@ -59,6 +59,9 @@ def test_the_referee_replaces_a_misread_move_by_tapping_the_board(sternhalma, br
     tap(sim, "m5")  # the board shows l4-m5; the player really moved to k5
     expect(sim.locator("body")).to_have_attribute("data-last", "l4-m5", timeout=WAIT_MS)
     expect(page.locator("body")).to_have_attribute("data-last", "l4-m5", timeout=WAIT_MS)
+    # played, not only held as the move the board shows: a held move is not corrected
+    expect(page.locator("#tentative")).to_be_empty(timeout=WAIT_MS)
+    expect(page.locator("body")).to_have_attribute("data-plies", "1", timeout=WAIT_MS)
     page.click("#correct-start")
     asked = said["correct_tap_piece"].split("{")[0]  # "Erkannt wurde "
     expect(page.locator("#correct-note")).to_contain_text(asked + "l4-m5", timeout=WAIT_MS)
