@@ -1,10 +1,11 @@
-"""The games a table has played, looked at afterwards: the list with its filters,
-each game's record (``engines.records``) built from the event log, its replay step
-by step, and records imported from elsewhere.
+"""The games a table has played, looked at afterwards: the list with its filters, a
+page at a time, each game's record (``engines.records``) built from the event log,
+its replay step by step, and records imported from elsewhere.
 
-It reads and writes the log through the store and never touches the game being
-played: that game is not listed, has no record yet (its seed and any hidden hands
-stay secret until it ends) and is never pruned.
+It reads through a connection of its own (a year of history must never hold up the
+referee's writes) and writes only imports; it never touches the game being played:
+that game is not listed and has no record yet (its seed and any hidden hands stay
+secret until it ends).
 """
 
 from __future__ import annotations
