@@ -1,16 +1,18 @@
-"""The games a table has played, looked at afterwards: the list with its filters,
-each game's record (``engines.records``) built from the event log, its replay step
-by step, records imported from elsewhere, and pruning by age or count.
+"""The games a table has played, looked at afterwards: the list with its filters, a
+page at a time, each game's record (``engines.records``) built from the event log,
+its replay step by step, and records imported from elsewhere.
 
-It reads and writes the log through the store and never touches the game being
-played: that game is not listed, has no record yet (its seed and any hidden hands
-stay secret until it ends) and is never pruned.
+It reads through a connection of its own (a year of history must never hold up the
+referee's writes) and writes only imports; it never touches the game being played:
+that game is not listed and has no record yet (its seed and any hidden hands stay
+secret until it ends).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import zipfile
 from dataclasses import dataclass
@@ -29,6 +31,14 @@ from engines.words import Words, words
 
 #: where a game was played, for games imported from other tables
 ORIGINS = "game_id INTEGER PRIMARY KEY, table_id TEXT NOT NULL"
+#: what is kept of a pruned game (``boardref.eventlog.retention``), for a players'
+#: league: seats, per seat, whether the computer played it and the device that claimed
+#: it at the panel; winners and reason, none when it was abandoned
+RESULTS = (
+    "game_id INTEGER PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL,"
+    " table_id TEXT NOT NULL, started REAL NOT NULL, ended REAL NOT NULL,"
+    " seats TEXT NOT NULL, winners TEXT, reason TEXT, scores TEXT, plies INTEGER NOT NULL"
+)
 #: the marks a logged move may carry, as the referee writes them
 MARKS = ("corrected", "confirmed", "chosen")
 DAY = 86400
@@ -80,6 +90,26 @@ class History:
     def __init__(self, store: Store, table: str):
         self.store, self.table = store, table
         store.define("origins", ORIGINS)
+        store.define("results", RESULTS)
+        alone = store.reading or str(store.path) == ":memory:"
+        self._reader: Store | None = store if alone else None
+        self._opening = threading.Lock()
+
+    def _reading(self) -> Store:
+        """The log as the history reads it: beside a writer, a connection of its own,
+        so a list or a replay read on a worker thread never waits for the referee's
+        writes nor holds them up."""
+        with self._opening:
+            if self._reader is None:
+                self._reader = Store(self.store.path, reading=True, checked=True)
+            return self._reader
+
+    def close(self) -> None:
+        """Close the history's own connection (the store is its owner's to close)."""
+        with self._opening:
+            if self._reader is not None and self._reader is not self.store:
+                self._reader.close()
+            self._reader = None
 
     # --- reading ------------------------------------------------------------------------
 
@@ -89,8 +119,10 @@ class History:
         day: str | None = None,
         table: str | None = None,
         limit: int = 500,
+        before: int | None = None,
     ) -> list[Summary]:
-        """Ended games, newest first; ``day`` (YYYY-MM-DD, this machine's time zone)
+        """Ended games, newest first, at most ``limit``; ``before`` (a game's id) asks
+        for the ones listed after it. ``day`` (YYYY-MM-DD, this machine's time zone)
         is the day a game began. Games in which nothing was played are left out."""
         where, params = ["g.ended IS NOT NULL"], [self.table]
         if game:
@@ -103,21 +135,23 @@ class History:
         if table:
             where.append("COALESCE(o.table_id, ?) = ?")
             params += [self.table, table]
-        rows = self.store.read(
+        if before is not None:
+            where.append("(g.started, g.id) < (SELECT started, id FROM games WHERE id = ?)")
+            params.append(before)
+        rows = self._reading().read(
             "SELECT g.id, g.game, g.players, g.options, COALESCE(o.table_id, ?),"
             " g.started, g.ended,"
             " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move'),"
-            " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'chance'),"
             " (SELECT data FROM events e WHERE e.game_id = g.id AND e.kind = 'game_over'"
             "  ORDER BY e.id DESC LIMIT 1)"
             " FROM games g LEFT JOIN origins o ON o.game_id = g.id"
-            f" WHERE {' AND '.join(where)} ORDER BY g.started DESC, g.id DESC LIMIT ?",
+            f" WHERE {' AND '.join(where)} AND EXISTS (SELECT 1 FROM events e"
+            "  WHERE e.game_id = g.id AND e.kind IN ('move', 'chance'))"
+            " ORDER BY g.started DESC, g.id DESC LIMIT ?",
             (*params, limit),
         )
         found = []
-        for gid, name, players, options, origin, started, ended, plies, draws, over in rows:
-            if not plies and not draws:
-                continue
+        for gid, name, players, options, origin, started, ended, plies, over in rows:
             winners = tuple(json.loads(over)["winners"]) if over else ()
             seats = seats_said(name, players, options)
             said = tuple(seats[s] for s in winners)
@@ -131,12 +165,13 @@ class History:
     def record(self, game_id: int) -> GameRecord:
         """The record of an ended game; ``HistoryError`` for an open or unknown one."""
         stored = self._ended(game_id)
-        origin = self.store.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
-        ended = self.store.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
+        reader = self._reading()
+        origin = reader.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
+        ended = reader.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
         return record_of(stored, origin[0][0] if origin else self.table, ended)
 
     def _ended(self, game_id: int) -> StoredGame:
-        rows = self.store.read("SELECT ended FROM games WHERE id = ?", (game_id,))
+        rows = self._reading().read("SELECT ended FROM games WHERE id = ?", (game_id,))
         if not rows:
             raise HistoryError(words("history.no_game", "There is no game {id}", id=game_id))
         if rows[0][0] is None:
@@ -148,7 +183,7 @@ class History:
                 ),
                 409,
             )
-        return self.store.game(game_id)
+        return self._reading().game(game_id)
 
     # --- writing ------------------------------------------------------------------------
 
@@ -208,32 +243,6 @@ class History:
             ),
         ]
         return self.store.write(statements)[0]
-
-    def prune(self, keep_days: int | None, keep_games: int | None, now: float | None = None) -> int:
-        """Remove ended games older than ``keep_days`` or beyond the newest
-        ``keep_games``; returns how many. The open game is never removed."""
-        if keep_days is None and keep_games is None:
-            return 0
-        ended = self.store.read(
-            "SELECT id, ended FROM games WHERE ended IS NOT NULL ORDER BY ended DESC, id DESC"
-        )
-        now = time.time() if now is None else now
-        gone = [
-            gid
-            for n, (gid, at) in enumerate(ended)
-            if (keep_games is not None and n >= keep_games)
-            or (keep_days is not None and at < now - keep_days * DAY)
-        ]
-        if gone:
-            marks = ",".join("?" * len(gone))
-            self.store.write(
-                [
-                    (f"DELETE FROM events WHERE game_id IN ({marks})", tuple(gone)),
-                    (f"DELETE FROM origins WHERE game_id IN ({marks})", tuple(gone)),
-                    (f"DELETE FROM games WHERE id IN ({marks})", tuple(gone)),
-                ]
-            )
-        return len(gone)
 
 
 # --- from the log to a record and back ------------------------------------------------

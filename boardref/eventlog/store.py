@@ -30,7 +30,9 @@ from typing import Any
 from boardref.eventlog.log_check import APPLICATION_ID, cause, inspect
 from engines.words import Words
 
-SCHEMA_VERSION = 3  # 2: the outbox of events waiting for the café's broker; 3: seat claims
+#: 2: the outbox of events waiting for the café's broker; 3: seat claims; 4: the
+#: indexes the history's pages and pruning read by
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -50,6 +52,9 @@ CREATE TABLE IF NOT EXISTS events (
     at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+-- the history, newest first, one page at a time; its moves counted from the index alone
+CREATE INDEX IF NOT EXISTS ended_games ON games(started, id) WHERE ended IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_by_kind ON events(game_id, kind);
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     topic TEXT NOT NULL,

@@ -121,10 +121,11 @@ class GpioConfig(_Section):
 
 class StoreConfig(_Section):
     path: Path = Path("/var/lib/boardref/boardref.db")
-    #: ended games older than this many days are pruned (none: kept however old)
-    keep_days: int | None = Field(None, ge=1)
-    #: only this many ended games are kept, the newest (none: kept however many)
-    keep_games: int | None = Field(None, ge=1)
+    #: ended games older than this many days are pruned (0: kept however old)
+    keep_days: int = Field(0, ge=0, le=36500, strict=True)
+    #: only this many ended games are kept, the newest (0: kept however many); 5,000
+    #: games are about 60 MB, half a year of a busy café's table
+    keep_games: int = Field(5000, ge=0, le=10_000_000, strict=True)
 
 
 class PanelConfig(_Section):

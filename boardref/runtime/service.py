@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from boardref.devices.board import SensorBoard
 from boardref.eventlog.history import History
-from boardref.eventlog.store import LogFault, StoreError, open_log
+from boardref.eventlog.retention import Pruner
+from boardref.eventlog.store import LogFault, open_log
 from boardref.outputs.display import Display
 from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
@@ -96,6 +97,8 @@ class Service:
         self.camera: TableCamera | None = None
         self.link: Link | None = None
         self.simulator: Simulator | None = None
+        self.history: History | None = None
+        self.pruner: Pruner | None = None
         #: the pieces of a simulated table's board, hand, tray and supply
         self.virtual: VirtualBoard | None = None
         #: the Board tab's counters of the sensors' changes (a table with a board link)
@@ -105,6 +108,8 @@ class Service:
         self.damaged_log = None if damage is None else damage.moved_to
         try:
             self.history = History(self.store, config.fleet.table_id)
+            kept = config.store
+            self.pruner = Pruner(self.history, kept.keep_days, kept.keep_games)
             self.referee = Referee(self.store, Sensor.PRESENCE, config.sensors.settle_ms / 1000)
             self._open(damage)
         except BaseException:
@@ -165,13 +170,8 @@ class Service:
     def _prune(self, event) -> None:
         """When a game ends or is abandoned for a new one, the history keeps only
         what ``[store] keep_days`` and ``keep_games`` allow."""
-        if not event.accepted or event.kind not in ("game_over", "game_started"):
-            return
-        kept = self.config.store
-        try:
-            self.history.prune(kept.keep_days, kept.keep_games)
-        except StoreError as exc:
-            log.warning("old games not pruned: %s", exc)
+        if event.accepted and event.kind in ("game_over", "game_started"):
+            self.pruner.request()
 
     def _connect_board(self) -> None:
         """Link the sensors and lights of the current game's board again, after a
@@ -469,10 +469,14 @@ class Service:
             self.link,
             self.simulator,
             self.status,
-            self.store,
         ):
             if part is not None:
                 part.close()
+        if self.pruner is not None:
+            self.pruner.wait()
+        if self.history is not None:
+            self.history.close()
+        self.store.close()
 
     def _prepare(self) -> None:
         """Index the next verdict's lookups in a worker thread, so that a game with

@@ -1,6 +1,8 @@
 """The panel's history: the ``/games`` page with its replay, and ``/api/games`` (the
-ended games, each one's record and its replay). Everything here is a read of games
-that have ended; the game being played is never shown here.
+ended games a page at a time, each one's record and its replay). Everything here is a
+read of games that have ended; the game being played is never shown here. The log is
+read on a worker thread, never on the event loop: a year of history must not freeze
+the table's LEDs and pages while someone browses it.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from typing import Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from boardref.eventlog.history import (
     History,
@@ -20,13 +24,23 @@ from boardref.eventlog.history import (
 )
 from boardref.outputs.panel import models
 from boardref.outputs.panel.pages import document
-from engines.records import to_json, write
+from engines.records import GameRecord, to_json, write
 from engines.replay import game_of
 
 GAME_NAME = r"^[a-z_]{1,40}$"
 TABLE_NAME = r"^[A-Za-z0-9_-]{1,32}$"
 #: a game's number: SQLite's whole numbers end at 2**63 - 1
 GAME_ID = Path(ge=1, le=2**63 - 1, description="the game's number in /api/games")
+#: games a page of the list holds unless asked for fewer or more
+PAGE = 50
+
+
+class GamesPage(BaseModel):
+    """One page of the ended games, newest first."""
+
+    games: list[Summary]
+    #: the next page is asked for with ``before`` = this (none: no games after these)
+    next: int | None
 
 
 def history_routes(history: History) -> APIRouter:
@@ -41,20 +55,26 @@ def history_routes(history: History) -> APIRouter:
     async def replay_page(game_id: int = GAME_ID) -> Response:
         return document("history.html")
 
-    @router.get("/api/games", response_model=list[Summary], tags=["history"])
+    @router.get("/api/games", response_model=GamesPage, tags=["history"])
     async def played(
         game: str | None = Query(None, pattern=GAME_NAME, description="only this game"),
         day: str | None = Query(
             None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="only games begun that day"
         ),
         table: str | None = Query(None, pattern=TABLE_NAME, description="only this table's"),
-    ) -> list[Summary] | JSONResponse:
-        """The games that ended here (finished or abandoned), newest first."""
+        before: int | None = Query(
+            None, ge=1, le=2**63 - 1, description="only games listed after this one (a page's next)"
+        ),
+        limit: int = Query(PAGE, ge=1, le=500, description="at most this many games"),
+    ) -> GamesPage | JSONResponse:
+        """The games that ended here (finished or abandoned), newest first, a page at
+        a time."""
         try:
-            found = history.games(game, day, table)
+            found = await run_in_threadpool(history.games, game, day, table, limit + 1, before)
         except HistoryError as exc:
             return _refused(exc)
-        return found
+        more = len(found) > limit
+        return GamesPage(games=found[:limit], next=found[limit - 1].id if more else None)
 
     @router.get(
         "/api/games/day.zip",
@@ -66,7 +86,7 @@ def history_routes(history: History) -> APIRouter:
     ) -> Response:
         """Every game of one day at this table as one zip (each record as text and JSON)."""
         try:
-            found = [(s.id, history.record(s.id)) for s in history.games(day=day)]
+            found = await run_in_threadpool(_day_records, history, day)
         except HistoryError as exc:
             return _refused(exc)
         packed = archive([(file_name(record, n), record) for n, record in found])
@@ -88,7 +108,7 @@ def history_routes(history: History) -> APIRouter:
     async def record(game_id: int = GAME_ID, form: Literal["json", "text"] = "json") -> Response:
         """The game's record (docs/records.md), as JSON or as text to download."""
         try:
-            found = history.record(game_id)
+            found = await run_in_threadpool(history.record, game_id)
         except HistoryError as exc:
             return _refused(exc)
         if form == "json":
@@ -102,13 +122,18 @@ def history_routes(history: History) -> APIRouter:
     async def replay(game_id: int = GAME_ID) -> models.Replay | JSONResponse:
         """The game position by position, for the replay page."""
         try:
-            found = history.record(game_id)
-            frames = replay_frames(found)
+            found = await run_in_threadpool(history.record, game_id)
+            frames = await run_in_threadpool(replay_frames, found)
         except HistoryError as exc:
             return _refused(exc)
         return models.Replay(board=models.board_of(game_of(found).board), frames=frames)
 
     return router
+
+
+def _day_records(history: History, day: str) -> list[tuple[int, GameRecord]]:
+    """Every ended game begun on ``day``, numbered, with its record."""
+    return [(s.id, history.record(s.id)) for s in history.games(day=day, limit=10_000)]
 
 
 def _refused(exc: HistoryError) -> JSONResponse:

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from boardref.cli.app import app
 from boardref.eventlog.history import History, HistoryError
+from boardref.eventlog.retention import prune
 from boardref.eventlog.store import Store
 from boardref.outputs.panel.api import build_app
 from boardref.referee.referee import Referee
@@ -174,21 +175,6 @@ def test_an_import_that_does_not_verify_is_refused(ended, tmp_path):
     assert "not imported: ply 1" in result.output
 
 
-def test_pruning_keeps_the_newest_games_and_never_the_open_one(store):
-    history = History(store, "t1")
-    for seed in range(3):
-        play_to_the_end(store, "catch_the_hare", seed)
-    open_game = Referee(store, sensor="panel")
-    open_game.new_game("catch_the_hare", None, {})
-    open_game.play(str(open_game.game.legal_moves(open_game.positions[-1])[0]))
-    newest = [s.id for s in history.games()]
-    assert history.prune(None, 2) == 1
-    assert [s.id for s in history.games()] == newest[:2]
-    assert history.prune(1, None, now=time.time() + 2 * 86400) == 2
-    assert history.games() == []
-    assert store.open_game().id == open_game.game_id
-
-
 def test_the_list_filters_by_game_day_and_table(store):
     play_to_the_end(store, "catch_the_hare")
     play_to_the_end(store, "fang_den_hut")
@@ -247,16 +233,16 @@ def test_the_panel_lists_replays_and_downloads_ended_games_never_the_open_one(pa
     referee = panel_table.referee
     first = referee.game_id
     referee.draw()  # the deal of the card game: every hand is in it
-    assert local.get("/api/games").json() == []
+    assert local.get("/api/games").json() == {"games": [], "next": None}
     refused = local.get(f"/api/games/{first}")
     assert refused.status_code == 409 and "still being played" in refused.json()["detail"]
     assert local.get(f"/api/games/{first}/replay").status_code == 409
     assert local.get("/api/games/999").status_code == 404
     play = play_to_the_end(panel_table.store, "catch_the_hare", 3, 2, referee)
-    listed = local.get("/api/games", params={"table": "t7"}).json()
+    listed = local.get("/api/games", params={"table": "t7"}).json()["games"]
     assert [g["id"] for g in listed] == [play.game_id, first]
     assert listed[1]["abandoned"] and not listed[0]["abandoned"]
-    assert local.get("/api/games", params={"game": "sternhalma"}).json() == []
+    assert local.get("/api/games", params={"game": "sternhalma"}).json()["games"] == []
     assert local.get("/api/games", params={"day": "24.11.2026"}).status_code == 422
     text = local.get(f"/api/games/{play.game_id}", params={"form": "text"})
     assert "attachment" in text.headers["content-disposition"]
@@ -278,9 +264,42 @@ def test_the_oldest_games_are_pruned_as_games_end_never_the_open_one(panel_table
     referee = panel_table.referee
     for seed in range(3):
         play_to_the_end(panel_table.store, "catch_the_hare", seed, 5, referee)
+    panel_table.pruner.wait()
     ids = [s.id for s in panel_table.history.games()]
     assert len(ids) == 2 and ids[0] == referee.game_id
     referee.new_game("catch_the_hare", None, {})
     referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
-    assert panel_table.history.prune(None, 1) == 1
+    panel_table.pruner.wait()
+    assert prune(panel_table.history, 0, 1) == 1
     assert panel_table.store.open_game().id == referee.game_id
+
+
+def test_the_panel_lists_a_page_at_a_time_off_the_event_loop(panel_table, monkeypatch):
+    import asyncio
+
+    from fastapi.testclient import TestClient
+
+    local = TestClient(build_app(panel_table.panel), base_url="http://localhost")
+    referee = panel_table.referee
+    played = [
+        play_to_the_end(panel_table.store, "catch_the_hare", s, 5, referee).game_id for s in (1, 2)
+    ]
+    panel_table.pruner.wait()
+    on_loop = []
+    listing = panel_table.history.games
+
+    def spied(*args):
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:
+            on_loop.append(False)
+        return listing(*args)
+
+    monkeypatch.setattr(panel_table.history, "games", spied)
+    first = local.get("/api/games", params={"limit": 1}).json()
+    assert [g["id"] for g in first["games"]] == [played[1]] and first["next"] == played[1]
+    second = local.get("/api/games", params={"limit": 1, "before": first["next"]}).json()
+    assert [g["id"] for g in second["games"]] == [played[0]] and second["next"] is None
+    assert on_loop == [False, False]
+    assert local.get("/api/games", params={"limit": 0}).status_code == 422

@@ -47,42 +47,64 @@ function resultWords(game) {
   return say("history.won_by", { seats: game.winners_said });
 }
 
-async function loadList() {
-  for (const option of /** @type {HTMLSelectElement} */ ($("filter-game")).options) {
-    if (option.dataset.game) option.textContent = gameTitle(option.dataset.game);
+function gameRow(game) {
+  const row = document.createElement("tr");
+  row.dataset.game = game.game;
+  for (const text of [
+    when(game.started), game.table, gameTitle(game.game), say("history.plies_count", { plies: game.plies }),
+    resultWords(game),
+  ]) {
+    const cell = document.createElement("td");
+    cell.textContent = text;
+    row.appendChild(cell);
   }
+  const links = document.createElement("td");
+  const open = document.createElement("a");
+  open.href = `/games/${game.id}`;
+  open.className = "button";
+  open.textContent = say("history.replay");
+  links.appendChild(open);
+  row.appendChild(links);
+  return row;
+}
+
+// The list is asked for a page at a time (a year of history is thousands of games);
+// "More games" adds the next page below the ones shown.
+let nextPage = null;
+
+function listQuery() {
   const query = new URLSearchParams();
   if (field("filter-game").value) query.set("game", field("filter-game").value);
   if (field("filter-day").value) query.set("day", field("filter-day").value);
   if (field("filter-table").value.trim()) query.set("table", field("filter-table").value.trim());
+  return query;
+}
+
+async function loadPage(query) {
   const response = await ask(`/api/games?${query}`);
-  const games = response.ok ? await response.json() : [];
-  const rows = games.map((game) => {
-    const row = document.createElement("tr");
-    row.dataset.game = game.game;
-    for (const text of [
-      when(game.started), game.table, gameTitle(game.game), say("history.plies_count", { plies: game.plies }),
-      resultWords(game),
-    ]) {
-      const cell = document.createElement("td");
-      cell.textContent = text;
-      row.appendChild(cell);
-    }
-    const links = document.createElement("td");
-    const open = document.createElement("a");
-    open.href = `/games/${game.id}`;
-    open.className = "button";
-    open.textContent = say("history.replay");
-    links.appendChild(open);
-    row.appendChild(links);
-    return row;
-  });
+  const page = response.ok ? await response.json() : { games: [], next: null };
+  nextPage = page.next;
+  $("more").hidden = nextPage === null;
+  return page.games.map(gameRow);
+}
+
+async function loadList() {
+  for (const option of /** @type {HTMLSelectElement} */ ($("filter-game")).options) {
+    if (option.dataset.game) option.textContent = gameTitle(option.dataset.game);
+  }
+  const rows = await loadPage(listQuery());
   $("games").querySelector("tbody").replaceChildren(...rows);
   const day = field("filter-day").value;
-  $("day-archive").hidden = !day || games.length === 0;
+  $("day-archive").hidden = !day || rows.length === 0;
   if (day) /** @type {HTMLAnchorElement} */ ($("day-archive")).href = `/api/games/day.zip?day=${day}`;
-  $("none").hidden = games.length > 0;
-  $("games").hidden = games.length === 0;
+  $("none").hidden = rows.length > 0;
+  $("games").hidden = rows.length === 0;
+}
+
+async function loadMore() {
+  const query = listQuery();
+  query.set("before", String(nextPage));
+  $("games").querySelector("tbody").append(...await loadPage(query));
 }
 
 // The list again; while the service cannot be reached the page says so and tries
@@ -195,6 +217,7 @@ function wire() {
   $("language").addEventListener("change", () => sayIn(field("language").value));
   $("filters").addEventListener("change", refreshList);
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refreshList(); });
+  $("more").addEventListener("click", loadMore);
   $("first").addEventListener("click", () => show(0));
   $("back").addEventListener("click", () => show(step - 1));
   $("forward").addEventListener("click", () => show(step + 1));

@@ -1,7 +1,8 @@
 """Played games in a real browser (Debian's Chromium through Playwright), and their
 records checked elsewhere: a finished Catch the Hare game is found on /games,
 replayed to its end on the board drawing and downloaded; the record the panel
-exports verifies with `boardref games verify` in a fresh clone of the repository."""
+exports verifies with `boardref games verify` in a fresh clone of the repository; a
+long history is shown a page at a time, the next one a tap away."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def play_to_the_end(url: str) -> tuple[str, int]:
             assert answer.status_code == 200, answer.text
         else:
             pytest.fail("the game did not end")
-        (listed,) = table.get("/api/games").json()
+        (listed,) = table.get("/api/games").json()["games"]
     return url, listed["id"]
 
 
@@ -109,16 +110,14 @@ def test_a_finished_game_is_replayed_to_its_end_and_its_record_downloaded(
 
 @needs_chromium
 @pytest.mark.browser
-def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(
-    finished, browser
-):
+def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(finished, browser):
     """An English browser (whose own clock is 12-hour) switched to German by the
     language choice: the list's time is the page's language's, and the result names
     the winning side as the game does, in German."""
     from playwright.sync_api import expect
 
     url, _ = finished
-    (listed,) = httpx.get(f"{url}/api/games").json()
+    (listed,) = httpx.get(f"{url}/api/games").json()["games"]
     phone = {"width": 390, "height": 844}
     page = browser.new_page(locale="en-US", timezone_id="UTC", viewport=phone)
     page.goto(f"{url}/games")
@@ -172,3 +171,78 @@ def test_a_record_exported_from_the_panel_verifies_in_a_fresh_clone(finished, tm
     refused = run("-m", "boardref", "games", "verify", str(forged))
     assert refused.returncode == 1
     assert "does not verify: ply 3 (" in refused.stdout
+
+
+#: games in the long history: more than the list's first page of 50
+LONG = 60
+
+
+@pytest.fixture(scope="module")
+def long_history(tmp_path_factory):
+    """A panel table whose log holds LONG ended games of Catch the Hare (one played
+    through the referee, copied); yields the panel's address."""
+    from boardref.eventlog.store import Store
+    from tests.boardref.eventlog.test_history import play_to_the_end as tapped
+
+    folder = tmp_path_factory.mktemp("long")
+    store = Store(folder / "boardref.db")
+    played = tapped(store, "catch_the_hare").game_id
+    copies = [
+        (
+            "INSERT INTO games (game, players, options, seed, commitment, started, ended)"
+            " SELECT game, players, options, seed, commitment, started + ?, ended + ?"
+            " FROM games WHERE id = ?",
+            (n, n, played),
+        )
+        for n in range(1, LONG)
+    ]
+    store.write(copies)
+    store.write(
+        [
+            (
+                "INSERT INTO events (game_id, kind, data, at)"
+                " SELECT g.id, e.kind, e.data, e.at FROM games g, events e"
+                " WHERE g.id != ? AND e.game_id = ? ORDER BY g.id, e.id",
+                (played, played),
+            )
+        ]
+    )
+    store.close()
+    port = free_port()
+    config = folder / "config.toml"
+    config.write_text(
+        f'[store]\npath = "{folder / "boardref.db"}"\n[panel]\nport = {port}\n'
+        '[game]\nname = "catch_the_hare"\n'
+    )
+    service = start_service(folder, port, "--config", str(config), sim=False)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_service(service)
+
+
+@needs_chromium
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("language", "more", "size"),
+    [("en", "More games", (800, 480)), ("de", "Weitere Spiele", (390, 844))],
+)
+def test_a_long_history_comes_a_page_at_a_time(long_history, browser, language, more, size):
+    """At the kiosk's size in English and a phone's in German: the newest 50 games,
+    then the rest a tap on the button below them, which then goes."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(locale="en-US", viewport=dict(zip(("width", "height"), size)))
+    page.goto(f"{long_history}/games")
+    rows = page.locator("#games tbody tr")
+    expect(rows).to_have_count(50, timeout=WAIT_MS)
+    page.select_option("#language", language)
+    button = page.locator("#more")
+    expect(button).to_have_text(more)
+    expect(rows).to_have_count(50)
+    button.click()
+    expect(rows).to_have_count(LONG, timeout=WAIT_MS)
+    expect(button).to_be_hidden()
+    shot = os.environ.get("BOARDREF_SHOTS")
+    if shot:
+        page.screenshot(path=str(Path(shot) / f"history-more-{language}-{size[0]}.png"))
