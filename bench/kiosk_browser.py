@@ -33,12 +33,19 @@ TICKS = os.sysconf("SC_CLK_TCK")
 PSS_EVERY_S = 1.0
 
 
-def unit_flags(unit: Path = UNIT) -> list[str]:
+def unit_setting(name: str, unit: Path = UNIT) -> str | None:
+    """The value of the kiosk unit's setting ``name`` (its continued lines joined)."""
+    text = unit.read_text().replace("\\\n", " ")
+    return next(
+        (line.partition("=")[2] for line in text.splitlines() if line.startswith(name + "=")),
+        None,
+    )
+
+
+def unit_flags() -> list[str]:
     """Chromium's flags in the kiosk unit's ``ExecStart`` (the page's address and
     what only a screen needs left out)."""
-    text = unit.read_text().replace("\\\n", " ")
-    start = next(line for line in text.splitlines() if line.startswith("ExecStart="))
-    words = shlex.split(start.partition("=")[2])
+    words = shlex.split(unit_setting("ExecStart") or "")
     flags = words[words.index(CHROMIUM) + 1 :]
     return [f for f in flags if f.startswith("--") and not f.startswith(SCREEN_ONLY)]
 
@@ -75,11 +82,24 @@ def _summed(root: int, figure: Callable[[int], float]) -> float:
     return total
 
 
-class Kiosk:
-    """Chromium on ``url`` with the kiosk unit's flags; ``preexec`` puts it into the
-    service's groups before it runs. Use as a context manager."""
+def _starting(joining: Callable[[], None] | None) -> Callable[[], None]:
+    """What the kiosk runs before ``exec``: join the service's groups, and yield to the
+    service as the unit's ``Nice=`` says (in one group, niceness decides who of the
+    two runs first)."""
 
-    def __init__(self, url: str, preexec: Callable[[], None] | None, extra: list[str] = ()):
+    def start() -> None:
+        if joining is not None:
+            joining()
+        os.nice(int(unit_setting("Nice") or 0))
+
+    return start
+
+
+class Kiosk:
+    """Chromium on ``url`` with the kiosk unit's flags and niceness; ``joining`` puts it
+    into the service's groups before it runs. Use as a context manager."""
+
+    def __init__(self, url: str, joining: Callable[[], None] | None, extra: list[str] = ()):
         self._profile = tempfile.TemporaryDirectory(prefix="boardref-kiosk-")
         command = [
             CHROMIUM,
@@ -92,7 +112,10 @@ class Kiosk:
             url,
         ]
         self.process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=preexec
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_starting(joining),
         )
         self.pss_mb_peak = 0.0
         self._stop = threading.Event()
