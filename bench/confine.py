@@ -198,6 +198,16 @@ class Confinement:
         self.notes.append(f"process {pid} (the synthetic camera's renderer) released")
         return True
 
+    def beside(self, pid: int) -> Callable[[], None] | None:
+        """What a second process runs before ``exec`` to be held in the same groups as
+        the held process ``pid`` (the kiosk browser beside the service: one memory
+        limit and one CPU quota for both, as on a Pi). None when no group holds it (an
+        rlimit holds each process alone; an address-space limit would stop a browser,
+        which reserves far more address space than it uses)."""
+        procs = [CGROUPS / where / "cgroup.procs" for where in _groups_of(pid)]
+        procs = [path for path in procs if path.exists()]
+        return _joining(procs) if procs else None
+
     # --- what the group saw --------------------------------------------------------
 
     def _group_peak_mb(self) -> float | None:
@@ -231,6 +241,21 @@ class Confinement:
                         "cpu_periods_throttled": int(figures["nr_throttled"]),
                     }
         return {}
+
+
+def _groups_of(pid: int) -> list[str]:
+    """The memory and CPU groups ``pid`` is in, as paths under ``CGROUPS`` (v1: one per
+    controller; v2: the unified one), its own groups only, not the machine's root."""
+    found = []
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, where = line.split(":", 2)
+        if where == "/":
+            continue
+        if not controllers:  # cgroup v2: one tree for every controller
+            unified = "unified" if (CGROUPS / "unified" / "cgroup.procs").exists() else ""
+            found.append(f"{unified}{where}".lstrip("/"))
+        found += [f"{c}{where}" for c in controllers.split(",") if c in ("memory", "cpu")]
+    return found
 
 
 def _joining(procs: list[Path]) -> Callable[[], None]:
