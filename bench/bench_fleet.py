@@ -401,7 +401,8 @@ class Fleet:
         # the dashboard starts while the tables' processes start and connect: it reads
         # what they said so far from the broker's retained messages
         self.port = free_port()
-        self.dashboard = start_dashboard(self.broker.url, self.port)
+        # (on a busy machine, it starts beside the thousands of tables starting)
+        self.dashboard = start_dashboard(self.broker.url, self.port, wait=300)
 
     def _ask(self, command: str | None, wait: float = 300) -> list:
         if command is not None:
