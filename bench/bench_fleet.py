@@ -66,7 +66,8 @@ from tests.harness import (
 
 MOVE_EVERY = (5.0, 10.0)  # seconds between two moves at one table
 BUDGETS = {500: {"p99_ms": 100, "cpu_percent": 5}, 2000: {"p99_ms": 250, "cpu_percent": 25}}
-PAGE_BUDGET = {"kb_per_s": 50, "frames_per_s": 60}
+PAGE_BUDGET = {"kb_per_s": 50, "frames_per_s": 50}
+GOALS = {500: {"cpu_percent": 3}, "page": {"frames_per_s": 60}}
 TABLES_PER_PROCESS = 500  # the simulated tables' processes share the machine's cores
 SENDERS = 8  # threads sending for the tables of one process
 CAPTURED_MOVES = sized(40, 8)
@@ -400,7 +401,8 @@ class Fleet:
         # the dashboard starts while the tables' processes start and connect: it reads
         # what they said so far from the broker's retained messages
         self.port = free_port()
-        self.dashboard = start_dashboard(self.broker.url, self.port)
+        # (on a busy machine, it starts beside the thousands of tables starting)
+        self.dashboard = start_dashboard(self.broker.url, self.port, wait=300)
 
     def _ask(self, command: str | None, wait: float = 300) -> list:
         if command is not None:
@@ -501,6 +503,13 @@ FRAMES = """(ms) => new Promise((done) => {
 })"""
 
 
+#: the tables the page counts (playing, idle and offline), as its staff read them at the top
+COUNTED = (
+    "['playing', 'idle', 'offline'].reduce((sum, key) =>"
+    " sum + Number(document.getElementById(`count-${key}`).textContent), 0)"
+)
+
+
 def frames_per_second(gaps: list[float]) -> float:
     return round(len(gaps) / (sum(gaps) / 1000), 1)
 
@@ -523,14 +532,13 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
             blank = page.evaluate(FRAMES, seconds * 1000)
             page.on("websocket", lambda socket: socket.on("framereceived", count))
             page.goto(f"http://127.0.0.1:{port}/")
-            page.wait_for_function(
-                f"() => document.querySelectorAll('#rows > div').length >= {n}", timeout=120_000
-            )
+            page.wait_for_function(f"() => {COUNTED} >= {n}", timeout=120_000)
             page.wait_for_timeout(SETTLE_MS)  # the first, whole fleet is in
             before, start = received[0], time.monotonic()
             gaps = page.evaluate(FRAMES, seconds * 1000)
             elapsed = time.monotonic() - start
-            rows = page.evaluate("document.querySelectorAll('#rows > div').length")
+            tables = page.evaluate(COUNTED)
+            rows = page.evaluate("document.querySelectorAll('#rows > [role=row]').length")
         finally:
             chromium.close()
     return {
@@ -540,7 +548,8 @@ def in_chromium(port: int, n: int, seconds: float) -> dict:
         "frames_kept_percent": round(100 * frames_per_second(gaps) / frames_per_second(blank)),
         "frames_over_20ms": sum(1 for gap in gaps if gap > 20),
         "longest_frame_ms": round(max(gaps), 1),
-        "rows": rows,
+        "tables": tables,
+        "rows_in_document": rows,
         "seconds": round(elapsed, 1),
     }
 
@@ -559,6 +568,7 @@ def run(folder: Path, n: int, moves: list, args, browser: bool) -> dict:
         budget = BUDGETS.get(n)
         if budget and not args.smoke:
             figures["budget"] = budget
+            figures["goal"] = GOALS.get(n, {})
             figures["within_budget"] = (
                 figures["move_to_page_ms_p99"] is not None
                 and figures["move_to_page_ms_p99"] <= budget["p99_ms"]
@@ -573,6 +583,7 @@ def run(folder: Path, n: int, moves: list, args, browser: bool) -> dict:
                 shown["move_to_page_ms_p99_with_chromium"] = round(percentile(samples, 0.99), 1)
             if not args.smoke:
                 shown["budget"] = PAGE_BUDGET
+                shown["goal"] = GOALS["page"]
                 shown["within_budget"] = (
                     shown["page_kb_per_s"] <= PAGE_BUDGET["kb_per_s"]
                     and shown["frames_per_s"] >= PAGE_BUDGET["frames_per_s"] * 0.95

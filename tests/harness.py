@@ -194,15 +194,15 @@ def _login_lines(folder: Path, users: dict[str, str]) -> str:
     )
 
 
-def start_dashboard(url: str, port: int) -> subprocess.Popen:
+def start_dashboard(url: str, port: int, wait: float = WAIT) -> subprocess.Popen:
     """The real `boardref fleet` watching the broker at ``url``, once it answers on
-    ``port``."""
+    ``port`` (within ``wait`` seconds)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "boardref", "fleet", "--mqtt", url, "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    until(lambda: answers(f"http://127.0.0.1:{port}/api/tables"), "the dashboard to answer")
+    until(lambda: answers(f"http://127.0.0.1:{port}/api/tables"), "the dashboard to answer", wait)
     return process
 
 

@@ -4,9 +4,9 @@ and shows them live on one page: game, players, whose turn, time in game, and al
 its own /watch page. It only watches; it never sends a table anything.
 
 A head office may watch thousands of tables, so the work done per message is the
-work that message brings, never a walk over the whole fleet: an incoming message
-changes its table's row, the changed fields wait, and at most every ``SEND_EVERY``
-seconds the pages are sent the rows that changed since the last send. A page that
+work that message brings, never a walk over the whole fleet: the messages wait, and
+at most every ``SEND_EVERY`` seconds the loop wakes once to take them all, each
+changing its table's row, and sends the pages the rows that changed. A page that
 connects is sent the whole fleet once, then only changes.
 """
 
@@ -125,7 +125,6 @@ class Fleet:
         self.connected = False
         self.send_every = send_every
         self._changes: dict[str, dict[str, Any]] = {}  # row fields changed since the last send
-        self._send_due: asyncio.TimerHandle | None = None
         self._sent_at = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
@@ -189,16 +188,23 @@ class Fleet:
             return
         _, name, kind = parts
         self._inbox.append((name, kind, message.payload.decode("utf-8", "replace")))
-        if not self._draining:  # one wake-up of the loop for a burst of messages
+        if not self._draining:  # one wake-up of the loop per send, however many messages
             self._draining = True
-            self._loop.call_soon_threadsafe(self._drain)
+            self._loop.call_soon_threadsafe(self._drain_when_due)
 
     # --- the loop ------------------------------------------------------------------------
+
+    def _drain_when_due(self) -> None:
+        """Take the messages when the next send is due: a table's message costs the loop
+        no wake-up of its own, hundreds a second at a head office."""
+        wait = max(0.0, self._sent_at + self.send_every - self._loop.time())
+        self._loop.call_later(wait, self._drain)
 
     def _drain(self) -> None:
         self._draining = False  # before taking: a message arriving meanwhile wakes us again
         while self._inbox:
             self._take(*self._inbox.popleft())
+        self.send()
 
     def _take(self, name: str, kind: str, text: str) -> None:
         if not self.doubts.named(name):
@@ -227,6 +233,8 @@ class Fleet:
             else:
                 table["events"] += 1
                 table["last_event"] = {k: said.get(k) for k in ("seq", "kind", "at")}
+                if name in self.rows:  # an event changes nothing a row shows
+                    return
         else:
             return
         self._note(name)
@@ -273,16 +281,10 @@ class Fleet:
             return
         self.rows[name] = row
         self._changes.setdefault(name, {}).update(changed)
-        if self._send_due is None:
-            wait = max(0.0, self._sent_at + self.send_every - self._loop.time())
-            self._send_due = self._loop.call_later(wait, self.send)
 
     def send(self) -> None:
         """Send the pages the rows changed since the last send (before a page joins, so
         that the whole fleet it starts from already holds every change sent after)."""
-        if self._send_due is not None:
-            self._send_due.cancel()
-        self._send_due = None
         self._sent_at = self._loop.time()
         changes, self._changes = self._changes, {}
         if self.hub.subscribers and changes:

@@ -9,6 +9,7 @@ It only judges what it is given; it never fixes a name or a link up into another
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from urllib.parse import urlsplit
@@ -28,7 +29,13 @@ def is_table_name(name: str) -> bool:
 
 def link_of(url: object) -> str | None:
     """``url`` if it is an http(s) address with a host, else None (no link at all)."""
-    if not isinstance(url, str) or any(c.isspace() or not c.isprintable() for c in url):
+    return _checked_link(url) if isinstance(url, str) else None
+
+
+#: a table repeats its address in every state it sends: each is checked once
+@functools.lru_cache(maxsize=4096)
+def _checked_link(url: str) -> str | None:
+    if any(c.isspace() or not c.isprintable() for c in url):
         return None
     try:
         parts = urlsplit(url)

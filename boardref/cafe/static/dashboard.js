@@ -1,8 +1,10 @@
 // @ts-check
 // The café dashboard: one row per table, kept live over the WebSocket. The first
 // message holds every table, later ones only the fields of the rows that changed;
-// they are applied once per frame, to those rows only, so thousands of tables stay
-// smooth. It shows; it never sends a table anything.
+// they are applied once per frame, to those rows only. Only the rows in view are in
+// the document (a head office's thousands would cost the browser a layout of them
+// all at every change), so scrolling brings the rows it reaches. It shows; it never
+// sends a table anything.
 import {
   $, connect, field, loadLanguage, said, say, words,
 } from "./core.js";
@@ -25,6 +27,10 @@ const view = {
 // the column heads that sort
 const headers = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[role=columnheader][data-sort]"));
 let order = []; // the tables in the sort order, shown or not
+let shown = []; // the tables the view shows, in order; null once that may have changed
+let inDocument = []; // the tables whose rows are in the document now
+let rowHeight = 0; // px, measured from a row: every row is as high (dashboard.css)
+const BEYOND_VIEW = 10; // rows kept in the document above and below the view
 let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
 let frameAsked = false;
 
@@ -91,7 +97,7 @@ function newTable(name) {
   link.rel = "noopener";
   cells.table.appendChild(link);
   line.dataset.table = name;
-  return { name, row: {}, line, cells, link, said: {}, category: null, alerting: false };
+  return { name, row: {}, line, cells, link, said: {}, category: null, alerting: false, visible: false };
 }
 
 // Write a cell only when its text changed: most of a row stays as it was.
@@ -146,14 +152,21 @@ function fillChoices(key) {
   choicesChanged[key] = false;
 }
 
+// Write a text only when it changed: an unchanged count costs the page nothing.
+const textOf = new Map(); // element id -> the text written there
+function writeText(id, text) {
+  if (textOf.get(id) !== text) {
+    textOf.set(id, text);
+    $(id).textContent = text;
+  }
+}
+
 function showCounts() {
   for (const key of CATEGORIES) {
-    $(`count-${key}`).textContent = counts[key];
-    $(`said-${key}`).textContent = say(`fleet.count_${key}`, { count: counts[key] });
+    writeText(`count-${key}`, String(counts[key]));
+    writeText(`said-${key}`, say(`fleet.count_${key}`, { count: counts[key] }));
   }
-  let shown = 0;
-  for (const table of tables.values()) if (!table.line.hidden) shown += 1;
-  $("shown").textContent = say("fleet.shown", { shown, total: tables.size });
+  writeText("shown", say("fleet.shown", { shown: shownTables().length, total: tables.size }));
 }
 
 // --- filter and sort -------------------------------------------------------------------
@@ -179,18 +192,15 @@ const SORTED_BY = { table: [], site: ["site"], game: ["game"], moves: ["plies"],
 
 function resort() {
   order = [...tables.values()].sort(SORTS[view.sort]);
-  const rows = document.createDocumentFragment();
-  for (const table of order) {
-    table.line.hidden = !visible(table);
-    rows.appendChild(table.line);
-  }
-  body.replaceChildren(rows);
+  for (const table of order) table.visible = visible(table);
+  shown = null;
+  render();
   for (const header of headers) {
     header.setAttribute("aria-sort", header.dataset.sort === view.sort ? "ascending" : "none");
   }
 }
 
-// Put one table where the sort wants it: a binary search, one DOM move.
+// Put one table where the sort wants it: a binary search.
 function place(table) {
   const at = order.indexOf(table);
   if (at >= 0) order.splice(at, 1);
@@ -203,9 +213,42 @@ function place(table) {
     else high = middle;
   }
   order.splice(low, 0, table);
-  const next = order[low + 1];
-  if (table.line.nextSibling !== (next ? next.line : null) || !table.line.parentNode) {
-    body.insertBefore(table.line, next ? next.line : null);
+  shown = null;
+}
+
+function shownTables() {
+  if (shown === null) shown = order.filter((table) => table.visible);
+  return shown;
+}
+
+// Only the rows in view (and a few beyond) are in the document; the rows above and
+// below are the rowgroup's padding, so the page scrolls as if every row were there.
+function render() {
+  const list = shownTables();
+  if (!rowHeight && list.length) {
+    body.replaceChildren(list[0].line);
+    rowHeight = list[0].line.getBoundingClientRect().height;
+    inDocument = [list[0]];
+  }
+  const height = rowHeight || 1;
+  const top = body.getBoundingClientRect().top; // where the first shown row would be
+  const first = Math.min(list.length, Math.max(0, Math.floor(-top / height) - BEYOND_VIEW));
+  const last = Math.min(list.length, Math.ceil((innerHeight - top) / height) + BEYOND_VIEW);
+  const wanted = list.slice(first, last);
+  if (wanted.length !== inDocument.length || wanted.some((table, i) => table !== inDocument[i])) {
+    wanted.forEach((table, i) => table.line.setAttribute("aria-rowindex", String(first + i + 2)));
+    body.replaceChildren(...wanted.map((table) => table.line));
+    inDocument = wanted;
+  }
+  body.style.paddingTop = `${first * rowHeight}px`;
+  body.style.paddingBottom = `${(list.length - last) * rowHeight}px`;
+  $("tables").setAttribute("aria-rowcount", String(list.length + 1));
+}
+
+function askFrame() {
+  if (!frameAsked) {
+    frameAsked = true;
+    requestAnimationFrame(apply);
   }
 }
 
@@ -227,10 +270,7 @@ function receive(message) {
     const before = waiting.get(name);
     waiting.set(name, before ? Object.assign(before, fields) : { ...fields });
   }
-  if (!frameAsked) {
-    frameAsked = true;
-    requestAnimationFrame(apply);
-  }
+  askFrame();
 }
 
 // Everything received since the last frame, applied to the tables it changed.
@@ -245,7 +285,7 @@ function apply() {
         count(table, -1);
         tables.delete(name);
         order.splice(order.indexOf(table), 1);
-        table.line.remove();
+        shown = null;
       }
       continue;
     }
@@ -257,13 +297,17 @@ function apply() {
     table.category = category(table.row);
     table.alerting = alertsOf(table.row).length > 0;
     count(table, +1);
-    const hidden = !visible(table);
-    if (table.line.hidden !== hidden) table.line.hidden = hidden;
+    const seen = visible(table);
+    if (table.visible !== seen) {
+      table.visible = seen;
+      shown = null;
+    }
     if (!first && (fresh || sortKeys.some((key) => key in fields))) place(table);
   }
   waiting.clear();
   if (first) resort();
   for (const key of ["site", "game"]) if (choicesChanged[key]) fillChoices(key);
+  render();
   showCounts();
 }
 
@@ -287,6 +331,11 @@ for (const header of headers) {
     changeView();
   });
 }
+addEventListener("scroll", askFrame, { passive: true });
+addEventListener("resize", () => {
+  rowHeight = 0; // a phone turned: rows of another height
+  askFrame();
+});
 setInterval(tick, 1000);
 connect("/ws", receive, (open) => {
   $("broker").textContent = open ? "" : say("fleet.disconnected");
