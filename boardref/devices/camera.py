@@ -38,8 +38,8 @@ from vision.observation import Observation
 log = logging.getLogger("boardref")
 
 #: frames a second while the board stays as it was last read: a hand reaching in is
-#: seen within half a second, and the frames of the move after it come at the full rate
-QUIET_FPS = 2.0
+#: seen within a second, and the frames of the move after it come at the full rate
+QUIET_FPS = 1.0
 
 #: what the panel says while a knocked camera waits for a still board
 KEEP_STILL = words(
