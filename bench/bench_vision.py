@@ -236,6 +236,8 @@ PLAIN_FIGURES = (
     "ms_per_frame_p95",
     "ms_per_read_p50",
     "ms_per_read_p95",
+    "cpu_ms_per_move_p50",
+    "cpu_ms_per_move_p95",
     "ms_per_stage",
 )
 

@@ -9,8 +9,10 @@ device fault must never reach its callers as an exception: they see the link sta
 the counters and the last known board instead.
 """
 
+import contextlib
 import logging
 import os
+import select
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -52,7 +54,9 @@ MAX_RETRANSMITS = 8
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 10.0
 
-# How long one read may block: bounds how late a retransmission or shutdown is.
+# How long one read may block on a pyserial URL that offers no file descriptor to wait
+# on (a real device's thread sleeps until bytes come, a command is sent or it closes):
+# bounds how late a retransmission or shutdown is there.
 _READ_TIMEOUT = 0.02
 # How often a vanished device path is checked for coming back.
 _PRESENCE_POLL = 0.05
@@ -181,6 +185,10 @@ class Link:
         self._pings: list[_PingWaiter] = []
         self._last_heard = 0.0
         self._incompatible: ProtocolVersionError | None = None
+        #: written to wake the link thread from its wait for bytes: a command was sent
+        #: (its retransmission is due sooner) or the link closes
+        self._wake_read: int | None = None
+        self._wake_write: int | None = None
 
     # -- the caller's side --------------------------------------------------------------
 
@@ -193,6 +201,8 @@ class Link:
         until ``close``.
         """
         if self._thread is None:
+            self._wake_read, self._wake_write = os.pipe()
+            os.set_blocking(self._wake_write, False)
             thread = threading.Thread(target=self._run, name="boardref-link", daemon=True)
             self._thread = thread
             thread.start()
@@ -210,8 +220,13 @@ class Link:
     def close(self) -> None:
         """Stop the link and release the port; a closed link stays closed."""
         self._stop.set()
+        self._wake()
         if self._thread is not None:
             self._thread.join(timeout=5)
+            if not self._thread.is_alive() and self._wake_write is not None:
+                os.close(self._wake_read)
+                os.close(self._wake_write)
+                self._wake_read = self._wake_write = None
         self._set_state(CLOSED, self.error)
 
     def __enter__(self) -> "Link":
@@ -353,6 +368,8 @@ class Link:
             write_timeout=_WRITE_TIMEOUT,
         )
         try:
+            if _waitable(port):
+                port.timeout = 0  # read what select says is there, never wait in read
             port.reset_input_buffer()
             with self._lock:
                 self._serial = port
@@ -407,7 +424,7 @@ class Link:
                 with self._lock:
                     self._write(frame)
                 resend_at = now + HELLO_RETRY
-            for message in self._receive(port):
+            for message in self._receive(port, deadline if hello else min(deadline, resend_at)):
                 if isinstance(message, Hello):
                     if message.protocol_version != protocol.PROTOCOL_VERSION:
                         raise ProtocolVersionError(self.port, message)
@@ -420,7 +437,11 @@ class Link:
 
     def _serve(self, port: serial.Serial) -> None:
         while not self._stop.is_set():
-            for message in self._receive(port):
+            due = self._last_heard + DEAD_AFTER
+            command = self._in_flight
+            if command is not None:
+                due = min(due, command.sent_at + ACK_TIMEOUT)
+            for message in self._receive(port, due):
                 self._handle(message)
             with self._lock:
                 if self._broken:
@@ -430,8 +451,20 @@ class Link:
             if silent > DEAD_AFTER:
                 raise LinkError(f"no frame from the device for {silent:.1f} s")
 
-    def _receive(self, port: serial.Serial) -> list[Message]:
-        messages = self._decoder.feed(port.read(port.in_waiting or 1))
+    def _receive(self, port: serial.Serial, due: float) -> list[Message]:
+        """The frames that came, waiting for bytes until ``due`` (monotonic seconds)
+        at the latest: the thread sleeps until bytes come, a command is sent or the
+        link closes, so an idle board costs only its heartbeats."""
+        if not _waitable(port):
+            data = port.read(port.in_waiting or 1)
+        else:
+            wake = self._wake_read
+            ready, _, _ = select.select([port, wake], [], [], max(0.0, due - time.monotonic()))
+            if wake in ready:
+                os.read(wake, 4096)
+            # a device gone reads as ready with nothing to read: pyserial raises
+            data = port.read(max(1, port.in_waiting)) if port in ready else b""
+        messages = self._decoder.feed(data)
         if messages:
             self._last_heard = time.monotonic()
         return messages
@@ -543,6 +576,14 @@ class Link:
         if command.first_sent_at is None:
             command.first_sent_at = command.sent_at
         self._write(command.frame)
+        self._wake()  # its retransmission may be due before the link thread would wake
+
+    def _wake(self) -> None:
+        """Wake the link thread from its wait for bytes."""
+        if self._wake_write is not None:
+            # a full pipe has woken it already
+            with contextlib.suppress(BlockingIOError, OSError):
+                os.write(self._wake_write, b"\0")
 
     def _write(self, frame: bytes) -> None:
         if self._serial is None:
@@ -624,3 +665,12 @@ class Link:
         with self._lock:
             if callback in subscribers:
                 subscribers.remove(callback)
+
+
+def _waitable(port: serial.Serial) -> bool:
+    """Whether ``port`` has a file descriptor to wait on (a device; not every pyserial
+    URL has one)."""
+    try:
+        return port.fileno() >= 0
+    except (AttributeError, OSError, ValueError, serial.SerialException):
+        return False

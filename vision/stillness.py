@@ -1,7 +1,9 @@
 """Is the view still, and is nothing over the board? Each frame is compared, at a
 quarter of its size, with the previous one (motion) and with the last stable view of
 the board outside the places pieces can stand (a hand or an arm must cross those to
-reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read.
+reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read, and of
+those only one that shows a change since the last frame read (``unchanged_since_read``):
+a still board is read once, not on every frame.
 
 Judges frames only; it never reads a cell.
 """
@@ -24,6 +26,10 @@ BACKGROUND_BLUR = 5
 #: changed pixels (quarter size) that make a frame moving or the board obstructed
 MOTION_PIXELS = 12
 BLOCKED_PIXELS = 16
+#: a pixel (quarter size) changed by more than this since the last frame read changed
+#: the board: below the motion level, so a change too slow for the motion check (light
+#: drifting, a piece nudged a little at a time) is still read
+CHANGE_LEVEL = 11
 #: still but obstructed this many frames in a row: the light or the set-up changed,
 #: so take this view as the new background (a hand is never this still)
 ACCEPT_AFTER = 40
@@ -57,6 +63,8 @@ class Stillness:
         self._mean: np.ndarray | None = None
         self.still = 0
         self.blocked = 0
+        #: the last frame read, at quarter size; None once anything moved since
+        self._read: np.ndarray | None = None
 
     def small(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` at a quarter size, each pixel the mean of its 4x4 block: bilinear
@@ -73,6 +81,7 @@ class Stillness:
         if self._blurred is None:
             self._take_background(small)
         if previous is None or _changed(small, previous, self.roi, MOTION_LEVEL) > MOTION_PIXELS:
+            self._read = None
             self.still = 0
             self.blocked = 0
             return "moving"
@@ -80,6 +89,7 @@ class Stillness:
         if _changed(levelled, self._blurred, self.background_mask, BACKGROUND_LEVEL) > (
             BLOCKED_PIXELS
         ):
+            self._read = None
             self.still = 0
             self.blocked += 1
             if self.blocked < ACCEPT_AFTER:
@@ -88,6 +98,17 @@ class Stillness:
         self.blocked = 0
         self.still += 1
         return "still" if self.still >= STILL_FRAMES else "settling"
+
+    def read(self) -> None:
+        """The frame looked at last was read: later frames are compared with it."""
+        self._read = self.previous
+
+    def unchanged_since_read(self) -> bool:
+        """Whether the board has stayed still since the last frame read and the frame
+        looked at last shows it as that frame did."""
+        if self._read is None or self.previous is None:
+            return False
+        return _changed(self.previous, self._read, self.roi, CHANGE_LEVEL) <= MOTION_PIXELS
 
     def accept(self, frame: np.ndarray) -> None:
         """This frame's board, without hands, is the background from now on."""

@@ -37,6 +37,10 @@ from vision.observation import Observation
 
 log = logging.getLogger("boardref")
 
+#: frames a second while the board stays as it was last read: a hand reaching in is
+#: seen within a second, and the frames of the move after it come at the full rate
+QUIET_FPS = 1.0
+
 #: what the panel says while a knocked camera waits for a still board
 KEEP_STILL = words(
     "camera.keep_still",
@@ -69,6 +73,9 @@ class Reading:
     knocked: bool = False
     #: nothing learned yet: the frame was only looked at for a first still view
     learning: bool = False
+    #: still, and showing the board as the last frame read did: it was not read again,
+    #: and frames may come more slowly (``QUIET_FPS``) until something moves
+    quiet: bool = False
 
 
 def reader_for(game, lens):
@@ -249,8 +256,9 @@ class TableCamera:
                         self.reader.learn(frame, truth)
                     return Reading(learning=True)
                 observation = self.reader.feed(frame)
-                # Hägar's mat reader is never knocked
-                return Reading(observation, getattr(self.reader, "knocked", False))
+                # Hägar's mat reader is never knocked, and reads every frame
+                knocked, quiet = (getattr(self.reader, n, False) for n in ("knocked", "quiet"))
+                return Reading(observation, knocked, quiet=quiet)
             finally:
                 self._confirm_pending()
 
@@ -277,6 +285,12 @@ class TableCamera:
             self.observation, self._still = reading.observation, frame
             self.referee.see(reading.observation, at)
         return True
+
+    @staticmethod
+    def frame_period(fps: float, reading: Reading) -> float:
+        """Seconds until the frame after ``reading``'s, at ``fps`` frames a second, or
+        more slowly while the board stays as it was read."""
+        return 1 / (min(fps, QUIET_FPS) if reading.quiet else fps)
 
     def snapshot(self) -> bytes | None:
         """The last frame with the cell overlay as a PNG, None before the first frame."""

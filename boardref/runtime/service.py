@@ -406,7 +406,8 @@ class Service:
         """Take and read camera frames in a worker thread (a frame waits for the
         device; finding the board, sampling and classifying its cells take tens of
         milliseconds) and hand each reading to the referee on the loop."""
-        period = 1 / self.config.camera.fps
+        fps = self.config.camera.fps
+        period = 1 / fps
         failed = False
         while not stop.is_set():
             camera, started = self.camera, time.monotonic()
@@ -421,6 +422,7 @@ class Service:
                 # when the read began, not when it came back: a frame taken before the
                 # hall sensors felt a move must never count as after it
                 working = camera is not self.camera or camera.hand_over(frame, reading, started)
+                period = camera.frame_period(fps, reading)
             except Exception:  # a fault in one frame must not stop the camera
                 log.exception("the camera failed on a frame; the game stays as it was")
                 working = True

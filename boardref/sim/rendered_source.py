@@ -5,9 +5,10 @@ the service's memory or CPU. The renderer that stands in for it on the simulated
 table needs a board texture of tens of megabytes and OpenCV's buffers, and draws on
 the CPU; run inside the service it would count in the service's memory and hold the
 event loop's interpreter while it draws. So it runs in a child process: the service
-sends what the camera should see (``Renderer.frame``'s arguments), the child sends
-the frame's bytes back. ``boardref simulate`` keeps the renderer in its own process,
-where nothing else runs.
+sends what the camera should see (``Renderer.frame``'s arguments), the child draws
+the frame into memory both share and says so (a frame is copied once, not sent
+through a pipe). ``boardref simulate`` keeps the renderer in its own process, where
+nothing else runs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 from collections.abc import Callable
+from multiprocessing.sharedctypes import RawArray
 
 import numpy as np
 
@@ -52,9 +54,12 @@ class RenderedSource(FrameSource):
         context = multiprocessing.get_context("spawn")  # no fork of a threaded service
         self._line, child = context.Pipe()
         spec = (game.name, game.players, dict(game.options))
+        width, height = size
+        #: where the renderer draws each frame
+        self._shared = RawArray("B", width * height * 3)
         self._process = context.Process(
             target=_draw,
-            args=(child, spec, seed, difficulty, tuple(size)),
+            args=(child, spec, seed, difficulty, tuple(size), self._shared),
             name="boardref-rendered-camera",
             daemon=True,
         )
@@ -74,12 +79,12 @@ class RenderedSource(FrameSource):
             if not self._line.poll(FRAME_WAIT):
                 self._fail("the synthetic camera drew no frame")
                 return None
-            frame = np.empty(self._shape, np.uint8)  # a frame of its own, writable
-            self._line.recv_bytes_into(frame.reshape(-1))
-        except (EOFError, OSError, ValueError, multiprocessing.BufferTooShort):
+            self._line.recv_bytes()
+        except (EOFError, OSError, ValueError):
             self._fail("the synthetic camera stopped")
             return None
-        return frame
+        # a frame of its own, writable: the renderer draws the next one over this memory
+        return np.frombuffer(self._shared, np.uint8).reshape(self._shape).copy()
 
     def close(self) -> None:
         with contextlib.suppress(OSError, ValueError):  # the renderer has gone already
@@ -97,9 +102,10 @@ class RenderedSource(FrameSource):
             return None
 
 
-def _draw(line, spec, seed: int, difficulty: str, size) -> None:
+def _draw(line, spec, seed: int, difficulty: str, size, shared) -> None:
     """The renderer process: the lens and frame shape first (or why it cannot start),
-    then a frame for each view sent, until None or the line closes."""
+    then a frame drawn into ``shared`` for each view sent, until None or the line
+    closes."""
     try:
         from engines import load_game
 
@@ -107,7 +113,10 @@ def _draw(line, spec, seed: int, difficulty: str, size) -> None:
         game = load_game(name, players, **options)
         renderer, lens = rendered_camera(game, seed, difficulty, size)
         width, height = lens.size
+        if (width, height) != tuple(size):
+            raise ValueError(f"the scene is {width}x{height}, not the {size[0]}x{size[1]} asked")
         line.send((lens, (height, width, 3)))
+        drawn = np.frombuffer(shared, np.uint8).reshape(height, width, 3)
     except Exception as exc:  # said to the service, which refuses the camera in words
         line.send(f"{type(exc).__name__}: {exc}")
         return
@@ -118,5 +127,5 @@ def _draw(line, spec, seed: int, difficulty: str, size) -> None:
             return
         if view is None:
             return
-        frame = renderer.frame(*view)
-        line.send_bytes(np.ascontiguousarray(frame, np.uint8).reshape(-1))
+        drawn[...] = renderer.frame(*view)
+        line.send_bytes(b"")

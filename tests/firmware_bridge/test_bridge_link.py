@@ -47,6 +47,25 @@ def test_heartbeats_keep_coming_while_nothing_moves(link):
     wait_for(lambda: link.counters()["scans"] >= before + 3)
 
 
+@pytest.mark.slow
+def test_an_idle_link_sleeps_between_the_boards_heartbeats(link, monkeypatch):
+    """The link thread waits for bytes instead of polling: while nothing moves it wakes
+    for the heartbeats (every 500 ms) and little else."""
+    wakes = []
+    receive = link._receive
+
+    def counted(*args):
+        wakes.append(args)
+        return receive(*args)
+
+    monkeypatch.setattr(link, "_receive", counted)
+    before = link.counters()["scans"]
+    wait_for(lambda: link.counters()["scans"] >= before + 4)
+    heartbeats = link.counters()["scans"] - before
+    # a heartbeat may come in a few reads; a link polling every 20 ms reads 25 times each
+    assert len(wakes) <= 3 * heartbeats
+
+
 def test_led_frames_are_acknowledged_and_shown(sim, link):
     full = _colors({3, 4, 5})
     link.set_leds(full)

@@ -46,6 +46,9 @@ SURROUND_MM = 60.0
 #: after a knock, the view must be still this many frames in a row before the board
 #: is read again: a knocked camera on its arm may swing a little longer
 KNOCKED_STILL_FRAMES = 2 * STILL_FRAMES
+#: a still board unchanged since it was read is read again after this many seconds all
+#: the same: a change the stillness checks missed is caught within them
+READ_EVERY_S = 5.0
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -73,6 +76,12 @@ class BoardReader:
         #: the camera or the board was knocked since the board was last read: nothing is
         #: read until the view has been still for KNOCKED_STILL_FRAMES (status "knocked")
         self.knocked = False
+        #: the observation of the last frame read, handed on for the still frames after
+        #: it that show the board unchanged (``quiet``), and when it was read
+        self._last: Observation | None = None
+        self._read_at = 0.0
+        #: the last frame fed showed the board as it was read: it was not read again
+        self.quiet = False
 
     @property
     def lens(self) -> Lens:
@@ -154,6 +163,7 @@ class BoardReader:
         self.stillness.accept(frame)
         self.truth = dict(truth)
         self._features = features, paper
+        self._last = None  # read again with what was learned
         return True
 
     def confirm(self, truth: dict[str, str | None]) -> None:
@@ -163,11 +173,15 @@ class BoardReader:
         if self._features is not None and self.classifier is not None:
             features, paper = self._features
             self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=False)
+            self._last = None
 
     # --- reading -----------------------------------------------------------------------
 
     def feed(self, frame: np.ndarray) -> Observation | None:
-        """An observation if this frame is still and clear and the board is known."""
+        """An observation if this frame is still and clear and the board is known. A
+        still frame showing the board as the last frame read is not read again (only
+        every READ_EVERY_S): it gets that frame's observation."""
+        self.quiet = False
         if self.pose is None and not self.locate(frame):
             self.status = "unlocated"
             return None
@@ -188,6 +202,14 @@ class BoardReader:
             return None
         if state != "still" or not self.classifier.ready:
             return None
+        now = time.monotonic()
+        if (
+            self._last is not None
+            and now - self._read_at < READ_EVERY_S
+            and self.stillness.unchanged_since_read()
+        ):
+            self.quiet = True
+            return self._last
         placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
         features = placed[0]
         t2 = time.perf_counter()
@@ -197,11 +219,14 @@ class BoardReader:
         self.timings["classify"] += t3 - t2
         self.timed["sample"] += 1
         self.timed["classify"] += 1
+        self._last = None
         if self.classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
         self._features = features, paper
         self.knocked = False
+        self.stillness.read()
+        self._last, self._read_at = observation, now
         return observation
 
     def _relocate(self, frame: np.ndarray, least_px: float) -> None:
