@@ -13,8 +13,11 @@ the referee indexes in a worker thread once the marbles are drawn).
 
 Every position is timed in several rounds on this process's CPU time (the machine
 is shared, so wall clock would measure the neighbours) and all timings count, so
-p99 includes the machine's own noise. The chi-square test compares the hands drawn from one
-stream with the exact hand probabilities of ``BagDraw.outcomes()``.
+p99 includes the machine's own noise. The computer player's playouts per CPU
+second are its search's (``SearchPlayer`` on a fixed playout count, as
+``bench_players.py`` plays it, no clock) on positions of a seeded game. The
+chi-square test compares the hands drawn from one stream with the exact hand
+probabilities of ``BagDraw.outcomes()``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from engines import load_game
 from engines.chance import Stream
 from engines.hakenschlagen import BAG
 from engines.players import random_step
+from engines.players.search import SearchPlayer
 
 PLAYERS = 5
 #: the boards whose turns are timed (the smoke run's one board runs every step)
@@ -54,6 +58,12 @@ DRAWS = sized(200_000, 500)
 PLAYOUT_CPU_S = sized(5.0, 0.1)
 BUDGET_RANDOM_PLIES_PER_CPU_S = 3000
 GOAL_RANDOM_PLIES_PER_CPU_S = 10_000
+#: the computer player's search on a fixed playout count (as ``bench_players.py``
+#: plays it, no clock), on this many turn-start positions spread over a 2-player game
+SEARCH_PLAYOUTS = sized(150, 2)
+SEARCH_POSITIONS = sized(8, 1)
+BUDGET_PLAYOUTS_PER_CPU_S = 1000
+GOAL_PLAYOUTS_PER_CPU_S = 3000
 SEED = b"bench hakenschlagen bag"
 
 
@@ -170,6 +180,27 @@ def random_plies_per_cpu_s(players: int) -> float:
     return plies / (time.process_time() - start)
 
 
+def playouts_per_cpu_s(board: str) -> float:
+    """Playouts of the computer player's search per CPU second: a search of
+    ``SEARCH_PLAYOUTS`` playouts a move on turn-start positions of a seeded 2-player
+    game, the listing of each position's turn included (the search lists the turns
+    of the positions it reaches)."""
+    game = load_game("hakenschlagen", 2, board=board)
+    pick, stream = random.Random(2026), Stream(f"bench search {board}")
+    state, turns = game.initial_state(), []
+    while game.outcome(state) is None:  # a random walk's game: no turn listed
+        if game.to_move(state) is not None:
+            turns.append(state)
+        state = random_step(game, state, pick, stream)
+    turns = turns[:: len(turns) // SEARCH_POSITIONS][:SEARCH_POSITIONS]
+    player, playouts = SearchPlayer(seed=SEED, playouts=SEARCH_PLAYOUTS), 0
+    start = time.process_time()
+    for state in turns:
+        player.choose(game, state)
+        playouts += player.last_playouts
+    return playouts / (time.process_time() - start)
+
+
 def bench_bag() -> dict:
     """Chi-square of 3-marble hands drawn from one stream against the exact odds."""
     spec = BAG.draw(3)
@@ -197,6 +228,9 @@ def main() -> None:
         "random_plies_per_cpu_s": {f"{n}p": round(random_plies_per_cpu_s(n)) for n in (2, PLAYERS)},
         "budget_random_plies_per_cpu_s": BUDGET_RANDOM_PLIES_PER_CPU_S,
         "goal_random_plies_per_cpu_s": GOAL_RANDOM_PLIES_PER_CPU_S,
+        "search_playouts_per_cpu_s": {board: round(playouts_per_cpu_s(board)) for board in BOARDS},
+        "budget_playouts_per_cpu_s": BUDGET_PLAYOUTS_PER_CPU_S,
+        "goal_playouts_per_cpu_s": GOAL_PLAYOUTS_PER_CPU_S,
         "budget_index_biggest_turn_cpu_ms": BUDGET_INDEX_CPU_MS,
         "goal_index_biggest_turn_cpu_ms": GOAL_INDEX_CPU_MS,
         "budget_full_turn_ms_p99": BUDGET_P99_MS,
@@ -210,6 +244,7 @@ def main() -> None:
             for board in (result[name] for name in BOARDS)
         )
         and min(result["random_plies_per_cpu_s"].values()) >= BUDGET_RANDOM_PLIES_PER_CPU_S
+        and min(result["search_playouts_per_cpu_s"].values()) >= BUDGET_PLAYOUTS_PER_CPU_S
     )
     print(json.dumps(result))
 
