@@ -81,7 +81,6 @@ Options:
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -258,14 +257,8 @@ class FangDenHutCards(Game[CardsState]):
             moves.extend(Play(card, top) for top in tops if top in captures)
         return moves
 
-    def random_play(self, state: CardsState, pick: random.Random) -> tuple[Any, CardsState]:
-        """Uniformly from ``legal_moves``, as every game; the move drawn is made
-        without checking it again (random playouts spend their time here)."""
-        moves = self.legal_moves(state)
-        if not moves:
-            self._require_move_due(state)  # says why nobody may move
-        move = pick.choice(moves)
-        return move, self._played(state, move.card, move.target)
+    def _made(self, state: CardsState, move: Play) -> CardsState:
+        return self._played(state, move.card, move.target)
 
     def can_capture(self, card: str, top: str) -> bool:
         """Whether ``card`` played onto a stack whose top card is ``top`` captures it

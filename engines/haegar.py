@@ -734,21 +734,19 @@ class Haegar(Game[HaegarState]):
         return [PASS, *self._hagar_moves(state)]
 
     def random_play(self, state: HaegarState, pick: random.Random) -> tuple[Any, HaegarState]:
-        """Uniformly from ``legal_moves``, as every game; the move drawn is made
-        without checking it again (random playouts spend their time here)."""
-        if self.to_move(state) is not None and state.phase == PLACE:
-            # the same draw as from ``placements``, writing out only the move drawn
-            coaster = self.coasters[state.hand]
-            spot, turn = pick.choice(self._spots_and_turns(state.laid, coaster, state.turn))
-            move = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
-            return move, self._laid(state, coaster, spot, turn)
-        moves = self.legal_moves(state)
-        if not moves:
-            self._require_move_due(state)  # says why nobody may move
-        move = pick.choice(moves)
+        """Uniformly from ``legal_moves``, as every game; a placement is drawn from
+        the legal spots and turns, writing out only the one drawn."""
+        if self.to_move(state) is None or state.phase != PLACE:
+            return super().random_play(state, pick)
+        coaster = self.coasters[state.hand]
+        spot, turn = pick.choice(self._spots_and_turns(state.laid, coaster, state.turn))
+        move = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
+        return move, self._laid(state, coaster, spot, turn)
+
+    def _made(self, state: HaegarState, move: Any) -> HaegarState:
         if state.phase == TOKEN:
-            return move, self._token_placed(state, move)
-        return move, self._hagar_moved(state, move)
+            return self._token_placed(state, move)
+        return self._hagar_moved(state, move)
 
     def _apply(self, state: HaegarState, move: Any) -> HaegarState:
         who = self.seat_words(state.turn)
