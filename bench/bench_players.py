@@ -1,8 +1,10 @@
 """Strength of the computer players, per game (2 seats): the search player against
 the random player, and each difficulty against the one below, as wins, draws and
 losses with 95% Wilson intervals of the win rate, beside its target, and
-the seconds and playouts a move the search took (p50 and max, beside the 2 s
-budget). Prints one JSON line.
+the seconds and playouts a move the search took (p50 and max, beside the top
+level's ceiling). First, per game, the search's playouts per CPU-second (the slowest
+game's against the budget) and each level's thinking time a move on a Pi (this
+machine's CPU time times ``PI_SLOWER``). Prints one JSON line.
 
 Seats rotate between games, so each player sits in each seat equally often; a game
 that reaches its move limit (``max_plies``, 1000 moves) is a draw and counted as
@@ -14,11 +16,10 @@ check that each search still beats random. ``--full`` plays the counts below.
 
 With ``--full``, against random the search plays, by default, on a fixed playout budget with
 no clock, so the run is reproducible: in Catch the Hare and Sternhalma (the
-alpha-beta search) that is "hard" as shipped (2000 positions judged a move, far
-inside the 2 s cap), in the other games fewer playouts than "hard" gets
-(``HARD_PLAYOUTS``, a quicker lower bound). ``--as-shipped`` plays "hard" itself:
-2000 playouts or 2 s, whichever ends first, so a move's playouts depend on the
-machine and its load (a busy machine buys fewer: the rate is then a lower bound).
+alpha-beta search) that is "hard"'s own count (its 2000 positions judged a move),
+in the other games fewer playouts than "hard" gets (``HARD_PLAYOUTS``, a quicker
+lower bound). ``--as-shipped`` plays "hard" itself: its playouts, cut only by its
+ceiling of seconds, which only a machine far slower than a Pi reaches.
 The ladder (easy > random, medium > easy, hard > medium) always plays the levels as
 shipped, clocks included. Games run in a pool of ``--workers`` processes (2 by
 default: the machine is shared); each game's result goes to stderr as soon as it
@@ -43,15 +44,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from smoke import SMOKE
+from smoke import SMOKE, sized
 
 from engines import GAMES
-from engines.players import LEVELS
+from engines.chance import Stream
+from engines.players import LEVELS, SearchPlayer, minimax, random_playout
 from engines.players.arena import Match, play_game, summarise, verdict
+from engines.players.knowledge import knowledge_of
 
 SEED = 11
 #: games of the search player against the random player, per game; a game not
@@ -60,8 +64,8 @@ GAMES_VS_RANDOM = 60
 GAMES_VS_RANDOM_OF = {"catch_the_hare": 100, "sternhalma": 40}
 #: games of each difficulty against the one below, per game
 GAMES_PER_RUNG = 20
-#: the playouts a move the search gets here, per game; a game not listed gets
-#: the "hard" level's own budget
+#: the playouts a move the search gets here, per game; a game not listed (the
+#: alpha-beta games) gets the "hard" level's positions judged
 HARD_PLAYOUTS = {
     "fang_den_hut_cards": 300,
     "fang_den_hut": 200,
@@ -78,8 +82,58 @@ SMOKE_GAMES = ("catch_the_hare",)
 #: the targets for the search against random: its win rate, per game
 TARGETS = {"sternhalma": 0.95, "catch_the_hare": 0.95}
 TARGET_OTHERS = 0.90
-#: the budget of one move at the top level, in seconds
-MOVE_BUDGET_S = LEVELS["hard"].seconds
+#: the ceiling of one move at the top level, in seconds
+MOVE_BUDGET_S = LEVELS["hard"].ceiling_s
+#: how much slower a Raspberry Pi 4 core is than this machine's (an estimate: the
+#: thinking times "on a Pi" are this machine's CPU seconds times this)
+PI_SLOWER = 4
+#: playouts a CPU-second: positions searched per game, and playouts on each
+RATE_POSITIONS = sized(8, 1)
+RATE_PLAYOUTS = sized(300, 5)
+#: playouts a CPU-second the slowest game must reach, and the aim
+BUDGET_PLAYOUTS_PER_CPU_S = 1000
+GOAL_PLAYOUTS_PER_CPU_S = 3000
+
+
+def playout_rate(name: str) -> dict:
+    """Playouts (positions judged, in the alpha-beta games) per CPU-second of the
+    search, 2 seats: ``RATE_PLAYOUTS`` a move from positions spread over a seeded
+    random game, the process's own CPU time (a busy machine does not lower it)."""
+    game = Match(name, ("random", "random"), 1, SEED).load()
+    states = random_playout(game, game.initial_state(), random.Random(SEED), Stream("rate"))
+    choices = [s for s in states if game.to_move(s) is not None and len(game.legal_moves(s)) > 1]
+    step = max(1, len(choices) // RATE_POSITIONS)
+    playouts, cpu = 0, 0.0
+    for number, state in enumerate(choices[::step][:RATE_POSITIONS]):
+        bot = SearchPlayer(f"{SEED}:{number}", playouts=RATE_PLAYOUTS)
+        started = time.process_time()
+        bot.choose(game, state)
+        cpu += time.process_time() - started
+        playouts += bot.last_playouts
+    rate = playouts / cpu
+    judged = minimax.fits(game, knowledge_of(game))
+    return {
+        "playouts": playouts,
+        "cpu_s": round(cpu, 3),
+        "per_cpu_s": round(rate),
+        "pi_thinking_s": {
+            name: round((level.judgements if judged else level.playouts) / rate * PI_SLOWER, 1)
+            for name, level in LEVELS.items()
+        },
+    }
+
+
+def playout_rates(names: list[str], pool: ProcessPoolExecutor) -> dict:
+    """Each game's ``playout_rate`` and the slowest game's, beside the budget."""
+    rates = dict(zip(names, pool.map(playout_rate, names)))
+    slowest = min(rates, key=lambda name: rates[name]["per_cpu_s"])
+    return {
+        "games": rates,
+        "slowest": slowest,
+        "slowest_per_cpu_s": rates[slowest]["per_cpu_s"],
+        "budget_per_cpu_s": BUDGET_PLAYOUTS_PER_CPU_S,
+        "goal_per_cpu_s": GOAL_PLAYOUTS_PER_CPU_S,
+    }
 
 
 def matches(
@@ -92,7 +146,7 @@ def matches(
 ) -> dict[str, Match]:
     """The matches of one game: the search against random, then the ladder
     (``parts``: "random", "ladder" or "both"); quick ones unless ``full``."""
-    budget = HARD_PLAYOUTS.get(name, LEVELS["hard"].playouts) if full else QUICK_PLAYOUTS
+    budget = HARD_PLAYOUTS.get(name, LEVELS["hard"].judgements) if full else QUICK_PLAYOUTS
     hard = "hard" if shipped else f"search:{budget}"
     count = games or (GAMES_VS_RANDOM_OF.get(name, GAMES_VS_RANDOM) if full else QUICK_GAMES)
     limits = {"playouts": SMOKE_PLAYOUTS, "max_plies": SMOKE_MAX_PLIES} if SMOKE else {}
@@ -192,6 +246,8 @@ def main() -> None:
     part = args.part or ("both" if args.full or SMOKE else "random")
     games = {}
     with ProcessPoolExecutor(workers) as pool:
+        rates = playout_rates(list(args.names or GAMES), pool)
+        print(json.dumps({"playout_rates": rates}), file=sys.stderr, flush=True)
         for name in args.names or (SMOKE_GAMES if SMOKE else GAMES):
             plan = matches(name, args.games, args.rung_games, args.as_shipped, part, args.full)
             games[name] = measure(name, plan, pool)
@@ -206,8 +262,15 @@ def main() -> None:
                 "full": args.full,
                 "move_budget_s": MOVE_BUDGET_S,
                 "levels": {
-                    k: {"playouts": v.playouts, "seconds": v.seconds} for k, v in LEVELS.items()
+                    k: {
+                        "playouts": v.playouts,
+                        "judgements": v.judgements,
+                        "ceiling_s": v.ceiling_s,
+                    }
+                    for k, v in LEVELS.items()
                 },
+                "pi_slower": PI_SLOWER,
+                "playout_rates": rates,
                 "games": games,
                 "seconds": round(time.perf_counter() - started, 1),
             }

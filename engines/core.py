@@ -358,7 +358,12 @@ class Game(Generic[S]):
         if not moves:
             self._require_move_due(state)  # says why nobody may move
         move = pick.choice(moves)
-        return move, self.apply(state, move)
+        return move, self._made(state, move)
+
+    def _made(self, state: S, move: Any) -> S:
+        """The state after ``move``, one of ``legal_moves(state)``: an engine whose
+        check of a move costs a playout much makes it here without the check."""
+        return self.apply(state, move)
 
     def successors(self, state: S) -> list[tuple]:
         """Every legal move with the state it leads to. Engines that compute those

@@ -177,6 +177,11 @@ class FangDenHutCards(Game[CardsState]):
         self._rank = {name: i for i, name in enumerate(self.deck)}
         values = [card.value for card in self.cards.values() if card.value is not None]
         self._lowest, self._highest = min(values), max(values)
+        #: per card, the top cards it captures (listing moves asks this most)
+        self._captures = {
+            card: frozenset(top for top in self.deck if self.can_capture(card, top))
+            for card in self.deck
+        }
         self.games = 1 if self.options["single_game"] else self.players
         self.hand_size = HAND_SIZES[self.players]
         if self.hand_size * self.players > len(self.deck):
@@ -248,8 +253,12 @@ class FangDenHutCards(Game[CardsState]):
         moves = []
         for card in state.hands[me]:
             moves.append(Play(card))
-            moves.extend(Play(card, top) for top in tops if self.can_capture(card, top))
+            captures = self._captures[card]
+            moves.extend(Play(card, top) for top in tops if top in captures)
         return moves
+
+    def _made(self, state: CardsState, move: Play) -> CardsState:
+        return self._played(state, move.card, move.target)
 
     def can_capture(self, card: str, top: str) -> bool:
         """Whether ``card`` played onto a stack whose top card is ``top`` captures it
@@ -287,8 +296,12 @@ class FangDenHutCards(Game[CardsState]):
         return Play(*parts)
 
     def _apply(self, state: CardsState, move: Any) -> CardsState:
-        me = state.turn
         card, target = self._check(state, move)
+        return self._played(state, card, target)
+
+    def _played(self, state: CardsState, card: str, target: str | None) -> CardsState:
+        """The state after playing ``card`` (capturing ``target``), known to be legal."""
+        me = state.turn
         table, taken = list(state.table), list(state.taken)
         taken[me] = self._sorted(taken[me] + table[me])
         table[me] = ()

@@ -70,8 +70,9 @@ Options:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -148,6 +149,12 @@ class HaegarState:
     finals_left: int = 0
     beers: tuple[int, ...] = ()
     ply: int = 0
+
+
+def _changed(state: HaegarState, **changes: Any) -> HaegarState:
+    """``state`` with ``changes``: ``dataclasses.replace`` without its checks, which
+    cost a random playout a fifth of its time."""
+    return HaegarState(**{**state.__dict__, **changes})
 
 
 @dataclass(frozen=True)
@@ -243,6 +250,10 @@ class Haegar(Game[HaegarState]):
             for c in self.coasters.values()
             for turn in range(4)
         }
+        #: ``_turns_meeting`` worked out so far (coasters x sides x edges, bounded)
+        self._meeting: dict[tuple[str, int, tuple], int] = {}
+        #: ``_coaster_fields`` of every coaster laid so far (a few hundred at most)
+        self._laid_fields: dict[Laid, tuple[tuple[int, Field], ...]] = {}
 
     def _seat_sides(self, default: tuple[str, ...], source: str) -> tuple[int, ...]:
         seats = self.options["seats"]
@@ -312,7 +323,7 @@ class Haegar(Game[HaegarState]):
                 )
             pile = list(state.pile)
             pile.remove(outcome)
-            return replace(state, phase=PLACE, pile=tuple(pile), hand=outcome)
+            return _changed(state, phase=PLACE, pile=tuple(pile), hand=outcome)
         if state.phase == DIE:
             if not _is_count(outcome) or outcome not in range(1, 7):
                 raise RulesError(
@@ -322,7 +333,7 @@ class Haegar(Game[HaegarState]):
                         outcome=repr(outcome),
                     )
                 )
-            return replace(
+            return _changed(
                 state,
                 phase=FINAL,
                 die=outcome,
@@ -368,9 +379,13 @@ class Haegar(Game[HaegarState]):
         occupied = {one.spot: one for one in laid}
         touching, matching = [], []
         for spot in sorted(self._frontier(occupied)):
+            # the neighbours' edges once per spot, not once per turn tried there
+            meeting = 0
+            for side, edge in self._facing_edges(occupied, spot):
+                meeting |= self._turns_meeting(coaster.id, side, edge)
             for turn in turns:
                 touching.append((spot, turn))
-                if self._meets_like(occupied, coaster, spot, turn):
+                if meeting >> turn & 1:
                     matching.append((spot, turn))
         return matching or touching
 
@@ -387,14 +402,33 @@ class Haegar(Game[HaegarState]):
         self, occupied: dict, coaster: Coaster, spot: tuple[int, int], turn: int
     ) -> bool:
         """Whether a field of ``coaster`` at ``spot``/``turn`` touches the same landscape."""
-        edges = self._edges[(coaster.id, turn)]
+        meeting = (
+            self._turns_meeting(coaster.id, *it) for it in self._facing_edges(occupied, spot)
+        )
+        return any(turns >> turn & 1 for turns in meeting)
+
+    def _facing_edges(self, occupied: dict, spot: tuple[int, int]) -> list[tuple[int, tuple]]:
+        """``(side of spot, landscapes of the laid neighbour's edge facing it)`` per neighbour."""
+        facing = []
         for side, (dx, dy) in enumerate(STEPS):
             other = occupied.get((spot[0] + dx, spot[1] + dy))
             if other is not None:
-                facing = self._edges[(other.coaster, other.turn)][(side + 2) % 4]
-                if edges[side][0] == facing[0] or edges[side][1] == facing[1]:
-                    return True
-        return False
+                facing.append((side, self._edges[(other.coaster, other.turn)][(side + 2) % 4]))
+        return facing
+
+    def _turns_meeting(self, coaster: str, side: int, edge: tuple) -> int:
+        """The turns (bit ``1 << turn``) at which ``coaster``'s edge on ``side`` shares
+        a landscape with a neighbour's facing ``edge``; worked out once per triple."""
+        key = (coaster, side, edge)
+        turns = self._meeting.get(key)
+        if turns is None:
+            turns = self._meeting[key] = sum(
+                1 << turn
+                for turn in range(4)
+                if self._edges[(coaster, turn)][side][0] == edge[0]
+                or self._edges[(coaster, turn)][side][1] == edge[1]
+            )
+        return turns
 
     def _placement_problem(
         self, laid: tuple[Laid, ...], coaster: Coaster, seat: int, spot: tuple[int, int], turn: int
@@ -494,13 +528,19 @@ class Haegar(Game[HaegarState]):
                     problem=problem,
                 )
             )
+        return self._laid(state, coaster, spot, turn)
+
+    def _laid(
+        self, state: HaegarState, coaster: Coaster, spot: tuple[int, int], turn: int
+    ) -> HaegarState:
+        """The state after a placement already known to be legal."""
         beers = state.beers
         if self.options["honky_tonk"] and self._in_line_with_beer(state.laid, coaster, spot):
             beers = beers + (state.turn,)
         laid = state.laid + (Laid(coaster.id, spot, turn),)
-        after = replace(state, laid=laid, hand=None, beers=beers, ply=state.ply + 1)
+        after = _changed(state, laid=laid, hand=None, beers=beers, ply=state.ply + 1)
         if self._token_moves(after, state.turn):
-            return replace(after, phase=TOKEN)
+            return _changed(after, phase=TOKEN)
         return self._end_turn(after)
 
     def _in_line_with_beer(
@@ -514,8 +554,8 @@ class Haegar(Game[HaegarState]):
 
     def _end_turn(self, state: HaegarState) -> HaegarState:
         if len(state.laid) == self.coasters_in_play:
-            return replace(state, phase=DIE, turn=self.seat_after(0))
-        return replace(state, phase=DRAW, turn=(state.turn + 1) % self.players)
+            return _changed(state, phase=DIE, turn=self.seat_after(0))
+        return _changed(state, phase=DRAW, turn=(state.turn + 1) % self.players)
 
     # --- tokens ----------------------------------------------------------------------
 
@@ -543,6 +583,11 @@ class Haegar(Game[HaegarState]):
                     problem=self._token_problem(state, move),
                 )
             )
+        return self._token_placed(state, move)
+
+    def _token_placed(self, state: HaegarState, move: TokenPlacement) -> HaegarState:
+        """The state after a token placement already known to be legal."""
+        seat = state.turn
         index = self.board.index[move.field]
         hagars, gold = state.supply[seat]
         if move.token == HAGAR:
@@ -551,7 +596,7 @@ class Haegar(Game[HaegarState]):
             piece, left = GOLD_TOKEN, (hagars, gold - 1)
         supply = state.supply[:seat] + (left,) + state.supply[seat + 1 :]
         tokens = tuple(sorted(state.tokens + ((index, piece),)))
-        return self._end_turn(replace(state, tokens=tokens, supply=supply, ply=state.ply + 1))
+        return self._end_turn(_changed(state, tokens=tokens, supply=supply, ply=state.ply + 1))
 
     def _token_problem(self, state: HaegarState, move: TokenPlacement) -> Words:
         seat = state.turn
@@ -610,22 +655,26 @@ class Haegar(Game[HaegarState]):
         return moves
 
     def _move_hagar(self, state: HaegarState, move: Move) -> HaegarState:
-        if move != PASS:
-            if move not in self._hagar_moves(state):
-                raise IllegalMove(
-                    words(
-                        "rules.haegar.hagar_refused",
-                        "{move}: {problem}",
-                        move=str(move),
-                        problem=self._hagar_problem(state, move),
-                    )
+        if move != PASS and move not in self._hagar_moves(state):
+            raise IllegalMove(
+                words(
+                    "rules.haegar.hagar_refused",
+                    "{move}: {problem}",
+                    move=str(move),
+                    problem=self._hagar_problem(state, move),
                 )
+            )
+        return self._hagar_moved(state, move)
+
+    def _hagar_moved(self, state: HaegarState, move: Move) -> HaegarState:
+        """The state after a final-round move or pass already known to be legal."""
+        if move != PASS:
             origin, dest = (self.board.index[f] for f in move.path)
             seat = state.turn
             tokens = tuple(sorted({*state.tokens} - {(origin, seat)} | {(dest, seat)}))
-            state = replace(state, tokens=tokens)
+            state = _changed(state, tokens=tokens)
         left = state.finals_left - 1
-        return replace(
+        return _changed(
             state,
             phase=FINAL if left else OVER,
             turn=(state.turn + 1) % self.players if left else state.turn,
@@ -683,6 +732,21 @@ class Haegar(Game[HaegarState]):
         if state.phase == TOKEN:
             return self._token_moves(state, state.turn)
         return [PASS, *self._hagar_moves(state)]
+
+    def random_play(self, state: HaegarState, pick: random.Random) -> tuple[Any, HaegarState]:
+        """Uniformly from ``legal_moves``, as every game; a placement is drawn from
+        the legal spots and turns, writing out only the one drawn."""
+        if self.to_move(state) is None or state.phase != PLACE:
+            return super().random_play(state, pick)
+        coaster = self.coasters[state.hand]
+        spot, turn = pick.choice(self._spots_and_turns(state.laid, coaster, state.turn))
+        move = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
+        return move, self._laid(state, coaster, spot, turn)
+
+    def _made(self, state: HaegarState, move: Any) -> HaegarState:
+        if state.phase == TOKEN:
+            return self._token_placed(state, move)
+        return self._hagar_moved(state, move)
 
     def _apply(self, state: HaegarState, move: Any) -> HaegarState:
         who = self.seat_words(state.turn)
@@ -773,12 +837,16 @@ class Haegar(Game[HaegarState]):
     def _corner_field(self, coaster: Coaster, turn: int, corner: str) -> Field:
         return next(f for at, _, f in coaster.on_table(turn) if at == corner)
 
-    def _coaster_fields(self, laid: Laid) -> Iterator[tuple[int, Field]]:
+    def _coaster_fields(self, laid: Laid) -> tuple[tuple[int, Field], ...]:
         """``(field cell index, printed field)`` for the four fields of a laid coaster."""
-        x, y = laid.spot
-        for corner, _, field in self.coasters[laid.coaster].on_table(laid.turn):
-            ox, oy = CORNERS[corner]
-            yield self._field_at[(2 * x + ox, 2 * y + oy)], field
+        fields = self._laid_fields.get(laid)
+        if fields is None:
+            x, y = laid.spot
+            fields = self._laid_fields[laid] = tuple(
+                (self._field_at[(2 * x + CORNERS[corner][0], 2 * y + CORNERS[corner][1])], field)
+                for corner, _, field in self.coasters[laid.coaster].on_table(laid.turn)
+            )
+        return fields
 
     def _table(self, laid: Iterable[Laid]) -> dict[int, tuple[Field, Laid]]:
         """Every covered field cell: its printed field and the coaster it belongs to."""

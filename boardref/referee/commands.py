@@ -237,9 +237,10 @@ class Commands:
             return everyone and self.computer_moves_itself()
         return drawer in m.computer
 
-    def expect(self, move_text: str) -> None:
-        """The computer has chosen ``move_text`` for the seat to move: announce it,
-        light it, and accept only that move from the board (or, where it
+    def expect(self, move_text: str, thought_s: float | None = None) -> None:
+        """The computer has chosen ``move_text`` for the seat to move, after thinking
+        ``thought_s`` seconds: announce it (pages say how long it thought), light it,
+        and accept only that move from the board (or, where it
         ``computer_moves_itself``, from the service that makes it after a pause)."""
         m = self.match
         m.require_game()
@@ -248,13 +249,17 @@ class Commands:
         base = m.positions[-1]
         move = m.rules.parse_move(base, move_text)
         m.expected = (move, m.rules.apply(base, move))
+        thought = {} if thought_s is None else {"seconds": round(thought_s, 1)}
         if self.computer_moves_itself():
-            said = words("referee.computer_plays", "The computer plays {move}", move=str(move))
+            said = words(
+                "referee.computer_plays", "The computer plays {move}", move=str(move), **thought
+            )
         else:
             said = words(
                 "referee.computer_moves",
                 "The computer plays {move}: please carry it out on the board",
                 move=str(move),
+                **thought,
             )
         m.view.say(said)
         self.outbox.emit(Event(EventKind.COMPUTER_MOVE, {"move": str(move)}))

@@ -1,6 +1,7 @@
 """The computer's seats at a table. When one is to move, the computer thinks in a
-worker thread (positions are immutable) and announces its move back on the event
-loop; at a board a guest carries it out. In a game with no board, read on the panel
+worker thread (positions are immutable), its level's playouts however long that
+takes (seconds on a Pi), and announces its move back on the event loop with how long
+it thought; at a board a guest carries it out. In a game with no board, read on the panel
 alone (the card game, Hägar entered on the panel), it also makes the move itself,
 after a pause so the players see what it plays. It draws for its seats in every
 game, after the same pause: dice, marbles and coasters are drawn on the panel.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,8 +25,6 @@ if TYPE_CHECKING:
     from boardref.referee.referee import Referee
 
 log = logging.getLogger("boardref")
-
-THINKING_S = 2.0  # the longest the computer thinks about a move
 
 
 class ComputerSeats:
@@ -53,11 +53,13 @@ class ComputerSeats:
 
         try:
             game, state = referee.match.rules, referee.positions[-1]
-            move = await asyncio.to_thread(computer_move, game, state, THINKING_S, referee.level)
+            started = time.monotonic()
+            move = await asyncio.to_thread(computer_move, game, state, referee.level)
+            thought_s = time.monotonic() - started
             if referee.game is game and referee.positions[-1] == state:
                 if not referee.computer_to_move():
                     return
-                referee.expect(str(move))
+                referee.expect(str(move), thought_s)
                 if referee.computer_moves_itself():
                     await asyncio.sleep(self.showing_s)
                     if referee.positions[-1] == state and referee.expected is not None:

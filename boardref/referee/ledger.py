@@ -104,7 +104,9 @@ class Ledger:
         ended = game.outcome(state)
         if ended is not None and m.phase != Phase.OVER:
             data: dict[str, Any] = {
-                "winners": list(ended.winners), "reason": ended.reason, "seed": m.seed.hex()
+                "winners": list(ended.winners),
+                "reason": ended.reason,
+                "seed": m.seed.hex(),
             }
             if ended.scores is not None:
                 data["scores"] = list(ended.scores)

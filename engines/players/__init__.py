@@ -9,11 +9,11 @@ never the game's stream). It depends on ``engines`` only.
 >>> from engines.players import computer_move, player
 >>> game = load_game("catch_the_hare")
 >>> state = game.initial_state()
->>> move = computer_move(game, state, seconds=0.5, seed=7)
+>>> move = computer_move(game, state, level="easy", seed=7)
 >>> move in game.legal_moves(state)
 True
 >>> player("easy", seed=1)
-SearchPlayer(playouts=25, deadline_s=0.5)
+SearchPlayer(playouts=25, deadline_s=5.0)
 """
 
 from __future__ import annotations
@@ -34,19 +34,26 @@ from engines.players.search import (
 
 @dataclass(frozen=True)
 class Level:
-    """A difficulty: at most ``playouts`` iterations and ``seconds`` a move."""
+    """A difficulty: ``playouts`` iterations a move, the same work on any machine;
+    ``ceiling_s`` only stops a search that would take far longer than it should
+    (a machine slower than a Pi, or one busy with something else)."""
 
-    playouts: int | None
-    seconds: float | None
+    playouts: int
+    ceiling_s: float
+    #: positions judged a move in the alpha-beta games, where one costs far less
+    #: than a playout
+    judgements: int
 
 
-#: difficulty levels, weakest first; "hard" is the strongest and stays within 2 s.
-#: A playout is one iteration of the tree search, or one position judged by the
-#: alpha-beta search (Catch the Hare, two-seat Sternhalma)
+#: difficulty levels, weakest first. A playout is one iteration of the tree search,
+#: or one position judged by the alpha-beta search (Catch the Hare, two-seat
+#: Sternhalma). The counts make "hard" think at most about 20 s a move on a Pi in
+#: the slowest game (Fang den Hut!, see docs/players.md); the ceilings are a few
+#: times what a Pi needs
 LEVELS = {
-    "easy": Level(playouts=25, seconds=0.5),
-    "medium": Level(playouts=200, seconds=1.0),
-    "hard": Level(playouts=2000, seconds=2.0),
+    "easy": Level(playouts=25, ceiling_s=5.0, judgements=25),
+    "medium": Level(playouts=200, ceiling_s=15.0, judgements=200),
+    "hard": Level(playouts=1000, ceiling_s=60.0, judgements=2000),
 }
 #: the names ``player`` understands: "random", "search" (the strongest level), a
 #: level, or "search:N" (N playouts a move, no clock)
@@ -55,7 +62,7 @@ PLAYERS = ("random", "search", *LEVELS, "search:N")
 
 def player(name: str, seed: Any = None, playouts: int | None = None) -> RandomPlayer | SearchPlayer:
     """The computer player called ``name`` (see ``PLAYERS``), seeded; ``playouts``
-    replaces a search level's budget with that many iterations (no clock), as the
+    replaces a search level's budget with that many iterations (no ceiling), as the
     reproducible benchmarks do."""
     if name == "random":
         return RandomPlayer(seed)
@@ -69,20 +76,24 @@ def player(name: str, seed: Any = None, playouts: int | None = None) -> RandomPl
         raise OptionError(f"no player {name!r}; choose one of {', '.join(PLAYERS)}")
     if playouts is not None:
         return SearchPlayer(seed, playouts=playouts)
-    return SearchPlayer(seed, playouts=level.playouts, deadline_s=level.seconds)
+    return searcher(level, seed)
 
 
-def computer_move(
-    game: Game, state: Any, seconds: float = 2.0, level: str = "hard", seed: Any = None
-) -> Any:
-    """The move the computer plays for the seat to act at ``state``, chosen within
-    about ``seconds`` (less if the level's own budget is smaller). Blocks while it
-    searches: run it off the event loop."""
+def searcher(level: Level, seed: Any = None) -> SearchPlayer:
+    """The search player of ``level``, seeded."""
+    return SearchPlayer(
+        seed, playouts=level.playouts, deadline_s=level.ceiling_s, judgements=level.judgements
+    )
+
+
+def computer_move(game: Game, state: Any, level: str = "hard", seed: Any = None) -> Any:
+    """The move the computer plays at ``level`` for the seat to act at ``state``:
+    the level's playouts, cut only at its ceiling. Blocks while it searches (seconds
+    on a Pi): run it off the event loop."""
     chosen = LEVELS.get(level)
     if chosen is None:
         raise OptionError(f"no level {level!r}; choose one of {', '.join(LEVELS)}")
-    budget = seconds if chosen.seconds is None else min(seconds, chosen.seconds)
-    return SearchPlayer(seed, playouts=chosen.playouts, deadline_s=budget).choose(game, state)
+    return searcher(chosen, seed).choose(game, state)
 
 
 __all__ = [

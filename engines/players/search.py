@@ -107,7 +107,8 @@ class _OutOfTime(Exception):
 class SearchPlayer:
     """Monte Carlo tree search within ``playouts`` iterations and/or ``deadline_s``
     seconds a move (at least one must be given); ``seed`` makes it reproducible
-    under a playout budget."""
+    under a playout budget. A game searched with alpha-beta judges ``judgements``
+    positions instead (``playouts`` unless given)."""
 
     def __init__(
         self,
@@ -115,6 +116,7 @@ class SearchPlayer:
         playouts: int | None = None,
         deadline_s: float | None = None,
         exploration: float = EXPLORATION,
+        judgements: int | None = None,
     ) -> None:
         if playouts is None and deadline_s is None:
             raise ValueError("a search needs a budget: playouts, deadline_s or both")
@@ -124,6 +126,8 @@ class SearchPlayer:
             raise ValueError(f"deadline_s must be positive, not {deadline_s!r}")
         self.rng = random.Random(seed)
         self.playouts = playouts
+        #: the alpha-beta search's budget, positions judged (default: ``playouts``)
+        self.judgements = playouts if judgements is None else judgements
         self.deadline_s = deadline_s
         self.exploration = exploration
         #: iterations run for the last move chosen (for benchmarks and logs)
@@ -143,7 +147,7 @@ class SearchPlayer:
         stop = None if self.deadline_s is None else started + self.deadline_s - FINISH_S
         if minimax.fits(game, knowledge):
             move, self.last_playouts = minimax.best_move(
-                game, state, knowledge, self.rng, self.playouts, stop
+                game, state, knowledge, self.rng, self.judgements, stop
             )
             return move
         search = _Search(game, knowledge, self.rng, self.exploration, stop)

@@ -19,6 +19,7 @@ from engines.players import (
     knowledge,
     player,
     random_decisions,
+    random_step,
 )
 from engines.players.arena import Match, play_match, wilson
 from engines.players.knowledge import deal_unseen
@@ -90,10 +91,27 @@ def test_a_search_needs_a_budget():
         SearchPlayer()
 
 
-def test_computer_move_answers_within_its_time_budget():
+def test_computer_move_plays_its_levels_playouts():
     game = load_game("sternhalma", 2)
     state = game.initial_state()
-    assert computer_move(game, state, seconds=0.2, seed=1) in game.legal_moves(state)
+    move = computer_move(game, state, level="easy", seed=1)
+    assert move == SearchPlayer(1, playouts=LEVELS["easy"].playouts).choose(game, state)
+
+
+def test_a_level_runs_all_its_playouts_on_a_slow_machine(monkeypatch):
+    from engines.players import search
+
+    game = load_game("haegar", 2)
+    stream, pick = Stream(b"slow"), random.Random(1)
+    state = game.initial_state()
+    while game.to_move(state) is None or len(game.legal_moves(state)) < 2:
+        state = random_step(game, state, pick, stream)
+    # a clock that moves 5 ms at each reading: "easy" needs seconds here, as on a Pi
+    ticks = iter(range(1_000_000))
+    monkeypatch.setattr(search.time, "perf_counter", lambda: next(ticks) * 0.005)
+    bot = player("easy", seed=1)
+    bot.choose(game, state)
+    assert bot.last_playouts == LEVELS["easy"].playouts
 
 
 @pytest.mark.parametrize("name", ["haegar", "fang_den_hut"])
@@ -115,7 +133,7 @@ def test_a_clock_that_runs_out_inside_an_iteration_still_gives_a_legal_move(name
 
 def test_player_names_every_level_and_refuses_others():
     assert isinstance(player("random"), RandomPlayer)
-    assert player("search").deadline_s == LEVELS["hard"].seconds
+    assert player("search").deadline_s == LEVELS["hard"].ceiling_s
     assert player("easy").playouts == LEVELS["easy"].playouts
     assert player("medium", playouts=9).playouts == 9
     assert (player("search:300").playouts, player("search:300").deadline_s) == (300, None)

@@ -32,6 +32,7 @@ def test_the_computer_announces_its_move_and_only_that_move_is_accepted(tmp_path
             await service.computer.acting
             expected = referee.published.expected
             assert expected and referee.published.notice.key == "referee.computer_moves"
+            assert referee.published.notice.params["seconds"] >= 0, "pages say how long it thought"
             others = [str(m) for m in referee.game.legal_moves(referee.positions[-1])]
             wrong = next(
                 m

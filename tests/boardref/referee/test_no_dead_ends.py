@@ -109,7 +109,7 @@ def quick_computer(monkeypatch):
     move however busy the machine is."""
     seeds = random.Random(0)
 
-    def computer_move(game, state, seconds, level):
+    def computer_move(game, state, level):
         return SearchPlayer(seeds.random(), playouts=PLAYOUTS).choose(game, state)
 
     monkeypatch.setattr(engines.players, "computer_move", computer_move)

@@ -170,8 +170,13 @@ export function described(spoken) {
 function tell(spoken, how) {
   const computer = COMPUTER_SAYS[spoken.key];
   const sentence = computer !== undefined && sayComputerMove(spoken.params.move);
-  if (sentence) return computer ? say(watched(computer, how), { sentence }) : sentence;
-  return sayIn(watched(spoken.key, how), spoken.params || {}, true, how);
+  const told = !sentence ? sayIn(watched(spoken.key, how), spoken.params || {}, true, how)
+    : computer ? say(watched(computer, how), { sentence }) : sentence;
+  // how long the computer thought for the move it announces
+  const thought = computer !== undefined && spoken.params.seconds;
+  if (!thought) return told;
+  const seconds = Number(thought).toLocaleString(document.documentElement.lang || "en", { maximumFractionDigits: 1 });
+  return say("computer_thought", { sentence: told, seconds });
 }
 
 const watched = (key, how) =>

@@ -132,3 +132,18 @@ def test_the_computers_move_and_the_last_move_are_said_and_lit(sim_table, browse
         expect(table.locator(f'g.cell[data-cell="{cell}"]')).to_have_class(re.compile(r"\blast\b"))
     shoot(table, f"move-words-last-{language}")
     context.close()
+
+
+#: the computer's announcement with how long it thought, in the page's own core.js
+SAY_THOUGHT = """async () => {
+  const src = document.querySelector("script[type=module]").src;
+  const core = await import(src.replace(/panel[.]js$/, "core.js"));
+  return core.said({key: "referee.computer_plays", params: {move: "a3-a4", seconds: 4.25}});
+}"""
+
+
+@pytest.mark.parametrize(("language", "thought"), [("en", "(thought 4.3 s)"), ("de", "(4,3 s")])
+def test_the_computer_says_how_long_it_thought(sim_table, browser, language, thought):
+    new_game(sim_table, "catch_the_hare", 2)
+    page = on_board(browser.new_page(locale=LOCALES[language]), f"{sim_table}/table")
+    assert thought in page.evaluate(SAY_THOUGHT)
