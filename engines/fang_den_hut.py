@@ -574,7 +574,7 @@ class FangDenHut(Game[HatState]):
     def random_play(self, state: HatState, pick: random.Random) -> tuple[Any, HatState]:
         """As ``Game.random_play`` (a legal move drawn uniformly), and the position
         after it comes from the walk that listed the move, not from walking it again."""
-        if self.to_move(state) is None:
+        if self.outcome(state) is not None or state.roll is None:
             self._require_move_due(state)  # says why nobody may move
         walk = pick.choice(self._choices(state) or [None])
         if walk is None:
@@ -587,7 +587,8 @@ class FangDenHut(Game[HatState]):
         results: set[tuple] = set()
         roll = self._rolled(state)
         for hat, origin in self._hats_to_move(state):
-            for walk in self._listed(self._start(state, hat, origin), origin, roll):
+            start = self._start(state, hat, origin)
+            for walk in self._listed(start, origin, roll, set() if hat.golden else None):
                 if hat.golden:
                     # back-and-forth walks often end alike; one move per result. From
                     # one origin, where it captured and where it ends make the result
@@ -646,14 +647,24 @@ class FangDenHut(Game[HatState]):
             fields = _set(fields, origin, _without(fields[origin], hat))
         return _Walk(fields, home, state.prisoners, gold_home, hat, hat, (), None)
 
-    def _listed(self, walk: _Walk, origin: int, pips: int) -> Iterator[_Walk]:
+    def _listed(
+        self, walk: _Walk, origin: int, pips: int, reached: set[int] | None = None
+    ) -> Iterator[_Walk]:
         """Every complete walk of ``walk.hat`` from ``origin`` with ``pips`` to go: its
-        routes (``_routes``) with what the position allows on them."""
+        routes (``_routes``) with what the position allows on them. ``reached``
+        (listing one move per result): the fields a walk capturing nothing on the way
+        ended on, to skip the later ones that end there alike."""
+        fields = walk.fields
         for cells, turns, last_turn in self._routes(origin, pips, walk.hat.golden):
             on = walk
             for at in turns:
-                on = self._capture_turning(on, at)
+                if fields[at]:  # turning on an empty field captures nothing
+                    on = self._capture_turning(on, at)
             end = cells[-1]
+            if reached is not None and on is walk and self._kinds[end] != HOME:
+                if end in reached:
+                    continue
+                reached.add(end)
             if self._kinds[end] != HOME:
                 landed = self._landed(on, cells)
                 if landed is not None:
@@ -665,8 +676,8 @@ class FangDenHut(Game[HatState]):
 
     def _routes(self, origin: int, pips: int, golden: bool) -> tuple[Route, ...]:
         """Every way from ``origin`` along the paths for ``pips`` steps, in the order
-        the walk explores them; a route onto a home field ends there. Kept per
-        board, as they do not depend on the position."""
+        ``legal_moves`` lists them (each field's neighbours in turn); a route onto a
+        home field ends there. Kept per board, as they do not depend on the position."""
         key = (origin, pips, golden)
         routes = self._route_book.get(key)
         if routes is None:
