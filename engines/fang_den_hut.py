@@ -1132,10 +1132,12 @@ class FangDenHut(Game[HatState]):
 
     def outcome(self, state: HatState) -> Outcome | None:
         self._require_state(state)
-        alive = self._alive(state.tops, state.home)
-        teams = set(map(self._team_of.__getitem__, alive))
+        # the teams with a hat on top or at home: asked at every roll and move
+        teams = {self._team_of[c] for c in state.tops if c != GOLD}
+        teams.update(compress(self.teams, state.home))
         if len(teams) > 1:
             return None
+        alive = self._alive(state.tops, state.home)
         scores = self.scores(state)
         left = joined(colour_words(c) for c in self.colours if c in alive) or words(
             "rules.fang_den_hut.no_colour", "no colour"
