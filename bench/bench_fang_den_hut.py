@@ -1,10 +1,12 @@
 """Fang den Hut! (board game) engine speed: legal-move generation per position, with
-the die already rolled, over positions from seeded random 4-player games, and
-random-playout plies per second. Prints one JSON line.
+the die already rolled, over positions from seeded random 4-player games; random-playout
+plies per CPU-second; and the computer's playouts per CPU-second (its search on a fixed
+playout count, no clock, from positions of those games, as a computer seat plays).
+Prints one JSON line.
 
-Every position is timed in several rounds and all timings count, so p99 includes the
-machine's own noise; the CPU-time p99 beside it is what the engine itself spends, which
-a machine busy with other work does not inflate.
+Every position is timed in several rounds and all timings count; the CPU-time p99 is
+what the budget holds, the engine's own time, which a machine busy with other work does
+not inflate (the wall-clock p99 beside it does include the machine's own noise).
 """
 
 from __future__ import annotations
@@ -19,12 +21,18 @@ from smoke import SMOKE, sized
 from boardref.runtime.loop_lag import percentile
 from engines import load_game
 from engines.chance import Stream
+from engines.players.search import SearchPlayer
 
 PLAYERS = 4
 GAMES = sized(20, 1)
 ROUNDS = sized(3, 1)
 PLAYOUT_SECONDS = sized(3.0, 0.01)
-BUDGET_P99_MS = 1.0
+BUDGET_CPU_P99_MS = 1.0
+#: the positions the search is timed from, and its playouts from each
+SEARCHED = sized(8, 1)
+PLAYOUTS = sized(200, 5)
+BUDGET_PLAYOUTS_PER_CPU_S = 1000
+GOAL_PLAYOUTS_PER_CPU_S = 3000
 
 
 def random_game(game, seed: int):
@@ -40,6 +48,19 @@ def random_game(game, seed: int):
         state = game.apply(state, pick.choice(game.legal_moves(state)))
 
 
+def playouts_per_cpu_s(game, positions: list) -> int:
+    """The search's playouts per CPU-second from ``SEARCHED`` positions spread over
+    ``positions`` where there is a choice to make."""
+    choices = [state for state in positions if len(game.legal_moves(state)) > 1]
+    choices = choices[:: max(1, len(choices) // SEARCHED)][:SEARCHED]
+    done, start = 0, time.process_time()
+    for seed, state in enumerate(choices):
+        player = SearchPlayer(seed=seed, playouts=PLAYOUTS)
+        player.choose(game, state)
+        done += player.last_playouts
+    return round(done / (time.process_time() - start))
+
+
 def bench(options: dict) -> dict:
     game = load_game("fang_den_hut", PLAYERS, **options)
     positions = [state for seed in range(GAMES) for state in random_game(game, seed)]
@@ -52,8 +73,8 @@ def bench(options: dict) -> dict:
             cpu.append((time.process_time_ns() - start_cpu) / 1e6)
             samples.append((time.perf_counter_ns() - start) / 1e6)
     moves = [len(game.legal_moves(s)) for s in positions]
-    plies, seed, start = 0, GAMES, time.perf_counter()
-    while time.perf_counter() - start < PLAYOUT_SECONDS:
+    plies, seed, start = 0, GAMES, time.process_time()
+    while time.process_time() - start < PLAYOUT_SECONDS:
         plies += sum(1 for _ in random_game(game, seed))
         seed += 1
     return {
@@ -63,7 +84,8 @@ def bench(options: dict) -> dict:
         "legal_moves_cpu_ms_p99": round(percentile(cpu, 0.99), 4),
         "moves_per_position_mean": round(statistics.mean(moves), 1),
         "moves_per_position_max": max(moves),
-        "playout_plies_per_s": round(plies / (time.perf_counter() - start)),
+        "playout_plies_per_cpu_s": round(plies / (time.process_time() - start)),
+        "playouts_per_cpu_s": playouts_per_cpu_s(game, positions),
     }
 
 
@@ -74,9 +96,14 @@ def main() -> None:
         "bench": "fang_den_hut",
         "fang_den_hut_4p": rules,
         "fang_den_hut_4p_golden_hat": golden,
-        "budget_legal_moves_ms_p99": BUDGET_P99_MS,
+        "budget_legal_moves_cpu_ms_p99": BUDGET_CPU_P99_MS,
+        "budget_playouts_per_cpu_s": BUDGET_PLAYOUTS_PER_CPU_S,
+        "goal_playouts_per_cpu_s": GOAL_PLAYOUTS_PER_CPU_S,
         "within_budget": not SMOKE
-        and max(rules["legal_moves_ms_p99"], golden["legal_moves_ms_p99"]) <= BUDGET_P99_MS,
+        and max(rules["legal_moves_cpu_ms_p99"], golden["legal_moves_cpu_ms_p99"])
+        <= BUDGET_CPU_P99_MS
+        and min(rules["playouts_per_cpu_s"], golden["playouts_per_cpu_s"])
+        >= BUDGET_PLAYOUTS_PER_CPU_S,
     }
     print(json.dumps(result))
 

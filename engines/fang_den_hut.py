@@ -87,11 +87,14 @@ it, ``red[blue] r3-r2-r1-gate_red-home_red, red home_red-gate_red``; ``pass``.
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
+from itertools import chain, compress
+from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
 from engines.chance import Die
@@ -102,6 +105,8 @@ from engines.words import Words, words
 
 GOLD = "gold"
 GREY_CAPACITY = 3
+#: moves a game keeps to list them again without building them (a few MB at most)
+MOVES_KEPT = 50_000
 HOME, GREY, YELLOW = "home", "grey", "yellow"
 #: what each kind of field in a board file is for the rules (the centre is yellow)
 FIELD_KINDS = {"home": HOME, "grey": GREY, "yellow": YELLOW, "centre": YELLOW}
@@ -240,8 +245,28 @@ class _Walk(NamedTuple):
     taken: frozenset[int] = frozenset()  # where a golden hat captured on turning
 
 
-#: the legs of the move being checked, as (hat, cell indices); None while listing every walk
-Guide = Sequence[tuple[Hat, tuple[int, ...]]] | None
+class Route(NamedTuple):
+    """A way a hat may walk, as the board's paths allow, whatever stands on them."""
+
+    cells: tuple[int, ...]  # the cells walked, its origin first
+    turns: tuple[int, ...]  # where a golden hat turns back (and captures), in order
+    #: where it turns back last, when it turns back into a home field: it captures there
+    #: only once it may enter that home
+    last_turn: int | None
+
+
+def _route(cells: tuple[int, ...], ends_home: bool) -> Route:
+    turns = [cells[k] for k in range(1, len(cells) - 1) if cells[k - 1] == cells[k + 1]]
+    last_turn = None
+    if ends_home and len(cells) > 2 and cells[-1] == cells[-3]:
+        last_turn = turns.pop()
+    return Route(cells, tuple(turns), last_turn)
+
+
+#: the legs of the move being checked, as (hat, cell indices)
+Legs = Sequence[tuple[Hat, tuple[int, ...]]]
+#: those legs, or None while listing every walk
+Guide = Legs | None
 
 
 class Track(NamedTuple):
@@ -414,6 +439,7 @@ class FangDenHut(Game[HatState]):
         seats = range(self.players)
         #: the team of each seat (every seat its own team outside the team games)
         self.teams = tuple(s % 2 if teams else s for s in seats)
+        self._team_of = {colour: self.teams[seat] for colour, seat in self._seat_of.items()}
         #: the seats whose hats each seat may move
         self._movers = tuple(
             tuple(t for t in seats if self.teams[t] == self.teams[s])
@@ -423,6 +449,8 @@ class FangDenHut(Game[HatState]):
         )
         self._names = tuple(cell.id for cell in self.board.cells)
         self._neighbours = tuple(frozenset(n) for n in self.board.neighbours)
+        self._route_book: dict[tuple[int, int, bool], tuple[Route, ...]] = {}
+        self._move_book: dict[tuple[tuple[Hat, tuple[int, ...]], ...], HatMove] = {}
 
     def _board_name(self) -> str:
         return "fang_den_hut" if self.players <= 4 else "fang_den_hut_6"
@@ -486,7 +514,17 @@ class FangDenHut(Game[HatState]):
                     outcome=repr(outcome),
                 )
             )
-        return replace(state, roll=outcome, again=False)
+        # built directly, as playouts roll at every turn
+        rolled = HatState(
+            state.fields,
+            state.home,
+            state.prisoners,
+            state.gold_home,
+            state.turn,
+            outcome,
+            state.ply,
+        )
+        return _knowing_tops(rolled, state.tops)
 
     def _passed_on(
         self,
@@ -499,8 +537,10 @@ class FangDenHut(Game[HatState]):
         """The position after ``before``'s move: after a six the same seat rolls again,
         else the next seat with hats in play."""
         six = before.roll == 6
-        seat = before.turn if six else self._next_seat(before.turn, _tops(fields), home)
-        return HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1, six)
+        tops = _tops(fields)
+        seat = before.turn if six else self._next_seat(before.turn, tops, home)
+        after = HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1, six)
+        return _knowing_tops(after, tops)
 
     def _next_seat(self, turn: int, tops: frozenset[str], home: tuple[int, ...]) -> int:
         """The next seat after ``turn`` with hats in play."""
@@ -515,7 +555,7 @@ class FangDenHut(Game[HatState]):
     def _alive(self, tops: frozenset[str], home: tuple[int, ...]) -> set[str]:
         """The colours in play: on top of a field, or at home."""
         alive = set(tops)
-        alive.update(c for c, n in zip(self.colours, home) if n)
+        alive.update(compress(self.colours, home))
         alive.discard(GOLD)
         return alive
 
@@ -529,11 +569,26 @@ class FangDenHut(Game[HatState]):
         return state.roll
 
     def _legal_moves(self, state: HatState) -> list:
-        moves: list = []
+        return [self._move_of(walk) for walk in self._choices(state)] or [PASS]
+
+    def random_play(self, state: HatState, pick: random.Random) -> tuple[Any, HatState]:
+        """As ``Game.random_play`` (a legal move drawn uniformly), and the position
+        after it comes from the walk that listed the move, not from walking it again."""
+        if self.outcome(state) is not None or state.roll is None:
+            self._require_move_due(state)  # says why nobody may move
+        walk = pick.choice(self._choices(state) or [None])
+        if walk is None:
+            return PASS, self._apply(state, PASS)
+        return self._move_of(walk), self._result(state, walk)
+
+    def _choices(self, state: HatState) -> list[_Walk]:
+        """The walk of every legal move, in the order ``legal_moves`` lists them."""
+        walks: list[_Walk] = []
         results: set[tuple] = set()
         roll = self._rolled(state)
         for hat, origin in self._hats_to_move(state):
-            for walk in self._walks(state, hat, origin, roll, None):
+            start = self._start(state, hat, origin)
+            for walk in self._listed(start, origin, roll, set() if hat.golden else None):
                 if hat.golden:
                     # back-and-forth walks often end alike; one move per result. From
                     # one origin, where it captured and where it ends make the result
@@ -544,8 +599,8 @@ class FangDenHut(Game[HatState]):
                     if result in results:
                         continue
                     results.add(result)
-                moves.append(self._move_of(walk))
-        return moves or [PASS]
+                walks.append(walk)
+        return walks
 
     def _hats_to_move(self, state: HatState) -> list[tuple[Hat, int]]:
         """Every distinct hat the seat to act may move, with the cell it stands on."""
@@ -554,9 +609,10 @@ class FangDenHut(Game[HatState]):
         for seat in self._movers[state.turn]:
             colours.add(self.colours[seat])
             found += self._at_home(seat, state.home, state.gold_home)
-        for i, hats in enumerate(state.fields):
+        fields = state.fields
+        for i in compress(range(len(fields)), fields):  # the fields with hats on
             before = None
-            for hat in hats:  # sorted, so equal hats stand together
+            for hat in fields[i]:  # sorted, so equal hats stand together
                 if hat != before and hat.colour in colours:
                     found.append((hat, i))
                 before = hat
@@ -579,11 +635,8 @@ class FangDenHut(Game[HatState]):
         cells = self._home_cells[seat]
         return cells[0] if len(cells) == 1 else cells[place]
 
-    def _walks(
-        self, state: HatState, hat: Hat, origin: int, pips: int, guide: Guide
-    ) -> Iterator[_Walk]:
-        """Every complete walk of ``hat`` from ``origin``; with ``guide`` (the legs of a
-        move, as cell indices) only that one, refusing it with a reason if illegal."""
+    def _start(self, state: HatState, hat: Hat, origin: int) -> _Walk:
+        """The walk of ``hat`` about to leave ``origin``: the hat is off that field."""
         seat = self._seat_of[hat.colour]
         fields, home, gold_home = state.fields, state.home, state.gold_home
         if self._kinds[origin] == HOME:
@@ -592,35 +645,89 @@ class FangDenHut(Game[HatState]):
                 gold_home = None
         else:
             fields = _set(fields, origin, _without(fields[origin], hat))
-        start = _Walk(fields, home, state.prisoners, gold_home, hat, hat, (), None)
-        return self._step(start, (origin,), pips, guide)
+        return _Walk(fields, home, state.prisoners, gold_home, hat, hat, (), None)
 
-    def _step(self, walk: _Walk, path: tuple[int, ...], pips: int, guide: Guide) -> Iterator[_Walk]:
-        """Walk on from the end of ``path`` (this leg so far) with ``pips`` to go."""
-        at = path[-1]
+    def _listed(
+        self, walk: _Walk, origin: int, pips: int, reached: set[int] | None = None
+    ) -> Iterator[_Walk]:
+        """Every complete walk of ``walk.hat`` from ``origin`` with ``pips`` to go: its
+        routes (``_routes``) with what the position allows on them. ``reached``
+        (listing one move per result): the fields a walk capturing nothing on the way
+        ended on, to skip the later ones that end there alike."""
+        fields = walk.fields
+        for cells, turns, last_turn in self._routes(origin, pips, walk.hat.golden):
+            on = walk
+            for at in turns:
+                if fields[at]:  # turning on an empty field captures nothing
+                    on = self._capture_turning(on, at)
+            end = cells[-1]
+            if reached is not None and on is walk and self._kinds[end] != HOME:
+                if end in reached:
+                    continue
+                reached.add(end)
+            if self._kinds[end] != HOME:
+                landed = self._landed(on, cells)
+                if landed is not None:
+                    yield landed
+            elif self._enters_home(on, end):
+                if last_turn is not None:
+                    on = self._capture_turning(on, last_turn)
+                yield from self._come_home(on, cells, pips + 1 - len(cells), None)
+
+    def _routes(self, origin: int, pips: int, golden: bool) -> tuple[Route, ...]:
+        """Every way from ``origin`` along the paths for ``pips`` steps, in the order
+        ``legal_moves`` lists them (each field's neighbours in turn); a route onto a
+        home field ends there. Kept per board, as they do not depend on the position."""
+        key = (origin, pips, golden)
+        routes = self._route_book.get(key)
+        if routes is None:
+            routes = self._route_book[key] = tuple(
+                _route(cells, self._kinds[cells[-1]] == HOME)
+                for cells in self._trace((origin,), pips, golden)
+            )
+        return routes
+
+    def _trace(self, path: tuple[int, ...], pips: int, golden: bool) -> Iterator[tuple[int, ...]]:
+        """The cells of every route on from the end of ``path`` with ``pips`` to go."""
         if pips == 0:
-            yield from self._land(walk, path, guide)
+            yield path
             return
         back = path[-2] if len(path) > 1 else None
-        targets = self._neighbours[at] if guide is None else (self._guided_next(walk, path, guide),)
-        for nxt in targets:
-            problem = self._entry_problem(walk, back, nxt)
-            if problem is not None:
-                if guide is not None:
-                    raise IllegalMove(problem)
+        for nxt in self._neighbours[path[-1]]:
+            if nxt == back and not golden:
                 continue
-            turned = walk
-            if nxt == back:
-                # a golden hat turning back lands on the field it turns on
-                turned = self._capture_turning(walk, at)
             if self._kinds[nxt] == HOME:
-                yield from self._come_home(turned, path + (nxt,), pips - 1, guide)
+                yield path + (nxt,)
             else:
-                yield from self._step(turned, path + (nxt,), pips - 1, guide)
+                yield from self._trace(path + (nxt,), pips - 1, golden)
 
-    def _guided_next(self, walk: _Walk, path: tuple[int, ...], guide: Guide) -> int:
-        if guide is None:
-            raise AssertionError("only a guided walk is told its next cell")
+    def _step(
+        self,
+        walk: _Walk,
+        path: tuple[int, ...],
+        pips: int,
+        guide: Legs,
+    ) -> Iterator[_Walk]:
+        """Walk the move ``guide`` on from the end of ``path`` (this leg so far) with
+        ``pips`` to go, refusing it with a reason if illegal."""
+        at = path[-1]
+        if pips == 0:
+            yield self._land(walk, path, guide)
+            return
+        back = path[-2] if len(path) > 1 else None
+        nxt = self._guided_next(walk, path, guide)
+        problem = self._entry_problem(walk, back, nxt)
+        if problem is not None:
+            raise IllegalMove(problem)
+        if nxt == back:
+            # a golden hat turning back lands on the field it turns on
+            walk = self._capture_turning(walk, at)
+        if self._kinds[nxt] == HOME:
+            yield from self._come_home(walk, path + (nxt,), pips - 1, guide)
+        else:
+            yield from self._step(walk, path + (nxt,), pips - 1, guide)
+
+    def _guided_next(self, walk: _Walk, path: tuple[int, ...], guide: Legs) -> int:
         cells = guide[len(walk.legs)][1]
         at = path[-1]
         if len(path) >= len(cells):
@@ -656,7 +763,7 @@ class FangDenHut(Game[HatState]):
                 "a hat does not turn back within a move (to {name}): move it on in one direction",
                 name=name,
             )
-        if owner is None:
+        if owner is None or self._enters_home(walk, nxt):
             return None
         if owner != walk.hat.colour:
             return words(
@@ -689,6 +796,17 @@ class FangDenHut(Game[HatState]):
             )
         return None
 
+    def _enters_home(self, walk: _Walk, cell: int) -> bool:
+        """Whether the walking hat may step into the home field ``cell``: its own home,
+        carrying captives, onto the first free field (never in the tower game)."""
+        seat = self._seat_of[walk.hat.colour]
+        return (
+            self._home_colour[cell] == walk.hat.colour
+            and bool(walk.hat.captives)
+            and not self.options["tower"]
+            and cell == self._home_cell(seat, walk.home[seat])
+        )
+
     def _capture_turning(self, walk: _Walk, at: int) -> _Walk:
         taken, staying = self._split(walk.fields[at], walk.hat, self._kinds[at])
         if not taken:
@@ -713,46 +831,74 @@ class FangDenHut(Game[HatState]):
             return True
         return self.teams[self._seat_of[colour]] != self.teams[self._seat_of[other]]
 
-    def _land(self, walk: _Walk, path: tuple[int, ...], guide: Guide) -> Iterator[_Walk]:
+    def _land(self, walk: _Walk, path: tuple[int, ...], guide: Legs) -> _Walk:
+        """The guided walk stopping at the end of ``path``, or why it may not."""
         at = path[-1]
-        problem = None
-        if guide is not None and len(path) < len(guide[len(walk.legs)][1]):
-            problem = words(
-                "rules.fang_den_hut.pips_run_out",
-                "the pips run out on {at}: stop the hat there",
-                at=self._names[at],
+        if len(path) < len(guide[len(walk.legs)][1]):
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.pips_run_out",
+                    "the pips run out on {at}: stop the hat there",
+                    at=self._names[at],
+                )
             )
-        kind = self._kinds[at]
-        taken, staying = self._split(walk.fields[at], walk.hat, kind)
-        if problem is None and kind == GREY and len(staying) >= GREY_CAPACITY:
-            problem = words(
-                "rules.fang_den_hut.grey_field_three_hats",
-                "{at} is a grey field with three hats or towers on it: move to another field",
-                at=self._names[at],
+        landed = self._landed(walk, path)
+        if landed is None:
+            _, staying = self._split(walk.fields[at], walk.hat, self._kinds[at])
+            if self._kinds[at] == GREY:
+                raise IllegalMove(
+                    words(
+                        "rules.fang_den_hut.grey_field_three_hats",
+                        "{at} is a grey field with three hats or towers on it: move to another "
+                        "field",
+                        at=self._names[at],
+                    )
+                )
+            raise IllegalMove(
+                words(
+                    "rules.fang_den_hut.holds_team_mate_yellow",
+                    "{at} holds {colour}, a team mate, and a yellow field holds one colour: move "
+                    "to another field",
+                    at=self._names[at],
+                    colour=staying[0].colour,
+                )
             )
-        if problem is None and kind == YELLOW and staying and staying[0].colour != walk.hat.colour:
-            problem = words(
-                "rules.fang_den_hut.holds_team_mate_yellow",
-                "{at} holds {colour}, a team mate, and a yellow field holds one colour: move to "
-                "another field",
-                at=self._names[at],
-                colour=staying[0].colour,
-            )
-        if problem is not None:
-            if guide is not None:
-                raise IllegalMove(problem)
-            return
-        if guide is not None and len(guide) > len(walk.legs) + 1:
+        if len(guide) > len(walk.legs) + 1:
             raise IllegalMove(
                 words(
                     "rules.fang_den_hut.hat_does_not_reach_home",
                     "the hat does not reach home, so no hat leaves it: move only the one hat",
                 )
             )
-        # the field is rebuilt only if this walk becomes a position (see _result)
-        yield walk._replace(
-            legs=walk.legs + ((walk.leg_hat, path),),
-            landing=(at, (*staying, walk.hat.capturing(taken))),
+        return landed
+
+    def _landed(self, walk: _Walk, path: tuple[int, ...]) -> _Walk | None:
+        """The walk stopping at the end of ``path`` (a grey or yellow field), capturing
+        there; None if that field does not take the hat."""
+        at = path[-1]
+        hats, hat = walk.fields[at], walk.hat
+        if hats:
+            kind = self._kinds[at]
+            taken, staying = self._split(hats, hat, kind)
+            if staying and (
+                len(staying) >= GREY_CAPACITY if kind == GREY else staying[0].colour != hat.colour
+            ):
+                return None
+            hats = (*staying, hat.capturing(taken))
+        else:
+            hats = (hat,)
+        # the field is rebuilt only if this walk becomes a position (see _result); the
+        # walk is built directly, as listing the moves builds one a move
+        return _Walk(
+            walk.fields,
+            walk.home,
+            walk.prisoners,
+            walk.gold_home,
+            hat,
+            walk.leg_hat,
+            (*walk.legs, (walk.leg_hat, path)),
+            (at, hats),
+            walk.taken,
         )
 
     def _come_home(
@@ -788,35 +934,34 @@ class FangDenHut(Game[HatState]):
             return
         found = False
         for hat, cell in exits:
-            for walk_out in self._exit(at_home, hat, cell, left, None):
+            for walk_out in self._listed(self._leaving(at_home, hat), cell, left):
                 found = True
                 yield walk_out
         if not found:
             yield at_home
 
-    def _exit(
-        self, at_home: _Walk, hat: Hat, cell: int, left: int, guide: Guide
-    ) -> Iterator[_Walk]:
+    def _leaving(self, at_home: _Walk, hat: Hat) -> _Walk:
+        """The walk on after a hat came home: ``hat`` leaves that home."""
         seat = self._seat_of[hat.colour]
-        out = at_home._replace(
+        return at_home._replace(
             home=_set(at_home.home, seat, at_home.home[seat] - 1),
             gold_home=None if hat.golden else at_home.gold_home,
             hat=hat,
             leg_hat=hat,
         )
-        return self._step(out, (cell,), left, guide)
 
     def _guided_exit(
         self,
         at_home: _Walk,
         exits: list[tuple[Hat, int]],
         left: int,
-        guide: Sequence[tuple[Hat, tuple[int, ...]]],
+        guide: Legs,
     ) -> Iterator[_Walk]:
         leg = len(at_home.legs)
         if leg == len(guide):
             can_leave = any(
-                next(iter(self._exit(at_home, hat, cell, left, None)), None) for hat, cell in exits
+                next(self._listed(self._leaving(at_home, hat), cell, left), None)
+                for hat, cell in exits
             )
             if can_leave:
                 raise IllegalMove(
@@ -840,7 +985,7 @@ class FangDenHut(Game[HatState]):
                             cell=self._names[cell],
                         )
                     )
-                yield from self._exit(at_home, hat, cell, left, guide)
+                yield from self._step(self._leaving(at_home, hat), (cell,), left, guide)
                 return
         if not left:
             raise IllegalMove(
@@ -859,8 +1004,17 @@ class FangDenHut(Game[HatState]):
         )
 
     def _move_of(self, walk: _Walk) -> HatMove:
-        names = self._names
-        return HatMove(tuple(Leg(hat, tuple(names[i] for i in path)) for hat, path in walk.legs))
+        """The move of a walk; the same few moves are legal again and again, so they
+        are kept (up to ``MOVES_KEPT``)."""
+        move = self._move_book.get(walk.legs)
+        if move is None:
+            if len(self._move_book) >= MOVES_KEPT:
+                self._move_book.clear()
+            names = self._names
+            move = self._move_book[walk.legs] = HatMove(
+                tuple(Leg(hat, tuple(names[i] for i in path)) for hat, path in walk.legs)
+            )
+        return move
 
     def _result(self, state: HatState, walk: _Walk) -> HatState:
         fields = walk.fields
@@ -972,16 +1126,18 @@ class FangDenHut(Game[HatState]):
                     cell=self._names[cells[0]],
                 )
             )
-        return next(self._walks(state, hat, cells[0], roll, guide))
+        return next(self._step(self._start(state, hat, cells[0]), cells[:1], roll, guide))
 
     # --- the end ------------------------------------------------------------------------
 
     def outcome(self, state: HatState) -> Outcome | None:
         self._require_state(state)
-        alive = self._alive(state.tops, state.home)
-        teams = {self.teams[self._seat_of[c]] for c in alive}
+        # the teams with a hat on top or at home: asked at every roll and move
+        teams = {self._team_of[c] for c in state.tops if c != GOLD}
+        teams.update(compress(self.teams, state.home))
         if len(teams) > 1:
             return None
+        alive = self._alive(state.tops, state.home)
         scores = self.scores(state)
         left = joined(colour_words(c) for c in self.colours if c in alive) or words(
             "rules.fang_den_hut.no_colour", "no colour"
@@ -1379,8 +1535,18 @@ class FangDenHut(Game[HatState]):
         return HatMove(tuple(legs))
 
 
+def _knowing_tops(state: HatState, tops: frozenset[str]) -> HatState:
+    """``state`` with ``tops`` already in the cache its property fills (the colours
+    of ``state.fields`` on top), so that a position is not read twice for them."""
+    state.__dict__["tops"] = tops
+    return state
+
+
 def _tops(fields: tuple[tuple[Hat, ...], ...]) -> frozenset[str]:
-    return frozenset(hat.colour for hats in fields if hats for hat in hats)
+    return frozenset(map(_colour, chain.from_iterable(fields)))
+
+
+_colour = attrgetter("colour")
 
 
 def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:

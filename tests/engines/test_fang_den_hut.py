@@ -3,6 +3,7 @@ it, on constructed positions of the 2-4 and 5-6 player boards."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import replace
 
@@ -455,6 +456,32 @@ def test_whoever_captures_the_golden_hat_and_brings_it_home_owns_it():
     state = position(game, {"r12": ["blue[gold,red]"]}, turn="blue", roll=2, blue=5, red=5)
     home = play(game, state, "blue[gold,red] r12-gate_blue-home_blue")
     assert game.seat_name(home.gold_home) == "blue" and home.prisoners[1] == ("red",)
+
+
+def test_the_golden_hat_turning_back_into_its_home_needs_captives_before_it_turns():
+    # it turns on the gate and would capture blue there, but it steps home carrying none
+    game = load_game("fang_den_hut", golden_hat=True)
+    state = replace(position(game, {"gate_red": ["blue"]}, roll=2, red=5), gold_home=0)
+    turned = "gold/red home_red-gate_red-home_red"
+    assert turned not in moves(game, state)
+    assert "only carrying captives" in refusal(game, state, turned)
+    assert "gold/red home_red-gate_red-r1" in moves(game, state)
+
+
+@pytest.mark.parametrize("options", [{}, {"golden_hat": True}, {"team": True}])
+def test_a_random_play_is_a_legal_move_drawn_uniformly_and_its_position(options):
+    game = load_game("fang_den_hut", **options)
+    state, draws = game.initial_state(), random.Random(5)
+    for number in range(400):
+        if game.outcome(state) is not None:
+            break
+        if game.chance(state) is not None:
+            state = game.resolve(state, 1 + draws.randrange(6))
+            continue
+        move, after = game.random_play(state, random.Random(number))
+        assert move == random.Random(number).choice(game.legal_moves(state))
+        assert after == game.apply(state, move)
+        state = after
 
 
 # --- sensing and records ------------------------------------------------------------------
