@@ -81,8 +81,11 @@ class Seen:
 
     __slots__ = ("root", "size", "_hash")
 
-    def __init__(self, root: tuple = _NO_NODE, size: int = 0) -> None:
-        self.root, self.size, self._hash = root, size, None
+    def __init__(self, root: tuple = _NO_NODE, size: int = 0, hashed: int = 0) -> None:
+        self.root, self.size = root, size
+        #: the XOR of every record's hash, kept up to date by ``counted``: hashing the
+        #: tree would walk the whole history (states are dictionary keys)
+        self._hash = hashed
 
     def count(self, digest: int) -> int:
         """How often the position with ``digest`` occurred (0: never)."""
@@ -97,8 +100,11 @@ class Seen:
 
     def counted(self, digest: int, count: int) -> Seen:
         """This history with ``digest``'s position having occurred ``count`` times."""
-        new = self.count(digest) == 0
-        return Seen(_put(self.root, digest, count, 0), self.size + new)
+        before = self.count(digest)
+        hashed = self._hash ^ hash((digest, count))
+        if before:
+            hashed ^= hash((digest, before))
+        return Seen(_put(self.root, digest, count, 0), self.size + (not before), hashed)
 
     def items(self) -> list[tuple[int, int]]:
         """Every ``(digest, count)``, sorted by digest."""
@@ -114,8 +120,6 @@ class Seen:
         return isinstance(other, Seen) and self.size == other.size and self.root == other.root
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash(self.root)
         return self._hash
 
     def __repr__(self) -> str:
