@@ -518,6 +518,14 @@ class Game(Generic[S]):
             "state": self._state_to_json(state),
         }
 
+    def shown_record(self, state: S) -> dict:
+        """The position's record as the pages receive it with every change: the state
+        part of ``to_json``, less what grows with the length of a game (the positions
+        seen so far, which only the record of a whole game needs). ``from_json`` takes
+        it back as the same position with its history starting there."""
+        self._require_state(state)
+        return self._state_to_json(state)
+
     def from_json(self, record: Any) -> S:
         """The state in a ``to_json`` record; ``RecordError`` if corrupt or foreign."""
         if not isinstance(record, dict):

@@ -42,7 +42,6 @@ import hashlib
 import random
 import re
 import struct
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count
@@ -62,6 +61,89 @@ REPEATS_DRAW = 3
 MOVES_KEPT = 50_000
 
 
+#: bits of a digest per level of ``Seen``'s tree, and so its nodes' width
+_LEVEL_BITS = 4
+_WIDTH = 1 << _LEVEL_BITS
+_NO_NODE = (None,) * _WIDTH
+
+
+class Seen:
+    """The positions a game has seen with the seat to move, each as its digest with how
+    often it occurred: a persistent map. Every state of a long game holds the whole
+    history, so a state after a move shares all of the one before but the few nodes
+    on its new position's path (a trie on the digest's bits, 16 ways a level): memory
+    and time per move stay flat in the length of the game.
+
+    A node is a tuple of ``_WIDTH`` slots: None, a leaf ``(digest, count)`` or a node.
+    A leaf sits as high as the digests beside it allow, so equal histories are equal
+    tuples however they were built, and compare without walking what they share.
+    """
+
+    __slots__ = ("root", "size", "_hash")
+
+    def __init__(self, root: tuple = _NO_NODE, size: int = 0, hashed: int = 0) -> None:
+        self.root, self.size = root, size
+        #: the XOR of every record's hash, kept up to date by ``counted``: hashing the
+        #: tree would walk the whole history (states are dictionary keys)
+        self._hash = hashed
+
+    def count(self, digest: int) -> int:
+        """How often the position with ``digest`` occurred (0: never)."""
+        node, shift = self.root, 0
+        while True:
+            slot = node[(digest >> shift) % _WIDTH]
+            if slot is None:
+                return 0
+            if len(slot) == 2:
+                return slot[1] if slot[0] == digest else 0
+            node, shift = slot, shift + _LEVEL_BITS
+
+    def counted(self, digest: int, count: int) -> Seen:
+        """This history with ``digest``'s position having occurred ``count`` times."""
+        before = self.count(digest)
+        hashed = self._hash ^ hash((digest, count))
+        if before:
+            hashed ^= hash((digest, before))
+        return Seen(_put(self.root, digest, count, 0), self.size + (not before), hashed)
+
+    def items(self) -> list[tuple[int, int]]:
+        """Every ``(digest, count)``, sorted by digest."""
+        found: list[tuple[int, int]] = []
+        nodes = [self.root]
+        for node in nodes:  # grows while iterated
+            for slot in node:
+                if slot is not None:
+                    (found if len(slot) == 2 else nodes).append(slot)
+        return sorted(found)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Seen) and self.size == other.size and self.root == other.root
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Seen({self.size} positions)"
+
+
+def _put(node: tuple, digest: int, count: int, shift: int) -> tuple:
+    """``node`` with ``digest``'s leaf set to ``count``: the nodes on its path copied,
+    a leaf already in its slot moved down until the two digests part."""
+    at = (digest >> shift) % _WIDTH
+    slot = node[at]
+    if slot is None or (len(slot) == 2 and slot[0] == digest):
+        placed: tuple = (digest, count)
+    elif len(slot) == 2:
+        deeper = shift + _LEVEL_BITS
+        placed = _put(_put(_NO_NODE, *slot, deeper), digest, count, deeper)
+    else:
+        placed = _put(slot, digest, count, shift + _LEVEL_BITS)
+    return (*node[:at], placed, *node[at + 1 :])
+
+
+_NOTHING_SEEN = Seen()
+
+
 @dataclass(frozen=True)
 class SternhalmaState:
     """``holes[i]`` is the seat whose piece stands on cell ``i``, or -1 (empty)."""
@@ -70,11 +152,8 @@ class SternhalmaState:
     turn: int = 0
     ply: int = 0
     passes: int = 0
-    #: every position so far with the seat to move and how often it occurred, as
-    #: ``(digest, count)`` records (``_RECORD``) sorted by digest: bytes, which the
-    #: next state copies in one piece and the garbage collector never walks through,
-    #: where every state of a long game holds the whole history
-    seen: bytes = b""
+    #: every position so far with the seat to move and how often it occurred
+    seen: Seen = _NOTHING_SEEN
     #: how often the current position has occurred with this seat to move
     repeats: int = 1
 
@@ -91,26 +170,6 @@ def _digest(holes: tuple[int, ...], turn: int) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
-#: a position seen (its digest) and how often, in ``SternhalmaState.seen``
-_RECORD = struct.Struct("=QQ")
-
-
-def _find(seen: bytes, digest: int) -> tuple[int, int]:
-    """Where ``digest``'s record is or belongs in ``seen`` (a record's index), and
-    how often that position occurred (0: never)."""
-    table = memoryview(seen).cast("Q")
-    at = bisect_left(table[0::2], digest)
-    found = 2 * at < len(table) and table[2 * at] == digest
-    return at, table[2 * at + 1] if found else 0
-
-
-def _counted(seen: bytes, digest: int, count: int) -> bytes:
-    """``seen`` with ``digest``'s position having occurred ``count`` times."""
-    at, before = _find(seen, digest)
-    start = at * _RECORD.size
-    return seen[:start] + _RECORD.pack(digest, count) + seen[start + _RECORD.size * bool(before) :]
-
-
 def _holes_of(holes: tuple[int, ...], seat: int) -> list[int]:
     """The holes of ``seat``'s pieces, in board order (found by the tuple's own search)."""
     found, at = [], -1
@@ -121,12 +180,12 @@ def _holes_of(holes: tuple[int, ...], seat: int) -> list[int]:
 
 
 def _arrive(
-    holes: tuple[int, ...], turn: int, ply: int, passes: int, seen: bytes
+    holes: tuple[int, ...], turn: int, ply: int, passes: int, seen: Seen
 ) -> SternhalmaState:
     """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
     digest = _digest(holes, turn)
-    repeats = _find(seen, digest)[1] + 1
-    return SternhalmaState(holes, turn, ply, passes, _counted(seen, digest, repeats), repeats)
+    repeats = seen.count(digest) + 1
+    return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats), repeats)
 
 
 class Sternhalma(Game[SternhalmaState]):
@@ -184,7 +243,7 @@ class Sternhalma(Game[SternhalmaState]):
         self._listed: tuple[Any, tuple[Move, ...]] = (None, ())
         #: the positions seen that a record last wrote, and how it wrote them: the
         #: next state's are those and its own once more, so only that one is written
-        self._seen_written: tuple[bytes, dict[str, int]] = (b"", {})
+        self._seen_written: tuple[Seen, dict[str, int]] = (_NOTHING_SEEN, {})
 
     def __str__(self) -> str:
         return f"Sternhalma for {self.players} ({', '.join(self.colours)})"
@@ -200,7 +259,7 @@ class Sternhalma(Game[SternhalmaState]):
         for seat, cells in enumerate(self._home_cells):
             for i in cells:
                 holes[i] = seat
-        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, b"")
+        return _arrive(tuple(holes), self.options["first_seat"], 0, 0, _NOTHING_SEEN)
 
     def _to_move(self, state: SternhalmaState) -> int:
         return state.turn
@@ -586,13 +645,16 @@ class Sternhalma(Game[SternhalmaState]):
         )
 
     def _state_to_json(self, state: SternhalmaState) -> dict:
+        return {**self.shown_record(state), "seen": self._seen_record(state)}
+
+    def shown_record(self, state: SternhalmaState) -> dict:
+        self._require_state(state)
         names, holes = self._names, state.holes
         return {
             "pieces": [[names[i] for i in _holes_of(holes, seat)] for seat in range(self.players)],
             "turn": state.turn,
             "ply": state.ply,
             "passes": state.passes,
-            "seen": self._seen_record(state),
         }
 
     def _seen_record(self, state: SternhalmaState) -> dict[str, int]:
@@ -604,11 +666,10 @@ class Sternhalma(Game[SternhalmaState]):
         seen = state.seen
         if seen != done:
             digest = _digest(state.holes, state.turn)
-            if _counted(done, digest, state.repeats) == seen:
+            if done.counted(digest, state.repeats) == seen:
                 written = {**written, f"{digest:016x}": state.repeats}
             else:
-                records = memoryview(seen).cast("Q")
-                written = {f"{d:016x}": n for d, n in zip(records[0::2], records[1::2])}
+                written = {f"{d:016x}": n for d, n in seen.items()}
             self._seen_written = (seen, written)
         return dict(written)
 
@@ -677,10 +738,11 @@ class Sternhalma(Game[SternhalmaState]):
                     "'seen' maps positions (16 hex digits) to how often each occurred (1 or more)",
                 )
             )
-        counts = sorted((int(k, 16), n) for k, n in seen.items())
-        records = b"".join(_RECORD.pack(digest, n) for digest, n in counts)
+        records = _NOTHING_SEEN
+        for key, n in seen.items():
+            records = records.counted(int(key, 16), n)
         digest = _digest(tuple(holes), turn)
-        repeats = _find(records, digest)[1]
+        repeats = records.count(digest)
         if not repeats:
             return _arrive(tuple(holes), turn, ply, passes, records)
         return SternhalmaState(tuple(holes), turn, ply, passes, records, repeats)

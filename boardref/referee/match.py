@@ -25,6 +25,10 @@ from engines.words import Words
 #: a move taken back, and is built again then; on a camera table every megabyte
 #: kept adds to the service's peak
 INDEX_BYTES = 8 * 2**20
+#: indexes let go at once that take less than this stay with the allocator for the
+#: next ones: handing memory back walks the whole heap, which grows with the moves
+#: a long game keeps, and a small index's room is taken again by the next one
+GIVE_BACK_BYTES = 2**20
 
 #: an event of the game as the log keeps it
 Logged = tuple[EventKind, dict[str, Any]]
@@ -220,12 +224,11 @@ class Match:
         never those the next verdict needs (nor ``keep``)."""
         wanted = set(self.wanted()) if self.positions else set()
         total = sum(index.nbytes for index in self.successors.values())
-        let_go = False
+        freed = 0
         for old in list(self.successors):
-            if total <= budget:
+            if total - freed <= budget:
                 break
             if old not in wanted and old != keep:
-                total -= self.successors.pop(old).nbytes
-                let_go = True
-        if let_go:
+                freed += self.successors.pop(old).nbytes
+        if freed >= GIVE_BACK_BYTES:
             give_back()

@@ -136,7 +136,8 @@ class TableState(BaseModel):
     plies: int = 0
     #: the legal moves, for a table whose moves are tapped (public for open games)
     moves: tuple[str, ...] = ()
-    #: the position's record (game.to_json's state), for games with nothing hidden
+    #: the position's record as pages show it (``Game.shown_record``: its size never
+    #: grows with the game), for games with nothing hidden
     record: dict[str, Any] | None = None
     #: the game's public report (scores per landscape, open stacks...)
     report: dict[str, Any] = {}
@@ -265,7 +266,7 @@ class Snapshots:
             commitment=commitment(m.seed),
             plies=self._plies(),
             moves=() if hidden else moves,
-            record=None if hidden else game.to_json(state)["state"],
+            record=None if hidden else game.shown_record(state),
             report=game.report(state),
             views=tuple(game.view(state, s) for s in range(game.players)) if hidden else (),
             seat_moves=tuple(moves if s == seat else () for s in range(game.players))

@@ -9,7 +9,7 @@ import pytest
 
 from engines import PASS, IllegalMove, Move, NotationError, load_game
 from engines.core import Game
-from engines.sternhalma import EMPTY, SternhalmaState
+from engines.sternhalma import EMPTY, Seen, SternhalmaState
 
 
 def position(game, pieces: dict[int, list[str]], turn: int = 0) -> SternhalmaState:
@@ -273,3 +273,18 @@ def test_a_position_seen_twice_is_no_draw_yet():
     for text in ("l4-k5", "l14-k13", "k5-l4", "k13-l14"):
         state = game.apply(state, game.parse_move(state, text))
     assert state.repeats == 2 and game.outcome(state) is None
+
+
+def test_histories_of_the_same_positions_are_equal_however_they_were_counted():
+    pick = random.Random(7)
+    digests = [pick.getrandbits(64) for _ in range(300)] + [5, 5 + 2**60, 5 + 2**62]
+    forwards, backwards = Seen(), Seen()
+    for digest in digests:
+        forwards = forwards.counted(digest, forwards.count(digest) + 1)
+    for digest in reversed(digests):
+        backwards = backwards.counted(digest, backwards.count(digest) + 1)
+    assert forwards == backwards and hash(forwards) == hash(backwards)
+    assert forwards.size == len(set(digests)) and forwards.count(5 + 2**60) == 1
+    assert forwards.items() == sorted((d, 1) for d in set(digests))
+    again = forwards.counted(5, 2)
+    assert again != forwards and forwards.count(5) == 1 and again.count(5) == 2
