@@ -223,7 +223,11 @@ class Link:
         self._wake()
         if self._thread is not None:
             self._thread.join(timeout=5)
-            if not self._thread.is_alive() and self._wake_write is not None:
+            if (
+                not self._thread.is_alive()
+                and self._wake_read is not None
+                and self._wake_write is not None
+            ):
                 os.close(self._wake_read)
                 os.close(self._wake_write)
                 self._wake_read = self._wake_write = None
@@ -455,15 +459,16 @@ class Link:
         """The frames that came, waiting for bytes until ``due`` (monotonic seconds)
         at the latest: the thread sleeps until bytes come, a command is sent or the
         link closes, so an idle board costs only its heartbeats."""
-        if not _waitable(port):
+        wake = self._wake_read
+        if not _waitable(port) or wake is None:
             data = port.read(port.in_waiting or 1)
         else:
-            wake = self._wake_read
-            ready, _, _ = select.select([port, wake], [], [], max(0.0, due - time.monotonic()))
+            device = port.fileno()
+            ready, _, _ = select.select([device, wake], [], [], max(0.0, due - time.monotonic()))
             if wake in ready:
                 os.read(wake, 4096)
             # a device gone reads as ready with nothing to read: pyserial raises
-            data = port.read(max(1, port.in_waiting)) if port in ready else b""
+            data = port.read(max(1, port.in_waiting)) if device in ready else b""
         messages = self._decoder.feed(data)
         if messages:
             self._last_heard = time.monotonic()

@@ -124,7 +124,8 @@ class History:
         """Ended games, newest first, at most ``limit``; ``before`` (a game's id) asks
         for the ones listed after it. ``day`` (YYYY-MM-DD, this machine's time zone)
         is the day a game began. Games in which nothing was played are left out."""
-        where, params = ["g.ended IS NOT NULL"], [self.table]
+        where = ["g.ended IS NOT NULL"]
+        params: list[object] = [self.table]
         if game:
             where.append("g.game = ?")
             params.append(game)
@@ -297,7 +298,7 @@ def record_of(stored: StoredGame, table: str, ended: float | None) -> GameRecord
         level=level,
         table=table,
         start=_iso(stored.started),
-        end=_iso(ended) if over else "",
+        end=_iso(ended) if ended is not None else "",
         result=result,
         abandoned=over and result is None,
         commitment=stored.commitment,
@@ -373,7 +374,7 @@ def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
                 position=game.observe(state),
                 last_move=path,
                 last_played=entry.move if entry is not None and entry.kind == "ply" else None,
-                last_draw=entry.outcome if shown else None,
+                last_draw=entry.outcome if entry is not None and shown else None,
                 outcome=None
                 if ended is None
                 else Ending(

@@ -107,17 +107,17 @@ class Service:
         #: where a damaged event log found at start was moved, for the referee page
         self.damaged_log = None if damage is None else damage.moved_to
         try:
-            self.history = History(self.store, config.fleet.table_id)
+            history = self.history = History(self.store, config.fleet.table_id)
             kept = config.store
-            self.pruner = Pruner(self.history, kept.keep_days, kept.keep_games)
+            self.pruner = Pruner(history, kept.keep_days, kept.keep_games)
             self.referee = Referee(self.store, Sensor.PRESENCE, config.sensors.settle_ms / 1000)
-            self._open(damage)
+            self._open(damage, history)
         except BaseException:
             self.close()
             raise
 
-    def _open(self, damage) -> None:
-        """The rest of making the service, once its log is open."""
+    def _open(self, damage, history: History) -> None:
+        """The rest of making the service, once its log and its history are open."""
         config = self.config
         every = config.diagnostics.loop_lag_every_ms
         if every is not None:
@@ -134,7 +134,7 @@ class Service:
         self.referee.listeners.append(self._prune)
         self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
         # before the game starts, so the broker hears of it
-        self.reporter = start_reporting(config.fleet, self.referee, self.history)
+        self.reporter = start_reporting(config.fleet, self.referee, history)
         resume_or_start(self.referee, config.game)
         self.displays = Displays(self._display, self.referee.published)
         self.palette = Palette.load(config.palette)
@@ -170,7 +170,11 @@ class Service:
     def _prune(self, event) -> None:
         """When a game ends or is abandoned for a new one, the history keeps only
         what ``[store] keep_days`` and ``keep_games`` allow."""
-        if event.accepted and event.kind in ("game_over", "game_started"):
+        if (
+            self.pruner is not None
+            and event.accepted
+            and event.kind in ("game_over", "game_started")
+        ):
             self.pruner.request()
 
     def _connect_board(self) -> None:

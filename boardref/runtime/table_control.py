@@ -73,7 +73,10 @@ class ServiceControl:
 
     @property
     def history(self) -> History:
-        return self._service.history
+        history = self._service.history
+        if history is None:
+            raise RuntimeError("the table's history is closed")
+        return history
 
     def health(self) -> TableHealth:
         referee = self._referee

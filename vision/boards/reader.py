@@ -185,47 +185,50 @@ class BoardReader:
         if self.pose is None and not self.locate(frame):
             self.status = "unlocated"
             return None
+        stillness, sampler, classifier = self.stillness, self.sampler, self.classifier
+        if stillness is None or sampler is None or classifier is None:
+            return None  # located sets all three: never here
         t0 = time.perf_counter()
-        state = self.stillness.look(frame)
+        state = stillness.look(frame)
         t1 = time.perf_counter()
         self.timings["stillness"] += t1 - t0
         self.timed["stillness"] += 1
         # still but unlike the board: a hand resting on it, or the camera knocked. Look
         # for the markers as soon as it has been still a moment, and once more later
-        if state == "blocked" and self.stillness.blocked == STILL_FRAMES:
+        if state == "blocked" and stillness.blocked == STILL_FRAMES:
             self._relocate(frame, KNOCKED_PX)
-        elif state == "blocked" and self.stillness.blocked == ACCEPT_AFTER // 2:
+        elif state == "blocked" and stillness.blocked == ACCEPT_AFTER // 2:
             self._relocate(frame, MOVED_PX)
         self.status = state
-        if self.knocked and (state != "still" or self.stillness.still < KNOCKED_STILL_FRAMES):
+        if self.knocked and (state != "still" or stillness.still < KNOCKED_STILL_FRAMES):
             self.status = "knocked"
             return None
-        if state != "still" or not self.classifier.ready:
+        if state != "still" or not classifier.ready:
             return None
         now = time.monotonic()
         if (
             self._last is not None
             and now - self._read_at < READ_EVERY_S
-            and self.stillness.unchanged_since_read()
+            and stillness.unchanged_since_read()
         ):
             self.quiet = True
             return self._last
-        placed, paper = self.sampler.features(frame, placed=True), self.sampler.paper(frame)
+        placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
         features = placed[0]
         t2 = time.perf_counter()
-        observation = self.classifier.classify(placed, paper, self.sampler.visible)
+        observation = classifier.classify(placed, paper, sampler.visible)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
         self.timed["sample"] += 1
         self.timed["classify"] += 1
         self._last = None
-        if self.classifier.unexplained >= UNEXPLAINED_SITES:
+        if classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
         self._features = features, paper
         self.knocked = False
-        self.stillness.read()
+        stillness.read()
         self._last, self._read_at = observation, now
         return observation
 
