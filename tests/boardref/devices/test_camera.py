@@ -462,7 +462,8 @@ def _serve(tmp_path, config: str, *args: str):
 
 def _play_a_step(client) -> None:
     """Carry the first step of a red piece on the virtual board; wait for the log."""
-    deadline = time.monotonic() + 20
+    # generous: a busy machine renders and reads the simulated camera's frames slowly
+    deadline = time.monotonic() + 60
     while client.get("/api/state").json()["phase"] != Phase.MOVE:  # the start is being read
         assert time.monotonic() < deadline, "the start position was never seen"
         time.sleep(0.2)
@@ -474,7 +475,7 @@ def _play_a_step(client) -> None:
     assert board[move.origin] == "red"
     client.post("/api/sim/lift", json={"cell": move.origin}).raise_for_status()
     client.post("/api/sim/place", json={"cell": move.destination}).raise_for_status()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while client.get("/api/health").json()["events"] == events:
         assert time.monotonic() < deadline, "the move was never logged"
         time.sleep(0.2)
