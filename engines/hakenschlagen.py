@@ -95,8 +95,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, partial
-from itertools import combinations, compress
+from functools import cache, partial, reduce
+from itertools import chain, combinations, compress
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
@@ -730,14 +730,18 @@ class Hakenschlagen(Game[HakenschlagenState]):
         self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
     ) -> list[Placement]:
         """``(source or None, cell)`` for each way the molehill marble can be used."""
-        cells = [
+        cells = self._molehill_cells(hare, fox, moles, others, layout)
+        return [(s, c) for s in _molehill_sources(moles) for c in cells]
+
+    def _molehill_cells(
+        self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
+    ) -> list[int]:
+        """The spaces a molehill may go to (from the supply or moved)."""
+        return [
             c
             for c in self.inner
             if layout[c] == FIELD and c != fox and c != hare and c not in moles and c not in others
         ]
-        if len(moles) < MOLEHILLS:
-            return [(None, c) for c in cells]
-        return [(s, c) for s in sorted(moles) for c in cells]
 
     def marble_targets(self, state: HakenschlagenState, marble: str) -> dict[str, str]:
         """Where a colour marble takes the hare to move: {direction: cell id}."""
@@ -1281,13 +1285,24 @@ class Hakenschlagen(Game[HakenschlagenState]):
             yield (), {base | mask << 15: here}
             return
         kinds = [kind for _, kind in chosen]
+        if len(chosen) == 1 and keep is None:
+            # every placement allowed: the rows built a whole list at a time in C
+            if kinds[0] == FOX:
+                yield chosen, {base | mask << 15: _mask(self._fox_cells(*node[:3], others, layout))}
+                return
+            cells = [1 << c + 15 for c in self._molehill_cells(*node[:3], others, layout)]
+            lifts = [base | _lifted(mask, s) << 15 for s in _molehill_sources(moles)]
+            yield (
+                chosen,
+                dict.fromkeys(chain.from_iterable(map(at.__or__, cells) for at in lifts), here),
+            )
+            return
         if len(chosen) == 1:
             placed = self._allowed(kinds[0], node, others, layout, keep)
             if kinds[0] == FOX:
                 yield chosen, {base | mask << 15: _mask(c for _, c in placed)}
             else:
-                lifted = {s: mask if s is None else mask & ~(1 << s) for s in moles | {None}}
-                yield chosen, {base | (lifted[s] | 1 << c) << 15: here for s, c in placed}
+                yield chosen, {base | _moved(mask, s, c) << 15: here for s, c in placed}
             return
         if kinds == [MOLEHILL, MOLEHILL] and keep is None:
             fields = self._free_fields(node, others, layout)
@@ -1315,10 +1330,9 @@ class Hakenschlagen(Game[HakenschlagenState]):
         # the fox first: a molehill may then go to the fox's old space
         into_den = []
         if layout[fox] == FIELD:
-            sources = [None] if len(moles) < MOLEHILLS else sorted(moles)
             into_den = [
                 (s, fox, _moved(mask, s, fox))
-                for s in sources
+                for s in _molehill_sources(moles)
                 if keep is None or keep(MOLEHILL, s, fox)
             ]
         rows = {base | hm << 15: foxes & ~(1 << hc) for _, hc, hm in hills + into_den}
@@ -2044,10 +2058,7 @@ def _unpack(end: int) -> tuple[int, int, int, bool]:
 
 
 def _mask(moles: Iterable[int]) -> int:
-    mask = 0
-    for cell in moles:
-        mask |= 1 << cell
-    return mask
+    return reduce(or_, map((1).__lshift__, moles), 0)
 
 
 def _cells(mask: int) -> frozenset[int]:
@@ -2059,9 +2070,20 @@ def _cells(mask: int) -> frozenset[int]:
     return frozenset(cells)
 
 
+def _lifted(mask: int, source: int | None) -> int:
+    """The molehill mask with the one on ``source`` taken up (None: from the supply)."""
+    return mask & ~(1 << source) if source is not None else mask
+
+
 def _moved(mask: int, source: int | None, cell: int) -> int:
     """The molehill mask after placing one on ``cell`` (taken from ``source``)."""
-    return (mask & ~(1 << source) if source is not None else mask) | 1 << cell
+    return _lifted(mask, source) | 1 << cell
+
+
+def _molehill_sources(moles: Spaces) -> list[int | None]:
+    """Where a molehill use takes its molehill from: the supply (None) while it
+    holds one, else each molehill on the board."""
+    return [None] if len(moles) < MOLEHILLS else sorted(moles)
 
 
 def _step(kind: str, fox: int, moles: Spaces, fox_end: int, mask_end: int) -> Placement | None:
