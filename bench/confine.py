@@ -35,6 +35,7 @@ from pathlib import Path
 CGROUPS = Path("/sys/fs/cgroup")
 #: the ways ``confine`` may be told to use; "auto" takes the first that works
 WAYS = ("auto", "systemd", "cgroup", "rlimit", "none")
+#: the CPU quota's period unless told otherwise: the kernel's own default
 PERIOD_US = 100_000
 #: numbers the groups one bench makes: each held process gets a group of its own, so a
 #: group still being emptied (a process just ended) never passes its limit to the next
@@ -55,10 +56,10 @@ class Confinement:
     """A command to start under limits (``command``, ``preexec``), what was applied,
     and the group to clean up afterwards."""
 
-    def __init__(self, command: list[str], memory_max: str, cpu_quota: int):
+    def __init__(self, command: list[str], memory_max: str, cpu_quota: int, period_us: int):
         self.command = command
         self.preexec: Callable[[], None] | None = None
-        self.memory_max, self.cpu_quota = memory_max, cpu_quota
+        self.memory_max, self.cpu_quota, self.period_us = memory_max, cpu_quota, period_us
         #: how: "systemd-run", "cgroup v2", "cgroup v1", "rlimit", or "none"
         self.how = "none"
         #: the limits that hold, in words
@@ -99,7 +100,10 @@ class Confinement:
         if runner is None:
             self.notes.append("no systemd-run")
             return False
-        limits = ["-p", f"MemoryMax={self.memory_max}", "-p", f"CPUQuota={self.cpu_quota}%"]
+        limits = [
+            *("-p", f"MemoryMax={self.memory_max}", "-p", f"CPUQuota={self.cpu_quota}%"),
+            *("-p", f"CPUQuotaPeriodSec={self.period_us}us"),
+        ]
         trial = subprocess.run(
             [runner, "--scope", "--quiet", *limits, "true"], capture_output=True, text=True
         )
@@ -109,7 +113,11 @@ class Confinement:
             return False
         self.command = [runner, "--scope", "--quiet", *limits, *self.command]
         self.how = "systemd-run"
-        self.applied = [f"MemoryMax={self.memory_max}", f"CPUQuota={self.cpu_quota}%"]
+        self.applied = [
+            f"MemoryMax={self.memory_max}",
+            f"CPUQuota={self.cpu_quota}%",
+            f"CPUQuotaPeriodSec={self.period_us}us",
+        ]
         return True
 
     def by_cgroup(self) -> bool:
@@ -136,15 +144,17 @@ class Confinement:
             (group / "memory.max").write_text(str(_bytes(self.memory_max)))
             if (group / "memory.swap.max").exists():
                 (group / "memory.swap.max").write_text("0")
-            quota = PERIOD_US * self.cpu_quota // 100
-            (group / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+            (group / "cpu.max").write_text(f"{self._quota_us()} {self.period_us}")
         except OSError as exc:
             self.notes.append(f"cgroup v2 at {root}: {exc.strerror or exc}")
             self.close()
             return False
         self.preexec = _joining([group / "cgroup.procs"])
         self.how = "cgroup v2"
-        self.applied = [f"memory.max={self.memory_max}", f"cpu.max={self.cpu_quota}%"]
+        self.applied = [
+            f"memory.max={self.memory_max}",
+            f"cpu.max={self._quota_us()} {self.period_us} ({self.cpu_quota}%)",
+        ]
         return True
 
     def _v1(self, memory: Path, cpu: Path) -> bool:
@@ -155,8 +165,8 @@ class Confinement:
             (memory / "memory.limit_in_bytes").write_text(str(_bytes(self.memory_max)))
             if (memory / "memory.swappiness").exists():
                 (memory / "memory.swappiness").write_text("0")
-            (cpu / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-            (cpu / "cpu.cfs_quota_us").write_text(str(PERIOD_US * self.cpu_quota // 100))
+            (cpu / "cpu.cfs_period_us").write_text(str(self.period_us))
+            (cpu / "cpu.cfs_quota_us").write_text(str(self._quota_us()))
         except OSError as exc:
             self.notes.append(f"cgroup v1: {exc.strerror or exc}")
             self.close()
@@ -165,9 +175,13 @@ class Confinement:
         self.how = "cgroup v1"
         self.applied = [
             f"memory.limit_in_bytes={self.memory_max}",
-            f"cpu.cfs_quota_us={self.cpu_quota}% of cpu.cfs_period_us",
+            f"cpu.cfs_quota_us={self._quota_us()} of cpu.cfs_period_us={self.period_us}"
+            f" ({self.cpu_quota}%)",
         ]
         return True
+
+    def _quota_us(self) -> int:
+        return self.period_us * self.cpu_quota // 100
 
     def by_rlimit(self) -> bool:
         limit = _bytes(self.memory_max)
@@ -268,11 +282,17 @@ def _joining(procs: list[Path]) -> Callable[[], None]:
     return join
 
 
-def confine(command: list[str], memory_max: str, cpu_quota: int, way: str = "auto"):
+def confine(
+    command: list[str],
+    memory_max: str,
+    cpu_quota: int,
+    way: str = "auto",
+    period_us: int = PERIOD_US,
+):
     """``command`` held to ``memory_max`` (``"300M"``) and ``cpu_quota`` (% of one
-    core) by ``way`` (one of ``WAYS``); returns the ``Confinement``. Call its
-    ``close`` once the process has ended."""
-    held = Confinement(command, memory_max, cpu_quota)
+    core in each period of ``period_us``) by ``way`` (one of ``WAYS``); returns the
+    ``Confinement``. Call its ``close`` once the process has ended."""
+    held = Confinement(command, memory_max, cpu_quota, period_us)
     ways = {"systemd": held.by_systemd, "cgroup": held.by_cgroup, "rlimit": held.by_rlimit}
     tried = list(ways) if way == "auto" else [way] if way in ways else []
     for name in tried:

@@ -25,6 +25,8 @@ class LoopLag:
     def __init__(self, loop: asyncio.AbstractEventLoop, every: float):
         self._loop, self._every = loop, every
         self._lates: deque[float] = deque(maxlen=KEEP)
+        #: samples taken since the start, the kept ones the latest
+        self._taken = 0
         self._timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
@@ -35,12 +37,15 @@ class LoopLag:
             self._timer.cancel()
             self._timer = None
 
-    def figures(self) -> dict[str, float]:
-        """Samples taken, and the lateness p50, p99 and worst (ms) over the kept ones."""
-        lates = list(self._lates)
+    def figures(self, after: int = 0) -> dict[str, float]:
+        """Samples taken since the start (``taken``), and the lateness p50, p99 and
+        worst (ms) over the kept ones taken after the first ``after`` (``samples``): a
+        bench marks where a game began by the ``taken`` it read then."""
+        lates = list(self._lates)[max(0, len(self._lates) - (self._taken - after)) :]
         if not lates:
-            return {"samples": 0}
+            return {"taken": self._taken, "samples": 0}
         return {
+            "taken": self._taken,
             "samples": len(lates),
             "p50_ms": round(percentile(lates, 0.5), 2),
             "p99_ms": round(percentile(lates, 0.99), 2),
@@ -53,6 +58,7 @@ class LoopLag:
     def _fire(self, due: float) -> None:
         now = self._loop.time()
         self._lates.append((now - due) * 1000)
+        self._taken += 1
         self._schedule(now + self._every)
 
 def percentile(values: list[float], q: float) -> float:

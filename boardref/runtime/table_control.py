@@ -87,7 +87,7 @@ class ServiceControl:
             events=len(referee.log),
         )
 
-    def diagnostics(self) -> TableDiagnostics:
+    def diagnostics(self, lag_after: int = 0) -> TableDiagnostics:
         service = self._service
         link, lag = service.link, service.loop_lag
         return TableDiagnostics(
@@ -99,7 +99,7 @@ class ServiceControl:
             settle_ms=round(self._referee.settle * 1000),
             sensor=self._referee.sensor,
             camera=camera_status(service.camera, service.camera_opening),
-            loop_lag=None if lag is None else lag.figures(),
+            loop_lag=None if lag is None else lag.figures(lag_after),
         )
 
     def position_record(self) -> dict[str, Any]:

@@ -39,8 +39,8 @@ NEEDS_CGROUPS = pytest.mark.skipif(
 )
 
 
-def _run(way: str, code: str, cpu_quota: int = 100):
-    held = confine([sys.executable, "-c", code], "100M", cpu_quota, way)
+def _run(way: str, code: str, cpu_quota: int = 100, period_us: int = 100_000):
+    held = confine([sys.executable, "-c", code], "100M", cpu_quota, way, period_us)
     try:
         done = subprocess.run(held.command, preexec_fn=held.preexec, capture_output=True)
         return done, held.figures()
@@ -48,9 +48,9 @@ def _run(way: str, code: str, cpu_quota: int = 100):
         held.close()
 
 
-def _run_in_cgroup(code: str, cpu_quota: int = 100):
+def _run_in_cgroup(code: str, cpu_quota: int = 100, period_us: int = 100_000):
     """``_run`` in a cgroup of its own; skipped where none can be written."""
-    done, held = _run("cgroup", code, cpu_quota)
+    done, held = _run("cgroup", code, cpu_quota, period_us)
     if held["how"] == "none":
         pytest.skip(f"no cgroup can be written here: {held['notes']}")
     return done, held
@@ -81,6 +81,16 @@ def test_a_group_that_uses_up_its_cpu_quota_is_counted_each_period_it_stood_stil
     done, held = _run_in_cgroup(TWO_BUSY_THREADS, cpu_quota=5)
     assert done.returncode == 0, done.stderr
     assert held.get("cpu_periods", 0) >= 3 and held["cpu_periods_throttled"] >= 2, held
+
+
+@NEEDS_CGROUPS
+def test_a_short_period_holds_the_group_in_many_short_slices():
+    # the Pi bench's quarter of a core in 10 ms periods: a tenth of a second of work
+    # wanting two cores stands still in dozens of them
+    done, held = _run_in_cgroup(TWO_BUSY_THREADS, cpu_quota=25, period_us=10_000)
+    assert done.returncode == 0, done.stderr
+    assert any("2500" in limit and "10000" in limit for limit in held["applied"]), held
+    assert held["cpu_periods_throttled"] >= 20, held
 
 
 @pytest.mark.skipif(Path("/run/systemd/system").exists(), reason="systemd runs this machine")

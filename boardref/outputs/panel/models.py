@@ -284,7 +284,7 @@ class Diagnostics(BaseModel):
     subscribers: int
     #: "none" without a camera, else the reader's status or why the camera gives no frames
     camera: str = "none"
-    #: how late the event loop ran its timer (samples, p50_ms, p99_ms, max_ms) when
+    #: how late the event loop ran its timer (taken, samples, p50_ms, p99_ms, max_ms) when
     #: the config's [diagnostics] loop_lag_every_ms asks; none otherwise
     loop_lag: dict[str, float] | None = None
 

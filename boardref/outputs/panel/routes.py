@@ -419,8 +419,10 @@ async def settings(body: models.Settings, panel: ThePanel) -> models.Done:
 @referee_tools.get(
     "/api/diagnostics", response_model=models.Diagnostics, dependencies=[ONLY_REFEREE]
 )
-async def diagnostics(panel: ThePanel) -> models.Diagnostics:
-    return models.Diagnostics(**panel.control.diagnostics(), subscribers=len(panel.hub.subscribers))
+async def diagnostics(panel: ThePanel, lag_after: int = Query(0, ge=0)) -> models.Diagnostics:
+    """``lag_after``: the loop lag over the samples taken after that many only."""
+    figures = panel.control.diagnostics(lag_after)
+    return models.Diagnostics(**figures, subscribers=len(panel.hub.subscribers))
 
 
 @functools.cache

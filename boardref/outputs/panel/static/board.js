@@ -241,7 +241,7 @@ export class BoardView {
       if (marks.hints.includes(id) && !roles.length) roles.push("hint");
       updateAttribute(hole, "class", ["cell", ...roles].join(" "));
     }
-    // the layers are drawn apart from the page and put in only where they differ
+    // the layers are drawn apart from the page; only the parts that differ go in
     const drawn = this.shown.map((layer) => layer.cloneNode(false));
     [this.marks, this.ground, this.over] = drawn;
     for (const [path, kind] of [[marks.last_move, "last-move"], [marks.expected_path || [], "expected-move"]]) {
@@ -252,7 +252,7 @@ export class BoardView {
     if (game.draw) game.draw(this, pieces, marks);
     for (const overlay of OVERLAYS) overlay(this, marks);
     for (const layer of drawn) this.keepUpright(layer);
-    this.shown = this.shown.map((shown, n) => swapIfChanged(shown, drawn[n]));
+    this.shown.forEach((shown, n) => keepAlike(shown, drawn[n]));
     [this.marks, this.ground, this.over] = this.shown;
     const framed = game.frame && game.frame(this, marks);
     const frame = framed ? this.turnedBox(framed) : this.viewBox;
@@ -260,9 +260,15 @@ export class BoardView {
   }
 }
 
-// ``drawn`` in the place of ``shown`` where they differ; the one left in the page
-function swapIfChanged(shown, drawn) {
-  if (shown.isEqualNode(drawn)) return shown;
-  shown.replaceWith(drawn);
-  return drawn;
+// ``shown`` made like ``drawn`` child by child: a child alike in every attribute and
+// text stays in the page, so a move redraws the figures it moved, not the whole board
+// (the others keep their layout and paint, and their nodes are not made anew)
+function keepAlike(shown, drawn) {
+  const wanted = [...drawn.childNodes];
+  wanted.forEach((node, n) => {
+    const there = shown.childNodes[n];
+    if (!there) shown.appendChild(node);
+    else if (!there.isEqualNode(node)) there.replaceWith(node);
+  });
+  while (shown.childNodes.length > wanted.length) shown.lastChild.remove();
 }

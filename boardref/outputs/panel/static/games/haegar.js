@@ -353,8 +353,13 @@ import { updateChildren } from "../update.js";
     render();
   }
 
+  // the state the board was last drawn for: a spot kept in the page from an earlier
+  // drawing (it looks the same) chooses among the spots of this one
+  let drawnState = null;
+
   // a spot tapped: the coaster in hand lies there, turned to a facing it may have there
-  function chooseSpot(state, spot) {
+  function chooseSpot(spot) {
+    const state = drawnState;
     chosenSpot = spot;
     const fits = legalSpots(state).get(spot).map((move) => SIDES.indexOf(PLACEMENT.exec(move)[3]));
     if (!fits.includes(inHand(state))) handTurn = fits[0];
@@ -431,13 +436,14 @@ import { updateChildren } from "../update.js";
         }
       }
       const spots = placements(state);
+      drawnState = state;
       if (!spots.has(chosenSpot)) chosenSpot = null;
       for (const spot of spots.keys()) {
         const box = spotBox(view, spot);
         const g = el("g", { class: spot === chosenSpot ? "spot tappable chosen" : "spot tappable", "data-spot": spot },
                      view.over);
         el("rect", { x: box.left, y: box.top, width: box.size, height: box.size, class: "spot-area" }, g);
-        g.addEventListener("click", () => chooseSpot(state, spot));
+        g.addEventListener("click", () => chooseSpot(spot));
       }
       const announced = PLACEMENT.exec(state.expected || "");
       if (announced) {

@@ -22,13 +22,30 @@ import { updateChildren } from "../update.js";
   }
   const DISKS = ["dandelion", "lettuce", "carrot"];
 
+  // The meadow (start spaces, turning points, disks, trees) stays as it is all game,
+  // while a state comes many times a move: it is drawn once for a board drawing and
+  // layout, and copied into each drawing after that.
+  const meadows = new WeakMap();
+
   function ground(view, layout) {
+    const key = JSON.stringify([layout, COLOURS]);
+    let meadow = meadows.get(view);
+    if (!meadow || meadow.key !== key) {
+      meadow = { key, ground: document.createDocumentFragment(), over: document.createDocumentFragment() };
+      drawMeadow(view, layout, meadow);
+      meadows.set(view, meadow);
+    }
+    view.ground.append(meadow.ground.cloneNode(true));
+    view.over.append(meadow.over.cloneNode(true));
+  }
+
+  function drawMeadow(view, layout, meadow) {
     const r = view.radius;
     for (const cell of view.board.cells) {
       const [x, y] = view.at(cell.id);
       if (cell.kind === "start" || cell.kind === "turning_point") {
         el("circle", { cx: x, cy: y, r: r * 1.2, class: `space ${cell.kind}`, "data-cell": cell.id },
-           view.ground);
+           meadow.ground);
       }
     }
     if (!layout) return;
@@ -36,12 +53,12 @@ import { updateChildren } from "../update.js";
       for (const id of layout[kind] || []) {
         const [x, y] = view.at(id);
         el("circle", { cx: x, cy: y, r: r * 1.2, class: "disk", "data-cell": id, "data-kind": kind,
-                       fill: tokenColour(COLOURS[kind]) }, view.ground);
+                       fill: tokenColour(COLOURS[kind]) }, meadow.ground);
       }
     }
     for (const id of layout.tree || []) {
       const [x, y] = view.at(id);
-      const tree = el("g", { class: "tree", "data-cell": id }, view.over);
+      const tree = el("g", { class: "tree", "data-cell": id }, meadow.over);
       el("rect", { x: x - r * 0.12, y: y + r * 0.35, width: r * 0.24, height: r * 0.5, fill: tokenColour("brown") }, tree);
       el("polygon", { points: `${x},${y - r * 1.05} ${x + r * 0.8},${y + r * 0.45} ${x - r * 0.8},${y + r * 0.45}`,
                       fill: tokenColour(COLOURS.tree) }, tree);
