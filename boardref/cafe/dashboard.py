@@ -4,10 +4,10 @@ and shows them live on one page: game, players, whose turn, time in game, and al
 its own /watch page. It only watches; it never sends a table anything.
 
 A head office may watch thousands of tables, so the work done per message is the
-work that message brings, never a walk over the whole fleet: the messages wait, and
-at most every ``SEND_EVERY`` seconds the loop wakes once to take them all, each
-changing its table's row, and sends the pages the rows that changed. A page that
-connects is sent the whole fleet once, then only changes.
+work that message brings, never a walk over the whole fleet: at most every
+``SEND_EVERY`` seconds the loop reads every message waiting, each changing its table's
+row, then sends the pages the rows that changed. A page that connects is sent the whole
+fleet once, then only changes.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import uvicorn
 from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.cafe.daybook import DayBook, daybook_routes
+from boardref.cafe.on_loop import OnLoop
 from boardref.cafe.trust import Doubts, link_of
 from boardref.outputs.fleet import ROOT, Broker
 from boardref.outputs.panel import connections
@@ -125,10 +126,8 @@ class Fleet:
         self.connected = False
         self.send_every = send_every
         self._changes: dict[str, dict[str, Any]] = {}  # row fields changed since the last send
-        self._sent_at = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._inbox: deque[tuple[str, str, str]] = deque()  # from the broker's thread
-        self._draining = False
+        self._link: OnLoop | None = None
         self.doubts = Doubts()  # what was not believed of a table, said once
         #: one thread checks the records, one at a time, so they are kept in order
         self._checker = ThreadPoolExecutor(1, thread_name_prefix="boardref-records")
@@ -143,12 +142,12 @@ class Fleet:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
-        self.client.loop_start()
+        self._link = OnLoop(
+            self.client, self.broker.host, self.broker.port, loop, self.send_every, self.send
+        )
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        self._link.close()
         self._checker.shutdown(cancel_futures=True)
 
     def snapshot(self) -> list[dict[str, Any]]:
@@ -168,7 +167,7 @@ class Fleet:
         whole = {"now": time.time(), "whole": True, "build": CAFE_BUILD, "rows": self.rows}
         return json.dumps(whole)
 
-    # --- the broker's thread -------------------------------------------------------------
+    # --- the broker's messages, on the loop ----------------------------------------------
 
     def _connected(self, client, userdata, flags, reason, properties) -> None:
         if reason.is_failure:
@@ -187,24 +186,7 @@ class Fleet:
         if len(parts) != 3 or parts[0] != ROOT:
             return
         _, name, kind = parts
-        self._inbox.append((name, kind, message.payload.decode("utf-8", "replace")))
-        if not self._draining:  # one wake-up of the loop per send, however many messages
-            self._draining = True
-            self._loop.call_soon_threadsafe(self._drain_when_due)
-
-    # --- the loop ------------------------------------------------------------------------
-
-    def _drain_when_due(self) -> None:
-        """Take the messages when the next send is due: a table's message costs the loop
-        no wake-up of its own, hundreds a second at a head office."""
-        wait = max(0.0, self._sent_at + self.send_every - self._loop.time())
-        self._loop.call_later(wait, self._drain)
-
-    def _drain(self) -> None:
-        self._draining = False  # before taking: a message arriving meanwhile wakes us again
-        while self._inbox:
-            self._take(*self._inbox.popleft())
-        self.send()
+        self._take(name, kind, message.payload.decode("utf-8", "replace"))
 
     def _take(self, name: str, kind: str, text: str) -> None:
         if not self.doubts.named(name):
@@ -285,7 +267,6 @@ class Fleet:
     def send(self) -> None:
         """Send the pages the rows changed since the last send (before a page joins, so
         that the whole fleet it starts from already holds every change sent after)."""
-        self._sent_at = self._loop.time()
         changes, self._changes = self._changes, {}
         if self.hub.subscribers and changes:
             self.hub.broadcast(json.dumps({"now": time.time(), "rows": changes}))
