@@ -98,9 +98,11 @@ class Seen:
                 return slot[1] if slot[0] == digest else 0
             node, shift = slot, shift + _LEVEL_BITS
 
-    def counted(self, digest: int, count: int) -> Seen:
-        """This history with ``digest``'s position having occurred ``count`` times."""
-        before = self.count(digest)
+    def counted(self, digest: int, count: int, before: int | None = None) -> Seen:
+        """This history with ``digest``'s position having occurred ``count`` times
+        instead of ``before`` times (looked up when not given: every move knows it)."""
+        if before is None:
+            before = self.count(digest)
         hashed = self._hash ^ hash((digest, count))
         if before:
             hashed ^= hash((digest, before))
@@ -184,8 +186,9 @@ def _arrive(
 ) -> SternhalmaState:
     """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
     digest = _digest(holes, turn)
-    repeats = seen.count(digest) + 1
-    return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats), repeats)
+    before = seen.count(digest)
+    repeats = before + 1
+    return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats, before), repeats)
 
 
 class Sternhalma(Game[SternhalmaState]):
