@@ -44,6 +44,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from itertools import compress, count
 from operator import itemgetter, ne
 from typing import Any
@@ -98,9 +99,11 @@ class Seen:
                 return slot[1] if slot[0] == digest else 0
             node, shift = slot, shift + _LEVEL_BITS
 
-    def counted(self, digest: int, count: int) -> Seen:
-        """This history with ``digest``'s position having occurred ``count`` times."""
-        before = self.count(digest)
+    def counted(self, digest: int, count: int, before: int | None = None) -> Seen:
+        """This history with ``digest``'s position having occurred ``count`` times
+        instead of ``before`` times (looked up when not given: every move knows it)."""
+        if before is None:
+            before = self.count(digest)
         hashed = self._hash ^ hash((digest, count))
         if before:
             hashed ^= hash((digest, before))
@@ -162,11 +165,17 @@ class SternhalmaState:
 _PLUS_ONE = bytes((b + 1) % 256 for b in range(256))
 
 
+@cache
+def _packer(size: int) -> Callable[..., bytes]:
+    """Packs ``size`` owners as signed bytes: compiled once (every move digests)."""
+    return struct.Struct(f"{size}b").pack
+
+
 def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
     carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do):
     the digest of each hole's owner + 1 (0 for empty), then the seat to move."""
-    data = struct.pack(f"{len(holes)}b", *holes).translate(_PLUS_ONE) + bytes((turn,))
+    data = _packer(len(holes))(*holes).translate(_PLUS_ONE) + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
@@ -184,8 +193,9 @@ def _arrive(
 ) -> SternhalmaState:
     """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
     digest = _digest(holes, turn)
-    repeats = seen.count(digest) + 1
-    return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats), repeats)
+    before = seen.count(digest)
+    repeats = before + 1
+    return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats, before), repeats)
 
 
 class Sternhalma(Game[SternhalmaState]):
