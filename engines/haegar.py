@@ -901,7 +901,9 @@ class Haegar(Game[HaegarState]):
         tokens = dict(state.tokens)
         weight = {i: 2 if i in doubled else 1 for i in table}
         scored, seen = [], set()
-        for start in sorted(table):
+        # only a landscape holding a Hägar scores: the search for landscapes starts at
+        # the Hägars, and the list keeps the table's order (by each one's first field)
+        for start in sorted(i for i, seat in state.tokens if seat != GOLD_TOKEN):
             if start in seen:
                 continue
             region = self._landscape(table, start)
@@ -922,20 +924,23 @@ class Haegar(Game[HaegarState]):
             leaders = [s for s in range(self.players) if hagars[s] == most]
             conqueror = leaders[0] if shield and len(leaders) == 1 else None
             scored.append(
-                Landscape(
-                    kind=table[start][0].landscape,
-                    fields=tuple(self._names[i] for i in sorted(region)),
-                    shield=shield,
-                    gold=gold,
-                    hagars=tuple(hagars),
-                    conqueror=conqueror,
-                    gold_points=tuple(gold if p else 0 for p in present),
-                    dominion_points=tuple(
-                        len(region) if s == conqueror else 0 for s in range(self.players)
+                (
+                    min(region),
+                    Landscape(
+                        kind=table[start][0].landscape,
+                        fields=tuple(self._names[i] for i in sorted(region)),
+                        shield=shield,
+                        gold=gold,
+                        hagars=tuple(hagars),
+                        conqueror=conqueror,
+                        gold_points=tuple(gold if p else 0 for p in present),
+                        dominion_points=tuple(
+                            len(region) if s == conqueror else 0 for s in range(self.players)
+                        ),
                     ),
                 )
             )
-        return tuple(scored)
+        return tuple(landscape for _, landscape in sorted(scored, key=lambda it: it[0]))
 
     def _landscape(self, table: dict, start: int) -> set[int]:
         """The fields of ``start``'s kind joined to it along rows and columns."""
