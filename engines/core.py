@@ -44,6 +44,18 @@ def joined(items: Iterable[Words | str]) -> Words | str:
     return said
 
 
+def drawn_from(pick: random.Random, groups: Sequence[Sequence[Any]]) -> tuple[int, Any]:
+    """``(group number, item)`` of one item drawn uniformly from ``groups`` with
+    ``pick``: the same draw as ``pick.choice`` over the items listed group by group, for
+    a random play that writes out only the move drawn."""
+    drawn = pick.randrange(sum(len(group) for group in groups))
+    for number, group in enumerate(groups):
+        if drawn < len(group):
+            return number, group[drawn]
+        drawn -= len(group)
+    raise ValueError("a draw from no items")
+
+
 def colour_words(colour: str) -> Words:
     """A seat named by its colour; a colour an owner's board file adds is kept as it is."""
     return COLOUR_WORDS.get(colour) or words("seat.colour", "{colour}", colour=colour)

@@ -89,7 +89,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.chance import Shuffle, deal
-from engines.core import FIRST_SEAT, Game, Option, Outcome, joined
+from engines.core import FIRST_SEAT, Game, Option, Outcome, drawn_from, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, RecordError, RulesError
 from engines.geometry import Board
 from engines.words import words
@@ -265,13 +265,9 @@ class FangDenHutCards(Game[CardsState]):
         if self.to_move(state) is None:
             return super().random_play(state, pick)  # says why nobody may move
         plays = self._plays(state)
-        drawn = pick.randrange(sum(1 + len(caught) for _, caught in plays))
-        for card, caught in plays:
-            if drawn <= len(caught):
-                target = caught[drawn - 1] if drawn else None
-                return Play(card, target), self._played(state, card, target)
-            drawn -= 1 + len(caught)
-        raise AssertionError("a draw below the count of moves names one of them")
+        number, target = drawn_from(pick, [(None, *caught) for _, caught in plays])
+        card = plays[number][0]
+        return Play(card, target), self._played(state, card, target)
 
     def _made(self, state: CardsState, move: Play) -> CardsState:
         return self._played(state, move.card, move.target)

@@ -87,6 +87,7 @@ from engines.core import (
     Option,
     Outcome,
     colour_words,
+    drawn_from,
     joined,
     parse_path,
 )
@@ -424,7 +425,8 @@ class Haegar(Game[HaegarState]):
         last = laid[-1]
         taken = {one.spot for one in laid}
         edges = self._edges[(last.coaster, last.turn)]
-        spots = {spot: facing for spot, facing in spots.items() if spot != last.spot}
+        spots = dict(spots)
+        spots.pop(last.spot, None)
         for side, (dx, dy) in enumerate(STEPS):
             near = (last.spot[0] + dx, last.spot[1] + dy)
             if near in self._spot_name and near not in taken:
@@ -660,19 +662,23 @@ class Haegar(Game[HaegarState]):
     # --- the final round -------------------------------------------------------------
 
     def _hagar_moves(self, state: HaegarState) -> list[Move]:
+        return [
+            Move((self._names[field], self._names[to]))
+            for field, free in self._hagar_reaches(state)
+            for to in free
+        ]
+
+    def _hagar_reaches(self, state: HaegarState) -> list[tuple[int, list[int]]]:
+        """Each Hägar of the seat to act (its field) with the free fields of its
+        landscape's kind that it may move to."""
         table = self._table(state.laid)
         taken = {field for field, _ in state.tokens}
         free = [i for i, (f, _) in table.items() if not f.skull and i not in taken]
-        moves: list[Move] = []
-        for field, piece in state.tokens:
-            if piece == state.turn:
-                kind = table[field][0].landscape
-                moves.extend(
-                    Move((self._names[field], self._names[to]))
-                    for to in free
-                    if table[to][0].landscape == kind
-                )
-        return moves
+        return [
+            (field, [to for to in free if table[to][0].landscape == table[field][0].landscape])
+            for field, piece in state.tokens
+            if piece == state.turn
+        ]
 
     def _move_hagar(self, state: HaegarState, move: Move) -> HaegarState:
         if move != PASS and move not in self._hagar_moves(state):
@@ -755,7 +761,15 @@ class Haegar(Game[HaegarState]):
 
     def random_play(self, state: HaegarState, pick: random.Random) -> tuple[Any, HaegarState]:
         """Uniformly from ``legal_moves``, as every game; a placement is drawn from
-        the legal spots and turns, writing out only the one drawn."""
+        the legal spots and turns, a final-round move from each Hägar's reach,
+        writing out only the one drawn."""
+        if self.to_move(state) is not None and state.phase == FINAL:
+            reaches = self._hagar_reaches(state)
+            number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
+            move = (
+                PASS if to is None else Move((self._names[reaches[number - 1][0]], self._names[to]))
+            )
+            return move, self._hagar_moved(state, move)
         if self.to_move(state) is None or state.phase != PLACE:
             return super().random_play(state, pick)
         coaster = self.coasters[state.hand]
