@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engines.errors import IllegalMove, NotationError, OptionError, RecordError, RulesError
@@ -41,6 +42,18 @@ def joined(items: Iterable[Words | str]) -> Words | str:
     for item in items[1:]:
         said = words("rules.and", "{before} and {after}", before=said, after=item)
     return said
+
+
+def drawn_from(pick: random.Random, groups: Sequence[Sequence[Any]]) -> tuple[int, Any]:
+    """``(group number, item)`` of one item drawn uniformly from ``groups`` with
+    ``pick``: the same draw as ``pick.choice`` over the items listed group by group, for
+    a random play that writes out only the move drawn."""
+    drawn = pick.randrange(sum(len(group) for group in groups))
+    for number, group in enumerate(groups):
+        if drawn < len(group):
+            return number, group[drawn]
+        drawn -= len(group)
+    raise ValueError("a draw from no items")
 
 
 def colour_words(colour: str) -> Words:
@@ -123,21 +136,23 @@ def parse_path(text: str, cell_ids: dict[str, int]) -> Move:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended: ``winners`` (seats; empty for a draw), why, and any scores.
+    """How a game ended: ``winners`` (seats; empty for a draw), why in ``words`` (for a
+    page to translate; a plain sentence is kept as it is), and any scores.
 
-    ``reason`` may be given as ``Words``; it is then kept in ``words`` (for a page to
-    translate) and ``reason`` is its English, so callers that print it go on working.
+    ``reason`` is the English of ``words``, said only when first read: a search ends
+    thousands of games a second and reads only their winners.
     """
 
     winners: tuple[int, ...]
-    reason: str | Words
+    words: Words
     scores: tuple[float, ...] | None = None
-    words: Words = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        said = as_words(self.reason if self.words is None else self.words)
-        object.__setattr__(self, "words", said)
-        object.__setattr__(self, "reason", str(said))
+        object.__setattr__(self, "words", as_words(self.words))
+
+    @cached_property
+    def reason(self) -> str:
+        return str(self.words)
 
     @property
     def is_draw(self) -> bool:

@@ -81,6 +81,7 @@ Options:
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -88,7 +89,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.chance import Shuffle, deal
-from engines.core import FIRST_SEAT, Game, Option, Outcome, joined
+from engines.core import FIRST_SEAT, Game, Option, Outcome, drawn_from, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, RecordError, RulesError
 from engines.geometry import Board
 from engines.words import words
@@ -248,14 +249,25 @@ class FangDenHutCards(Game[CardsState]):
     # --- moves ----------------------------------------------------------------------
 
     def _legal_moves(self, state: CardsState) -> list[Play]:
+        return [Play(card, top) for card, caught in self._plays(state) for top in (None, *caught)]
+
+    def _plays(self, state: CardsState) -> list[tuple[str, list[str]]]:
+        """Each card in the hand of the seat to act, with the top cards it may capture."""
         me = state.turn
         tops = [stack[-1] for seat, stack in enumerate(state.table) if stack and seat != me]
-        moves = []
-        for card in state.hands[me]:
-            moves.append(Play(card))
-            captures = self._captures[card]
-            moves.extend(Play(card, top) for top in tops if top in captures)
-        return moves
+        return [
+            (card, [top for top in tops if top in self._captures[card]]) for card in state.hands[me]
+        ]
+
+    def random_play(self, state: CardsState, pick: random.Random) -> tuple[Play, CardsState]:
+        """As ``Game.random_play`` (a legal move drawn uniformly, with the same draw
+        from ``pick``), counted rather than listed: only the move drawn is written out."""
+        if self.to_move(state) is None:
+            return super().random_play(state, pick)  # says why nobody may move
+        plays = self._plays(state)
+        number, target = drawn_from(pick, [(None, *caught) for _, caught in plays])
+        card = plays[number][0]
+        return Play(card, target), self._played(state, card, target)
 
     def _made(self, state: CardsState, move: Play) -> CardsState:
         return self._played(state, move.card, move.target)

@@ -73,6 +73,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import cache
 from typing import Any
 
@@ -86,6 +87,7 @@ from engines.core import (
     Option,
     Outcome,
     colour_words,
+    drawn_from,
     joined,
     parse_path,
 )
@@ -136,7 +138,9 @@ class HaegarState:
     ``tokens`` is sorted ``(field cell index, seat or GOLD_TOKEN)``; ``supply[seat]``
     is (Hägars, gold) still in front of the seat; ``beers`` lists the seat of every
     honky-tonk offence; ``finals_left`` counts the seats still to act in the final
-    round; ``ply`` counts moves (chance draws excluded)."""
+    round; ``ply`` counts moves (chance draws excluded). ``open_spots`` is derived
+    from ``laid`` (``HaegarGame.open_spots``), kept as coasters are laid so that a
+    placement need not search the table; None until first worked out."""
 
     phase: str
     turn: int
@@ -149,6 +153,9 @@ class HaegarState:
     finals_left: int = 0
     beers: tuple[int, ...] = ()
     ply: int = 0
+    open_spots: dict[tuple[int, int], tuple[tuple[int, tuple], ...]] | None = dataclass_field(
+        default=None, compare=False, repr=False
+    )
 
 
 def _changed(state: HaegarState, **changes: Any) -> HaegarState:
@@ -362,7 +369,9 @@ class Haegar(Game[HaegarState]):
         coaster = self.coasters[state.hand]
         return [
             Placement(coaster.id, self._spot_name[spot], SIDES[turn])
-            for spot, turn in self._spots_and_turns(state.laid, coaster, state.turn)
+            for spot, turn in self._spots_and_turns(
+                state.laid, coaster, state.turn, self.open_spots(state)
+            )
         ]
 
     def _allowed_turns(self, coaster: Coaster, seat: int) -> tuple[int, ...]:
@@ -370,18 +379,24 @@ class Haegar(Game[HaegarState]):
         return tuple(range(4)) if beer_turn is None else (beer_turn,)
 
     def _spots_and_turns(
-        self, laid: tuple[Laid, ...], coaster: Coaster, seat: int
+        self,
+        laid: tuple[Laid, ...],
+        coaster: Coaster,
+        seat: int,
+        spots: dict[tuple[int, int], tuple[tuple[int, tuple], ...]] | None = None,
     ) -> list[tuple[tuple[int, int], int]]:
-        """Legal (spot, turn) pairs: those meeting a like landscape, else all touching."""
+        """Legal (spot, turn) pairs: those meeting a like landscape, else all touching;
+        ``spots`` are ``laid``'s open spots when known (``open_spots``)."""
         turns = self._allowed_turns(coaster, seat)
         if not laid:
             return [(self._centre, turn) for turn in turns]
-        occupied = {one.spot: one for one in laid}
+        if spots is None:
+            spots = self._spots_opened(laid)
         touching, matching = [], []
-        for spot in sorted(self._frontier(occupied)):
+        for spot in sorted(spots):
             # the neighbours' edges once per spot, not once per turn tried there
             meeting = 0
-            for side, edge in self._facing_edges(occupied, spot):
+            for side, edge in spots[spot]:
                 meeting |= self._turns_meeting(coaster.id, side, edge)
             for turn in turns:
                 touching.append((spot, turn))
@@ -389,32 +404,35 @@ class Haegar(Game[HaegarState]):
                     matching.append((spot, turn))
         return matching or touching
 
-    def _frontier(self, occupied: dict) -> set[tuple[int, int]]:
-        """Free spots on the grid sharing an edge with a laid coaster."""
-        return {
-            (x + dx, y + dy)
-            for x, y in occupied
-            for dx, dy in STEPS
-            if (x + dx, y + dy) not in occupied and (x + dx, y + dy) in self._spot_name
-        }
+    def open_spots(
+        self, state: HaegarState
+    ) -> dict[tuple[int, int], tuple[tuple[int, tuple], ...]]:
+        """The free spots sharing an edge with a laid coaster, each with
+        ``(side of the spot, landscapes of the laid edge facing it)`` per laid neighbour."""
+        if state.open_spots is not None:
+            return state.open_spots
+        return self._spots_opened(state.laid) if state.laid else {}
 
-    def _meets_like(
-        self, occupied: dict, coaster: Coaster, spot: tuple[int, int], turn: int
-    ) -> bool:
-        """Whether a field of ``coaster`` at ``spot``/``turn`` touches the same landscape."""
-        meeting = (
-            self._turns_meeting(coaster.id, *it) for it in self._facing_edges(occupied, spot)
-        )
-        return any(turns >> turn & 1 for turns in meeting)
-
-    def _facing_edges(self, occupied: dict, spot: tuple[int, int]) -> list[tuple[int, tuple]]:
-        """``(side of spot, landscapes of the laid neighbour's edge facing it)`` per neighbour."""
-        facing = []
+    def _spots_opened(
+        self, laid: tuple[Laid, ...], spots: dict | None = None
+    ) -> dict[tuple[int, int], tuple[tuple[int, tuple], ...]]:
+        """``open_spots`` of ``laid``, from those of ``laid`` but its last coaster when
+        ``spots`` gives them, else coaster by coaster."""
+        if spots is None:
+            spots = {}
+            for count in range(1, len(laid)):
+                spots = self._spots_opened(laid[:count], spots)
+        last = laid[-1]
+        taken = {one.spot for one in laid}
+        edges = self._edges[(last.coaster, last.turn)]
+        spots = dict(spots)
+        spots.pop(last.spot, None)
         for side, (dx, dy) in enumerate(STEPS):
-            other = occupied.get((spot[0] + dx, spot[1] + dy))
-            if other is not None:
-                facing.append((side, self._edges[(other.coaster, other.turn)][(side + 2) % 4]))
-        return facing
+            near = (last.spot[0] + dx, last.spot[1] + dy)
+            if near in self._spot_name and near not in taken:
+                # seen from ``near``, the new coaster lies across its opposite side
+                spots[near] = spots.get(near, ()) + (((side + 2) % 4, edges[side]),)
+        return spots
 
     def _turns_meeting(self, coaster: str, side: int, edge: tuple) -> int:
         """The turns (bit ``1 << turn``) at which ``coaster``'s edge on ``side`` shares
@@ -465,15 +483,16 @@ class Haegar(Game[HaegarState]):
                 spot=self._spot_name[spot],
                 coaster=occupied[spot].coaster,
             )
-        if spot not in self._frontier(occupied):
+        spots = self._spots_opened(laid)
+        if spot not in spots:
             return words(
                 "rules.haegar.does_not_share_edge_laid",
                 "{spot} does not share an edge with a laid coaster: lay the coaster beside one",
                 spot=self._spot_name[spot],
             )
-        if self._meets_like(occupied, coaster, spot, turn):
+        if any(self._turns_meeting(coaster.id, *it) >> turn & 1 for it in spots[spot]):
             return None
-        legal = self._spots_and_turns(laid, coaster, seat)
+        legal = self._spots_and_turns(laid, coaster, seat, spots)
         if (spot, turn) in legal:
             return None  # nothing matches anywhere: the fallback allows any touching spot
         name, facing = self._spot_name[legal[0][0]], SIDES[legal[0][1]]
@@ -538,7 +557,10 @@ class Haegar(Game[HaegarState]):
         if self.options["honky_tonk"] and self._in_line_with_beer(state.laid, coaster, spot):
             beers = beers + (state.turn,)
         laid = state.laid + (Laid(coaster.id, spot, turn),)
-        after = _changed(state, laid=laid, hand=None, beers=beers, ply=state.ply + 1)
+        spots = self._spots_opened(laid, self.open_spots(state))
+        after = _changed(
+            state, laid=laid, hand=None, beers=beers, ply=state.ply + 1, open_spots=spots
+        )
         if self._token_moves(after, state.turn):
             return _changed(after, phase=TOKEN)
         return self._end_turn(after)
@@ -640,19 +662,23 @@ class Haegar(Game[HaegarState]):
     # --- the final round -------------------------------------------------------------
 
     def _hagar_moves(self, state: HaegarState) -> list[Move]:
+        return [
+            Move((self._names[field], self._names[to]))
+            for field, free in self._hagar_reaches(state)
+            for to in free
+        ]
+
+    def _hagar_reaches(self, state: HaegarState) -> list[tuple[int, list[int]]]:
+        """Each Hägar of the seat to act (its field) with the free fields of its
+        landscape's kind that it may move to."""
         table = self._table(state.laid)
         taken = {field for field, _ in state.tokens}
         free = [i for i, (f, _) in table.items() if not f.skull and i not in taken]
-        moves: list[Move] = []
-        for field, piece in state.tokens:
-            if piece == state.turn:
-                kind = table[field][0].landscape
-                moves.extend(
-                    Move((self._names[field], self._names[to]))
-                    for to in free
-                    if table[to][0].landscape == kind
-                )
-        return moves
+        return [
+            (field, [to for to in free if table[to][0].landscape == table[field][0].landscape])
+            for field, piece in state.tokens
+            if piece == state.turn
+        ]
 
     def _move_hagar(self, state: HaegarState, move: Move) -> HaegarState:
         if move != PASS and move not in self._hagar_moves(state):
@@ -735,11 +761,21 @@ class Haegar(Game[HaegarState]):
 
     def random_play(self, state: HaegarState, pick: random.Random) -> tuple[Any, HaegarState]:
         """Uniformly from ``legal_moves``, as every game; a placement is drawn from
-        the legal spots and turns, writing out only the one drawn."""
+        the legal spots and turns, a final-round move from each Hägar's reach,
+        writing out only the one drawn."""
+        if self.to_move(state) is not None and state.phase == FINAL:
+            reaches = self._hagar_reaches(state)
+            number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
+            move = (
+                PASS if to is None else Move((self._names[reaches[number - 1][0]], self._names[to]))
+            )
+            return move, self._hagar_moved(state, move)
         if self.to_move(state) is None or state.phase != PLACE:
             return super().random_play(state, pick)
         coaster = self.coasters[state.hand]
-        spot, turn = pick.choice(self._spots_and_turns(state.laid, coaster, state.turn))
+        spot, turn = pick.choice(
+            self._spots_and_turns(state.laid, coaster, state.turn, self.open_spots(state))
+        )
         move = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
         return move, self._laid(state, coaster, spot, turn)
 
@@ -879,7 +915,9 @@ class Haegar(Game[HaegarState]):
         tokens = dict(state.tokens)
         weight = {i: 2 if i in doubled else 1 for i in table}
         scored, seen = [], set()
-        for start in sorted(table):
+        # only a landscape holding a Hägar scores: the search for landscapes starts at
+        # the Hägars, and the list keeps the table's order (by each one's first field)
+        for start in sorted(i for i, seat in state.tokens if seat != GOLD_TOKEN):
             if start in seen:
                 continue
             region = self._landscape(table, start)
@@ -900,20 +938,23 @@ class Haegar(Game[HaegarState]):
             leaders = [s for s in range(self.players) if hagars[s] == most]
             conqueror = leaders[0] if shield and len(leaders) == 1 else None
             scored.append(
-                Landscape(
-                    kind=table[start][0].landscape,
-                    fields=tuple(self._names[i] for i in sorted(region)),
-                    shield=shield,
-                    gold=gold,
-                    hagars=tuple(hagars),
-                    conqueror=conqueror,
-                    gold_points=tuple(gold if p else 0 for p in present),
-                    dominion_points=tuple(
-                        len(region) if s == conqueror else 0 for s in range(self.players)
+                (
+                    min(region),
+                    Landscape(
+                        kind=table[start][0].landscape,
+                        fields=tuple(self._names[i] for i in sorted(region)),
+                        shield=shield,
+                        gold=gold,
+                        hagars=tuple(hagars),
+                        conqueror=conqueror,
+                        gold_points=tuple(gold if p else 0 for p in present),
+                        dominion_points=tuple(
+                            len(region) if s == conqueror else 0 for s in range(self.players)
+                        ),
                     ),
                 )
             )
-        return tuple(scored)
+        return tuple(landscape for _, landscape in sorted(scored, key=lambda it: it[0]))
 
     def _landscape(self, table: dict, start: int) -> set[int]:
         """The fields of ``start``'s kind joined to it along rows and columns."""

@@ -181,6 +181,18 @@ def test_every_capture_lists_every_other_stack_its_card_may_take():
     ]
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_random_play_is_a_legal_move_drawn_uniformly_and_its_position(players):
+    game, state = start(players)
+    for number in range(200):
+        if game.to_move(state) is None:
+            break
+        move, after = game.random_play(state, random.Random(number))
+        assert move == random.Random(number).choice(game.legal_moves(state))
+        assert after == game.apply(state, move)
+        state = after
+
+
 def test_the_stack_pointing_at_you_is_taken_before_you_play_and_cannot_be_captured():
     game = load_game("fang_den_hut_cards")
     state = laid_out(

@@ -4,11 +4,13 @@ final round, the solo ranks, and the coaster table refusing mistakes."""
 
 from __future__ import annotations
 
+import random
 import tomllib
 
 import pytest
 
 from engines import BoardFileError, IllegalMove, Move, RecordError, haegar, load_game
+from engines.chance import Stream
 from engines.coasters import parse_coasters
 from engines.haegar import GOLD_TOKEN, OVER, HaegarState, Laid, Placement, solo_rank
 
@@ -484,3 +486,22 @@ def test_the_seat_to_lay_draws_its_coaster_and_the_starting_player_rolls():
     assert game.drawer(state) == 0
     state = game.resolve(state, "c02")
     assert game.drawer(state) is None  # laying, not drawing
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_random_play_is_a_legal_move_drawn_uniformly_and_its_position(players):
+    game, draws = load_game("haegar", players), Stream("haegar")
+    state, phases = game.initial_state(), set()
+    for number in range(400):
+        if game.outcome(state) is not None:
+            break
+        spec = game.chance(state)
+        if spec is not None:
+            state = game.resolve(state, spec.draw(draws))
+            continue
+        phases.add(state.phase)
+        move, after = game.random_play(state, random.Random(number))
+        assert move == random.Random(number).choice(game.legal_moves(state))
+        assert after == game.apply(state, move)
+        state = after
+    assert game.outcome(state) is not None and {"place", "token", "final"} <= phases
