@@ -770,14 +770,14 @@ class Haegar(Game[HaegarState]):
                 PASS if to is None else Move((self._names[reaches[number - 1][0]], self._names[to]))
             )
             return move, self._hagar_moved(state, move)
-        if self.to_move(state) is None or state.phase != PLACE:
+        if self.to_move(state) is None or state.phase != PLACE or state.hand is None:
             return super().random_play(state, pick)
         coaster = self.coasters[state.hand]
         spot, turn = pick.choice(
             self._spots_and_turns(state.laid, coaster, state.turn, self.open_spots(state))
         )
-        move = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
-        return move, self._laid(state, coaster, spot, turn)
+        placement = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
+        return placement, self._laid(state, coaster, spot, turn)
 
     def _made(self, state: HaegarState, move: Any) -> HaegarState:
         if state.phase == TOKEN:

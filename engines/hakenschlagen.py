@@ -2083,7 +2083,9 @@ def _moved(mask: int, source: int | None, cell: int) -> int:
 def _molehill_sources(moles: Spaces) -> list[int | None]:
     """Where a molehill use takes its molehill from: the supply (None) while it
     holds one, else each molehill on the board."""
-    return [None] if len(moles) < MOLEHILLS else sorted(moles)
+    if len(moles) < MOLEHILLS:
+        return [None]
+    return list[int | None](sorted(moles))
 
 
 def _step(kind: str, fox: int, moles: Spaces, fox_end: int, mask_end: int) -> Placement | None:

@@ -138,7 +138,8 @@ def _put(node: tuple, digest: int, count: int, shift: int) -> tuple:
         placed: tuple = (digest, count)
     elif len(slot) == 2:
         deeper = shift + _LEVEL_BITS
-        placed = _put(_put(_NO_NODE, *slot, deeper), digest, count, deeper)
+        moved_down = _put(_NO_NODE, slot[0], slot[1], deeper)
+        placed = _put(moved_down, digest, count, deeper)
     else:
         placed = _put(slot, digest, count, shift + _LEVEL_BITS)
     return (*node[:at], placed, *node[at + 1 :])

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+import ssl
+from typing import cast
 
 import paho.mqtt.client as mqtt
 
@@ -43,9 +46,13 @@ class OnLoop:
         self.loop = loop
         self.rest = rest
         self.after_reading = after_reading
-        self._watched = None  # the socket the loop watches, set only on the loop
+        #: the socket the loop watches, set only on the loop
+        self._watched: socket.socket | None = None
         self._heard = 0  # messages handed on: a read that hands none on found the socket dry
-        self._on_message = client.on_message
+        on_message = client.on_message
+        if on_message is None:
+            raise ValueError("the client has no on_message to hand messages on to")
+        self._on_message = on_message
         client.on_message = self._message
         client.on_socket_close = self._socket_closed
         client.on_socket_register_write = self._want_write
@@ -78,10 +85,13 @@ class OnLoop:
         except OSError as error:
             log.warning("the broker is not reached: %s", error)
             return False
-        self._watched = self.client.socket()
-        self.loop.add_reader(self._watched, self._readable)
+        # a TCP or TLS socket: the dashboard does not speak MQTT over WebSockets
+        sock = self._watched = cast("socket.socket | None", self.client.socket())
+        if sock is None:
+            return False
+        self.loop.add_reader(sock, self._readable)
         if self.client.want_write():  # the login, queued while connecting
-            self.loop.add_writer(self._watched, self._writable)
+            self.loop.add_writer(sock, self._writable)
         return True
 
     def _message(self, client, userdata, message) -> None:
@@ -89,20 +99,23 @@ class OnLoop:
         self._on_message(client, userdata, message)
 
     def _readable(self) -> None:
-        self.loop.remove_reader(self._watched)
+        if self._watched is not None:
+            self.loop.remove_reader(self._watched)
         self._read()
 
     def _read(self) -> None:
         """Read every message waiting; rest, or watch the socket if none was."""
         sock, before = self._watched, self._heard
+        if sock is None:
+            return
         # paho reads one packet per call; a call that hands on no message found nothing
         # whole to read (a TLS socket may still hold decrypted bytes the loop cannot see)
-        buffered = getattr(sock, "pending", None)
+        tls = isinstance(sock, ssl.SSLSocket)
         for _ in range(BURST):
             heard = self._heard
             if self.client.loop_read() != mqtt.MQTT_ERR_SUCCESS or self._watched is None:
                 return
-            if self._heard == heard and not (buffered and buffered()):
+            if self._heard == heard and not (tls and cast(ssl.SSLSocket, sock).pending()):
                 break
         if self._heard == before:
             self.loop.add_reader(sock, self._readable)
@@ -118,15 +131,18 @@ class OnLoop:
         self.client.loop_write()
 
     def _want_write(self, client, userdata, sock) -> None:
-        if sock is self._watched:  # not while connecting in the thread: _connect asks then
-            self.loop.add_writer(sock, self._writable)
+        watched = self._watched  # not while connecting in the thread: _connect asks then
+        if watched is not None and sock is watched:
+            self.loop.add_writer(watched, self._writable)
 
     def _written(self, client, userdata, sock) -> None:
-        if sock is self._watched:
-            self.loop.remove_writer(sock)
+        watched = self._watched
+        if watched is not None and sock is watched:
+            self.loop.remove_writer(watched)
 
     def _socket_closed(self, client, userdata, sock) -> None:
-        if sock is self._watched:
+        watched = self._watched
+        if watched is not None and sock is watched:
             self._watched = None
-            self.loop.remove_reader(sock)  # paho closes the socket after saying so
-            self.loop.remove_writer(sock)
+            self.loop.remove_reader(watched)  # paho closes the socket after saying so
+            self.loop.remove_writer(watched)
