@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections import defaultdict
 
 import httpx
@@ -181,6 +182,18 @@ def test_the_red_hat_under_the_golden_one_is_chosen_by_tapping_the_board(people)
     table.check()
 
 
+def not_taken(table, kiosk, mover, turn) -> str:
+    """What the kiosk and the mover's phone show when the table did not take ``turn``."""
+    state = httpx.get(f"{table.url}/api/state", timeout=10).json()
+    kept = ("phase", "to_move", "tentative", "last_played", "candidates", "errors", "plies")
+    service = {key: state.get(key) for key in kept}
+    return (
+        f"the table did not take {turn}: kiosk {kiosk.locator('#turn').text_content()!r}, "
+        f"holding {kiosk.locator('#tentative').text_content()!r}; the mover's phone "
+        f"{mover.locator('#turn').text_content()!r}; the service {service}"
+    )
+
+
 def held_and_confirmed(table, kiosk, mover, following, seen: set[str]) -> None:
     """The table holds a half-made turn: the mover's phone says what is left to do or
     to confirm, the next seat's draw is not offered; the mover confirms it."""
@@ -247,7 +260,11 @@ def test_hakenschlagen_in_german_a_half_made_turn_stays_and_alike_turns_are_tapp
         turn, after = choose_turn(game, state, choose, wanted)
         plies = int(kiosk.get_attribute("body", "data-plies"))
         carry_out(sim, game, state, turn)
+        deadline = time.monotonic() + 2 * WAIT_MS / 1000
         while int(kiosk.get_attribute("body", "data-plies")) == plies:
+            # a table that never takes the turn fails the test with what it shows, it
+            # does not keep the run waiting
+            assert time.monotonic() < deadline, not_taken(table, kiosk, mover, turn)
             offered = mover.eval_on_selector_all(
                 "#candidates button", "bs => bs.map(b => b.dataset.move)"
             )
