@@ -158,6 +158,10 @@ class Outcome:
     def is_draw(self) -> bool:
         return not self.winners
 
+    def __repr__(self) -> str:
+        # as a reader asks for it: why in English, not the words' key and parameters
+        return f"Outcome(winners={self.winners!r}, reason={self.reason!r}, scores={self.scores!r})"
+
 
 @dataclass(frozen=True)
 class Option:
