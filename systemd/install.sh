@@ -119,6 +119,9 @@ if [[ -n $system_numpy ]]; then
         "$root$venv/bin/python" -m pip uninstall --quiet --yes numpy
     fi
 fi
+# setuptools builds in the checkout's build/ and installs whatever it finds there: a
+# module an older version had (and a newer one moved or removed) would come back.
+rm -rf "${checkout}/build"
 # A copy, not an editable install: the service may not read home directories
 # (ProtectHome), and a checkout being edited must not change a running table.
 "$root$venv/bin/python" -m pip install --quiet --upgrade --constraint "$pins" "${checkout}[pi]"

@@ -44,6 +44,8 @@ if not numpy.__version__.startswith("1."):
                       f"against numpy 1.x; this is {numpy.__version__})")
 """
 CAMERA_CONFIG = '[camera]\nsource = "picamera"\n'
+#: a module an older version had, as its build left it in the checkout
+LEFT_OVER = SYSTEMD.parent / "build" / "lib" / "boardref" / "moved_away.py"
 
 
 def system_python(folder: Path) -> Path:
@@ -106,6 +108,9 @@ def installed(tmp_path_factory):
     config = tmp / "root" / "etc" / "boardref" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(CAMERA_CONFIG)
+    # What an earlier `pip install` of an older version leaves in setuptools' build/.
+    LEFT_OVER.parent.mkdir(parents=True, exist_ok=True)
+    LEFT_OVER.write_text("MOVED_AWAY = True\n")
     result, calls = run_install(tmp, "arm64", python)
     noise = "WARNING: Location"  # this machine's pip settings name folders it lacks
     errors = "\n".join(line for line in result.stderr.splitlines() if noise not in line)
@@ -133,6 +138,13 @@ def test_the_system_numpy_stays_and_the_pi_camera_loads(installed):
     assert loaded.stdout.strip() == SYSTEM_NUMPY, loaded.stderr
     assert f"keeping the system's numpy {SYSTEM_NUMPY}" in out
     assert "picamera2 loads in boardref's Python" in out
+
+
+def test_what_an_older_build_left_behind_is_not_installed(installed):
+    root, _, _ = installed
+    venv = root / "opt" / "boardref" / ".venv"
+    assert list(venv.glob("lib/python3*/site-packages/boardref/referee"))
+    assert not list(venv.glob("lib/python3*/site-packages/boardref/moved_away.py"))
 
 
 def test_the_next_steps_say_what_to_do(installed):
