@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from boardref.outputs.announcer import Announcement
 from boardref.referee.snapshot import TableState
 
 
@@ -30,3 +31,5 @@ class Display:
     sim: bool = False
     #: the virtual board as pages draw it (``VirtualBoard.snapshot``; None off ``--sim``)
     virtual: dict[str, Any] | None = None
+    #: the table's most recent announcements, oldest first (``announcer.RECENT``)
+    said: tuple[Announcement, ...] = ()

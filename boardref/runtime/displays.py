@@ -8,9 +8,11 @@ shown the table; nothing here ever changes the game.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
+from boardref.outputs.announcer import Announcer
 from boardref.outputs.display import Display
 from boardref.referee.snapshot import TableState
 
@@ -26,13 +28,18 @@ class Displays:
     def __init__(self, facts: Callable[[TableState], Display], state: TableState):
         self.facts = facts
         self.outputs: list[Output] = []
+        #: what the table says aloud, heard from each new snapshot
+        self.announcer = Announcer()
         #: the last display shown, rebuilt when the table's own facts change
         self.shown = facts(state)
 
     def show(self, state: TableState | None = None) -> Display:
         """Show ``state`` (the referee's new snapshot), or the last one again with the
         table's facts as they are now (the link went down, a piece was lifted)."""
-        self.shown = self.facts(self.shown.state if state is None else state)
+        shown = self.facts(self.shown.state if state is None else state)
+        if state is not None:
+            self.announcer.hear(state, shown.game_id)
+        self.shown = dataclasses.replace(shown, said=tuple(self.announcer.recent))
         for output in list(self.outputs):
             try:
                 output(self.shown)

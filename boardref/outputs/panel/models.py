@@ -200,6 +200,9 @@ class State(TableState):
     #: a page never replaces a state it shows with an older one of the same run
     run: str = ""
     seq: int = 0
+    #: the table's most recent announcements (``Announcement.to_json``), oldest first:
+    #: a page says those with a number it has not said yet, to its seat or the table
+    said: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class CellInfo(BaseModel):

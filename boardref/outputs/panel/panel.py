@@ -71,6 +71,9 @@ class Panel:
             view=state.view_of(seat),
             joined=self.seats.joined(shown.game_id),
             handovers=self.seats.handovers(shown.game_id),
+            # every announcement is public (the announcer reads no hand): a phone
+            # says the table's and its own seat's, a kiosk the table's
+            said=[said.to_json() for said in shown.said],
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),
