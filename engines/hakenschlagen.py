@@ -1096,7 +1096,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         hare, others = self._hare_and_others(state)
         layout, hand = self._in_turn(state)
         start = _Node(hare, state.fox, state.molehills, hand, state.turned[state.turn], False)
-        found = _Found(self, others, layout)
+        found, lanes = _Found(self, others, layout), self._lanes(layout)
         seen: set[_Node] = set()
         stack: list[tuple[_Node, tuple[Use, ...]]] = [(start, ())]
         while stack:
@@ -1110,7 +1110,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 found.add({row: 1 << fox}, _Group(done, None, (), None, ()))
                 continue
             if len(hand) == 1 and hand[0] in COLOURS:
-                self._last_jump(node, done, others, layout, found)
+                self._last_jump(node, done, others, layout, lanes, found)
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -1132,6 +1132,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         done: tuple[Use, ...],
         others: Spaces,
         layout: Layout,
+        lanes: Lanes,
         found: _Found,
     ) -> None:
         """Record the ends of the turn from ``node`` whose one marble left is a colour:
@@ -1140,7 +1141,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         would find stepping on to each jump's node (in the order it would take them
         off its stack), without making the nodes or surveying the other colours."""
         hare, fox, moles, (colour,), turned, _ = node
-        targets = self._lanes(layout).jumps(colour, hare, fox, moles, others)
+        targets = lanes.jumps(colour, hare, fox, moles, others)
         here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
         if not targets:
             found.add({_pack(hare, 0, 0, turned) | mask: here}, _Group(done, None, (), None, ()))
@@ -1153,7 +1154,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 self._finish(node, done, None, others, layout, found, (use, after))
         turning, fresh = self.turning_points, dict[int, int]()
         for c in reversed(targets):
-            row = _pack(c, 0, 0, turned or c in turning) | mask
+            row = c | (turned or c in turning) << 14 | mask  # _pack, inlined: once per jump
             have = foxes.get(row, 0)
             if not have & here:
                 foxes[row] = have | here

@@ -40,6 +40,8 @@ class Lanes:
                     (colour, tuple((k, c) for k, c in enumerate(cells) if layout[c] == colour))
                     for colour in self.colours
                 )
+                # a colour with no hollow on the run is never looked at
+                spots = tuple((colour, found) for colour, found in spots if found)
                 cut.append((direction, cells, blocker, {c: k for k, c in enumerate(cells)}, spots))
             runs.append(tuple(cut))
         #: per hollow: its runs (``Run``)
@@ -47,7 +49,11 @@ class Lanes:
         #: per hollow and colour: (run's place along it, that colour's spots) per run
         self.by_colour = tuple(
             {
-                colour: tuple((where, dict(spots)[colour]) for _, _, _, where, spots in cut)
+                colour: tuple(
+                    (where, dict(spots)[colour])
+                    for _, _, _, where, spots in cut
+                    if colour in dict(spots)
+                )
                 for colour in self.colours
             }
             for cut in self.runs
@@ -60,17 +66,18 @@ class Lanes:
         hollows before it. Hares and molehills are jumped over."""
         targets: dict[str, list[tuple[str, int]]] = {colour: [] for colour in self.colours}
         blockers, lanes = [], []
+        taken = moles | others
         for direction, cells, blocker, where, spots in self.runs[hare]:
-            stop = where.get(fox)
-            if stop is not None:
+            stop = where.get(fox, len(cells))
+            if stop < len(cells):
                 cells, blocker = cells[:stop], fox
             lanes.append(cells)
             blockers.append(blocker)
             for colour, found in spots:
                 for k, c in found:
-                    if stop is not None and k >= stop:
+                    if k >= stop:
                         break
-                    if c not in moles and c not in others:
+                    if c not in taken:
                         targets[colour].append((direction, c))
                         break
         return targets, tuple(blockers), tuple(lanes)
@@ -82,9 +89,9 @@ class Lanes:
         in the runs' order: ``survey``'s targets of that colour alone."""
         found = []
         for where, spots in self.by_colour[hare][colour]:
-            stop = where.get(fox)
+            stop = where.get(fox, len(where))
             for k, c in spots:
-                if stop is not None and k >= stop:
+                if k >= stop:
                     break
                 if c not in moles and c not in others:
                     found.append(c)
