@@ -103,6 +103,7 @@ from typing import Any, NamedTuple
 from engines.chance import Bag, BagDraw, Shuffle
 from engines.core import FIRST_SEAT, Game, Option, Outcome, colour_words
 from engines.errors import IllegalMove, NotationError, RecordError, RulesError
+from engines.hakenschlagen_turns import Lanes
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
 from engines.sensed import NO_CELL, SensedOutcomes
@@ -120,6 +121,8 @@ MOLEHILLS = 6
 WRITTEN_BEFORE_INDEX = 8
 #: random hollows a random fox or molehill placement tries before listing them all
 PLACEMENT_GUESSES = 8
+#: layouts whose runs cut at the trees are kept (games played with one game object)
+LAYOUTS_KEPT = 4
 HAND, HAND_NEAR_FOX = 3, 1
 BOARDS = {"hex": "hakenschlagen", "square": "hakenschlagen_square"}
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
@@ -185,18 +188,23 @@ class Survey:
 
     targets: dict[str, list[tuple[str, int]]]
     blockers: tuple[int | None, ...]
-    lanes: tuple[list[int], ...]
+    lanes: tuple[tuple[int, ...], ...]
     #: (kind, live) -> (cells, sources) for ``changes``, filled on first use
     _sensitive: dict = field(default_factory=dict, compare=False, repr=False)
 
     def changes(self, kind: str, source: int | None, cell: int, live: frozenset[str]) -> bool:
         """Whether moving the fox, or placing or moving a molehill, from ``source`` to
         ``cell`` changes where some colour in ``live`` would take the hare."""
+        cells, sources = self.sensitive(kind, live)
+        return cell in cells or source in sources
+
+    def sensitive(self, kind: str, live: frozenset[str]) -> tuple[frozenset, frozenset]:
+        """The cells a placement of ``kind`` changes a jump of ``live`` by going to,
+        and those it does by leaving (kept per kind and colours)."""
         found = self._sensitive.get((kind, live))
         if found is None:
             found = self._sensitive[kind, live] = self._sensitive_to(kind, live)
-        cells, sources = found
-        return cell in cells or source in sources
+        return found
 
     def _sensitive_to(self, kind: str, live: frozenset[str]) -> tuple[frozenset, frozenset]:
         """The cells a placement of ``kind`` changes a jump of ``live`` by going to,
@@ -447,6 +455,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
         self._inner = frozenset(self.inner)
         self._counts = {kind: self.options[kind + "s"] for kind in (*DISKS, TREE)}
         self._rays = tuple(self._rays_from(i) for i in range(len(board.cells)))
+        self._cut: Lanes | None = None  # the last layout's, looked up by identity
+        self._cuts: dict[Layout, Lanes] = {}
 
     def _board_name(self) -> str:
         return BOARDS[self.options["board"]]
@@ -700,22 +710,20 @@ class Hakenschlagen(Game[HakenschlagenState]):
 
     def _survey(self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout) -> Survey:
         """Where each colour would take the hare, and which spaces matter for that."""
-        targets: dict[str, list[tuple[str, int]]] = {c: [] for c in COLOURS}
-        blockers, lanes = [], []
-        for direction, ray in self._rays[hare]:
-            lane, seen, blocker = [], set(), None
-            for c in ray:
-                if c == fox or layout[c] == TREE:
-                    blocker = c
-                    break
-                lane.append(c)
-                colour = layout[c]
-                if colour not in seen and c not in moles and c not in others:
-                    seen.add(colour)
-                    targets[colour].append((direction, c))
-            lanes.append(lane)
-            blockers.append(blocker)
-        return Survey(targets, tuple(blockers), tuple(lanes))
+        return Survey(*self._lanes(layout).survey(hare, fox, moles, others))
+
+    def _lanes(self, layout: Layout) -> Lanes:
+        """The runs cut at the trees of ``layout``, kept for the few layouts in play
+        (a search or a referee asks thousands of times a turn)."""
+        lanes = self._cut
+        if lanes is None or lanes.layout is not layout:
+            lanes = self._cuts.get(layout)
+            if lanes is None:
+                if len(self._cuts) >= LAYOUTS_KEPT:
+                    self._cuts.clear()
+                lanes = self._cuts[layout] = Lanes(self._rays, layout, COLOURS, TREE)
+            self._cut = lanes
+        return lanes
 
     def _fox_cells(
         self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
@@ -1054,13 +1062,16 @@ class Hakenschlagen(Game[HakenschlagenState]):
             live = _live(left)
             if survey is not None and not live:
                 continue
-            for source, c in self._placements_of(kind, node, others, layout):
+            placed = self._placements_of(kind, node, others, layout)
+            if survey is not None:
+                cells, sources = survey.sensitive(kind, live)
+                placed = [(s, c) for s, c in placed if c in cells or s in sources]
+            for source, c in placed:
                 if within is not None and c not in within:
                     continue
-                if survey is None or survey.changes(kind, source, c, live):
-                    use = Use(marbles, kind, names[c], _source_name(kind, names, source))
-                    fox_after, moles_after = _placed(kind, source, c, fox, moles)
-                    yield use, _Node(hare, fox_after, moles_after, left, turned, False)
+                use = Use(marbles, kind, names[c], _source_name(kind, names, source))
+                fox_after, moles_after = _placed(kind, source, c, fox, moles)
+                yield use, _Node(hare, fox_after, moles_after, left, turned, False)
 
     def _placements_of(
         self, kind: str, node: _Node | Figures, others: Spaces, layout: Layout
@@ -1085,7 +1096,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         hare, others = self._hare_and_others(state)
         layout, hand = self._in_turn(state)
         start = _Node(hare, state.fox, state.molehills, hand, state.turned[state.turn], False)
-        found = _Found(self, others, layout)
+        found, lanes = _Found(self, others, layout), self._lanes(layout)
         seen: set[_Node] = set()
         stack: list[tuple[_Node, tuple[Use, ...]]] = [(start, ())]
         while stack:
@@ -1099,7 +1110,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 found.add({row: 1 << fox}, _Group(done, None, (), None, ()))
                 continue
             if len(hand) == 1 and hand[0] in COLOURS:
-                self._last_jump(node, done, others, layout, found)
+                self._last_jump(node, done, others, layout, lanes, found)
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -1121,6 +1132,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         done: tuple[Use, ...],
         others: Spaces,
         layout: Layout,
+        lanes: Lanes,
         found: _Found,
     ) -> None:
         """Record the ends of the turn from ``node`` whose one marble left is a colour:
@@ -1129,7 +1141,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         would find stepping on to each jump's node (in the order it would take them
         off its stack), without making the nodes or surveying the other colours."""
         hare, fox, moles, (colour,), turned, _ = node
-        targets = self._jumps(colour, hare, fox, moles, others, layout)
+        targets = lanes.jumps(colour, hare, fox, moles, others)
         here, mask, foxes = 1 << fox, _mask(moles) << 15, found.foxes
         if not targets:
             found.add({_pack(hare, 0, 0, turned) | mask: here}, _Group(done, None, (), None, ()))
@@ -1142,35 +1154,13 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 self._finish(node, done, None, others, layout, found, (use, after))
         turning, fresh = self.turning_points, dict[int, int]()
         for c in reversed(targets):
-            row = _pack(c, 0, 0, turned or c in turning) | mask
+            row = c | (turned or c in turning) << 14 | mask  # _pack, inlined: once per jump
             have = foxes.get(row, 0)
             if not have & here:
                 foxes[row] = have | here
                 fresh[row] = here
         if fresh:  # one way for all of them: the jump is written out with the turn
             found.claim(fresh, len(fresh), _Group(done, None, (), None, (), colour))
-
-    def _jumps(
-        self,
-        colour: str,
-        hare: int,
-        fox: int,
-        moles: Spaces,
-        others: Spaces,
-        layout: Layout,
-    ) -> list[int]:
-        """The spaces a ``colour`` marble would take the hare to: ``_survey``'s
-        targets of that colour alone, one per direction at most."""
-        cells = []
-        for _, ray in self._rays[hare]:
-            for c in ray:
-                kind = layout[c]
-                if c == fox or kind == TREE:
-                    break
-                if kind == colour and c not in moles and c not in others:
-                    cells.append(c)
-                    break
-        return cells
 
     def _vacate_then_fill(
         self, node: _Node, survey: Survey, others: Spaces, layout: Layout
@@ -2025,7 +2015,7 @@ def _idle_colours(hand: tuple[str, ...], targets: dict) -> set[str]:
     return {m for m in set(hand) if m in COLOURS and not targets[m]}
 
 
-def _last(lane: list[int], cells: set[int]) -> int:
+def _last(lane: Sequence[int], cells: set[int]) -> int:
     """The index in ``lane`` of its last cell in ``cells``, or -1."""
     return max((k for k, c in enumerate(lane) if c in cells), default=-1)
 
