@@ -379,6 +379,35 @@ class Game(Generic[S]):
         move = pick.choice(moves)
         return move, self._made(state, move)
 
+    def playout(
+        self,
+        state: S,
+        pick: random.Random,
+        sample: Callable[[Any], Any],
+        limit: int,
+        tick: Callable[[], None] = lambda: None,
+    ) -> Outcome | S:
+        """Random play from ``state``: chance drawn by ``sample(spec)``, moves by
+        ``random_play`` with ``pick``, ``tick()`` before each step (a search's clock,
+        which may stop it). The outcome once the game ends, else the state after
+        ``limit`` moves. An engine may play it faster on a working copy of its own;
+        it must then call ``sample`` and ``pick`` just as this does, so a seeded
+        search chooses the same moves either way."""
+        plies = 0
+        while True:
+            tick()
+            ended = self.outcome(state)
+            if ended is not None:
+                return ended
+            spec = self.chance(state)
+            if spec is not None:
+                state = self.resolve(state, sample(spec))
+                continue
+            if plies >= limit:
+                return state
+            state = self.random_play(state, pick)[1]
+            plies += 1
+
     def _made(self, state: S, move: Any) -> S:
         """The state after ``move``, one of ``legal_moves(state)``: an engine whose
         check of a move costs a playout much makes it here without the check."""

@@ -370,22 +370,9 @@ class _Search:
 
     def playout(self, state: Any) -> Sequence[float]:
         """Random moves to the end, or ``depth`` moves and the advantage's verdict."""
-        game, knowledge, rng = self.game, self.knowledge, self.rng
-        limit = PLAYOUT_CAP if knowledge.depth is None else knowledge.depth
-        plies = 0
-        while True:
-            self._check_clock()
-            ended = game.outcome(state)
-            if ended is not None:
-                return self.rewards(ended)
-            spec = game.chance(state)
-            if spec is not None:
-                state = game.resolve(state, self._sample(spec))
-                continue
-            if plies >= limit:
-                return self.judge(state)
-            state = game.random_play(state, rng)[1]
-            plies += 1
+        limit = PLAYOUT_CAP if self.knowledge.depth is None else self.knowledge.depth
+        end = self.game.playout(state, self.rng, self._sample, limit, self._check_clock)
+        return self.rewards(end) if isinstance(end, Outcome) else self.judge(end)
 
     def judge(self, state: Any) -> list[float]:
         """Each seat's share of a win, from the advantage (a softmax of it); a draw
