@@ -122,6 +122,8 @@ SOLO_RANKS = (
 STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 #: the corners along each side of a coaster, ordered so that they face the corners
 #: of the opposite side of the neighbour across that edge
+#: the quarter turns (ascending) whose bits are set in each number below 16
+TURNS_OF_BITS = tuple(tuple(turn for turn in range(4) if bits >> turn & 1) for bits in range(16))
 EDGE_CORNERS = (("nw", "ne"), ("se", "ne"), ("sw", "se"), ("sw", "nw"))
 
 
@@ -403,17 +405,18 @@ class Haegar(Game[HaegarState]):
             return [(self._centre, turn) for turn in turns]
         if spots is None:
             spots = self._spots_opened(laid)
-        touching, matching = [], []
-        for spot in sorted(spots):
+        ordered = sorted(spots)
+        allowed = sum(1 << turn for turn in turns)
+        known, matching = self._meeting, []
+        for spot in ordered:
             # the neighbours' edges once per spot, not once per turn tried there
             meeting = 0
             for side, edge in spots[spot]:
-                meeting |= self._turns_meeting(coaster.id, side, edge)
-            for turn in turns:
-                touching.append((spot, turn))
-                if meeting >> turn & 1:
-                    matching.append((spot, turn))
-        return matching or touching
+                bits = known.get((coaster.id, side, edge))
+                meeting |= self._turns_meeting(coaster.id, side, edge) if bits is None else bits
+            for turn in TURNS_OF_BITS[meeting & allowed]:
+                matching.append((spot, turn))
+        return matching or [(spot, turn) for spot in ordered for turn in turns]
 
     def open_spots(
         self, state: HaegarState
@@ -688,16 +691,19 @@ class Haegar(Game[HaegarState]):
     def _hagar_reaches(self, state: HaegarState) -> list[tuple[int, list[int]]]:
         """Each Hägar of the seat to act (its field) with the free fields of its
         landscape's kind that it may move to."""
-        return self._reaches(state.laid, dict(state.tokens), state.turn)
+        return self._reaches(self._table(state.laid), dict(state.tokens), state.turn)
 
     def _reaches(
-        self, laid: tuple[Laid, ...], tokens: dict[int, int], seat: int
+        self, table: dict[int, tuple[Field, Laid]], tokens: dict[int, int], seat: int
     ) -> list[tuple[int, list[int]]]:
-        """``_hagar_reaches`` of ``seat`` with ``tokens`` (field: seat or gold) on ``laid``."""
-        table = self._table(laid)
-        free = [i for i, (f, _) in table.items() if not f.skull and i not in tokens]
+        """``_hagar_reaches`` of ``seat`` with ``tokens`` (field: seat or gold) on the
+        fields of ``table`` (``_table``)."""
+        free: dict[str, list[int]] = {}
+        for i, (field, _) in table.items():
+            if not field.skull and i not in tokens:
+                free.setdefault(field.landscape, []).append(i)
         return [
-            (field, [to for to in free if table[to][0].landscape == table[field][0].landscape])
+            (field, free.get(table[field][0].landscape, []))
             for field in sorted(field for field, piece in tokens.items() if piece == seat)
         ]
 
@@ -818,6 +824,8 @@ class Haegar(Game[HaegarState]):
         pile = list(state.pile)
         supply = [list(left) for left in state.supply]
         laid, tokens, spots = state.laid, dict(state.tokens), self.open_spots(state)
+        # the fields of the table, once every coaster is laid
+        table = self._table(laid)
         finals_left, beers, plies = state.finals_left, list(state.beers), 0
         while phase != OVER:
             if phase == DRAW:
@@ -828,6 +836,7 @@ class Haegar(Game[HaegarState]):
             if phase == DIE:
                 die = sample(ROLL)
                 phase, turn, finals_left = FINAL, self.seat_after(1), self.players
+                table = self._table(laid)
                 continue
             if plies >= limit:
                 left = tuple(tuple(seat) for seat in supply)
@@ -839,7 +848,7 @@ class Haegar(Game[HaegarState]):
                 )  # fmt: skip
             plies += 1
             if phase == FINAL:
-                reaches = self._reaches(laid, tokens, turn)
+                reaches = self._reaches(table, tokens, turn)
                 number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
                 if to is not None:
                     del tokens[reaches[number - 1][0]]
@@ -872,7 +881,7 @@ class Haegar(Game[HaegarState]):
                 phase, turn = DIE, self.seat_after(0)
             else:
                 phase, turn = DRAW, (turn + 1) % self.players
-        return self._ending(self._points(self._table(laid), tokens, die), beers)
+        return self._ending(self._points(table, tokens, die), beers)
 
     def _made(self, state: HaegarState, move: Any) -> HaegarState:
         if state.phase == TOKEN:
@@ -994,12 +1003,14 @@ class Haegar(Game[HaegarState]):
         if die is None:
             return set()
         xy = self._xy
-        lines = set()
+        columns, rows = set(), set()
         for i, (field, laid) in table.items():
             if field.die == die:
-                axis = 1 if field.arrow_on_table(laid.turn) == ARROWS[0] else 0
-                lines.add((axis, xy[i][axis]))
-        return {i for i in table if any(xy[i][axis] == at for axis, at in lines)}
+                if field.arrow_on_table(laid.turn) == ARROWS[0]:
+                    rows.add(xy[i][1])
+                else:
+                    columns.add(xy[i][0])
+        return {i for i in table if xy[i][0] in columns or xy[i][1] in rows}
 
     # --- scoring and the end -----------------------------------------------------------
 
