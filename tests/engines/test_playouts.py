@@ -17,6 +17,7 @@ from engines.players import random_playout
 #: the games with a playout of their own, each with the tables it is tried on
 FAST = {
     "haegar": [{"players": 1}, {"players": 2}, {"players": 3, "honky_tonk": True}],
+    "fang_den_hut_cards": [{"players": 2}, {"players": 3}, {"players": 5, "single_game": True}],
 }
 #: seeded games per table, and the positions of each that a playout starts from
 GAMES_PER_TABLE = 4
