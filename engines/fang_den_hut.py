@@ -114,6 +114,11 @@ GAME_KEYS = {"colours", "letters", "hats", "golden_start", "seats"}
 HAT_TEXT = re.compile(r"^(gold/)?([a-z]+)(?:\[([a-z,]*)\])?$")
 
 
+#: the roll due at the start of a turn, and the extra roll offered after a six
+ROLL = Die(6)
+ROLL_AGAIN = Die(6, optional=True)
+
+
 class Hat(NamedTuple):
     """A hat on a field: its top ``colour`` and the ``captives`` under it (a tower).
 
@@ -480,7 +485,7 @@ class FangDenHut(Game[HatState]):
     def chance(self, state: HatState) -> Die | None:
         self._require_state(state)
         if state.roll is None and self.outcome(state) is None:
-            return Die(6, optional=state.again)
+            return ROLL_AGAIN if state.again else ROLL
         return None
 
     def drawer(self, state: HatState) -> int | None:
@@ -514,6 +519,10 @@ class FangDenHut(Game[HatState]):
                     outcome=repr(outcome),
                 )
             )
+        return self._with_roll(state, outcome)
+
+    def _with_roll(self, state: HatState, outcome: int) -> HatState:
+        """``state`` with the die showing ``outcome``, a roll known to be due."""
         # built directly, as playouts roll at every turn
         rolled = HatState(
             state.fields,
@@ -580,6 +589,23 @@ class FangDenHut(Game[HatState]):
         if walk is None:
             return PASS, self._apply(state, PASS)
         return self._move_of(walk), self._result(state, walk)
+
+    # ``Game.playout`` asks whether the game is over once a step; these skip asking
+    # again, and a pass is made without listing the moves a second time
+
+    def _playout_chance(self, state: HatState) -> Die | None:
+        return None if state.roll is not None else ROLL_AGAIN if state.again else ROLL
+
+    def _playout_resolve(self, state: HatState, outcome: int) -> HatState:
+        return self._with_roll(state, outcome)
+
+    def _playout_move(self, state: HatState, pick: random.Random) -> HatState:
+        walk = pick.choice(self._choices(state) or [None])
+        if walk is None:
+            return self._passed_on(
+                state, state.fields, state.home, state.prisoners, state.gold_home
+            )
+        return self._result(state, walk)
 
     def _choices(self, state: HatState) -> list[_Walk]:
         """The walk of every legal move, in the order ``legal_moves`` lists them."""
