@@ -304,8 +304,8 @@ class FangDenHutCards(Game[CardsState]):
             if not any(hands):
                 if len(results) >= self.games:
                     return self._ending(results)
-                hands, rest = deal(sample(self._shuffle), [self.hand_size] * players)
-                hands = [sorted(rank[card] for card in hand) for hand in hands]
+                dealt, rest = deal(sample(self._shuffle), [self.hand_size] * players)
+                hands = [sorted(rank[card] for card in hand) for hand in dealt]
                 pile = [rank[card] for card in reversed(rest)] if players == 2 else []
                 set_aside = () if players == 2 else self._sorted(rest)
                 continue

@@ -839,7 +839,7 @@ class Haegar(Game[HaegarState]):
                 table = self._table(laid)
                 continue
             if plies >= limit:
-                left = tuple(tuple(seat) for seat in supply)
+                left = tuple((hagars, gold) for hagars, gold in supply)
                 ply = state.ply + plies
                 tokens_laid = tuple(sorted(tokens.items()))
                 return HaegarState(
@@ -848,11 +848,7 @@ class Haegar(Game[HaegarState]):
                 )  # fmt: skip
             plies += 1
             if phase == FINAL:
-                reaches = self._reaches(table, tokens, turn)
-                number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
-                if to is not None:
-                    del tokens[reaches[number - 1][0]]
-                    tokens[to] = turn
+                self._final_move(table, tokens, turn, pick)
                 finals_left -= 1
                 if finals_left:
                     turn = (turn + 1) % self.players
@@ -860,6 +856,8 @@ class Haegar(Game[HaegarState]):
                     phase = OVER
                 continue
             if phase == PLACE:
+                if hand is None:
+                    raise AssertionError("a coaster is in hand while it is to be laid")
                 coaster = self.coasters[hand]
                 spot, facing = pick.choice(self._spots_and_turns(laid, coaster, turn, spots))
                 if self.options["honky_tonk"] and self._in_line_with_beer(laid, coaster, spot):
@@ -882,6 +880,21 @@ class Haegar(Game[HaegarState]):
             else:
                 phase, turn = DRAW, (turn + 1) % self.players
         return self._ending(self._points(table, tokens, die), beers)
+
+    def _final_move(
+        self,
+        table: dict[int, tuple[Field, Laid]],
+        tokens: dict[int, int],
+        seat: int,
+        pick: random.Random,
+    ) -> None:
+        """A final-round move (or pass) of ``seat`` drawn as ``random_play`` draws it,
+        made on ``tokens`` in place."""
+        reaches = self._reaches(table, tokens, seat)
+        number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
+        if to is not None:
+            del tokens[reaches[number - 1][0]]
+            tokens[to] = seat
 
     def _made(self, state: HaegarState, move: Any) -> HaegarState:
         if state.phase == TOKEN:

@@ -54,8 +54,6 @@ DRAWN_ABOVE = 256
 FINISH_S = 0.1
 #: a solo game's reward for ``points``: points / (points + SOLO_POINTS)
 SOLO_POINTS = 10.0
-#: a chance spec not met yet in this search
-_UNKNOWN = object()
 
 
 def random_step(game: Game, state: Any, pick: random.Random, stream: Any) -> Any:
@@ -404,18 +402,19 @@ class _Search:
 
     def _outcomes(self, spec: Any) -> tuple[list, list[float]] | None:
         """The outcomes of ``spec`` with cumulative probabilities, if few enough."""
-        table = self._chance.get(spec, _UNKNOWN)
-        if table is _UNKNOWN:
-            listed = spec.outcomes()
-            if listed is None or len(listed) > MAX_CHANCE_CHILDREN:
-                table = None
-            else:
-                total, cumulative = 0.0, []
-                for _, probability in listed:
-                    total += probability
-                    cumulative.append(total)
-                table = ([outcome for outcome, _ in listed], cumulative)
-            self._chance[spec] = table
+        try:
+            return self._chance[spec]
+        except KeyError:
+            pass
+        listed = spec.outcomes()
+        table = None
+        if listed is not None and len(listed) <= MAX_CHANCE_CHILDREN:
+            total, cumulative = 0.0, []
+            for _, probability in listed:
+                total += probability
+                cumulative.append(total)
+            table = ([outcome for outcome, _ in listed], cumulative)
+        self._chance[spec] = table
         return table
 
     def _sample(self, spec: Any) -> Any:
