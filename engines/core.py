@@ -379,48 +379,6 @@ class Game(Generic[S]):
         move = pick.choice(moves)
         return move, self._made(state, move)
 
-    def playout(
-        self,
-        state: S,
-        pick: random.Random,
-        sample: Callable[[Any], Any],
-        limit: int,
-        tick: Callable[[], None] = lambda: None,
-    ) -> Outcome | S:
-        """Random play from ``state``: chance drawn by ``sample(spec)``, moves by
-        ``random_play`` with ``pick``, ``tick()`` before each step (a search's clock,
-        which may stop it). The outcome once the game ends, else the state after
-        ``limit`` moves. An engine may play it faster, on a working copy of its own
-        or through the ``_playout_*`` hooks; it must then call ``sample`` and ``pick``
-        just as ``chance``, ``resolve`` and ``random_play`` do step by step, so a
-        seeded search chooses the same moves either way."""
-        plies = 0
-        while True:
-            tick()
-            ended = self.outcome(state)
-            if ended is not None:
-                return ended
-            spec = self._playout_chance(state)
-            if spec is not None:
-                state = self._playout_resolve(state, sample(spec))
-                continue
-            if plies >= limit:
-                return state
-            state = self._playout_move(state, pick)
-            plies += 1
-
-    def _playout_chance(self, state: S) -> Any:
-        """``chance(state)`` of a state known not to be over."""
-        return self.chance(state)
-
-    def _playout_resolve(self, state: S, outcome: Any) -> S:
-        """``resolve`` of an outcome drawn from ``chance(state)``'s spec."""
-        return self.resolve(state, outcome)
-
-    def _playout_move(self, state: S, pick: random.Random) -> S:
-        """The state after ``random_play`` at a state with a move due."""
-        return self.random_play(state, pick)[1]
-
     def _made(self, state: S, move: Any) -> S:
         """The state after ``move``, one of ``legal_moves(state)``: an engine whose
         check of a move costs a playout much makes it here without the check."""

@@ -101,6 +101,7 @@ from engines.chance import Die
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
 from engines.geometry import Board
+from engines.playouts import played_out
 from engines.words import Words, words
 
 GOLD = "gold"
@@ -590,14 +591,24 @@ class FangDenHut(Game[HatState]):
             return PASS, self._apply(state, PASS)
         return self._move_of(walk), self._result(state, walk)
 
-    # ``Game.playout`` asks whether the game is over once a step; these skip asking
-    # again, and a pass is made without listing the moves a second time
+    def playout(
+        self,
+        state: HatState,
+        pick: random.Random,
+        sample: Callable[[Any], Any],
+        limit: int,
+        tick: Callable[[], None] = lambda: None,
+    ) -> Outcome | HatState:
+        """``engines.playouts.played_out`` asking whether the game is over once a
+        step, not again in ``chance``, ``resolve`` and ``random_play``, and passing
+        without listing the moves a second time; the same draws as step by step."""
+        self._require_state(state)
+        steps = (self.outcome, self._playout_chance, self._with_roll, self._playout_move)
+        end: Outcome | HatState = played_out(state, pick, sample, limit, tick, steps)
+        return end
 
     def _playout_chance(self, state: HatState) -> Die | None:
         return None if state.roll is not None else ROLL_AGAIN if state.again else ROLL
-
-    def _playout_resolve(self, state: HatState, outcome: int) -> HatState:
-        return self._with_roll(state, outcome)
 
     def _playout_move(self, state: HatState, pick: random.Random) -> HatState:
         walk = pick.choice(self._choices(state) or [None])

@@ -286,7 +286,7 @@ class FangDenHutCards(Game[CardsState]):
         limit: int,
         tick: Callable[[], None] = lambda: None,
     ) -> Outcome | CardsState:
-        """``Game.playout`` with the cards as numbers in deck order in lists changed
+        """``engines.playouts.played_out`` with the cards as numbers in deck order in lists changed
         in place (no state, play or sentence a step): the same draws from ``pick``
         and ``sample`` as ``random_play`` and ``resolve`` step by step, several times
         as fast. The clock is read once: a whole match is a few milliseconds."""

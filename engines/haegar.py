@@ -814,10 +814,11 @@ class Haegar(Game[HaegarState]):
         limit: int,
         tick: Callable[[], None] = lambda: None,
     ) -> Outcome | HaegarState:
-        """``Game.playout`` on a working copy of the table (lists and dicts changed in
-        place, no state, move or sentence a step): the same draws from ``pick`` and
-        ``sample`` as ``random_play`` and ``resolve`` step by step, several times as
-        fast. The clock is read once: a whole game of Hägar is a few milliseconds."""
+        """``engines.playouts.played_out`` on a working copy of the table (lists and
+        dicts changed in place, no state, move or sentence a step): the same draws
+        from ``pick`` and ``sample`` as ``random_play`` and ``resolve`` step by step,
+        several times as fast. The clock is read once: a whole game of Hägar is a few
+        milliseconds."""
         self._require_state(state)
         tick()
         phase, turn, hand, die = state.phase, state.turn, state.hand, state.die
