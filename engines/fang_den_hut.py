@@ -101,6 +101,7 @@ from engines.chance import Die
 from engines.core import FIRST_SEAT, PASS, Game, Move, Option, Outcome, colour_words, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, OptionError, RecordError
 from engines.geometry import Board
+from engines.playouts import played_out
 from engines.words import Words, words
 
 GOLD = "gold"
@@ -112,6 +113,11 @@ HOME, GREY, YELLOW = "home", "grey", "yellow"
 FIELD_KINDS = {"home": HOME, "grey": GREY, "yellow": YELLOW, "centre": YELLOW}
 GAME_KEYS = {"colours", "letters", "hats", "golden_start", "seats"}
 HAT_TEXT = re.compile(r"^(gold/)?([a-z]+)(?:\[([a-z,]*)\])?$")
+
+
+#: the roll due at the start of a turn, and the extra roll offered after a six
+ROLL = Die(6)
+ROLL_AGAIN = Die(6, optional=True)
 
 
 class Hat(NamedTuple):
@@ -480,7 +486,7 @@ class FangDenHut(Game[HatState]):
     def chance(self, state: HatState) -> Die | None:
         self._require_state(state)
         if state.roll is None and self.outcome(state) is None:
-            return Die(6, optional=state.again)
+            return ROLL_AGAIN if state.again else ROLL
         return None
 
     def drawer(self, state: HatState) -> int | None:
@@ -514,6 +520,10 @@ class FangDenHut(Game[HatState]):
                     outcome=repr(outcome),
                 )
             )
+        return self._with_roll(state, outcome)
+
+    def _with_roll(self, state: HatState, outcome: int) -> HatState:
+        """``state`` with the die showing ``outcome``, a roll known to be due."""
         # built directly, as playouts roll at every turn
         rolled = HatState(
             state.fields,
@@ -580,6 +590,33 @@ class FangDenHut(Game[HatState]):
         if walk is None:
             return PASS, self._apply(state, PASS)
         return self._move_of(walk), self._result(state, walk)
+
+    def playout(
+        self,
+        state: HatState,
+        pick: random.Random,
+        sample: Callable[[Any], Any],
+        limit: int,
+        tick: Callable[[], None] = lambda: None,
+    ) -> Outcome | HatState:
+        """``engines.playouts.played_out`` asking whether the game is over once a
+        step, not again in ``chance``, ``resolve`` and ``random_play``, and passing
+        without listing the moves a second time; the same draws as step by step."""
+        self._require_state(state)
+        steps = (self.outcome, self._playout_chance, self._with_roll, self._playout_move)
+        end: Outcome | HatState = played_out(state, pick, sample, limit, tick, steps)
+        return end
+
+    def _playout_chance(self, state: HatState) -> Die | None:
+        return None if state.roll is not None else ROLL_AGAIN if state.again else ROLL
+
+    def _playout_move(self, state: HatState, pick: random.Random) -> HatState:
+        walk = pick.choice(self._choices(state) or [None])
+        if walk is None:
+            return self._passed_on(
+                state, state.fields, state.home, state.prisoners, state.gold_home
+            )
+        return self._result(state, walk)
 
     def _choices(self, state: HatState) -> list[_Walk]:
         """The walk of every legal move, in the order ``legal_moves`` lists them."""

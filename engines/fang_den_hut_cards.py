@@ -83,8 +83,9 @@ from __future__ import annotations
 
 import random
 import re
+from bisect import insort
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,6 +184,11 @@ class FangDenHutCards(Game[CardsState]):
             card: frozenset(top for top in self.deck if self.can_capture(card, top))
             for card in self.deck
         }
+        #: ``_captures`` by the cards' places in the deck (a playout's cards)
+        self._rank_captures = [
+            frozenset(self._rank[top] for top in self._captures[card]) for card in self.deck
+        ]
+        self._shuffle = Shuffle(self.deck)
         self.games = 1 if self.options["single_game"] else self.players
         self.hand_size = HAND_SIZES[self.players]
         if self.hand_size * self.players > len(self.deck):
@@ -210,7 +216,7 @@ class FangDenHutCards(Game[CardsState]):
         self._require_state(state)
         if any(state.hands) or len(state.results) >= self.games:
             return None
-        return Shuffle(self.deck)
+        return self._shuffle
 
     def resolve(self, state: CardsState, outcome: Any) -> CardsState:
         """Deal the shuffled ``outcome`` (every card, top first)."""
@@ -271,6 +277,72 @@ class FangDenHutCards(Game[CardsState]):
 
     def _made(self, state: CardsState, move: Play) -> CardsState:
         return self._played(state, move.card, move.target)
+
+    def playout(
+        self,
+        state: CardsState,
+        pick: random.Random,
+        sample: Callable[[Any], Any],
+        limit: int,
+        tick: Callable[[], None] = lambda: None,
+    ) -> Outcome | CardsState:
+        """``engines.playouts.played_out`` with the cards as numbers in deck order in lists changed
+        in place (no state, play or sentence a step): the same draws from ``pick``
+        and ``sample`` as ``random_play`` and ``resolve`` step by step, several times
+        as fast. The clock is read once: a whole match is a few milliseconds."""
+        self._require_state(state)
+        tick()
+        rank, captures, players = self._rank, self._rank_captures, self.players
+        hands = [sorted(rank[card] for card in hand) for hand in state.hands]
+        table = [[rank[card] for card in stack] for stack in state.table]
+        taken = [[rank[card] for card in pile] for pile in state.taken]
+        # the draw pile top last, to be drawn with pop()
+        pile = [rank[card] for card in reversed(state.draw_pile)]
+        set_aside, turn, results = state.set_aside, state.turn, list(state.results)
+        plies = 0
+        while True:
+            if not any(hands):
+                if len(results) >= self.games:
+                    return self._ending(results)
+                dealt, rest = deal(sample(self._shuffle), [self.hand_size] * players)
+                hands = [sorted(rank[card] for card in hand) for hand in dealt]
+                pile = [rank[card] for card in reversed(rest)] if players == 2 else []
+                set_aside = () if players == 2 else self._sorted(rest)
+                continue
+            if plies >= limit:
+                deck = self.deck
+                return CardsState(
+                    tuple(tuple(deck[card] for card in hand) for hand in hands),
+                    tuple(tuple(deck[card] for card in stack) for stack in table),
+                    tuple(tuple(deck[card] for card in sorted(cards)) for cards in taken),
+                    tuple(deck[card] for card in reversed(pile)),
+                    set_aside,
+                    turn,
+                    tuple(results),
+                )
+            plies += 1
+            me, hand = turn, hands[turn]
+            tops = [stack[-1] for seat, stack in enumerate(table) if stack and seat != me]
+            plays = [(card, [top for top in tops if top in captures[card]]) for card in hand]
+            number, target = drawn_from(pick, [(None, *caught) for _, caught in plays])
+            card = plays[number][0]
+            taken[me] += table[me]
+            captured: list[int] = []
+            if target is not None:
+                seat = next(s for s, stack in enumerate(table) if stack and stack[-1] == target)
+                captured, table[seat] = table[seat], []
+            captured.append(card)
+            table[me] = captured
+            hand.remove(card)
+            if pile:
+                insort(hand, pile.pop())
+            if any(hands):
+                turn = (me + 1) % players
+                continue
+            # every card is played: each player takes the stacks pointing at them
+            results.append(tuple(len(cards) + len(stack) for cards, stack in zip(taken, table)))
+            table, taken = [[] for _ in range(players)], [[] for _ in range(players)]
+            turn = self.starter(len(results))
 
     def can_capture(self, card: str, top: str) -> bool:
         """Whether ``card`` played onto a stack whose top card is ``top`` captures it
@@ -438,8 +510,11 @@ class FangDenHutCards(Game[CardsState]):
     def hats(self, state: CardsState) -> tuple[int, ...]:
         """Every player's hats from the games finished so far."""
         self._require_state(state)
+        return self._hats(state.results)
+
+    def _hats(self, results: Sequence[Sequence[int]]) -> tuple[int, ...]:
         totals = [0] * self.players
-        for counts in state.results:
+        for counts in results:
             for seat, won in enumerate(hats_for_game(counts)):
                 totals[seat] += won
         return tuple(totals)
@@ -448,7 +523,11 @@ class FangDenHutCards(Game[CardsState]):
         self._require_state(state)
         if len(state.results) < self.games:
             return None
-        hats = self.hats(state)
+        return self._ending(state.results)
+
+    def _ending(self, results: Sequence[Sequence[int]]) -> Outcome:
+        """The outcome of a match over with ``results`` (the cards each took, a game)."""
+        hats = self._hats(results)
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = joined(self.seat_words(seat) for seat in winners)

@@ -71,7 +71,7 @@ Options:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import cache
@@ -108,6 +108,8 @@ HAGAR, GOLD = "hagar", "gold"
 #: the seat number a gold token carries in ``HaegarState.tokens``
 GOLD_TOKEN = -1
 HAGARS_PER_SEAT = {1: 4, 2: 4, 3: 3}
+#: the die rolled after the last coaster
+ROLL = Die(6)
 SOLO_COASTERS = 9
 #: the solo game's ranks: (most points for the title, title); the last has no limit
 SOLO_RANKS = (
@@ -120,6 +122,8 @@ SOLO_RANKS = (
 STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 #: the corners along each side of a coaster, ordered so that they face the corners
 #: of the opposite side of the neighbour across that edge
+#: the quarter turns (ascending) whose bits are set in each number below 16
+TURNS_OF_BITS = tuple(tuple(turn for turn in range(4) if bits >> turn & 1) for bits in range(16))
 EDGE_CORNERS = (("nw", "ne"), ("se", "ne"), ("sw", "se"), ("sw", "nw"))
 
 
@@ -246,6 +250,15 @@ class Haegar(Game[HaegarState]):
         self._names = tuple(cell.id for cell in self.board.cells)
         grid = _table_grid(self.board, pitch, centre, len(self.coasters) - 1, source)
         self._field_at, self._xy = grid.field_at, grid.xy
+        #: per field cell, the field cells beside it along rows and columns
+        self._beside = tuple(
+            tuple(
+                grid.field_at[(x + dx, y + dy)]
+                for dx, dy in STEPS
+                if (x + dx, y + dy) in grid.field_at
+            )
+            for x, y in grid.xy
+        )
         self._spot_name, self._spot_of, self._centre = grid.spot_name, grid.spot_of, grid.centre
         self.sides = self._seat_sides(default_sides, source)
         self.coasters_in_play = SOLO_COASTERS if self.players == 1 else len(self.coasters)
@@ -314,7 +327,7 @@ class Haegar(Game[HaegarState]):
         if state.phase == DRAW:
             return TileDraw(state.pile)
         if state.phase == DIE:
-            return Die(6)
+            return ROLL
         return None
 
     def resolve(self, state: HaegarState, outcome: Any) -> HaegarState:
@@ -392,17 +405,18 @@ class Haegar(Game[HaegarState]):
             return [(self._centre, turn) for turn in turns]
         if spots is None:
             spots = self._spots_opened(laid)
-        touching, matching = [], []
-        for spot in sorted(spots):
+        ordered = sorted(spots)
+        allowed = sum(1 << turn for turn in turns)
+        known, matching = self._meeting, []
+        for spot in ordered:
             # the neighbours' edges once per spot, not once per turn tried there
             meeting = 0
             for side, edge in spots[spot]:
-                meeting |= self._turns_meeting(coaster.id, side, edge)
-            for turn in turns:
-                touching.append((spot, turn))
-                if meeting >> turn & 1:
-                    matching.append((spot, turn))
-        return matching or touching
+                bits = known.get((coaster.id, side, edge))
+                meeting |= self._turns_meeting(coaster.id, side, edge) if bits is None else bits
+            for turn in TURNS_OF_BITS[meeting & allowed]:
+                matching.append((spot, turn))
+        return matching or [(spot, turn) for spot in ordered for turn in turns]
 
     def open_spots(
         self, state: HaegarState
@@ -582,17 +596,23 @@ class Haegar(Game[HaegarState]):
     # --- tokens ----------------------------------------------------------------------
 
     def _token_moves(self, state: HaegarState, seat: int) -> list[TokenPlacement]:
-        hagars, gold = state.supply[seat]
+        kinds, free = self._token_choice(state.laid, dict(state.tokens), state.supply[seat])
+        return [TokenPlacement(kind, self._names[index]) for index in free for kind in kinds]
+
+    def _token_choice(
+        self, laid: tuple[Laid, ...], tokens: dict[int, int], supply: Iterable[int]
+    ) -> tuple[tuple[str, ...], list[int]]:
+        """The kinds of token a seat with ``supply`` (Hägars, gold) may place, and the
+        free skull-free fields of the coaster laid last (none if no kind is left)."""
+        hagars, gold = supply
         kinds = ((HAGAR,) if hagars else ()) + ((GOLD,) if gold else ())
         if not kinds:
-            return []
-        taken = {field for field, _ in state.tokens}
-        last = state.laid[-1]
-        moves: list[TokenPlacement] = []
-        for index, field in self._coaster_fields(last):
-            if not field.skull and index not in taken:
-                moves.extend(TokenPlacement(kind, self._names[index]) for kind in kinds)
-        return moves
+            return kinds, []
+        return kinds, [
+            index
+            for index, field in self._coaster_fields(laid[-1])
+            if not field.skull and index not in tokens
+        ]
 
     def _place_token(self, state: HaegarState, move: TokenPlacement) -> HaegarState:
         seat = state.turn
@@ -671,13 +691,20 @@ class Haegar(Game[HaegarState]):
     def _hagar_reaches(self, state: HaegarState) -> list[tuple[int, list[int]]]:
         """Each Hägar of the seat to act (its field) with the free fields of its
         landscape's kind that it may move to."""
-        table = self._table(state.laid)
-        taken = {field for field, _ in state.tokens}
-        free = [i for i, (f, _) in table.items() if not f.skull and i not in taken]
+        return self._reaches(self._table(state.laid), dict(state.tokens), state.turn)
+
+    def _reaches(
+        self, table: dict[int, tuple[Field, Laid]], tokens: dict[int, int], seat: int
+    ) -> list[tuple[int, list[int]]]:
+        """``_hagar_reaches`` of ``seat`` with ``tokens`` (field: seat or gold) on the
+        fields of ``table`` (``_table``)."""
+        free: dict[str, list[int]] = {}
+        for i, (field, _) in table.items():
+            if not field.skull and i not in tokens:
+                free.setdefault(field.landscape, []).append(i)
         return [
-            (field, [to for to in free if table[to][0].landscape == table[field][0].landscape])
-            for field, piece in state.tokens
-            if piece == state.turn
+            (field, free.get(table[field][0].landscape, []))
+            for field in sorted(field for field, piece in tokens.items() if piece == seat)
         ]
 
     def _move_hagar(self, state: HaegarState, move: Move) -> HaegarState:
@@ -778,6 +805,97 @@ class Haegar(Game[HaegarState]):
         )
         placement = Placement(coaster.id, self._spot_name[spot], SIDES[turn])
         return placement, self._laid(state, coaster, spot, turn)
+
+    def playout(
+        self,
+        state: HaegarState,
+        pick: random.Random,
+        sample: Callable[[Any], Any],
+        limit: int,
+        tick: Callable[[], None] = lambda: None,
+    ) -> Outcome | HaegarState:
+        """``engines.playouts.played_out`` on a working copy of the table (lists and
+        dicts changed in place, no state, move or sentence a step): the same draws
+        from ``pick`` and ``sample`` as ``random_play`` and ``resolve`` step by step,
+        several times as fast. The clock is read once: a whole game of Hägar is a few
+        milliseconds."""
+        self._require_state(state)
+        tick()
+        phase, turn, hand, die = state.phase, state.turn, state.hand, state.die
+        pile = list(state.pile)
+        supply = [list(left) for left in state.supply]
+        laid, tokens, spots = state.laid, dict(state.tokens), self.open_spots(state)
+        # the fields of the table, once every coaster is laid
+        table = self._table(laid)
+        finals_left, beers, plies = state.finals_left, list(state.beers), 0
+        while phase != OVER:
+            if phase == DRAW:
+                hand = sample(TileDraw(tuple(pile)))
+                pile.remove(hand)
+                phase = PLACE
+                continue
+            if phase == DIE:
+                die = sample(ROLL)
+                phase, turn, finals_left = FINAL, self.seat_after(1), self.players
+                table = self._table(laid)
+                continue
+            if plies >= limit:
+                left = tuple((hagars, gold) for hagars, gold in supply)
+                ply = state.ply + plies
+                tokens_laid = tuple(sorted(tokens.items()))
+                return HaegarState(
+                    phase, turn, tuple(pile), left, laid, hand, tokens_laid, die, finals_left,
+                    tuple(beers), ply, spots,
+                )  # fmt: skip
+            plies += 1
+            if phase == FINAL:
+                self._final_move(table, tokens, turn, pick)
+                finals_left -= 1
+                if finals_left:
+                    turn = (turn + 1) % self.players
+                else:
+                    phase = OVER
+                continue
+            if phase == PLACE:
+                if hand is None:
+                    raise AssertionError("a coaster is in hand while it is to be laid")
+                coaster = self.coasters[hand]
+                spot, facing = pick.choice(self._spots_and_turns(laid, coaster, turn, spots))
+                if self.options["honky_tonk"] and self._in_line_with_beer(laid, coaster, spot):
+                    beers.append(turn)
+                laid = laid + (Laid(coaster.id, spot, facing),)
+                spots = self._spots_opened(laid, spots)
+                hand = None
+                kinds, free = self._token_choice(laid, tokens, supply[turn])
+                if kinds and free:
+                    phase = TOKEN
+                    continue
+            else:
+                kinds, free = self._token_choice(laid, tokens, supply[turn])
+                drawn = pick.randrange(len(free) * len(kinds))  # pick.choice of the moves
+                kind = kinds[drawn % len(kinds)]
+                tokens[free[drawn // len(kinds)]] = turn if kind == HAGAR else GOLD_TOKEN
+                supply[turn][kind == GOLD] -= 1
+            if len(laid) == self.coasters_in_play:
+                phase, turn = DIE, self.seat_after(0)
+            else:
+                phase, turn = DRAW, (turn + 1) % self.players
+        return self._ending(self._points(table, tokens, die), beers)
+
+    def _final_move(
+        self,
+        table: dict[int, tuple[Field, Laid]],
+        tokens: dict[int, int],
+        seat: int,
+        pick: random.Random,
+    ) -> None:
+        """A final-round move (or pass) of ``seat`` drawn as ``random_play`` draws it,
+        made on ``tokens`` in place."""
+        reaches = self._reaches(table, tokens, seat)
+        number, to = drawn_from(pick, [(None,), *(free for _, free in reaches)])
+        if to is not None:
+            del tokens[reaches[number - 1][0]]
+            tokens[to] = seat
 
     def _made(self, state: HaegarState, move: Any) -> HaegarState:
         if state.phase == TOKEN:
@@ -891,19 +1009,22 @@ class Haegar(Game[HaegarState]):
     def doubled(self, state: HaegarState) -> tuple[str, ...]:
         """The fields whose tokens and gold count double (none before the die)."""
         self._require_state(state)
-        return tuple(self._names[i] for i in sorted(self._doubled(state)))
+        doubled = self._doubled(self._table(state.laid), state.die)
+        return tuple(self._names[i] for i in sorted(doubled))
 
-    def _doubled(self, state: HaegarState) -> set[int]:
-        if state.die is None:
+    def _doubled(self, table: dict[int, tuple[Field, Laid]], die: int | None) -> set[int]:
+        """The fields of ``table`` in a row or column doubled by ``die`` (None: not rolled)."""
+        if die is None:
             return set()
-        table = self._table(state.laid)
-        xy = {i: self._xy[i] for i in table}
-        lines = set()
+        xy = self._xy
+        columns, rows = set(), set()
         for i, (field, laid) in table.items():
-            if field.die == state.die:
-                axis = 1 if field.arrow_on_table(laid.turn) == ARROWS[0] else 0
-                lines.add((axis, xy[i][axis]))
-        return {i for i in table if any(xy[i][axis] == at for axis, at in lines)}
+            if field.die == die:
+                if field.arrow_on_table(laid.turn) == ARROWS[0]:
+                    rows.add(xy[i][1])
+                else:
+                    columns.add(xy[i][0])
+        return {i for i in table if xy[i][0] in columns or xy[i][1] in rows}
 
     # --- scoring and the end -----------------------------------------------------------
 
@@ -911,62 +1032,82 @@ class Haegar(Game[HaegarState]):
         """Every landscape holding a Hägar, scored as if the game ended now."""
         self._require_state(state)
         table = self._table(state.laid)
-        doubled = self._doubled(state)
-        tokens = dict(state.tokens)
-        weight = {i: 2 if i in doubled else 1 for i in table}
-        scored, seen = [], set()
+        scored = [
+            Landscape(
+                kind=table[min(region)][0].landscape,
+                fields=tuple(self._names[i] for i in sorted(region)),
+                shield=shield,
+                gold=gold,
+                hagars=tuple(hagars),
+                conqueror=conqueror,
+                gold_points=tuple(gold if p else 0 for p in present),
+                dominion_points=tuple(
+                    len(region) if s == conqueror else 0 for s in range(self.players)
+                ),
+            )
+            for region, hagars, present, gold, shield, conqueror in self._landscapes(
+                table, dict(state.tokens), state.die
+            )
+        ]
+        # the table's order, by each landscape's first field
+        return tuple(sorted(scored, key=lambda land: self.board.index[land.fields[0]]))
+
+    def _landscapes(
+        self, table: dict[int, tuple[Field, Laid]], tokens: dict[int, int], die: int | None
+    ) -> Iterator[tuple[set[int], list[int], list[bool], int, bool, int | None]]:
+        """Each landscape holding a Hägar: its fields, each seat's Hägars (doubled ones
+        twice) and presence, its gold, whether a shield touches it, and its conqueror."""
+        doubled = self._doubled(table, die)
+        seen: set[int] = set()
         # only a landscape holding a Hägar scores: the search for landscapes starts at
-        # the Hägars, and the list keeps the table's order (by each one's first field)
-        for start in sorted(i for i, seat in state.tokens if seat != GOLD_TOKEN):
-            if start in seen:
+        # the Hägars
+        for start, seat in tokens.items():
+            if seat == GOLD_TOKEN or start in seen:
                 continue
             region = self._landscape(table, start)
             seen |= region
             hagars = [0] * self.players
             present = [False] * self.players
+            gold, shield = 0, False
             for i in region:
-                if tokens.get(i, GOLD_TOKEN) != GOLD_TOKEN:
-                    hagars[tokens[i]] += weight[i]
-                    present[tokens[i]] = True
-            if not any(present):
-                continue
-            gold = sum(
-                weight[i] * (table[i][0].gold + (tokens.get(i) == GOLD_TOKEN)) for i in region
-            )
-            shield = any(table[i][0].shield is not None for i in region)
+                field = table[i][0]
+                weight = 2 if i in doubled else 1
+                piece = tokens.get(i)
+                if piece is None:
+                    gold += weight * field.gold
+                elif piece == GOLD_TOKEN:
+                    gold += weight * (field.gold + 1)
+                else:
+                    gold += weight * field.gold
+                    hagars[piece] += weight
+                    present[piece] = True
+                shield = shield or field.shield is not None
             most = max(hagars)
             leaders = [s for s in range(self.players) if hagars[s] == most]
             conqueror = leaders[0] if shield and len(leaders) == 1 else None
-            scored.append(
-                (
-                    min(region),
-                    Landscape(
-                        kind=table[start][0].landscape,
-                        fields=tuple(self._names[i] for i in sorted(region)),
-                        shield=shield,
-                        gold=gold,
-                        hagars=tuple(hagars),
-                        conqueror=conqueror,
-                        gold_points=tuple(gold if p else 0 for p in present),
-                        dominion_points=tuple(
-                            len(region) if s == conqueror else 0 for s in range(self.players)
-                        ),
-                    ),
-                )
-            )
-        return tuple(landscape for _, landscape in sorted(scored, key=lambda it: it[0]))
+            yield region, hagars, present, gold, shield, conqueror
+
+    def _points(
+        self, table: dict[int, tuple[Field, Laid]], tokens: dict[int, int], die: int | None
+    ) -> tuple[int, ...]:
+        """Each seat's points for ``tokens`` on ``table`` after ``die``."""
+        points = [0] * self.players
+        for region, _, present, gold, _, conqueror in self._landscapes(table, tokens, die):
+            for seat, there in enumerate(present):
+                if there:
+                    points[seat] += gold
+            if conqueror is not None:
+                points[conqueror] += len(region)
+        return tuple(points)
 
     def _landscape(self, table: dict, start: int) -> set[int]:
         """The fields of ``start``'s kind joined to it along rows and columns."""
         kind = table[start][0].landscape
+        beside = self._beside
         region, todo = {start}, [start]
         while todo:
-            x, y = self._xy[todo.pop()]
-            for dx, dy in STEPS:
-                near = self._field_at.get((x + dx, y + dy))
-                if near is None or near not in table or near in region:
-                    continue
-                if table[near][0].landscape == kind:
+            for near in beside[todo.pop()]:
+                if near in table and near not in region and table[near][0].landscape == kind:
                     region.add(near)
                     todo.append(near)
         return region
@@ -992,12 +1133,10 @@ class Haegar(Game[HaegarState]):
         }
 
     def scores(self, state: HaegarState) -> tuple[int, ...]:
-        """Each seat's points from ``scoring`` (the final scores once the game is over)."""
-        landscapes = self.scoring(state)
-        return tuple(
-            sum(land.gold_points[s] + land.dominion_points[s] for land in landscapes)
-            for s in range(self.players)
-        )
+        """Each seat's points as ``scoring`` counts them (the final scores once the
+        game is over)."""
+        self._require_state(state)
+        return self._points(self._table(state.laid), dict(state.tokens), state.die)
 
     def beers_owed(self, state: HaegarState) -> dict[int, int]:
         """Honky-tonk: beers each seat owes the winner; winners owe none once it is over."""
@@ -1009,7 +1148,10 @@ class Haegar(Game[HaegarState]):
         self._require_state(state)
         if state.phase != OVER:
             return None
-        scores = self.scores(state)
+        return self._ending(self.scores(state), state.beers)
+
+    def _ending(self, scores: tuple[int, ...], beers: Iterable[int]) -> Outcome:
+        """The outcome of a game over with ``scores``, ``beers`` owed for honky-tonk."""
         if self.players == 1:
             return Outcome(
                 (0,),
@@ -1044,13 +1186,13 @@ class Haegar(Game[HaegarState]):
                 best=best,
                 scores=each,
             )
-        for seat, beers in sorted(_owed(state.beers, winners).items()):
+        for seat, count in sorted(_owed(beers, winners).items()):
             reason = words(
                 "rules.haegar.owes_beers",
                 "{reason}; {seat} owes the winner {count, plural, one {# beer} other {# beers}}",
                 reason=reason,
                 seat=self.seat_words(seat),
-                count=beers,
+                count=count,
             )
         return Outcome(winners, reason, scores)
 
@@ -1491,7 +1633,7 @@ def _table_grid(board: Board, pitch: float, centre: str, reach: int, source: str
     return _TableGrid(field_at, xy, spot_name, spot_of, (cx, cy))
 
 
-def _owed(beers: tuple[int, ...], winners: tuple[int, ...]) -> dict[int, int]:
+def _owed(beers: Iterable[int], winners: tuple[int, ...]) -> dict[int, int]:
     """Beers per seat that owes one: every offence, except by a winner."""
     owed: dict[int, int] = {}
     for seat in beers:

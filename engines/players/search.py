@@ -26,6 +26,7 @@ seed, state and budget give the same move.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 import time
@@ -36,6 +37,7 @@ from engines.core import Game, Outcome
 from engines.errors import RulesError
 from engines.players import minimax
 from engines.players.knowledge import Knowledge, knowledge_of
+from engines.playouts import played_out
 from engines.words import words
 
 #: UCB1's exploration weight for rewards in [0, 1]
@@ -62,6 +64,11 @@ def random_step(game: Game, state: Any, pick: random.Random, stream: Any) -> Any
     if spec is not None:
         return game.resolve(state, spec.draw(stream))
     return game.random_play(state, pick)[1]
+
+
+def _random_move(game: Game) -> Callable[[Any, random.Random], Any]:
+    """The state after ``game.random_play``."""
+    return lambda state, pick: game.random_play(state, pick)[1]
 
 
 def random_playout(game: Game, state: Any, pick: random.Random, stream: Any) -> list:
@@ -277,7 +284,7 @@ class _Search:
                 table = self._outcomes(spec)
                 if table is None:
                     break
-                outcome = self.rng.choices(table[0], cum_weights=table[1])[0]
+                outcome = self._drawn(table)
                 state = game.resolve(state, outcome)
                 node = node.children.setdefault(outcome, _Node(game.players))
                 path.append(node)
@@ -370,22 +377,17 @@ class _Search:
 
     def playout(self, state: Any) -> Sequence[float]:
         """Random moves to the end, or ``depth`` moves and the advantage's verdict."""
-        game, knowledge, rng = self.game, self.knowledge, self.rng
-        limit = PLAYOUT_CAP if knowledge.depth is None else knowledge.depth
-        plies = 0
-        while True:
-            self._check_clock()
-            ended = game.outcome(state)
-            if ended is not None:
-                return self.rewards(ended)
-            spec = game.chance(state)
-            if spec is not None:
-                state = game.resolve(state, self._sample(spec))
-                continue
-            if plies >= limit:
-                return self.judge(state)
-            state = game.random_play(state, rng)[1]
-            plies += 1
+        game, limit = (
+            self.game,
+            PLAYOUT_CAP if self.knowledge.depth is None else self.knowledge.depth,
+        )
+        own = getattr(game, "playout", None)
+        if own is not None:  # the game's own, faster, with the same draws
+            end = own(state, self.rng, self._sample, limit, self._check_clock)
+        else:
+            steps = (game.outcome, game.chance, game.resolve, _random_move(game))
+            end = played_out(state, self.rng, self._sample, limit, self._check_clock, steps)
+        return self.rewards(end) if isinstance(end, Outcome) else self.judge(end)
 
     def judge(self, state: Any) -> list[float]:
         """Each seat's share of a win, from the advantage (a softmax of it); a draw
@@ -414,23 +416,33 @@ class _Search:
 
     def _outcomes(self, spec: Any) -> tuple[list, list[float]] | None:
         """The outcomes of ``spec`` with cumulative probabilities, if few enough."""
-        if spec not in self._chance:
-            listed = spec.outcomes()
-            if listed is None or len(listed) > MAX_CHANCE_CHILDREN:
-                self._chance[spec] = None
-            else:
-                total, cumulative = 0.0, []
-                for _, probability in listed:
-                    total += probability
-                    cumulative.append(total)
-                self._chance[spec] = ([outcome for outcome, _ in listed], cumulative)
-        return self._chance[spec]
+        try:
+            return self._chance[spec]
+        except KeyError:
+            pass
+        listed = spec.outcomes()
+        table = None
+        if listed is not None and len(listed) <= MAX_CHANCE_CHILDREN:
+            total, cumulative = 0.0, []
+            for _, probability in listed:
+                total += probability
+                cumulative.append(total)
+            table = ([outcome for outcome, _ in listed], cumulative)
+        self._chance[spec] = table
+        return table
 
     def _sample(self, spec: Any) -> Any:
         table = self._outcomes(spec)
         if table is None:
             return spec.draw(self._stream)
-        return self.rng.choices(table[0], cum_weights=table[1])[0]
+        return self._drawn(table)
+
+    def _drawn(self, table: tuple[list, list[float]]) -> Any:
+        """One outcome of ``table`` (``_outcomes``): what ``self.rng.choices`` draws,
+        without its checks (a playout samples thousands of times a second)."""
+        outcomes, cumulative = table
+        at = bisect.bisect(cumulative, self.rng.random() * cumulative[-1], 0, len(outcomes) - 1)
+        return outcomes[at]
 
 
 class _RandomStream:
