@@ -142,7 +142,9 @@ def _put(node: tuple, digest: int, count: int, shift: int) -> tuple:
         placed = _put(moved_down, digest, count, deeper)
     else:
         placed = _put(slot, digest, count, shift + _LEVEL_BITS)
-    return (*node[:at], placed, *node[at + 1 :])
+    copied = list(node)  # faster than joining slices: every move puts a position
+    copied[at] = placed
+    return tuple(copied)
 
 
 _NOTHING_SEEN = Seen()
@@ -286,18 +288,24 @@ class Sternhalma(Game[SternhalmaState]):
 
     def _write_moves(self, state: SternhalmaState) -> list[Move]:
         """The seat to move's moves, written out (or taken from those written before)."""
-        written = self._written
-        if len(written) > MOVES_KEPT:
-            written.clear()
-        moves: list[Move] = []
-        known, names = written.get, self._names
-        add = moves.append
-        for path, leap in self._paths(state.holes, state.turn):
-            move = known(path)  # a step's path never equals a leap's: a jump lands further
-            if move is None:
-                move = written[path] = Move(tuple(names[i] for i in path), leap=leap)
-            add(move)
+        self._keep_few_written()
+        known, write = self._written.get, self._write
+        moves = [
+            # a step's path never equals a leap's: a jump lands further
+            known(path) or write(path, leap)
+            for path, leap in self._paths(state.holes, state.turn)
+        ]
         return moves or [PASS]
+
+    def _keep_few_written(self) -> None:
+        """Start the written moves over once there are ``MOVES_KEPT``."""
+        if len(self._written) > MOVES_KEPT:
+            self._written.clear()
+
+    def _write(self, path: tuple[int, ...], leap: bool) -> Move:
+        """The move along ``path`` written out, and kept for the next time."""
+        move = self._written[path] = Move(tuple(self._names[i] for i in path), leap=leap)
+        return move
 
     def _moves_of(
         self, holes: tuple[int, ...], seat: int
@@ -357,10 +365,8 @@ class Sternhalma(Game[SternhalmaState]):
             move = pick.choice([PASS])
             return move, self._apply(state, move)
         path, leap = pick.choice(paths)
-        written = self._written.get(path)
-        if written is None:
-            written = Move(tuple(self._names[i] for i in path), leap=leap)
-        return written, self._moved(state, path)
+        self._keep_few_written()
+        return self._written.get(path) or self._write(path, leap), self._moved(state, path)
 
     def sensed_successors(
         self, state: SternhalmaState, sensors: tuple[str, ...]

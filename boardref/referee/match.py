@@ -8,6 +8,9 @@ state, so nothing is hidden in a part. It never logs, tells or decides anything.
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from boardref.eventlog.store import StoreError
@@ -29,9 +32,74 @@ INDEX_BYTES = 8 * 2**20
 #: next ones: handing memory back walks the whole heap, which grows with the moves
 #: a long game keeps, and a small index's room is taken again by the next one
 GIVE_BACK_BYTES = 2**20
+#: once over their budget, the oldest indexes go until the rest take this much less
+#: (a quarter of ``INDEX_BYTES``): letting one go with every move would take the
+#: garbage collector's count of new objects down by what each move's index adds, so
+#: it would collect the young objects of some thirty moves at once, in a verdict
+LET_GO_SHARE = 4
 
 #: an event of the game as the log keeps it
 Logged = tuple[EventKind, dict[str, Any]]
+
+
+class Indexes:
+    """The indexed successors of positions, oldest first, with the bytes they take
+    kept as they come and go: a long game keeps hundreds, and adding them up at every
+    move would make a verdict slower the longer the game."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def __contains__(self, state: object) -> bool:
+        return state in self._by_state
+
+    def __getitem__(self, state: Any) -> Successors:
+        return self._by_state[state]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._by_state)
+
+    def __len__(self) -> int:
+        return len(self._by_state)
+
+    def get(self, state: Any) -> Successors | None:
+        return self._by_state.get(state)
+
+    def values(self) -> Iterator[Successors]:
+        return iter(self._by_state.values())
+
+    def keep(self, state: Any, found: Successors) -> None:
+        """Keep ``found`` as ``state``'s index (in the place of one kept before)."""
+        if state in self._by_state:
+            self._forget(self._by_state[state])
+        self._by_state[state] = found
+        self.nbytes += found.nbytes
+        heapq.heappush(self._sizes, -found.nbytes)
+
+    def pop(self, state: Any) -> Successors:
+        found = self._by_state.pop(state)
+        self._forget(found)
+        return found
+
+    def clear(self) -> None:
+        self._by_state: dict[Any, Successors] = {}
+        #: the bytes every index kept takes
+        self.nbytes = 0
+        #: the sizes of the indexes, largest on top (negated, a heap); a size let go
+        #: leaves when it comes to the top (``_let_go`` counts those waiting)
+        self._sizes: list[int] = []
+        self._let_go: Counter[int] = Counter()
+
+    def largest(self) -> int:
+        """The bytes the largest index kept takes (0: none kept)."""
+        sizes, let_go = self._sizes, self._let_go
+        while sizes and let_go[-sizes[0]]:
+            let_go[-heapq.heappop(sizes)] -= 1
+        return -sizes[0] if sizes else 0
+
+    def _forget(self, found: Successors) -> None:
+        self.nbytes -= found.nbytes
+        self._let_go[found.nbytes] += 1
 
 
 class Match:
@@ -64,7 +132,7 @@ class Match:
         #: the reading the last verdict judged: with a camera, the legal outcome it fits
         self.read_as: Reading | None = None
         self.judged: Reading | None = None
-        self.successors: dict[Any, Successors] = {}
+        self.successors = Indexes()
         #: the last position whose reading ``key_of`` made, with its game and sensor:
         #: a verdict asks for the same one up to three times
         self._key_kept: tuple[Game | None, Sensor | None, Any, tuple] = (None, None, None, ())
@@ -101,7 +169,7 @@ class Match:
         self.expected = None
         self.computer = frozenset()
         self.phase = Phase.SETUP
-        self.successors = {}
+        self.successors = Indexes()
         self.judged = None
         self.view = TableView()
         self.tokens = fusion.Tokens()
@@ -210,25 +278,27 @@ class Match:
     def remember(self, state: Any, found: Successors) -> None:
         """Keep ``found``; the oldest indexes go first once they take more than
         ``INDEX_BYTES``, never those the next verdict needs."""
-        self.successors[state] = found
+        self.successors.keep(state, found)
         self.trim(INDEX_BYTES, state)
 
     def make_room(self) -> None:
         """Room for the next index before it is built, not beside it: a Hakenschlagen
         turn's index takes tens of megabytes, the last one's is no longer needed."""
-        largest = max((index.nbytes for index in self.successors.values()), default=0)
-        self.trim(INDEX_BYTES - largest)
+        self.trim(INDEX_BYTES - self.successors.largest())
 
     def trim(self, budget: int, keep: Any = None) -> None:
-        """Let the oldest indexes go until the rest take at most ``budget`` bytes,
-        never those the next verdict needs (nor ``keep``)."""
+        """Once the indexes take more than ``budget`` bytes, let the oldest go until
+        the rest take a share of ``INDEX_BYTES`` less, never those the next verdict
+        needs (nor ``keep``)."""
+        kept = self.successors
+        if kept.nbytes <= budget:
+            return
         wanted = set(self.wanted()) if self.positions else set()
-        total = sum(index.nbytes for index in self.successors.values())
         freed = 0
-        for old in list(self.successors):
-            if total - freed <= budget:
+        for old in list(kept):
+            if kept.nbytes <= budget - INDEX_BYTES // LET_GO_SHARE:
                 break
             if old not in wanted and old != keep:
-                freed += self.successors.pop(old).nbytes
+                freed += kept.pop(old).nbytes
         if freed >= GIVE_BACK_BYTES:
             give_back()

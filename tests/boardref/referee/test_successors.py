@@ -173,3 +173,24 @@ def test_the_compact_index_finds_what_one_row_per_outcome_finds(board, sensor, m
             table = np.random.default_rng(5).random((len(compact.base), len(tokens.ids)))
             costs = [i.candidates.costs(table, ids) for i, ids in zip((compact, plain), ids_of)]
             assert np.allclose(*costs)
+
+
+def test_the_kept_indexes_count_their_bytes_and_largest_as_they_come_and_go():
+    game = load_game("sternhalma", 3)
+    positions = [game.initial_state()]
+    for n in range(8):
+        moves = game.legal_moves(positions[-1])
+        positions.append(game.apply(positions[-1], moves[n % len(moves)]))
+    indexes = [index_successors(game, state, "presence") for state in positions]
+    kept = match_module.Indexes()
+    for state, index in zip(positions, indexes):
+        kept.keep(state, index)
+    kept.keep(positions[2], indexes[0])  # in the place of the one kept before
+    largest = max(kept, key=lambda state: kept[state].nbytes)
+    for state in {positions[5], positions[0], largest}:
+        kept.pop(state)
+    left = [kept[state].nbytes for state in kept]
+    assert len(set(left)) > 1  # sizes differ, so the largest is told apart
+    assert (kept.nbytes, kept.largest()) == (sum(left), max(left))
+    kept.clear()
+    assert (kept.nbytes, kept.largest(), len(kept)) == (0, 0, 0)
