@@ -94,7 +94,8 @@ matchMedia("(orientation: portrait)").addEventListener("change", () => {
 
 // --- drawing -------------------------------------------------------------------------
 function renderPage() {
-  if (!state || !view) return;
+  // a state of another game waits for its own board (take loads it)
+  if (!state || !view || boardOf(state) !== drawnBoard) return;
   const page = document.body.dataset;
   update(page, "phase", state.phase);
   update(page, "game", state.game);
