@@ -43,10 +43,8 @@ class RequestRefused(Exception):
         self.status, self.words, self.headers = status, said, headers
 
 
-async def the_panel(request: Request) -> Panel:
-    """The panel serving this request (a dependency of every route; async, as every
-    dependency here is: FastAPI hands a plain function to a worker thread on each
-    request, which costs the loop more than the function itself)."""
+def the_panel(request: Request) -> Panel:
+    """The panel serving this request (a dependency of every route)."""
     return request.app.state.panel
 
 
@@ -457,7 +455,7 @@ def _game_info(name: str) -> models.GameInfo:
     )
 
 
-async def table_camera(panel: ThePanel) -> TableControl:
+def table_camera(panel: ThePanel) -> TableControl:
     """The table's camera tools (a dependency of the camera routes), else 404."""
     if not panel.control.has_camera:
         raise RequestRefused(404, _NO_CAMERA)

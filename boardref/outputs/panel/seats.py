@@ -103,13 +103,7 @@ class DeviceMarks:
         return await self.app(scope, receive, marked)
 
 
-async def _device_of(request: Request) -> str:
-    """``the_device`` as a route's dependency: async, so that FastAPI runs it on the
-    loop instead of handing it to a worker thread on every request."""
-    return the_device(request)
-
-
-Device = Annotated[str, Depends(_device_of)]
+Device = Annotated[str, Depends(the_device)]
 
 
 def standing_words(standing: str, otherwise: Words) -> Words:
