@@ -170,7 +170,8 @@ async def board(panel: ThePanel) -> models.Board:
 
 @reads.get("/api/catalogue", response_model=list[models.GameInfo])
 async def games() -> list[models.GameInfo]:
-    return [_game_info(name) for name in GAMES]
+    # the first listing loads every game's rules and boards: seconds of CPU on a Pi
+    return await asyncio.to_thread(lambda: [_game_info(name) for name in GAMES])
 
 
 @reads.get("/api/health", response_model=models.Health)
@@ -198,15 +199,16 @@ async def qr(seat: int, panel: ThePanel) -> Response:
         )
     token = panel.seats.token(control.game_id, seat)
     address = f"{panel.public_base()}/play/{seat}?token={token}"
-    return Response(join_code(address), media_type="image/svg+xml")
+    return Response(await asyncio.to_thread(join_code, address), media_type="image/svg+xml")
 
 
 @functools.lru_cache(maxsize=32)
 def join_code(address: str) -> bytes:
     """The QR code of ``address`` as SVG. segno takes some 8 ms of CPU a code on a
-    desktop PC, about four times that on a Pi 4, on the event loop, and the table page
-    asks for every seat's code each time it loads: the codes of the last few games are
-    kept, keyed by the address itself (with its seat's token)."""
+    desktop PC, about four times that on a Pi 4 (made in a worker thread, off the
+    event loop), and the table page asks for every seat's code each time it loads:
+    the codes of the last few games are kept, keyed by the address itself (with its
+    seat's token)."""
     image = io.BytesIO()
     segno.make(address).save(image, kind="svg", scale=4)
     return image.getvalue()
