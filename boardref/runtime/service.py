@@ -32,6 +32,7 @@ from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.server import Server, ServiceError, panel_socket, server_config
+from boardref.outputs.speech import TableSpeech
 from boardref.referee.computer_seats import ComputerSeats
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
@@ -136,6 +137,7 @@ class Service:
         # before the game starts, so the broker hears of it
         self.reporter = start_reporting(config.fleet, self.referee, history)
         resume_or_start(self.referee, config.game)
+        self.speech = TableSpeech(config.speech)
         self.displays = Displays(self._display, self.referee.published)
         self.palette = Palette.load(config.palette)
         self.status = self._status_panel(self.palette)
@@ -164,7 +166,8 @@ class Service:
         """``state`` with the table's own facts, as every output shows it."""
         referee = self.referee
         return Display(
-            state, self.link_state(), referee.game_id, referee.started, self.sim, self.sim_virtual()
+            state, self.link_state(), referee.game_id, referee.started, self.sim,
+            self.sim_virtual(), speech=self.speech.shown,
         )
 
     def _prune(self, event) -> None:
