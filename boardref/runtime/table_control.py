@@ -185,6 +185,8 @@ class ServiceControl:
     def set_speech(self, change: SpeechChange) -> SpeechShown:
         speech = self._service.speech
         speech.change(change)
+        if self._service.pi_voice is not None:
+            self._service.pi_voice.check()
         self._service.displays.show()
         return speech.shown
 

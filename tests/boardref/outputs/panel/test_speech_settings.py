@@ -4,6 +4,10 @@ change is pushed to the pages at once."""
 
 from __future__ import annotations
 
+import shutil
+
+import pytest
+
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, started
 from tests.boardref.outputs.panel.test_panel import REMOTE, client
@@ -23,7 +27,7 @@ def test_a_config_sets_each_outlet(tmp_path):
             "store.path": tmp_path / "log.db",
             "speech.language": "de",
             "speech.kiosk": {"on": False, "speed": 1.5},
-            "speech.pi": {"on": True, "volume": 0.3},
+            "speech.pi": {"on": False, "volume": 0.3},
         }
     )
     service = started(config)
@@ -32,7 +36,7 @@ def test_a_config_sets_each_outlet(tmp_path):
     finally:
         service.close()
     assert speech["kiosk"]["on"] is False and speech["kiosk"]["speed"] == 1.5
-    assert speech["pi"]["on"] is True and speech["pi"]["volume"] == 0.3
+    assert speech["pi"]["on"] is False and speech["pi"]["volume"] == 0.3
 
 
 def test_only_the_referee_changes_speech_and_every_page_hears_it_at_once(service):
@@ -76,3 +80,18 @@ def test_a_bad_value_is_refused_in_words_and_changes_nothing(service):
     speech = referee.get("/api/state").json()["speech"]
     assert speech["kiosk"]["volume"] == 0.8 and speech["phones"]["speed"] == 1.0
     assert speech["pi"]["speed"] == 1.0 and speech["pi"]["on"] is False
+
+
+@pytest.mark.process  # espeak-ng is asked for its voices once the Pi is on
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="apt-get install espeak-ng")
+def test_a_voice_the_pi_lacks_is_said_on_the_referee_page_not_refused(service):
+    referee = client(service, REMOTE)
+    referee.post("/api/referee/login", json={"pin": PIN})
+    answer = referee.post("/api/speech", json={"outlet": "pi", "on": True, "voice": "klingon"})
+    assert answer.status_code == 200
+    pi = answer.json()["pi"]
+    assert pi["on"] is True and "en-gb" in pi["voices"]
+    assert pi["problem"]["key"] == "speech.voice_missing"
+    assert pi["problem"]["params"]["voice"] == "klingon"
+    fixed = referee.post("/api/speech", json={"outlet": "pi", "voice": "en-us"}).json()["pi"]
+    assert fixed["problem"] is None and fixed["voice"] == "en-us"
