@@ -4,8 +4,10 @@ aloud in the table's language, while ``[speech.pi]`` is on.
 It hands sentences to a ``Speaker`` (its own thread) and returns at once, so showing
 the table never waits for speech; a sentence whose moment has passed by the time its
 turn comes is dropped there. A seat's own prompts are never said here (they belong to
-that seat's phone). A missing engine or voice is never a crash: ``problem`` holds the
-sentence the referee page shows, and ``told`` is called when it changes.
+that seat's phone). Where a buzzer is fitted, it sounds the start of a person's turn
+(its other signals follow the referee's verdicts). A missing engine or voice is never
+a crash: ``problem`` holds the sentence the referee page shows, and ``told`` is called
+when it changes.
 """
 
 from __future__ import annotations
@@ -40,9 +42,13 @@ class PiVoice:
     """Says the table's new announcements on the Pi's speaker (an output)."""
 
     def __init__(self, speech: TableSpeech, told: Callable[[Words | None], None],
-                 speaker: Callable[..., Speaker] = Speaker):
+                 speaker: Callable[..., Speaker] = Speaker,
+                 buzz: Callable[[str], None] | None = None):
         self.speech = speech
         self._told = told
+        #: the status panel's buzzer (``StatusPanel.signal``), where one is fitted: it
+        #: sounds a turn's beginning; the referee's events sound the rest
+        self._buzz = buzz
         self._speaker_of = speaker
         self.speaker: Speaker | None = None
         #: the moment of the game the table shows now (read on the speaker's thread)
@@ -74,9 +80,14 @@ class PiVoice:
 
     def __call__(self, shown: Display) -> None:
         self.moment = moment_of(shown.state, shown.game_id)
-        fresh = [a for a in shown.said if a.number > self._heard and a.to is None]
+        fresh = [a for a in shown.said if a.number > self._heard]
         self._heard = max([self._heard, *(a.number for a in shown.said)])
         settings = self.speech.settings
+        if self._buzz is not None and settings.pi.sounds and any(
+            a.sound == "your_turn" for a in fresh
+        ):
+            self._buzz("your_turn")
+        fresh = [a for a in fresh if a.to is None]  # a seat's own is its phone's
         if not settings.pi.on:
             return
         tuned = voice_settings(settings.pi, settings.language)

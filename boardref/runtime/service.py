@@ -153,7 +153,8 @@ class Service:
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash, self.displays.shown, ServiceControl(self))
         self.displays.outputs.append(self.panel.show)
-        self.pi_voice = PiVoice(self.speech, self._told_by_speaker)
+        buzz = None if self.status is None else self.status.signal
+        self.pi_voice = PiVoice(self.speech, self._told_by_speaker, buzz=buzz)
         self.displays.outputs.append(self.pi_voice)
         if self.reporter is not None:
             self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))

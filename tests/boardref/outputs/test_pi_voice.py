@@ -123,3 +123,22 @@ def test_a_missing_voice_or_engine_is_a_sentence_not_a_crash(monkeypatch):
     PiVoice(speech, told=told.append)
     assert speech.problem is not None and speech.problem.key == "speech.not_installed"
     assert speech.shown.pi.problem.params["package"] == "espeak-ng"
+
+
+def test_the_buzzer_sounds_a_persons_turn_unless_the_sounds_are_off(tmp_path, quick_computer):  # noqa: F811
+    _, heard = played(*GAMES[0], tmp_path)
+    buzzed: list[str] = []
+    speech = TableSpeech(SpeechConfig())  # the Pi's voice off: its sounds still play
+    pi = PiVoice(speech, told=lambda problem: None, buzz=buzzed.append)
+    announcer = Announcer()
+    turns = 0
+    for state, _ in heard[:6]:
+        fresh = announcer.hear(state, 1)
+        turns += any(a.sound == "your_turn" for a in fresh)
+        pi(Display(state, game_id=1, said=tuple(announcer.recent)))
+    assert turns and buzzed == ["your_turn"] * turns
+    speech.change(SpeechChange(outlet="pi", sounds=False))
+    for state, _ in heard[6:]:
+        announcer.hear(state, 1)
+        pi(Display(state, game_id=1, said=tuple(announcer.recent)))
+    assert len(buzzed) == turns
