@@ -10,7 +10,7 @@ in words on the referee page.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,11 +28,11 @@ class Outlet(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     on: bool = True
-    volume: float = Field(0.8, ge=0.0, le=1.0, allow_inf_nan=False)
-    speed: float = Field(1.0, ge=0.5, le=2.0, allow_inf_nan=False)
+    volume: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.8
+    speed: Annotated[float, Field(ge=0.5, le=2.0, allow_inf_nan=False)] = 1.0
     #: the voice by name (a browser's voice, espeak-ng's or a Piper voice file);
     #: none: the first voice of the table's language
-    voice: str | None = Field(None, min_length=1, max_length=200)
+    voice: Annotated[str | None, Field(min_length=1, max_length=200)] = None
     #: the short sounds (accepted, refused, your turn, over), also with speech off
     sounds: bool = True
 
@@ -43,7 +43,7 @@ class PiOutlet(Outlet):
     on: bool = False
     engine: Literal["espeak-ng", "piper"] = "espeak-ng"
     #: the ALSA device it plays on (``aplay -D``)
-    device: str = Field("default", min_length=1, max_length=100)
+    device: Annotated[str, Field(min_length=1, max_length=100)] = "default"
     #: where Piper voice files (``*.onnx``) are looked for
     piper_voices: str = "/usr/local/share/piper-voices"
 
