@@ -18,7 +18,7 @@ from typing import Any
 
 from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, heard
 from boardref.referee.kinds import Phase
-from boardref.referee.snapshot import Said, TableState
+from boardref.referee.snapshot import Ending, Said, SeatState, TableState
 
 #: the most recent announcements every output is shown (a page that was slow to take
 #: one state still finds what the states it missed said)
@@ -100,7 +100,7 @@ def sentences(before: TableState | None, after: TableState):
     move), and whose turn it is now and what they must do."""
     if after.outcome is not None:
         if before is None or before.outcome is None:
-            yield _the_end(after), None, "over"
+            yield _the_end(after.outcome, after.seats), None, "over"
         return
     drawn = _drawn(before, after)
     if drawn is not None:
@@ -116,14 +116,12 @@ def sentences(before: TableState | None, after: TableState):
     yield from _turn(before, after)
 
 
-def _the_end(after: TableState) -> Said:
-    ending = after.outcome
-    assert ending is not None
-    names = [after.seats[s].words.model_dump(mode="json") for s in ending.winners
-             if s < len(after.seats)]
-    if not names:
+def _the_end(ending: Ending, seats: tuple[SeatState, ...]) -> Said:
+    winners = [seats[s] for s in ending.winners if s < len(seats)]
+    if not winners:
         return Said(key="draw_game", english="A draw")
-    english = ", ".join(after.seats[s].name for s in ending.winners if s < len(after.seats))
+    names = [seat.words.model_dump(mode="json") for seat in winners]
+    english = ", ".join(seat.name for seat in winners)
     return Said(key="winner", params={"names": names}, english=f"Winner: {english}")
 
 
