@@ -23,6 +23,9 @@ CARD = re.compile(r"^([a-z]+?)(?:_(blank)|(\d+))$")
 #: the referee's sentences announcing the computer's move: carried out on the board
 #: by a guest, or made by the computer itself
 COMPUTER_MOVES, COMPUTER_PLAYS = "referee.computer_moves", "referee.computer_plays"
+#: the computer's pass, in the games where it may pass
+PASSES = {"fang_den_hut": "fdh.computer_pass", "hakenschlagen": "hks.computer_pass",
+          "haegar": "haegar.computer_passes"}
 #: the computer's move in a game whose moves have no sentence of their own here
 LIT = "speech.computer_lit"
 
@@ -36,7 +39,8 @@ def heard(said: Said, state: TableState) -> Said:
     """``said`` as it is said aloud: the cells and moves in it in words of the board."""
     if said.key in (COMPUTER_MOVES, COMPUTER_PLAYS):
         sentence = computer_move(str(said.params.get("move", "")), state)
-        if said.key == COMPUTER_MOVES and sentence["key"] != LIT:
+        # a move to carry out on the board, unless the sentence says so or nothing moves
+        if said.key == COMPUTER_MOVES and sentence["key"] not in (LIT, *PASSES.values()):
             sentence = words_of("computer_carry_out", sentence=sentence)
         return Said(key=sentence["key"], params=sentence["params"], english=said.english)
     return Said(key=said.key, params=_params(said.params, state), english=said.english)
@@ -64,6 +68,8 @@ def computer_move(move: str, state: TableState) -> dict[str, Any]:
                 return words_of("cards.computer_captures", card=card_words(card),
                                 target=card_words(target))
             return words_of("cards.computer_alone", card=card_words(card))
+    if move == "pass" and state.game in PASSES:
+        return words_of(PASSES[state.game])
     if state.sensor == "panel":
         return words_of("speech.computer_played", "The computer has made its move")
     return words_of(LIT, "The computer's move glows on the board: please carry it out")
