@@ -10,17 +10,26 @@ said (a page that loads marks those it finds as said).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, heard
 from boardref.referee.kinds import Phase
-from boardref.referee.snapshot import Said, TableState
+from boardref.referee.snapshot import Ending, Said, SeatState, TableState
 
 #: the most recent announcements every output is shown (a page that was slow to take
 #: one state still finds what the states it missed said)
 RECENT = 6
+#: the turn's prompts in English (the word tables say them in every language)
+PROMPTS = {
+    "to_roll": "{seat} rolls", "to_draw": "{seat} draws", "to_move": "{seat} to move",
+    "your_roll": "Your roll", "your_draw": "Your draw", "your_turn": "Your turn",
+}
+#: the draws whose result is said: a die ("roll a d6"), marbles ("draw 2 from the bag")
+SAID_DRAWS = re.compile(r"^(roll|draw \d+) ")
 #: short sounds a table plays beside (or instead of) speech
 SOUNDS = ("accepted", "refused", "your_turn", "over")
 
@@ -57,6 +66,8 @@ class Announcer:
         self.recent: deque[Announcement] = deque(maxlen=RECENT)
         self._number = 0
         self._before: TableState | None = None
+        #: the moment last announced and what was said to whom in it: said once
+        self._said_in: tuple[Hashable, set[tuple[str, str, int | None]]] = (None, set())
 
     def hear(self, state: TableState, game_id: int | None) -> tuple[Announcement, ...]:
         """The announcements ``state`` brings (since the last state heard)."""
@@ -64,10 +75,15 @@ class Announcer:
         if before is state:
             return ()
         moment = moment_of(state, game_id)
-        fresh = [
-            self._announce(said, to, moment, sound)
-            for said, to, sound in sentences(before, state)
-        ]
+        if self._said_in[0] != moment:
+            self._said_in = (moment, set())
+        said_in = self._said_in[1]
+        fresh = []
+        for said, to, sound in sentences(before, state):
+            once = (said.key, repr(said.params), to)
+            if once not in said_in:
+                said_in.add(once)
+                fresh.append(self._announce(said, to, moment, sound))
         self.recent.extend(fresh)
         return tuple(fresh)
 
@@ -79,12 +95,71 @@ class Announcer:
 
 def sentences(before: TableState | None, after: TableState):
     """``(said, to, sound)`` of each sentence the change from ``before`` to ``after``
-    brings, in the order they are said."""
-    if after.phase == Phase.MOVE and after.acting is not None and (
-        before is None or before.acting != after.acting or before.phase != after.phase
+    brings, in the order they are said: the game's end, or the roll or marbles just
+    drawn, what the referee newly says (a refusal and how to fix it, the computer's
+    move), and whose turn it is now and what they must do."""
+    if after.outcome is not None:
+        if before is None or before.outcome is None:
+            yield _the_end(after.outcome, after.seats), None, "over"
+        return
+    drawn = _drawn(before, after)
+    if drawn is not None:
+        yield drawn, None, None
+    notice = after.notice
+    if notice is not None and (before is None or before.notice != notice):
+        refused = notice.key not in (COMPUTER_MOVES, COMPUTER_PLAYS)
+        yield heard(notice, after), None, "refused" if refused and after.errors else None
+    if after.still_to_do is not None and after.tentative_seat is not None and (
+        before is None or before.still_to_do != after.still_to_do
     ):
-        seat = after.seats[after.acting] if after.acting < len(after.seats) else None
-        if seat is not None and not seat.computer:
-            said = Said(key="to_move", params={"seat": seat.words.model_dump(mode="json")},
-                        english=f"{seat.name} to move")
-            yield said, None, "your_turn"
+        yield heard(after.still_to_do, after), after.tentative_seat, None
+    yield from _turn(before, after)
+
+
+def _the_end(ending: Ending, seats: tuple[SeatState, ...]) -> Said:
+    winners = [seats[s] for s in ending.winners if s < len(seats)]
+    if not winners:
+        return Said(key="draw_game", english="A draw")
+    names = [seat.words.model_dump(mode="json") for seat in winners]
+    english = ", ".join(seat.name for seat in winners)
+    return Said(key="winner", params={"names": names}, english=f"Winner: {english}")
+
+
+def _drawn(before: TableState | None, after: TableState) -> Said | None:
+    """The die's roll or the marbles just drawn from the bag (a shuffle's deal is
+    never said: it would tell the cards; nor a tile, which the board shows)."""
+    if before is None or before.chance is None or after.last_draw is None:
+        return None
+    if not SAID_DRAWS.match(before.chance) or (
+        before.chance == after.chance and before.plies == after.plies
+    ):
+        return None
+    values = after.last_draw if isinstance(after.last_draw, list | tuple) else [after.last_draw]
+    said = heard(Said(key="drawn", params={"value": list(values)}), after)
+    key = "speech.rolled" if before.chance.startswith("roll") else "drawn"
+    return Said(key=key, params=said.params, english=f"Drawn: {after.last_draw}")
+
+
+def _turn(before: TableState | None, after: TableState):
+    """Whose turn it is and what they must do, at each new moment of a person's turn
+    (a move accepted, a roll made): to the table ("Blue rolls") and to that seat's
+    phone ("Your roll")."""
+    seat = after.acting
+    if seat is None or seat >= len(after.seats) or after.seats[seat].computer:
+        return
+    if before is not None and moment_of(before, None) == moment_of(after, None):
+        return
+    named = {"seat": after.seats[seat].words.model_dump(mode="json")}
+    moved = before is not None and after.plies > before.plies and before.chance is None
+    if after.phase == Phase.CHANCE and after.chance is not None:
+        rolls = after.chance.startswith("roll")
+        table, own = ("to_roll", "your_roll") if rolls else ("to_draw", "your_draw")
+    elif after.phase == Phase.MOVE:
+        table, own = "to_move", "your_turn"
+    else:
+        return
+    english = PROMPTS[table].format(seat=after.seats[seat].name)
+    yield Said(key=table, params=named, english=english), None, (
+        "accepted" if moved else "your_turn"
+    )
+    yield Said(key=own, english=PROMPTS[own]), seat, "your_turn"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardref.outputs.announcer import Announcement
+from boardref.outputs.speech import SpeechShown
 from boardref.referee.snapshot import TableState
 
 
@@ -33,3 +34,5 @@ class Display:
     virtual: dict[str, Any] | None = None
     #: the table's most recent announcements, oldest first (``announcer.RECENT``)
     said: tuple[Announcement, ...] = ()
+    #: how each outlet speaks (``TableSpeech.shown``; None before the table has any)
+    speech: SpeechShown | None = None

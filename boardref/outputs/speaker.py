@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from boardref.outputs import voice
 from boardref.outputs.panel.words import said
@@ -32,7 +33,8 @@ WAITING = 4
 class Utterance:
     """One sentence to say, and the moment of the game it is about."""
 
-    said: Words
+    #: words, or their JSON as the announcer gives them (``{"key", "params"}``)
+    said: Words | dict[str, Any]
     moment: Hashable
     #: when it was asked for (``time.monotonic``): the time to speech is measured from it
     asked: float = field(default_factory=time.monotonic)
@@ -53,12 +55,15 @@ class Speaker:
         moment: Callable[[], Hashable],
         render: Callable[[str, str, voice.VoiceSettings], bytes] = voice.render,
         play: Callable[[bytes, str], None] = voice.play,
+        told: Callable[[Words | None], None] = lambda problem: None,
     ):
         self.settings = settings
         self.language = language
         self.moment = moment
         self._render = render
         self._play = play
+        #: called on the speaker's thread when ``problem`` changes
+        self._told = told
         self._waiting: queue.Queue[Utterance | None] = queue.Queue()
         #: what is wrong with the voice (``VoiceMissing.said``), None while it speaks
         self.problem: Words | None = None
@@ -101,10 +106,15 @@ class Speaker:
             except voice.VoiceMissing as missing:
                 if self.problem != missing.said:
                     log.warning("the table cannot speak: %s", missing)
-                self.problem = missing.said
+                self._trouble(missing.said)
                 continue
             except Exception:  # the speaker must never take the table down with it
-                log.exception("the speaker failed to say %s", utterance.said.key)
+                log.exception("the speaker failed to say a sentence")
                 continue
-            self.problem = None
+            self._trouble(None)
             self.spoken += 1
+
+    def _trouble(self, problem: Words | None) -> None:
+        if problem != self.problem:
+            self.problem = problem
+            self._told(problem)

@@ -75,16 +75,16 @@ def command(
     if settings.engine == "espeak-ng":
         program = _installed("espeak-ng", "espeak-ng")
         if voice is None:
-            raise VoiceMissing(_no_voice(settings.engine, language))
+            raise VoiceMissing(no_voice(settings.engine, language))
         if voice.split("+")[0].lower() not in espeak_voices(program):
             # espeak-ng says an unknown voice in its default one, without a word
-            raise VoiceMissing(_no_voice(settings.engine, language, voice))
+            raise VoiceMissing(no_voice(settings.engine, language, voice))
         wpm = round(ESPEAK_WPM * settings.speed)
         return [program, "-v", voice, "-s", str(wpm), "-w", str(wav), "--", text], None
     if settings.engine == "piper":
         program = _installed("piper", "piper-tts")
         if voice is None or not Path(voice).is_file():
-            raise VoiceMissing(_no_voice(settings.engine, language, voice))
+            raise VoiceMissing(no_voice(settings.engine, language, voice))
         # Piper's length scale stretches speech: 2.0 is half as fast
         return [program, "--model", voice, "--length_scale", f"{1.0 / settings.speed:.2f}",
                 "--output_file", str(wav)], text.encode()
@@ -106,6 +106,26 @@ def espeak_voices(program: str) -> frozenset[str]:
         if len(columns) >= 5:  # priority, language, age/gender, name, file, others
             names.update(name.lower() for name in (columns[1], columns[3], columns[4]))
     return frozenset(names)
+
+
+def voices_for(engine: str, language: str, piper_folder: str) -> list[str]:
+    """The voices ``engine`` has for ``language``, as ``[speech.pi] voice`` names them:
+    espeak-ng's language variants ("de", "en-gb", "en-us"...; its MBROLA voices need
+    packages of their own and are left out), or the Piper voice files in
+    ``piper_folder`` whose name starts with the language ("de_DE-thorsten-low.onnx").
+    Raises ``VoiceMissing`` when the engine is not installed."""
+    if engine == "piper":
+        _installed("piper", "piper-tts")
+        folder = Path(piper_folder)
+        found = sorted(folder.glob(f"{language}_*.onnx")) if folder.is_dir() else []
+        return [str(path) for path in found]
+    program = _installed("espeak-ng", "espeak-ng")
+    listing = subprocess.run([program, f"--voices={language}"], capture_output=True,
+                             text=True, timeout=RENDER_TIMEOUT_S, check=False).stdout
+    rows = [line.split() for line in listing.splitlines()[1:]]
+    return list(dict.fromkeys(
+        row[1] for row in rows if len(row) >= 5 and not row[4].startswith("mb/")
+    ))
 
 
 def render(text: str, language: str, settings: VoiceSettings) -> bytes:
@@ -163,7 +183,8 @@ def _installed(program: str, package: str) -> str:
     return found
 
 
-def _no_voice(engine: str, language: str, voice: str | None = None) -> Words:
+def no_voice(engine: str, language: str, voice: str | None = None) -> Words:
+    """The words for a voice that is not set, or not installed."""
     if voice:
         return words("speech.voice_missing", "The voice {voice} is not installed, so the "
                      "table is silent in {language}", voice=voice, language=language)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 from boardref.cafe.trust import TABLE_NAME_SAID, is_table_name, login_matches
 from boardref.outputs.panel.access import PIN_HASH
 from boardref.outputs.panel.tls import check_tls
+from boardref.outputs.speech import SpeechConfig
 from engines import RulesError, load_game
 from hardware.status import StatusPins
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
@@ -212,6 +213,7 @@ class Config(_Section):
     panel: PanelConfig = Field(default_factory=PanelConfig)
     fleet: FleetConfig = Field(default_factory=FleetConfig)
     diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
+    speech: SpeechConfig = Field(default_factory=SpeechConfig)
     #: entries laid over hardware/palette.toml (same tables and keys)
     palette: dict[str, dict[str, Any]] = Field(default_factory=dict)
     #: entries laid over hardware/status.toml (moods, signals, buttons)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from boardref.eventlog.history import History
+    from boardref.outputs.speech import SpeechChange, SpeechShown
     from engines import Game
 
 #: how strongly the computer plays its seats
@@ -122,6 +123,9 @@ class TableControl(Protocol):
         the position they make is checked as a whole."""
 
     def set_settle_time(self, milliseconds: int) -> None: ...
+
+    def set_speech(self, change: SpeechChange) -> SpeechShown:
+        """Change how one outlet speaks; every page is shown the new settings."""
 
     # --- the sensor board (the Board tab) ------------------------------------------------
 

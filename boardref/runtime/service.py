@@ -32,6 +32,8 @@ from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.server import Server, ServiceError, panel_socket, server_config
+from boardref.outputs.pi_voice import PiVoice
+from boardref.outputs.speech import TableSpeech
 from boardref.referee.computer_seats import ComputerSeats
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
@@ -94,6 +96,8 @@ class Service:
         self.loop_lag: LoopLag | None = None
         self.reporter: Reporter | None = None
         self.status: StatusPanel | None = None
+        #: the Pi's own speaker (it speaks while [speech.pi] is on)
+        self.pi_voice: PiVoice | None = None
         self.camera: TableCamera | None = None
         self.link: Link | None = None
         self.simulator: Simulator | None = None
@@ -136,6 +140,7 @@ class Service:
         # before the game starts, so the broker hears of it
         self.reporter = start_reporting(config.fleet, self.referee, history)
         resume_or_start(self.referee, config.game)
+        self.speech = TableSpeech(config.speech)
         self.displays = Displays(self._display, self.referee.published)
         self.palette = Palette.load(config.palette)
         self.status = self._status_panel(self.palette)
@@ -148,12 +153,25 @@ class Service:
             log.info("referee PIN for this run: %s", pin)
         self.panel = Panel(self, pin_hash, self.displays.shown, ServiceControl(self))
         self.displays.outputs.append(self.panel.show)
+        buzz = None if self.status is None else self.status.signal
+        self.pi_voice = PiVoice(self.speech, self._told_by_speaker, buzz=buzz)
+        self.displays.outputs.append(self.pi_voice)
         if self.reporter is not None:
             self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
         self.referee.listeners.append(self._show)
         self.referee.listeners.append(self._follow_referee)
         self.referee.listeners.append(lambda event: self._wake.set())
         self.displays.show(self.referee.published)
+
+    def _told_by_speaker(self, problem) -> None:
+        """The Pi's speaker (on its own thread) found it can or cannot speak: the
+        referee page is shown why, from the loop."""
+
+        def show() -> None:
+            if self.speech.trouble(problem):
+                self.displays.show()
+
+        self._loop.call_soon_threadsafe(show)
 
     def _show(self, event) -> None:
         """The referee's new snapshot goes to every output with the table's facts."""
@@ -164,7 +182,8 @@ class Service:
         """``state`` with the table's own facts, as every output shows it."""
         referee = self.referee
         return Display(
-            state, self.link_state(), referee.game_id, referee.started, self.sim, self.sim_virtual()
+            state, self.link_state(), referee.game_id, referee.started, self.sim,
+            self.sim_virtual(), speech=self.speech.shown,
         )
 
     def _prune(self, event) -> None:
@@ -475,6 +494,7 @@ class Service:
             self.link,
             self.simulator,
             self.status,
+            self.pi_voice,
         ):
             if part is not None:
                 part.close()

@@ -26,6 +26,7 @@ from hardware.calibration import board_calibration
 if TYPE_CHECKING:
     from boardref.devices.camera import TableCamera
     from boardref.eventlog.history import History
+    from boardref.outputs.speech import SpeechChange, SpeechShown
     from boardref.referee.referee import Referee
     from boardref.runtime.service import Service
     from engines import Game
@@ -187,6 +188,14 @@ class ServiceControl:
 
     def set_settle_time(self, milliseconds: int) -> None:
         self._referee.settle = milliseconds / 1000
+
+    def set_speech(self, change: SpeechChange) -> SpeechShown:
+        speech = self._service.speech
+        speech.change(change)
+        if self._service.pi_voice is not None:
+            self._service.pi_voice.check()
+        self._service.displays.show()
+        return speech.shown
 
     # --- the sensor board (the Board tab) ------------------------------------------------
 

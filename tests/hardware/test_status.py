@@ -98,7 +98,7 @@ def test_the_panel_knows_the_moods_and_signals_the_referee_uses(make_panel):
         "offline",
         "fault",
     }
-    assert panel.signals == {"accepted", "illegal", "game_over", "drawn", "error"}
+    assert panel.signals == {"accepted", "illegal", "game_over", "drawn", "error", "your_turn"}
 
 
 def test_turn_shows_the_seat_colour_steadily(make_panel, factory):
@@ -207,7 +207,9 @@ def test_a_wrong_show_is_refused_even_without_an_led(make_panel, mood, colour, m
             make_panel(pins).show(mood, colour)
 
 
-@pytest.mark.parametrize("signal", ["accepted", "illegal", "game_over", "drawn", "error"])
+@pytest.mark.parametrize(
+    "signal", ["accepted", "illegal", "game_over", "drawn", "error", "your_turn"]
+)
 def test_each_signal_beeps_its_rhythm(make_panel, factory, signal):
     make_panel(overrides=QUICK).signal(signal)
     steps = datafiles.load("status.toml")["signals"][signal]

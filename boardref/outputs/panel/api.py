@@ -41,6 +41,7 @@ from boardref.outputs.panel.routes import (
     request_not_saved,
 )
 from boardref.outputs.panel.seats import DEVICE_COOKIE, DeviceMarks, device_mark, the_device
+from boardref.outputs.panel.speech_routes import speech_router
 from boardref.outputs.panel.words import LANGUAGES
 from boardref.referee.verdicts import RefereeError
 from boardref.sim.virtual_board import HandRefused
@@ -76,6 +77,7 @@ def build_app(panel: Panel) -> FastAPI:
     app.include_router(board_router(panel, CHANGE))
     app.include_router(rematch_router)
     app.include_router(handover_router)
+    app.include_router(speech_router)
     app.include_router(history_routes(panel.control.history))
 
     @app.websocket("/ws")

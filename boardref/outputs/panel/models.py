@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from boardref.outputs.panel.pages import BUILD
+from boardref.outputs.speech import SpeechShown
 from boardref.referee.snapshot import TableState
 from boardref.runtime.control import Level
 
@@ -203,6 +204,8 @@ class State(TableState):
     #: the table's most recent announcements (``Announcement.to_json``), oldest first:
     #: a page says those with a number it has not said yet, to its seat or the table
     said: list[dict[str, Any]] = Field(default_factory=list)
+    #: how the kiosk, the phones and the Pi speak (the referee page changes it)
+    speech: SpeechShown | None = None
 
 
 class CellInfo(BaseModel):

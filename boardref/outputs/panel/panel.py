@@ -74,6 +74,7 @@ class Panel:
             # every announcement is public (the announcer reads no hand): a phone
             # says the table's and its own seat's, a kiosk the table's
             said=[said.to_json() for said in shown.said],
+            speech=shown.speech,
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),
