@@ -1,0 +1,213 @@
+"""What the pages hand to the browser's speechSynthesis, in real Chromium, clicking
+only. Each page's speechSynthesis is replaced before its scripts run by a recorder of
+every utterance (its text, language, rate and volume) with a German and an English
+voice (headless Chromium has none), and its WebSocket by one that also keeps every
+announcement the service pushed: what a page should say is then known without
+asking the service. A whole Catch the Hare game in German and a card game in English
+are played; the kiosk and the phones must say each new announcement meant for them
+once, after a tap, in the page's language, with no word-table key, cell label, card
+id or hidden card. The referee page's speech settings are screenshotted in both
+languages at phone and kiosk size when $BOARDREF_SHOTS names a folder.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.boardref.at_the_table import IDENTIFIER, KIOSK, PHONE, SHOTS, WAIT_MS
+from tests.boardref.conftest import PIN, needs_chromium
+from tests.boardref.outputs.panel.test_play_games import (
+    carry_out,
+    hare_game,
+    new_game,
+    play_first_card,
+    play_the_hare_game,
+    wait_for_ply,
+)
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+#: run in every page before its own scripts: the recorder and the listening socket
+RECORDER = """
+(() => {
+  const voices = [
+    {name: "Anna", lang: "de-DE", voiceURI: "Anna", default: false, localService: true},
+    {name: "Kate", lang: "en-GB", voiceURI: "Kate", default: true, localService: true},
+  ];
+  window.spoken = [];
+  window.heard = {};
+  window.SpeechSynthesisUtterance = class {
+    constructor(text) { Object.assign(this, {text, lang: "", rate: 1, volume: 1, voice: null}); }
+  };
+  const synthesis = new EventTarget();
+  Object.assign(synthesis, {
+    getVoices: () => voices,
+    speak: (u) => window.spoken.push(
+      {text: u.text, lang: u.lang, rate: u.rate, volume: u.volume, voice: u.voice && u.voice.name}),
+    cancel: () => {},
+  });
+  Object.defineProperty(window, "speechSynthesis", {value: synthesis});
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    set onmessage(take) {
+      super.onmessage = (message) => {
+        for (const a of JSON.parse(message.data).said || []) window.heard[a.number] = a;
+        take(message);
+      };
+    }
+    get onmessage() { return super.onmessage; }
+  };
+})();
+"""
+#: a Catch the Hare cell as the referee page and records name it
+CELL = re.compile(r"\b[a-e][1-5]\b")
+
+
+def listening(table):
+    """``table``, every page it opens from now on with the recorder installed."""
+    table.context.add_init_script(RECORDER)
+    return table
+
+
+def allow_audio(page) -> int:
+    """Tap the page's "tap to hear the table" button; the highest announcement number
+    the page had heard of by then (none of those may be said)."""
+    from playwright.sync_api import expect
+
+    page.bring_to_front()
+    expect(page.locator("#hear")).to_be_visible(timeout=WAIT_MS)
+    heard = page.evaluate("() => Math.max(0, ...Object.keys(window.heard).map(Number))")
+    page.click("#hear")
+    expect(page.locator("#hear")).to_be_hidden()
+    return heard
+
+
+def check_spoken(page, since: int, meant, language: str) -> list[dict]:
+    """What ``page`` said: each announcement numbered above ``since`` that ``meant``
+    chooses, once, in order, in ``language``, and nothing else; no key, cell or id."""
+    heard = page.evaluate("() => Object.values(window.heard)")
+    spoken = page.evaluate("() => window.spoken")
+    expected = [a for a in heard if a["number"] > since and meant(a)]
+    assert len(spoken) == len(expected), (spoken, expected)
+    keys = {a["said"]["key"] for a in heard}
+    for utterance in spoken:
+        text = utterance["text"]
+        assert utterance["lang"].startswith(language), utterance
+        assert text and text not in keys and "{" not in text, utterance
+        assert not IDENTIFIER.search(text) and not CELL.search(text), utterance
+    return spoken
+
+
+def play_catch_the_hare_with_a_refusal(table, sim) -> None:
+    """The hare game of test_play_games on the virtual board, after a hunter set where
+    it may not go (refused) and put back."""
+    from playwright.sync_api import expect
+
+    carry_out(sim, ("b2", "d4"))
+    expect(sim.locator('#message[data-kind="error"]')).to_have_count(1, timeout=WAIT_MS)
+    carry_out(sim, ("d4", "b2"))
+    expect(sim.locator('#message[data-kind="error"]')).to_have_count(0, timeout=WAIT_MS)
+    play_the_hare_game(table, sim, hare_game())
+    for page in table.pages.values():
+        expect(page.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+
+
+def test_catch_the_hare_in_german_is_said_once_on_the_kiosk_and_the_phones(people):
+    """The kiosk says the table's announcements after its tap; the hare's phone, its
+    box "table too" ticked, says them as well as its own; the hunters' phone only its
+    own. A reload says nothing again."""
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, "de"))
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    hunters, hare = (table.join(seat) for seat in range(2))
+    expect(hare.locator("#table-too")).to_be_visible(timeout=WAIT_MS)
+    hare.click("#table-too")
+    since = {page: allow_audio(page) for page in (kiosk, hunters, hare)}
+    play_catch_the_hare_with_a_refusal(table, sim)
+    table.check()
+    table.shoot("spoken")
+    to_table = lambda a: a["to"] is None  # noqa: E731
+    said = check_spoken(kiosk, since[kiosk], to_table, "de")
+    check_spoken(hunters, since[hunters], lambda a: a["to"] == 0, "de")
+    check_spoken(hare, since[hare], lambda a: a["to"] in (None, 1), "de")
+    assert said, "the kiosk said nothing through a whole game"
+    assert {u["voice"] for u in said} == {"Anna"}
+    # a reload finds the game's announcements said already
+    kiosk.reload()
+    kiosk.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
+    kiosk.click("#hear")
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    assert kiosk.evaluate("() => window.spoken") == []
+
+
+def test_the_card_game_in_english_never_says_a_hand(people):
+    """Two phones and the computer play the card game; the kiosk and seat 0's phone
+    say what is meant for them, and never a card then in seat 1's hand."""
+    from playwright.sync_api import expect
+
+    table = listening(people("fang_den_hut_cards", 3, "en"))
+    kiosk = table.open("table", "/table")
+    since = {kiosk: allow_audio(kiosk)}  # before the new game's tap would allow it
+    new_game(kiosk, {"single_game": True}, computer=(2,))
+    phones = [table.join(seat) for seat in range(2)]
+    since[phones[0]] = allow_audio(phones[0])
+    kiosk.click("#draw")
+    hidden = []  # the text of every card seat 1 held, with how much had been said then
+    for ply in range(40):
+        if kiosk.locator("#outcome").is_visible():
+            break
+        for page in (kiosk, *phones):
+            wait_for_ply(page, ply)
+        held = phones[1].locator(".hand-card").all_inner_texts()
+        said = [len(p.evaluate("() => window.spoken")) for p in (kiosk, phones[0])]
+        hidden.append((held, said))
+        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        if not movers and kiosk.locator("#outcome").is_visible():  # a phone's card ended it
+            break
+        if not movers:  # the computer's turn: it plays by itself
+            wait_for_ply(kiosk, ply + 1)
+            continue
+        (mover,) = movers
+        play_first_card(mover)
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    spoken = [
+        check_spoken(kiosk, since[kiosk], lambda a: a["to"] is None, "en"),
+        check_spoken(phones[0], since[phones[0]], lambda a: a["to"] == 0, "en"),
+    ]
+    for (held, counts), (_, later) in zip(hidden, hidden[1:] + [([], [len(s) for s in spoken])]):
+        for page_spoken, start, end in zip(spoken, counts, later):
+            for utterance in page_spoken[start:end]:
+                shown = [card for card in held if card in utterance["text"]]
+                assert not shown, (utterance, held)
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_referee_sets_how_the_table_speaks(people, language):
+    """The referee page's speech settings, every outlet in the page's language, with
+    the Pi's engine; its "try it" says a sample on that page in its language."""
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, language))
+    referee = table.open("referee", "/referee")
+    referee.fill("#pin", PIN)
+    referee.click("#login")
+    referee.click("#speech-settings summary")
+    outlets = referee.locator("#speech-outlets fieldset")
+    expect(outlets).to_have_count(3, timeout=WAIT_MS)
+    expect(referee.locator("#speech-pi-engine")).to_contain_text("espeak-ng")
+    expect(referee.locator("#speech-kiosk-on")).to_be_checked()
+    expect(referee.locator("#speech-pi-on")).not_to_be_checked()
+    referee.click("#speech-kiosk-test")
+    (sample,) = referee.evaluate("() => window.spoken")
+    assert sample["lang"].startswith(language) and "{" not in sample["text"], sample
+    table.check()
+    if SHOTS is not None:
+        for label, size in (("phone", PHONE), ("kiosk", KIOSK)):
+            referee.set_viewport_size(size)
+            referee.locator("#speech-settings").scroll_into_view_if_needed()
+            shot = SHOTS / f"speech-settings-{language}-{label}.png"
+            referee.screenshot(path=shot, full_page=True)
