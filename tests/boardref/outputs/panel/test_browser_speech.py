@@ -24,7 +24,6 @@ from tests.boardref.outputs.panel.test_play_games import (
     new_game,
     play_first_card,
     play_the_hare_game,
-    wait_for_ply,
 )
 
 pytestmark = [needs_chromium, pytest.mark.browser]
@@ -100,6 +99,29 @@ def check_spoken(page, since: int, meant, language: str) -> list[dict]:
     return spoken
 
 
+def card_ids(phone) -> list[str]:
+    """The cards in the hand ``phone`` shows ("red7", "blue_blank")."""
+    return phone.eval_on_selector_all(".hand-card", "cards => cards.map(c => c.dataset.card)")
+
+
+def said_as(card: str) -> str:
+    """A card as an English page says it ("red 7", "blue blank")."""
+    colour, value = re.fullmatch(r"([a-z]+?)_?(blank|\d+)", card).groups()
+    return f"{colour} {value}"
+
+
+def next_ply(page, after: int) -> int:
+    """How far the game on ``page`` is, once past ``after`` plies or over (the
+    computer may play more than one ply meanwhile)."""
+    page.wait_for_function(
+        """after => Number(document.body.dataset.plies) > after
+                    || !document.getElementById("outcome").hidden""",
+        arg=after,
+        timeout=WAIT_MS,
+    )
+    return int(page.locator("body").get_attribute("data-plies"))
+
+
 def play_catch_the_hare_with_a_refusal(table, sim) -> None:
     """The hare game of test_play_games on the virtual board, after a hunter set where
     it may not go (refused) and put back."""
@@ -157,22 +179,20 @@ def test_the_card_game_in_english_never_says_a_hand(people):
     since[phones[0]] = allow_audio(phones[0])
     kiosk.click("#draw")
     hidden = []  # the text of every card seat 1 held, with how much had been said then
-    for ply in range(40):
-        if kiosk.locator("#outcome").is_visible():
+    over = kiosk.locator("#outcome")
+    for _ in range(40):
+        plies = next_ply(kiosk, -1)
+        if over.is_visible():
             break
-        for page in (kiosk, *phones):
-            wait_for_ply(page, ply)
-        held = phones[1].locator(".hand-card").all_inner_texts()
+        for phone in phones:
+            next_ply(phone, plies - 1)
+        held = [said_as(card) for card in card_ids(phones[1])]
         said = [len(p.evaluate("() => window.spoken")) for p in (kiosk, phones[0])]
         hidden.append((held, said))
         movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
-        if not movers and kiosk.locator("#outcome").is_visible():  # a phone's card ended it
-            break
-        if not movers:  # the computer's turn: it plays by itself
-            wait_for_ply(kiosk, ply + 1)
-            continue
-        (mover,) = movers
-        play_first_card(mover)
+        if movers and not over.is_visible():  # else the computer plays by itself
+            play_first_card(movers[0])
+        next_ply(kiosk, plies)
     expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
     spoken = [
         check_spoken(kiosk, since[kiosk], lambda a: a["to"] is None, "en"),
