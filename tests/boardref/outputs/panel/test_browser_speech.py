@@ -24,6 +24,7 @@ from tests.boardref.outputs.panel.test_play_games import (
     new_game,
     play_first_card,
     play_the_hare_game,
+    wait_for_move,
 )
 
 pytestmark = [needs_chromium, pytest.mark.browser]
@@ -48,6 +49,11 @@ RECORDER = """
     cancel: () => {},
   });
   Object.defineProperty(window, "speechSynthesis", {value: synthesis});
+  window.sounded = 0;
+  const Audio = window.AudioContext;
+  window.AudioContext = class extends Audio {
+    createOscillator() { window.sounded += 1; return super.createOscillator(); }
+  };
   const Socket = window.WebSocket;
   window.WebSocket = class extends Socket {
     set onmessage(take) {
@@ -157,6 +163,7 @@ def test_catch_the_hare_in_german_is_said_once_on_the_kiosk_and_the_phones(peopl
     check_spoken(hunters, since[hunters], lambda a: a["to"] == 0, "de")
     check_spoken(hare, since[hare], lambda a: a["to"] in (None, 1), "de")
     assert said, "the kiosk said nothing through a whole game"
+    assert kiosk.evaluate("() => window.sounded"), "the kiosk played no sound"
     assert {u["voice"] for u in said} == {"Anna"}
     # a reload finds the game's announcements said already
     kiosk.reload()
@@ -231,3 +238,29 @@ def test_the_referee_sets_how_the_table_speaks(people, language):
             referee.locator("#speech-settings").scroll_into_view_if_needed()
             shot = SHOTS / f"speech-settings-{language}-{label}.png"
             referee.screenshot(path=shot, full_page=True)
+
+
+def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
+    """The referee turns the table screen's speech off: the kiosk says nothing of the
+    next turns, and still plays their sounds."""
+    import httpx
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, "en"))
+    if httpx.post(f"{table.url}/api/speech", json={}).status_code == 404:
+        pytest.skip("this service has no speech settings (POST /api/speech)")
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    referee = table.open("referee", "/referee")
+    referee.fill("#pin", PIN)
+    referee.click("#login")
+    referee.click("#speech-settings summary")
+    referee.click("#speech-kiosk-on")
+    expect(referee.locator("#speech-kiosk-on")).not_to_be_checked(timeout=WAIT_MS)
+    allow_audio(kiosk)
+    for move in hare_game()[:2]:
+        carry_out(sim, move.path)
+        wait_for_move(kiosk, move)
+    expect(kiosk.locator("#turn")).to_contain_text("hunters", timeout=WAIT_MS)
+    assert kiosk.evaluate("() => window.spoken") == []
+    assert kiosk.evaluate("() => window.sounded")
