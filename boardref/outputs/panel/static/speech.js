@@ -101,12 +101,11 @@ function showTapToHear(table) {
 }
 
 function wire() {
-  const tap = $("hear");
-  if (tap) tap.onclick = () => { tap.hidden = true; };
-  // any tap allows audio: the sounds' context is made on the first
+  // any tap allows audio (the button only asks for one): the sounds' context is made on the first
   const allow = () => {
     tapped = true;
     allowSounds();
+    if ($("hear")) $("hear").hidden = true;
   };
   addEventListener("pointerdown", allow, { once: true });
   addEventListener("keydown", allow, { once: true });
