@@ -25,6 +25,8 @@ import {
 import { seatTurn } from "./seat_turn.js";
 import { correctingNow, refereeDrawing, tapRefereeCell } from "./referee_board.js";
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
+import { hearSaid } from "./speech.js";
+import { showSpeechSettings } from "./speech_settings.js";
 import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
 
@@ -58,6 +60,7 @@ function listen() {
 async function take(next) {
   if (!isCurrent(next)) return;
   setState(next);
+  hearSaid(next);
   update($("link"), "textContent", linkWords(next.link));
   const key = boardOf(next);
   if (key !== drawnBoard || !view) {
@@ -126,6 +129,7 @@ function renderPage() {
   if (role === "play") showSeat();
   if (role === "table" || role === "referee") showJoinCodes();
   if (role === "sim") showSimSide();
+  if (role === "referee") showSpeechSettings();
   if (role === "referee" && isOpen("diagnostics")) loadDiagnostics();
   if (role === "referee" && isOpen("camera-view")) loadCameraView();
 }

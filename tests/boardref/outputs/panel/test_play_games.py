@@ -60,16 +60,8 @@ def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(peop
         for page in (kiosk, *phones):
             wait_for_ply(page, ply)
         mover = next(p for p in phones if p.locator('body[data-yours="yes"]').count())
-        mover.bring_to_front()
         expect(mover.locator(".hand-card").first).to_be_visible(timeout=WAIT_MS)
-        mover.locator(".hand-card").first.click()
-        capture = mover.locator(".card-actions .capture")
-        expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
-        if capture.count():
-            capture.first.click()
-            captures += 1
-        else:
-            mover.click("#play-alone")
+        captures += play_first_card(mover)
         if ply in (1, 15):
             wait_for_ply(kiosk, ply + 1)
             table.check()
@@ -132,14 +124,7 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
             assert not any(on_board in line for line in said), said
             continue
         (mover,) = movers
-        mover.bring_to_front()
-        mover.locator(".hand-card").first.click()
-        capture = mover.locator(".card-actions .capture")
-        expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
-        if capture.count():
-            capture.first.click()
-        else:
-            mover.click("#play-alone")
+        play_first_card(mover)
     expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
     for phone in phones:
         expect(phone.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
@@ -238,23 +223,14 @@ def hare_game(seed: int = 366) -> list:
     return moves
 
 
-@pytest.mark.parametrize("language", ["de"])
-def test_the_hunters_and_the_hare_play_to_the_end_with_a_double_capture(people, language):
-    """Captured hunters are taken off the virtual board into the tray; the hare's
-    phone confirms a capture that could have gone on; the game ends on the score."""
+def play_the_hare_game(table, sim, moves, before_confirm=lambda: None) -> None:
+    """Catch the Hare's ``moves`` carried out on the virtual board ``sim``, captured
+    hunters put into the tray, each capture that could have gone on confirmed on the
+    hare's phone (``table``'s "seat 1") after ``before_confirm()``."""
     from playwright.sync_api import expect
 
-    table = people("catch_the_hare", 2, language)
     game = load_game("catch_the_hare")
-    moves = hare_game()
-    assert any(len(m.path) > 2 for m in moves), "the game has a double capture"
-    sim = table.open("sim", "/sim")
-    table.open("table", "/table")
-    hunters, hare = (table.join(seat) for seat in range(2))
-    # a seat's name stands as it is said alone: "der Hase", not "Du spielst der Hase"
-    expect(hare.locator("#me")).to_have_text("Deine Seite: der Hase", timeout=WAIT_MS)
-    table.check()
-    table.shoot("start")
+    hunters, hare = table.pages["seat 0"], table.pages["seat 1"]
     state = game.initial_state()
     for move in moves:
         carry_out(sim, move.path)
@@ -268,10 +244,48 @@ def test_the_hunters_and_the_hare_play_to_the_end_with_a_double_capture(people, 
             # a leap that could have gone on stays open until the hare says it is done
             hare.bring_to_front()
             expect(hare.locator("#confirm")).to_be_enabled(timeout=WAIT_MS)
-            table.check()
-            table.shoot("captured")
+            before_confirm()
             hare.click("#confirm")
             expect(hunters.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+
+
+def play_first_card(mover) -> bool:
+    """The phone ``mover`` plays its first card: a capture where it may, else alone;
+    whether it captured."""
+    from playwright.sync_api import expect
+
+    mover.bring_to_front()
+    mover.locator(".hand-card").first.click()
+    expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
+    capture = mover.locator(".card-actions .capture")
+    captures = capture.count() > 0
+    (capture.first if captures else mover.locator("#play-alone")).click()
+    return captures
+
+
+@pytest.mark.parametrize("language", ["de"])
+def test_the_hunters_and_the_hare_play_to_the_end_with_a_double_capture(people, language):
+    """Captured hunters are taken off the virtual board into the tray; the hare's
+    phone confirms a capture that could have gone on; the game ends on the score."""
+    from playwright.sync_api import expect
+
+    table = people("catch_the_hare", 2, language)
+    game = load_game("catch_the_hare")
+    moves = hare_game()
+    assert any(len(m.path) > 2 for m in moves), "the game has a double capture"
+    sim = table.open("sim", "/sim")
+    table.open("table", "/table")
+    hare = [table.join(seat) for seat in range(2)][-1]
+    # a seat's name stands as it is said alone: "der Hase", not "Du spielst der Hase"
+    expect(hare.locator("#me")).to_have_text("Deine Seite: der Hase", timeout=WAIT_MS)
+    table.check()
+    table.shoot("start")
+
+    def captured_once():
+        table.check()
+        table.shoot("captured")
+
+    play_the_hare_game(table, sim, moves, captured_once)
     confirmed = sum(game.can_extend(s, m) for s, m in zip(positions(game, moves), moves))
     assert confirmed, "no capture needed the hare's confirm"
     captured = sum(len(m.path) - 1 for m in moves if m.leap)

@@ -1,0 +1,269 @@
+"""What the pages hand to the browser's speechSynthesis, in real Chromium, clicking
+only. Each page's speechSynthesis is replaced before its scripts run by a recorder of
+every utterance (its text, language, rate and volume) with a German and an English
+voice (headless Chromium has none), and its WebSocket by one that also keeps every
+announcement the service pushed: what a page should say is then known without
+asking the service. A whole Catch the Hare game in German and a card game in English
+are played; the kiosk and the phones must say each new announcement meant for them
+once, after a tap, in the page's language, with no word-table key, cell label, card
+id or hidden card. The referee page's speech settings are screenshotted in both
+languages at phone and kiosk size when $BOARDREF_SHOTS names a folder.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.boardref.at_the_table import IDENTIFIER, KIOSK, PHONE, SHOTS, WAIT_MS
+from tests.boardref.conftest import PIN, needs_chromium
+from tests.boardref.outputs.panel.test_play_games import (
+    carry_out,
+    hare_game,
+    new_game,
+    play_first_card,
+    play_the_hare_game,
+    wait_for_move,
+)
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+#: run in every page before its own scripts: the recorder and the listening socket
+RECORDER = """
+(() => {
+  const voices = [
+    {name: "Anna", lang: "de-DE", voiceURI: "Anna", default: false, localService: true},
+    {name: "Kate", lang: "en-GB", voiceURI: "Kate", default: true, localService: true},
+  ];
+  window.spoken = [];
+  window.heard = {};
+  window.SpeechSynthesisUtterance = class {
+    constructor(text) { Object.assign(this, {text, lang: "", rate: 1, volume: 1, voice: null}); }
+  };
+  const synthesis = new EventTarget();
+  Object.assign(synthesis, {
+    getVoices: () => voices,
+    speak: (u) => window.spoken.push(
+      {text: u.text, lang: u.lang, rate: u.rate, volume: u.volume, voice: u.voice && u.voice.name}),
+    cancel: () => {},
+  });
+  Object.defineProperty(window, "speechSynthesis", {value: synthesis});
+  window.sounded = 0;
+  const Audio = window.AudioContext;
+  window.AudioContext = class extends Audio {
+    createOscillator() { window.sounded += 1; return super.createOscillator(); }
+  };
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    set onmessage(take) {
+      super.onmessage = (message) => {
+        for (const a of JSON.parse(message.data).said || []) window.heard[a.number] = a;
+        take(message);
+      };
+    }
+    get onmessage() { return super.onmessage; }
+  };
+})();
+"""
+#: a Catch the Hare cell as the referee page and records name it
+CELL = re.compile(r"\b[a-e][1-5]\b")
+
+
+def listening(table):
+    """``table``, every page it opens from now on with the recorder installed."""
+    table.context.add_init_script(RECORDER)
+    return table
+
+
+def allow_audio(page) -> int:
+    """Tap the page's "tap to hear the table" button; the highest announcement number
+    the page had heard of by then (none of those may be said)."""
+    from playwright.sync_api import expect
+
+    page.bring_to_front()
+    expect(page.locator("#hear")).to_be_visible(timeout=WAIT_MS)
+    heard = page.evaluate("() => Math.max(0, ...Object.keys(window.heard).map(Number))")
+    page.click("#hear")
+    expect(page.locator("#hear")).to_be_hidden()
+    return heard
+
+
+def check_spoken(page, since: int, meant, language: str) -> list[dict]:
+    """What ``page`` said: each announcement numbered above ``since`` that ``meant``
+    chooses, once, in order, in ``language``, and nothing else; no key, cell or id."""
+    heard = page.evaluate("() => Object.values(window.heard)")
+    spoken = page.evaluate("() => window.spoken")
+    expected = [a for a in heard if a["number"] > since and meant(a)]
+    assert len(spoken) == len(expected), (spoken, expected)
+    keys = {a["said"]["key"] for a in heard}
+    for utterance in spoken:
+        text = utterance["text"]
+        assert utterance["lang"].startswith(language), utterance
+        assert text and text not in keys and "{" not in text, utterance
+        assert not IDENTIFIER.search(text) and not CELL.search(text), utterance
+    return spoken
+
+
+def card_ids(phone) -> list[str]:
+    """The cards in the hand ``phone`` shows ("red7", "blue_blank")."""
+    return phone.eval_on_selector_all(".hand-card", "cards => cards.map(c => c.dataset.card)")
+
+
+def said_as(card: str) -> str:
+    """A card as an English page says it ("red 7", "blue blank")."""
+    colour, value = re.fullmatch(r"([a-z]+?)_?(blank|\d+)", card).groups()
+    return f"{colour} {value}"
+
+
+def next_ply(page, after: int) -> int:
+    """How far the game on ``page`` is, once past ``after`` plies or over (the
+    computer may play more than one ply meanwhile)."""
+    page.wait_for_function(
+        """after => Number(document.body.dataset.plies) > after
+                    || !document.getElementById("outcome").hidden""",
+        arg=after,
+        timeout=WAIT_MS,
+    )
+    return int(page.locator("body").get_attribute("data-plies"))
+
+
+def play_catch_the_hare_with_a_refusal(table, sim) -> None:
+    """The hare game of test_play_games on the virtual board, after a hunter set where
+    it may not go (refused) and put back."""
+    from playwright.sync_api import expect
+
+    carry_out(sim, ("b2", "d4"))
+    expect(sim.locator('#message[data-kind="error"]')).to_have_count(1, timeout=WAIT_MS)
+    carry_out(sim, ("d4", "b2"))
+    expect(sim.locator('#message[data-kind="error"]')).to_have_count(0, timeout=WAIT_MS)
+    play_the_hare_game(table, sim, hare_game())
+    for page in table.pages.values():
+        expect(page.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+
+
+def test_catch_the_hare_in_german_is_said_once_on_the_kiosk_and_the_phones(people):
+    """The kiosk says the table's announcements after its tap; the hare's phone, its
+    box "table too" ticked, says them as well as its own; the hunters' phone only its
+    own. A reload says nothing again."""
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, "de"))
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    hunters, hare = (table.join(seat) for seat in range(2))
+    since = {page: allow_audio(page) for page in (kiosk, hunters, hare)}
+    hare.click("#table-too")  # a tap, so after the one that allowed audio
+    expect(hare.locator("#table-too")).to_be_checked()
+    play_catch_the_hare_with_a_refusal(table, sim)
+    table.check()
+    table.shoot("spoken")
+    to_table = lambda a: a["to"] is None  # noqa: E731
+    said = check_spoken(kiosk, since[kiosk], to_table, "de")
+    check_spoken(hunters, since[hunters], lambda a: a["to"] == 0, "de")
+    check_spoken(hare, since[hare], lambda a: a["to"] in (None, 1), "de")
+    assert said, "the kiosk said nothing through a whole game"
+    assert kiosk.evaluate("() => window.sounded"), "the kiosk played no sound"
+    assert {u["voice"] for u in said} == {"Anna"}
+    # a reload finds the game's announcements said already
+    kiosk.reload()
+    kiosk.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
+    kiosk.click("#hear")
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    assert kiosk.evaluate("() => window.spoken") == []
+
+
+def test_the_card_game_in_english_never_says_a_hand(people):
+    """Two phones and the computer play the card game; the kiosk and seat 0's phone
+    say what is meant for them, and never a card then in seat 1's hand."""
+    from playwright.sync_api import expect
+
+    table = listening(people("fang_den_hut_cards", 3, "en"))
+    kiosk = table.open("table", "/table")
+    since = {kiosk: allow_audio(kiosk)}  # before the new game's tap would allow it
+    new_game(kiosk, {"single_game": True}, computer=(2,))
+    phones = [table.join(seat) for seat in range(2)]
+    since[phones[0]] = allow_audio(phones[0])
+    kiosk.click("#draw")
+    hidden = []  # the text of every card seat 1 held, with how much had been said then
+    over = kiosk.locator("#outcome")
+    for _ in range(40):
+        plies = next_ply(kiosk, -1)
+        if over.is_visible():
+            break
+        for phone in phones:
+            next_ply(phone, plies - 1)
+        held = [said_as(card) for card in card_ids(phones[1])]
+        said = [len(p.evaluate("() => window.spoken")) for p in (kiosk, phones[0])]
+        hidden.append((held, said))
+        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        if movers and not over.is_visible():  # else the computer plays by itself
+            play_first_card(movers[0])
+        next_ply(kiosk, plies)
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    spoken = [
+        check_spoken(kiosk, since[kiosk], lambda a: a["to"] is None, "en"),
+        check_spoken(phones[0], since[phones[0]], lambda a: a["to"] == 0, "en"),
+    ]
+    # each card is in the deck once: one held before and after a sentence was hidden
+    # while it was said
+    last = [said_as(card) for card in card_ids(phones[1])]
+    for (held, counts), (still, later) in zip(hidden, [*hidden[1:], (last, map(len, spoken))]):
+        for page_spoken, start, end in zip(spoken, counts, later):
+            for utterance in page_spoken[start:end]:
+                shown = [card for card in set(held) & set(still) if card in utterance["text"]]
+                assert not shown, (utterance, held)
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_referee_sets_how_the_table_speaks(people, language):
+    """The referee page's speech settings, every outlet in the page's language, with
+    the Pi's engine; its "try it" says a sample on that page in its language."""
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, language))
+    referee = table.open("referee", "/referee")
+    referee.fill("#pin", PIN)
+    referee.click("#login")
+    referee.click("#speech-settings summary")
+    outlets = referee.locator("#speech-outlets fieldset")
+    expect(outlets).to_have_count(3, timeout=WAIT_MS)
+    expect(referee.locator("#speech-pi-engine")).to_contain_text("espeak-ng")
+    expect(referee.locator("#speech-kiosk-on")).to_be_checked()
+    expect(referee.locator("#speech-pi-on")).not_to_be_checked()
+    referee.click("#speech-kiosk-test")
+    (sample,) = referee.evaluate("() => window.spoken")
+    assert sample["lang"].startswith(language) and "{" not in sample["text"], sample
+    table.check()
+    if SHOTS is not None:
+        for label, size in (("phone", PHONE), ("kiosk", KIOSK)):
+            referee.set_viewport_size(size)
+            referee.locator("#speech-settings").scroll_into_view_if_needed()
+            shot = SHOTS / f"speech-settings-{language}-{label}.png"
+            referee.screenshot(path=shot, full_page=True)
+
+
+def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
+    """The referee turns the table screen's speech off: the kiosk says nothing of the
+    next turns, and still plays their sounds."""
+    import httpx
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, "en"))
+    if httpx.post(f"{table.url}/api/speech", json={}).status_code == 404:
+        pytest.skip("this service has no speech settings (POST /api/speech)")
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    referee = table.open("referee", "/referee")
+    referee.fill("#pin", PIN)
+    referee.click("#login")
+    referee.click("#speech-settings summary")
+    referee.click("#speech-kiosk-on")
+    expect(referee.locator("#speech-kiosk-on")).not_to_be_checked(timeout=WAIT_MS)
+    allow_audio(kiosk)
+    for move in hare_game()[:2]:
+        carry_out(sim, move.path)
+        wait_for_move(kiosk, move)
+    expect(kiosk.locator("#turn")).to_contain_text("hunters", timeout=WAIT_MS)
+    assert kiosk.evaluate("() => window.spoken") == []
+    assert kiosk.evaluate("() => window.sounded")
