@@ -289,7 +289,8 @@ def run_tests(venv: Path, work: Path, tests: tuple[str, ...]) -> dict:
         "files": test_results(report) if report.exists() else {},
     }
     if ran.returncode:
-        outcome["tail"] = ran.stdout.strip()[-3000:]
+        # pytest says why it could not start (a conftest that fails to import) on stderr
+        outcome["tail"] = (ran.stdout + ran.stderr).strip()[-3000:]
     return outcome
 
 
