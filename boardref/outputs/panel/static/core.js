@@ -71,19 +71,9 @@ export async function loadLanguage(lang) {
   if (choice) choice.value = lang;
 }
 
-// Draw the page again: panel.js names the function that does. It draws once in the
-// coming frame, whatever asked for it meanwhile: a move brings several states within
-// a frame (a piece lifted, put down, the turn judged), and only the last is seen.
+// Draw the page again: panel.js names the function that does.
 let renderer = () => {};
-let redrawAsked = false;
-export function render() {
-  if (redrawAsked) return;
-  redrawAsked = true;
-  requestAnimationFrame(() => {
-    redrawAsked = false;
-    renderer();
-  });
-}
+export function render() { renderer(); }
 export function drawWith(draw) { renderer = draw; }
 
 // A key of the word table with its values filled in (message.js reads its plurals,

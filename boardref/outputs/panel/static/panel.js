@@ -97,8 +97,7 @@ matchMedia("(orientation: portrait)").addEventListener("change", () => {
 
 // --- drawing -------------------------------------------------------------------------
 function renderPage() {
-  // a state of another game waits for its own board (take loads it)
-  if (!state || !view || boardOf(state) !== drawnBoard) return;
+  if (!state || !view) return;
   const page = document.body.dataset;
   update(page, "phase", state.phase);
   update(page, "game", state.game);
