@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import numpy
-
 from engines.words import Words, words
 
 #: the engines a table may name in ``[speech] engine``
@@ -151,6 +149,8 @@ def louder(wav: bytes, volume: float) -> bytes:
         shape, frames = said.getparams(), said.readframes(said.getnframes())
     if shape.sampwidth != 2:
         return wav
+    import numpy  # loaded once the table first speaks, not at every service start
+
     samples = numpy.frombuffer(frames, dtype="<i2").astype(numpy.float32) * volume
     out = io.BytesIO()
     with wave.open(out, "wb") as scaled:
