@@ -56,9 +56,10 @@ def tree(root: int) -> list[int]:
     while todo:
         pid = todo.pop()
         found.append(pid)
-        for children in Path(f"/proc/{pid}/task").glob("*/children"):
-            with contextlib.suppress(OSError):  # a thread or process that ended meanwhile
-                todo += [int(c) for c in children.read_text().split()]
+        with contextlib.suppress(OSError):  # a thread or process that ended meanwhile
+            for children in Path(f"/proc/{pid}/task").glob("*/children"):
+                with contextlib.suppress(OSError):
+                    todo += [int(c) for c in children.read_text().split()]
     return found
 
 
@@ -111,10 +112,12 @@ class Kiosk:
             f"--user-data-dir={self._profile.name}",
             url,
         ]
+        #: what Chromium says, read back if it ends before it is stopped
+        self._said = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
         self.process = subprocess.Popen(
             command,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._said,
             preexec_fn=_starting(joining),
         )
         self.pss_mb_peak = 0.0
@@ -123,7 +126,21 @@ class Kiosk:
         self._watch.start()
 
     def cpu_seconds(self) -> float:
+        self.check_alive()
         return _summed(self.process.pid, _cpu)
+
+    def check_alive(self) -> None:
+        """Raise, with the last of what Chromium said, if the kiosk has ended: its
+        figures would be those of no browser."""
+        status = self.process.poll()
+        if status is None:
+            return
+        self._said.seek(0)
+        last = self._said.read().decode(errors="replace").strip().splitlines()[-5:]
+        raise RuntimeError(
+            f"the kiosk browser ended with status {status} while the bench ran: "
+            + (" | ".join(last) or "it said nothing")
+        )
 
     def pss_mb(self) -> float:
         return _summed(self.process.pid, _pss_mb)
@@ -149,4 +166,5 @@ class Kiosk:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        self._said.close()
         self._profile.cleanup()
