@@ -39,7 +39,7 @@ def seconds(wav: bytes) -> float:
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_every_speech_sentence_is_said_in_both_languages(language):
+def test_the_voices_own_sentences_are_said_in_both_languages(language):
     keys = [key for key in table(language) if key.startswith("speech.")]
     assert len(keys) >= 6
     for sentence in SENTENCES:
