@@ -287,7 +287,7 @@ def test_the_referee_sets_how_the_table_speaks(people, language):
             referee.set_viewport_size(size)
             referee.locator("#speech-settings").scroll_into_view_if_needed()
             shot = SHOTS / f"speech-settings-{language}-{label}.png"
-            referee.screenshot(path=shot, full_page=True)
+            referee.locator("#speech-settings").screenshot(path=shot)
 
 
 def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
