@@ -70,7 +70,9 @@ fi
 step "packages"
 # python3-lgpio is gpiozero's pin factory on a Pi (also for the Pi 5's RP1 chip); the
 # venv sees it through --system-site-packages instead of building it from source.
-packages=(python3-venv python3-lgpio)
+# espeak-ng speaks for the Pi itself and alsa-utils' aplay plays it ([speech.pi]); both
+# are small, so a referee can turn the Pi's voice on later without installing anything.
+packages=(python3-venv python3-lgpio espeak-ng alsa-utils)
 if [[ $camera == picamera ]]; then
     # picamera2 and libcamera come only from apt, built against apt's numpy.
     packages+=(python3-picamera2)
@@ -91,7 +93,7 @@ if ! id -u boardref >/dev/null 2>&1; then
 fi
 # The unit adds these groups by itself; membership also lets an admin run
 # `sudo -u boardref boardref ...` against the real devices.
-usermod --append --groups dialout,gpio,video boardref
+usermod --append --groups dialout,gpio,video,audio boardref
 if [[ $kiosk == yes ]] && ! id -u kiosk >/dev/null 2>&1; then
     # Chromium keeps its profile in the home directory.
     useradd --user-group --create-home --shell /usr/sbin/nologin kiosk

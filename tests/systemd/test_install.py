@@ -179,7 +179,7 @@ def test_the_system_is_changed_by_these_calls(installed):
     assert [call for call in calls if call.startswith(("apt-get", "systemctl"))] == [
         "apt-get update",
         "apt-get install -y --no-install-recommends python3-venv python3-lgpio "
-        "python3-picamera2 cage chromium",
+        "espeak-ng alsa-utils python3-picamera2 cage chromium",
         "systemctl daemon-reload",
         "systemctl enable boardref.service",
         "systemctl restart boardref.service",
@@ -190,7 +190,7 @@ def test_the_system_is_changed_by_these_calls(installed):
         "systemctl --no-pager --lines=0 status boardref.service",
     ]
     assert "groupadd --system gpio" in calls
-    assert "usermod --append --groups dialout,gpio,video boardref" in calls
+    assert "usermod --append --groups dialout,gpio,video,audio boardref" in calls
     assert any(call.startswith("useradd --system --user-group") for call in calls)
 
 

@@ -5,9 +5,13 @@ voice (headless Chromium has none), and its WebSocket by one that also keeps eve
 announcement the service pushed: what a page should say is then known without
 asking the service. A whole Catch the Hare game in German and a card game in English
 are played; the kiosk and the phones must say each new announcement meant for them
-once, after a tap, in the page's language, with no word-table key, cell label, card
-id or hidden card. The referee page's speech settings are screenshotted in both
-languages at phone and kiosk size when $BOARDREF_SHOTS names a folder.
+once, after a tap, in the page's language (German words on a German page), with no
+word-table key, cell label, card id or card still in a hand: every turn, the refusal
+and the end (once, last). A page reloaded mid-game says nothing again and then the
+next move once; a spectator's page says nothing; a device that asks for reduced
+motion keeps the voice and stills the turn line's pulse. The referee page's speech
+settings are screenshotted in both languages at phone and kiosk size when
+$BOARDREF_SHOTS names a folder.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import re
 
 import pytest
 
-from tests.boardref.at_the_table import IDENTIFIER, KIOSK, PHONE, SHOTS, WAIT_MS
+from tests.boardref.at_the_table import ENGLISH, IDENTIFIER, KIOSK, PHONE, SHOTS, WAIT_MS
 from tests.boardref.conftest import PIN, needs_chromium
 from tests.boardref.outputs.panel.test_play_games import (
     carry_out,
@@ -42,11 +46,17 @@ RECORDER = """
     constructor(text) { Object.assign(this, {text, lang: "", rate: 1, volume: 1, voice: null}); }
   };
   const synthesis = new EventTarget();
+  const queued = [];
   Object.assign(synthesis, {
     getVoices: () => voices,
-    speak: (u) => window.spoken.push(
-      {text: u.text, lang: u.lang, rate: u.rate, volume: u.volume, voice: u.voice && u.voice.name}),
-    cancel: () => {},
+    speak: (u) => {
+      const voice = u.voice && u.voice.name;
+      window.spoken.push({text: u.text, lang: u.lang, rate: u.rate, volume: u.volume, voice});
+      queued.push(u);
+      if (u.onstart) u.onstart();
+    },
+    // a recorded sentence is "being said" until the next change cuts it short
+    cancel: () => { for (const u of queued.splice(0)) if (u.onend) u.onend(); },
   });
   Object.defineProperty(window, "speechSynthesis", {value: synthesis});
   window.sounded = 0;
@@ -102,7 +112,21 @@ def check_spoken(page, since: int, meant, language: str) -> list[dict]:
         assert utterance["lang"].startswith(language), utterance
         assert text and text not in keys and "{" not in text, utterance
         assert not IDENTIFIER.search(text) and not CELL.search(text), utterance
+        if language == "de":  # German words, not an English sentence in a German voice
+            assert not ENGLISH.search(text), utterance
     return spoken
+
+
+def said_for(page, since: int, meant) -> list[dict]:
+    """The announcements numbered above ``since`` that ``meant`` chooses, as ``page``
+    heard them, in order."""
+    heard = page.evaluate("() => Object.values(window.heard)")
+    return sorted((a for a in heard if a["number"] > since and meant(a)),
+                  key=lambda a: a["number"])
+
+
+def keys_of(announcements: list[dict]) -> list[str]:
+    return [a["said"]["key"] for a in announcements]
 
 
 def card_ids(phone) -> list[str]:
@@ -114,6 +138,11 @@ def said_as(card: str) -> str:
     """A card as an English page says it ("red 7", "blue blank")."""
     colour, value = re.fullmatch(r"([a-z]+?)_?(blank|\d+)", card).groups()
     return f"{colour} {value}"
+
+
+def hands(phones) -> list[str]:
+    """Every card the ``phones`` hold, as a page says it."""
+    return [said_as(card) for phone in phones for card in card_ids(phone)]
 
 
 def next_ply(page, after: int) -> int:
@@ -165,6 +194,17 @@ def test_catch_the_hare_in_german_is_said_once_on_the_kiosk_and_the_phones(peopl
     assert said, "the kiosk said nothing through a whole game"
     assert kiosk.evaluate("() => window.sounded"), "the kiosk played no sound"
     assert {u["voice"] for u in said} == {"Anna"}
+    # every turn after the first (said before the taps), the refusal, the end once, last
+    moves = hare_game()
+    table_said = said_for(kiosk, since[kiosk], to_table)
+    assert keys_of(table_said).count("to_move") >= len(moves) - 1, keys_of(table_said)
+    assert [a["sound"] for a in table_said].count("refused") >= 1, table_said
+    assert [a["sound"] for a in table_said].count("over") == 1, table_said
+    assert table_said[-1]["said"]["key"] == "winner", table_said[-1]
+    for phone, seat in ((hunters, 0), (hare, 1)):
+        own = keys_of(said_for(phone, since[phone], lambda a, s=seat: a["to"] == s))
+        turns = sum(1 for ply, _ in enumerate(moves) if ply % 2 == seat) - (seat == 0)
+        assert own.count("your_turn") >= turns, (seat, own)
     # a reload finds the game's announcements said already
     kiosk.reload()
     kiosk.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
@@ -175,7 +215,8 @@ def test_catch_the_hare_in_german_is_said_once_on_the_kiosk_and_the_phones(peopl
 
 def test_the_card_game_in_english_never_says_a_hand(people):
     """Two phones and the computer play the card game; the kiosk and seat 0's phone
-    say what is meant for them, and never a card then in seat 1's hand."""
+    say what is meant for them, each turn's prompt and the end once, and never a card
+    then in a hand: not seat 1's, nor seat 0's own."""
     from playwright.sync_api import expect
 
     table = listening(people("fang_den_hut_cards", 3, "en"))
@@ -185,7 +226,7 @@ def test_the_card_game_in_english_never_says_a_hand(people):
     phones = [table.join(seat) for seat in range(2)]
     since[phones[0]] = allow_audio(phones[0])
     kiosk.click("#draw")
-    hidden = []  # the text of every card seat 1 held, with how much had been said then
+    hidden = []  # the text of every card either phone held, with how much had been said then
     over = kiosk.locator("#outcome")
     for _ in range(40):
         plies = next_ply(kiosk, -1)
@@ -193,7 +234,7 @@ def test_the_card_game_in_english_never_says_a_hand(people):
             break
         for phone in phones:
             next_ply(phone, plies - 1)
-        held = [said_as(card) for card in card_ids(phones[1])]
+        held = hands(phones)
         said = [len(p.evaluate("() => window.spoken")) for p in (kiosk, phones[0])]
         hidden.append((held, said))
         movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
@@ -205,13 +246,19 @@ def test_the_card_game_in_english_never_says_a_hand(people):
         check_spoken(kiosk, since[kiosk], lambda a: a["to"] is None, "en"),
         check_spoken(phones[0], since[phones[0]], lambda a: a["to"] == 0, "en"),
     ]
+    table_said = said_for(kiosk, since[kiosk], lambda a: a["to"] is None)
+    assert [a["sound"] for a in table_said].count("over") == 1, table_said
+    assert table_said[-1]["said"]["key"] in ("winner", "draw_game"), table_said[-1]
+    assert "to_move" in keys_of(table_said), keys_of(table_said)
+    assert "your_turn" in keys_of(said_for(phones[0], since[phones[0]], lambda a: a["to"] == 0))
     # each card is in the deck once: one held before and after a sentence was hidden
     # while it was said
-    last = [said_as(card) for card in card_ids(phones[1])]
+    last = hands(phones)
     for (held, counts), (still, later) in zip(hidden, [*hidden[1:], (last, map(len, spoken))]):
         for page_spoken, start, end in zip(spoken, counts, later):
             for utterance in page_spoken[start:end]:
-                shown = [card for card in set(held) & set(still) if card in utterance["text"]]
+                shown = [card for card in set(held) & set(still)
+                         if re.search(rf"\b{card}\b", utterance["text"])]
                 assert not shown, (utterance, held)
 
 
@@ -240,7 +287,7 @@ def test_the_referee_sets_how_the_table_speaks(people, language):
             referee.set_viewport_size(size)
             referee.locator("#speech-settings").scroll_into_view_if_needed()
             shot = SHOTS / f"speech-settings-{language}-{label}.png"
-            referee.screenshot(path=shot, full_page=True)
+            referee.locator("#speech-settings").screenshot(path=shot)
 
 
 def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
@@ -267,3 +314,66 @@ def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
     expect(kiosk.locator("#turn")).to_contain_text("hunters", timeout=WAIT_MS)
     assert kiosk.evaluate("() => window.spoken") == []
     assert kiosk.evaluate("() => window.sounded")
+
+
+def test_a_page_reloaded_mid_game_says_nothing_twice_then_the_next_move_once(people):
+    """Two moves in, the kiosk and the hare's phone are reloaded: after a tap they say
+    nothing of what was said before, then each says the next move's announcements for
+    it once. A spectator's page, tapped too, says nothing and plays no sound."""
+    from playwright.sync_api import expect
+
+    table = listening(people("catch_the_hare", 2, "en"))
+    sim = table.open("sim", "/sim")
+    kiosk = table.open("table", "/table")
+    hare = table.join(1)
+    watching = table.open("watch", "/watch")
+    for page in (kiosk, hare):
+        allow_audio(page)
+    watching.click("#turn")  # a tap, as it would allow a speaking page's audio
+    first, second, third = hare_game()[:3]
+    for move in (first, second):
+        carry_out(sim, move.path)
+        wait_for_move(kiosk, move)
+    assert kiosk.evaluate("() => window.spoken"), "the kiosk said nothing of two moves"
+    since = {}
+    for page in (kiosk, hare):
+        page.reload()
+        page.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
+        since[page] = allow_audio(page)
+        assert page.evaluate("() => window.spoken") == []
+    carry_out(sim, third.path)
+    wait_for_move(kiosk, third)
+    expect(hare.locator('body[data-yours="yes"]')).to_have_count(1, timeout=WAIT_MS)
+    to_table = check_spoken(kiosk, since[kiosk], lambda a: a["to"] is None, "en")
+    to_hare = check_spoken(hare, since[hare], lambda a: a["to"] == 1, "en")
+    assert to_table and to_hare, (to_table, to_hare)
+    assert "to_move" in keys_of(said_for(kiosk, since[kiosk], lambda a: a["to"] is None))
+    assert keys_of(said_for(hare, since[hare], lambda a: a["to"] == 1)) == ["your_turn"]
+    assert watching.evaluate("() => window.spoken") == []
+    assert watching.evaluate("() => window.sounded") == 0
+    table.check()
+
+
+def test_reduced_motion_stills_the_turn_line_but_not_the_voice(people):
+    """On a device that asks for reduced motion the turn line does not pulse while the
+    table speaks; the table still speaks and sounds (they are not motion). Beside it,
+    a kiosk that does not ask pulses."""
+    table = listening(people("catch_the_hare", 2, "en"))
+    sim = table.open("sim", "/sim")
+    pulsing = table.open("table", "/table")
+    calm = table.open("calm table", "/table")
+    # (the tests' browser asks for reduced motion unless told otherwise)
+    pulsing.emulate_media(reduced_motion="no-preference")
+    calm.emulate_media(reduced_motion="reduce")
+    for page in (pulsing, calm):
+        allow_audio(page)
+    move = hare_game()[0]
+    carry_out(sim, move.path)
+    pulse = "() => getComputedStyle(document.getElementById('turn')).animationName"
+    for page, animation in ((pulsing, "speaking"), (calm, "none")):
+        wait_for_move(page, move)
+        page.wait_for_selector('body[data-speaking="yes"]', timeout=WAIT_MS)
+        assert page.evaluate("() => window.spoken"), "a kiosk said nothing of a move"
+        assert page.evaluate("() => window.sounded"), "a kiosk played no sound"
+        assert page.evaluate(pulse) == animation
+    table.check()
