@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from boardref.cli import arguments
+from boardref.cli.league import players_app, seasons_app, standings
 from engines import GAMES, RulesError
 
 app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
@@ -513,6 +514,9 @@ games_app = typer.Typer(
     help="Played games: list, export, verify and import records.", no_args_is_help=True
 )
 app.add_typer(games_app, name="games")
+app.add_typer(players_app, name="players")
+app.add_typer(seasons_app, name="seasons")
+app.command("standings")(standings)
 STORE_HELP = "the event log (default: the one the config names)"
 CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
 
