@@ -24,9 +24,9 @@ from engines.records import GameRecord
 
 MODEL = PlackettLuce()
 #: a player is provisional below this many rated games: with openskill's defaults
-#: their sigma is still above 6 (of 8.3 at the start) until about the fifth game of
-#: two players, so their ordinal (mu - 3 sigma) says more about how new they are
-#: than how well they play
+#: sigma falls slowly (8.3 at the start, 7.2 after five games of two against
+#: newcomers), so an early ordinal (mu - 3 sigma) says more about how new a player is
+#: than how well they play; five games is a regular's first league evening or two
 PROVISIONAL = 5
 
 
