@@ -14,6 +14,15 @@ from pathlib import Path
 
 import typer
 
+from boardref.cli.logs import (
+    CONFIG_HELP,
+    STORE_HELP,
+    history_of,
+    log_named,
+    log_of,
+    sole_writer,
+    usage,
+)
 from engines import GAMES
 
 players_app = typer.Typer(
@@ -22,8 +31,6 @@ players_app = typer.Typer(
 seasons_app = typer.Typer(
     help="The league's seasons: a name, a first and a last day.", no_args_is_help=True
 )
-STORE_HELP = "the event log (default: the one the config names)"
-CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
 CONFIG = typer.Option(None, help=CONFIG_HELP)
 STORE = typer.Option(None, help=STORE_HELP)
 AS_JSON = typer.Option(False, "--json", help="JSON instead of lines")
@@ -33,24 +40,23 @@ AS_JSON = typer.Option(False, "--json", help="JSON instead of lines")
 def _league(config: Path | None, store: Path | None, changing: bool) -> Iterator:
     """The history of the log the options name, held alone when ``changing``; a
     refused request ends the command in its sentence (exit status 2)."""
-    from boardref.cli import app as cli
     from boardref.eventlog.history import HistoryError
     from boardref.eventlog.players import LeagueError
 
     if changing:
-        cli._log_named(store)
-    path, table = cli._log(config, store)
+        log_named(store)
+    path, table = log_of(config, store)
     held = (
-        cli._sole_writer(path, "players", ", or make the change on the referee page")
+        sole_writer(path, "players", ", or make the change on the referee page")
         if changing
         else contextlib.nullcontext()
     )
     with held:
-        history = cli._history(path, table, reading=not changing)
+        history = history_of(path, table, reading=not changing)
         try:
             yield history
         except (LeagueError, HistoryError) as exc:
-            raise cli._usage(exc) from None
+            raise usage(exc) from None
         finally:
             history.store.close()
 
