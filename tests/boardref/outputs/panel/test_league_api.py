@@ -94,3 +94,13 @@ def test_standings_and_seasons_are_read_by_anyone_and_set_by_the_referee(cafe):
     assert referee.post("/api/seasons/delete", json={"name": "Winter"}).status_code == 200
     open_game = referee.post(f"/api/games/{cafe.referee.game_id}/rated", json={"rated": True})
     assert open_game.status_code == 409
+
+
+def test_a_rematch_keeps_the_named_players_in_their_seats(cafe):
+    kiosk = client(cafe, LOCAL)
+    for seat, name in ((0, "Anna"), (2, "Ben")):
+        assert kiosk.post("/api/players/seat", json={"seat": seat, "name": name}).status_code == 200
+    before = cafe.referee.game_id
+    assert kiosk.post("/api/rematch", json={}).status_code == 200
+    seated = kiosk.get("/api/players/seated").json()
+    assert seated["game_id"] != before and seated["seats"] == {"0": "Anna", "2": "Ben"}
