@@ -210,6 +210,7 @@ class Players:
 
     def set_rated(self, game_id: int, rated: bool | None) -> None:
         """The referee's word on a game: rated, not rated, or (None) as the rules go."""
+        statement: tuple[str, tuple]
         if rated is None:
             statement = ("DELETE FROM league_rated WHERE game_id = ?", (game_id,))
         else:

@@ -113,7 +113,7 @@ def _teams(game: str, players: int, options: str) -> tuple[int, ...]:
     return tuple(getattr(found, "teams", range(players)))
 
 
-def teams_and_ranks(record: GameRecord) -> tuple[list[list[int]], list[int]]:
+def teams_and_ranks(record: GameRecord) -> tuple[list[list[int]], list[float]]:
     """The seats of each team and each team's place (1 first, ties share a place):
     winners first, then by score where the game keeps scores, every team level in a
     draw or an abandoned game."""
@@ -133,7 +133,7 @@ def teams_and_ranks(record: GameRecord) -> tuple[list[list[int]], list[int]]:
 
     grouped = list(teams.values())
     order = sorted({standing(seats) for seats in grouped})
-    return grouped, [order.index(standing(seats)) + 1 for seats in grouped]
+    return grouped, [float(order.index(standing(seats)) + 1) for seats in grouped]
 
 
 def ratings(games: Iterable[Played]) -> dict[str, Rated]:
