@@ -11,6 +11,17 @@ from pathlib import Path
 import typer
 
 from boardref.cli import arguments
+from boardref.cli.league import players_app, seasons_app, standings
+from boardref.cli.logs import (
+    CONFIG_HELP,
+    STORE_HELP,
+    history_of,
+    log_named,
+    log_of,
+    refused,
+    sole_writer,
+    usage,
+)
 from engines import GAMES, RulesError
 
 app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
@@ -37,7 +48,7 @@ def play(
     try:
         summary = play_game(game, players, seed, max_plies, delay, wrong_tries)
     except RulesError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     typer.echo(json.dumps(summary))
 
 
@@ -93,18 +104,18 @@ def serve(
         config = DEFAULT_PATH
     if sim and config is None and store is None:
         overrides["store.path"] = sim_store_path()
-    _log_named(store)
+    log_named(store)
     try:
         settings = load_config(config, **overrides)
     except ConfigError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     # the log is claimed before the service and its panel are even imported, so a
     # second service on it is refused at once and the first one's game left alone
     panel = (settings.panel.host, settings.panel.port)
     from boardref.eventlog.store import LogFault
 
     try:
-        claim = _sole_writer(settings.store.path, "serve", OWN_LOG, panel, faults=True)
+        claim = sole_writer(settings.store.path, "serve", OWN_LOG, panel, faults=True)
     except LogFault as fault:  # the table's panel and LED say why it cannot start
         _run_service(settings, sim, fault.said)
         return
@@ -126,24 +137,6 @@ def _run_service(settings, sim: bool, fault=None) -> None:
     except (StoreError, ServiceError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-
-
-def _sole_writer(
-    store: Path, command: str, instead: str, panel: tuple[str, int] | None = None, faults=False
-):
-    """The lock on the event log ``store`` for ``command``, which writes to it; a log
-    another program writes to is refused in one sentence naming it (exit status 2).
-    ``faults``: a log that cannot be opened at all is raised as ``LogFault``."""
-    from boardref.eventlog.log_lock import LogInUse, LogLock
-    from boardref.eventlog.store import LogFault, StoreError
-
-    try:
-        return LogLock(store, command, instead, panel)
-    except StoreError as exc:
-        if faults and isinstance(exc, LogFault):
-            raise
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2 if isinstance(exc, LogInUse) else 1) from None
 
 
 @app.command()
@@ -171,7 +164,7 @@ def fleet(
         if ca_file is not None:
             arguments.certificate(Path(ca_file))
     except ValueError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(run_dashboard(broker, host, port, ca_file, records))
 
@@ -226,16 +219,14 @@ def simulate(
         typer.echo(f"error: sensor {sensor!r}: choose hall, camera or both", err=True)
         raise typer.Exit(2)
     on_commit = (lambda move: print(f"committed {move}", flush=True)) if echo_moves else None
-    _log_named(store)
-    claimed = (
-        contextlib.nullcontext() if store is None else _sole_writer(store, "simulate", OWN_LOG)
-    )
+    log_named(store)
+    claimed = contextlib.nullcontext() if store is None else sole_writer(store, "simulate", OWN_LOG)
     try:
         seats = arguments.seats(computer, load_game(game, players).players)
         with claimed:
             result = run(game, players, seed, noise, moves, store, on_commit, seats, sensor, mishap)
     except (RulesError, ValueError, StoreError) as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -259,7 +250,7 @@ def arena(
         match = Match(game, tuple(players.split(",")), games, seed, {}, playouts, max_plies)
         result = play_match(match)
     except RulesError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -288,7 +279,7 @@ def vision_eval(
         else:
             result = evaluate(game, frames, seed, difficulty)
     except (RulesError, KeyError) as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     typer.echo(json.dumps(result))
 
 
@@ -305,7 +296,7 @@ def vision_calibrate(
     try:
         camera = calibrate(images, parse_pattern(pattern))
     except CalibrationError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     path = out or default_path()
     camera.save(path)
     typer.echo(json.dumps({**camera.to_json(), "saved": str(path)}))
@@ -331,7 +322,7 @@ def vision_markers(
         if out is not None:
             arguments.new_file(out, "--out")
     except ValueError as exc:  # a rules error, a game with no board to mark, a bad --out
-        raise _usage(exc) from None
+        raise usage(exc) from None
     if out is not None:
         out.write_bytes(marker_sheet(board))
         found["out"] = str(out)
@@ -366,7 +357,7 @@ def _bringup_setup(config: Path | None, device: str | None, game: str | None):
         board = loaded.board
         wiring = settings.board_wiring(board)
     except (ConfigError, RulesError, arguments.BadValue) as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     hall = settings.sensors.hall
     path = device or (hall.device if hall else "/dev/boardref-pico")
     wiring_dir = hall.wiring_dir if hall else None
@@ -426,7 +417,7 @@ def board_leds(
     try:
         run_leds(link, wiring, [c.id for c in board.cells], mode, cell, colour, delay, typer.echo)
     except ValueError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     finally:
         link.close()
 
@@ -502,7 +493,7 @@ def board_calibrate(
             link, wiring, out_dir or wiring_dir or DEFAULT_DIR, wanted, seconds, typer.echo
         )
     except ValueError as exc:
-        raise _usage(exc) from None
+        raise usage(exc) from None
     finally:
         link.close()
     if calibration.findings:
@@ -513,53 +504,9 @@ games_app = typer.Typer(
     help="Played games: list, export, verify and import records.", no_args_is_help=True
 )
 app.add_typer(games_app, name="games")
-STORE_HELP = "the event log (default: the one the config names)"
-CONFIG_HELP = "config file (default /etc/boardref/config.toml)"
-
-
-def _log(config: Path | None, store: Path | None) -> tuple[Path, str]:
-    """The event log the options name, and this table's name from the config."""
-    from boardref.runtime.config import DEFAULT_PATH, ConfigError, load_config
-
-    if config is None and DEFAULT_PATH.exists():
-        config = DEFAULT_PATH
-    try:
-        settings = load_config(config)
-    except ConfigError as exc:
-        raise _usage(exc) from None
-    return store or settings.store.path, settings.fleet.table_id
-
-
-def _history(path: Path, table: str, reading: bool = True):
-    """The history of the event log at ``path``; only read unless ``reading`` is False
-    (the caller holds the log's lock then)."""
-    from boardref.eventlog.history import History
-    from boardref.eventlog.store import Store, StoreError
-
-    try:
-        return History(Store(path, reading=reading), table)
-    except StoreError as exc:
-        raise _usage(exc) from None
-
-
-def _log_named(store: Path | None) -> None:
-    """Refuse (exit status 2) a --store that is a folder or in no folder there is."""
-    if store is not None:
-        try:
-            arguments.new_file(store, "--store", "the event log")
-        except arguments.BadValue as exc:
-            raise _usage(exc) from None
-
-
-def _usage(exc: Exception) -> typer.Exit:
-    """A bad value refused in its sentence (exit status 2)."""
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(2)
-
-
-def _refused(exc: Exception) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(1)
+app.add_typer(players_app, name="players")
+app.add_typer(seasons_app, name="seasons")
+app.command("standings")(standings)
 
 
 @games_app.command("list")
@@ -579,9 +526,9 @@ def games_list(
     from boardref.outputs.panel.words import said
 
     try:
-        found = _history(*_log(config, store)).games(game, day, table)
+        found = history_of(*log_of(config, store)).games(game, day, table)
     except HistoryError as exc:
-        raise _refused(exc) from None
+        raise refused(exc) from None
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(summary) for summary in found]))
         return
@@ -608,9 +555,9 @@ def games_export(
     from engines.records import to_json, write
 
     try:
-        record = _history(*_log(config, store)).record(game_id)
+        record = history_of(*log_of(config, store)).record(game_id)
     except HistoryError as exc:
-        raise _refused(exc) from None
+        raise refused(exc) from None
     text = json.dumps(to_json(record), indent=1) + "\n" if as_json else write(record)
     if out is None:
         typer.echo(text, nl=False)
@@ -652,11 +599,11 @@ def games_import(
     """Add records of games played elsewhere to the history; each must verify."""
     from boardref.eventlog.history import HistoryError
 
-    _log_named(store)
-    path, table = _log(config, store)
+    log_named(store)
+    path, table = log_of(config, store)
     failed = False
-    with _sole_writer(path, "games import", ", then import again"):
-        history = _history(path, table, reading=False)
+    with sole_writer(path, "games import", ", then import again"):
+        history = history_of(path, table, reading=False)
         try:
             for record_file in record_files:
                 try:

@@ -15,11 +15,12 @@ import json
 import threading
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+from boardref.eventlog.players import LeagueError, Players, player_tag, seat_statements
 from boardref.eventlog.store import Store, StoredGame
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, TableState, seats_of
@@ -42,6 +43,8 @@ RESULTS = (
 #: the marks a logged move may carry, as the referee writes them
 MARKS = ("corrected", "confirmed", "chosen")
 DAY = 86400
+#: the record's tag with the referee's word on whether the game counts for the league
+RATED_TAG = "Rated"
 
 
 class HistoryError(Exception):
@@ -91,6 +94,8 @@ class History:
         self.store, self.table = store, table
         store.define("origins", ORIGINS)
         store.define("results", RESULTS)
+        #: the café's players, named in each record
+        self.players = Players(store)
         alone = store.reading or str(store.path) == ":memory:"
         self._reader: Store | None = store if alone else None
         self._opening = threading.Lock()
@@ -169,7 +174,12 @@ class History:
         reader = self._reading()
         origin = reader.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
         ended = reader.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
-        return record_of(stored, origin[0][0] if origin else self.table, ended)
+        record = record_of(stored, origin[0][0] if origin else self.table, ended)
+        tags = {player_tag(seat): name for seat, name in self.players.names(game_id).items()}
+        rated = self.players.rated(game_id)
+        if rated is not None:
+            tags[RATED_TAG] = "yes" if rated else "no"
+        return replace(record, tags=record.tags | tags)
 
     def _ended(self, game_id: int) -> StoredGame:
         rows = self._reading().read("SELECT ended FROM games WHERE id = ?", (game_id,))
@@ -213,6 +223,10 @@ class History:
                 ),
                 409,
             )
+        try:
+            seated = seat_statements("(SELECT MAX(id) FROM games)", names_of(record))
+        except LeagueError as exc:
+            raise HistoryError(exc.words, 422) from None
         events = events_of(record)
         now = time.time()
         started, ended = _epoch(record.start, now), _epoch(record.end, now)
@@ -242,8 +256,23 @@ class History:
                 f"INSERT INTO origins (game_id, table_id) VALUES ({newest}, ?)",
                 (record.table or "imported",),
             ),
+            *seated,
         ]
+        rated = record.tags.get(RATED_TAG)
+        if rated in ("yes", "no"):
+            statements.append(
+                (
+                    f"INSERT INTO league_rated (game_id, rated) VALUES ({newest}, ?)",
+                    (int(rated == "yes"),),
+                )
+            )
         return self.store.write(statements)[0]
+
+
+def names_of(record: GameRecord) -> dict[int, str]:
+    """The named seats of a record: seat (from 0) to the player's name."""
+    tags = record.tags
+    return {s: tags[player_tag(s)] for s in range(record.players) if tags.get(player_tag(s))}
 
 
 # --- from the log to a record and back ------------------------------------------------

@@ -22,6 +22,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from boardref.eventlog.history import HistoryError
+from boardref.eventlog.players import LeagueError
 from boardref.eventlog.store import StoreError
 from boardref.outputs.panel.access import origin_allowed
 from boardref.outputs.panel.assets import Assets
@@ -30,6 +32,7 @@ from boardref.outputs.panel.gate import Gate, refusal_body
 from boardref.outputs.panel.handover import handover_router
 from boardref.outputs.panel.headers import SecurityHeaders, policy_for
 from boardref.outputs.panel.history_api import history_routes
+from boardref.outputs.panel.league_api import players_router, standings_router
 from boardref.outputs.panel.pages import page, plain_pages, words_of
 from boardref.outputs.panel.panel import Panel
 from boardref.outputs.panel.rematch import rematch_router
@@ -79,6 +82,8 @@ def build_app(panel: Panel) -> FastAPI:
     app.include_router(handover_router)
     app.include_router(speech_router)
     app.include_router(history_routes(panel.control.history))
+    app.include_router(players_router)
+    app.include_router(standings_router)
 
     @app.websocket("/ws")
     async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
@@ -150,6 +155,11 @@ def _refusals(app: FastAPI) -> None:
     @app.exception_handler(RequestRefused)
     async def refused(request: Request, exc: RequestRefused) -> Response:
         return _refusal(exc.status, exc.words, exc.headers)
+
+    @app.exception_handler(LeagueError)
+    @app.exception_handler(HistoryError)
+    async def league_refused(request: Request, exc: LeagueError | HistoryError) -> Response:
+        return _refusal(exc.status, exc.words)
 
     @app.exception_handler(StoreError)
     async def unsaved(request: Request, exc: StoreError) -> Response:

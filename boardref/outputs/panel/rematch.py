@@ -1,5 +1,6 @@
 """A rematch: the game just played started again with the same game, variants, seats
-and computer seats, and the phones that played it kept in their seats.
+and computer seats, and the phones and the named players that played it kept in
+their seats.
 
 A seat's token changes with every game, so a phone would have to scan its code again;
 each phone's claim is carried into the rematch, and a phone that shows the token it
@@ -26,6 +27,7 @@ async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
     """The same game again, with the same seats and the computer at the same strength."""
     before, now = panel.control.rematch()
     panel.seats.carry(before, now)
+    panel.control.history.players.carry(before, now)
     panel.rematched = (before, now)
     return models.Done()
 

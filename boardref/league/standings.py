@@ -1,0 +1,183 @@
+"""The café's standings: per game, and within a season when one is named, every
+rated player's row (rating, games, wins, last played, provisional) with the games
+behind it, as JSON rows or CSV. Seasons (a name, a first and a last day) are kept in
+the table's event log.
+
+Standings are worked out afresh from the records each time they are asked for
+(``boardref.league.ratings``); nothing here stores a rating. A season starts every
+player afresh. It reads the log and writes only seasons.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from boardref.eventlog.history import DAY, History, day_start
+from boardref.eventlog.players import LeagueError
+from boardref.league.ratings import Played, ratings
+from engines import GAMES
+from engines.words import words
+
+SEASONS = "name TEXT PRIMARY KEY COLLATE NOCASE, first TEXT NOT NULL, last TEXT NOT NULL"
+SEASON_NAME = re.compile(r"^[\w .'-]{1,40}$")
+#: what starts a formula in a spreadsheet
+FORMULA = ("=", "+", "-", "@")
+#: every ended game, however long the history
+EVERY_GAME = 1_000_000
+CSV_COLUMNS = (
+    "place",
+    "player",
+    "computer",
+    "rating",
+    "mu",
+    "sigma",
+    "games",
+    "wins",
+    "last_played",
+    "provisional",
+    "game_ids",
+)
+
+
+@dataclass(frozen=True)
+class Season:
+    name: str
+    #: its first and last day, YYYY-MM-DD, both in it (this machine's time zone)
+    first: str
+    last: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the standings."""
+
+    place: int
+    player: str
+    #: a computer seat's level rather than a person
+    computer: bool
+    #: openskill's ordinal (mu - 3 sigma), what the rows are sorted by
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    #: when their last rated game ended (ISO 8601, UTC)
+    last_played: str
+    #: too few games for the rating to say much yet
+    provisional: bool
+    #: the games behind the row, as numbered in /api/games
+    game_ids: tuple[int, ...]
+
+
+class Seasons:
+    """The seasons kept in the log of ``history``."""
+
+    def __init__(self, history: History):
+        self.store = history.store
+        self.store.define("seasons", SEASONS)
+
+    def all(self) -> list[Season]:
+        rows = self.store.read("SELECT name, first, last FROM seasons ORDER BY first, name")
+        return [Season(*row) for row in rows]
+
+    def get(self, name: str) -> Season:
+        found = [s for s in self.all() if s.name.casefold() == name.casefold()]
+        if not found:
+            raise LeagueError(
+                words("league.no_season", "There is no season {name}", name=name), 404
+            )
+        return found[0]
+
+    def add(self, name: str, first: str, last: str) -> Season:
+        """A new season, or the one of this name with new dates."""
+        if not isinstance(name, str) or not SEASON_NAME.match(name.strip()):
+            raise LeagueError(
+                words(
+                    "league.bad_season_name",
+                    "A season's name is 1 to 40 letters, digits, spaces, dots or dashes",
+                )
+            )
+        if day_start(first) > day_start(last):
+            raise LeagueError(
+                words(
+                    "league.season_backwards",
+                    "A season ends on or after its first day: {first} is after {last}",
+                    first=first,
+                    last=last,
+                )
+            )
+        season = Season(name.strip(), first, last)
+        self.store.write(
+            [
+                (
+                    "INSERT OR REPLACE INTO seasons (name, first, last) VALUES (?, ?, ?)",
+                    (season.name, first, last),
+                )
+            ]
+        )
+        return season
+
+    def delete(self, name: str) -> None:
+        season = self.get(name)
+        self.store.write([("DELETE FROM seasons WHERE name = ?", (season.name,))])
+
+
+def played_games(history: History, game: str, season: Season | None = None) -> list[Played]:
+    """The ended games of ``game`` (in ``season``), each with its record and the
+    referee's word on rating it."""
+    if game not in GAMES:
+        raise LeagueError(
+            words(
+                "league.no_game",
+                "There is no game {game}: games are {games}",
+                game=game,
+                games=", ".join(GAMES),
+            ),
+            404,
+        )
+    found = history.games(game=game, limit=EVERY_GAME)
+    if season is not None:
+        first, after = day_start(season.first), day_start(season.last) + DAY
+        found = [s for s in found if first <= s.ended < after]
+    return [Played(s.id, history.record(s.id), history.players.rated(s.id)) for s in found]
+
+
+def standings(played: list[Played]) -> list[Row]:
+    """The rows, best rating first (then fewer games, then by name)."""
+    rated = sorted(
+        ratings(played).values(),
+        key=lambda r: (-r.ordinal, len(r.games), r.entrant.name.casefold()),
+    )
+    return [
+        Row(
+            place=place,
+            player=r.entrant.name,
+            computer=r.entrant.computer,
+            rating=round(r.ordinal, 3),
+            mu=round(r.mu, 3),
+            sigma=round(r.sigma, 3),
+            games=len(r.games),
+            wins=r.wins,
+            last_played=r.last_played,
+            provisional=r.provisional,
+            game_ids=tuple(r.games),
+        )
+        for place, r in enumerate(rated, start=1)
+    ]
+
+
+def csv_text(rows: list[Row]) -> str:
+    """The rows as CSV, one header line first; a row's games separated by spaces."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        fields = {name: getattr(row, name) for name in CSV_COLUMNS}
+        fields["game_ids"] = " ".join(map(str, row.game_ids))
+        # a name a spreadsheet would take for a formula is written as text
+        fields["player"] = ("'" if row.player[:1] in FORMULA else "") + row.player
+        writer.writerow(fields.values())
+    return out.getvalue()

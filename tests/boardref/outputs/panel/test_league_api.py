@@ -1,0 +1,106 @@
+"""The league's routes (TestClient): who may read and change players, seats, seasons
+and ratings, and the standings as JSON and CSV; every refusal in words."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardref.runtime.config import load_config
+from tests.boardref.conftest import PIN, PIN_HASH, started
+from tests.boardref.outputs.panel.test_panel import LOCAL, REMOTE, client
+
+
+@pytest.fixture
+def cafe(tmp_path):
+    config = load_config(
+        **{
+            "store.path": tmp_path / "cafe.db",
+            "game.name": "fang_den_hut_cards",
+            "game.players": 3,
+            "panel.referee_pin_hash": PIN_HASH,
+        }
+    )
+    service = started(config)
+    yield service
+    service.close()
+
+
+def referee_of(service):
+    referee = client(service, ("192.168.1.2", 5000))
+    assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+    return referee
+
+
+def test_only_the_referee_changes_players_and_the_table_may_list_them(cafe):
+    kiosk, phone, referee = client(cafe, LOCAL), client(cafe, REMOTE), referee_of(cafe)
+    assert kiosk.post("/api/players", json={"name": "Anna"}).status_code == 403
+    assert phone.get("/api/players").status_code == 403
+    anna = referee.post("/api/players", json={"name": "Anna"}).json()
+    ben = referee.post("/api/players", json={"name": "Ben"}).json()
+    taken = referee.post(f"/api/players/{ben['id']}/rename", json={"name": "anna"})
+    assert taken.status_code == 409 and taken.json()["said"]["key"] == "league.name_taken"
+    assert referee.post(f"/api/players/{ben['id']}/merge", json={"into": anna["id"]}).json() == {
+        "id": anna["id"],
+        "name": "Anna",
+        "games": 0,
+    }
+    missing = referee.post(f"/api/players/{ben['id']}/delete", json={})
+    assert missing.status_code == 404 and "no player" in missing.json()["detail"]
+    assert [p["name"] for p in kiosk.get("/api/players").json()] == ["Anna"]
+    assert referee.post(f"/api/players/{anna['id']}/delete", json={}).status_code == 200
+    assert kiosk.get("/api/players").json() == []
+
+
+def test_a_phone_names_its_own_seat_only(cafe):
+    kiosk, phone = client(cafe, LOCAL), client(cafe, REMOTE)
+    game_id = cafe.referee.game_id
+    token = cafe.panel.seats.token(game_id, 1)
+    mine = phone.post("/api/players/seat", json={"seat": 1, "token": token, "name": " Cleo "})
+    assert mine.status_code == 200 and mine.json() == {"game_id": game_id, "seats": {"1": "Cleo"}}
+    other = phone.post("/api/players/seat", json={"seat": 0, "token": token, "name": "Cleo"})
+    assert other.status_code == 403
+    twice = kiosk.post("/api/players/seat", json={"seat": 0, "name": "cleo"})
+    assert twice.status_code == 409 and "already plays seat 2" in twice.json()["detail"]
+    assert kiosk.post("/api/players/seat", json={"seat": 5, "name": "Dora"}).status_code == 404
+    assert kiosk.post("/api/players/seat", json={"seat": 1}).json()["seats"] == {}
+    assert phone.get("/api/players/seated").json() == {"game_id": game_id, "seats": {}}
+
+
+def test_standings_and_seasons_are_read_by_anyone_and_set_by_the_referee(cafe):
+    phone, referee = client(cafe, REMOTE), referee_of(cafe)
+    season = {"name": "Winter", "first": "2026-12-01", "last": "2027-02-28"}
+    assert phone.post("/api/seasons", json=season).status_code == 403
+    assert referee.post("/api/seasons", json=season).status_code == 200
+    backwards = referee.post("/api/seasons", json=season | {"last": "2026-11-01"})
+    assert (
+        backwards.status_code == 422
+        and backwards.json()["said"]["key"] == "league.season_backwards"
+    )
+    assert phone.get("/api/seasons").json() == [season]
+    found = phone.get("/api/standings", params={"game": "fang_den_hut_cards", "season": "winter"})
+    assert found.json() == {
+        "game": "fang_den_hut_cards",
+        "season": season,
+        "provisional_below": 5,
+        "rows": [],
+    }
+    sheet = phone.get("/api/standings.csv", params={"game": "sternhalma", "season": "Winter"})
+    assert sheet.headers["content-type"].startswith("text/csv")
+    assert 'filename="standings-sternhalma-Winter.csv"' in sheet.headers["content-disposition"]
+    assert sheet.text.startswith("place,player,")
+    assert phone.get("/api/standings", params={"game": "chess"}).status_code == 404
+    unknown = phone.get("/api/standings", params={"game": "sternhalma", "season": "Spring"})
+    assert unknown.status_code == 404 and unknown.json()["detail"] == "There is no season Spring"
+    assert referee.post("/api/seasons/delete", json={"name": "Winter"}).status_code == 200
+    open_game = referee.post(f"/api/games/{cafe.referee.game_id}/rated", json={"rated": True})
+    assert open_game.status_code == 409
+
+
+def test_a_rematch_keeps_the_named_players_in_their_seats(cafe):
+    kiosk = client(cafe, LOCAL)
+    for seat, name in ((0, "Anna"), (2, "Ben")):
+        assert kiosk.post("/api/players/seat", json={"seat": seat, "name": name}).status_code == 200
+    before = cafe.referee.game_id
+    assert kiosk.post("/api/rematch", json={}).status_code == 200
+    seated = kiosk.get("/api/players/seated").json()
+    assert seated["game_id"] != before and seated["seats"] == {"0": "Anna", "2": "Ben"}
