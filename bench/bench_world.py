@@ -12,7 +12,8 @@ frame on one OpenCV thread. Then the seconds each scene took to trace at 1280x72
 line with the figures and the targets.
 
 Hägar is not in the world: its coasters on a mat have a reader of their own.
-Arguments: ``--smoke`` (one game, one set-up, few samples), ``--full`` (more set-ups).
+Arguments: ``--smoke`` (one game, held-out seeds only, one sample a pixel), ``--full``
+(more set-ups), ``--game=NAME`` (the games whose table name holds NAME).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -52,10 +54,12 @@ GAMES = sized(
     ),
     (("catch the hare", "catch_the_hare", {}),),
 )
+#: only the games whose table name holds this (``--game=hare``)
+ONLY = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--game=")), "")
 #: seeds from here on are never looked at while the reader is tuned
 HELD_OUT = 1_000_000
 #: set-ups per game and seed range, positions read on each
-SET_UPS = {"tuning": sized(3, 1, quick=1), "held_out": sized(6, 1, quick=2)}
+SET_UPS = {"tuning": sized(3, 0, quick=1), "held_out": sized(6, 1, quick=2)}
 POSITIONS = sized(4, 1, quick=3)
 #: set-ups per game the reader must locate with one marker, and with none
 SPARSE_SET_UPS = sized(3, 1, quick=1)
@@ -142,9 +146,11 @@ def read_set_ups(game, seeds, traced: list[float]) -> dict:
     }
 
 
-def located_rate(game, seeds, markers: str, traced: list[float]) -> float:
+def located_rate(game, seeds, markers: str, traced: list[float]) -> float | None:
     """Of the set-ups of ``seeds`` whose board carries ``markers``, the share the reader
-    locates from the start position."""
+    locates from the start position (None for no set-ups)."""
+    if not seeds:
+        return None
     found = 0
     for seed in seeds:
         table = set_up(game, seed, "phone", markers)
@@ -158,13 +164,13 @@ def main() -> None:
     cv2.setNumThreads(1)
     traced: list[float] = []
     results = {}
-    for label, name, options in GAMES:
+    for label, name, options in (g for g in GAMES if ONLY in g[0]):
         game = load_game(name, **options)
         row = {}
         for seeds, first in (("tuning", 0), ("held_out", HELD_OUT)):
             span = range(first, first + SET_UPS[seeds])
             part = read_set_ups(game, span, traced)
-            sparse = range(first + 500_000, first + 500_000 + SPARSE_SET_UPS)
+            sparse = range(first + 500_000, first + 500_000 + min(SET_UPS[seeds], SPARSE_SET_UPS))
             part["one_marker_located_rate"] = located_rate(game, sparse, "one", traced)
             if name in NO_MARKER_GAMES:
                 part["no_marker_located_rate"] = located_rate(game, sparse, "none", traced)

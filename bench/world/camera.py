@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -166,22 +167,31 @@ def fit_camera(extent, rng: np.random.Generator, quality: str) -> Camera:
     return at(distance)
 
 
+@lru_cache(maxsize=4)
+def _warp(camera: Camera) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each pixel of the frame takes its light from in the pinhole picture, and
+    its squared distance from the centre (1 in the corners); the same for every
+    frame of one camera."""
+    w, h = camera.size
+    k = camera.matrix
+    rw, rh = pinhole_size(camera)
+    u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    seen = (np.stack([u, v], -1) - k[:2, 2]) / k[0, 0]
+    ideal = undistort(seen, camera.dist, rounds=12) * k[0, 0] + [rw / 2 - 0.5, rh / 2 - 0.5]
+    r2 = (seen**2).sum(-1)
+    return (
+        ideal[..., 0].astype(np.float32),
+        ideal[..., 1].astype(np.float32),
+        (r2 / r2.max()).astype(np.float32),
+    )
+
+
 def develop(light: np.ndarray, camera: Camera, rng: np.random.Generator) -> bytes:
     """The traced pinhole light (linear RGB, ``pinhole_size``) as the camera's JPEG
     file at ``camera.size``."""
-    w, h = camera.size
-    k = camera.matrix
-    rh, rw = light.shape[:2]
-    u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    seen = (np.stack([u, v], -1) - k[:2, 2]) / k[0, 0]
-    ideal = undistort(seen, camera.dist) * k[0, 0] + [rw / 2 - 0.5, rh / 2 - 0.5]
-    img = cv2.remap(
-        light.astype(np.float32),
-        ideal[..., 0].astype(np.float32),
-        ideal[..., 1].astype(np.float32),
-        cv2.INTER_LINEAR,
-    )
-    r2 = ((seen**2).sum(-1)) / (seen**2).sum(-1).max()
+    h = camera.size[1]
+    to_x, to_y, r2 = _warp(camera)
+    img = cv2.remap(light.astype(np.float32), to_x, to_y, cv2.INTER_LINEAR)
     img *= (1 - camera.vignetting * r2)[..., None]
     grey = img.reshape(-1, 3).mean(0)
     img *= ((grey.mean() / grey) ** camera.white_balance)[None, None]
