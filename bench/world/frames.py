@@ -17,7 +17,7 @@ import numpy as np
 from bench.world.camera import develop
 
 #: bump when the renderer changes what a scene looks like, so old frames are not reused
-RENDERER = 1
+RENDERER = 2
 
 
 def cache_dir() -> Path:

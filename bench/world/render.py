@@ -106,13 +106,7 @@ def lathe(profile, cache: Path) -> str:
 def _material(kind: str, colour) -> dict:
     rgb = {"type": "rgb", "value": list(colour)}
     if kind == "glass":
-        # tinted glass: the colour is what the glass lets through
-        tint = [0.15 + 0.85 * c**0.5 for c in colour]
-        return {
-            "type": "dielectric",
-            "int_ior": 1.5,
-            "specular_transmittance": {"type": "rgb", "value": tint},
-        }
+        return {"type": "dielectric", "int_ior": 1.5, "specular_transmittance": rgb}
     if kind == "plastic":
         return {"type": "roughplastic", "alpha": 0.12, "diffuse_reflectance": rgb}
     if kind == "wood":
@@ -192,30 +186,40 @@ def scene_dict(game, scene, cache: Path, spp: int) -> dict:
     }
     d.update(_lights(table, (cx, cy)))
     for n, piece in enumerate(scene.pieces):
-        d[f"piece{n}"] = _piece(piece, looks, table.glass, cache)
+        d.update(_piece(f"piece{n}", piece, looks, table.glass, cache))
     if scene.arm is not None:
         d.update(_arm(scene.arm, cache))
     return d
 
 
-def _piece(piece, looks: dict, glass: bool, cache: Path) -> dict:
+def _piece(key: str, piece, looks: dict, glass: bool, cache: Path) -> dict:
+    """The shapes of one piece, by name in the scene. A glass marble is clear glass
+    round a coloured core, as most are: tinted glass alone shows the dark table
+    through it, not its colour."""
     T = mi.ScalarTransform4f
     spec = looks["tokens"][piece.name]
     colour = srgb(spec["colour"])
     x, y = piece.xy
     if spec["shape"] == "marble":
         r = looks["marble_radius"]
+        centre = [x, y, piece.z + r]
+
+        def ball(radius: float, bsdf: dict) -> dict:
+            return {"type": "sphere", "center": centre, "radius": radius, "bsdf": bsdf}
+
+        if not glass:
+            return {key: ball(r, _material("clay", colour))}
         return {
-            "type": "sphere",
-            "center": [x, y, piece.z + r],
-            "radius": r,
-            "bsdf": _material("glass" if glass else "clay", colour),
+            key: ball(r, _material("glass", [1.0, 1.0, 1.0])),
+            f"{key}_core": ball(r * 0.6, _material("plastic", colour)),
         }
     return {
-        "type": "ply",
-        "filename": lathe(spec["shape"], cache),
-        "to_world": T().translate([x, y, piece.z]).rotate([0, 0, 1], piece.turn),
-        "bsdf": _material(spec["material"], colour),
+        key: {
+            "type": "ply",
+            "filename": lathe(spec["shape"], cache),
+            "to_world": T().translate([x, y, piece.z]).rotate([0, 0, 1], piece.turn),
+            "bsdf": _material(spec["material"], colour),
+        }
     }
 
 
