@@ -29,12 +29,14 @@ $(PY):
 	$(PYTHON) -m venv $(VENV) || { apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --upgrade pip
 
+# `world`: Mitsuba 3, which the camera's bench traces its test world with; the suite
+# runs that bench in smoke mode (tests/bench)
 $(INSTALLED): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,world]'
 	touch $@
 
 $(BENCH_INSTALLED): pyproject.toml | $(INSTALLED)
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m pip install --quiet -e '.[dev,bench,world]'
 	touch $@
 
 micropython typescript: $(NODE_INSTALLED)

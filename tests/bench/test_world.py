@@ -1,0 +1,58 @@
+"""The physically rendered world's ground truth agrees with itself: the camera the
+bench hands the reader (matrix, distortion, pose) projects the board as the world's
+own lens does, the lens warp inverts, and every piece of the truth is set out on the
+board. No tracing here: Mitsuba is not loaded."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.world.camera import distort, undistort
+from bench.world.data import world
+from bench.world.scene import board_markers, scene, set_up
+from engines import load_game
+
+GAMES = [("sternhalma", {"players": 6}), ("catch_the_hare", {}), ("fang_den_hut", {})]
+
+
+@pytest.mark.parametrize("seed", [0, 7, 1_000_003])
+def test_the_camera_the_reader_is_given_sees_the_board_where_the_world_draws_it(seed):
+    game = load_game("catch_the_hare")
+    camera = set_up(game, seed).camera
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    opencv = cv2.projectPoints(
+        cells, camera.rvec, camera.tvec, camera.matrix, np.array(camera.dist)
+    )[0]
+    assert np.abs(opencv.reshape(-1, 2) - camera.project(cells)).max() < 1e-6
+
+
+def test_the_lens_warp_inverts_the_distortion():
+    dist = (-0.22, 0.09, 0.002, -0.002, 0.0)
+    points = np.random.default_rng(1).uniform(-0.8, 0.8, (200, 2))
+    assert np.abs(distort(undistort(points, dist), dist) - points).max() < 1e-6
+
+
+@pytest.mark.parametrize(("name", "options"), GAMES)
+def test_every_piece_of_the_truth_is_set_out_near_its_cell(name, options):
+    game = load_game(name, **options)
+    truth = game.observe(game.initial_state())
+    placed = scene(game, set_up(game, 3), truth, 1)
+    join = world()["tokens"]["join"]
+    expected = sorted(
+        (cell, n) for cell, token in truth.items() if token for n in token.split(join)
+    )
+    assert sorted((p.cell, p.name) for p in placed.pieces) == expected
+    for piece in placed.pieces:
+        # a home field's hats stand on its ring of spots; every other piece within a few mm
+        reach = 40.0 if game.board.cell(piece.cell).kind == "home" else 12.0
+        assert np.hypot(*np.subtract(piece.xy, game.board.cell(piece.cell).xy)) < reach
+
+
+def test_a_board_with_one_marker_or_none_carries_that_many():
+    game = load_game("sternhalma")
+    every = board_markers(game.board)
+    assert len(set_up(game, 5, markers="all").markers) == len(every) == 4
+    assert len(set_up(game, 5, markers="one").markers) == 1
+    assert set_up(game, 5, markers="none").markers == ()
