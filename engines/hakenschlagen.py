@@ -96,7 +96,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial, reduce
-from itertools import chain, combinations, compress
+from itertools import chain, combinations, compress, repeat
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
@@ -296,20 +296,13 @@ class _Found:
                 foxes[row] = have | new
                 self.claim(rows if new == bits else {row: new}, new.bit_count(), group)
             return
-        # set operations on the keys and ``map`` run in C; only rows found before
-        # are looked at, a whole list at a time
-        known = foxes.keys() & rows.keys()
-        fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
-        foxes.update(fresh)
-        if known:
-            seen = list(known)
-            had = list(map(foxes.__getitem__, seen))
-            added = list(map(and_, map(rows.__getitem__, seen), map(invert, had)))
-            if any(added):
-                grown, gained = list(compress(seen, added)), list(compress(added, added))
-                fresh.update(zip(grown, gained))
-                foxes.update(zip(grown, map(or_, compress(had, added), gained)))
+        # a whole list at a time with ``map`` in C; the ends new to the turn keep the
+        # order of ``rows``, so the turn's listing is the same in every interpreter
+        had = list(map(foxes.get, rows, repeat(0)))
+        added = list(map(and_, rows.values(), map(invert, had)))
+        fresh = dict(compress(zip(rows, added), added))
         if fresh:
+            foxes.update(zip(rows, map(or_, had, rows.values())))
             self.claim(fresh, sum(map(int.bit_count, fresh.values())), group)
 
     def claim(self, rows: dict[int, int], size: int, group: _Group) -> None:
