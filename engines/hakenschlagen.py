@@ -95,7 +95,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, partial, reduce
+from functools import cache, lru_cache, partial, reduce
 from itertools import chain, combinations, compress, repeat
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
@@ -2134,6 +2134,13 @@ def _two_molehill_steps(moles: Spaces, end: int, fields: list[int]) -> list[tupl
 _CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
 
 
+@lru_cache(maxsize=4096)
+def _cells_of_bits(bits: int) -> tuple[int, ...]:
+    """The cells whose bits ``bits`` holds, lowest first: a turn's rows share a few
+    sets of fox spaces, so each set is spelt out once."""
+    return tuple(i for i, bit in enumerate(bin(bits)[:1:-1]) if bit == "1")
+
+
 def _sensed_ends(
     found: _Found, readers: list[tuple], fox_before: int
 ) -> tuple[SensedOutcomes, list[int], array[int]]:
@@ -2171,13 +2178,17 @@ def _sensed_ends(
                 add_row(rid)
                 add_cell(fox)
                 continue
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                if not low & near:
-                    add_row(rid)
-                    add_cell(low.bit_length() - 1)
-                    continue
+            odd = bits & near
+            while True:
+                # the fox spaces up to the next that reads otherwise, a whole run at once
+                low = odd & -odd
+                run = _cells_of_bits(bits & (low - 1) if low else bits)
+                of_row.extend(repeat(rid, len(run)))
+                cells.extend(run)
+                if not low:
+                    break
+                bits &= ~((low << 1) - 1)
+                odd ^= low
                 fox = low.bit_length() - 1
                 shared = rows[rid]
                 add_row(len(rows))
