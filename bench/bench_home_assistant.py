@@ -5,10 +5,10 @@ bench's own, and a `boardref serve --sim` table reporting to it.
 
 Read through Home Assistant's REST API (a user made by its onboarding): the table's
 device and every entity with a value or unknown, never blank or unavailable; a board
-that differs from the game arrives as an Alert event, a game played to its end as a
-Game over event; killed, the table's entities go unavailable (its last will). Prints
-one JSON line; the budgets are the seconds each step took. It never touches a Home
-Assistant of the machine's own.
+that differs from the game arrives as an Alert event, a game played to its end (Catch
+the Hare ended by its move limit) as a Game over event; killed, the table's entities
+go unavailable (its last will). Prints one JSON line with the seconds each step took.
+It never touches a Home Assistant of the machine's own.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def serve_table(folder: Path, broker: Mosquitto) -> tuple[subprocess.Popen, str]
     port = free_port()
     config = folder / "table.toml"
     config.write_text(
-        '[game]\nname = "sternhalma"\nplayers = 2\nlevel = "easy"\ncomputer_pause_ms = 0\n'
+        '[game]\nname = "sternhalma"\nplayers = 2\n'
         f'[store]\npath = "{folder / "table.db"}"\n'
         f'[panel]\nport = {port}\npublic_url = "http://127.0.0.1:{port}"\n'
         f'[fleet]\nurl = "{broker.url}"\ntable_id = "{TABLE}"\n'
@@ -139,6 +139,18 @@ def misplace_a_piece(table: httpx.Client) -> None:
     empty = next(c for c, t in position.items() if t is None and c not in reachable)
     table.post("/api/sim/lift", json={"cell": origin}).raise_for_status()
     table.post("/api/sim/place", json={"cell": empty}).raise_for_status()
+
+
+def play_to_the_end(table: httpx.Client) -> None:
+    """A new game of Catch the Hare that ends after one move (a draw by its move
+    limit), that move carried on the virtual board."""
+    body = {"game": "catch_the_hare", "players": 2, "options": {"max_plies": 1}}
+    table.post("/api/game", json=body).raise_for_status()
+    until(lambda: table.get("/api/health").json()["phase"] == "move", "Catch the Hare laid out")
+    game = load_game("catch_the_hare", 2, max_plies=1)
+    move = game.legal_moves(game.initial_state())[0]
+    table.post("/api/sim/lift", json={"cell": move.origin}).raise_for_status()
+    table.post("/api/sim/place", json={"cell": move.destination}).raise_for_status()
 
 
 def available(states: dict[str, dict]) -> dict[str, dict] | None:
@@ -189,9 +201,8 @@ def main() -> None:
             differs = "board_differs_from_the_game"
             alert = until(lambda: event_of(api, "alert", differs), "the alert")
             line["alert"] = alert["attributes"]
-            body = {"game": "fang_den_hut_cards", "players": 2, "computer": [0, 1]}
-            panel.post("/api/game", json=body).raise_for_status()
-            over = until(lambda: event_of(api, "game_over", "game_over"), "the game over", 900)
+            play_to_the_end(panel)
+            over = until(lambda: event_of(api, "game_over", "game_over"), "the game over")
             line["game_over"] = over["attributes"]
             line["winner"] = table_states(api)[f"sensor.boardref_table_{TABLE}_winner"]["state"]
         table.send_signal(signal.SIGKILL)
