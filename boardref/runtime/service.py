@@ -138,7 +138,7 @@ class Service:
         self.referee.listeners.append(self._prune)
         self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
         # before the game starts, so the broker hears of it
-        self.reporter = start_reporting(config.fleet, self.referee, history)
+        self.reporter = start_reporting(config, self.referee, history)
         resume_or_start(self.referee, config.game)
         self.speech = TableSpeech(config.speech)
         self.displays = Displays(self._display, self.referee.published)
@@ -157,7 +157,7 @@ class Service:
         self.pi_voice = PiVoice(self.speech, self._told_by_speaker, buzz=buzz)
         self.displays.outputs.append(self.pi_voice)
         if self.reporter is not None:
-            self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
+            self.displays.outputs.append(dashboard_output(self.reporter))
         self.referee.listeners.append(self._show)
         self.referee.listeners.append(self._follow_referee)
         self.referee.listeners.append(lambda event: self._wake.set())
@@ -183,8 +183,15 @@ class Service:
         referee = self.referee
         return Display(
             state, self.link_state(), referee.game_id, referee.started, self.sim,
-            self.sim_virtual(), speech=self.speech.shown,
+            self.sim_virtual(), speech=self.speech.shown, camera=self._camera_state(),
         )
+
+    def _camera_state(self) -> str:
+        """The camera as ``Display.camera`` says it."""
+        if self.camera is None:
+            opening = self.camera_opening
+            return "opening" if opening is not None and not opening.done() else "none"
+        return "down" if self.camera.failure else "up"
 
     def _prune(self, event) -> None:
         """When a game ends or is abandoned for a new one, the history keeps only
@@ -397,6 +404,7 @@ class Service:
             corners = default_path().with_name("corners.json")
             self.camera = TableCamera(self.referee, source, reader, corners)
             self._camera_changed.set()
+            self.displays.show()
             log.info("camera %s on %s", settings.source, game.name)
 
         self.camera_opening = self._loop.create_task(opening())
@@ -453,6 +461,8 @@ class Service:
                 self._wake.set()  # the reading may have changed
                 if not working and not failed:
                     self._camera_failed(camera.failure)
+                if failed == working:  # the camera came back or went away
+                    self.displays.show()
                 failed = not working
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, period - time.monotonic() + started)):
