@@ -52,7 +52,7 @@ class Stillness:
         zones = np.zeros_like(roi)
         for polygon in piece_zones:
             cv2.fillConvexPoly(zones, np.round(polygon / SCALE).astype(np.int32), 255)
-        zones = cv2.dilate(zones, np.ones((3, 3), np.uint8))
+        grown = cv2.dilate(zones, np.ones((3, 3), np.uint8))
         # only the board and the band around it are ever compared: the rest of the
         # frame (some 40 % of it) is neither scaled down nor looked at
         x, y, cw, ch = cv2.boundingRect(cv2.bitwise_or(roi, around))
@@ -63,7 +63,7 @@ class Stillness:
         self._crop = slice(SCALE * y, SCALE * (y + ch)), slice(SCALE * x, SCALE * (x + cw))
         self.size = (cw, ch)
         self.roi = roi[inside]
-        self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(zones))[inside]
+        self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(grown))[inside]
         self.previous: np.ndarray | None = None
         #: the background (the last clear view) blurred as it is compared, and its
         #: mean colour
