@@ -49,6 +49,7 @@ from boardref.runtime.notify import notify, watchdog_interval
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
 from boardref.runtime.table_control import ServiceControl
+from boardref.runtime.verdict_thread import VerdictThread
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.words import Words
@@ -84,6 +85,8 @@ class Service:
         self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
+        #: the referee's verdicts, judged off the loop and told on it in order
+        self.verdicts = VerdictThread(loop, self._wake.set)
         self._indexing: asyncio.Future | None = None
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
@@ -337,11 +340,8 @@ class Service:
             self._wake.clear()
             now = time.monotonic()
             try:
-                self._prepare()
-                if self._indexing is None:  # a reading waits for the running indexing
-                    self.board.tick(now)
-                    self._prepare()
-                self.computer.act(self.referee)
+                if not self.verdicts.busy:  # else the verdict wakes the loop once told
+                    self._judge(now)
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
             if ping_every is not None and now >= next_ping:
@@ -349,7 +349,7 @@ class Service:
                 next_ping = now + ping_every
             due = [next_ping] if ping_every is not None else []
             settles = self.referee.settles_at()
-            if settles is not None and self._indexing is None:
+            if settles is not None and self._indexing is None and not self.verdicts.busy:
                 due.append(settles)
             await self._sleep(min(due, default=None))
         notify("STOPPING=1")
@@ -444,6 +444,7 @@ class Service:
                 # a camera replaced by a new game's meanwhile hands nothing over; dated
                 # when the read began, not when it came back: a frame taken before the
                 # hall sensors felt a move must never count as after it
+                await self.verdicts.idle()  # the reading is handed over after the verdict
                 working = camera is not self.camera or camera.hand_over(frame, reading, started)
                 period = camera.frame_period(fps, reading)
             except Exception:  # a fault in one frame must not stop the camera
@@ -488,6 +489,7 @@ class Service:
     def close(self) -> None:
         self._camera_wanted += 1  # a camera still opening is closed once open
         for part in (
+            self.verdicts,
             self.loop_lag,
             self.camera,
             self.reporter,
@@ -503,6 +505,15 @@ class Service:
         if self.history is not None:
             self.history.close()
         self.store.close()
+
+    def _judge(self, now: float) -> None:
+        """Index the next lookups, judge a settled reading off the loop, or let the
+        computer act; a reading waits for the running indexing."""
+        self._prepare()
+        if self._indexing is None and self.referee.due(now):
+            self.verdicts.judge(self.referee.outbox, self.board.tick, now)
+        else:
+            self.computer.act(self.referee)
 
     def _prepare(self) -> None:
         """Index the next verdict's lookups in a worker thread, so that a game with
@@ -596,7 +607,7 @@ class Service:
 
     def _then_wake(self, work: Callable, *args) -> None:
         try:
-            work(*args)
+            self.verdicts.after(work, *args)
         finally:
             self._wake.set()
 
@@ -623,9 +634,9 @@ class Service:
         if self.virtual is None or not event.accepted:
             return
         if event.kind == "correction" and "record" in event.data:
-            self._loop.call_soon(self._lay_out)
+            self._loop.call_soon(self.verdicts.after, self._lay_out)
         elif event.kind == "move":
-            self._loop.call_soon(self._regroup)
+            self._loop.call_soon(self.verdicts.after, self._regroup)
 
     def _regroup(self) -> None:
         if self.virtual is not None:
