@@ -4,11 +4,13 @@ It resumes the open game (or starts one), links the hall-sensor board, the camer
 the status LED, buzzer and buttons, and runs the referee's clock in an asyncio loop; it
 tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
 for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
-paths run on any machine. Device threads only hand work to the loop; the referee is
-touched on the loop alone. The loop sleeps until something happens (a scan, a frame,
-a page's command, a worker's result) or a reading is due to settle: an idle table
-costs next to no CPU. A camera that cannot be opened or stops giving frames is
-logged and the table goes on with its hall sensors (or the panel).
+paths run on any machine. Device threads only hand work to the loop; the referee
+judges on its verdict thread (``verdict_thread.py``) while the loop holds all else
+that would touch it, and is otherwise touched on the loop alone. The loop sleeps
+until something happens (a scan, a frame, a page's command, a worker's result) or a
+reading is due to settle: an idle table costs next to no CPU. A camera that cannot
+be opened or stops giving frames is logged and the table goes on with its hall
+sensors (or the panel).
 """
 
 from __future__ import annotations
