@@ -84,11 +84,11 @@ class Service:
         self._loop = loop
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
-        self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
+        self.verdicts = VerdictThread(loop, self._wake.set)
+        pause = config.game.computer_pause_ms / 1000
+        self.computer = ComputerSeats(self._wake.set, pause, self.verdicts.idle)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
-        #: the referee's verdicts, judged off the loop and told on it in order
-        self.verdicts = VerdictThread(loop, self._wake.set)
         self._indexing: asyncio.Future | None = None
         #: a position whose indexing failed in the worker: the verdict indexes it itself
         self._unindexed = None
