@@ -4,11 +4,13 @@ It resumes the open game (or starts one), links the hall-sensor board, the camer
 the status LED, buzzer and buttons, and runs the referee's clock in an asyncio loop; it
 tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
 for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
-paths run on any machine. Device threads only hand work to the loop; the referee is
-touched on the loop alone. The loop sleeps until something happens (a scan, a frame,
-a page's command, a worker's result) or a reading is due to settle: an idle table
-costs next to no CPU. A camera that cannot be opened or stops giving frames is
-logged and the table goes on with its hall sensors (or the panel).
+paths run on any machine. Device threads only hand work to the loop; the referee
+judges on its verdict thread (``verdict_thread.py``) while the loop holds all else
+that would touch it, and is otherwise touched on the loop alone. The loop sleeps
+until something happens (a scan, a frame, a page's command, a worker's result) or a
+reading is due to settle: an idle table costs next to no CPU. A camera that cannot
+be opened or stops giving frames is logged and the table goes on with its hall
+sensors (or the panel).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from boardref.runtime.notify import notify, watchdog_interval
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
 from boardref.runtime.table_control import ServiceControl
+from boardref.runtime.verdict_thread import VerdictThread
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from engines.words import Words
@@ -81,7 +84,9 @@ class Service:
         self._loop = loop
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
-        self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
+        self.verdicts = VerdictThread(loop, self._wake.set)
+        pause = config.game.computer_pause_ms / 1000
+        self.computer = ComputerSeats(self._wake.set, pause, self.verdicts.idle)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
         self._indexing: asyncio.Future | None = None
@@ -344,11 +349,8 @@ class Service:
             self._wake.clear()
             now = time.monotonic()
             try:
-                self._prepare()
-                if self._indexing is None:  # a reading waits for the running indexing
-                    self.board.tick(now)
-                    self._prepare()
-                self.computer.act(self.referee)
+                if not self.verdicts.busy:  # else the verdict wakes the loop once told
+                    self._judge(now)
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
             if ping_every is not None and now >= next_ping:
@@ -356,7 +358,7 @@ class Service:
                 next_ping = now + ping_every
             due = [next_ping] if ping_every is not None else []
             settles = self.referee.settles_at()
-            if settles is not None and self._indexing is None:
+            if settles is not None and self._indexing is None and not self.verdicts.busy:
                 due.append(settles)
             await self._sleep(min(due, default=None))
         notify("STOPPING=1")
@@ -452,6 +454,7 @@ class Service:
                 # a camera replaced by a new game's meanwhile hands nothing over; dated
                 # when the read began, not when it came back: a frame taken before the
                 # hall sensors felt a move must never count as after it
+                await self.verdicts.idle()  # the reading is handed over after the verdict
                 working = camera is not self.camera or camera.hand_over(frame, reading, started)
                 period = camera.frame_period(fps, reading)
             except Exception:  # a fault in one frame must not stop the camera
@@ -498,6 +501,7 @@ class Service:
     def close(self) -> None:
         self._camera_wanted += 1  # a camera still opening is closed once open
         for part in (
+            self.verdicts,
             self.loop_lag,
             self.camera,
             self.reporter,
@@ -513,6 +517,15 @@ class Service:
         if self.history is not None:
             self.history.close()
         self.store.close()
+
+    def _judge(self, now: float) -> None:
+        """Index the next lookups, judge a settled reading off the loop, or let the
+        computer act; a reading waits for the running indexing."""
+        self._prepare()
+        if self._indexing is None and self.referee.due(now):
+            self.verdicts.judge(self.referee.outbox, self.board.tick, now)
+        else:
+            self.computer.act(self.referee)
 
     def _prepare(self) -> None:
         """Index the next verdict's lookups in a worker thread, so that a game with
@@ -606,7 +619,7 @@ class Service:
 
     def _then_wake(self, work: Callable, *args) -> None:
         try:
-            work(*args)
+            self.verdicts.after(work, *args)
         finally:
             self._wake.set()
 
@@ -633,9 +646,9 @@ class Service:
         if self.virtual is None or not event.accepted:
             return
         if event.kind == "correction" and "record" in event.data:
-            self._loop.call_soon(self._lay_out)
+            self._loop.call_soon(self.verdicts.after, self._lay_out)
         elif event.kind == "move":
-            self._loop.call_soon(self._regroup)
+            self._loop.call_soon(self.verdicts.after, self._regroup)
 
     def _regroup(self) -> None:
         if self.virtual is not None:
