@@ -1,7 +1,9 @@
 """What the table says aloud, through whole games of every game played by people and
-the computer through the referee: every sentence in both word tables, no cell's label
-and no card still in a hand in any of them, nothing said twice for one moment, every
-person's turn prompted to the table and to that seat, and the end said once."""
+the computer through the referee: every sentence in both word tables with every
+placeholder filled, one sentence each, no cell's label, arrow, identifier or card still
+in a hand in any of them, the computer's every move in its game's own sentence (the
+words the players' pages show), nothing said twice for one moment, every person's turn
+prompted to the table and to that seat, and the end said once."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 from boardref.eventlog.store import Store
 from boardref.outputs.announcer import SOUNDS, Announcement, Announcer
 from boardref.outputs.panel.words import said, table
+from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, LIT, announced
 from boardref.outputs.spoken import heard as heard_aloud
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Phase
@@ -22,15 +25,30 @@ from tests.boardref.referee.test_no_dead_ends import _Table, quick_computer  # n
 
 pytestmark = pytest.mark.slow
 
-#: (game, players, the computer's seats): each game once, people and the computer
+#: (game, players, options, the computer's seats): each game and board, people and the
+#: computer
 GAMES = [
-    ("catch_the_hare", 2, {1}),
-    ("sternhalma", 2, {1}),
-    ("fang_den_hut", 2, {1}),
-    ("hakenschlagen", 2, {1}),
-    ("fang_den_hut_cards", 3, {1}),
-    ("haegar", 1, set()),
+    ("catch_the_hare", 2, {}, {1}),
+    ("catch_the_hare", 2, {"board": "no_diagonal"}, {0}),
+    ("sternhalma", 2, {"max_plies": 40}, {1}),
+    ("fang_den_hut", 2, {}, {1}),
+    ("fang_den_hut", 2, {"golden_hat": True}, {0}),
+    ("fang_den_hut", 2, {"tower": True}, {1}),
+    ("hakenschlagen", 2, {}, {1}),
+    ("hakenschlagen", 2, {"board": "square"}, {0}),
+    ("fang_den_hut_cards", 3, {}, {1}),
+    ("haegar", 2, {}, {1}),
+    ("haegar", 1, {}, set()),
 ]
+#: what no sentence says: an arrow, an identifier (snake_case), a sentence's end inside it
+NEVER_SAID = re.compile(r"→|->|\b[a-z]+_[a-z0-9_]+\b|[.!?] [A-ZÄÖÜ]")
+
+
+def cell_labels(board) -> re.Pattern:
+    """The labels of ``board``'s cells ("c3", "17", "home_red"); a cell named by a word
+    of its own ("centre") is said by that word, the way players say it."""
+    ids = [cell.id for cell in board.cells if re.search(r"[\d_]", cell.id)]
+    return re.compile(r"\b(" + "|".join(map(re.escape, ids)) + r")\b")
 
 
 def keys_of(value) -> set[str]:
@@ -43,11 +61,10 @@ def keys_of(value) -> set[str]:
     return set()
 
 
-def played(name, players, computer, tmp_path):
+def played(name, players, computer, tmp_path, options=None):
     """The snapshots of a whole game and the announcements each brought."""
     store = Store(tmp_path / "table.db")
-    table_ = _Table(store, name, players, {"max_plies": 40} if name == "sternhalma" else {},
-                    frozenset(computer))
+    table_ = _Table(store, name, players, options or {}, frozenset(computer))
     announcer = Announcer()
     heard: list[tuple[object, tuple[Announcement, ...]]] = []
 
@@ -63,15 +80,16 @@ def played(name, players, computer, tmp_path):
     return table_.game, heard
 
 
-@pytest.mark.parametrize(("name", "players", "computer"), GAMES, ids=[g[0] for g in GAMES])
+@pytest.mark.parametrize(
+    ("name", "players", "options", "computer"), GAMES,
+    ids=[f"{g[0]}-{'-'.join(g[2]) or 'default'}-{len(g[3])}" for g in GAMES],
+)
 def test_a_whole_game_is_said_in_words_of_the_board(
-    tmp_path, quick_computer, name, players, computer  # noqa: F811
+    tmp_path, quick_computer, name, players, options, computer  # noqa: F811
 ):
-    game, heard = played(name, players, computer, tmp_path)
+    game, heard = played(name, players, computer, tmp_path, options)
     tables = {language: table(language) for language in ("en", "de")}
-    labels = re.compile(
-        r"\b(" + "|".join(re.escape(cell.id) for cell in game.board.cells) + r")\b"
-    )
+    labels = cell_labels(game.board)
     announcements = [a for _, said_now in heard for a in said_now]
     assert announcements, "the table said nothing"
     once = set()
@@ -84,6 +102,7 @@ def test_a_whole_game_is_said_in_words_of_the_board(
             text = said(language, spoken["said"])
             assert not labels.search(text), f"a cell's label is said: {text!r}"
             assert "{" not in text and "_" not in text, f"an identifier is said: {text!r}"
+            assert not NEVER_SAID.search(text), f"not one sentence in words: {text!r}"
         key = (announcement.moment, json.dumps(spoken["said"], sort_keys=True), announcement.to)
         assert key not in once, f"said twice in one moment: {spoken}"
         once.add(key)
@@ -96,6 +115,18 @@ def test_a_whole_game_is_said_in_words_of_the_board(
     prompted = {(a.to, a.moment[1], a.moment[2]) for a in announcements if a.to is not None
                 and a.said.key in ("your_turn", "your_roll", "your_draw")}
     assert not turns - prompted, f"turns never prompted: {sorted(turns - prompted)[:5]}"
+    # the computer's every move in its game's own sentence, the one its pages show
+    moves = [s for s, _ in heard if s.notice and s.notice.key in (COMPUTER_MOVES, COMPUTER_PLAYS)]
+    assert bool(moves) == bool(computer)
+    for state in moves:
+        shown = announced(state)
+        assert shown is not None and shown["key"] != LIT, state.notice
+        spoken = heard_aloud(state.notice, state)
+        carried = spoken.key == "computer_carry_out"
+        inner = spoken.params["sentence"] if carried else {
+            "key": spoken.key, "params": spoken.params
+        }
+        assert inner == shown, (shown, spoken)
 
 
 def test_the_card_game_never_says_a_card_before_it_is_played(tmp_path, quick_computer):  # noqa: F811
@@ -151,7 +182,7 @@ def test_a_refusal_is_said_with_what_fixes_it_and_no_cell_by_its_label(tmp_path)
         store.close()
     refused = [a for a in heard if a.sound == "refused"]
     assert refused, [a.said.english for a in heard]
-    labels = re.compile(r"\b(" + "|".join(re.escape(c.id) for c in game.board.cells) + r")\b")
+    labels = cell_labels(game.board)
     for announcement in refused:
         for language in ("en", "de"):
             text = said(language, announcement.to_json()["said"])
