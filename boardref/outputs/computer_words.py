@@ -64,10 +64,23 @@ def _hare(move: str, state: TableState) -> Words | None:
     if found is None:
         return None
     cells, jumps = found
+    hare = state.position.get(cells[0]) == "hare" or state.position.get(cells[-1]) == "hare"
+    ends = {"from": place(cells[0], state), "to": place(cells[-1], state)}
+    if None not in ends.values():
+        if jumps:
+            return words("cth.computer_hare_jumps_to", "The computer's hare jumps from {from} "
+                         "over {count, plural, one {one hunter} other {# hunters}} to {to}",
+                         count=jumps, **ends)
+        if hare:
+            return words("cth.computer_hare_moves",
+                         "The computer moves the hare from {from} to {to}", **ends)
+        return words("cth.computer_hunter_moves",
+                     "The computer moves a hunter from {from} to {to}", **ends)
+    # a board whose file names no places: the lit path shows where
     if jumps:
         return words("cth.computer_hare_jumps", "The computer's hare jumps over {count, plural, "
                      "one {one hunter} other {# hunters}} along the lit path", count=jumps)
-    if state.position.get(cells[0]) == "hare" or state.position.get(cells[-1]) == "hare":
+    if hare:
         return words("cth.computer_hare_step",
                      "The computer moves the hare one step along the lit path")
     return words("cth.computer_hunter_step",

@@ -2,10 +2,12 @@
 fit to be heard by anyone at the table, in the same word keys the pages show.
 
 A page names cells by highlighting them; a voice cannot, so a cell in a sentence is
-said as "the marked place" or "one of the glowing places", and a move in the game's
-notation as the game's own sentence ("The computer moves the hare one step along the
-lit path"), else as the move that glows. It reads only what it is given from the
-public snapshot and never names a cell by its label or a piece by its identifier.
+said by the name its board gives the place ("the top left corner", "the red home"),
+else as "the marked place" or "one of the glowing places", and a move in the game's
+notation as the game's own sentence ("The computer moves the hare from the top left
+corner to the middle"), else as the move that glows. It reads only what it is given
+from the public snapshot and the board's file, and never names a cell by its label or
+a piece by its identifier.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from boardref.outputs.computer_words import CARD, card_words, computer_words
 from boardref.outputs.panel.words import table
+from boardref.outputs.places import place
 from boardref.referee.snapshot import Said, TableState
 
 #: the names it gives moves in the game's notation by
@@ -23,6 +26,8 @@ MOVE_NAMES = frozenset(("move", "replaced", "chosen", "then"))
 COMPUTER_MOVES, COMPUTER_PLAYS = "referee.computer_moves", "referee.computer_plays"
 #: the computer's move in a game whose moves have no sentence of their own here
 LIT = "speech.computer_lit"
+#: the most cells a sentence names by their places (more are the marked places)
+NAMED_AT_MOST = 3
 
 
 def words_of(key: str, english: str = "", **params: Any) -> dict[str, Any]:
@@ -72,10 +77,7 @@ def _value(name: str, value: Any, state: TableState) -> Any:
     if isinstance(value, dict) and "key" in value:
         return {**value, "params": _params(value.get("params") or {}, state)}
     if _are_cells(value, state):  # whatever the name: a cell is never said by its label
-        if name == "allowed":
-            return words_of("cell.glowing")
-        many = isinstance(value, list | tuple) and len(value) > 1
-        return words_of("cell.marked_many" if many else "cell.marked")
+        return _cells(name, value, state)
     if name in MOVE_NAMES and isinstance(value, str):
         return words_of("speech.that_move", "that move")
     if isinstance(value, list | tuple):
@@ -83,6 +85,22 @@ def _value(name: str, value: Any, state: TableState) -> Any:
     if isinstance(value, str):
         return _name(value)
     return value
+
+
+def _cells(name: str, value: Any, state: TableState) -> Any:
+    """Cells by the names the board gives them, where it names each and they are few;
+    else as the drawing shows them: "the marked place(s)", and where a piece may go,
+    "one of the glowing places"."""
+    ids = list(value) if isinstance(value, list | tuple) else [value]
+    named = [place(cell, state) for cell in ids]
+    few = len(ids) <= (1 if name == "allowed" else NAMED_AT_MOST)
+    # places told apart by their names (not two holes of one star point)
+    if None not in named and few and len(set(named)) == len(named):
+        said = [one.to_json() for one in named if one is not None]
+        return said if isinstance(value, list | tuple) else said[0]
+    if name == "allowed":
+        return words_of("cell.glowing")
+    return words_of("cell.marked_many" if len(ids) > 1 else "cell.marked")
 
 
 def _are_cells(value: Any, state: TableState) -> bool:

@@ -15,12 +15,14 @@ import pytest
 
 from boardref.eventlog.store import Store
 from boardref.outputs.announcer import SOUNDS, Announcement, Announcer
+from boardref.outputs.computer_words import computer_words
 from boardref.outputs.panel.words import said, table
 from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, LIT, announced
 from boardref.outputs.spoken import heard as heard_aloud
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Said
+from engines.geometry import load_board
 from tests.boardref.referee.test_no_dead_ends import _Table, quick_computer  # noqa: F401
 
 pytestmark = pytest.mark.slow
@@ -187,10 +189,46 @@ def test_a_refusal_is_said_with_what_fixes_it_and_no_cell_by_its_label(tmp_path)
         for language in ("en", "de"):
             text = said(language, announcement.to_json()["said"])
             assert not labels.search(text), text
-    # the referee's sentences that name cells: said as the places that glow
+    # the referee's sentences that name cells: by the board's names for its places, a
+    # few at most; where a piece may go, one place, else the places that glow
     state = referee.published
-    for key, params in (("referee.may_not_go_there", {"cell": "c3"}),
-                        ("referee.goes_elsewhere", {"allowed": ["b2", "d2"], "reason": "x"}),
-                        ("referee.capture", {"cells": ["b2", "d2"]})):
+    for key, params, said_as in (
+        ("referee.may_not_go_there", {"cell": "c3"}, "the middle"),
+        ("referee.goes_elsewhere", {"allowed": ["b2", "d2"], "reason": "x"}, "glowing"),
+        ("referee.goes_elsewhere", {"allowed": ["a5"], "reason": "x"}, "the top left corner"),
+        ("referee.capture", {"cells": ["b2", "d2"]}, "the place down and right of the middle"),
+        ("referee.capture", {"cells": ["a1", "b1", "c1", "d1"]}, "the marked places"),
+    ):
         text = said("en", heard_aloud(Said(key=key, params=params), state).model_dump())
-        assert not labels.search(text) and ("marked" in text or "glowing" in text), text
+        assert not labels.search(text) and said_as in text, text
+
+
+def test_the_computer_moves_the_hare_between_places_the_board_names(tmp_path):
+    store = Store(tmp_path / "table.db")
+    try:
+        state = _Table(store, "catch_the_hare", 2, {}, frozenset({1})).referee.published
+    finally:
+        store.close()
+    sentence = computer_words("c3-b4", state.model_copy(update={"position": {"c3": "hare"}}))
+    assert sentence is not None
+    assert said("en", sentence.to_json()) == (
+        "The computer moves the hare from the middle to the place up and left of the middle"
+    )
+    assert said("de", sentence.to_json()) == (
+        "Der Computer zieht den Hasen von der Mitte auf die Stelle links über der Mitte"
+    )
+    jump = computer_words("c3:a5", state.model_copy(update={"position": {"c3": "hare"}}))
+    assert jump is not None and said("en", jump.to_json()) == (
+        "The computer's hare jumps from the middle over one hunter to the top left corner"
+    )
+
+
+@pytest.mark.parametrize("board", ["catch_the_hare", "catch_the_hare_less_diagonal",
+                                   "catch_the_hare_no_diagonal"])
+def test_every_place_a_board_names_is_in_both_word_tables_once(board):
+    places = load_board(board).game["places"]
+    assert set(places) == {cell.id for cell in load_board(board).cells}
+    assert len(set(places.values())) == len(places), "two places of one name"
+    for language in ("en", "de"):
+        missing = set(places.values()) - set(table(language))
+        assert not missing, f"{language} lacks {missing}"

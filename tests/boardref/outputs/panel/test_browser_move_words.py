@@ -80,12 +80,12 @@ def test_the_referee_page_says_moves_in_notation(sim_table, browser, language):
 #: what the table says of the hare's step or jump, announced and played, by language
 HARE_WORDS = {
     "en": {
-        "-": ("The computer moves the hare one step", "Last move: the hare one step"),
-        ":": ("The computer's hare jumps over", "Last move: the hare over"),
+        "-": ("The computer moves the hare from the middle to ", "Last move: the hare one step"),
+        ":": ("The computer's hare jumps from the middle over", "Last move: the hare over"),
     },
     "de": {
-        "-": ("Der Computer zieht den Hasen einen Schritt", "Letzter Zug: der Hase einen Schritt"),
-        ":": ("Der Hase des Computers springt", "Letzter Zug: der Hase über"),
+        "-": ("Der Computer zieht den Hasen von der Mitte auf ", "Letzter Zug: der Hase einen Schritt"),
+        ":": ("Der Hase des Computers springt von der Mitte über", "Letzter Zug: der Hase über"),
     },
 }
 
