@@ -24,6 +24,10 @@ MOVE_NAMES = frozenset(("move", "replaced", "chosen", "then"))
 #: the referee's sentences announcing the computer's move: carried out on the board
 #: by a guest, or made by the computer itself
 COMPUTER_MOVES, COMPUTER_PLAYS = "referee.computer_moves", "referee.computer_plays"
+#: another move played than the one the computer announced
+NOT_COMPUTER_MOVE = "referee.not_computer_move"
+#: a tower carried on whole where one piece must stay
+PIECE_STAYS = "referee.piece_stays"
 #: the computer's move in a game whose moves have no sentence of their own here
 LIT = "speech.computer_lit"
 #: the most cells a sentence names by their places (more are the marked places)
@@ -44,7 +48,16 @@ def heard(said: Said, state: TableState) -> Said:
         if said.key == COMPUTER_MOVES and sentence["key"] != LIT and move != "pass":
             sentence = words_of("computer_carry_out", sentence=sentence)
         return Said(key=sentence["key"], params=sentence["params"], english=said.english)
-    return Said(key=said.key, params=_params(said.params, state), english=said.english)
+    if said.key == NOT_COMPUTER_MOVE:
+        # the pages name the move; a voice says where it is and what to do
+        return Said(**words_of("speech.not_computer_move", "That is not the computer's move: "
+                               "put the pieces back and carry out the move that glows"))
+    params = _params(said.params, state)
+    if said.key == PIECE_STAYS:
+        # the page's sentence is long to hear with two places named in it
+        return Said(**words_of("speech.piece_stays", "Take the tower apart on {origin}: only "
+                               "one piece goes on to {cell}", **params))
+    return Said(key=said.key, params=params, english=said.english)
 
 
 def announced(state: TableState) -> dict[str, Any] | None:
@@ -95,7 +108,7 @@ def _cells(name: str, value: Any, state: TableState) -> Any:
     named = [place(cell, state) for cell in ids]
     few = len(ids) <= (1 if name == "allowed" else NAMED_AT_MOST)
     # places told apart by their names (not two holes of one star point)
-    if None not in named and few and len(set(named)) == len(named):
+    if None not in named and few and len({repr(n) for n in named}) == len(named):
         said = [one.to_json() for one in named if one is not None]
         return said if isinstance(value, list | tuple) else said[0]
     if name == "allowed":

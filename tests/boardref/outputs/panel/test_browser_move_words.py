@@ -84,7 +84,8 @@ HARE_WORDS = {
         ":": ("The computer's hare jumps from the middle over", "Last move: the hare over"),
     },
     "de": {
-        "-": ("Der Computer zieht den Hasen von der Mitte auf ", "Letzter Zug: der Hase einen Schritt"),
+        "-": ("Der Computer zieht den Hasen von der Mitte auf ",
+              "Letzter Zug: der Hase einen Schritt"),
         ":": ("Der Hase des Computers springt von der Mitte über", "Letzter Zug: der Hase über"),
     },
 }
