@@ -30,6 +30,8 @@ PROMPTS = {
 }
 #: the draws whose result is said: a die ("roll a d6"), marbles ("draw 2 from the bag")
 SAID_DRAWS = re.compile(r"^(roll|draw \d+) ")
+#: the referee's two sentences in one: a move corrected, then what to do now
+REPLACED_THEN = "referee.replaced_then"
 #: short sounds a table plays beside (or instead of) speech
 SOUNDS = ("accepted", "refused", "your_turn", "over")
 
@@ -108,12 +110,23 @@ def sentences(before: TableState | None, after: TableState):
     notice = after.notice
     if notice is not None and (before is None or before.notice != notice):
         refused = notice.key not in (COMPUTER_MOVES, COMPUTER_PLAYS)
-        yield heard(notice, after), None, "refused" if refused and after.errors else None
+        for part in _one_by_one(notice):
+            yield heard(part, after), None, "refused" if refused and after.errors else None
     if after.still_to_do is not None and after.tentative_seat is not None and (
         before is None or before.still_to_do != after.still_to_do
     ):
         yield heard(after.still_to_do, after), after.tentative_seat, None
     yield from _turn(before, after)
+
+
+def _one_by_one(notice: Said):
+    """``notice`` a sentence at a time: a corrected move, then what the board needs now."""
+    if notice.key != REPLACED_THEN:
+        yield notice
+        return
+    for part in (notice.params.get("replaced"), notice.params.get("then")):
+        if isinstance(part, dict) and "key" in part:
+            yield Said(key=part["key"], params=part.get("params") or {})
 
 
 def _the_end(ending: Ending, seats: tuple[SeatState, ...]) -> Said:
