@@ -129,7 +129,7 @@ def _run_service(settings, sim: bool, fault=None) -> None:
 
     from boardref.eventlog.store import StoreError
     from boardref.outputs.panel.server import ServiceError
-    from boardref.runtime.service import serve as run_service
+    from boardref.runtime.serving import serve as run_service
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import signal
 import socket
 import time
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING
 from boardref.devices.board import SensorBoard
 from boardref.eventlog.history import History
 from boardref.eventlog.retention import Pruner
-from boardref.eventlog.store import LogFault, open_log
+from boardref.eventlog.store import open_log
 from boardref.outputs.display import Display
 from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
@@ -54,7 +53,6 @@ from boardref.runtime.table_control import ServiceControl
 from boardref.runtime.verdict_thread import VerdictThread
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
-from engines.words import Words
 from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
@@ -674,33 +672,6 @@ class Service:
             on_confirm=lambda: self._soon(self.command, "confirm"),
             on_takeback=lambda: self._soon(self.command, "takeback"),
         )
-
-
-async def serve(config: Config, sim: bool = False, fault: Words | None = None) -> None:
-    """Run the service until SIGTERM or SIGINT; a table whose event log cannot be
-    opened (or ``fault``, its lock could not be taken) shows why instead."""
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    listening = panel_socket(config.panel.host, config.panel.port)
-    try:
-        if fault is None:
-            try:
-                service = Service(config, loop, sim)
-            except LogFault as exc:
-                fault = exc.said
-            else:
-                try:
-                    await service.run(stop, listening)
-                finally:
-                    service.close()
-                return
-        from boardref.outputs.panel.fault_page import serve_fault
-
-        await serve_fault(fault, config, sim, listening, stop)
-    finally:
-        listening.close()
 
 
 def _build_app(panel: Panel):
