@@ -129,7 +129,6 @@ function renderPage() {
   showMoves();
   showControls();
   if (role === "play") showSeat();
-  if (role === "play") showNickname();
   if (role === "table" || role === "referee") showJoinCodes();
   if (role === "table") showStandings();
   if (role === "sim") showSimSide();
@@ -240,6 +239,7 @@ function showSeat() {
   update($("me"), "textContent", mine && joined ? say("you_are", { seat: seatName(seat) }) : "");
   update($("not-joined"), "hidden", document.body.dataset.joined !== "no");
   showStanding();
+  showNickname();
 }
 
 function wire() {

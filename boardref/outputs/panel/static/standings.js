@@ -28,26 +28,50 @@ function cell(tag, text) {
   return node;
 }
 
-/**
- * One player's row; ``game`` names the game for the link to the row's games.
- * @param {any} row
- * @param {string} game
- */
-export function standingsRow(row, game) {
+// One player's row; ``game`` names the game for the link to the row's games on the
+// played-games page (none: the name alone, as on the dashboard, which has no such page).
+function standingsRow(row, game) {
   const line = document.createElement("tr");
   line.dataset.player = row.player;
   if (row.provisional) line.classList.add("provisional");
   const who = document.createElement("td");
-  const games = document.createElement("a");
-  games.href = `/games?game=${game}&games=${row.game_ids.join(",")}`;
-  games.textContent = row.player;
-  who.append(games);
+  if (game) {
+    const games = document.createElement("a");
+    games.href = `/games?game=${game}&games=${row.game_ids.join(",")}`;
+    games.textContent = row.player;
+    who.append(games);
+  } else who.append(row.player);
   if (row.provisional) who.append(" ", cell("small", say("standings.provisional")));
+  const last = row.last_played ? sayTime(new Date(row.last_played), { dateStyle: "short" }) : "";
   line.append(
-    cell("td", String(row.place)), who, cell("td", row.rating.toFixed(1)), cell("td", String(row.games)),
-    cell("td", String(row.wins)), cell("td", row.last_played ? sayTime(new Date(row.last_played), { dateStyle: "short" }) : ""),
+    cell("td", String(row.place)), who, cell("td", ratingText(row.rating)), cell("td", String(row.games)),
+    cell("td", String(row.wins)), cell("td", last),
   );
   return line;
+}
+
+// a rating to one decimal, written the page language's way ("3,4" in German)
+const ratingText = (value) => new Intl.NumberFormat(document.documentElement.lang || "en", {
+  minimumFractionDigits: 1, maximumFractionDigits: 1,
+}).format(value);
+
+const COLUMNS = ["place", "player", "rating", "games", "wins", "last_played"];
+
+/**
+ * The standings ``rows`` as a table (see standingsRow for ``game``).
+ * @param {any[]} rows
+ * @param {string | null} game
+ */
+export function standingsTable(rows, game) {
+  const table = document.createElement("table");
+  table.className = "standings-table";
+  const head = document.createElement("tr");
+  head.append(...COLUMNS.map((column) => cell("th", say(`standings.${column}`))));
+  const body = document.createElement("tbody");
+  body.append(...rows.map((row) => standingsRow(row, game)));
+  table.append(document.createElement("thead"), body);
+  table.tHead.append(head);
+  return table;
 }
 
 export async function showStandings() {
@@ -67,8 +91,7 @@ export async function showStandings() {
   $("standings-title").textContent = season
     ? say("standings.title_season", { game: say(`game.${state.game}.title`), season: season.name })
     : say("standings.title", { game: say(`game.${state.game}.title`) });
-  $("standings-rows").replaceChildren(...table.rows.map((row) => standingsRow(row, state.game)));
+  $("standings-rows").replaceChildren(...(table.rows.length ? [standingsTable(table.rows, state.game)] : []));
   update($("standings-none"), "hidden", table.rows.length > 0);
-  update($("standings-table"), "hidden", table.rows.length === 0);
   /** @type {HTMLAnchorElement} */ ($("standings-csv")).href = `/api/standings.csv?${query}`;
 }
