@@ -150,13 +150,14 @@ def serve(
     public: bool = False,
     boardref=BOARDREF,
     computer_pause_ms: int | None = None,
+    fleet: str | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """A --sim service playing ``game`` (a panel table: no hall board in the config,
     the referee PIN ``PIN``), the computer playing the seats ``computer`` and showing
     what it plays itself for ``computer_pause_ms`` (else the config's default),
     readings settling after ``settle_ms`` (else the config's default), its join codes
-    naming its own address when ``public``, run by the command ``boardref``; the
-    service and its address."""
+    naming its own address when ``public``, run by the command ``boardref``,
+    reporting to the broker at ``fleet`` when given; the service and its address."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     config = folder / "config.toml"
@@ -167,6 +168,7 @@ def serve(
         + f'[store]\npath = "{folder / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
         + (f'public_url = "{url}"\n' if public else "")
+        + ("" if fleet is None else f'[fleet]\nurl = "{fleet}"\ntable_id = "table-1"\n')
     )
     return start_service(folder, port, "--config", str(config), boardref=boardref), url
 

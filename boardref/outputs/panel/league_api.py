@@ -155,6 +155,7 @@ async def seat(body: SeatPlayer, panel: ThePanel) -> Seated:
     else:
         chosen = None if body.name is None else players.called(body.name).id
     players.seat(control.game_id, body.seat, chosen)
+    panel.show()  # the pages ask for the seats' names again after a push
     return Seated(game_id=control.game_id, seats=players.names(control.game_id))
 
 
