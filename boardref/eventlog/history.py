@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-from boardref.eventlog.players import LeagueError, Players, player_tag, seat_statements
+from boardref.eventlog.league_games import LEAGUE_GAMES, outcome_of, row_statement
+from boardref.eventlog.players import LeagueError, Players, names_of, player_tag, seat_statements
 from boardref.eventlog.store import Store, StoredGame
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, TableState, seats_of
@@ -94,13 +95,14 @@ class History:
         self.store, self.table = store, table
         store.define("origins", ORIGINS)
         store.define("results", RESULTS)
+        store.define("league_games", LEAGUE_GAMES)
         #: the café's players, named in each record
         self.players = Players(store)
         alone = store.reading or str(store.path) == ":memory:"
         self._reader: Store | None = store if alone else None
         self._opening = threading.Lock()
 
-    def _reading(self) -> Store:
+    def reader(self) -> Store:
         """The log as the history reads it: beside a writer, a connection of its own,
         so a list or a replay read on a worker thread never waits for the referee's
         writes nor holds them up."""
@@ -144,7 +146,7 @@ class History:
         if before is not None:
             where.append("(g.started, g.id) < (SELECT started, id FROM games WHERE id = ?)")
             params.append(before)
-        rows = self._reading().read(
+        rows = self.reader().read(
             "SELECT g.id, g.game, g.players, g.options, COALESCE(o.table_id, ?),"
             " g.started, g.ended,"
             " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move'),"
@@ -171,7 +173,7 @@ class History:
     def record(self, game_id: int) -> GameRecord:
         """The record of an ended game; ``HistoryError`` for an open or unknown one."""
         stored = self._ended(game_id)
-        reader = self._reading()
+        reader = self.reader()
         origin = reader.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
         ended = reader.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
         record = record_of(stored, origin[0][0] if origin else self.table, ended)
@@ -182,7 +184,7 @@ class History:
         return replace(record, tags=record.tags | tags)
 
     def _ended(self, game_id: int) -> StoredGame:
-        rows = self._reading().read("SELECT ended FROM games WHERE id = ?", (game_id,))
+        rows = self.reader().read("SELECT ended FROM games WHERE id = ?", (game_id,))
         if not rows:
             raise HistoryError(words("history.no_game", "There is no game {id}", id=game_id))
         if rows[0][0] is None:
@@ -194,7 +196,7 @@ class History:
                 ),
                 409,
             )
-        return self._reading().game(game_id)
+        return self.reader().game(game_id)
 
     # --- writing ------------------------------------------------------------------------
 
@@ -229,7 +231,7 @@ class History:
             raise HistoryError(exc.words, 422) from None
         events = events_of(record)
         now = time.time()
-        started, ended = _epoch(record.start, now), _epoch(record.end, now)
+        started, ended = epoch(record.start, now), epoch(record.end, now)
         newest = "(SELECT MAX(id) FROM games)"
         statements = [
             (
@@ -257,6 +259,7 @@ class History:
                 (record.table or "imported",),
             ),
             *seated,
+            row_statement(outcome_of(0, record), ended, newest),
         ]
         rated = record.tags.get(RATED_TAG)
         if rated in ("yes", "no"):
@@ -267,12 +270,6 @@ class History:
                 )
             )
         return self.store.write(statements)[0]
-
-
-def names_of(record: GameRecord) -> dict[int, str]:
-    """The named seats of a record: seat (from 0) to the player's name."""
-    tags = record.tags
-    return {s: tags[player_tag(s)] for s in range(record.players) if tags.get(player_tag(s))}
 
 
 # --- from the log to a record and back ------------------------------------------------
@@ -456,7 +453,8 @@ def _iso(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _epoch(text: str, default: float) -> float:
+def epoch(text: str, default: float) -> float:
+    """The seconds since 1970 of a record's time (ISO 8601, UTC), else ``default``."""
     try:
         return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
     except ValueError:

@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from boardref.eventlog.store import Store
+from engines.records import GameRecord
 from engines.words import Words, words
 
 PLAYERS = "id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE, created REAL NOT NULL"
@@ -49,6 +50,12 @@ class Player:
 def player_tag(seat: int) -> str:
     """The record's tag naming the player of ``seat`` (from 0): ``Player1`` ..."""
     return f"Player{seat + 1}"
+
+
+def names_of(record: GameRecord) -> dict[int, str]:
+    """The named seats of a record: seat (from 0) to the player's name."""
+    tags = record.tags
+    return {s: tags[player_tag(s)] for s in range(record.players) if tags.get(player_tag(s))}
 
 
 def checked_name(name: object) -> str:

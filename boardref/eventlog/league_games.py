@@ -1,0 +1,205 @@
+"""What the café league needs of each finished game, kept in the log as one compact
+row (``league_games``): per seat the computer's level or a person, the teams and
+their places, the winners, and whether the rules rate it. It is worked out once from
+the game's record, when the game ends (before pruning) or is imported, so standings
+read a row a game instead of rebuilding every record, and a pruned game still counts.
+
+It never holds a name nor the referee's word on rating (those are joined from
+``seat_players`` and ``league_rated`` as they stand when read, so a rename, merge or
+delete needs nothing here), and never a rating: ratings are recomputed from these
+rows every time (``boardref.league``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from engines import RulesError, load_game
+from engines.records import GameRecord
+
+if TYPE_CHECKING:
+    from boardref.eventlog.history import History
+
+LEAGUE_GAMES = (
+    "game_id INTEGER PRIMARY KEY, game TEXT NOT NULL, ended REAL NOT NULL, outcome TEXT NOT NULL"
+)
+#: games worked out per transaction, so the referee's next event never waits long
+BATCH = 50
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One finished game as the league reads it."""
+
+    game_id: int
+    game: str
+    #: when it ended, ISO 8601 UTC: games are rated in this order
+    end: str
+    #: per seat, the computer's level when the computer held it at the end, else None
+    computer: tuple[str | None, ...]
+    #: the seats of each team, and each team's place (1 first, ties share a place)
+    teams: tuple[tuple[int, ...], ...]
+    places: tuple[float, ...]
+    winners: tuple[int, ...]
+    #: it ended with a result or was abandoned (a new game started before its end)
+    finished: bool
+    #: finished with a result and untouched by the referee: rated unless they say not
+    by_the_rules: bool
+
+    def to_json(self) -> str:
+        said = {k: v for k, v in self.__dict__.items() if k not in ("game_id", "game")}
+        return json.dumps(said, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, game_id: int, game: str, text: str) -> Outcome:
+        said = json.loads(text)
+        return cls(
+            game_id,
+            game,
+            said["end"],
+            tuple(said["computer"]),
+            tuple(tuple(team) for team in said["teams"]),
+            tuple(said["places"]),
+            tuple(said["winners"]),
+            said["finished"],
+            said["by_the_rules"],
+        )
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A finished game with who played it: seat (from 0) to the name of its player
+    (seats not listed are anonymous), and the referee's word on rating it (None: as
+    the rules go)."""
+
+    outcome: Outcome
+    names: dict[int, str]
+    rated: bool | None = None
+
+
+def outcome_of(game_id: int, record: GameRecord) -> Outcome:
+    """The league's row of an ended game's record."""
+    computer, level = set(record.computer), record.level
+    for entry in record.entries:
+        if entry.kind == "computer":  # the computer took over or gave back a seat
+            computer, level = set(entry.computer), entry.level
+    corrected = any(
+        entry.kind == "position" or "corrected" in entry.marks for entry in record.entries
+    )
+    teams, places = teams_and_places(record)
+    result = record.result
+    return Outcome(
+        game_id=game_id,
+        game=record.game,
+        end=record.end,
+        computer=tuple(level if seat in computer else None for seat in range(record.players)),
+        teams=teams,
+        places=places,
+        winners=() if result is None else tuple(result.winners),
+        finished=result is not None or record.abandoned,
+        by_the_rules=result is not None and not record.abandoned and not corrected,
+    )
+
+
+@cache
+def _teams(game: str, players: int, options: str) -> tuple[int, ...]:
+    """The team of each seat: the game's own teams, else each seat its own."""
+    try:
+        found = load_game(game, players, **json.loads(options))
+    except RulesError:
+        return tuple(range(players))
+    return tuple(getattr(found, "teams", range(players)))
+
+
+def teams_and_places(record: GameRecord) -> tuple[tuple[tuple[int, ...], ...], tuple[float, ...]]:
+    """The seats of each team and each team's place: winners first, then by score
+    where the game keeps scores, every team level in a draw or an abandoned game."""
+    of_seat = _teams(record.game, record.players, json.dumps(record.options, sort_keys=True))
+    teams: dict[int, list[int]] = {}
+    for seat, team in enumerate(of_seat):
+        teams.setdefault(team, []).append(seat)
+    result = record.result
+    winners = set(result.winners) if result is not None else set()
+    scores = result.scores if result is not None else None
+
+    def standing(seats: list[int]) -> tuple[int, float]:
+        total = sum(scores[s] for s in seats) if scores is not None else 0.0
+        return (0 if winners & set(seats) else 1, -total)
+
+    grouped = list(teams.values())
+    order = sorted({standing(seats) for seats in grouped})
+    places = tuple(float(order.index(standing(seats)) + 1) for seats in grouped)
+    return tuple(tuple(seats) for seats in grouped), places
+
+
+def row_statement(outcome: Outcome, ended: float, game_id_sql: str = "?") -> tuple[str, tuple]:
+    """The statement keeping ``outcome``; ``game_id_sql`` names the game's id in SQL
+    when it is not known yet (an import)."""
+    params = (outcome.game, ended, outcome.to_json())
+    if game_id_sql == "?":
+        params = (outcome.game_id, *params)
+    return (
+        f"INSERT OR REPLACE INTO league_games (game_id, game, ended, outcome)"
+        f" VALUES ({game_id_sql}, ?, ?, ?)",
+        params,
+    )
+
+
+def keep_outcomes(history: History) -> list[tuple[Outcome, float]]:
+    """Work out the rows of the ended games that have none yet (a game in which
+    nothing was played has none) and keep them, unless the log is only read;
+    returns them with when each ended."""
+    from boardref.eventlog.history import HistoryError
+
+    missing = history.reader().read(
+        "SELECT g.id, g.ended FROM games g WHERE g.ended IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM league_games l WHERE l.game_id = g.id)"
+        " AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id"
+        "  AND e.kind IN ('move', 'chance'))"
+    )
+    worked: list[tuple[Outcome, float]] = []
+    for first in range(0, len(missing), BATCH):
+        batch = []
+        for gid, ended in missing[first : first + BATCH]:
+            try:
+                batch.append((outcome_of(gid, history.record(gid)), ended))
+            except HistoryError:
+                continue  # pruned meanwhile, its row kept by the pruning
+        if not history.store.reading:
+            history.store.write([row_statement(outcome, ended) for outcome, ended in batch])
+        worked += batch
+    return worked
+
+
+def kept_outcomes(history: History, game: str, first: float, after: float) -> list[Seated]:
+    """Every finished game of ``game`` that ended in [first, after) with its named
+    seats (as the players are called now) and the referee's word on rating it."""
+    fresh = [
+        outcome
+        for outcome, ended in keep_outcomes(history)
+        if outcome.game == game and first <= ended < after
+    ]
+    reader = history.reader()
+    rows = reader.read(
+        "SELECT l.game_id, l.outcome, r.rated,"
+        " (SELECT json_group_object(s.seat, p.name) FROM seat_players s"
+        "  JOIN players p ON p.id = s.player_id WHERE s.game_id = l.game_id)"
+        " FROM league_games l LEFT JOIN league_rated r ON r.game_id = l.game_id"
+        " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
+        (game, first, after),
+    )
+    found = [
+        Seated(
+            Outcome.from_json(gid, game, text),
+            {int(seat): name for seat, name in json.loads(names or "{}").items()},
+            None if rated is None else bool(rated),
+        )
+        for gid, text, rated, names in rows
+    ]
+    if history.store.reading:  # worked out but not kept: read beside them
+        players = history.players
+        found += [Seated(o, players.names(o.game_id), players.rated(o.game_id)) for o in fresh]
+    return found
