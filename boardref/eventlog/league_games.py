@@ -13,6 +13,7 @@ rows every time (``boardref.league``).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -28,6 +29,9 @@ LEAGUE_GAMES = (
 )
 #: games worked out per transaction, so the referee's next event never waits long
 BATCH = 50
+#: one thread works the missing rows out at a time (the pruner as a game ends, a
+#: standings request): a log from before the league has them all to work out once
+_WORKING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -154,24 +158,25 @@ def keep_outcomes(history: History) -> list[tuple[Outcome, float]]:
     returns them with when each ended."""
     from boardref.eventlog.history import HistoryError
 
-    missing = history.reader().read(
-        "SELECT g.id, g.ended FROM games g WHERE g.ended IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM league_games l WHERE l.game_id = g.id)"
-        " AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id"
-        "  AND e.kind IN ('move', 'chance'))"
-    )
-    worked: list[tuple[Outcome, float]] = []
-    for first in range(0, len(missing), BATCH):
-        batch = []
-        for gid, ended in missing[first : first + BATCH]:
-            try:
-                batch.append((outcome_of(gid, history.record(gid)), ended))
-            except HistoryError:
-                continue  # pruned meanwhile, its row kept by the pruning
-        if not history.store.reading:
-            history.store.write([row_statement(outcome, ended) for outcome, ended in batch])
-        worked += batch
-    return worked
+    with _WORKING:  # a second caller then finds nothing missing
+        missing = history.reader().read(
+            "SELECT g.id, g.ended FROM games g WHERE g.ended IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM league_games l WHERE l.game_id = g.id)"
+            " AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id"
+            "  AND e.kind IN ('move', 'chance'))"
+        )
+        worked: list[tuple[Outcome, float]] = []
+        for first in range(0, len(missing), BATCH):
+            batch = []
+            for gid, ended in missing[first : first + BATCH]:
+                try:
+                    batch.append((outcome_of(gid, history.record(gid)), ended))
+                except HistoryError:
+                    continue  # pruned meanwhile, its row kept by the pruning
+            if not history.store.reading:
+                history.store.write([row_statement(outcome, ended) for outcome, ended in batch])
+            worked += batch
+        return worked
 
 
 def kept_outcomes(history: History, game: str, first: float, after: float) -> list[Seated]:
