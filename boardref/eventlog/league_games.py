@@ -7,31 +7,22 @@ read a row a game instead of rebuilding every record, and a pruned game still co
 It never holds a name nor the referee's word on rating (those are joined from
 ``seat_players`` and ``league_rated`` as they stand when read, so a rename, merge or
 delete needs nothing here), and never a rating: ratings are recomputed from these
-rows every time (``boardref.league``).
+rows every time (``boardref.league``). The history works the rows out and reads them
+(``History.keep_outcomes``, ``History.kept_outcomes``).
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
 from engines import RulesError, load_game
 from engines.records import GameRecord
 
-if TYPE_CHECKING:
-    from boardref.eventlog.history import History
-
 LEAGUE_GAMES = (
     "game_id INTEGER PRIMARY KEY, game TEXT NOT NULL, ended REAL NOT NULL, outcome TEXT NOT NULL"
 )
-#: games worked out per transaction, so the referee's next event never waits long
-BATCH = 50
-#: one thread works the missing rows out at a time (the pruner as a game ends, a
-#: standings request): a log from before the league has them all to work out once
-_WORKING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -150,61 +141,3 @@ def row_statement(outcome: Outcome, ended: float, game_id_sql: str = "?") -> tup
         f" VALUES ({game_id_sql}, ?, ?, ?)",
         params,
     )
-
-
-def keep_outcomes(history: History) -> list[tuple[Outcome, float]]:
-    """Work out the rows of the ended games that have none yet (a game in which
-    nothing was played has none) and keep them, unless the log is only read;
-    returns them with when each ended."""
-    from boardref.eventlog.history import HistoryError
-
-    with _WORKING:  # a second caller then finds nothing missing
-        missing = history.reader().read(
-            "SELECT g.id, g.ended FROM games g WHERE g.ended IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM league_games l WHERE l.game_id = g.id)"
-            " AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id"
-            "  AND e.kind IN ('move', 'chance'))"
-        )
-        worked: list[tuple[Outcome, float]] = []
-        for first in range(0, len(missing), BATCH):
-            batch = []
-            for gid, ended in missing[first : first + BATCH]:
-                try:
-                    batch.append((outcome_of(gid, history.record(gid)), ended))
-                except HistoryError:
-                    continue  # pruned meanwhile, its row kept by the pruning
-            if not history.store.reading:
-                history.store.write([row_statement(outcome, ended) for outcome, ended in batch])
-            worked += batch
-        return worked
-
-
-def kept_outcomes(history: History, game: str, first: float, after: float) -> list[Seated]:
-    """Every finished game of ``game`` that ended in [first, after) with its named
-    seats (as the players are called now) and the referee's word on rating it."""
-    fresh = [
-        outcome
-        for outcome, ended in keep_outcomes(history)
-        if outcome.game == game and first <= ended < after
-    ]
-    reader = history.reader()
-    rows = reader.read(
-        "SELECT l.game_id, l.outcome, r.rated,"
-        " (SELECT json_group_object(s.seat, p.name) FROM seat_players s"
-        "  JOIN players p ON p.id = s.player_id WHERE s.game_id = l.game_id)"
-        " FROM league_games l LEFT JOIN league_rated r ON r.game_id = l.game_id"
-        " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
-        (game, first, after),
-    )
-    found = [
-        Seated(
-            Outcome.from_json(gid, game, text),
-            {int(seat): name for seat, name in json.loads(names or "{}").items()},
-            None if rated is None else bool(rated),
-        )
-        for gid, text, rated, names in rows
-    ]
-    if history.store.reading:  # worked out but not kept: read beside them
-        players = history.players
-        found += [Seated(o, players.names(o.game_id), players.rated(o.game_id)) for o in fresh]
-    return found

@@ -16,7 +16,6 @@ import threading
 import time
 
 from boardref.eventlog.history import DAY, History
-from boardref.eventlog.league_games import keep_outcomes
 from boardref.eventlog.store import StoreError
 
 log = logging.getLogger("boardref")
@@ -49,7 +48,7 @@ def prune(history: History, keep_days: int, keep_games: int, now: float | None =
                 (keep_games,),
             )
         }
-    keep_outcomes(history)  # the league still counts the games about to go
+    history.keep_outcomes()  # the league still counts the games about to go
     ordered = sorted(gone)
     for first in range(0, len(ordered), BATCH):
         batch = tuple(ordered[first : first + BATCH])

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from boardref.eventlog.history import DAY, History, day_start
-from boardref.eventlog.league_games import Seated, kept_outcomes
+from boardref.eventlog.league_games import Seated
 from boardref.eventlog.players import LeagueError
 from boardref.league.ratings import ratings
 from engines import GAMES
@@ -122,7 +122,7 @@ def played_games(history: History, game: str, season: Season | None = None) -> l
     """The finished games of ``game`` (in ``season``), pruned ones too, each with its
     named seats and the referee's word on rating it."""
     checked_game(game)
-    return kept_outcomes(history, game, *span_of(season))
+    return history.kept_outcomes(game, *span_of(season))
 
 
 def checked_game(game: str) -> None:
