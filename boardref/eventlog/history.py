@@ -21,9 +21,11 @@ from functools import cache
 from typing import Any
 
 from boardref.eventlog.league_games import (
+    CHANGES,
     LEAGUE_GAMES,
     Outcome,
     Seated,
+    changes_counted,
     outcome_of,
     row_statement,
 )
@@ -105,8 +107,11 @@ class History:
         store.define("origins", ORIGINS)
         store.define("results", RESULTS)
         store.define("league_games", LEAGUE_GAMES)
+        store.define("league_changes", CHANGES)
         #: the café's players, named in each record
         self.players = Players(store)
+        if not store.reading:
+            store.write(changes_counted())
         alone = store.reading or str(store.path) == ":memory:"
         self._reader: Store | None = store if alone else None
         self._opening = threading.Lock()
@@ -269,6 +274,12 @@ class History:
             players = self.players
             found += [Seated(o, players.names(o.game_id), players.rated(o.game_id)) for o in fresh]
         return found
+
+    def league_changes(self) -> int | None:
+        """How many changes the league's tables have seen: standings worked out at the
+        same count are still true (None: this log does not count them)."""
+        found = self.reader().read("SELECT n FROM league_changes")
+        return found[0][0] if found else None
 
     def _outcome(self, game_id: int, game: str, text: str) -> Outcome:
         """A kept row read: each is read once, as rows never change."""

@@ -23,6 +23,32 @@ from engines.records import GameRecord
 LEAGUE_GAMES = (
     "game_id INTEGER PRIMARY KEY, game TEXT NOT NULL, ended REAL NOT NULL, outcome TEXT NOT NULL"
 )
+#: what the standings are made of: a change to any of these tables counts in
+#: ``league_changes``, so standings worked out before it are known to be stale
+LEAGUE_TABLES = ("league_games", "seat_players", "players", "league_rated")
+CHANGES = "n INTEGER NOT NULL"
+
+
+def changes_counted() -> list[tuple[str, tuple]]:
+    """The statements that make the log count every change to the league's tables."""
+    statements: list[tuple[str, tuple]] = [
+        (
+            "INSERT INTO league_changes (n) SELECT 0"
+            " WHERE NOT EXISTS (SELECT 1 FROM league_changes)",
+            (),
+        )
+    ]
+    for table in LEAGUE_TABLES:
+        for change in ("INSERT", "UPDATE", "DELETE"):
+            statements.append(
+                (
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_{change.lower()}_counted"
+                    f" AFTER {change} ON {table}"
+                    " BEGIN UPDATE league_changes SET n = n + 1; END",
+                    (),
+                )
+            )
+    return statements
 
 
 @dataclass(frozen=True)

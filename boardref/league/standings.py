@@ -15,7 +15,10 @@ import csv
 import io
 import math
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from boardref.eventlog.history import DAY, History, day_start
 from boardref.eventlog.league_games import Seated
@@ -28,6 +31,10 @@ SEASONS = "name TEXT PRIMARY KEY COLLATE NOCASE, first TEXT NOT NULL, last TEXT 
 SEASON_NAME = re.compile(r"^[\w .'-]{1,40}$")
 #: what starts a formula in a spreadsheet
 FORMULA = ("=", "+", "-", "@")
+#: standings remembered per log, for a few games and seasons
+REMEMBERED = 16
+_REMEMBERED: WeakKeyDictionary[History, OrderedDict[tuple, list[Row]]] = WeakKeyDictionary()
+_REMEMBERED_LOCK = threading.Lock()
 CSV_COLUMNS = (
     "place",
     "player",
@@ -158,6 +165,27 @@ def span_of(season: Season | None) -> tuple[float, float]:
     if season is None:
         return 0.0, math.inf
     return day_start(season.first), day_start(season.last) + DAY
+
+
+def standings_of(history: History, game: str, season: Season | None = None) -> list[Row]:
+    """The standings of ``game`` (in ``season``) in ``history``'s log, remembered
+    until the league's tables change (rows kept, a seat named, a player renamed,
+    merged or deleted, the referee's word): asked again meanwhile, they are not
+    worked out again."""
+    checked_game(game)
+    history.keep_outcomes()
+    changes = history.league_changes()
+    key = (changes, game, season)
+    with _REMEMBERED_LOCK:
+        remembered = _REMEMBERED.setdefault(history, OrderedDict())
+        found = remembered.get(key) if changes is not None else None
+    if found is None:
+        found = standings(played_games(history, game, season))
+        with _REMEMBERED_LOCK:
+            remembered[key] = found
+            while len(remembered) > REMEMBERED:
+                remembered.popitem(last=False)
+    return found
 
 
 def standings(played: list[Seated]) -> list[Row]:

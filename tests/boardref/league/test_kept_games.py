@@ -8,7 +8,7 @@ from __future__ import annotations
 from boardref.eventlog.history import History
 from boardref.eventlog.retention import prune
 from boardref.league.ratings import played
-from boardref.league.standings import played_games, standings
+from boardref.league.standings import played_games, standings, standings_of
 from tests.boardref.eventlog.test_history import play_to_the_end
 
 GAME = "catch_the_hare"
@@ -75,4 +75,25 @@ def test_a_game_gets_its_row_once(store):
     store.write([("UPDATE league_games SET outcome = replace(outcome, ?, ?)", flip)])
     assert standings(played_games(history, GAME)) == []
     assert first.games == 1
+    history.close()
+
+
+def test_standings_are_remembered_until_the_league_changes(store):
+    history = History(store, "t1")
+    anna, ben = history.players.add("Anna"), history.players.add("Ben")
+    gid = play_to_the_end(store, GAME).game_id
+    for seat, player in enumerate((anna, ben)):
+        history.players.seat(gid, seat, player.id)
+    first = standings_of(history, GAME)
+    assert standings_of(history, GAME) is first  # nothing changed: not worked out again
+    for change in (
+        lambda: history.players.rename(anna.id, "Anna K."),
+        lambda: history.players.set_rated(gid, False),
+        lambda: history.players.set_rated(gid, None),
+        lambda: history.players.seat(gid, 1, None),
+    ):
+        before = standings_of(history, GAME)
+        change()
+        after = standings_of(history, GAME)
+        assert after is not before and after == standings(played_games(history, GAME))
     history.close()
