@@ -33,13 +33,15 @@ MODEL = PlackettLuce()
 #: than how well they play; five games is a regular's first league evening or two
 PROVISIONAL = 5
 #: the ratings after the first games of a list, by a digest of everything those games
-#: bring (who played, as they are named now, places, order): asked again, or with a
-#: game more, only what is new is rated. The answer is always the one rating every game
+#: bring (who played, as they are named now, places, order): asked again, with a game
+#: more, or with one of its last RECENT games changed (a seat named just after the
+#: game), only what is new or changed is rated. The answer is always the one rating every game
 #: afresh gives; a rename, a merge or the referee's word changes the digest from the
 #: first game it touches on. A few lists: the standings of each game and season.
 _MEMO: OrderedDict[bytes, dict[str, Rated]] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
-MEMO_SIZE = 16
+RECENT = 4
+MEMO_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -118,13 +120,15 @@ def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
             if digests[done - 1] in _MEMO:
                 start, rated = done, _copy(_MEMO[digests[done - 1]])
                 break
-    for game in counted[start:]:
+    kept = {}
+    for done, game in enumerate(counted[start:], start=start + 1):
         _rate(game, rated)
-    if digests:
-        with _MEMO_LOCK:
-            _MEMO[digests[-1]] = _copy(rated)
-            while len(_MEMO) > MEMO_SIZE:
-                _MEMO.popitem(last=False)
+        if done >= len(counted) - RECENT:
+            kept[digests[done - 1]] = _copy(rated)
+    with _MEMO_LOCK:
+        _MEMO.update(kept)
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
     return rated
 
 
