@@ -194,6 +194,9 @@ class FleetConfig(_Section):
     certfile: Path | None = None
     keyfile: Path | None = None
     discovery_prefix: str = "homeassistant"
+    #: the players' names in the records sent to the broker: true for the café's own
+    #: broker; false for one outside the café, which then gets anonymous seats
+    names: bool = True
 
     @field_validator("table_id")
     @classmethod

@@ -1,5 +1,6 @@
 """The table's report to the café's broker, wired up: the referee's accepted events and
-each ended game's record go to the outbox, every pushed display to the dashboard's
+each ended game's record go to the outbox (with the players' names only when
+``[fleet] names`` allows), every pushed display to the dashboard's
 state. It passes on what the referee and the service push; it never changes the game.
 """
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from boardref.eventlog.players import without_names
 from boardref.referee.kinds import EventKind
 from boardref.runtime.displays import Output
 from engines.records import to_json
@@ -41,7 +43,8 @@ def start_reporting(config: Config, referee: Referee, history: History) -> Repor
     def report_record(event: Heard) -> None:
         """A game that ended goes to the café's day of games with its record."""
         if event.kind == EventKind.GAME_OVER and event.accepted:
-            reporter.report_record(to_json(history.record(referee.game_id)))
+            record = history.record(referee.game_id)
+            reporter.report_record(to_json(record if fleet.names else without_names(record)))
 
     referee.listeners.append(reporter.on_event)
     referee.listeners.append(report_record)

@@ -5,10 +5,30 @@
 import { say } from "./core.js";
 import { standingsTable } from "./standings.js";
 
-async function showStandings() {
-  const answer = await fetch("/api/standings");
-  if (!answer.ok) return;
-  const games = Object.entries(await answer.json()).filter(([, rows]) => rows.length);
+/** how many records the standings shown were worked out from */
+let shownFrom = -1;
+
+/**
+ * @param {string[]} names the games the café has records of
+ * @returns {Promise<[string, any[]][]>} each game with its rows, where it has any
+ */
+async function everyGame(names) {
+  const answers = await Promise.all(
+    names.map((game) => fetch(`/api/standings?game=${encodeURIComponent(game)}`)),
+  );
+  const found = await Promise.all(answers.map((a) => (a.ok ? a.json() : null)));
+  return found.filter((f) => f && f.rows.length).map((f) => [f.game, f.rows]);
+}
+
+/** @param {boolean} always whether to ask again though no record came since */
+async function showStandings(always) {
+  const heard = await fetch("/api/standings/games");
+  if (!heard.ok) return;
+  /** @type {{games: string[], records: number}} */
+  const { games: names, records } = await heard.json();
+  if (!always && records === shownFrom) return;
+  shownFrom = records;
+  const games = await everyGame(names);
   const boxes = games.map(([game, rows]) => {
     const box = document.createElement("section");
     box.className = "standings";
@@ -22,6 +42,6 @@ async function showStandings() {
   document.getElementById("standings-none").hidden = boxes.length > 0;
 }
 
-document.addEventListener("boardref:words", showStandings);
-showStandings();
-setInterval(showStandings, 5000);
+document.addEventListener("boardref:words", () => showStandings(true));
+showStandings(true);
+setInterval(() => showStandings(false), 5000); // rated again only when a record came
