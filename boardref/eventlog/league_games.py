@@ -159,9 +159,8 @@ def teams_and_places(record: GameRecord) -> tuple[tuple[tuple[int, ...], ...], t
 def row_statement(outcome: Outcome, ended: float, game_id_sql: str = "?") -> tuple[str, tuple]:
     """The statement keeping ``outcome``; ``game_id_sql`` names the game's id in SQL
     when it is not known yet (an import)."""
-    params = (outcome.game, ended, outcome.to_json())
-    if game_id_sql == "?":
-        params = (outcome.game_id, *params)
+    kept = (outcome.game, ended, outcome.to_json())
+    params: tuple = (outcome.game_id, *kept) if game_id_sql == "?" else kept
     return (
         f"INSERT OR REPLACE INTO league_games (game_id, game, ended, outcome)"
         f" VALUES ({game_id_sql}, ?, ?, ?)",
