@@ -92,7 +92,7 @@ class Ledger:
         while (
             m.phase != Phase.SETUP
             and game.outcome(state) is None
-            and game.legal_moves(state) == [PASS]
+            and game.must_pass(state)
         ):
             if not self.accept(
                 EventKind.MOVE,
