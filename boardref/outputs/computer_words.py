@@ -183,7 +183,7 @@ def _marbles(move: str, state: TableState) -> Words:
 def _use(use: str, state: TableState) -> Words:
     spent, _, cells = use.partition(":")
     marbles, _, kind = spent.partition("=")
-    named = [Words(f"marble_{marble}", marble) for marble in marbles.split("+")]
+    named = _together([Words(f"marble_{marble}", marble) for marble in marbles.split("+")])
     at = _landmark(cells.split("-")[-1], state) if cells else None
     if kind:
         as_kind = Words(f"marble_{kind}", kind)
@@ -194,6 +194,15 @@ def _use(use: str, state: TableState) -> Words:
     if at is None:
         return words("hks.use_only", "{kind}", kind=named)
     return words("hks.use", "{kind} to {cell}", kind=named, cell=at)
+
+
+def _together(marbles: list[Words]) -> Words:
+    """The marbles one use spends, joined as the players' pages write them ("lettuce +
+    lettuce"): a comma already parts one use from the next."""
+    if len(marbles) == 1:
+        return marbles[0]
+    return words("hks.together", "{marbles} + {last}", marbles=_together(marbles[:-1]),
+                 last=marbles[-1])
 
 
 def _landmark(cell: str, state: TableState) -> Words | None:

@@ -61,4 +61,4 @@ def colour_words(colour: str, state: TableState) -> Any:
     for seat in state.seats:
         if seat.colour == colour:
             return seat.words.model_dump(mode="json")
-    return Words(f"token.{colour}", colour)
+    return Words(f"seat.{colour}", colour)
