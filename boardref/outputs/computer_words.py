@@ -140,14 +140,14 @@ def _leg(hat: str, path: list[str], state: TableState) -> Words:
     start, end = place(path[0], state), place(path[-1], state)
     count = len(path) - 1
     if start is not None and end is not None:
-        leg = words("fdh.leg_between", "{hat} from {from} to {to}", hat=which,
-                    **{"from": start, "to": end})
+        leg = words("fdh.leg_between", "{hat} from {from, case, from} to {to, case, to}",
+                    hat=which, **{"from": start, "to": end})
     elif start is not None:
-        leg = words("fdh.leg_out", "{hat} from {from} {count, plural, one {one field} other "
-                    "{# fields}} on", hat=which, count=count, **{"from": start})
+        leg = words("fdh.leg_out", "{hat} from {from, case, from} {count, plural, one "
+                    "{one field} other {# fields}} on", hat=which, count=count, **{"from": start})
     elif end is not None:
         leg = words("fdh.leg_in", "{hat} {count, plural, one {one field} other {# fields}} on "
-                    "to {to}", hat=which, count=count, to=end)
+                    "to {to, case, to}", hat=which, count=count, to=end)
     else:
         leg = words("fdh.leg_on", "{hat} {count, plural, one {one field} other {# fields}} on",
                     hat=which, count=count)
