@@ -5,11 +5,13 @@ Pi's own speaker), in word-table keys that each outlet says in its own language.
 It reads only the public snapshot, never a seat's hidden view, so no hand is ever
 spoken. It never changes the game, and it says nothing twice: each announcement has
 a number that rises through a service run, and an outlet says only numbers it has not
-said (a page that loads marks those it finds as said).
+said (a page that loads marks those it finds as said). A sentence it cannot make is
+logged and left unsaid: speech must never keep a state from the table's pages.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import deque
 from collections.abc import Hashable
@@ -19,6 +21,8 @@ from typing import Any
 from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, heard
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, SeatState, TableState
+
+log = logging.getLogger("boardref")
 
 #: the most recent announcements every output is shown (a page that was slow to take
 #: one state still finds what the states it missed said)
@@ -70,12 +74,27 @@ class Announcer:
         self._before: TableState | None = None
         #: the moment last announced and what was said to whom in it: said once
         self._said_in: tuple[Hashable, set[tuple[str, str, int | None]]] = (None, set())
+        #: the failures already logged: a fault that recurs at every state is logged once
+        self._failed: set[str] = set()
 
     def hear(self, state: TableState, game_id: int | None) -> tuple[Announcement, ...]:
-        """The announcements ``state`` brings (since the last state heard)."""
+        """The announcements ``state`` brings (since the last state heard); none, and a
+        line in the log, when its sentences cannot be made."""
         before, self._before = self._before, state
         if before is state:
             return ()
+        try:
+            return self._hear(before, state, game_id)
+        except Exception as fault:  # the state is still shown; only its words are lost
+            failure = f"{type(fault).__name__}: {fault}"
+            if failure not in self._failed:
+                self._failed.add(failure)
+                log.error("the table could not say what happened (%s); the game goes on "
+                          "without these words", failure, exc_info=fault)
+            return ()
+
+    def _hear(self, before: TableState | None, state: TableState,
+              game_id: int | None) -> tuple[Announcement, ...]:
         moment = moment_of(state, game_id)
         if self._said_in[0] != moment:
             self._said_in = (moment, set())

@@ -140,14 +140,14 @@ def _leg(hat: str, path: list[str], state: TableState) -> Words:
     start, end = place(path[0], state), place(path[-1], state)
     count = len(path) - 1
     if start is not None and end is not None:
-        leg = words("fdh.leg_between", "{hat} from {from} to {to}", hat=which,
-                    **{"from": start, "to": end})
+        leg = words("fdh.leg_between", "{hat} from {from, case, from} to {to, case, to}",
+                    hat=which, **{"from": start, "to": end})
     elif start is not None:
-        leg = words("fdh.leg_out", "{hat} from {from} {count, plural, one {one field} other "
-                    "{# fields}} on", hat=which, count=count, **{"from": start})
+        leg = words("fdh.leg_out", "{hat} from {from, case, from} {count, plural, one "
+                    "{one field} other {# fields}} on", hat=which, count=count, **{"from": start})
     elif end is not None:
         leg = words("fdh.leg_in", "{hat} {count, plural, one {one field} other {# fields}} on "
-                    "to {to}", hat=which, count=count, to=end)
+                    "to {to, case, to}", hat=which, count=count, to=end)
     else:
         leg = words("fdh.leg_on", "{hat} {count, plural, one {one field} other {# fields}} on",
                     hat=which, count=count)
@@ -183,7 +183,7 @@ def _marbles(move: str, state: TableState) -> Words:
 def _use(use: str, state: TableState) -> Words:
     spent, _, cells = use.partition(":")
     marbles, _, kind = spent.partition("=")
-    named = [Words(f"marble_{marble}", marble) for marble in marbles.split("+")]
+    named = _together([Words(f"marble_{marble}", marble) for marble in marbles.split("+")])
     at = _landmark(cells.split("-")[-1], state) if cells else None
     if kind:
         as_kind = Words(f"marble_{kind}", kind)
@@ -194,6 +194,15 @@ def _use(use: str, state: TableState) -> Words:
     if at is None:
         return words("hks.use_only", "{kind}", kind=named)
     return words("hks.use", "{kind} to {cell}", kind=named, cell=at)
+
+
+def _together(marbles: list[Words]) -> Words:
+    """The marbles one use spends, joined as the players' pages write them ("lettuce +
+    lettuce"): a comma already parts one use from the next."""
+    if len(marbles) == 1:
+        return marbles[0]
+    return words("hks.together", "{marbles} + {last}", marbles=_together(marbles[:-1]),
+                 last=marbles[-1])
 
 
 def _landmark(cell: str, state: TableState) -> Words | None:

@@ -18,6 +18,10 @@ from engines import load_game
 from engines.geometry import Board
 from engines.words import Words, words
 
+#: a home or gate of Fang den Hut! where a sentence goes from or to it takes "the"
+HOME = "{case, select, from {the {colour} home} to {the {colour} home} other {{colour} home}}"
+GATE = "{case, select, from {the {colour} gate} to {the {colour} gate} other {{colour} gate}}"
+
 
 def board_of(state: TableState) -> Board | None:
     """The board of the game ``state`` shows (None before a game)."""
@@ -45,10 +49,10 @@ def place(cell: str, state: TableState) -> Words | None:
         if cell == "centre":
             return words("fdh.centre", "the centre")
         if found.kind == "home" and found.zone:
-            return words("fdh.home", "{colour} home", colour=colour_words(found.zone, state))
+            return words("fdh.home", HOME, colour=colour_words(found.zone, state))
         if cell.startswith("gate_"):
             colour = colour_words(cell.removeprefix("gate_"), state)
-            return words("fdh.gate", "{colour} gate", colour=colour)
+            return words("fdh.gate", GATE, colour=colour)
     if state.game == "sternhalma" and found.kind == "point" and found.zone:
         colour = board.game["colour"][found.zone]
         return words("stern.place_in_point", "the marked place in the star point of {colour}",
@@ -61,4 +65,4 @@ def colour_words(colour: str, state: TableState) -> Any:
     for seat in state.seats:
         if seat.colour == colour:
             return seat.words.model_dump(mode="json")
-    return Words(f"token.{colour}", colour)
+    return Words(f"seat.{colour}", colour)

@@ -104,10 +104,12 @@ const CELL_NAMES = ["cell", "cells", "allowed", "origin", "over", "at", "land", 
 // Cells the service names: their coordinates only on the referee page (and in
 // records); every other page says the board's own name for a cell where the game has
 // one, else the highlight the drawing shows it with: "the marked place(s)", and
-// where a piece may go ("allowed"), "one of the glowing places".
+// where a piece may go ("allowed"), "one of the glowing places". A list the board
+// names only in part (a gate and two ring fields) is said by its highlight as a whole:
+// a name beside a coordinate would read as both.
 function sayPlace(ids, name) {
   const named = ids.map(sayCell);
-  if (role === "referee" || named.some((said, i) => said !== ids[i])) return named.join(", ");
+  if (role === "referee" || named.every((said, i) => said !== ids[i])) return named.join(", ");
   if (name === "allowed") return say("cell.glowing");
   return say(ids.length > 1 ? "cell.marked_many" : "cell.marked");
 }

@@ -149,7 +149,7 @@ import { updateChildren } from "../update.js";
 
   function colourWords(colour, state) {
     const seat = state.seats.findIndex((s) => s.colour === colour);
-    return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
+    return seat >= 0 ? seatName(seat) : say(`seat.${colour}`);
   }
 
   // the hats and towers on the fields (not the homes): the virtual board's stacks on
