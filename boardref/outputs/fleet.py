@@ -396,7 +396,7 @@ def dashboard_state(display: Display, panel_url: str | None, language: str = "en
         "winners_said": [_words(seats[s]) for s in winners if s < len(seats)],
         "link": link,
         "camera": display.camera,
-        "said": said_state(display, language),
+        "said": said_state(display, language, alerts),
         "message": shown.message,
         "alerts": alerts,
         "started": display.started,
