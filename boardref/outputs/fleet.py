@@ -107,19 +107,21 @@ class Broker:
         except ValueError as exc:
             raise ValueError(f"{named['url']}: {exc}") from None
         if user is not None and broker.username is not None:
-            raise ValueError(f"the user is in {named['url']} and in {named['user']}: give it once")
+            raise ValueError(f"{named['user']}: it is in {named['url']} too: give it once")
         if [password, password_file, broker.password].count(None) < 2:
             raise ValueError(
-                f"give the password once: in {named['url']}, as {named['password']} or as "
-                f"{named['password_file']}"
+                f"{named['password']}: give it once: in {named['url']}, as {named['password']} "
+                f"or as {named['password_file']}"
             )
         if keyfile is not None and certfile is None:
             raise ValueError(
-                f"{named['keyfile']} is the key of a {named['certfile']}: give the "
+                f"{named['keyfile']}: it is the key of a {named['certfile']}: give the "
                 f"{named['certfile']} too"
             )
         if certfile is not None and not broker.tls:
-            raise ValueError(f"a client certificate needs an mqtts:// {named['url']}")
+            raise ValueError(
+                f"{named['certfile']}: a client certificate needs an mqtts:// {named['url']}"
+            )
         if password_file is not None:
             password = _password_in(Path(password_file), named["password_file"])
         return dataclasses.replace(

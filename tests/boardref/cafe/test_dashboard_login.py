@@ -63,7 +63,7 @@ def test_the_password_is_given_once_and_never_shown(tmp_path):
     refused = dashboard("--mqtt", url, "--password-file", str(secret))
     _, said = refused.communicate(timeout=60)
     assert refused.returncode == 2
-    assert said.startswith("error: give the password once: in --mqtt, as --password or as ")
+    assert said.startswith("error: --password: give it once: in --mqtt, as --password or as ")
     assert PASSWORD not in said and ENCODED not in said
 
 
@@ -84,21 +84,31 @@ def test_the_dashboard_logs_in_with_a_password_and_a_client_certificate(tmp_path
     )
     broker = Mosquitto(tmp_path, settings=tls, users={"dashboard": PASSWORD, "t1": "t1-pw"})
     broker.start()
+    try:
+        said = dashboard_sees_t1(broker, plain, given, trusted, client, client_key, tmp_path)
+    finally:
+        broker.stop()
+    assert PASSWORD not in said and ENCODED not in said
+
+
+def dashboard_sees_t1(broker, plain, given, trusted, client, client_key, folder) -> str:
+    """A dashboard, logged in as ``given`` says, sees table t1 report on the broker's
+    ``plain`` listener; what the dashboard wrote to its standard error."""
     port = free_port()
     url = f"mqtts://127.0.0.1:{broker.port}"
     login, env = ["--user", "dashboard"], {}
     if given == "file":
-        login += ["--password-file", str(a_password_file(tmp_path))]
+        login += ["--password-file", str(a_password_file(folder))]
     elif given == "environment":
         env[PASSWORD_VARIABLE] = PASSWORD
     else:
         login, url = [], f"mqtts://dashboard:{ENCODED}@127.0.0.1:{broker.port}"
+    until(lambda: accepts(plain), "the broker's second listener")
+    table = Login(plain, "t1", "t1-pw")
     watching = dashboard(
         "--mqtt", url, "--port", str(port), "--ca-file", str(trusted),
         "--certfile", str(client), "--keyfile", str(client_key), *login, env=env,
     )  # fmt: skip
-    until(lambda: accepts(plain), "the broker's second listener")
-    table = Login(plain, "t1", "t1-pw")
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
 
@@ -116,5 +126,4 @@ def test_the_dashboard_logs_in_with_a_password_and_a_client_certificate(tmp_path
         table.close()
         watching.terminate()
         _, said = watching.communicate(timeout=30)
-        broker.stop()
-    assert PASSWORD not in said and ENCODED not in said
+    return said
