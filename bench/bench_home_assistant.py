@@ -213,7 +213,7 @@ def event_of(api: httpx.Client, key: str, event_type: str, table: str = TABLE):
 def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) -> subprocess.Popen:
     """Unplug table ``UNPLUGGED``'s board: its alert arrives; then restart Home
     Assistant while the alert stands, and find it standing when it is back. Its new
-    process (``started`` holds the simulator's and the table's)."""
+    process (``started`` holds it, the simulator's and the table's)."""
     board, unplugged = serve_unpluggable_table(folder, broker)
     started += [board, unplugged]
     until(lambda: available(table_states(api, UNPLUGGED)), f"{UNPLUGGED}'s entities")
@@ -229,6 +229,7 @@ def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) ->
     hass.terminate()
     hass.wait(60)
     hass = start_home_assistant(folder, url)
+    started.append(hass)  # main stops the Home Assistant it started, not this one
     began = time.monotonic()
     try:
         line["standing_after_restart"] = until(
