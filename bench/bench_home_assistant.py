@@ -6,9 +6,11 @@ bench's own, and a `boardref serve --sim` table reporting to it.
 Read through Home Assistant's REST API (a user made by its onboarding): the table's
 device and every entity with a value or unknown, never blank or unavailable; a board
 that differs from the game arrives as an Alert event, a game played to its end (Catch
-the Hare ended by its move limit) as a Game over event; killed, the table's entities
-go unavailable (its last will). Prints one JSON line with the seconds each step took.
-It never touches a Home Assistant of the machine's own.
+the Hare ended by its move limit) as a Game over event; a second table's board, a
+simulated microcontroller on a real serial link, unplugged, as a "board disconnected"
+Alert, still standing in the Standing alerts sensor after Home Assistant restarts;
+killed, the table's entities go unavailable (its last will). Prints one JSON line with
+the seconds each step took. It never touches a Home Assistant of the machine's own.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ VERSION = "2025.4.*"
 #: the packages as they were when that release was current, so the resolver settles
 RESOLVED_AT = "2025-05-01T00:00:00Z"
 TABLE = "t1"
+UNPLUGGED = "t2"  # the table whose board is unplugged
 WAIT = 120.0
 
 
@@ -100,21 +103,23 @@ def token(url: str) -> str:
     """A user made by the onboarding, and its access token."""
     client = f"{url}/"
     owner = {"client_id": client, "name": "bench", "username": "bench", "password": "bench-pw"}
-    made = httpx.post(f"{url}/api/onboarding/users", json={**owner, "language": "en"})
+    # a busy machine's Home Assistant takes seconds to make a user
+    made = httpx.post(f"{url}/api/onboarding/users", json={**owner, "language": "en"}, timeout=60)
     made.raise_for_status()
     answer = httpx.post(
         f"{url}/auth/token",
         data={"grant_type": "authorization_code", "code": made.json()["auth_code"],
               "client_id": client},
+        timeout=60,
     )  # fmt: skip
     answer.raise_for_status()
     return answer.json()["access_token"]
 
 
-def table_states(api: httpx.Client) -> dict[str, dict]:
-    """The states of the table's entities, by entity id."""
+def table_states(api: httpx.Client, table: str = TABLE) -> dict[str, dict]:
+    """The states of ``table``'s entities, by entity id."""
     states = api.get("/api/states").json()
-    return {s["entity_id"]: s for s in states if f"boardref_table_{TABLE}" in s["entity_id"]}
+    return {s["entity_id"]: s for s in states if f"boardref_table_{table}_" in s["entity_id"]}
 
 
 def serve_table(folder: Path, broker: Mosquitto) -> tuple[subprocess.Popen, str]:
@@ -126,7 +131,47 @@ def serve_table(folder: Path, broker: Mosquitto) -> tuple[subprocess.Popen, str]
         f'[panel]\nport = {port}\npublic_url = "http://127.0.0.1:{port}"\n'
         f'[fleet]\nurl = "{broker.url}"\ntable_id = "{TABLE}"\n'
     )
-    return start_service(folder, port, "--config", str(config)), f"http://127.0.0.1:{port}"
+    table = start_service(folder, port, "--config", str(config), wait=WAIT)
+    return table, f"http://127.0.0.1:{port}"
+
+
+def serve_unpluggable_table(folder: Path, broker: Mosquitto):
+    """Table ``UNPLUGGED`` on a simulated board microcontroller of its own process
+    (``python -m firmware_bridge.sim``, a real serial link over a pseudo-terminal), so
+    that its cable can be pulled: the simulator, the table and its panel's address."""
+    board = subprocess.Popen(
+        [sys.executable, "-m", "firmware_bridge.sim", "--cells", "121"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    device = board.stdout.readline().strip()
+    port = free_port()
+    config = folder / "unplugged.toml"
+    config.write_text(
+        '[game]\nname = "sternhalma"\nplayers = 2\n'
+        f'[sensors.hall]\ndevice = "{device}"\n'
+        f'[store]\npath = "{folder / "unplugged.db"}"\n[panel]\nport = {port}\n'
+        f'[fleet]\nurl = "{broker.url}"\ntable_id = "{UNPLUGGED}"\n'
+    )
+    table = start_service(folder, port, "--config", str(config), sim=False, wait=WAIT)
+    return board, table
+
+
+def start_home_assistant(folder: Path, url: str) -> subprocess.Popen:
+    """Home Assistant on the config in ``folder / "ha"``, once its API answers."""
+    with open(folder / "hass.log", "a") as hass_log:
+        hass = subprocess.Popen(
+            [str(HASS), "-c", str(folder / "ha"), "--skip-pip"],
+            stdout=subprocess.DEVNULL, stderr=hass_log,
+        )  # fmt: skip
+    until(lambda: _answers(url), "Home Assistant to answer", 300)
+    if "recovery mode" in (folder / "hass.log").read_text():
+        raise SystemExit(f"bench_home_assistant: Home Assistant is in recovery mode: {folder}")
+    return hass
+
+
+def standing(api: httpx.Client, table: str) -> str | None:
+    state = table_states(api, table).get(f"sensor.boardref_table_{table}_standing_alerts")
+    return None if state is None else state["state"]
 
 
 def misplace_a_piece(table: httpx.Client) -> None:
@@ -160,9 +205,42 @@ def available(states: dict[str, dict]) -> dict[str, dict] | None:
     return None
 
 
-def event_of(api: httpx.Client, key: str, event_type: str):
-    state = table_states(api).get(f"event.boardref_table_{TABLE}_{key.replace(' ', '_')}")
+def event_of(api: httpx.Client, key: str, event_type: str, table: str = TABLE):
+    state = table_states(api, table).get(f"event.boardref_table_{table}_{key}")
     return state if state and state["attributes"].get("event_type") == event_type else None
+
+
+def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) -> subprocess.Popen:
+    """Unplug table ``UNPLUGGED``'s board: its alert arrives; then restart Home
+    Assistant while the alert stands, and find it standing when it is back. Its new
+    process (``started`` holds it, the simulator's and the table's)."""
+    board, unplugged = serve_unpluggable_table(folder, broker)
+    started += [board, unplugged]
+    until(lambda: available(table_states(api, UNPLUGGED)), f"{UNPLUGGED}'s entities")
+    board.stdin.write("unplug\n")
+    board.stdin.flush()
+    began = time.monotonic()
+    cut = until(
+        lambda: event_of(api, "alert", "board_disconnected", UNPLUGGED), "board disconnected"
+    )
+    line["disconnected_s"] = round(time.monotonic() - began, 1)
+    line["disconnected"] = cut["attributes"]
+    line["standing_before_restart"] = standing(api, UNPLUGGED)
+    hass.terminate()
+    hass.wait(60)
+    hass = start_home_assistant(folder, url)
+    started.append(hass)  # main stops the Home Assistant it started, not this one
+    began = time.monotonic()
+    try:
+        line["standing_after_restart"] = until(
+            lambda: "disconnected" in (standing(api, UNPLUGGED) or "") and standing(api, UNPLUGGED),
+            "the standing alert after Home Assistant's restart",
+        )
+    except SystemExit as exc:
+        shown = {k: v["state"] for k, v in table_states(api, UNPLUGGED).items()}
+        raise SystemExit(f"{exc}: {line} {shown}") from None
+    line["standing_after_restart_s"] = round(time.monotonic() - began, 1)
+    return hass
 
 
 def main() -> None:
@@ -174,22 +252,17 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     configure(folder / "ha", port, broker)
     began = time.monotonic()
-    with open(folder / "hass.log", "w") as hass_log:
-        hass = subprocess.Popen(
-            [str(HASS), "-c", str(folder / "ha"), "--skip-pip"],
-            stdout=subprocess.DEVNULL, stderr=hass_log,
-        )  # fmt: skip
+    hass = start_home_assistant(folder, url)
     table = None
+    started: list[subprocess.Popen] = []  # the tables and simulators, killed at the end
     line: dict = {"bench": "home_assistant"}
     try:
-        until(lambda: _answers(url), "Home Assistant to answer", 300)
-        if "recovery mode" in (folder / "hass.log").read_text():
-            raise SystemExit(f"bench_home_assistant: Home Assistant is in recovery mode: {folder}")
         line["ha_start_s"] = round(time.monotonic() - began, 1)
-        api = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token(url)}"})
+        bearer = {"Authorization": f"Bearer {token(url)}"}
+        api = httpx.Client(base_url=url, headers=bearer, timeout=30)
         table, table_url = serve_table(folder, broker)
         began = time.monotonic()
-        until(lambda: len(table_states(api)) >= 10, "the table's ten entities")
+        until(lambda: len(table_states(api)) >= 11, "the table's eleven entities")
         line["entities_s"] = round(time.monotonic() - began, 1)
         states = until(lambda: available(table_states(api)), "every entity to be available")
         line["states"] = {k.split(f"{TABLE}_", 1)[1]: v["state"] for k, v in states.items()}
@@ -205,6 +278,8 @@ def main() -> None:
             over = until(lambda: event_of(api, "game_over", "game_over"), "the game over")
             line["game_over"] = over["attributes"]
             line["winner"] = table_states(api)[f"sensor.boardref_table_{TABLE}_winner"]["state"]
+            line["standing_alerts"] = standing(api, TABLE)
+        hass = pull_the_cable(api, folder, broker, url, hass, line, started)
         table.send_signal(signal.SIGKILL)
         table.wait()
         began = time.monotonic()
@@ -214,8 +289,9 @@ def main() -> None:
         )
         line["unavailable_s"] = round(time.monotonic() - began, 1)
     finally:
-        if table is not None and table.poll() is None:
-            table.kill()
+        for process in (table, *started):
+            if process is not None and process.poll() is None:
+                process.kill()
         hass.terminate()
         hass.wait(60)
         broker.stop()

@@ -16,14 +16,17 @@ game, and never says the broker's password in a message or a log.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import ssl
+import stat
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -41,6 +44,8 @@ ROOT = "boardref"
 VERSION = version("boardref")  # pyproject.toml's, as installed
 ACK_WAIT = 5.0  # seconds to wait for the broker's PUBACK before trying again later
 RECONNECT = (1, 30)  # seconds: first and longest wait between reconnection attempts
+#: the settings of a broker login, as the config names them
+LOGIN = ("url", "user", "password", "password_file", "certfile", "keyfile")
 
 @dataclass(frozen=True)
 class Broker:
@@ -81,6 +86,52 @@ class Broker:
             None if parts.password is None else unquote(parts.password),
         )
 
+    @classmethod
+    def logged_in(
+        cls,
+        url: str,
+        user: str | None = None,
+        password: str | None = None,
+        password_file: Path | None = None,
+        certfile: Path | None = None,
+        keyfile: Path | None = None,
+        names: dict[str, str] | None = None,
+    ) -> Broker:
+        """The broker ``url`` names, logged in as the rest say: the one login of a table
+        and of the café dashboard. A ``ValueError`` says what is wrong in words that
+        never show the password, naming each setting as ``names`` does (the command
+        line's options; the config's keys by default)."""
+        named = {key: key for key in LOGIN} | (names or {})
+        try:
+            broker = cls.from_url(url)
+        except ValueError as exc:
+            raise ValueError(f"{named['url']}: {exc}") from None
+        if user is not None and broker.username is not None:
+            raise ValueError(f"{named['user']}: it is in {named['url']} too: give it once")
+        if [password, password_file, broker.password].count(None) < 2:
+            raise ValueError(
+                f"{named['password']}: give it once: in {named['url']}, as {named['password']} "
+                f"or as {named['password_file']}"
+            )
+        if keyfile is not None and certfile is None:
+            raise ValueError(
+                f"{named['keyfile']}: it is the key of a {named['certfile']}: give the "
+                f"{named['certfile']} too"
+            )
+        if certfile is not None and not broker.tls:
+            raise ValueError(
+                f"{named['certfile']}: a client certificate needs an mqtts:// {named['url']}"
+            )
+        if password_file is not None:
+            password = _password_in(Path(password_file), named["password_file"])
+        return dataclasses.replace(
+            broker,
+            username=broker.username if user is None else user,
+            password=broker.password if password is None else password,
+            certfile=None if certfile is None else str(certfile),
+            keyfile=None if keyfile is None else str(keyfile),
+        )
+
     def client(
         self,
         client_id: str,
@@ -107,6 +158,22 @@ class Broker:
         client.on_message = on_message
         client.on_connect_fail = on_connect_fail
         return client
+
+
+def _password_in(path: Path, name: str) -> str:
+    """The password ``path`` holds (one line); refused when every user of the
+    machine may read it, as ssh refuses such a key: the file's one purpose is to keep
+    the password from them."""
+    try:
+        if path.stat().st_mode & stat.S_IROTH:
+            raise ValueError(
+                f"{name}: every user of this machine can read {path}: "
+                f"`chmod o-r {path}` (or `chmod 600`) and start again"
+            )
+        return path.read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        said = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise ValueError(f"{name}: cannot read {path}: {said}") from None
 
 
 def topic(table: str, kind: str) -> str:
@@ -331,7 +398,7 @@ def dashboard_state(display: Display, panel_url: str | None, language: str = "en
         "winners_said": [_words(seats[s]) for s in winners if s < len(seats)],
         "link": link,
         "camera": display.camera,
-        "said": said_state(display, language),
+        "said": said_state(display, language, alerts),
         "message": shown.message,
         "alerts": alerts,
         "started": display.started,

@@ -29,6 +29,15 @@ ENTITIES = (
         {"state_class": "total_increasing"},
     ),
     ("sensor", "winner", "Winner", "{{ value_json.said.winner }}", {"icon": "mdi:trophy"}),
+    # the alerts still standing, retained with the state: what Home Assistant reads when
+    # it comes back, where an Alert event raised while it was away is lost to it
+    (
+        "sensor",
+        "alerts",
+        "Standing alerts",
+        "{{ value_json.said.alerts }}",
+        {"icon": "mdi:alert-circle-outline"},
+    ),
     (
         "binary_sensor",
         "board_link",
@@ -107,9 +116,10 @@ def discovery(
     return found
 
 
-def said_state(display: Display, language: str) -> dict[str, str | None]:
+def said_state(display: Display, language: str, alerts: list[str]) -> dict[str, str | None]:
     """The values Home Assistant shows, in ``language``: the game's title, the seat to
-    move, the phase, the winners; None where there is none."""
+    move, the phase, the winners (None where there is none) and the ``alerts`` standing
+    (``dashboard_state``'s), or a word saying there is none."""
     shown = display.state
     seats = shown.seats
     winner = None
@@ -121,7 +131,20 @@ def said_state(display: Display, language: str) -> dict[str, str | None]:
         "to_move": None if shown.acting is None else _said_seat(language, seats[shown.acting]),
         "phase": said(language, {"key": f"phase_{shown.phase}"}),
         "winner": winner,
+        "alerts": _said_alerts(language, alerts),
     }
+
+
+def _said_alerts(language: str, alerts: list[str]) -> str:
+    if not alerts:
+        return said(language, words("fleet.no_alerts", "none"))
+    text = ", ".join(_said_alert(language, alert) for alert in alerts)
+    return text[:1].upper() + text[1:]
+
+
+def _said_alert(language: str, alert: str) -> str:
+    """An alert of ``dashboard_state`` ("board disconnected") in ``language``."""
+    return said(language, {"key": f"fleet.alert.{alert.replace(' ', '_')}"})
 
 
 def _said_seat(language: str, seat) -> str:
@@ -145,7 +168,7 @@ class Happenings:
         found = []
         alerts = {alert.replace(" ", "_") for alert in state["alerts"]}
         for alert in sorted(alerts - self._alerts):
-            message = said(self.language, {"key": f"fleet.alert.{alert}"})
+            message = _said_alert(self.language, alert)
             found.append(("alert", {"event_type": alert, "message": message}))
         self._alerts = alerts
         if state["phase"] == "over" and self._phase not in (None, "over"):

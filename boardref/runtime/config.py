@@ -8,7 +8,6 @@ board file. This module reads the file and nothing else.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import tomllib
 from pathlib import Path
@@ -219,33 +218,8 @@ class FleetConfig(_Section):
 
         if self.url is None:
             raise ValueError("url is missing")
-        try:
-            broker = Broker.from_url(self.url)
-        except ValueError as exc:
-            raise ValueError(f"url: {exc}") from None
-        if self.user is not None and broker.username is not None:
-            raise ValueError("the user is in url and in user: give it once")
-        given = [self.password is not None, self.password_file is not None]
-        if sum(given) + (broker.password is not None) > 1:
-            raise ValueError("give the password once: in url, as password or as password_file")
-        if self.keyfile is not None and self.certfile is None:
-            raise ValueError("keyfile is the key of a certfile: give the certfile too")
-        if self.certfile is not None and not broker.tls:
-            raise ValueError("a client certificate needs an mqtts:// url")
-        password = broker.password if self.password is None else self.password
-        if self.password_file is not None:
-            try:
-                password = self.password_file.read_text(encoding="utf-8").rstrip("\r\n")
-            except (OSError, UnicodeDecodeError) as exc:
-                said = getattr(exc, "strerror", None) or "not UTF-8 text"
-                raise ValueError(f"password_file: cannot read: {said}") from None
-        return dataclasses.replace(
-            broker,
-            username=broker.username if self.user is None else self.user,
-            password=password,
-            certfile=None if self.certfile is None else str(self.certfile),
-            keyfile=None if self.keyfile is None else str(self.keyfile),
-        )
+        login = (self.user, self.password, self.password_file, self.certfile, self.keyfile)
+        return Broker.logged_in(self.url, *login)
 
 
 class DiagnosticsConfig(_Section):

@@ -122,6 +122,24 @@ def test_the_values_are_said_in_the_tables_language(table, language, title, phas
     assert dashboard_state(Display(drawn), None, language)["said"]["winner"] != ""
 
 
+@pytest.mark.parametrize(
+    ("language", "none", "standing"),
+    [
+        ("en", "none", "Board disconnected, board differs from the game"),
+        ("de", "keine", "Brett getrennt, Brett weicht vom Spiel ab"),
+    ],
+)
+def test_the_standing_alerts_are_a_value_home_assistant_reads_again(
+    table, language, none, standing
+):
+    referee = table("catch_the_hare").referee
+    calm = dashboard_state(Display(referee.published, link="up"), None, language)
+    assert calm["said"]["alerts"] == none  # a true state, not unknown
+    differs = referee.published.model_copy(update={"errors": ["b2"]})
+    cut = dashboard_state(Display(differs, link="down"), None, language)
+    assert cut["said"]["alerts"] == standing
+
+
 def test_each_alert_and_the_game_over_are_told_once():
     heard = Happenings("de")
     said = {"game": "Hasenjagd", "winner": "Der Hase"}

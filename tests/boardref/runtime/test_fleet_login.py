@@ -52,6 +52,7 @@ def test_a_password_of_the_wrong_kind_is_not_shown():
 def test_the_login_settings_are_given_once(tmp_path):
     secret = tmp_path / "password"
     secret.write_text(PASSWORD + "\n")
+    secret.chmod(0o600)
     url = "mqtt://broker.local"
     login = {"fleet.user": "t1", "fleet.password_file": secret}
     config = load_config(**{"fleet.url": url, "fleet.table_id": "t1", **login})
@@ -72,6 +73,18 @@ def test_the_login_settings_are_given_once(tmp_path):
         load_config(**{"fleet.url": url, "fleet.table_id": "t1", "fleet.user": "t2"})
 
 
+def test_a_password_file_every_user_may_read_is_refused(tmp_path):
+    secret = tmp_path / "password"
+    secret.write_text(PASSWORD + "\n")
+    secret.chmod(0o644)
+    login = {"fleet.user": "t1", "fleet.password_file": secret}
+    with pytest.raises(ConfigError) as refused:
+        load_config(**{"fleet.url": "mqtt://broker.local", "fleet.table_id": "t1", **login})
+    said = str(refused.value)
+    assert f"fleet.password_file: every user of this machine can read {secret}" in said
+    assert PASSWORD not in said
+
+
 needs_mosquitto = pytest.mark.skipif(not os.path.exists(MOSQUITTO), reason="mosquitto is missing")
 
 
@@ -85,6 +98,7 @@ def test_a_table_logs_in_with_a_password_that_needs_encoding(tmp_path, given, ca
     if given == "file":
         secret = tmp_path / "password"
         secret.write_text(PASSWORD + "\n")
+        secret.chmod(0o600)
         settings = {"fleet.url": broker.url, "fleet.user": "t1", "fleet.password_file": secret}
     with caplog.at_level(logging.DEBUG):
         logs_in(tmp_path, broker, settings)
