@@ -8,7 +8,7 @@ import { seatColour } from "./board.js";
 import { $, post, role, say, seat, seatName, seatWords, state, token } from "./core.js";
 import { capitalised } from "./header.js";
 import { rejoin } from "./outcome.js";
-import { loadPlayers, namesShown, playerPicker } from "./players.js";
+import { hasPlayers, loadPlayers, namesShown, playerPicker } from "./players.js";
 
 // what the codes were last drawn for: drawn again only when it changes
 let drawnFor = null;
@@ -62,7 +62,8 @@ function codeOf(n) {
   const caption = document.createElement("figcaption");
   caption.textContent = capitalised(seatName(n)); // a name under its code stands alone
   caption.style.setProperty("--seat", seatColour(state, n));
-  figure.append(caption, playerPicker(n));
+  figure.append(caption);
+  if (hasPlayers()) figure.append(playerPicker(n)); // no pick while the café has no players
   return figure;
 }
 

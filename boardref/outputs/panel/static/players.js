@@ -39,6 +39,8 @@ export async function followNames() {
     names = answer.seats;
     namesOf = commitment;
     if (changed) render();
+  } catch {
+    asked = ""; // the service is away (restarting): asked again at the next push
   } finally {
     asking = false;
   }
@@ -85,9 +87,16 @@ async function playAnonymously(event) {
 let known = [];
 
 export async function loadPlayers() {
-  const answer = await fetch("/api/players");
-  known = answer.ok ? await answer.json() : [];
+  try {
+    const answer = await fetch("/api/players");
+    known = answer.ok ? await answer.json() : [];
+  } catch {
+    known = []; // the service is away (restarting): the seats are picked from none
+  }
 }
+
+/** Whether the café has players to pick from. */
+export const hasPlayers = () => known.length > 0;
 
 // A seat's choice of the café's players on the kiosk ("anonymous" first).
 export function playerPicker(n) {

@@ -82,16 +82,24 @@ export async function showStandings() {
   const key = JSON.stringify([state.game, state.commitment, state.phase, document.documentElement.lang, shown]);
   if (!shown || key === shownFor) return;
   shownFor = key;
-  const season = await seasonNow();
-  const query = new URLSearchParams({ game: state.game });
-  if (season) query.set("season", season.name);
-  const answer = await fetch(`/api/standings?${query}`);
-  if (!answer.ok) return;
-  const table = await answer.json();
+  let season, query, table;
+  try {
+    season = await seasonNow();
+    query = new URLSearchParams({ game: state.game });
+    if (season) query.set("season", season.name);
+    const answer = await fetch(`/api/standings?${query}`);
+    if (!answer.ok) return;
+    table = await answer.json();
+  } catch {
+    shownFor = null; // the service is away (restarting): asked again at the next push
+    return;
+  }
   $("standings-title").textContent = season
     ? say("standings.title_season", { game: say(`game.${state.game}.title`), season: season.name })
     : say("standings.title", { game: say(`game.${state.game}.title`) });
   $("standings-rows").replaceChildren(...(table.rows.length ? [standingsTable(table.rows, state.game)] : []));
   update($("standings-none"), "hidden", table.rows.length > 0);
+  // a game nobody rated yet takes no room from the join codes before the first move
+  update(box, "hidden", table.rows.length === 0 && state.plies === 0);
   /** @type {HTMLAnchorElement} */ ($("standings-csv")).href = `/api/standings.csv?${query}`;
 }

@@ -96,6 +96,10 @@ def test_named_players_finish_a_game_see_the_standings_and_rematch(
         expect(kiosk.locator("#games tbody tr")).to_have_count(1, timeout=WAIT_MS)
         kiosk.go_back()
         expect(kiosk.locator("#rematch")).to_be_visible(timeout=WAIT_MS)
+        for seat, name in enumerate(NAMES):  # the page back asks for the names again
+            expect(kiosk.locator(f'#seat-list li[data-seat="{seat}"]')).to_contain_text(
+                name, timeout=WAIT_MS
+            )
 
         before = seat_names(kiosk)
         kiosk.click("#rematch")
