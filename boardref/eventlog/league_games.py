@@ -69,6 +69,16 @@ class Outcome:
     finished: bool
     #: finished with a result and untouched by the referee: rated unless they say not
     by_the_rules: bool
+    #: when it began, and the record's commitment: games that ended in the same second
+    #: are rated in the order they began, then by commitment, the same in every log
+    start: str = ""
+    commitment: str = ""
+
+    @property
+    def rating_order(self) -> tuple[str, str, str, int]:
+        """Where this game comes when games are rated one by one: the same order in
+        the log that played it and in one that imported its record."""
+        return (self.end, self.start, self.commitment, self.game_id)
 
     def to_json(self) -> str:
         said = {k: v for k, v in self.__dict__.items() if k not in ("game_id", "game")}
@@ -87,6 +97,8 @@ class Outcome:
             tuple(said["winners"]),
             said["finished"],
             said["by_the_rules"],
+            said.get("start", ""),
+            said.get("commitment", ""),
         )
 
 
@@ -122,6 +134,8 @@ def outcome_of(game_id: int, record: GameRecord) -> Outcome:
         winners=() if result is None else tuple(result.winners),
         finished=result is not None or record.abandoned,
         by_the_rules=result is not None and not record.abandoned and not corrected,
+        start=record.start,
+        commitment=record.commitment,
     )
 
 

@@ -104,10 +104,10 @@ def seat_entrants(game: Seated) -> list[Entrant | None]:
 
 def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
     """Every entrant's rating after ``games``, rated one by one in the order they
-    ended (then by number); games that do not count are skipped."""
+    ended (then began, then by the record's commitment); games that do not count are skipped."""
     counted = [
         game
-        for game in sorted(games, key=lambda g: (g.outcome.end, g.outcome.game_id))
+        for game in sorted(games, key=lambda g: g.outcome.rating_order)
         if counts(game)
     ]
     digest, digests = hashlib.blake2b(digest_size=16), []

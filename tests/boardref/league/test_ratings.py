@@ -82,6 +82,20 @@ def test_ratings_follow_the_order_games_ended_not_the_order_they_are_read():
     assert [r.games for r in first] == [12, 12, 12] and not first[0].provisional
 
 
+def test_games_that_ended_in_the_same_second_are_rated_alike_in_every_log():
+    """Another log numbers imported records its own way: games that ended in the same
+    second come in the order they began, then by commitment, never by number."""
+    same_second = [
+        record(winners=(w,), start=f"2026-11-29T19:{m:02d}:00Z", commitment=c)
+        for w, m, c in ((0, 10, "c1"), (1, 20, "b2"), (2, 20, "a3"))
+    ]
+    here = standings([played(n, game) for n, game in enumerate(same_second, start=1)])
+    there = standings([played(n, game) for n, game in zip((9, 8, 7), same_second, strict=True)])
+    assert [(r.player, r.mu, r.sigma) for r in there] == [(r.player, r.mu, r.sigma) for r in here]
+    by_number = standings([played(n, g) for n, g in zip((1, 3, 2), same_second, strict=True)])
+    assert [(r.player, r.mu) for r in by_number] == [(r.player, r.mu) for r in here]
+
+
 def test_the_csv_has_a_header_and_keeps_a_formula_out():
     rows = standings([played(7, record(names=("=cmd()", "Ben", None)))])
     lines = csv_text(rows).splitlines()

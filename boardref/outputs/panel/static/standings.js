@@ -98,8 +98,11 @@ export async function showStandings() {
     ? say("standings.title_season", { game: say(`game.${state.game}.title`), season: season.name })
     : say("standings.title", { game: say(`game.${state.game}.title`) });
   $("standings-rows").replaceChildren(...(table.rows.length ? [standingsTable(table.rows, state.game)] : []));
-  update($("standings-none"), "hidden", table.rows.length > 0);
-  // a game nobody rated yet takes no room from the join codes before the first move
-  update(box, "hidden", table.rows.length === 0 && state.plies === 0);
+  // a game nobody rated yet is one line of hint: no title, no empty CSV, so the join
+  // codes of six seats keep their room before the first move
+  const none = table.rows.length === 0;
+  update($("standings-none"), "hidden", !none);
+  update($("standings-title"), "hidden", none);
+  update($("standings-csv-line"), "hidden", none);
   /** @type {HTMLAnchorElement} */ ($("standings-csv")).href = `/api/standings.csv?${query}`;
 }
