@@ -40,7 +40,8 @@ def play_named(service: Service, seating: tuple[str, str], pick: random.Random) 
 
 def independently(records: list) -> dict[str, tuple[float, float, int]]:
     """openskill over the records as docs/league.md tells: in the order they ended
-    (then as the day book lists them), each named seat its own team, the winner first."""
+    (then began, then by commitment, then as the day book lists them), each named seat
+    its own team, the winner first."""
     model, rated = PlackettLuce(), {}
     for record in records:
         names = [record.tags.get(f"Player{s + 1}") for s in range(record.players)]
@@ -101,7 +102,8 @@ def test_the_cafes_standings_are_openskill_over_every_tables_records(tmp_path, b
         assert answer.status_code == 200, answer.text
         found = answer.json()
         assert set(found) == {"game", "season", "provisional_below", "rows", "games"}
-        expected = independently([r for _, r in sorted(records, key=lambda k: (k[1].end, k[0]))])
+        in_order = sorted(records, key=lambda k: (k[1].end, k[1].start, k[1].commitment, k[0]))
+        expected = independently([r for _, r in in_order])
         rows = {row["player"]: row for row in found["rows"]}
         assert rows.keys() == expected.keys()
         for name, (mu, sigma, games) in expected.items():
