@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, fields
+from functools import cache, cached_property
 
 from boardref.eventlog.store import Store
 from engines import RulesError, load_game
@@ -116,6 +116,12 @@ class Outcome:
     start: str = ""
     commitment: str = ""
 
+    @cached_property
+    def said(self) -> bytes:
+        """All it brings to the ratings, as bytes: what a list of games is known by."""
+        kept = (self.game_id, self.end, self.computer, self.teams, self.places, self.winners)
+        return repr(kept).encode()
+
     @property
     def rating_order(self) -> tuple[str, str, str, int]:
         """Where this game comes when games are rated one by one: the same order in
@@ -123,7 +129,9 @@ class Outcome:
         return (self.end, self.start, self.commitment, self.game_id)
 
     def to_json(self) -> str:
-        said = {k: v for k, v in self.__dict__.items() if k not in ("game_id", "game")}
+        said = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("game_id", "game")
+        }
         return json.dumps(said, separators=(",", ":"))
 
     @classmethod

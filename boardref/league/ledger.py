@@ -28,7 +28,7 @@ from boardref.league.ratings import Entrant, Rated, counts, rate
 STRIDE = 32
 #: a long pass runs this long (s), then pauses this long, so the event loop gets
 #: the interpreter in between
-RUN_S = 0.002
+RUN_S = 0.001
 PAUSE_S = 0.001
 
 Shown = TypeVar("Shown")

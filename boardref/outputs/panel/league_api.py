@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -207,13 +207,15 @@ def delete_season(body: Name, panel: ThePanel) -> models.Done:
 
 
 @standings_router.get("/api/standings", response_model=Standings)
-async def table_of(
+def table_of(
     panel: ThePanel,
     game: str = GAME,
     season: str | None = SEASON,
-) -> Standings:
+) -> Response:
     """The standings of one game: best rating first, each row with its games."""
-    return await run_in_threadpool(_standings, panel, game, season)
+    # written here, on a worker thread: a year of games' numbers is a long answer
+    found = _standings(panel, game, season)
+    return Response(found.model_dump_json(), media_type="application/json")
 
 
 @standings_router.get(
@@ -221,13 +223,13 @@ async def table_of(
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/csv": {}}}},
 )
-async def table_csv(
+def table_csv(
     panel: ThePanel,
     game: str = GAME,
     season: str | None = SEASON,
 ) -> PlainTextResponse:
     """The same standings as CSV, for a spreadsheet."""
-    found = await run_in_threadpool(_standings, panel, game, season)
+    found = _standings(panel, game, season)
     name = f"standings-{game}{'-' + found.season.name if found.season else ''}"
     return PlainTextResponse(
         csv_text(found.rows),
