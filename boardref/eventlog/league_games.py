@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
-from functools import cache, cached_property
+from functools import cache
 
 from boardref.eventlog.store import Store
 from engines import RulesError, load_game
@@ -93,7 +93,7 @@ def touched_since(reader: Store, seen: int | None) -> tuple[int, set[int] | None
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One finished game as the league reads it."""
 
@@ -115,12 +115,6 @@ class Outcome:
     #: are rated in the order they began, then by commitment, the same in every log
     start: str = ""
     commitment: str = ""
-
-    @cached_property
-    def said(self) -> bytes:
-        """All it brings to the ratings, as bytes: what a list of games is known by."""
-        kept = (self.game_id, self.end, self.computer, self.teams, self.places, self.winners)
-        return repr(kept).encode()
 
     @property
     def rating_order(self) -> tuple[str, str, str, int]:
@@ -152,7 +146,7 @@ class Outcome:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seated:
     """A finished game with who played it: seat (from 0) to the name of its player
     (seats not listed are anonymous), and the referee's word on rating it (None: as

@@ -130,7 +130,9 @@ def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
 
 def _everything_of(game: Seated) -> bytes:
     """All a game brings to the ratings, as bytes for the digest."""
-    return game.outcome.said + repr(sorted(game.names.items())).encode()
+    o = game.outcome
+    named = sorted(game.names.items())
+    return repr((o.game_id, o.end, o.computer, named, o.teams, o.places, o.winners)).encode()
 
 
 def _copy(rated: dict[str, Rated]) -> dict[str, Rated]:

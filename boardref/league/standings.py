@@ -33,8 +33,9 @@ SEASONS = "name TEXT PRIMARY KEY COLLATE NOCASE, first TEXT NOT NULL, last TEXT 
 SEASON_NAME = re.compile(r"^[\w .'-]{1,40}$")
 #: what starts a formula in a spreadsheet
 FORMULA = ("=", "+", "-", "@")
-#: standings kept up to date per log, for a few games and seasons
-REMEMBERED = 16
+#: standings kept up to date per log, for a few games and seasons (the kiosk asks for
+#: its game's in the season today falls in): each holds its games, about 1.7 KB a game
+REMEMBERED = 4
 _LEDGERS: WeakKeyDictionary[History, OrderedDict[tuple, Ledger[list[Row]]]] = WeakKeyDictionary()
 _LEDGERS_LOCK = threading.Lock()
 CSV_COLUMNS = (
