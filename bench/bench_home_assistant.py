@@ -4,9 +4,11 @@ about 500 MB and five minutes) with its MQTT integration on a mosquitto of the
 bench's own, and a `boardref serve --sim` table reporting to it.
 
 Read through Home Assistant's REST API (a user made by its onboarding): the table's
-device and every entity with a value or unknown, never blank or unavailable; a board
-that differs from the game arrives as an Alert event, a game played to its end (Catch
-the Hare ended by its move limit) as a Game over event; a second table's board, a
+device and every entity with a value or unknown, never blank or unavailable; then
+what happened after each step, read from its history (``/api/history/period``, the
+recorder's, so an event that another follows is still seen): a board that differs
+from the game arrives as an Alert event, a game played to its end (Catch the Hare
+ended by its move limit) as a Game over event; a second table's board, a
 simulated microcontroller on a real serial link, unplugged, as a "board disconnected"
 Alert, still standing in the Standing alerts sensor after Home Assistant restarts;
 killed, the table's entities go unavailable (its last will). Prints one JSON line with
@@ -23,7 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import checkout  # noqa: F401  (the tests' helpers, below)
 import httpx
@@ -82,6 +86,8 @@ def configure(folder: Path, port: int, broker: Mosquitto) -> None:
         "  unit_system: metric\n  latitude: 0\n  longitude: 0\n  elevation: 0\n"
         f"http:\n  server_host: 127.0.0.1\n  server_port: {port}\n"
         "api:\nonboarding:\nlogger:\n  default: warning\n"
+        # what happened is read from the recorder's history, each change kept at once
+        "recorder:\n  commit_interval: 0\nhistory:\n"
     )
     entry = {
         "entry_id": "boardrefbenchmqtt",
@@ -172,11 +178,6 @@ def start_home_assistant(folder: Path, url: str) -> subprocess.Popen:
     return hass
 
 
-def standing(api: httpx.Client, table: str) -> str | None:
-    state = table_states(api, table).get(f"sensor.boardref_table_{table}_standing_alerts")
-    return None if state is None else state["state"]
-
-
 def misplace_a_piece(table: httpx.Client) -> None:
     """Put a red piece of the start where no move of it goes: the board differs."""
     game = load_game("sternhalma", 2)
@@ -208,9 +209,50 @@ def available(states: dict[str, dict]) -> dict[str, dict] | None:
     return None
 
 
-def event_of(api: httpx.Client, key: str, event_type: str, table: str = TABLE):
-    state = table_states(api, table).get(f"event.boardref_table_{table}_{key}")
-    return state if state and state["attributes"].get("event_type") == event_type else None
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def history(api: httpx.Client, entity_id: str, since: datetime) -> list[dict]:
+    """Every state ``entity_id`` has had since ``since``, oldest first, as Home
+    Assistant's recorder keeps them (the first is the state it then had)."""
+    found = api.get(
+        f"/api/history/period/{quote(since.isoformat())}",
+        params={"filter_entity_id": entity_id, "significant_changes_only": "0"},
+    ).json()
+    return found[0] if found else []
+
+
+def event_of(api: httpx.Client, key: str, event_type: str, since: datetime, table: str = TABLE):
+    """The first ``event_type`` event of ``table``'s ``key`` entity fired since
+    ``since``, from the history: a later event does not hide it."""
+    for state in history(api, f"event.boardref_table_{table}_{key}", since):
+        fired = state["state"]
+        if (
+            state["attributes"].get("event_type") == event_type
+            and fired not in ("unknown", "unavailable")
+            and datetime.fromisoformat(fired) >= since
+        ):
+            return state
+    return None
+
+
+def standing(api: httpx.Client, table: str, since: datetime) -> str | None:
+    """The last state of ``table``'s Standing alerts sensor since ``since``."""
+    states = history(api, f"sensor.boardref_table_{table}_standing_alerts", since)
+    return states[-1]["state"] if states else None
+
+
+def all_unavailable(api: httpx.Client, since: datetime) -> bool:
+    """Whether every entity of the table has gone unavailable since ``since``."""
+    return all(
+        any(
+            state["state"] == "unavailable"
+            for state in history(api, entity_id, since)
+            if datetime.fromisoformat(state["last_changed"]) >= since
+        )
+        for entity_id in table_states(api)
+    )
 
 
 def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) -> subprocess.Popen:
@@ -220,15 +262,18 @@ def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) ->
     board, unplugged = serve_unpluggable_table(folder, broker)
     started += [board, unplugged]
     until(lambda: available(table_states(api, UNPLUGGED)), f"{UNPLUGGED}'s entities")
+    unplugged_at = now()
     board.stdin.write("unplug\n")
     board.stdin.flush()
     began = time.monotonic()
     cut = until(
-        lambda: event_of(api, "alert", "board_disconnected", UNPLUGGED), "board disconnected"
+        lambda: event_of(api, "alert", "board_disconnected", unplugged_at, UNPLUGGED),
+        "board disconnected",
     )
     line["disconnected_s"] = round(time.monotonic() - began, 1)
     line["disconnected"] = cut["attributes"]
-    line["standing_before_restart"] = standing(api, UNPLUGGED)
+    line["standing_before_restart"] = standing(api, UNPLUGGED, unplugged_at)
+    restarted_at = now()
     hass.terminate()
     hass.wait(60)
     hass = start_home_assistant(folder, url)
@@ -236,7 +281,9 @@ def pull_the_cable(api, folder, broker, url, hass, line: dict, started: list) ->
     began = time.monotonic()
     try:
         line["standing_after_restart"] = until(
-            lambda: "disconnected" in (standing(api, UNPLUGGED) or "") and standing(api, UNPLUGGED),
+            lambda: (
+                "disconnected" in (found := standing(api, UNPLUGGED, restarted_at) or "") and found
+            ),
             "the standing alert after Home Assistant's restart",
         )
     except SystemExit as exc:
@@ -278,23 +325,25 @@ def main() -> None:
         device = states[f"sensor.boardref_table_{TABLE}_game"]
         line["game"] = device["state"]
         with httpx.Client(base_url=table_url, timeout=10) as panel:
+            misplaced_at = now()
             misplace_a_piece(panel)
             differs = "board_differs_from_the_game"
-            alert = until(lambda: event_of(api, "alert", differs), "the alert")
+            alert = until(lambda: event_of(api, "alert", differs, misplaced_at), "the alert")
             line["alert"] = alert["attributes"]
+            played_at = now()
             play_to_the_end(panel)
-            over = until(lambda: event_of(api, "game_over", "game_over"), "the game over")
+            over = until(
+                lambda: event_of(api, "game_over", "game_over", played_at), "the game over"
+            )
             line["game_over"] = over["attributes"]
             line["winner"] = table_states(api)[f"sensor.boardref_table_{TABLE}_winner"]["state"]
-            line["standing_alerts"] = standing(api, TABLE)
+            line["standing_alerts"] = standing(api, TABLE, misplaced_at)
         hass = pull_the_cable(api, folder, broker, url, hass, line, started)
+        killed_at = now()
         table.send_signal(signal.SIGKILL)
         table.wait()
         began = time.monotonic()
-        until(
-            lambda: all(s["state"] == "unavailable" for s in table_states(api).values()),
-            "the entities to go unavailable",
-        )
+        until(lambda: all_unavailable(api, killed_at), "the entities to go unavailable")
         line["unavailable_s"] = round(time.monotonic() - began, 1)
     finally:
         for process in (table, *started):

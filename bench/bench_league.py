@@ -3,8 +3,9 @@ the Fang den Hut! card game in one table's log, played by forty named players
 (and anonymous seats), and what a standings request costs the table. Per game: the
 CPU the service spends on one ``/api/standings``: the first after a start, then
 median and p99 over calls made just after a game's seats change and with nothing
-changed; and how late the panel answers health probes while they are asked.
-Prints one JSON line.
+changed (as CSV), and how much of that ran on the event loop's thread; and how late
+the panel answers health probes while they are asked, and with nothing asked.
+Prints one JSON line, and the figures beside their budgets on stderr.
 
 The games are real ones (played by ``simulate``), copied with their events and
 spread over a year, each copy with its league row as the table keeps it when a game
@@ -16,8 +17,10 @@ is ``boardref serve --sim`` on that log with retention off. CPU is the service's
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -83,39 +86,77 @@ def name_the_seats(path: Path) -> None:
 def measure(table: Table, path: Path, game: str) -> dict:
     """CPU per standings call, idle CPU taken off: the first after the service starts
     (every game rated), then, alternately, just after the newest game's seats change
-    (a game ended: the games before it are not rated again) and with nothing changed
-    (the standings remembered); the median and p99 of those, and the health probes'
-    p99 while they are asked for."""
+    (a game ended: the games before it are not rated again), as JSON, and with nothing
+    changed, as CSV; the median and p99 of those, and the health probes' p99 while
+    they are asked for, during the first, and over as long a time with nothing asked
+    (the machine's own). Then the p99 of the event loop thread's CPU in a call just
+    after a change, asked for with no probes."""
     idle_rate, _ = idle_rates(table)
+    idle_from, idle_loop = time.perf_counter(), loop_cpu(table)
+    time.sleep(sized(2.0, 0.2))
+    idle_loop_rate = (loop_cpu(table) - idle_loop) / (time.perf_counter() - idle_from)
 
-    def asked() -> tuple[float, int]:
-        begun, used = time.perf_counter(), table.cpu()
-        rows = len(json.loads(ask(f"{table.url}/api/standings?game={game}"))["rows"])
+    def asked(form: str) -> tuple[float, float, bytes]:
+        begun, used, looped = time.perf_counter(), table.cpu(), loop_cpu(table)
+        said = ask(f"{table.url}/api/standings{form}?game={game}")
         took = time.perf_counter() - begun
-        return max(table.cpu() - used - idle_rate * took, 0.0) * 1000, rows
+        spent = max(table.cpu() - used - idle_rate * took, 0.0) * 1000
+        on_loop = max(loop_cpu(table) - looped - idle_loop_rate * took, 0.0) * 1000
+        return spent, on_loop, said
 
     with sqlite3.connect(path) as db:
         [(newest,)] = db.execute("SELECT MAX(game_id) FROM league_games WHERE game = ?", (game,))
-    spent: list[float] = []
+
+    def seated_anew(call: int) -> None:
+        """Another player in the newest game: a game just ended, as the log sees it."""
+        if newest is not None:
+            with sqlite3.connect(path) as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO seat_players (game_id, seat, player_id)"
+                    " VALUES (?, 0, ?)",
+                    (newest, 1 + call % PLAYERS_IN_CAFE),
+                )
+
+    spent: list[tuple[float, float]] = []
+    with probing(table) as first_lates:
+        first, _, said = asked("")
+    begun = time.perf_counter()
     with probing(table) as lates:
-        first, rows = asked()
         for call in range(CALLS):
-            if newest is not None and call % 2 == 0:  # another player in its newest game
-                with sqlite3.connect(path) as db:
-                    db.execute(
-                        "INSERT OR REPLACE INTO seat_players (game_id, seat, player_id)"
-                        " VALUES (?, 0, ?)",
-                        (newest, 1 + call % PLAYERS_IN_CAFE),
-                    )
-            spent.append(asked()[0])
+            if call % 2 == 0:
+                seated_anew(call)
+            spent.append(asked("" if call % 2 == 0 else ".csv")[:2])
+    with probing(table) as idle_lates:
+        time.sleep(time.perf_counter() - begun)
+    # the event loop's share, asked for alone: the probes' own CPU is the loop's too
+    on_loop = []
+    for call in range(CALLS):
+        seated_anew(call)
+        on_loop.append(asked("")[1])
     spent.sort()
+    on_loop.sort()
     return {
         "first_standings_cpu_ms": round(first, 1),
-        "standings_cpu_ms": round(spent[len(spent) // 2], 1),
-        "standings_cpu_ms_p99": round(spent[min(int(len(spent) * 0.99), len(spent) - 1)], 1),
-        "health_ms_p99": round(lates[min(int(len(lates) * 0.99), len(lates) - 1)], 1),
-        "rows": rows,
+        "standings_cpu_ms": round(spent[len(spent) // 2][0], 1),
+        "standings_cpu_ms_p99": round(percentile(spent)[0], 1),
+        "standings_loop_cpu_ms": round(on_loop[len(on_loop) // 2], 2),
+        "standings_loop_cpu_ms_p99": round(percentile(on_loop), 2),
+        "health_ms_p99": round(percentile(lates), 1),
+        "health_ms_p99_first": round(percentile(first_lates), 1),
+        "health_ms_p99_nothing_asked": round(percentile(idle_lates), 1),
+        "rows": len(json.loads(said)["rows"]),
     }
+
+
+def loop_cpu(table: Table) -> float:
+    """The CPU seconds of the service's main thread, which runs its event loop, to the
+    nanosecond (the scheduler's count: /proc's ticks are 10 ms, a call's whole share)."""
+    pid = table.process.pid
+    return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+def percentile(ordered: list, share: float = 0.99):
+    return ordered[min(int(len(ordered) * share), len(ordered) - 1)]
 
 
 def main() -> None:
@@ -138,13 +179,29 @@ def main() -> None:
             "first_standings_cpu_ms",
             "standings_cpu_ms",
             "standings_cpu_ms_p99",
+            "standings_loop_cpu_ms",
+            "standings_loop_cpu_ms_p99",
             "health_ms_p99",
+            "health_ms_p99_first",
+            "health_ms_p99_nothing_asked",
         )
     }
     found |= {
         "budget_standings_cpu_ms": BUDGET_STANDINGS_CPU_MS,
         "budget_lag_ms": BUDGET_LAG_MS,
     }
+    worst = found["worst"]
+    print(
+        f"standings at {GAMES:,} games: first {worst['first_standings_cpu_ms']} ms CPU,"
+        f" p99 {worst['standings_cpu_ms_p99']} ms (budget {BUDGET_STANDINGS_CPU_MS}),"
+        f" on the event loop median {worst['standings_loop_cpu_ms']},"
+        f" p99 {worst['standings_loop_cpu_ms_p99']} ms; health p99"
+        f" {worst['health_ms_p99']} ms while asked (budget {BUDGET_LAG_MS}),"
+        f" {worst['health_ms_p99_first']} ms during the first,"
+        f" {worst['health_ms_p99_nothing_asked']} ms with nothing asked; load average"
+        f" {os.getloadavg()[0]:.1f}",
+        file=sys.stderr,
+    )
     print(json.dumps(found))
 
 

@@ -21,13 +21,14 @@ from functools import cache
 from typing import Any
 
 from boardref.eventlog.league_games import (
-    CHANGES,
     LEAGUE_GAMES,
+    TOUCHED,
     Outcome,
     Seated,
-    changes_counted,
     outcome_of,
     row_statement,
+    seated_in,
+    touches_noted,
 )
 from boardref.eventlog.players import LeagueError, Players, names_of, player_tag, seat_statements
 from boardref.eventlog.store import Store, StoredGame
@@ -107,11 +108,11 @@ class History:
         store.define("origins", ORIGINS)
         store.define("results", RESULTS)
         store.define("league_games", LEAGUE_GAMES)
-        store.define("league_changes", CHANGES)
+        store.define("league_touched", TOUCHED)
         #: the café's players, named in each record
         self.players = Players(store)
         if not store.reading:
-            store.write(changes_counted())
+            store.write(touches_noted())
         alone = store.reading or str(store.path) == ":memory:"
         self._reader: Store | None = store if alone else None
         self._opening = threading.Lock()
@@ -251,35 +252,11 @@ class History:
             for outcome, ended in self.keep_outcomes()
             if outcome.game == game and first <= ended < after
         ]
-        reader, span = self.reader(), (game, first, after)
-        rows = reader.read(
-            "SELECT l.game_id, l.outcome, r.rated FROM league_games l"
-            " LEFT JOIN league_rated r ON r.game_id = l.game_id"
-            " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
-            span,
-        )
-        names: dict[int, dict[int, str]] = {}
-        for gid, seat, name in reader.read(
-            "SELECT s.game_id, s.seat, p.name FROM league_games l"
-            " JOIN seat_players s ON s.game_id = l.game_id JOIN players p ON p.id = s.player_id"
-            " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
-            span,
-        ):
-            names.setdefault(gid, {})[seat] = name
-        found = [
-            Seated(self._outcome(gid, game, text), names.get(gid, {}), _rated(rated))
-            for gid, text, rated in rows
-        ]
+        found = seated_in(self.reader(), game, first, after, outcome=self._outcome)
         if self.store.reading:  # worked out but not kept: read beside them
             players = self.players
             found += [Seated(o, players.names(o.game_id), players.rated(o.game_id)) for o in fresh]
         return found
-
-    def league_changes(self) -> int | None:
-        """How many changes the league's tables have seen: standings worked out at the
-        same count are still true (None: this log does not count them)."""
-        found = self.reader().read("SELECT n FROM league_changes")
-        return found[0][0] if found else None
 
     def _outcome(self, game_id: int, game: str, text: str) -> Outcome:
         """A kept row read: each is read once, as rows never change."""
@@ -523,10 +500,6 @@ def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
 
 def game_of_stored(stored: StoredGame) -> Game:
     return load_game(stored.game, stored.players, **stored.options)
-
-
-def _rated(said: int | None) -> bool | None:
-    return None if said is None else bool(said)
 
 
 def day_start(day: str) -> float:

@@ -14,44 +14,86 @@ rows every time (``boardref.league``). The history works the rows out and reads 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, fields
 from functools import cache
 
+from boardref.eventlog.store import Store
 from engines import RulesError, load_game
 from engines.records import GameRecord
 
 LEAGUE_GAMES = (
     "game_id INTEGER PRIMARY KEY, game TEXT NOT NULL, ended REAL NOT NULL, outcome TEXT NOT NULL"
 )
-#: what the standings are made of: a change to any of these tables counts in
-#: ``league_changes``, so standings worked out before it are known to be stale
-LEAGUE_TABLES = ("league_games", "seat_players", "players", "league_rated")
-CHANGES = "n INTEGER NOT NULL"
+#: what the standings are made of: every change to a row of these tables is noted in
+#: ``league_touched`` with the game it touches, so standings worked out before it
+#: are known to be stale, and only that game need be read again
+LEAGUE_TABLES = ("league_games", "seat_players", "league_rated")
+#: the games touched, numbered in order (AUTOINCREMENT: a number is never reused)
+TOUCHED = "n INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL"
+#: touches remembered: standings that have missed more read every game again
+TOUCHES_KEPT = 20_000
 
 
-def changes_counted() -> list[tuple[str, tuple]]:
-    """The statements that make the log count every change to the league's tables."""
+def touches_noted() -> list[tuple[str, tuple]]:
+    """The statements that make the log note the game of every change to the league's
+    tables: a player renamed or deleted touches each game they played."""
     statements: list[tuple[str, tuple]] = [
+        # a log from before touches were noted counted changes without their games
+        *(
+            (f"DROP TRIGGER IF EXISTS {table}_{change}_counted", ())
+            for table in (*LEAGUE_TABLES, "players")
+            for change in ("insert", "update", "delete")
+        ),
+        ("DROP TABLE IF EXISTS league_changes", ()),
         (
-            "INSERT INTO league_changes (n) SELECT 0"
-            " WHERE NOT EXISTS (SELECT 1 FROM league_changes)",
+            "CREATE TRIGGER IF NOT EXISTS league_touched_bounded AFTER INSERT ON league_touched"
+            f" BEGIN DELETE FROM league_touched WHERE n <= NEW.n - {TOUCHES_KEPT}; END",
             (),
-        )
+        ),
     ]
     for table in LEAGUE_TABLES:
-        for change in ("INSERT", "UPDATE", "DELETE"):
+        for change, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+            touched = [row] if change != "UPDATE" else ["OLD", "NEW"]
+            notes = " ".join(
+                f"INSERT INTO league_touched (game_id) VALUES ({r}.game_id);" for r in touched
+            )
             statements.append(
                 (
-                    f"CREATE TRIGGER IF NOT EXISTS {table}_{change.lower()}_counted"
-                    f" AFTER {change} ON {table}"
-                    " BEGIN UPDATE league_changes SET n = n + 1; END",
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_{change.lower()}_touched"
+                    f" AFTER {change} ON {table} BEGIN {notes} END",
                     (),
                 )
             )
+    for change in ("UPDATE", "DELETE"):
+        statements.append(
+            (
+                f"CREATE TRIGGER IF NOT EXISTS players_{change.lower()}_touched"
+                f" AFTER {change} ON players BEGIN INSERT INTO league_touched (game_id)"
+                " SELECT game_id FROM seat_players WHERE player_id = OLD.id; END",
+                (),
+            )
+        )
     return statements
 
 
-@dataclass(frozen=True)
+def touched_since(reader: Store, seen: int | None) -> tuple[int, set[int] | None]:
+    """The number of the log's last touch, and the games touched after ``seen``
+    (None: every game may have changed, as touches that long ago are forgotten)."""
+    [(first, last)] = reader.read("SELECT MIN(n), MAX(n) FROM league_touched")
+    if last is None:  # nothing noted yet
+        return 0, (set() if seen == 0 else None)
+    if seen is None or seen < first - 1:
+        return last, None
+    return last, {
+        gid
+        for (gid,) in reader.read(
+            "SELECT DISTINCT game_id FROM league_touched WHERE n > ?", (seen,)
+        )
+    }
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One finished game as the league reads it."""
 
@@ -81,7 +123,9 @@ class Outcome:
         return (self.end, self.start, self.commitment, self.game_id)
 
     def to_json(self) -> str:
-        said = {k: v for k, v in self.__dict__.items() if k not in ("game_id", "game")}
+        said = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("game_id", "game")
+        }
         return json.dumps(said, separators=(",", ":"))
 
     @classmethod
@@ -102,7 +146,7 @@ class Outcome:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seated:
     """A finished game with who played it: seat (from 0) to the name of its player
     (seats not listed are anonymous), and the referee's word on rating it (None: as
@@ -111,6 +155,41 @@ class Seated:
     outcome: Outcome
     names: dict[int, str]
     rated: bool | None = None
+
+
+def seated_in(
+    reader: Store,
+    game: str,
+    first: float,
+    after: float,
+    among: Collection[int] | None = None,
+    outcome: Callable[[int, str, str], Outcome] = Outcome.from_json,
+) -> list[Seated]:
+    """The kept games of ``game`` that ended in [first, after) (only those ``among``
+    these games, when given), with their named seats as the players are called now
+    and the referee's word on rating each; ``outcome`` reads a kept row."""
+    span = "l.game = ? AND l.ended >= ? AND l.ended < ?"
+    params: tuple = (game, first, after)
+    if among is not None:
+        span += " AND l.game_id IN (SELECT value FROM json_each(?))"
+        params += (json.dumps(sorted(among)),)
+    rows = reader.read(
+        "SELECT l.game_id, l.outcome, r.rated FROM league_games l"
+        f" LEFT JOIN league_rated r ON r.game_id = l.game_id WHERE {span}",
+        params,
+    )
+    names: dict[int, dict[int, str]] = {}
+    for gid, seat, name in reader.read(
+        "SELECT s.game_id, s.seat, p.name FROM league_games l"
+        " JOIN seat_players s ON s.game_id = l.game_id JOIN players p ON p.id = s.player_id"
+        f" WHERE {span}",
+        params,
+    ):
+        names.setdefault(gid, {})[seat] = name
+    return [
+        Seated(outcome(gid, game, text), names.get(gid, {}), None if rated is None else bool(rated))
+        for gid, text, rated in rows
+    ]
 
 
 def outcome_of(game_id: int, record: GameRecord) -> Outcome:

@@ -24,6 +24,7 @@ SEAT_PLAYERS = (
     "game_id INTEGER NOT NULL, seat INTEGER NOT NULL, player_id INTEGER NOT NULL,"
     " PRIMARY KEY (game_id, seat)"
 )
+BY_PLAYER = "seat_players_by_player ON seat_players (player_id)"
 #: the referee's word on whether a game counts for the league: 1 rated, 0 not
 RATED = "game_id INTEGER PRIMARY KEY, rated INTEGER NOT NULL"
 #: a nickname fits a seat's label on a phone
@@ -90,25 +91,31 @@ class Players:
         store.define("players", PLAYERS)
         store.define("seat_players", SEAT_PLAYERS)
         store.define("league_rated", RATED)
+        if not store.reading:  # a player's games counted without reading every seat
+            store.write([(f"CREATE INDEX IF NOT EXISTS {BY_PLAYER}", ())])
 
     # --- reading ----------------------------------------------------------------------
 
     def all(self) -> list[Player]:
         """Every player, by name."""
-        rows = self.store.read(
-            "SELECT p.id, p.name, COUNT(s.game_id) FROM players p"
-            " LEFT JOIN seat_players s ON s.player_id = p.id"
-            " GROUP BY p.id ORDER BY p.name COLLATE NOCASE"
-        )
-        return [Player(*row) for row in rows]
+        return self._listed("")
 
     def get(self, player_id: int) -> Player:
-        found = [p for p in self.all() if p.id == player_id]
+        found = self._listed("WHERE p.id = ?", (player_id,))
         if not found:
             raise LeagueError(
                 words("league.no_player", "There is no player {id}", id=player_id), 404
             )
         return found[0]
+
+    def _listed(self, where: str, params: tuple = ()) -> list[Player]:
+        rows = self.store.read(
+            "SELECT p.id, p.name,"
+            " (SELECT COUNT(*) FROM seat_players s WHERE s.player_id = p.id) FROM players p"
+            f" {where} ORDER BY p.name COLLATE NOCASE",
+            params,
+        )
+        return [Player(*row) for row in rows]
 
     def named(self, name: str) -> Player | None:
         rows = self.store.read("SELECT id, name FROM players WHERE name = ?", (checked_name(name),))

@@ -105,11 +105,7 @@ def seat_entrants(game: Seated) -> list[Entrant | None]:
 def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
     """Every entrant's rating after ``games``, rated one by one in the order they
     ended (then began, then by the record's commitment); games that do not count are skipped."""
-    counted = [
-        game
-        for game in sorted(games, key=lambda g: g.outcome.rating_order)
-        if counts(game)
-    ]
+    counted = [game for game in sorted(games, key=lambda g: g.outcome.rating_order) if counts(game)]
     digest, digests = hashlib.blake2b(digest_size=16), []
     for game in counted:
         digest.update(_everything_of(game))
@@ -122,7 +118,7 @@ def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
                 break
     kept = {}
     for done, game in enumerate(counted[start:], start=start + 1):
-        _rate(game, rated)
+        rate(game, rated)
         if done >= len(counted) - RECENT:
             kept[digests[done - 1]] = _copy(rated)
     with _MEMO_LOCK:
@@ -143,7 +139,7 @@ def _copy(rated: dict[str, Rated]) -> dict[str, Rated]:
     return {key: replace(row, games=list(row.games)) for key, row in rated.items()}
 
 
-def _rate(game: Seated, rated: dict[str, Rated]) -> None:
+def rate(game: Seated, rated: dict[str, Rated]) -> None:
     """Rate one game into ``rated``. Two computer seats at one level both play from
     the pseudo-player's rating, and the first of them (in seat order) is kept."""
     outcome = game.outcome

@@ -3,10 +3,11 @@ rated player's row (rating, games, wins, last played, provisional) with the game
 behind it, as JSON rows or CSV. Seasons (a name, a first and a last day) are kept in
 the table's event log.
 
-Standings are worked out afresh each time they are asked for, from what the log
-keeps of every finished game (``boardref.eventlog.league_games``), pruned ones too
-(``boardref.league.ratings``); nothing here stores a rating. A season starts every
-player afresh. It reads the log and writes only seasons.
+Standings are worked out from what the log keeps of every finished game
+(``boardref.eventlog.league_games``), pruned ones too (``boardref.league.ratings``),
+and kept up to date as the log notes changes (``boardref.league.ledger``); nothing
+here stores a rating. A season starts every player afresh. It reads the log and
+writes only seasons.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from weakref import WeakKeyDictionary
 from boardref.eventlog.history import DAY, History, day_start
 from boardref.eventlog.league_games import Seated
 from boardref.eventlog.players import LeagueError
-from boardref.league.ratings import ratings
+from boardref.league.ledger import Ledger
+from boardref.league.ratings import Rated, ratings
 from engines import GAMES
 from engines.words import words
 
@@ -31,10 +33,11 @@ SEASONS = "name TEXT PRIMARY KEY COLLATE NOCASE, first TEXT NOT NULL, last TEXT 
 SEASON_NAME = re.compile(r"^[\w .'-]{1,40}$")
 #: what starts a formula in a spreadsheet
 FORMULA = ("=", "+", "-", "@")
-#: standings remembered per log, for a few games and seasons
-REMEMBERED = 16
-_REMEMBERED: WeakKeyDictionary[History, OrderedDict[tuple, list[Row]]] = WeakKeyDictionary()
-_REMEMBERED_LOCK = threading.Lock()
+#: standings kept up to date per log, for a few games and seasons (the kiosk asks for
+#: its game's in the season today falls in): each holds its games, about 1.7 KB a game
+REMEMBERED = 4
+_LEDGERS: WeakKeyDictionary[History, OrderedDict[tuple, Ledger[list[Row]]]] = WeakKeyDictionary()
+_LEDGERS_LOCK = threading.Lock()
 CSV_COLUMNS = (
     "place",
     "player",
@@ -168,30 +171,31 @@ def span_of(season: Season | None) -> tuple[float, float]:
 
 
 def standings_of(history: History, game: str, season: Season | None = None) -> list[Row]:
-    """The standings of ``game`` (in ``season``) in ``history``'s log, remembered
-    until the league's tables change (rows kept, a seat named, a player renamed,
-    merged or deleted, the referee's word): asked again meanwhile, they are not
-    worked out again."""
+    """The standings of ``game`` (in ``season``) in ``history``'s log. Asked again,
+    only the games the log touched since are read and rated again (``Ledger``)."""
     checked_game(game)
     history.keep_outcomes()
-    changes = history.league_changes()
-    key = (changes, game, season)
-    with _REMEMBERED_LOCK:
-        remembered = _REMEMBERED.setdefault(history, OrderedDict())
-        found = remembered.get(key) if changes is not None else None
-    if found is None:
-        found = standings(played_games(history, game, season))
-        with _REMEMBERED_LOCK:
-            remembered[key] = found
-            while len(remembered) > REMEMBERED:
-                remembered.popitem(last=False)
-    return found
+    if history.store.reading:  # a log only read notes no touches: every game is read
+        return standings(played_games(history, game, season))
+    key = (game, *span_of(season))
+    with _LEDGERS_LOCK:
+        ledgers = _LEDGERS.setdefault(history, OrderedDict())
+        ledger = ledgers.pop(key, None) or Ledger(*key, shown=rows_of)
+        ledgers[key] = ledger
+        while len(ledgers) > REMEMBERED:
+            ledgers.popitem(last=False)
+    return ledger.now(history.reader())
 
 
 def standings(played: list[Seated]) -> list[Row]:
+    """The rows of ``played``, rated afresh."""
+    return rows_of(ratings(played))
+
+
+def rows_of(rated: dict[str, Rated]) -> list[Row]:
     """The rows, best rating first (then fewer games, then by name)."""
-    rated = sorted(
-        ratings(played).values(),
+    ranked = sorted(
+        rated.values(),
         key=lambda r: (-r.ordinal, len(r.games), r.entrant.name.casefold()),
     )
     return [
@@ -208,7 +212,7 @@ def standings(played: list[Seated]) -> list[Row]:
             provisional=r.provisional,
             game_ids=tuple(r.games),
         )
-        for place, r in enumerate(rated, start=1)
+        for place, r in enumerate(ranked, start=1)
     ]
 
 

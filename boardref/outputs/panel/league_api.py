@@ -2,7 +2,8 @@
 (JSON and CSV) and seasons. Anyone on the panel may read the standings and the
 current game's seat names; the table and the referee may list the players; only
 the referee changes players, seasons and whether a game is rated. A phone may name
-its own seat. Standings are worked out on a worker thread, never on the event loop.
+its own seat. Nothing here reads or writes the log on the event loop: standings,
+players and seasons are read and changed on worker threads.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -95,13 +96,13 @@ players_router = APIRouter(tags=["league"])
 
 
 @players_router.get("/api/players", response_model=list[Player], dependencies=[TABLE_OR_REFEREE])
-async def players(panel: ThePanel) -> list[Player]:
+def players(panel: ThePanel) -> list[Player]:
     """The café's players, by name, with how many games each has played."""
     return panel.control.history.players.all()
 
 
 @players_router.post("/api/players", response_model=Player, dependencies=REFEREE_CHANGES)
-async def add(body: Name, panel: ThePanel) -> Player:
+def add(body: Name, panel: ThePanel) -> Player:
     return panel.control.history.players.add(body.name)
 
 
@@ -110,7 +111,7 @@ async def add(body: Name, panel: ThePanel) -> Player:
     response_model=Player,
     dependencies=REFEREE_CHANGES,
 )
-async def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
+def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     """A new name; every record of theirs carries it from now on."""
     return panel.control.history.players.rename(player_id, body.name)
 
@@ -120,7 +121,7 @@ async def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Pla
     response_model=Player,
     dependencies=REFEREE_CHANGES,
 )
-async def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
+def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     """Two entries that are one person: this one's games become ``into``'s."""
     return panel.control.history.players.merge(player_id, body.into)
 
@@ -130,7 +131,7 @@ async def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Pla
     response_model=models.Done,
     dependencies=REFEREE_CHANGES,
 )
-async def delete(panel: ThePanel, player_id: int = PLAYER_ID) -> models.Done:
+def delete(panel: ThePanel, player_id: int = PLAYER_ID) -> models.Done:
     """Remove the player and all their data: their games turn anonymous."""
     panel.control.history.players.delete(player_id)
     return models.Done()
@@ -140,23 +141,33 @@ async def delete(panel: ThePanel, player_id: int = PLAYER_ID) -> models.Done:
 async def seated(panel: ThePanel) -> Seated:
     """The names of the current game's seats."""
     game_id = panel.control.game_id
-    names = {} if game_id is None else panel.control.history.players.names(game_id)
-    return Seated(game_id=game_id, seats=names)
+    return await run_in_threadpool(_seated, panel, game_id)
 
 
 @players_router.post("/api/players/seat", response_model=Seated, dependencies=[*CHANGE, ANY_SEAT])
 async def seat(body: SeatPlayer, panel: ThePanel) -> Seated:
     """Name a seat's player for the current game (or make it anonymous again)."""
-    control, players = panel.control, panel.control.history.players
+    control = panel.control
     if body.seat >= control.game.players:
         raise RequestRefused(404, no_seat(body.seat))
+    game_id = control.game_id
+    await run_in_threadpool(_seat, panel, game_id, body)
+    panel.show()  # the pages ask for the seats' names again after a push
+    return await run_in_threadpool(_seated, panel, game_id)
+
+
+def _seat(panel, game_id: int | None, body: SeatPlayer) -> None:
+    players = panel.control.history.players
     if body.player is not None:
         chosen: int | None = players.get(body.player).id
     else:
         chosen = None if body.name is None else players.called(body.name).id
-    players.seat(control.game_id, body.seat, chosen)
-    panel.show()  # the pages ask for the seats' names again after a push
-    return Seated(game_id=control.game_id, seats=players.names(control.game_id))
+    players.seat(game_id, body.seat, chosen)
+
+
+def _seated(panel, game_id: int | None) -> Seated:
+    names = {} if game_id is None else panel.control.history.players.names(game_id)
+    return Seated(game_id=game_id, seats=names)
 
 
 standings_router = APIRouter(tags=["league"])
@@ -167,19 +178,22 @@ standings_router = APIRouter(tags=["league"])
 )
 async def rated(body: Rated, panel: ThePanel, game_id: int = GAME_ID) -> models.Done:
     """The referee's word on whether a game counts for the league."""
-    history = panel.control.history
-    await run_in_threadpool(history.record, game_id)  # an ended game, or why not
-    history.players.set_rated(game_id, body.rated)
+    await run_in_threadpool(_rate_or_not, panel.control.history, game_id, body.rated)
     return models.Done()
 
 
+def _rate_or_not(history, game_id: int, rated: bool | None) -> None:
+    history.record(game_id)  # an ended game, or why not
+    history.players.set_rated(game_id, rated)
+
+
 @standings_router.get("/api/seasons", response_model=list[Season])
-async def seasons(panel: ThePanel) -> list[Season]:
+def seasons(panel: ThePanel) -> list[Season]:
     return Seasons(panel.control.history).all()
 
 
 @standings_router.post("/api/seasons", response_model=Season, dependencies=REFEREE_CHANGES)
-async def add_season(body: SeasonBody, panel: ThePanel) -> Season:
+def add_season(body: SeasonBody, panel: ThePanel) -> Season:
     """A season (or new dates for the one of this name)."""
     return Seasons(panel.control.history).add(body.name, body.first, body.last)
 
@@ -187,19 +201,21 @@ async def add_season(body: SeasonBody, panel: ThePanel) -> Season:
 @standings_router.post(
     "/api/seasons/delete", response_model=models.Done, dependencies=REFEREE_CHANGES
 )
-async def delete_season(body: Name, panel: ThePanel) -> models.Done:
+def delete_season(body: Name, panel: ThePanel) -> models.Done:
     Seasons(panel.control.history).delete(body.name)
     return models.Done()
 
 
 @standings_router.get("/api/standings", response_model=Standings)
-async def table_of(
+def table_of(
     panel: ThePanel,
     game: str = GAME,
     season: str | None = SEASON,
-) -> Standings:
+) -> Response:
     """The standings of one game: best rating first, each row with its games."""
-    return await run_in_threadpool(_standings, panel, game, season)
+    # written here, on a worker thread: a year of games' numbers is a long answer
+    found = _standings(panel, game, season)
+    return Response(found.model_dump_json(), media_type="application/json")
 
 
 @standings_router.get(
@@ -207,13 +223,13 @@ async def table_of(
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/csv": {}}}},
 )
-async def table_csv(
+def table_csv(
     panel: ThePanel,
     game: str = GAME,
     season: str | None = SEASON,
 ) -> PlainTextResponse:
     """The same standings as CSV, for a spreadsheet."""
-    found = await run_in_threadpool(_standings, panel, game, season)
+    found = _standings(panel, game, season)
     name = f"standings-{game}{'-' + found.season.name if found.season else ''}"
     return PlainTextResponse(
         csv_text(found.rows),

@@ -3,8 +3,12 @@ and ratings, and the standings as JSON and CSV; every refusal in words."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
+from boardref.eventlog.league_games import Outcome, row_statement
+from boardref.league import ledger
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import PIN, PIN_HASH, started
 from tests.boardref.outputs.panel.test_panel import LOCAL, REMOTE, client
@@ -104,3 +108,48 @@ def test_a_rematch_keeps_the_named_players_in_their_seats(cafe):
     assert kiosk.post("/api/rematch", json={}).status_code == 200
     seated = kiosk.get("/api/players/seated").json()
     assert seated["game_id"] != before and seated["seats"] == {"0": "Anna", "2": "Ben"}
+
+
+def test_the_table_answers_while_its_standings_are_worked_out(cafe, monkeypatch):
+    history = cafe.history
+    anna = history.players.add("Anna")
+    ended = Outcome(
+        1,
+        "fang_den_hut_cards",
+        "2026-11-29T20:00:00Z",
+        (None,) * 3,
+        ((0,), (1,), (2,)),
+        (1.0, 2.0, 2.0),
+        (0,),
+        True,
+        True,
+    )
+    history.store.write([row_statement(ended, 1e9)])
+    history.players.seat(1, 0, anna.id)
+    rating, held = threading.Event(), threading.Event()
+    rate = ledger.rate
+
+    def slow(game, rated):  # a rating that takes as long as the test wants
+        rating.set()
+        assert held.wait(60)
+        rate(game, rated)
+
+    monkeypatch.setattr(ledger, "rate", slow)
+    with client(cafe, REMOTE) as phone:
+        asked = {}
+        standings = threading.Thread(
+            target=lambda: asked.update(
+                reply=phone.get("/api/standings", params={"game": "fang_den_hut_cards"})
+            )
+        )
+        standings.start()
+        try:
+            assert rating.wait(60)
+            # one event loop serves both: it answers while the rating is under way
+            assert phone.get("/api/health").status_code == 200
+            assert phone.get("/api/players/seated").status_code == 200
+            assert "reply" not in asked
+        finally:
+            held.set()
+            standings.join(60)
+    assert [row["player"] for row in asked["reply"].json()["rows"]] == ["Anna"]
