@@ -5,8 +5,11 @@ measures what a table runs), on the table page, at the table screen's size.
 It runs headless (``--headless=new``: the same renderer, layout and paint, with no
 screen to show them on) and, as root, without its sandbox. It measures the browser's
 whole process tree: CPU (every process's own and that of the children it has reaped)
-and proportional memory (PSS, so pages shared between its processes count once). It
-never opens any page but the one it is given.
+and proportional memory (PSS, so pages shared between its processes count once):
+the whole, and its own (the anonymous and shared-memory pages, without the files it
+maps: Chromium's code and fonts are clean pages the kernel drops when memory runs
+short and reads again, so its own is what it needs resident). It never opens any page
+but the one it is given.
 """
 
 from __future__ import annotations
@@ -68,11 +71,26 @@ def _cpu(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / TICKS  # utime stime cutime cstime
 
 
-def _pss_mb(pid: int) -> float:
+#: the parts of a process's PSS that are its own memory, not files mapped from disk
+OWN = ("Pss_Anon", "Pss_Shmem")
+
+
+def _rollup_mb(pid: int, fields: tuple[str, ...]) -> float:
+    """The sum of ``fields`` of the process's ``smaps_rollup``, in MB."""
+    total = 0
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+        name, _, value = line.partition(":")
+        if name in fields:
+            total += int(value.split()[0])
+    return total / 1024
+
+
+def _pss_mb(pid: int) -> float:
+    return _rollup_mb(pid, ("Pss",))
+
+
+def _own_mb(pid: int) -> float:
+    return _rollup_mb(pid, OWN)
 
 
 def _summed(root: int, figure: Callable[[int], float]) -> float:
@@ -120,7 +138,7 @@ class Kiosk:
             stderr=self._said,
             preexec_fn=_starting(joining),
         )
-        self.pss_mb_peak = 0.0
+        self.pss_mb_peak = self.own_mb_peak = 0.0
         self._stop = threading.Event()
         self._watch = threading.Thread(target=self._watching, daemon=True)
         self._watch.start()
@@ -145,6 +163,9 @@ class Kiosk:
     def pss_mb(self) -> float:
         return _summed(self.process.pid, _pss_mb)
 
+    def own_mb(self) -> float:
+        return _summed(self.process.pid, _own_mb)
+
     def processes(self) -> int:
         return len(tree(self.process.pid))
 
@@ -153,6 +174,7 @@ class Kiosk:
             if self.process.poll() is not None:
                 return
             self.pss_mb_peak = max(self.pss_mb_peak, self.pss_mb())
+            self.own_mb_peak = max(self.own_mb_peak, self.own_mb())
 
     def __enter__(self) -> Kiosk:
         return self

@@ -8,7 +8,11 @@ one arena per thread, and a camera game's peak grows by a hundred megabytes.
 Once started, what the service loaded (modules, the engines' tables, the panel) is
 taken out of the garbage collector's sight: it lives as long as the process, and
 every full collection would otherwise walk all of it again (70,000 objects, 50-70 ms
-of a frozen table on a 2-core x86 machine, some 200 ms on a Pi 4).
+of a frozen table on a 2-core x86 machine, some 200 ms on a Pi 4). The collector then
+looks at new objects after ``YOUNG`` of them rather than Python's 700: a long game
+keeps every position, and with Python's thresholds full collections came ever more
+often in it and walked them all each time, whichever thread (the loop's, the
+verdict's) happened to allocate.
 
 Linux with glibc only: elsewhere (or where the library has no such calls) every
 function here does nothing. Settings already in the environment (``MALLOC_ARENA_MAX``,
@@ -33,6 +37,9 @@ ARENAS = 2
 #: freed (numpy's arrays while a camera reading is weighed); a fixed threshold keeps
 #: glibc from raising it after each such block and parking them in the arenas
 MMAP_THRESHOLD = 1 << 20
+#: new objects (less those freed) after which the collector looks at the youngest;
+#: the older generations are looked at after Python's own counts of those looks
+YOUNG = 10_000
 #: OpenBLAS (under numpy and OpenCV) starts a thread with its own buffers per core; the
 #: service's arrays are far too small to gain from them
 BLAS_THREADS = "1"
@@ -76,6 +83,8 @@ def give_back() -> None:
 def freeze_start_up() -> None:
     """Keep what is alive now out of later garbage collections: call it once the
     service has loaded what it keeps for its whole run. Garbage is collected first,
-    so none of it is kept. Objects made later are collected as before."""
+    so none of it is kept. Objects made later are collected as before, looked at
+    after every ``YOUNG`` new ones."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(YOUNG, *gc.get_threshold()[1:])

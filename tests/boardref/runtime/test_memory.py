@@ -88,7 +88,7 @@ def test_what_the_service_started_with_is_kept_out_of_collections_and_garbage_is
     garbage.me = garbage  # a cycle: only the collector frees it
     gone = weakref.ref(garbage)
     del garbage
-    frozen = gc.get_freeze_count()
+    frozen, thresholds = gc.get_freeze_count(), gc.get_threshold()
     try:
         memory.freeze_start_up()
         assert gone() is None, "garbage from the start-up was kept"
@@ -102,3 +102,24 @@ def test_what_the_service_started_with_is_kept_out_of_collections_and_garbage_is
         assert later_ref() is None, "objects made after the start-up are no longer collected"
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+def test_after_the_start_up_the_collector_still_frees_cycles_by_itself():
+    class Node:
+        pass
+
+    thresholds = gc.get_threshold()
+    try:
+        memory.freeze_start_up()
+        cycle = Node()
+        cycle.me = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+        # what a table makes as it plays: enough new objects for the collector to look
+        kept = [Node() for _ in range(memory.YOUNG * 3)]
+        assert gone() is None, "a cycle made after the start-up waits for gc.collect()"
+        assert kept
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
