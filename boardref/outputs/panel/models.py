@@ -247,6 +247,8 @@ class Replay(BaseModel):
 
     board: Board
     frames: list[dict[str, Any]]
+    #: the named seats, as the record names them: seat (from 0) to player's name
+    names: dict[int, str] = {}
 
 
 class GameInfo(BaseModel):
