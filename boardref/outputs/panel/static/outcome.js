@@ -80,12 +80,14 @@ export function showOutcome() {
 }
 
 // How the rematch of the game at the table is seated (GET /api/rematch), asked once a
-// game has ended, for the game ``seatedFor``.
+// game has ended, for ``seatedFor``: the game, and whether the referee's page is logged
+// in (before, it may not ask).
 let seating = null;
 let seatedFor = null;
+const seatingKey = () => `${state.commitment}:${document.body.dataset.referee}`;
 
 async function followSeating() {
-  const game = state.commitment;
+  const game = seatingKey();
   if (seatedFor === game) return;
   seatedFor = game;
   try {
@@ -101,7 +103,7 @@ async function followSeating() {
 // The rematch button's words: who starts it, by name where the seat is named.
 function rematchWords() {
   followSeating();
-  if (!seating || seatedFor !== state.commitment) return say("outcome.rematch");
+  if (!seating || seatedFor !== seatingKey()) return say("outcome.rematch");
   const name = playerOf(seating.starter);
   if (seating.sides_change) {
     return name ? say("outcome.rematch_sides", { name }) : say("outcome.rematch_sides_anonymous");
