@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from boardref.eventlog.store import Store
@@ -216,15 +217,17 @@ class Players:
             ]
         )
 
-    def carry(self, before: int, now: int) -> None:
-        """The players of game ``before`` take the same seats in game ``now`` (a rematch)."""
+    def carry(self, before: int, now: int, moved: Sequence[int]) -> None:
+        """The players of game ``before`` sit in game ``now`` (a rematch): the player
+        of seat ``s`` at seat ``moved[s]``."""
         self.store.write(
             [
                 (
                     "INSERT OR REPLACE INTO seat_players (game_id, seat, player_id)"
-                    " SELECT ?, seat, player_id FROM seat_players WHERE game_id = ?",
-                    (now, before),
+                    " SELECT ?, ?, player_id FROM seat_players WHERE game_id = ? AND seat = ?",
+                    (now, to, before, seat),
                 )
+                for seat, to in enumerate(moved)
             ]
         )
 

@@ -92,8 +92,9 @@ class TableControl(Protocol):
         level: Level = "hard",
     ) -> None: ...
 
-    def rematch(self) -> tuple[int, int]:
-        """The game just played again, as it was set up: the ids of that game and of
+    def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
+        """The game just played again with the same players, its variant ``options``
+        and ``computer`` seats as the rematch seats them: the ids of that game and of
         the new one."""
 
     def draw(self) -> None: ...

@@ -140,13 +140,11 @@ class ServiceControl:
     ) -> None:
         self._service.new_game(game, players, options, list(computer), level)
 
-    def rematch(self) -> tuple[int, int]:
+    def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
         referee, game = self._referee, self.game
         before = referee.game_id
         with self._saved():
-            self.new_game(
-                game.name, game.players, dict(game.options), sorted(referee.computer), referee.level
-            )
+            self.new_game(game.name, game.players, options, computer, referee.level)
         return before, referee.game_id
 
     def draw(self) -> None:

@@ -24,6 +24,7 @@ from boardref.eventlog.history import (
     file_name,
     replay_frames,
 )
+from boardref.eventlog.players import names_of
 from boardref.outputs.panel import models
 from boardref.outputs.panel.pages import document
 from engines.records import GameRecord, to_json, write
@@ -43,6 +44,8 @@ class GamesPage(BaseModel):
     games: list[Summary]
     #: the next page is asked for with ``before`` = this (none: no games after these)
     next: int | None
+    #: the named seats of the games listed: game id to seat (from 0) to player's name
+    names: dict[int, dict[int, str]] = {}
 
 
 def history_routes(history: History) -> APIRouter:
@@ -75,7 +78,13 @@ def history_routes(history: History) -> APIRouter:
         def page() -> GamesPage:
             found = history.games(game, day, table, limit + 1, before)
             more = len(found) > limit
-            return GamesPage(games=found[:limit], next=found[limit - 1].id if more else None)
+            listed = found[:limit]
+            named = {g.id: history.players.names(g.id) for g in listed}
+            return GamesPage(
+                games=listed,
+                next=found[limit - 1].id if more else None,
+                names={game_id: seats for game_id, seats in named.items() if seats},
+            )
 
         return await _answered(page)
 
@@ -128,7 +137,7 @@ def history_routes(history: History) -> APIRouter:
         def replayed() -> models.Replay:
             found = history.record(game_id)
             board = models.board_of(game_of(found).board)
-            return models.Replay(board=board, frames=replay_frames(found))
+            return models.Replay(board=board, frames=replay_frames(found), names=names_of(found))
 
         return await _answered(replayed)
 

@@ -247,6 +247,8 @@ class Replay(BaseModel):
 
     board: Board
     frames: list[dict[str, Any]]
+    #: the named seats, as the record names them: seat (from 0) to player's name
+    names: dict[int, str] = {}
 
 
 class GameInfo(BaseModel):
@@ -260,9 +262,22 @@ class GameInfo(BaseModel):
 
 
 class Rejoin(BaseModel):
-    """A phone's token for the rematch of the game it played (none: not its seat)."""
+    """A phone's seat and token in the rematch of the game it played (none: not its
+    seat); the seat differs where the players changed sides."""
 
+    seat: int | None = None
     token: str | None = None
+
+
+class RematchSeating(BaseModel):
+    """How a rematch of the game at the table would be seated."""
+
+    #: the seat whose player starts the rematch (the seat in the game at the table)
+    starter: int
+    #: the seat that starts the rematch
+    first: int
+    #: whether the players change sides (each then takes another seat)
+    sides_change: bool
 
 
 class Join(BaseModel):

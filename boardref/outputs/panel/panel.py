@@ -45,8 +45,9 @@ class Panel:
         self.seq = 0
         #: the seats' tokens and the phones that hold them, kept in the event log
         self.seats = Seats(service.store, changed=self.show)
-        #: the game a rematch replaced and the rematch, by game id (``rematch``)
-        self.rematched: tuple[int, int] | None = None
+        #: the game a rematch replaced and the rematch, by game id, and the seat each
+        #: seat's player took in it (``rematch``)
+        self.rematched: tuple[int, int, tuple[int, ...]] | None = None
         panel = service.config.panel
         public = urlsplit(panel.public_url).hostname if panel.public_url else None
         self.names = Names([panel.host, public, *panel.hosts])

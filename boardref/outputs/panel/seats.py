@@ -15,7 +15,7 @@ import hmac
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -203,11 +203,12 @@ class Seats:
         self._keep(game_id, seat, Claim(self._claim(game_id, seat).round + 1, None))
         self._changed()
 
-    def carry(self, before: int, now: int) -> None:
-        """Keep each phone of game ``before`` in its seat of game ``now`` (a rematch)."""
+    def carry(self, before: int, now: int, moved: Sequence[int]) -> None:
+        """Keep each phone of game ``before`` with its player in game ``now`` (a
+        rematch): the phone of seat ``s`` holds seat ``moved[s]``."""
         for (game_id, seat), claim in list(self._claims.items()):
             if game_id == before and claim.device:
-                self._keep(now, seat, Claim(0, claim.device))
+                self._keep(now, moved[seat], Claim(0, claim.device))
         self._changed()
 
     def _keep(self, game_id: int, seat: int, claim: Claim) -> None:

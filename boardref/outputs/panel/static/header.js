@@ -4,7 +4,7 @@
 // too), so whoever walks up to the table or opens a page knows what is played. It
 // shows the state the service pushed; it never changes anything.
 import { seatColour } from "./board.js";
-import { $, role, say, seat, seatName, state } from "./core.js";
+import { $, role, say, seat, state } from "./core.js";
 import { seatWithPlayer } from "./players.js";
 import { update, updateChildren } from "./update.js";
 
@@ -27,7 +27,7 @@ function optionWords(game, option, value) {
   if (option.choices) return say(`choice.${key}.${value}`);
   const title = say(`option.${key}.title`);
   if (option.kind === "bool") return value ? title : say("header.without", { option: title });
-  if (option.name === "first_seat") return say("header.starts", { seat: seatName(value) });
+  if (option.name === "first_seat") return say("header.starts", { seat: seatWithPlayer(value) });
   return say("header.set_to", { option: title, value });
 }
 

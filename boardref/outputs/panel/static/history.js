@@ -10,6 +10,7 @@ import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
 import "./games/haegar.js";
 import "./games/hakenschlagen.js";
+import { namedSeat } from "./players.js";
 
 // the words, the frame shown (the games' drawings read it as the table) and the board
 // drawing are the panel's own (core.js)
@@ -42,17 +43,24 @@ function when(seconds) {
   return sayTime(seconds, { dateStyle: "short", timeStyle: "short" });
 }
 
+// the named seats of the games listed: game id to seat to the player's name
+const namesOf = new Map();
+
 function resultWords(game) {
   if (game.abandoned) return say("history.abandoned");
   if (!game.winners.length) return say("history.draw");
-  return say("history.won_by", { seats: game.winners_said });
+  const names = namesOf.get(game.id) || {};
+  const seats = game.winners.map((n, i) => (names[n] ? namedSeat(names[n], said(game.winners_said[i])) : game.winners_said[i]));
+  return say("history.won_by", { seats });
 }
 
 function gameRow(game) {
   const row = document.createElement("tr");
   row.dataset.game = game.game;
+  row.dataset.id = String(game.id);
+  const players = Object.values(namesOf.get(game.id) || {}).join(", ");
   for (const text of [
-    when(game.started), game.table, gameTitle(game.game), say("history.plies_count", { plies: game.plies }),
+    when(game.started), game.table, gameTitle(game.game), players, say("history.plies_count", { plies: game.plies }),
     resultWords(game),
   ]) {
     const cell = document.createElement("td");
@@ -88,7 +96,8 @@ function listQuery() {
 
 async function loadPage(query) {
   const response = await ask(`/api/games?${query}`);
-  const page = response.ok ? await response.json() : { games: [], next: null };
+  const page = response.ok ? await response.json() : { games: [], next: null, names: {} };
+  for (const [id, names] of Object.entries(page.names)) namesOf.set(Number(id), names);
   nextPage = page.next;
   $("more").hidden = nextPage === null;
   return page.games.filter((game) => !onlyGames || onlyGames.has(game.id)).map(gameRow);
@@ -152,9 +161,12 @@ async function loadReplay() {
   show(0);
 }
 
+// a seat of the game replayed, with its player's name where the record names one
+const seatOfReplay = (n) => namedSeat(replay.names[n], seatName(n));
+
 function stepWords(frame) {
   if (frame.kind === "start") return say("history.start");
-  if (frame.kind === "ply") return say("history.ply", { n: frame.ply, seat: seatName(frame.seat), move: frame.table.last_played });
+  if (frame.kind === "ply") return say("history.ply", { n: frame.ply, seat: seatOfReplay(frame.seat), move: frame.table.last_played });
   if (frame.kind === "draw") return say("history.drawn", { n: frame.ply });
   if (frame.kind === "takeback") return say("history.takeback", { n: frame.ply });
   if (frame.kind === "position") return say("history.position", { n: frame.ply });
@@ -168,6 +180,7 @@ function show(n) {
   document.body.dataset.step = String(step);
   document.body.dataset.steps = String(replay.frames.length);
   $("replay-title").textContent = gameTitle(state.game);
+  $("replay-players").textContent = Object.keys(replay.names).map(Number).map(seatOfReplay).join(" · ");
   $("replay-step").textContent = `${step + 1}/${replay.frames.length} · ${stepWords(frame)}`;
   $("replay-line").textContent = frame.line;
   view.show(state.position, state);
@@ -201,7 +214,7 @@ function showDraw(frame) {
 function showOutcome() {
   const box = $("outcome");
   if (!state.outcome) { box.hidden = true; return; }
-  const names = state.outcome.winners.map(seatName);
+  const names = state.outcome.winners.map(seatOfReplay);
   box.textContent = `${names.length ? say("winner", { names: names.join(", ") }) : say("draw_game")} · ${said(state.outcome.reason)}`;
   box.hidden = false;
 }

@@ -1,12 +1,13 @@
 // @ts-check
 // The end of a game on every page: who won and why (said once: the line under the
 // header stays quiet about it), the seats by place, each phone its own result, and
-// on the kiosk and the referee's page a rematch with the same seats. It shows the
-// outcome the service pushed; it never works out who won.
+// on the kiosk and the referee's page a rematch with the same players, saying who
+// starts it. It shows the outcome the service pushed; it never works out who won, nor
+// who starts the rematch (the service says).
 import { tokenColour } from "./board.js";
-import { $, post, role, said, say, seat, state, token } from "./core.js";
+import { $, post, render, role, said, say, seat, seatName, state, token } from "./core.js";
 import { capitalised } from "./header.js";
-import { seatWithPlayer } from "./players.js";
+import { playerOf, seatWithPlayer } from "./players.js";
 import { update, updateChildren } from "./update.js";
 
 // The seats by place: the winners first (a game may be won by who is left on the
@@ -70,7 +71,7 @@ export function showOutcome() {
     shown.push(table);
   }
   if (role === "table" || role === "referee") {
-    const again = line("button", "rematch", say("outcome.rematch"));
+    const again = line("button", "rematch", rematchWords());
     again.id = "rematch";
     again.onclick = () => post("/api/rematch");
     shown.push(again);
@@ -78,12 +79,44 @@ export function showOutcome() {
   updateChildren(box, shown);
 }
 
-// A phone whose game a rematch replaced: it opens again with its seat's new token
-// (true); false where the seat was not its own in the game before.
+// How the rematch of the game at the table is seated (GET /api/rematch), asked once a
+// game has ended, for ``seatedFor``: the game, and whether the referee's page is logged
+// in (before, it may not ask).
+let seating = null;
+let seatedFor = null;
+const seatingKey = () => `${state.commitment}:${document.body.dataset.referee}`;
+
+async function followSeating() {
+  const game = seatingKey();
+  if (seatedFor === game) return;
+  seatedFor = game;
+  try {
+    const answer = await fetch("/api/rematch");
+    seating = answer.ok ? await answer.json() : null;
+  } catch {
+    seatedFor = null; // the service is away (restarting): asked again at the next drawing
+    return;
+  }
+  render();
+}
+
+// The rematch button's words: who starts it, by name where the seat is named.
+function rematchWords() {
+  followSeating();
+  if (!seating || seatedFor !== seatingKey()) return say("outcome.rematch");
+  const name = playerOf(seating.starter);
+  if (seating.sides_change) {
+    return name ? say("outcome.rematch_sides", { name }) : say("outcome.rematch_sides_anonymous");
+  }
+  return say("outcome.rematch_starts", { name: name || capitalised(seatName(seating.first)) });
+}
+
+// A phone whose game a rematch replaced: it opens again with its player's seat and
+// that seat's new token (true); false where the seat was not its own in the game before.
 export async function rejoin() {
   if (!token) return false;
   const answer = await (await fetch(`/api/rejoin/${seat}?token=${encodeURIComponent(token)}`)).json();
   if (!answer.token) return false;
-  location.replace(`/play/${seat}?token=${encodeURIComponent(answer.token)}`);
+  location.replace(`/play/${answer.seat}?token=${encodeURIComponent(answer.token)}`);
   return true;
 }

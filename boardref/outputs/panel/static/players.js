@@ -18,11 +18,12 @@ let asking = false;
 // The name a seat is played under, or null (anonymous).
 export const playerOf = (n) => (state && namesOf === state.commitment && names[n]) || null;
 
-// ``seat`` as a list names it: its player's name with the seat, else the seat alone.
-export function seatWithPlayer(n, seatText = seatName(n)) {
-  const player = playerOf(n);
+// A seat as a list names it: its player's name with the seat, else the seat alone.
+export function namedSeat(player, seatText) {
   return player ? say("players.named_seat", { name: player, seat: seatText }) : seatText;
 }
+
+export const seatWithPlayer = (n, seatText = seatName(n)) => namedSeat(playerOf(n), seatText);
 
 // Ask for the seats' names after a push (one question at a time; a push that arrives
 // meanwhile is asked about once it is answered), and draw the page again when they

@@ -28,19 +28,14 @@ function cell(tag, text) {
   return node;
 }
 
-// One player's row; ``game`` names the game for the link to the row's games on the
-// played-games page (none: the name alone, as on the dashboard, which has no such page).
-function standingsRow(row, game) {
+// One player's row; ``named`` gives what shows the player's name: a way to the row's
+// games, where the page has one.
+function standingsRow(row, named) {
   const line = document.createElement("tr");
   line.dataset.player = row.player;
   if (row.provisional) line.classList.add("provisional");
   const who = document.createElement("td");
-  if (game) {
-    const games = document.createElement("a");
-    games.href = `/games?game=${game}&games=${row.game_ids.join(",")}`;
-    games.textContent = row.player;
-    who.append(games);
-  } else who.append(row.player);
+  who.append(named(row));
   if (row.provisional) who.append(" ", cell("small", say("standings.provisional")));
   const last = row.last_played ? sayTime(new Date(row.last_played), { dateStyle: "short" }) : "";
   line.append(
@@ -58,20 +53,28 @@ const ratingText = (value) => new Intl.NumberFormat(document.documentElement.lan
 const COLUMNS = ["place", "player", "rating", "games", "wins", "last_played"];
 
 /**
- * The standings ``rows`` as a table (see standingsRow for ``game``).
+ * The standings ``rows`` as a table; ``named`` shows a row's player (see standingsRow).
  * @param {any[]} rows
- * @param {string | null} game
+ * @param {(row: any) => Node} named
  */
-export function standingsTable(rows, game) {
+export function standingsTable(rows, named) {
   const table = document.createElement("table");
   table.className = "standings-table";
   const head = document.createElement("tr");
   head.append(...COLUMNS.map((column) => cell("th", say(`standings.${column}`))));
   const body = document.createElement("tbody");
-  body.append(...rows.map((row) => standingsRow(row, game)));
+  body.append(...rows.map((row) => standingsRow(row, named)));
   table.append(document.createElement("thead"), body);
   table.tHead.append(head);
   return table;
+}
+
+// A row's player as a link to their games on the played-games page.
+function gamesLink(row) {
+  const games = document.createElement("a");
+  games.href = `/games?game=${state.game}&games=${row.game_ids.join(",")}`;
+  games.textContent = row.player;
+  return games;
 }
 
 export async function showStandings() {
@@ -97,7 +100,7 @@ export async function showStandings() {
   $("standings-title").textContent = season
     ? say("standings.title_season", { game: say(`game.${state.game}.title`), season: season.name })
     : say("standings.title", { game: say(`game.${state.game}.title`) });
-  $("standings-rows").replaceChildren(...(table.rows.length ? [standingsTable(table.rows, state.game)] : []));
+  $("standings-rows").replaceChildren(...(table.rows.length ? [standingsTable(table.rows, gamesLink)] : []));
   // a game nobody rated yet is one line of hint: no title, no empty CSV, so the join
   // codes of six seats keep their room before the first move
   const none = table.rows.length === 0;

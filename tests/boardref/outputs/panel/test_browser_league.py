@@ -1,13 +1,18 @@
 """The café league as people meet it, clicking and typing only (``at_the_table``): a
 phone joins its seat and gives a nickname, the kiosk shows it on its seat and in its
 pick of the café's players, the game is played to its end, the kiosk and the café's
-dashboard (over a real mosquitto) show the standings with the names, a standings
-row opens the played games behind it, and the kiosk's Rematch starts a new game with
-the same players on the same seats (the card game: the table decides who starts, so
-the seats stay). In English and in German.
+dashboard (over a real mosquitto) show the standings with the names (the dashboard's
+within a season's days, a name's games one tap away there, each with its record), a
+kiosk's standings row opens the played games behind it, named in the list and the
+replay, and the
+kiosk's Rematch, saying who starts it, starts a new game with the same players on
+the same seats and the start passed to the next one (the card game's book: each
+player starts once). In English and in German.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +39,52 @@ def give_name(phone, name: str) -> None:
 
 def seat_names(page) -> list[str]:
     return page.locator("#seat-list li").all_inner_texts()
+
+
+def games_name_their_players(table, page, winners: list[str]) -> None:
+    """The played-games list on ``page`` shows one game, naming its players and its
+    winners, and its replay names them too."""
+    from playwright.sync_api import expect
+
+    played = page.locator("#games tbody tr")
+    expect(played).to_have_count(1, timeout=WAIT_MS)
+    expect(played.locator("td").nth(3)).to_have_text(", ".join(NAMES))  # by seat
+    assert all(name in played.locator("td").nth(5).inner_text() for name in winners)
+    table.check()
+    table.shoot("games")
+    played.locator("a").click()
+    for name in NAMES:
+        expect(page.locator("#replay-players")).to_contain_text(name, timeout=WAIT_MS)
+    page.click("#last")
+    for name in winners:
+        expect(page.locator("#outcome")).to_contain_text(name)
+    table.shoot("replay")  # not checked for words: its record lines are the record's notation
+
+
+def cafe_standings(table, cafe, winners: list[str]) -> None:
+    """The dashboard's standings name both players; a tap on a name lists that
+    player's games, each downloading its record; a season without the game shows none."""
+    from playwright.sync_api import expect
+
+    on_cafe = cafe.locator('#standings-games section[data-game="fang_den_hut_cards"]')
+    for name in NAMES:
+        expect(on_cafe.locator(f'tr[data-player="{name}"]')).to_be_visible(timeout=WAIT_MS)
+    expect(cafe.locator("#day-tables")).to_contain_text(winners[0], timeout=WAIT_MS)
+    on_cafe.locator(f'tr[data-player="{NAMES[0]}"] button').click()
+    games = on_cafe.locator(f'tr.games-of[data-player="{NAMES[0]}"] a')
+    expect(games).to_have_count(1, timeout=WAIT_MS)
+    table.check()
+    table.shoot("over")
+    with cafe.expect_download() as download:
+        games.click()
+    record = Path(download.value.path()).read_text(encoding="utf-8")
+    assert f'[Player1 "{NAMES[0]}"]' in record and f'[Player2 "{NAMES[1]}"]' in record, record
+    # a season long before today has none of the games; with no days, every game counts
+    cafe.fill("#season-last", "2001-12-31")
+    expect(cafe.locator("#standings-none")).to_be_visible(timeout=WAIT_MS)
+    expect(on_cafe).to_have_count(0)
+    cafe.fill("#season-last", "")
+    expect(on_cafe.locator(f'tr[data-player="{NAMES[1]}"]')).to_be_visible(timeout=WAIT_MS)
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
@@ -82,18 +133,14 @@ def test_named_players_finish_a_game_see_the_standings_and_rematch(
         cafe = table.context.new_page()
         cafe.set_viewport_size(KIOSK)
         cafe.goto(f"http://127.0.0.1:{port}/")
-        on_cafe = cafe.locator('#standings-games section[data-game="fang_den_hut_cards"]')
-        for name in NAMES:
-            expect(on_cafe.locator(f'tr[data-player="{name}"]')).to_be_visible(timeout=WAIT_MS)
-        expect(cafe.locator("#day-tables")).to_contain_text(winners[0], timeout=WAIT_MS)
         table.pages["dashboard"] = cafe
-        table.check()
-        table.shoot("over")
+        cafe_standings(table, cafe, winners)
         del table.pages["dashboard"]
 
         # a row's games are one tap away: the played-games page lists just that game
         standings.locator(f'tr[data-player="{NAMES[0]}"] a').click()
-        expect(kiosk.locator("#games tbody tr")).to_have_count(1, timeout=WAIT_MS)
+        games_name_their_players(table, kiosk, winners)
+        kiosk.go_back()
         kiosk.go_back()
         expect(kiosk.locator("#rematch")).to_be_visible(timeout=WAIT_MS)
         for seat, name in enumerate(NAMES):  # the page back asks for the names again
@@ -101,6 +148,9 @@ def test_named_players_finish_a_game_see_the_standings_and_rematch(
                 name, timeout=WAIT_MS
             )
 
+        # the start passes to the next seat, and the button says whose it is
+        expect(kiosk.locator("#rematch")).to_contain_text(NAMES[1], timeout=WAIT_MS)
+        expect(kiosk.locator("#rematch")).not_to_contain_text(NAMES[0])
         before = seat_names(kiosk)
         kiosk.click("#rematch")
         for page in (kiosk, *phones):
@@ -109,6 +159,8 @@ def test_named_players_finish_a_game_see_the_standings_and_rematch(
         for seat, name in enumerate(NAMES):  # the same players on the same seats
             expect(kiosk.locator(f'#seat-list li[data-seat="{seat}"]')).to_contain_text(name)
         assert seat_names(kiosk) == before
+        for page in (kiosk, *phones):  # every header says who starts: the next player
+            expect(page.locator("#game-variant")).to_contain_text(NAMES[1], timeout=WAIT_MS)
         for phone, name in zip(phones, NAMES, strict=True):
             expect(phone.locator("body")).to_have_attribute("data-joined", "yes", timeout=WAIT_MS)
             expect(phone.locator("#nickname-now")).to_contain_text(name, timeout=WAIT_MS)

@@ -4,6 +4,7 @@ screen, a phone that has not joined, and the referee's tools on a phone."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import httpx
@@ -11,6 +12,7 @@ import pytest
 
 from boardref.outputs.panel import words
 from boardref.outputs.panel.access import PIN_ATTEMPTS
+from tests.boardref.at_the_table import SHOTS
 from tests.boardref.conftest import (
     PIN,
     kept_page,
@@ -121,6 +123,45 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
         assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
     assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
     expect(page.locator("#join-warning")).to_contain_text("127.0.0.1")
+
+
+@contextlib.contextmanager
+def cafe_players(url: str, names):
+    """The café's players ``names``, added by the referee and deleted again after."""
+    with httpx.Client(base_url=url, timeout=10) as referee:
+        assert referee.post("/api/referee/login", json={"pin": PIN}).status_code == 200
+        added = [referee.post("/api/players", json={"name": name}).json() for name in names]
+        try:
+            yield added
+        finally:
+            for player in added:
+                referee.post(f"/api/players/{player['id']}/delete")
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("table", [("sternhalma", 6, [5])], indirect=True)
+def test_six_seats_with_the_cafes_players_to_pick_still_fit_one_kiosk_screen(
+    table, browser, tabs, language
+):
+    from playwright.sync_api import expect
+
+    with cafe_players(table, ("Anna", "Ben", "Carla Maria", "Dieter", "Emine")):
+        page = tab(tabs, table, "/table", language)
+        picks = page.locator("#join-codes select.seat-player")
+        expect(picks).to_have_count(5, timeout=WAIT_MS)
+        expect(picks.first.locator("option")).to_have_count(6)  # anonymous and five
+        loaded = "(i) => i.complete && i.naturalWidth"
+        page.wait_for_function(
+            f"() => [...document.querySelectorAll('#join-codes img')].every({loaded})"
+        )
+        if SHOTS is not None:
+            page.screenshot(path=SHOTS / f"six-seats-players-{language}.png")
+        codes = page.locator("#join-codes img")
+        for box in [codes.nth(n).bounding_box() for n in range(5)] + [
+            picks.nth(n).bounding_box() for n in range(5)
+        ]:
+            assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
+        assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
 
 
 @pytest.mark.parametrize("language", ["en", "de"])

@@ -71,7 +71,8 @@ YOU_CAME_2ND = {"en": "You came 2nd", "de": "Du bist auf dem 2. Platz"}
 def test_each_phone_reads_its_own_result_and_a_rematch_keeps_the_seats(people, language):
     """Two people play the card game to its end on their phones: each phone says its
     own result, the reason is said once on each page; the kiosk's Rematch starts the
-    same game again, and both phones are still seated in it without scanning again."""
+    same game again, the second seat starting, and both phones are still seated in it
+    without scanning again."""
     from playwright.sync_api import expect
 
     table = people("fang_den_hut_cards", 2, language)
@@ -106,7 +107,7 @@ def test_each_phone_reads_its_own_result_and_a_rematch_keeps_the_seats(people, l
     for phone in phones:  # still seated, with the new game's token
         expect(phone.locator("body")).to_have_attribute("data-joined", "yes", timeout=WAIT_MS)
         expect(phone.locator("#not-joined")).to_be_hidden()
-        expect(phone.locator("#game-variant")).to_have_text("Single game")
+        expect(phone.locator("#game-variant")).to_have_text("Single game, player 2 starts")
     kiosk.click("#draw")
     for phone in phones:
         expect(phone.locator(".hand-card").first).to_be_visible(timeout=WAIT_MS)

@@ -74,11 +74,14 @@ def test_a_rematch_carries_each_phone_into_the_new_game(tmp_path):
     seats = Seats(Store(tmp_path / "log.db"), changed=lambda: told.append(1))
     phone = new_device()
     assert seats.holds(GAME, 1, seats.token(GAME, 1), phone)
-    seats.carry(GAME, GAME + 1)
+    seats.carry(GAME, GAME + 1, (0, 1))
     assert len(told) == 2, "the pages are told of the carried seats"
     assert seats.joined(GAME + 1) == [1]
     assert seats.admit(GAME + 1, 1, seats.token(GAME + 1, 1), phone) == JOINED
     assert seats.admit(GAME + 1, 1, seats.token(GAME + 1, 1), new_device()) == ELSEWHERE
+    seats.carry(GAME + 1, GAME + 2, (1, 0))  # the players change sides: the phone too
+    assert seats.joined(GAME + 2) == [0]
+    assert seats.admit(GAME + 2, 0, seats.token(GAME + 2, 0), phone) == JOINED
 
 
 def test_a_log_of_the_schema_before_gets_the_seat_tables(tmp_path):
