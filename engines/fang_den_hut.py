@@ -553,11 +553,13 @@ class FangDenHut(Game[HatState]):
         home: tuple[int, ...],
         prisoners: tuple[tuple[str, ...], ...],
         gold_home: int | None,
+        tops: frozenset[str] | None = None,
     ) -> HatState:
         """The position after ``before``'s move: after a six the same seat rolls again,
-        else the next seat with hats in play."""
+        else the next seat with hats in play. ``tops``: the colours on top of
+        ``fields``, when the move tells them without reading every field."""
         six = before.roll == 6
-        tops = _tops(fields)
+        tops = _tops(fields) if tops is None else tops
         seat = before.turn if six else self._next_seat(before.turn, tops, home)
         return _position(
             fields, home, prisoners, gold_home, seat, None, before.ply + 1, six, tops=tops
@@ -1120,11 +1122,17 @@ class FangDenHut(Game[HatState]):
         return move
 
     def _result(self, state: HatState, walk: _Walk) -> HatState:
-        fields = walk.fields
+        fields, tops = walk.fields, None
         if walk.landing is not None:
             at, hats = walk.landing
             fields = _set(fields, at, tuple(sorted(hats)))
-        return self._passed_on(state, fields, walk.home, walk.prisoners, walk.gold_home)
+            if len(walk.legs) == 1 and not walk.taken and hats[-1] is walk.hat:
+                # nothing captured, nobody home: no colour left the tops, the mover's
+                # may have come onto them
+                tops = (
+                    state.tops if walk.hat.colour in state.tops else state.tops | {walk.hat.colour}
+                )
+        return self._passed_on(state, fields, walk.home, walk.prisoners, walk.gold_home, tops)
 
     # --- applying a move ----------------------------------------------------------------
 
