@@ -93,7 +93,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from itertools import chain, compress
+from itertools import chain, compress, islice
 from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
@@ -269,6 +269,8 @@ def _route(cells: tuple[int, ...], ends_home: bool) -> Route:
     return Route(cells, tuple(turns), last_turn)
 
 
+#: a legal move as a playout lists it before walking it: (hat, origin, route, k)
+_Way = tuple[Hat, int, tuple[int, ...], int]
 #: the legs of the move being checked, as (hat, cell indices)
 Legs = Sequence[tuple[Hat, tuple[int, ...]]]
 #: those legs, or None while listing every walk
@@ -446,6 +448,11 @@ class FangDenHut(Game[HatState]):
         #: the team of each seat (every seat its own team outside the team games)
         self.teams = tuple(s % 2 if teams else s for s in seats)
         self._team_of = {colour: self.teams[seat] for colour, seat in self._seat_of.items()}
+        #: the colours each colour captures (the golden hat is everybody's foe)
+        self._foes_of = {
+            colour: frozenset({GOLD}).union(c for c, t in self._team_of.items() if t != team)
+            for colour, team in self._team_of.items()
+        }
         #: the seats whose hats each seat may move
         self._movers = tuple(
             tuple(t for t in seats if self.teams[t] == self.teams[s])
@@ -457,6 +464,9 @@ class FangDenHut(Game[HatState]):
         self._neighbours = tuple(frozenset(n) for n in self.board.neighbours)
         self._route_book: dict[tuple[int, int, bool], tuple[Route, ...]] = {}
         self._move_book: dict[tuple[tuple[Hat, tuple[int, ...]], ...], HatMove] = {}
+        self._end_book: dict[int, tuple[tuple[tuple[int, ...], int, bool], ...]] = {}
+        #: the teams on top for each set of colours on top (at most 2 ** 7 sets)
+        self._top_teams: dict[frozenset[str], frozenset[int]] = {}
 
     def _board_name(self) -> str:
         return "fang_den_hut" if self.players <= 4 else "fang_den_hut_6"
@@ -524,8 +534,7 @@ class FangDenHut(Game[HatState]):
 
     def _with_roll(self, state: HatState, outcome: int) -> HatState:
         """``state`` with the die showing ``outcome``, a roll known to be due."""
-        # built directly, as playouts roll at every turn
-        rolled = HatState(
+        return _position(
             state.fields,
             state.home,
             state.prisoners,
@@ -533,8 +542,9 @@ class FangDenHut(Game[HatState]):
             state.turn,
             outcome,
             state.ply,
+            False,
+            tops=state.tops,
         )
-        return _knowing_tops(rolled, state.tops)
 
     def _passed_on(
         self,
@@ -543,14 +553,17 @@ class FangDenHut(Game[HatState]):
         home: tuple[int, ...],
         prisoners: tuple[tuple[str, ...], ...],
         gold_home: int | None,
+        tops: frozenset[str] | None = None,
     ) -> HatState:
         """The position after ``before``'s move: after a six the same seat rolls again,
-        else the next seat with hats in play."""
+        else the next seat with hats in play. ``tops``: the colours on top of
+        ``fields``, when the move tells them without reading every field."""
         six = before.roll == 6
-        tops = _tops(fields)
+        tops = _tops(fields) if tops is None else tops
         seat = before.turn if six else self._next_seat(before.turn, tops, home)
-        after = HatState(fields, home, prisoners, gold_home, seat, None, before.ply + 1, six)
-        return _knowing_tops(after, tops)
+        return _position(
+            fields, home, prisoners, gold_home, seat, None, before.ply + 1, six, tops=tops
+        )
 
     def _next_seat(self, turn: int, tops: frozenset[str], home: tuple[int, ...]) -> int:
         """The next seat after ``turn`` with hats in play."""
@@ -611,12 +624,65 @@ class FangDenHut(Game[HatState]):
         return None if state.roll is not None else ROLL_AGAIN if state.again else ROLL
 
     def _playout_move(self, state: HatState, pick: random.Random) -> HatState:
-        walk = pick.choice(self._choices(state) or [None])
+        """As ``random_play``, the same draw, building only the walk drawn: the
+        legal ways are listed as (hat, origin, route, k) and only then walked."""
+        movable = self._hats_to_move(state)
+        if any(hat.golden for hat, _ in movable):
+            # a golden hat's walks are listed once per result, which needs them built
+            walk = pick.choice(self._choices(state) or [None])
+        else:
+            way = pick.choice(self._ways(state, movable) or [None])
+            walk = None if way is None else self._walk_of(state, *way)
         if walk is None:
             return self._passed_on(
                 state, state.fields, state.home, state.prisoners, state.gold_home
             )
         return self._result(state, walk)
+
+    def _ways(self, state: HatState, movable: list[tuple[Hat, int]]) -> list[_Way]:
+        """The legal moves of hats that are not golden, in ``_choices``' order, as
+        (hat, origin, route cells, k): the k-th walk of that route (more than one
+        only when the hat comes home and a hat leaves again)."""
+        fields, kinds, home = state.fields, self._kinds, state.home
+        roll = self._rolled(state)
+        ways: list[_Way] = []
+        for hat, origin in movable:
+            for cells, end, ends_home in self._ends(origin, roll):
+                if ends_home:
+                    # a hat from home has no captives, so only one from the board enters
+                    if self._enters_home(hat, home, end):
+                        start = self._start(state, hat, origin)
+                        homecomings = self._come_home(start, cells, roll + 1 - len(cells), None)
+                        ways += ((hat, origin, cells, k) for k, _ in enumerate(homecomings))
+                    continue
+                hats = fields[end] if end != origin else _without(fields[end], hat)
+                if not hats or self._onto(hats, hat, kinds[end]) is not None:
+                    ways.append((hat, origin, cells, 0))
+        return ways
+
+    def _ends(self, origin: int, pips: int) -> tuple[tuple[tuple[int, ...], int, bool], ...]:
+        """The cells of each route of a hat that is not golden (``_routes``), where
+        it ends, and whether that is a home field. Kept per board."""
+        key = origin * 8 + pips
+        ends = self._end_book.get(key)
+        if ends is None:
+            ends = self._end_book[key] = tuple(
+                (cells, cells[-1], self._kinds[cells[-1]] == HOME)
+                for cells, _, _ in self._routes(origin, pips, False)
+            )
+        return ends
+
+    def _walk_of(
+        self, state: HatState, hat: Hat, origin: int, cells: tuple[int, ...], k: int
+    ) -> _Walk:
+        """The walk of a way ``_ways`` listed."""
+        start = self._start(state, hat, origin)
+        if self._kinds[cells[-1]] != HOME:
+            landed = self._landed(start, cells)
+            assert landed is not None  # listed as legal
+            return landed
+        left = self._rolled(state) + 1 - len(cells)
+        return next(islice(self._come_home(start, cells, left, None), k, None))
 
     def _choices(self, state: HatState) -> list[_Walk]:
         """The walk of every legal move, in the order ``legal_moves`` lists them."""
@@ -706,7 +772,7 @@ class FangDenHut(Game[HatState]):
                 landed = self._landed(on, cells)
                 if landed is not None:
                     yield landed
-            elif self._enters_home(on, end):
+            elif self._enters_home(on.hat, on.home, end):
                 if last_turn is not None:
                     on = self._capture_turning(on, last_turn)
                 yield from self._come_home(on, cells, pips + 1 - len(cells), None)
@@ -800,7 +866,7 @@ class FangDenHut(Game[HatState]):
                 "a hat does not turn back within a move (to {name}): move it on in one direction",
                 name=name,
             )
-        if owner is None or self._enters_home(walk, nxt):
+        if owner is None or self._enters_home(walk.hat, walk.home, nxt):
             return None
         if owner != walk.hat.colour:
             return words(
@@ -833,16 +899,14 @@ class FangDenHut(Game[HatState]):
             )
         return None
 
-    def _enters_home(self, walk: _Walk, cell: int) -> bool:
-        """Whether the walking hat may step into the home field ``cell``: its own home,
-        carrying captives, onto the first free field (never in the tower game)."""
-        seat = self._seat_of[walk.hat.colour]
-        return (
-            self._home_colour[cell] == walk.hat.colour
-            and bool(walk.hat.captives)
-            and not self.options["tower"]
-            and cell == self._home_cell(seat, walk.home[seat])
-        )
+    def _enters_home(self, hat: Hat, home: tuple[int, ...], cell: int) -> bool:
+        """Whether ``hat``, walking with ``home`` the hats at each home, may step into
+        the home field ``cell``: its own home, carrying captives, onto the first free
+        field (never in the tower game)."""
+        if self._home_colour[cell] != hat.colour or not hat.captives or self.options["tower"]:
+            return False
+        seat = self._seat_of[hat.colour]
+        return cell == self._home_cell(seat, home[seat])
 
     def _capture_turning(self, walk: _Walk, at: int) -> _Walk:
         taken, staying = self._split(walk.fields[at], walk.hat, self._kinds[at])
@@ -860,13 +924,12 @@ class FangDenHut(Game[HatState]):
         """The hats ``mover`` captures by landing on a field of ``kind``, and the rest."""
         if not hats or (kind == GREY and not mover.golden):
             return (), hats
-        taken = tuple(h for h in hats if self._foes(mover.colour, h.colour))
-        return taken, tuple(h for h in hats if h not in taken)
+        foes = self._foes_of[mover.colour]
+        taken = tuple(h for h in hats if h.colour in foes)
+        return taken, tuple(h for h in hats if h.colour not in foes)
 
     def _foes(self, colour: str, other: str) -> bool:
-        if other == GOLD:
-            return True
-        return self.teams[self._seat_of[colour]] != self.teams[self._seat_of[other]]
+        return other in self._foes_of[colour]
 
     def _land(self, walk: _Walk, path: tuple[int, ...], guide: Legs) -> _Walk:
         """The guided walk stopping at the end of ``path``, or why it may not."""
@@ -913,17 +976,10 @@ class FangDenHut(Game[HatState]):
         """The walk stopping at the end of ``path`` (a grey or yellow field), capturing
         there; None if that field does not take the hat."""
         at = path[-1]
-        hats, hat = walk.fields[at], walk.hat
-        if hats:
-            kind = self._kinds[at]
-            taken, staying = self._split(hats, hat, kind)
-            if staying and (
-                len(staying) >= GREY_CAPACITY if kind == GREY else staying[0].colour != hat.colour
-            ):
-                return None
-            hats = (*staying, hat.capturing(taken))
-        else:
-            hats = (hat,)
+        hat = walk.hat
+        hats = self._onto(walk.fields[at], hat, self._kinds[at])
+        if hats is None:
+            return None
         # the field is rebuilt only if this walk becomes a position (see _result); the
         # walk is built directly, as listing the moves builds one a move
         return _Walk(
@@ -937,6 +993,18 @@ class FangDenHut(Game[HatState]):
             (at, hats),
             walk.taken,
         )
+
+    def _onto(self, hats: tuple[Hat, ...], hat: Hat, kind: str) -> tuple[Hat, ...] | None:
+        """The hats of a field of ``kind`` holding ``hats`` once ``hat`` lands there
+        (unsorted), capturing; None if that field does not take the hat."""
+        if not hats:
+            return (hat,)
+        taken, staying = self._split(hats, hat, kind)
+        if staying and (
+            len(staying) >= GREY_CAPACITY if kind == GREY else staying[0].colour != hat.colour
+        ):
+            return None
+        return (*staying, hat.capturing(taken))
 
     def _come_home(
         self, walk: _Walk, path: tuple[int, ...], left: int, guide: Guide
@@ -1054,11 +1122,17 @@ class FangDenHut(Game[HatState]):
         return move
 
     def _result(self, state: HatState, walk: _Walk) -> HatState:
-        fields = walk.fields
+        fields, tops = walk.fields, None
         if walk.landing is not None:
             at, hats = walk.landing
             fields = _set(fields, at, tuple(sorted(hats)))
-        return self._passed_on(state, fields, walk.home, walk.prisoners, walk.gold_home)
+            if len(walk.legs) == 1 and not walk.taken and hats[-1] is walk.hat:
+                # nothing captured, nobody home: no colour left the tops, the mover's
+                # may have come onto them
+                tops = (
+                    state.tops if walk.hat.colour in state.tops else state.tops | {walk.hat.colour}
+                )
+        return self._passed_on(state, fields, walk.home, walk.prisoners, walk.gold_home, tops)
 
     # --- applying a move ----------------------------------------------------------------
 
@@ -1170,8 +1244,13 @@ class FangDenHut(Game[HatState]):
     def outcome(self, state: HatState) -> Outcome | None:
         self._require_state(state)
         # the teams with a hat on top or at home: asked at every roll and move
-        teams = {self._team_of[c] for c in state.tops if c != GOLD}
-        teams.update(compress(self.teams, state.home))
+        on_top = self._top_teams.get(state.tops)
+        if on_top is None:
+            on_top = frozenset(self._team_of[c] for c in state.tops if c != GOLD)
+            self._top_teams[state.tops] = on_top
+        if len(on_top) > 1:
+            return None
+        teams = on_top.union(compress(self.teams, state.home))
         if len(teams) > 1:
             return None
         alive = self._alive(state.tops, state.home)
@@ -1572,11 +1651,17 @@ class FangDenHut(Game[HatState]):
         return HatMove(tuple(legs))
 
 
-def _knowing_tops(state: HatState, tops: frozenset[str]) -> HatState:
-    """``state`` with ``tops`` already in the cache its property fills (the colours
-    of ``state.fields`` on top), so that a position is not read twice for them."""
-    state.__dict__["tops"] = tops
+def _position(*values: Any, tops: frozenset[str]) -> HatState:
+    """The ``HatState`` of ``values`` (its fields in order), with ``tops`` already in
+    the cache its property fills. Built without the frozen dataclass's ``__init__``
+    (a field set at a time through ``object.__setattr__``), as a playout builds two a
+    move."""
+    state = object.__new__(HatState)
+    state.__dict__.update(zip(_STATE_FIELDS, values, strict=True), tops=tops)
     return state
+
+
+_STATE_FIELDS = tuple(HatState.__dataclass_fields__)
 
 
 def _tops(fields: tuple[tuple[Hat, ...], ...]) -> frozenset[str]:

@@ -90,7 +90,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.chance import Shuffle, deal
-from engines.core import FIRST_SEAT, Game, Option, Outcome, drawn_from, joined
+from engines.core import FIRST_SEAT, Game, Option, Outcome, joined
 from engines.errors import BoardFileError, IllegalMove, NotationError, RecordError, RulesError
 from engines.geometry import Board
 from engines.words import words
@@ -270,9 +270,7 @@ class FangDenHutCards(Game[CardsState]):
         from ``pick``), counted rather than listed: only the move drawn is written out."""
         if self.to_move(state) is None:
             return super().random_play(state, pick)  # says why nobody may move
-        plays = self._plays(state)
-        number, target = drawn_from(pick, [(None, *caught) for _, caught in plays])
-        card = plays[number][0]
+        card, target = _drawn_play(pick, self._plays(state))
         return Play(card, target), self._played(state, card, target)
 
     def _made(self, state: CardsState, move: Play) -> CardsState:
@@ -324,8 +322,7 @@ class FangDenHutCards(Game[CardsState]):
             me, hand = turn, hands[turn]
             tops = [stack[-1] for seat, stack in enumerate(table) if stack and seat != me]
             plays = [(card, [top for top in tops if top in captures[card]]) for card in hand]
-            number, target = drawn_from(pick, [(None, *caught) for _, caught in plays])
-            card = plays[number][0]
+            card, target = _drawn_play(pick, plays)
             taken[me] += table[me]
             captured: list[int] = []
             if target is not None:
@@ -819,3 +816,16 @@ def _read_deck(board: Board) -> dict[str, Card]:
             cards[f"{colour}{value}"] = Card(f"{colour}{value}", colour, value)
         cards[f"{colour}_{BLANK}"] = Card(f"{colour}_{BLANK}", colour, None)
     return cards
+
+
+def _drawn_play(pick: random.Random, plays: list[tuple[Any, list[Any]]]) -> tuple[Any, Any]:
+    """The card and its target (None: onto the player's own stack) drawn from
+    ``plays`` (each card with the tops it captures) as ``engines.core.drawn_from``
+    draws over each card's plays, the card alone first: the same draw from ``pick``,
+    without listing the plays (a playout draws one a move)."""
+    drawn = pick.randrange(len(plays) + sum(len(caught) for _, caught in plays))
+    for card, caught in plays:
+        if drawn <= len(caught):
+            return card, caught[drawn - 1] if drawn else None
+        drawn -= len(caught) + 1
+    raise ValueError("a draw from no plays")

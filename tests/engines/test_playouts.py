@@ -19,7 +19,13 @@ from engines.players import random_playout
 #: the games with a playout of their own, each with the tables it is tried on
 FAST = {
     "haegar": [{"players": 1}, {"players": 2}, {"players": 3, "honky_tonk": True}],
-    "fang_den_hut": [{"players": 2}, {"players": 4, "team": True}, {"players": 3, "tower": True}],
+    "fang_den_hut": [
+        {"players": 2},
+        {"players": 4, "team": True},
+        {"players": 3, "tower": True},
+        {"players": 4, "golden_hat": True},
+        {"players": 6, "total_team": True},
+    ],
     "fang_den_hut_cards": [{"players": 2}, {"players": 3}, {"players": 5, "single_game": True}],
 }
 #: seeded games per table, and the positions of each that a playout starts from
@@ -83,3 +89,24 @@ def test_the_fast_playout_plays_as_the_rules_step_by_step(name, options):
                 )
                 compared += 1
     assert compared >= GAMES_PER_TABLE * STARTS_PER_GAME
+
+
+@pytest.mark.parametrize(
+    ("name", "options"), [(name, options) for name, tables in FAST.items() for options in tables]
+)
+def test_the_fast_playout_draws_each_move_as_the_rules_do_from_every_position(name, options):
+    """One move (and the chance after it) from every position of two seeded games:
+    the fast playout lists the moves in its own way, and must draw the same one."""
+    game = load_game(name, **options)
+    compared = 0
+    for number in range(2):
+        states = random_playout(
+            game, game.initial_state(), random.Random(number), Stream(f"every {number}")
+        )
+        for at, state in enumerate(states):
+            fast = played(game, game.playout, state, at, 1)
+            assert fast == played(game, partial(stepwise, game), state, at, 1), (
+                f"{name} {options}, game {number}, position {at}"
+            )
+            compared += 1
+    assert compared >= 40
