@@ -203,12 +203,18 @@ class Classifier:
         hidden, beyond = self._hidden_by(labels)
         seen = ~(hidden | beyond)
         renew = (empty & self.known)[:, None] & seen
+        # how far an empty site strays from its reference, taken before this frame
+        # refreshes it; a first lesson has none, and how its empty sites stray from
+        # their empty neighbours stands in (the paper's grain, the sensor's noise)
+        strays = np.log(features / self.empty)[renew] if renew.any() else None
         self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
         self.empty[empty & ~self.known] = features[empty & ~self.known]
         self.known |= empty
         self._fill_unknown()
-        if empty.any():
-            self.spread_empty = _spread(np.log(features / self.empty)[empty[:, None] & seen])
+        if strays is None and empty.any():
+            strays = self._strays(features, empty, seen)
+        if strays is not None and len(strays):
+            self.spread_empty = _spread(strays)
         ratio = np.log(features / self._level())
         for token in {label for label in labels if label in self.look.pieces}:
             probes = self._own_probes(token)
@@ -231,6 +237,13 @@ class Classifier:
                 # a probe on the rim shows neither the top nor the side
                 for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
                     self._learn_channel(token, c, ratio[shown[channels == c], k], weight)
+
+    def _strays(self, features: np.ndarray, empty: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """(n, 3) log colour of each seen probe of an empty site whose neighbours are
+        all empty, against their median through the same probe."""
+        among = empty[self.near].all(axis=1)
+        near = np.median(features[self.near[among]], axis=1)
+        return np.log(features[among] / near)[seen[among]]
 
     def _remember(self, labels: list[str | None]) -> None:
         """Keep what stays where, and which pieces are on the board, from a known
