@@ -620,16 +620,14 @@ def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, 
 
 
 def test_the_camera_says_what_it_learned_from_the_start_position(store, scene, caplog):
-    """Learning the start position is said in words, in the log and to the referee
-    page: the empty cells counted and the pieces whose colours it took."""
+    """Learning the start is said in words: the empty cells and the pieces' colours."""
     shown = {"tokens": None, "hands": ()}
     t, camera, frames = _watched_camera(store, scene, shown)
     shown["tokens"] = t.tokens()
     with caplog.at_level("INFO", logger="boardref"):
         frames(5)
     assert camera.reader.truth == t.tokens()
-    empty = sum(token is None for token in t.tokens().values())
-    said = f"{empty} empty cells and the pieces (blue, red)"
+    said = f"{sum(v is None for v in t.tokens().values())} empty cells and the pieces (blue, red)"
     assert any(said in record.getMessage() for record in caplog.records), caplog.text
     lesson = camera.learn_now()
     assert lesson is not None and said in str(lesson)
