@@ -252,8 +252,11 @@ class TableCamera:
             self._confirm_pending()
             try:
                 if self.reader.truth is None:
-                    taught = truth is not None and self._settled(frame)
-                    if taught and self.reader.learn(frame, truth):
+                    if (
+                        truth is not None
+                        and self._settled(frame)
+                        and self.reader.learn(frame, truth)
+                    ):
                         self._tell_lesson()
                     return Reading(learning=True)
                 observation = self.reader.feed(frame)
