@@ -208,10 +208,10 @@ class TableCamera:
             partial.write_text(json.dumps(saved, indent=1))
             partial.replace(self.corners_file)
 
-    def learn_now(self) -> None:
+    def learn_now(self) -> Words | None:
         """The referee says the last frame shows the position the referee holds (the
         start laid out, Hakenschlagen's disks put down): learn the board's look from it."""
-        self._learn_shown(self._last_frame())
+        return self._learn_shown(self._last_frame())
 
     def learn(self, truth: dict[str, str | None]) -> bool:
         """Learn the look of the board from the next frame, known to show ``truth``
@@ -252,8 +252,12 @@ class TableCamera:
             self._confirm_pending()
             try:
                 if self.reader.truth is None:
-                    if truth is not None and self._settled(frame):
-                        self.reader.learn(frame, truth)
+                    if (
+                        truth is not None
+                        and self._settled(frame)
+                        and self.reader.learn(frame, truth)
+                    ):
+                        self._tell_lesson()
                     return Reading(learning=True)
                 observation = self.reader.feed(frame)
                 # Hägar's mat reader is never knocked, and reads every frame
@@ -347,7 +351,7 @@ class TableCamera:
             )
         return self.frame
 
-    def _learn_shown(self, frame) -> None:
+    def _learn_shown(self, frame) -> Words | None:
         shown = self.referee.published
         if not shown.game:
             raise RefereeError(words("referee.no_game", "No game: start one"))
@@ -363,6 +367,14 @@ class TableCamera:
                 )
             )
         self._confirmed = None
+        return self._tell_lesson()
+
+    def _tell_lesson(self) -> Words | None:
+        """Log what the reader just learned (a board game's reader says it), and return it."""
+        lesson = getattr(self.reader, "lesson", None)
+        if lesson is not None:
+            log.info("camera: %s", lesson)
+        return lesson
 
     def _keep(self, frame):
         if frame is None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from boardref.eventlog.history import History
     from boardref.outputs.speech import SpeechChange, SpeechShown
     from engines import Game
+    from engines.words import Words
 
 #: how strongly the computer plays its seats
 Level = Literal["easy", "medium", "hard"]
@@ -173,7 +174,9 @@ class TableControl(Protocol):
     def locate_board(self, points: Sequence[tuple[float, float]]) -> str:
         """The board's corner cells clicked on the picture; returns the camera's status."""
 
-    def learn_board(self) -> None: ...
+    def learn_board(self) -> Words | None:
+        """The camera learns the board from the position the referee holds; what it
+        learned, in words (None for a reader that says nothing of it)."""
 
     # --- the virtual board of a simulated table -------------------------------------------
 

@@ -18,7 +18,7 @@ from boardref.referee.refusals import not_theirs
 from boardref.referee.verdicts import RefereeError, hides_hands
 from boardref.runtime.control import LedColour, Level, OffBoard, TableDiagnostics, TableHealth
 from engines import IllegalMove
-from engines.words import words
+from engines.words import Words, words
 from firmware_bridge import protocol
 from hardware import led_test
 from hardware.calibration import board_calibration
@@ -273,8 +273,8 @@ class ServiceControl:
         camera.set_corners(points)
         return camera.reader.status
 
-    def learn_board(self) -> None:
-        self._camera.learn_now()
+    def learn_board(self) -> Words | None:
+        return self._camera.learn_now()
 
     # --- the virtual board of a simulated table -------------------------------------------
 

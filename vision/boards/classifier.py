@@ -203,17 +203,24 @@ class Classifier:
         hidden, beyond = self._hidden_by(labels)
         seen = ~(hidden | beyond)
         renew = (empty & self.known)[:, None] & seen
+        # how far an empty site strays from its reference, taken before this frame
+        # refreshes it; a first lesson has none, and how its empty sites stray from
+        # their empty neighbours stands in (the paper's grain, the sensor's noise)
+        strays = np.log(features / self.empty)[renew] if renew.any() else None
         self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
         self.empty[empty & ~self.known] = features[empty & ~self.known]
         self.known |= empty
         self._fill_unknown()
-        if empty.any():
-            self.spread_empty = _spread(np.log(features / self.empty)[empty[:, None] & seen])
+        if strays is None and empty.any():
+            strays = self._strays(features, empty, seen)
+        if strays is not None and len(strays):
+            self.spread_empty = _spread(strays)
         ratio = np.log(features / self._level())
         for token in {label for label in labels if label in self.look.pieces}:
             probes = self._own_probes(token)
-            # only where the empty cell was seen does the ratio say what the piece adds
-            rows = [i for i, label in enumerate(labels) if label == token and self.known[i]]
+            # the ratio is to the light at the site, which a site never seen empty
+            # borrows from its neighbours: the start position teaches every colour
+            rows = [i for i, label in enumerate(labels) if label == token]
             if not probes or not rows:
                 continue
             if token not in self.tokens or fresh:
@@ -230,8 +237,13 @@ class Classifier:
                 # a probe on the rim shows neither the top nor the side
                 for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
                     self._learn_channel(token, c, ratio[shown[channels == c], k], weight)
-        self._infer_empty(features, labels)
-        self._levels = None  # the inferred empty looks change the levels
+
+    def _strays(self, features: np.ndarray, empty: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """(n, 3) log colour of each seen probe of an empty site whose neighbours are
+        all empty, against their median through the same probe."""
+        among = empty[self.near].all(axis=1)
+        near = np.median(features[self.near[among]], axis=1)
+        return np.log(features[among] / near)[seen[among]]
 
     def _remember(self, labels: list[str | None]) -> None:
         """Keep what stays where, and which pieces are on the board, from a known
@@ -275,19 +287,6 @@ class Classifier:
         if self._levels is None:
             self._levels = np.percentile(self.empty[self.near, 0], 75, axis=1)[:, None]
         return self._levels
-
-    def _infer_empty(self, features: np.ndarray, labels: list[str | None]) -> None:
-        """A site never seen empty: what its piece looks like there, less what that
-        piece adds to an empty cell, is the light on it (closer than a neighbour's)."""
-        for i in np.flatnonzero(~self.known):
-            token = labels[i]
-            if (
-                token in self.look.pieces
-                and 0 in self._own_probes(token)
-                and self.alone[token][i, 0] != EDGE
-            ):
-                mean = self._prototype(token, int(self._channel(token, i, 0)))[0]
-                self.empty[i, 0] = features[i, 0] / np.exp(mean)
 
     def _own_probes(self, token: str) -> list[int]:
         """Probes that see ``token`` itself whatever lies under it."""

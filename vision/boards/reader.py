@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 
+from engines.words import Words, words
 from vision import looks
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
 from vision.boards.marks import trued_up
@@ -82,6 +83,8 @@ class BoardReader:
         self._read_at = 0.0
         #: the last frame fed showed the board as it was read: it was not read again
         self.quiet = False
+        #: what the last lesson (``learn``) taught, in words for the referee page and log
+        self.lesson: Words | None = None
 
     @property
     def lens(self) -> Lens:
@@ -164,6 +167,7 @@ class BoardReader:
         self.truth = dict(truth)
         self._features = features, paper
         self._last = None  # read again with what was learned
+        self.lesson = lesson(truth)
         return True
 
     def confirm(self, truth: dict[str, str | None]) -> None:
@@ -280,6 +284,19 @@ class BoardReader:
             px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones
+
+
+def lesson(truth: dict[str, str | None]) -> Words:
+    """What learning from ``truth`` taught the reader, said for a referee: how many
+    empty cells it saw and which pieces' colours it took from the board."""
+    pieces = sorted({part for token in truth.values() for part in looks.split(token)})
+    return words(
+        "camera.learned",
+        "The camera learned the board as it lies, in this light: "
+        "{empty, plural, one {# empty cell} other {# empty cells}} and the pieces ({pieces})",
+        empty=sum(token is None for token in truth.values()),
+        pieces=[Words(f"token.{piece}", piece) for piece in pieces],
+    )
 
 
 def _hull(px: np.ndarray) -> np.ndarray:

@@ -316,3 +316,10 @@ class Diagnostics(BaseModel):
 class Done(BaseModel):
     ok: bool = True
     detail: str = ""
+
+
+class Learned(Done):
+    """What the camera learned from the board, as words a page says (empty for a
+    reader that says nothing of it)."""
+
+    said: dict[str, Any] = Field(default_factory=dict)

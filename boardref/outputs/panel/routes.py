@@ -505,11 +505,13 @@ async def set_corners(body: models.Corners, camera: TheCamera) -> models.Done:
 
 
 @referee_tools.post(
-    "/api/camera/learn", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
+    "/api/camera/learn", response_model=models.Learned, dependencies=[*CHANGE, ONLY_REFEREE]
 )
-async def learn_board(camera: TheCamera) -> models.Done:
-    camera.learn_board()
-    return models.Done(detail="the camera learned the board as it lies now")
+async def learn_board(camera: TheCamera) -> models.Learned:
+    lesson = camera.learn_board()
+    if lesson is None:
+        return models.Learned(detail="the camera learned the board as it lies now")
+    return models.Learned(detail=str(lesson), said=lesson.to_json())
 
 
 # --- the simulated table's virtual board ---------------------------------------------------

@@ -619,6 +619,21 @@ def test_learn_now_mends_a_start_learned_before_the_pieces_were_laid_out(store, 
     _play_first_step(t, shown, frames)
 
 
+def test_the_camera_says_what_it_learned_from_the_start_position(store, scene, caplog):
+    """Learning the start is said in words: the empty cells and the pieces' colours."""
+    shown = {"tokens": None, "hands": ()}
+    t, camera, frames = _watched_camera(store, scene, shown)
+    shown["tokens"] = t.tokens()
+    with caplog.at_level("INFO", logger="boardref"):
+        frames(5)
+    assert camera.reader.truth == t.tokens()
+    said = f"{sum(v is None for v in t.tokens().values())} empty cells and the pieces (blue, red)"
+    assert any(said in record.getMessage() for record in caplog.records), caplog.text
+    lesson = camera.learn_now()
+    assert lesson is not None and said in str(lesson)
+    assert lesson.to_json()["key"] == "camera.learned"
+
+
 def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scene, tmp_path):
     from boardref.referee.verdicts import RefereeError
     from vision import looks

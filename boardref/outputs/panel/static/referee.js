@@ -164,9 +164,11 @@ async function clickCorner(event) {
 }
 
 async function learnBoard() {
-  if (await post("/api/camera/learn")) {
+  const answer = await post("/api/camera/learn");
+  if (answer) {
     await loadCameraView(true);
-    $("camera-note").textContent = say("board_learned");
+    // a board game's reader says what it learned; Hägar's mat reader does not
+    $("camera-note").textContent = answer.said?.key ? said(answer.said) : say("board_learned");
   }
 }
 

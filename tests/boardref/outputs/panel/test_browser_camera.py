@@ -90,7 +90,11 @@ def test_the_referee_locates_the_board_by_clicking_its_corner_cells(table, brows
     expect(page.locator(".cell.corner")).to_have_count(0)
 
     page.click("#camera-learn")
-    expect(note).to_have_text("The camera learned the board as it lies now", timeout=WAIT_MS)
+    # the reader says what it learned: the empty holes counted, the marbles' colours
+    expect(note).to_contain_text(
+        "The camera learned the board as it lies, in this light:", timeout=WAIT_MS
+    )
+    expect(note).to_contain_text("empty cells and the pieces (")
     with httpx.Client(base_url=table, headers={"origin": table}) as referee:
         referee.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
         assert referee.get("/api/camera/corners").json() == {"cells": ["a13", "y13", "y5", "a5"]}
