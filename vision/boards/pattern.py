@@ -44,6 +44,10 @@ OUTLINE_MISFIT_PX = 12.0
 #: two ways round whose matched shares differ less than this are told apart by the
 #: pieces' colours
 TIE = 0.1
+#: ... and one way round is taken only if its pieces' colours fit better than the
+#: next way's by this much (0-2); else the board is not located: a board the same
+#: every way round (Fang den Hut!'s ring, its hats on the home fields) is not guessed
+COLOUR_MARGIN = 0.15
 
 
 def from_one_marker(frame, poses, lens: Lens, marks, radius: float, marker) -> Pose | None:
@@ -113,7 +117,12 @@ def from_outline(frame, lens: Lens, game, look, truth: dict, empty) -> Pose | No
         return None
     held.sort(key=lambda p: -p.matched)
     tied = [p for p in held if p.matched > held[0].matched - TIE]
-    best = min(tied, key=lambda p: _colour_miss(frame, lens, p, game, look, truth))
+    misses = sorted(
+        (_colour_miss(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)
+    )
+    if len(misses) > 1 and misses[1][0] - misses[0][0] < COLOUR_MARGIN:
+        return None  # the pattern fits more than one way round and nothing tells which
+    best = tied[misses[0][1]]
     return best if best.matched >= LEAST_MATCHED else None
 
 
