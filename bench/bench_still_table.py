@@ -4,7 +4,9 @@ process over a still spell, as a share of one core.
 - a camera table (``serve --sim`` with the synthetic camera) over a board nobody
   touches, per game the camera reads: the service and, beside it, the renderer
   process that stands in for its camera (a real camera's pipeline is not the
-  service's, but a capture rate that drops while still saves both);
+  service's, but a capture rate that drops while still saves both); the simulated
+  hall-sensor board of ``--sim`` runs in a thread of the service and counts in its
+  figure, resting between its heartbeats while nothing changes (about 0.1 %);
 - a hall-sensor table with its board attached: the simulated board
   (``python -m firmware_bridge.sim``) on a pseudo-terminal as a process of its own,
   the way the board's microcontroller is, and the service linked to it.

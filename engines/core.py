@@ -368,6 +368,12 @@ class Game(Generic[S]):
             return []
         return self._legal_moves(state)
 
+    def must_pass(self, state: S) -> bool:
+        """Whether passing is the only legal move of the seat to act. The referee asks
+        it after every move; a game that can answer without listing its moves says so
+        in its own ``must_pass``."""
+        return self.legal_moves(state) == [PASS]
+
     def random_play(self, state: S, pick: random.Random) -> tuple[Any, S]:
         """``(move, state after it)`` for a legal move of the seat to act drawn with
         ``pick``: uniformly from ``legal_moves`` unless the engine says otherwise in its

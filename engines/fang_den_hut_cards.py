@@ -716,14 +716,16 @@ class FangDenHutCards(Game[CardsState]):
                     what=what,
                 )
             )
-        return [
-            self._card_list(cards, f"{what} of {self.seat_name(s)}") for s, cards in enumerate(data)
-        ]
+        return [self._card_list(cards, what, seat) for seat, cards in enumerate(data)]
 
-    def _card_list(self, data: Any, what: str) -> list[str]:
+    def _card_list(self, data: Any, what: str, seat: int | None = None) -> list[str]:
+        """``data`` if it lists card names, else ``RecordError`` naming ``what`` (of
+        ``seat``): the name is written only then, as the search reads a record a playout."""
         if not isinstance(data, list) or not all(
             isinstance(card, str) and card in self.cards for card in data
         ):
+            if seat is not None:
+                what = f"{what} of {self.seat_name(seat)}"
             raise RecordError(
                 words(
                     "rules.fang_den_hut_cards.must_list_card_names",

@@ -95,8 +95,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, partial, reduce
-from itertools import chain, combinations, compress
+from functools import cache, lru_cache, partial, reduce
+from itertools import chain, combinations, compress, repeat
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
@@ -296,20 +296,13 @@ class _Found:
                 foxes[row] = have | new
                 self.claim(rows if new == bits else {row: new}, new.bit_count(), group)
             return
-        # set operations on the keys and ``map`` run in C; only rows found before
-        # are looked at, a whole list at a time
-        known = foxes.keys() & rows.keys()
-        fresh = rows if not known else {row: rows[row] for row in rows.keys() - known}
-        foxes.update(fresh)
-        if known:
-            seen = list(known)
-            had = list(map(foxes.__getitem__, seen))
-            added = list(map(and_, map(rows.__getitem__, seen), map(invert, had)))
-            if any(added):
-                grown, gained = list(compress(seen, added)), list(compress(added, added))
-                fresh.update(zip(grown, gained))
-                foxes.update(zip(grown, map(or_, compress(had, added), gained)))
+        # a whole list at a time with ``map`` in C; the ends new to the turn keep the
+        # order of ``rows``, so the turn's listing is the same in every interpreter
+        had = list(map(foxes.get, rows, repeat(0)))
+        added = list(map(and_, rows.values(), map(invert, had)))
+        fresh = dict(compress(zip(rows, added), added))
         if fresh:
+            foxes.update(zip(rows, map(or_, had, rows.values())))
             self.claim(fresh, sum(map(int.bit_count, fresh.values())), group)
 
     def claim(self, rows: dict[int, int], size: int, group: _Group) -> None:
@@ -2141,6 +2134,13 @@ def _two_molehill_steps(moles: Spaces, end: int, fields: list[int]) -> list[tupl
 _CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
 
 
+@lru_cache(maxsize=4096)
+def _cells_of_bits(bits: int) -> tuple[int, ...]:
+    """The cells whose bits ``bits`` holds, lowest first: a turn's rows share a few
+    sets of fox spaces, so each set is spelt out once."""
+    return tuple(i for i, bit in enumerate(bin(bits)[:1:-1]) if bit == "1")
+
+
 def _sensed_ends(
     found: _Found, readers: list[tuple], fox_before: int
 ) -> tuple[SensedOutcomes, list[int], array[int]]:
@@ -2178,13 +2178,17 @@ def _sensed_ends(
                 add_row(rid)
                 add_cell(fox)
                 continue
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                if not low & near:
-                    add_row(rid)
-                    add_cell(low.bit_length() - 1)
-                    continue
+            odd = bits & near
+            while True:
+                # the fox spaces up to the next that reads otherwise, a whole run at once
+                low = odd & -odd
+                run = _cells_of_bits(bits & (low - 1) if low else bits)
+                of_row.extend(repeat(rid, len(run)))
+                cells.extend(run)
+                if not low:
+                    break
+                bits &= ~((low << 1) - 1)
+                odd ^= low
                 fox = low.bit_length() - 1
                 shared = rows[rid]
                 add_row(len(rows))

@@ -286,6 +286,22 @@ class Sternhalma(Game[SternhalmaState]):
             self._listed = (state, moves)
         return list(moves)
 
+    def must_pass(self, state: SternhalmaState) -> bool:
+        """A free hole beside one of the mover's pieces is a move: asked after every
+        move, this answers almost always without the jump search of ``_paths``."""
+        if self.to_move(state) is None:
+            return False
+        holes, seat = state.holes, state.turn
+        goal = self._in_goal[seat] if self.options["no_leaving_goal"] else ()
+        origin = -1
+        for _ in range(holes.count(seat)):
+            origin = holes.index(seat, origin + 1)
+            leaves = origin in goal
+            for dest, _step in self._steps[origin]:
+                if holes[dest] == EMPTY and not (leaves and dest not in goal):
+                    return False
+        return super().must_pass(state)
+
     def _write_moves(self, state: SternhalmaState) -> list[Move]:
         """The seat to move's moves, written out (or taken from those written before)."""
         self._keep_few_written()

@@ -9,6 +9,7 @@ part of the protocol itself: whatever it says, the firmware says.
 """
 
 import argparse
+import contextlib
 import os
 import random
 import select
@@ -151,6 +152,11 @@ class Simulator:
         self._injected: list[bytes] = []
         self._changed = threading.Condition()
         self._closing = False
+        #: a control changed what the sensors read or what the device must do: the
+        #: device, resting between heartbeats, scans again at once
+        self._nudged, self._nudge_line = os.pipe()
+        os.set_blocking(self._nudged, False)
+        os.set_blocking(self._nudge_line, False)
         self._thread = threading.Thread(target=self._run, name="boardref-sim", daemon=True)
 
     # -- controls -------------------------------------------------------------------
@@ -166,8 +172,12 @@ class Simulator:
         with self._changed:
             self._closing = True
             self._want_plugged = False
+        self._nudge()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
+        for end in (self._nudged, self._nudge_line):
+            with contextlib.suppress(OSError):  # closed already by an earlier close
+                os.close(end)
         if self._own_dir:
             os.rmdir(self._own_dir)
             self._own_dir = None
@@ -181,6 +191,7 @@ class Simulator:
     def set_cell(self, cell: int, state: int) -> None:
         """Put (state 1, or a magnet class) or take away (state 0) the piece on ``cell``."""
         self.sensors.board[cell] = state
+        self._nudge()
 
     def set_board(self, states: bytes | Iterable[int]) -> None:
         """Set every cell at once, a byte (or int) per cell."""
@@ -188,6 +199,7 @@ class Simulator:
         if len(cells) != self.cells:
             raise ValueError(f"the board has {self.cells} cells, not {len(cells)}")
         self.sensors.board[:] = cells
+        self._nudge()
 
     @property
     def board(self) -> bytes:
@@ -197,19 +209,23 @@ class Simulator:
     def flicker(self, cell: int, seconds: float) -> None:
         """Make one sensor read at random for a while."""
         self.sensors.flicker(cell, seconds)
+        self._nudge()
 
     def stick(self, cell: int) -> None:
         """Make one sensor read a piece whatever stands there (a shorted switch)."""
         self.sensors.stuck.add(cell)
+        self._nudge()
 
     def kill(self, cell: int) -> None:
         """Make one sensor read nothing whatever stands there (a dead or unwired sensor)."""
         self.sensors.dead.add(cell)
+        self._nudge()
 
     def couple(self, cell: int, neighbour: int) -> None:
         """Make sensor ``cell`` answer to a piece on ``neighbour`` too (a magnet too
         strong, a sensor mounted off-centre)."""
         self.sensors.crosstalk.setdefault(cell, set()).add(neighbour)
+        self._nudge()
 
     def tune(self, cell: int, baseline: float | None = None, gain: float | None = None) -> None:
         """Give one magnet sensor its own resting reading (ADC counts) or gain (1.0 is
@@ -218,6 +234,7 @@ class Simulator:
             self.sensors.baseline[cell] = baseline
         if gain is not None:
             self.sensors.gain[cell] = gain
+        self._nudge()
 
     def stall(self, seconds: float) -> None:
         """Hang the device for ``seconds`` (0 ends a stall): no scans, no answers, no
@@ -225,6 +242,7 @@ class Simulator:
         stopped (or resumed), so nothing slips through after the call."""
         with self._changed:
             self._stalled_until = time.monotonic() + seconds
+            self._nudge()
             self._changed.wait_for(
                 lambda: self._stalled == (seconds > 0) or not self._thread.is_alive(), timeout=5
             )
@@ -232,17 +250,20 @@ class Simulator:
     def inject(self, data: bytes) -> None:
         """Put raw bytes on the line towards the host, between frames, like line noise."""
         self._injected.append(bytes(data))
+        self._nudge()
 
     def unplug(self) -> None:
         """Pull the USB cable: the link vanishes and the terminal hangs up."""
         with self._changed:
             self._want_plugged = False
+        self._nudge()
         self._wait_applied()
 
     def plug(self) -> None:
         """Plug the cable back in: the device boots afresh (LEDs dark) and reappears."""
         with self._changed:
             self._want_plugged = True
+        self._nudge()
         self._wait_applied()
 
     @property
@@ -265,8 +286,24 @@ class Simulator:
             ):
                 raise TimeoutError("the simulator did not follow the control in time")
 
+    def _nudge(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):  # a nudge is pending already
+            os.write(self._nudge_line, b"!")
+
+    def _resting(self, alike: int, device: Device) -> bool:
+        """Whether the next scans can say nothing until the heartbeat: the board read
+        alike for more scans in a row than the debouncer needs (so it has taken the
+        board as it reads), and nothing read at random (noise, a flicker)."""
+        sensors = self.sensors
+        settled = alike > device.settings["debounce_scans"]
+        return settled and not sensors.noise and not sensors._flicker_until
+
     def _run(self) -> None:
         next_scan = 0
+        # A resting board is scanned only for the heartbeat, as its scans would say
+        # nothing (the firmware still decides what each scan says): the simulated
+        # board on a table nobody touches costs no CPU for 250 scans a second
+        alike, last_raw, said_at = 0, b"", _now_ms()
         try:
             while not self._closing:
                 if self._want_plugged != self.plugged:
@@ -281,15 +318,29 @@ class Simulator:
                 if device is None or master is None or stalled:
                     time.sleep(0.01)
                     continue
-                wait = max(0, next_scan - _now_ms()) / 1000
-                if select.select([master], [], [], wait)[0]:
+                due = next_scan
+                if self._resting(alike, device):
+                    due = max(due, said_at + device.settings["heartbeat_ms"])
+                wait = max(0, due - _now_ms()) / 1000
+                ready = select.select([master, self._nudged], [], [], wait)[0]
+                if self._nudged in ready:
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(self._nudged, 4096)
+                    alike = 0
+                if master in ready:
                     self._send(device.receive(self._read(master), _now_ms()))
+                    alike = 0
                 while self._injected:
                     self._send(self._injected.pop(0))
                 now = _now_ms()
                 if now >= next_scan:
                     raw = self.sensors.read()
-                    self._send(device.scan(raw, now, self.sensors.readings))
+                    alike = alike + 1 if raw == last_raw else 0
+                    last_raw = raw
+                    said = device.scan(raw, now, self.sensors.readings)
+                    if said:
+                        said_at = now
+                    self._send(said)
                     period = device.settings["scan_period_ms"]
                     next_scan = max(next_scan + period, now)
         finally:

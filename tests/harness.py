@@ -206,9 +206,10 @@ def start_dashboard(url: str, port: int, wait: float = WAIT) -> subprocess.Popen
     return process
 
 
-def reporting_table(folder: Path, url: str, name: str) -> Service:
+def reporting_table(folder: Path, url: str, name: str, **settings) -> Service:
     """A table whose moves are tapped on the panel, reporting to the broker at
-    ``url`` as ``name``, started on a loop of its own."""
+    ``url`` as ``name``, started on a loop of its own; ``settings`` are more config
+    keys (``"fleet.user": "t1"``)."""
     import asyncio
 
     from boardref.runtime.config import load_config
@@ -220,6 +221,7 @@ def reporting_table(folder: Path, url: str, name: str) -> Service:
             "game.name": "catch_the_hare",
             "fleet.url": url,
             "fleet.table_id": name,
+            **settings,
         }
     )
     return Service(config, asyncio.new_event_loop())

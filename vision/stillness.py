@@ -45,17 +45,25 @@ class Stillness:
         """``surround`` is the board with a band of table around it: an arm reaching
         over the board crosses that band even where tall pieces hide the board's rim."""
         w, h = size
-        self.size = (w // SCALE, h // SCALE)
-        roi = np.zeros(self.size[::-1], np.uint8)
+        roi = np.zeros((h // SCALE, w // SCALE), np.uint8)
         cv2.fillConvexPoly(roi, np.round(board_outline / SCALE).astype(np.int32), 255)
         around = np.zeros_like(roi)
         cv2.fillConvexPoly(around, np.round(surround / SCALE).astype(np.int32), 255)
         zones = np.zeros_like(roi)
         for polygon in piece_zones:
             cv2.fillConvexPoly(zones, np.round(polygon / SCALE).astype(np.int32), 255)
-        zones = cv2.dilate(zones, np.ones((3, 3), np.uint8))
-        self.roi = roi
-        self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(zones))
+        grown = cv2.dilate(zones, np.ones((3, 3), np.uint8))
+        # only the board and the band around it are ever compared: the rest of the
+        # frame (some 40 % of it) is neither scaled down nor looked at
+        x, y, cw, ch = cv2.boundingRect(cv2.bitwise_or(roi, around))
+        if not cw or not ch:  # nothing of the board in view: the whole frame
+            x, y, ch, cw = 0, 0, *roi.shape
+        inside = slice(y, y + ch), slice(x, x + cw)
+        #: the part of a frame compared, in its pixels: whole 4x4 blocks of it
+        self._crop = slice(SCALE * y, SCALE * (y + ch)), slice(SCALE * x, SCALE * (x + cw))
+        self.size = (cw, ch)
+        self.roi = roi[inside]
+        self.background_mask = cv2.bitwise_and(around, cv2.bitwise_not(grown))[inside]
         self.previous: np.ndarray | None = None
         #: the background (the last clear view) blurred as it is compared, and its
         #: mean colour
@@ -67,11 +75,11 @@ class Stillness:
         self._read: np.ndarray | None = None
 
     def small(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` at a quarter size, each pixel the mean of its 4x4 block: bilinear
-        at exactly half size averages 2x2, then area averages those 2x2 (together a
-        seventh of the time of one area resize)."""
+        """The part of ``frame`` compared at a quarter size, each pixel the mean of its
+        4x4 block: bilinear at exactly half size averages 2x2, then area averages those
+        2x2 (together a seventh of the time of one area resize)."""
         w, h = self.size
-        half = cv2.resize(frame, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+        half = cv2.resize(frame[self._crop], (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
         return cv2.resize(half, self.size, interpolation=cv2.INTER_AREA)
 
     def look(self, frame: np.ndarray) -> str:

@@ -28,6 +28,7 @@ from fastapi import FastAPI, HTTPException, Response, WebSocket
 
 from boardref.cafe.daybook import DayBook, daybook_routes
 from boardref.cafe.on_loop import OnLoop
+from boardref.cafe.standings import CafeLeague, standings_routes
 from boardref.cafe.trust import Doubts, link_of
 from boardref.outputs.fleet import ROOT, Broker
 from boardref.outputs.panel import connections
@@ -288,6 +289,7 @@ def dashboard_app(fleet: Fleet) -> FastAPI:
         return words_of(language)
 
     app.include_router(daybook_routes(fleet.book))
+    app.include_router(standings_routes(CafeLeague(fleet.book)))
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from boardref.cafe.trust import Doubts
 from boardref.eventlog.history import archive, file_name, seats_said
+from boardref.eventlog.players import player_tag
 from engines import RulesError
 from engines.records import GameRecord, from_json, write
 from engines.replay import verify
@@ -129,6 +130,10 @@ class DayBook:
                     "winners": [] if r.result is None else [r.seats[s] for s in r.result.winners],
                     # the winners as their game names them, said in each page's language
                     "winners_said": [] if r.result is None else _said(r, r.result.winners),
+                    # the café's names of the winners' players (None: anonymous)
+                    "winners_named": []
+                    if r.result is None
+                    else [r.tags.get(player_tag(s)) for s in r.result.winners],
                     "reason": "" if r.result is None else r.result.reason,
                     "plies": r.plies,
                 }

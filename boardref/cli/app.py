@@ -24,6 +24,9 @@ from boardref.cli.logs import (
 )
 from engines import GAMES, RulesError
 
+#: where `boardref fleet` finds the dashboard's broker password, out of sight of `ps`
+PASSWORD_VARIABLE = "BOARDREF_BROKER_PASSWORD"
+
 app = typer.Typer(help="boardref: a referee for physical board games.", no_args_is_help=True)
 
 
@@ -129,7 +132,7 @@ def _run_service(settings, sim: bool, fault=None) -> None:
 
     from boardref.eventlog.store import StoreError
     from boardref.outputs.panel.server import ServiceError
-    from boardref.runtime.service import serve as run_service
+    from boardref.runtime.serving import serve as run_service
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -148,16 +151,35 @@ def fleet(
     records: Path | None = typer.Option(
         None, help="folder keeping the ended games' records across restarts"
     ),
+    user: str | None = typer.Option(None, help="the dashboard's login on the broker"),
+    password: str | None = typer.Option(
+        None,
+        envvar=PASSWORD_VARIABLE,
+        show_envvar=True,
+        help="its password: better in the environment or a file, since every user of the "
+        "machine sees a command line",
+    ),
+    password_file: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="a file holding its password (one line)"
+    ),
+    certfile: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="the dashboard's own certificate (PEM)"
+    ),
+    keyfile: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="the key of that certificate (PEM)"
+    ),
 ) -> None:
     """Serve the café dashboard: every table on the broker, live, and the day's games."""
     import asyncio
     import logging
 
     from boardref.cafe.dashboard import run_dashboard
-    from boardref.outputs.fleet import Broker
+    from boardref.outputs.fleet import LOGIN, Broker
 
+    options = {key: f"--{key.replace('_', '-')}" for key in LOGIN} | {"url": "--mqtt"}
+    login = (user, password, password_file, certfile, keyfile)
     try:
-        broker = Broker.from_url(mqtt)
+        broker = Broker.logged_in(mqtt, *login, names=options)
         arguments.listen_address(host)
         if records is not None:
             arguments.folder(records, "--records")

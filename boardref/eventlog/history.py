@@ -3,9 +3,9 @@ page at a time, each game's record (``engines.records``) built from the event lo
 its replay step by step, and records imported from elsewhere.
 
 It reads through a connection of its own (a year of history must never hold up the
-referee's writes) and writes only imports; it never touches the game being played:
-that game is not listed and has no record yet (its seed and any hidden hands stay
-secret until it ends).
+referee's writes) and writes only imports and each ended game's league row; it never
+touches the game being played: that game is not listed and has no record yet (its
+seed and any hidden hands stay secret until it ends).
 """
 
 from __future__ import annotations
@@ -20,7 +20,16 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-from boardref.eventlog.players import LeagueError, Players, player_tag, seat_statements
+from boardref.eventlog.league_games import (
+    CHANGES,
+    LEAGUE_GAMES,
+    Outcome,
+    Seated,
+    changes_counted,
+    outcome_of,
+    row_statement,
+)
+from boardref.eventlog.players import LeagueError, Players, names_of, player_tag, seat_statements
 from boardref.eventlog.store import Store, StoredGame
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, TableState, seats_of
@@ -45,6 +54,9 @@ MARKS = ("corrected", "confirmed", "chosen")
 DAY = 86400
 #: the record's tag with the referee's word on whether the game counts for the league
 RATED_TAG = "Rated"
+#: games whose league rows are worked out per transaction, so the referee's next
+#: event never waits long
+LEAGUE_BATCH = 50
 
 
 class HistoryError(Exception):
@@ -94,13 +106,22 @@ class History:
         self.store, self.table = store, table
         store.define("origins", ORIGINS)
         store.define("results", RESULTS)
+        store.define("league_games", LEAGUE_GAMES)
+        store.define("league_changes", CHANGES)
         #: the café's players, named in each record
         self.players = Players(store)
+        if not store.reading:
+            store.write(changes_counted())
         alone = store.reading or str(store.path) == ":memory:"
         self._reader: Store | None = store if alone else None
         self._opening = threading.Lock()
+        #: one thread works the league's missing rows out at a time (the pruner as a
+        #: game ends, a standings request): an old log has them all to work out once
+        self._working = threading.Lock()
+        #: the league rows read so far, by game, with the text each was read from
+        self._outcomes: dict[int, tuple[str, Outcome]] = {}
 
-    def _reading(self) -> Store:
+    def reader(self) -> Store:
         """The log as the history reads it: beside a writer, a connection of its own,
         so a list or a replay read on a worker thread never waits for the referee's
         writes nor holds them up."""
@@ -144,7 +165,7 @@ class History:
         if before is not None:
             where.append("(g.started, g.id) < (SELECT started, id FROM games WHERE id = ?)")
             params.append(before)
-        rows = self._reading().read(
+        rows = self.reader().read(
             "SELECT g.id, g.game, g.players, g.options, COALESCE(o.table_id, ?),"
             " g.started, g.ended,"
             " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move'),"
@@ -171,7 +192,7 @@ class History:
     def record(self, game_id: int) -> GameRecord:
         """The record of an ended game; ``HistoryError`` for an open or unknown one."""
         stored = self._ended(game_id)
-        reader = self._reading()
+        reader = self.reader()
         origin = reader.read("SELECT table_id FROM origins WHERE game_id = ?", (game_id,))
         ended = reader.read("SELECT ended FROM games WHERE id = ?", (game_id,))[0][0]
         record = record_of(stored, origin[0][0] if origin else self.table, ended)
@@ -182,7 +203,7 @@ class History:
         return replace(record, tags=record.tags | tags)
 
     def _ended(self, game_id: int) -> StoredGame:
-        rows = self._reading().read("SELECT ended FROM games WHERE id = ?", (game_id,))
+        rows = self.reader().read("SELECT ended FROM games WHERE id = ?", (game_id,))
         if not rows:
             raise HistoryError(words("history.no_game", "There is no game {id}", id=game_id))
         if rows[0][0] is None:
@@ -194,7 +215,78 @@ class History:
                 ),
                 409,
             )
-        return self._reading().game(game_id)
+        return self.reader().game(game_id)
+
+    # --- the league's rows -------------------------------------------------------------
+
+    def keep_outcomes(self) -> list[tuple[Outcome, float]]:
+        """Work out the rows of the ended games that have none yet (a game in which
+        nothing was played has none) and keep them, unless the log is only read;
+        returns them with when each ended."""
+        with self._working:  # a second caller then finds nothing missing
+            missing = self.reader().read(
+                "SELECT g.id, g.ended FROM games g WHERE g.ended IS NOT NULL"
+                " AND NOT EXISTS (SELECT 1 FROM league_games l WHERE l.game_id = g.id)"
+                " AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id"
+                "  AND e.kind IN ('move', 'chance'))"
+            )
+            worked: list[tuple[Outcome, float]] = []
+            for first in range(0, len(missing), LEAGUE_BATCH):
+                batch = []
+                for gid, ended in missing[first : first + LEAGUE_BATCH]:
+                    try:
+                        batch.append((outcome_of(gid, self.record(gid)), ended))
+                    except HistoryError:
+                        continue  # pruned meanwhile, its row kept by the pruning
+                if not self.store.reading:
+                    self.store.write([row_statement(outcome, ended) for outcome, ended in batch])
+                worked += batch
+            return worked
+
+    def kept_outcomes(self, game: str, first: float, after: float) -> list[Seated]:
+        """Every finished game of ``game`` that ended in [first, after) with its named
+        seats (as the players are called now) and the referee's word on rating it."""
+        fresh = [
+            outcome
+            for outcome, ended in self.keep_outcomes()
+            if outcome.game == game and first <= ended < after
+        ]
+        reader, span = self.reader(), (game, first, after)
+        rows = reader.read(
+            "SELECT l.game_id, l.outcome, r.rated FROM league_games l"
+            " LEFT JOIN league_rated r ON r.game_id = l.game_id"
+            " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
+            span,
+        )
+        names: dict[int, dict[int, str]] = {}
+        for gid, seat, name in reader.read(
+            "SELECT s.game_id, s.seat, p.name FROM league_games l"
+            " JOIN seat_players s ON s.game_id = l.game_id JOIN players p ON p.id = s.player_id"
+            " WHERE l.game = ? AND l.ended >= ? AND l.ended < ?",
+            span,
+        ):
+            names.setdefault(gid, {})[seat] = name
+        found = [
+            Seated(self._outcome(gid, game, text), names.get(gid, {}), _rated(rated))
+            for gid, text, rated in rows
+        ]
+        if self.store.reading:  # worked out but not kept: read beside them
+            players = self.players
+            found += [Seated(o, players.names(o.game_id), players.rated(o.game_id)) for o in fresh]
+        return found
+
+    def league_changes(self) -> int | None:
+        """How many changes the league's tables have seen: standings worked out at the
+        same count are still true (None: this log does not count them)."""
+        found = self.reader().read("SELECT n FROM league_changes")
+        return found[0][0] if found else None
+
+    def _outcome(self, game_id: int, game: str, text: str) -> Outcome:
+        """A kept row read: each is read once, as rows never change."""
+        known = self._outcomes.get(game_id)
+        if known is None or known[0] != text:
+            known = self._outcomes[game_id] = (text, Outcome.from_json(game_id, game, text))
+        return known[1]
 
     # --- writing ------------------------------------------------------------------------
 
@@ -229,7 +321,7 @@ class History:
             raise HistoryError(exc.words, 422) from None
         events = events_of(record)
         now = time.time()
-        started, ended = _epoch(record.start, now), _epoch(record.end, now)
+        started, ended = epoch(record.start, now), epoch(record.end, now)
         newest = "(SELECT MAX(id) FROM games)"
         statements = [
             (
@@ -257,6 +349,7 @@ class History:
                 (record.table or "imported",),
             ),
             *seated,
+            row_statement(outcome_of(0, record), ended, newest),
         ]
         rated = record.tags.get(RATED_TAG)
         if rated in ("yes", "no"):
@@ -267,12 +360,6 @@ class History:
                 )
             )
         return self.store.write(statements)[0]
-
-
-def names_of(record: GameRecord) -> dict[int, str]:
-    """The named seats of a record: seat (from 0) to the player's name."""
-    tags = record.tags
-    return {s: tags[player_tag(s)] for s in range(record.players) if tags.get(player_tag(s))}
 
 
 # --- from the log to a record and back ------------------------------------------------
@@ -438,6 +525,10 @@ def game_of_stored(stored: StoredGame) -> Game:
     return load_game(stored.game, stored.players, **stored.options)
 
 
+def _rated(said: int | None) -> bool | None:
+    return None if said is None else bool(said)
+
+
 def day_start(day: str) -> float:
     """The first second of ``day`` (YYYY-MM-DD) in this machine's time zone."""
     try:
@@ -456,7 +547,8 @@ def _iso(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _epoch(text: str, default: float) -> float:
+def epoch(text: str, default: float) -> float:
+    """The seconds since 1970 of a record's time (ISO 8601, UTC), else ``default``."""
     try:
         return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
     except ValueError:

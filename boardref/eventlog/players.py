@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from boardref.eventlog.store import Store
+from engines.records import GameRecord
 from engines.words import Words, words
 
 PLAYERS = "id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE, created REAL NOT NULL"
@@ -49,6 +50,18 @@ class Player:
 def player_tag(seat: int) -> str:
     """The record's tag naming the player of ``seat`` (from 0): ``Player1`` ..."""
     return f"Player{seat + 1}"
+
+
+def names_of(record: GameRecord) -> dict[int, str]:
+    """The named seats of a record: seat (from 0) to the player's name."""
+    tags = record.tags
+    return {s: tags[player_tag(s)] for s in range(record.players) if tags.get(player_tag(s))}
+
+
+def without_names(record: GameRecord) -> GameRecord:
+    """``record`` with every seat anonymous, for a broker outside the café."""
+    tags = {k: v for k, v in record.tags.items() if k not in map(player_tag, range(record.players))}
+    return replace(record, tags=tags)
 
 
 def checked_name(name: object) -> str:

@@ -3,8 +3,9 @@ or beyond the newest ``keep_games`` are pruned, a few at a time on a thread of t
 own, so the log stops growing while the table plays on.
 
 A pruned game leaves one compact row in ``results`` (who played which seat, the
-result, the dates) for a players' league to count later; its events, and so its
-record and replay, are gone. The game being played is never pruned.
+result, the dates) and its league row (``league_games``), so the league's standings
+still count it; its events, and so its record and replay, are gone. The game being
+played is never pruned.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def prune(history: History, keep_days: int, keep_games: int, now: float | None =
                 (keep_games,),
             )
         }
+    history.keep_outcomes()  # the league still counts the games about to go
     ordered = sorted(gone)
     for first in range(0, len(ordered), BATCH):
         batch = tuple(ordered[first : first + BATCH])

@@ -1,25 +1,29 @@
-"""The league's ratings: openskill's Plackett-Luce model, per game, recomputed from
-the records of finished games in the order they ended, so the same records always
-give the same ratings, and a record imported later counts as if it had been played
-here.
+"""The league's ratings: openskill's Plackett-Luce model, per game, recomputed every
+time from what the log keeps of each finished game (``boardref.eventlog.league_games``,
+worked out once from its record) in the order the games ended, so the same records
+always give the same ratings, and a record imported later counts as if it had been
+played here.
 
 Who is rated: each named player, and each computer seat as the pseudo-player
 "computer (level)". An anonymous seat plays as a newcomer who is forgotten after the
 game. A game with no named player changes nobody's rating. A game abandoned, or
 corrected by the referee (a position set by hand, a move the referee put in), is not
 rated unless the referee says so; an abandoned game rated so counts as a draw.
-This module only reads records; it never writes a rating anywhere.
+It only reads; it never writes a rating anywhere.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce
 
-from engines import RulesError, load_game
+from boardref.eventlog.league_games import Seated, outcome_of
+from boardref.eventlog.players import names_of
 from engines.records import GameRecord
 
 MODEL = PlackettLuce()
@@ -28,6 +32,16 @@ MODEL = PlackettLuce()
 #: newcomers), so an early ordinal (mu - 3 sigma) says more about how new a player is
 #: than how well they play; five games is a regular's first league evening or two
 PROVISIONAL = 5
+#: the ratings after the first games of a list, by a digest of everything those games
+#: bring (who played, as they are named now, places, order): asked again, with a game
+#: more, or with one of its last RECENT games changed (a seat named just after the
+#: game), only what is new or changed is rated. The answer is always the one rating every game
+#: afresh gives; a rename, a merge or the referee's word changes the digest from the
+#: first game it touches on. A few lists: the standings of each game and season.
+_MEMO: OrderedDict[bytes, dict[str, Rated]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+RECENT = 4
+MEMO_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -38,17 +52,6 @@ class Entrant:
     key: str
     name: str
     computer: bool = False
-
-
-@dataclass(frozen=True)
-class Played:
-    """A finished game as the league reads it: its number in the log, its record
-    (with its ``PlayerN`` tags), and the referee's word on rating it (None: as the
-    rules go)."""
-
-    game_id: int
-    record: GameRecord
-    rated: bool | None = None
 
 
 @dataclass
@@ -72,107 +75,101 @@ class Rated:
         return len(self.games) < PROVISIONAL
 
 
-def counts(played: Played) -> bool:
+def played(game_id: int, record: GameRecord, rated: bool | None = None) -> Seated:
+    """A game as the league reads it, from its record (its ``PlayerN`` tags name the
+    seats): a record heard by the café, or one a test wrote."""
+    return Seated(outcome_of(game_id, record), names_of(record), rated)
+
+
+def counts(game: Seated) -> bool:
     """Whether a game is rated: finished and untouched by the referee, or the
     referee said so."""
-    record = played.record
-    if played.rated is not None:
-        return played.rated and (record.result is not None or record.abandoned)
-    corrected = any(
-        entry.kind == "position" or "corrected" in entry.marks for entry in record.entries
-    )
-    return record.result is not None and not record.abandoned and not corrected
+    if game.rated is not None:
+        return game.rated and game.outcome.finished
+    return game.outcome.by_the_rules
 
 
-def seat_entrants(record: GameRecord) -> list[Entrant | None]:
+def seat_entrants(game: Seated) -> list[Entrant | None]:
     """Who played each seat by the game's end: a named player, the computer at its
     level, or None (anonymous)."""
-    computer, level = set(record.computer), record.level
-    for entry in record.entries:
-        if entry.kind == "computer":
-            computer, level = set(entry.computer), entry.level
     seats: list[Entrant | None] = []
-    for seat in range(record.players):
-        name = record.tags.get(f"Player{seat + 1}")
-        if seat in computer:
+    for seat, level in enumerate(game.outcome.computer):
+        name = game.names.get(seat)
+        if level is not None:
             seats.append(Entrant(f"computer:{level}", f"computer ({level})", True))
         else:
             seats.append(Entrant(f"player:{name.casefold()}", name) if name else None)
     return seats
 
 
-@cache
-def _teams(game: str, players: int, options: str) -> tuple[int, ...]:
-    """The team of each seat: the game's own teams, else each seat its own."""
-    import json
-
-    try:
-        found = load_game(game, players, **json.loads(options))
-    except RulesError:
-        return tuple(range(players))
-    return tuple(getattr(found, "teams", range(players)))
-
-
-def teams_and_ranks(record: GameRecord) -> tuple[list[list[int]], list[float]]:
-    """The seats of each team and each team's place (1 first, ties share a place):
-    winners first, then by score where the game keeps scores, every team level in a
-    draw or an abandoned game."""
-    import json
-
-    of_seat = _teams(record.game, record.players, json.dumps(record.options, sort_keys=True))
-    teams: dict[int, list[int]] = {}
-    for seat, team in enumerate(of_seat):
-        teams.setdefault(team, []).append(seat)
-    result = record.result
-    winners = set(result.winners) if result is not None else set()
-    scores = result.scores if result is not None else None
-
-    def standing(seats: list[int]) -> tuple[int, float]:
-        total = sum(scores[s] for s in seats) if scores is not None else 0.0
-        return (0 if winners & set(seats) else 1, -total)
-
-    grouped = list(teams.values())
-    order = sorted({standing(seats) for seats in grouped})
-    return grouped, [float(order.index(standing(seats)) + 1) for seats in grouped]
-
-
-def ratings(games: Iterable[Played]) -> dict[str, Rated]:
+def ratings(games: Iterable[Seated]) -> dict[str, Rated]:
     """Every entrant's rating after ``games``, rated one by one in the order they
-    ended (then by number); games that do not count are skipped."""
-    rated: dict[str, Rated] = {}
-    for played in sorted(games, key=lambda p: (p.record.end, p.game_id)):
-        if counts(played):
-            _rate(played, rated)
+    ended (then began, then by the record's commitment); games that do not count are skipped."""
+    counted = [
+        game
+        for game in sorted(games, key=lambda g: g.outcome.rating_order)
+        if counts(game)
+    ]
+    digest, digests = hashlib.blake2b(digest_size=16), []
+    for game in counted:
+        digest.update(_everything_of(game))
+        digests.append(digest.digest())
+    start, rated = 0, {}
+    with _MEMO_LOCK:
+        for done in range(len(digests), 0, -1):
+            if digests[done - 1] in _MEMO:
+                start, rated = done, _copy(_MEMO[digests[done - 1]])
+                break
+    kept = {}
+    for done, game in enumerate(counted[start:], start=start + 1):
+        _rate(game, rated)
+        if done >= len(counted) - RECENT:
+            kept[digests[done - 1]] = _copy(rated)
+    with _MEMO_LOCK:
+        _MEMO.update(kept)
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
     return rated
 
 
-def _rate(played: Played, rated: dict[str, Rated]) -> None:
+def _everything_of(game: Seated) -> bytes:
+    """All a game brings to the ratings, as bytes for the digest."""
+    o = game.outcome
+    named = sorted(game.names.items())
+    return repr((o.game_id, o.end, o.computer, named, o.teams, o.places, o.winners)).encode()
+
+
+def _copy(rated: dict[str, Rated]) -> dict[str, Rated]:
+    return {key: replace(row, games=list(row.games)) for key, row in rated.items()}
+
+
+def _rate(game: Seated, rated: dict[str, Rated]) -> None:
     """Rate one game into ``rated``. Two computer seats at one level both play from
     the pseudo-player's rating, and the first of them (in seat order) is kept."""
-    record = played.record
-    entrants = seat_entrants(record)
+    outcome = game.outcome
+    entrants = seat_entrants(game)
     people = [e.key for e in entrants if e is not None and not e.computer]
     if not people or len(people) != len(set(people)):
         return  # nobody named, or one name on two seats (an import): nothing fair to rate
-    grouped, ranks = teams_and_ranks(record)
-    seated = [[(s, e) for s in seats if (e := entrants[s]) is not None] for seats in grouped]
+    seated = [[e for s in seats if (e := entrants[s]) is not None] for seats in outcome.teams]
     teams = [
         [
             MODEL.rating(rated[e.key].mu, rated[e.key].sigma) if e.key in rated else MODEL.rating()
-            for _, e in team
+            for e in team
         ]
         or [MODEL.rating()]  # a team of anonymous seats plays as one newcomer
         for team in seated
     ]
-    winners = set(record.result.winners) if record.result is not None else set()
+    winners = set(outcome.winners)
     done: set[str] = set()
-    for team, seats, after in zip(seated, grouped, MODEL.rate(teams, ranks=ranks), strict=True):
-        for (_, entrant), new in zip(team, after, strict=False):
+    after = MODEL.rate(teams, ranks=list(outcome.places))
+    for team, seats, new_team in zip(seated, outcome.teams, after, strict=True):
+        for entrant, new in zip(team, new_team, strict=False):
             if entrant.key in done:
                 continue
             done.add(entrant.key)
             row = rated.setdefault(entrant.key, Rated(entrant, new.mu, new.sigma))
             row.mu, row.sigma, row.entrant = new.mu, new.sigma, entrant
-            row.games.append(played.game_id)
+            row.games.append(outcome.game_id)
             row.wins += bool(winners & set(seats))
-            row.last_played = record.end
+            row.last_played = outcome.end

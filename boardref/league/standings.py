@@ -3,7 +3,8 @@ rated player's row (rating, games, wins, last played, provisional) with the game
 behind it, as JSON rows or CSV. Seasons (a name, a first and a last day) are kept in
 the table's event log.
 
-Standings are worked out afresh from the records each time they are asked for
+Standings are worked out afresh each time they are asked for, from what the log
+keeps of every finished game (``boardref.eventlog.league_games``), pruned ones too
 (``boardref.league.ratings``); nothing here stores a rating. A season starts every
 player afresh. It reads the log and writes only seasons.
 """
@@ -12,12 +13,17 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from boardref.eventlog.history import DAY, History, day_start
+from boardref.eventlog.league_games import Seated
 from boardref.eventlog.players import LeagueError
-from boardref.league.ratings import Played, ratings
+from boardref.league.ratings import ratings
 from engines import GAMES
 from engines.words import words
 
@@ -25,8 +31,10 @@ SEASONS = "name TEXT PRIMARY KEY COLLATE NOCASE, first TEXT NOT NULL, last TEXT 
 SEASON_NAME = re.compile(r"^[\w .'-]{1,40}$")
 #: what starts a formula in a spreadsheet
 FORMULA = ("=", "+", "-", "@")
-#: every ended game, however long the history
-EVERY_GAME = 1_000_000
+#: standings remembered per log, for a few games and seasons
+REMEMBERED = 16
+_REMEMBERED: WeakKeyDictionary[History, OrderedDict[tuple, list[Row]]] = WeakKeyDictionary()
+_REMEMBERED_LOCK = threading.Lock()
 CSV_COLUMNS = (
     "place",
     "player",
@@ -100,15 +108,7 @@ class Seasons:
                     "A season's name is 1 to 40 letters, digits, spaces, dots or dashes",
                 )
             )
-        if day_start(first) > day_start(last):
-            raise LeagueError(
-                words(
-                    "league.season_backwards",
-                    "A season ends on or after its first day: {first} is after {last}",
-                    first=first,
-                    last=last,
-                )
-            )
+        checked_days(first, last)
         season = Season(name.strip(), first, last)
         self.store.write(
             [
@@ -125,9 +125,15 @@ class Seasons:
         self.store.write([("DELETE FROM seasons WHERE name = ?", (season.name,))])
 
 
-def played_games(history: History, game: str, season: Season | None = None) -> list[Played]:
-    """The ended games of ``game`` (in ``season``), each with its record and the
-    referee's word on rating it."""
+def played_games(history: History, game: str, season: Season | None = None) -> list[Seated]:
+    """The finished games of ``game`` (in ``season``), pruned ones too, each with its
+    named seats and the referee's word on rating it."""
+    checked_game(game)
+    return history.kept_outcomes(game, *span_of(season))
+
+
+def checked_game(game: str) -> None:
+    """``LeagueError`` (404) unless ``game`` is a game boardref knows."""
     if game not in GAMES:
         raise LeagueError(
             words(
@@ -138,14 +144,51 @@ def played_games(history: History, game: str, season: Season | None = None) -> l
             ),
             404,
         )
-    found = history.games(game=game, limit=EVERY_GAME)
-    if season is not None:
-        first, after = day_start(season.first), day_start(season.last) + DAY
-        found = [s for s in found if first <= s.ended < after]
-    return [Played(s.id, history.record(s.id), history.players.rated(s.id)) for s in found]
 
 
-def standings(played: list[Played]) -> list[Row]:
+def checked_days(first: str, last: str) -> None:
+    """``LeagueError`` unless a season from ``first`` to ``last`` (days) is one."""
+    if day_start(first) > day_start(last):
+        raise LeagueError(
+            words(
+                "league.season_backwards",
+                "A season ends on or after its first day: {first} is after {last}",
+                first=first,
+                last=last,
+            )
+        )
+
+
+def span_of(season: Season | None) -> tuple[float, float]:
+    """The season's time, from its first second to the first after it (every time
+    when there is no season)."""
+    if season is None:
+        return 0.0, math.inf
+    return day_start(season.first), day_start(season.last) + DAY
+
+
+def standings_of(history: History, game: str, season: Season | None = None) -> list[Row]:
+    """The standings of ``game`` (in ``season``) in ``history``'s log, remembered
+    until the league's tables change (rows kept, a seat named, a player renamed,
+    merged or deleted, the referee's word): asked again meanwhile, they are not
+    worked out again."""
+    checked_game(game)
+    history.keep_outcomes()
+    changes = history.league_changes()
+    key = (changes, game, season)
+    with _REMEMBERED_LOCK:
+        remembered = _REMEMBERED.setdefault(history, OrderedDict())
+        found = remembered.get(key) if changes is not None else None
+    if found is None:
+        found = standings(played_games(history, game, season))
+        with _REMEMBERED_LOCK:
+            remembered[key] = found
+            while len(remembered) > REMEMBERED:
+                remembered.popitem(last=False)
+    return found
+
+
+def standings(played: list[Seated]) -> list[Row]:
     """The rows, best rating first (then fewer games, then by name)."""
     rated = sorted(
         ratings(played).values(),

@@ -5,11 +5,13 @@ Pi's own speaker), in word-table keys that each outlet says in its own language.
 It reads only the public snapshot, never a seat's hidden view, so no hand is ever
 spoken. It never changes the game, and it says nothing twice: each announcement has
 a number that rises through a service run, and an outlet says only numbers it has not
-said (a page that loads marks those it finds as said).
+said (a page that loads marks those it finds as said). A sentence it cannot make is
+logged and left unsaid: speech must never keep a state from the table's pages.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import deque
 from collections.abc import Hashable
@@ -19,6 +21,8 @@ from typing import Any
 from boardref.outputs.spoken import COMPUTER_MOVES, COMPUTER_PLAYS, heard
 from boardref.referee.kinds import Phase
 from boardref.referee.snapshot import Ending, Said, SeatState, TableState
+
+log = logging.getLogger("boardref")
 
 #: the most recent announcements every output is shown (a page that was slow to take
 #: one state still finds what the states it missed said)
@@ -30,6 +34,8 @@ PROMPTS = {
 }
 #: the draws whose result is said: a die ("roll a d6"), marbles ("draw 2 from the bag")
 SAID_DRAWS = re.compile(r"^(roll|draw \d+) ")
+#: the referee's two sentences in one: a move corrected, then what to do now
+REPLACED_THEN = "referee.replaced_then"
 #: short sounds a table plays beside (or instead of) speech
 SOUNDS = ("accepted", "refused", "your_turn", "over")
 
@@ -68,12 +74,27 @@ class Announcer:
         self._before: TableState | None = None
         #: the moment last announced and what was said to whom in it: said once
         self._said_in: tuple[Hashable, set[tuple[str, str, int | None]]] = (None, set())
+        #: the failures already logged: a fault that recurs at every state is logged once
+        self._failed: set[str] = set()
 
     def hear(self, state: TableState, game_id: int | None) -> tuple[Announcement, ...]:
-        """The announcements ``state`` brings (since the last state heard)."""
+        """The announcements ``state`` brings (since the last state heard); none, and a
+        line in the log, when its sentences cannot be made."""
         before, self._before = self._before, state
         if before is state:
             return ()
+        try:
+            return self._hear(before, state, game_id)
+        except Exception as fault:  # the state is still shown; only its words are lost
+            failure = f"{type(fault).__name__}: {fault}"
+            if failure not in self._failed:
+                self._failed.add(failure)
+                log.error("the table could not say what happened (%s); the game goes on "
+                          "without these words", failure, exc_info=fault)
+            return ()
+
+    def _hear(self, before: TableState | None, state: TableState,
+              game_id: int | None) -> tuple[Announcement, ...]:
         moment = moment_of(state, game_id)
         if self._said_in[0] != moment:
             self._said_in = (moment, set())
@@ -108,12 +129,23 @@ def sentences(before: TableState | None, after: TableState):
     notice = after.notice
     if notice is not None and (before is None or before.notice != notice):
         refused = notice.key not in (COMPUTER_MOVES, COMPUTER_PLAYS)
-        yield heard(notice, after), None, "refused" if refused and after.errors else None
+        for part in _one_by_one(notice):
+            yield heard(part, after), None, "refused" if refused and after.errors else None
     if after.still_to_do is not None and after.tentative_seat is not None and (
         before is None or before.still_to_do != after.still_to_do
     ):
         yield heard(after.still_to_do, after), after.tentative_seat, None
     yield from _turn(before, after)
+
+
+def _one_by_one(notice: Said):
+    """``notice`` a sentence at a time: a corrected move, then what the board needs now."""
+    if notice.key != REPLACED_THEN:
+        yield notice
+        return
+    for part in (notice.params.get("replaced"), notice.params.get("then")):
+        if isinstance(part, dict) and "key" in part:
+            yield Said(key=part["key"], params=part.get("params") or {})
 
 
 def _the_end(ending: Ending, seats: tuple[SeatState, ...]) -> Said:

@@ -36,3 +36,6 @@ class Display:
     said: tuple[Announcement, ...] = ()
     #: how each outlet speaks (``TableSpeech.shown``; None before the table has any)
     speech: SpeechShown | None = None
+    #: the camera: "up" (giving frames), "down" (gives none), "opening", or "none" at a
+    #: table without one
+    camera: str = "none"

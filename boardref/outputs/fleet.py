@@ -1,35 +1,40 @@
 """Reporting one table to the café's MQTT broker (paho-mqtt 2.x), with Home Assistant
-discovery.
+discovery (``home_assistant.py``).
 
 Topics: ``boardref/<table>/state`` (retained, the table as the dashboard shows it),
 ``boardref/<table>/event`` (QoS 1, in order: every accepted event, numbered),
 ``boardref/<table>/record`` (QoS 1: each ended game's record) and
-``boardref/<table>/status`` ("online"; "offline" is the last will). Events wait in
+``boardref/<table>/status`` ("online"; "offline" is the last will); Home Assistant's
+events go to ``boardref/<table>/home_assistant/<key>``. Events wait in
 the table's own SQLite outbox until the broker acknowledges them, one at a time and
 in order, so a broker outage or a restart of the service loses none. On a café
 broker (``mosquitto.acl``) a table logs in with its table name as its user name,
 and may write only its own topics. The reporter only reports; it never changes the
-game.
+game, and never says the broker's password in a message or a log.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import ssl
+import stat
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 
 from boardref.eventlog.store import Store, StoreError
 from boardref.outputs.display import Display
+from boardref.outputs.home_assistant import Happenings, discovery, event_topic, said_state
 from boardref.referee.events import Heard
 from boardref.referee.kinds import EventKind
 
@@ -39,60 +44,92 @@ ROOT = "boardref"
 VERSION = version("boardref")  # pyproject.toml's, as installed
 ACK_WAIT = 5.0  # seconds to wait for the broker's PUBACK before trying again later
 RECONNECT = (1, 30)  # seconds: first and longest wait between reconnection attempts
-
-#: Home Assistant entities of a table: (component, key, name, template, extra fields)
-ENTITIES = (
-    ("sensor", "game", "Game", "{{ value_json.game }}", {"icon": "mdi:checkerboard"}),
-    ("sensor", "to_move", "Player to move", "{{ value_json.seat_name or '' }}", {}),
-    ("sensor", "phase", "Phase", "{{ value_json.phase }}", {}),
-    ("sensor", "last_move", "Last move", "{{ value_json.last_move or '' }}", {}),
-    (
-        "sensor",
-        "moves",
-        "Move count",
-        "{{ value_json.plies }}",
-        {"state_class": "total_increasing"},
-    ),
-    ("sensor", "winner", "Winner", "{{ value_json.winner or '' }}", {"icon": "mdi:trophy"}),
-    (
-        "binary_sensor",
-        "board_link",
-        "Board link",
-        "{{ 'ON' if value_json.link == 'up' else 'OFF' }}",
-        {"device_class": "connectivity"},
-    ),
-    (
-        "binary_sensor",
-        "camera",
-        "Camera",
-        "{{ 'ON' if value_json.camera == 'up' else 'OFF' }}",
-        {"device_class": "connectivity"},
-    ),
-)
-
+#: the settings of a broker login, as the config names them
+LOGIN = ("url", "user", "password", "password_file", "certfile", "keyfile")
 
 @dataclass(frozen=True)
 class Broker:
-    """Where the broker is and how to log in (from a URL like mqtts://user:pw@host:8883)."""
+    """Where the broker is and how to log in: a URL like mqtts://host:8883, with a user
+    and password in it or given beside it, and a client certificate for mqtts."""
 
     host: str
     port: int
     tls: bool
     username: str | None = None
-    password: str | None = None
+    #: never shown: not in this object's repr, a log line or an error message
+    password: str | None = field(default=None, repr=False)
+    #: the table's own certificate and its key (PEM), for a broker that asks for one
+    certfile: str | None = None
+    keyfile: str | None = None
 
     @classmethod
     def from_url(cls, url: str) -> Broker:
-        parts = urlsplit(url)
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            raise ValueError(f"{url!r} is not a broker URL like mqtt://host:1883 or mqtts://host")
+        """The broker of ``url``; a user and password in it are percent-decoded
+        (``p%40ss`` is ``p@ss``). A bad URL is refused without repeating it, since it
+        may hold a password."""
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname, parts.port
+        except ValueError:  # its message quotes the URL
+            parts, host, port = None, None, None
+        if parts is None or parts.scheme not in ("mqtt", "mqtts") or not host:
+            raise ValueError(
+                "expected a broker URL like mqtt://host:1883 or mqtts://host (a password in "
+                "it writes @ : / ? # % as %40 %3A %2F %3F %23 %25)"
+            )
         tls = parts.scheme == "mqtts"
         return cls(
-            parts.hostname,
-            parts.port or (8883 if tls else 1883),
+            host,
+            port or (8883 if tls else 1883),
             tls,
-            parts.username,
-            parts.password,
+            None if parts.username is None else unquote(parts.username),
+            None if parts.password is None else unquote(parts.password),
+        )
+
+    @classmethod
+    def logged_in(
+        cls,
+        url: str,
+        user: str | None = None,
+        password: str | None = None,
+        password_file: Path | None = None,
+        certfile: Path | None = None,
+        keyfile: Path | None = None,
+        names: dict[str, str] | None = None,
+    ) -> Broker:
+        """The broker ``url`` names, logged in as the rest say: the one login of a table
+        and of the café dashboard. A ``ValueError`` says what is wrong in words that
+        never show the password, naming each setting as ``names`` does (the command
+        line's options; the config's keys by default)."""
+        named = {key: key for key in LOGIN} | (names or {})
+        try:
+            broker = cls.from_url(url)
+        except ValueError as exc:
+            raise ValueError(f"{named['url']}: {exc}") from None
+        if user is not None and broker.username is not None:
+            raise ValueError(f"{named['user']}: it is in {named['url']} too: give it once")
+        if [password, password_file, broker.password].count(None) < 2:
+            raise ValueError(
+                f"{named['password']}: give it once: in {named['url']}, as {named['password']} "
+                f"or as {named['password_file']}"
+            )
+        if keyfile is not None and certfile is None:
+            raise ValueError(
+                f"{named['keyfile']}: it is the key of a {named['certfile']}: give the "
+                f"{named['certfile']} too"
+            )
+        if certfile is not None and not broker.tls:
+            raise ValueError(
+                f"{named['certfile']}: a client certificate needs an mqtts:// {named['url']}"
+            )
+        if password_file is not None:
+            password = _password_in(Path(password_file), named["password_file"])
+        return dataclasses.replace(
+            broker,
+            username=broker.username if user is None else user,
+            password=broker.password if password is None else password,
+            certfile=None if certfile is None else str(certfile),
+            keyfile=None if keyfile is None else str(keyfile),
         )
 
     def client(
@@ -109,13 +146,34 @@ class Broker:
         if self.username:
             client.username_pw_set(self.username, self.password)
         if self.tls:
-            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
+            client.tls_set(
+                ca_certs=ca_file,
+                certfile=self.certfile,
+                keyfile=self.keyfile,
+                cert_reqs=ssl.CERT_REQUIRED,
+            )
         client.reconnect_delay_set(*RECONNECT)
         client.on_connect = on_connect
         client.on_disconnect = on_disconnect
         client.on_message = on_message
         client.on_connect_fail = on_connect_fail
         return client
+
+
+def _password_in(path: Path, name: str) -> str:
+    """The password ``path`` holds (one line); refused when every user of the
+    machine may read it, as ssh refuses such a key: the file's one purpose is to keep
+    the password from them."""
+    try:
+        if path.stat().st_mode & stat.S_IROTH:
+            raise ValueError(
+                f"{name}: every user of this machine can read {path}: "
+                f"`chmod o-r {path}` (or `chmod 600`) and start again"
+            )
+        return path.read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        said = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise ValueError(f"{name}: cannot read {path}: {said}") from None
 
 
 def topic(table: str, kind: str) -> str:
@@ -132,10 +190,17 @@ class Reporter:
         table: str,
         ca_file: str | None = None,
         discovery_prefix: str = "homeassistant",
+        panel_url: str | None = None,
+        language: str = "en",
     ):
         self.store = store
         self.table = table
         self.discovery_prefix = discovery_prefix
+        #: the table's panel, linked from its device in Home Assistant
+        self.panel_url = panel_url
+        #: the table's language: what Home Assistant shows is said in it
+        self.language = language
+        self._happenings = Happenings(language)
         self.connected = False
         self._state: str | None = None
         self._state_sent: str | None = None
@@ -208,6 +273,14 @@ class Reporter:
         if text != self._state:
             self._state = text
             self._wake.set()
+        for key, payload in self._happenings.news(state):
+            self._tell_home_assistant(key, payload)
+
+    def _tell_home_assistant(self, key: str, payload: dict[str, Any]) -> None:
+        """An event of the moment (an alert, the game over): sent while connected, never
+        kept, since Home Assistant would only replay it late."""
+        if self.connected:
+            self.client.publish(event_topic(self.table, key), json.dumps(payload), qos=1)
 
     # --- inside --------------------------------------------------------------------------
 
@@ -249,7 +322,8 @@ class Reporter:
             self._announce()  # Home Assistant restarted and forgot its entities
 
     def _announce(self) -> None:
-        for component, key, config in discovery(self.table, self.discovery_prefix):
+        announced = discovery(self.table, VERSION, self.discovery_prefix, self.panel_url)
+        for component, key, config in announced:
             self.client.publish(
                 f"{self.discovery_prefix}/{component}/boardref_{self.table}/{key}/config",
                 json.dumps(config),
@@ -298,34 +372,9 @@ class Reporter:
                 self._state_sent = state
 
 
-def discovery(table: str, prefix: str = "homeassistant") -> list[tuple[str, str, dict]]:
-    """Home Assistant MQTT discovery configs: one device per table, its entities."""
-    device = {
-        "identifiers": [f"boardref_{table}"],
-        "name": f"boardref table {table}",
-        "manufacturer": "boardref",
-        "model": "refereed game table",
-        "sw_version": VERSION,
-    }
-    found = []
-    for component, key, name, template, extra in ENTITIES:
-        config = {
-            "name": name,
-            "unique_id": f"boardref_{table}_{key}",
-            "state_topic": topic(table, "state"),
-            "value_template": template,
-            "availability_topic": topic(table, "status"),
-            "payload_available": "online",
-            "payload_not_available": "offline",
-            "device": device,
-            **extra,
-        }
-        found.append((component, key, config))
-    return found
-
-
-def dashboard_state(display: Display, panel_url: str | None) -> dict:
-    """The part of the pushed display the café dashboard and Home Assistant use."""
+def dashboard_state(display: Display, panel_url: str | None, language: str = "en") -> dict:
+    """The part of the pushed display the café dashboard and Home Assistant use; what
+    Home Assistant shows is in ``said``, in the table's ``language``."""
     shown, link = display.state, display.link
     seats = shown.seats
     winners = [] if shown.outcome is None else shown.outcome.winners
@@ -348,7 +397,8 @@ def dashboard_state(display: Display, panel_url: str | None) -> dict:
         "seat_said": None if shown.acting is None else _words(seats[shown.acting]),
         "winners_said": [_words(seats[s]) for s in winners if s < len(seats)],
         "link": link,
-        "camera": "none",
+        "camera": display.camera,
+        "said": said_state(display, language, alerts),
         "message": shown.message,
         "alerts": alerts,
         "started": display.started,

@@ -2,32 +2,36 @@
 fit to be heard by anyone at the table, in the same word keys the pages show.
 
 A page names cells by highlighting them; a voice cannot, so a cell in a sentence is
-said as "the marked place" or "one of the glowing places", and a move in the game's
-notation as the game's own sentence ("The computer moves the hare one step along the
-lit path"), else as the move that glows. It reads only what it is given from the
-public snapshot and never names a cell by its label or a piece by its identifier.
+said by the name its board gives the place ("the top left corner", "the red home"),
+else as "the marked place" or "one of the glowing places", and a move in the game's
+notation as the game's own sentence ("The computer moves the hare from the top left
+corner to the middle"), else as the move that glows. It reads only what it is given
+from the public snapshot and the board's file, and never names a cell by its label or
+a piece by its identifier.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from boardref.outputs.computer_words import CARD, card_words, computer_words
 from boardref.outputs.panel.words import table
+from boardref.outputs.places import place
 from boardref.referee.snapshot import Said, TableState
 
 #: the names it gives moves in the game's notation by
 MOVE_NAMES = frozenset(("move", "replaced", "chosen", "then"))
-#: a card of the card game: "red7", "blue_blank"
-CARD = re.compile(r"^([a-z]+?)(?:_(blank)|(\d+))$")
 #: the referee's sentences announcing the computer's move: carried out on the board
 #: by a guest, or made by the computer itself
 COMPUTER_MOVES, COMPUTER_PLAYS = "referee.computer_moves", "referee.computer_plays"
-#: the computer's pass, in the games where it may pass
-PASSES = {"fang_den_hut": "fdh.computer_pass", "hakenschlagen": "hks.computer_pass",
-          "haegar": "haegar.computer_passes"}
+#: another move played than the one the computer announced
+NOT_COMPUTER_MOVE = "referee.not_computer_move"
+#: a tower carried on whole where one piece must stay
+PIECE_STAYS = "referee.piece_stays"
 #: the computer's move in a game whose moves have no sentence of their own here
 LIT = "speech.computer_lit"
+#: the most cells a sentence names by their places (more are the marked places)
+NAMED_AT_MOST = 3
 
 
 def words_of(key: str, english: str = "", **params: Any) -> dict[str, Any]:
@@ -38,60 +42,44 @@ def words_of(key: str, english: str = "", **params: Any) -> dict[str, Any]:
 def heard(said: Said, state: TableState) -> Said:
     """``said`` as it is said aloud: the cells and moves in it in words of the board."""
     if said.key in (COMPUTER_MOVES, COMPUTER_PLAYS):
-        sentence = computer_move(str(said.params.get("move", "")), state)
+        move = str(said.params.get("move", ""))
+        sentence = computer_move(move, state)
         # a move to carry out on the board, unless the sentence says so or nothing moves
-        if said.key == COMPUTER_MOVES and sentence["key"] not in (LIT, *PASSES.values()):
+        if said.key == COMPUTER_MOVES and sentence["key"] != LIT and move != "pass":
             sentence = words_of("computer_carry_out", sentence=sentence)
         return Said(key=sentence["key"], params=sentence["params"], english=said.english)
-    return Said(key=said.key, params=_params(said.params, state), english=said.english)
+    if said.key == NOT_COMPUTER_MOVE:
+        # the pages name the move; a voice says where it is and what to do
+        return Said(**words_of("speech.not_computer_move", "That is not the computer's move: "
+                               "put the pieces back and carry out the move that glows"))
+    params = _params(said.params, state)
+    if said.key == PIECE_STAYS:
+        # the page's sentence is long to hear with two places named in it
+        return Said(**words_of("speech.piece_stays", "Take the tower apart on {origin}: only "
+                               "one piece goes on to {cell}", **params))
+    return Said(key=said.key, params=params, english=said.english)
+
+
+def announced(state: TableState) -> dict[str, Any] | None:
+    """The computer's move the referee announces in ``state``, in its game's sentence
+    (the words every players' page shows); None while none is announced, or where the
+    game has no sentence for it."""
+    notice = state.notice
+    if notice is None or notice.key not in (COMPUTER_MOVES, COMPUTER_PLAYS):
+        return None
+    sentence = computer_words(str(notice.params.get("move", "")), state)
+    return None if sentence is None else sentence.to_json()
 
 
 def computer_move(move: str, state: TableState) -> dict[str, Any]:
     """The computer's ``move`` in a sentence of its game's own, where the game has one;
     else that it glows on the board (or was played, in a game without one)."""
-    steps = _steps(move)
-    if state.game == "catch_the_hare" and steps:
-        cells, jumps = steps
-        if jumps:
-            return words_of("cth.computer_hare_jumps", count=jumps)
-        hare = state.position.get(cells[0]) == "hare" or state.position.get(cells[-1]) == "hare"
-        return words_of("cth.computer_hare_step" if hare else "cth.computer_hunter_step")
-    if state.game == "sternhalma" and steps:
-        jumps = steps[1]
-        return words_of("stern.computer_jumps", count=jumps) if jumps else words_of(
-            "stern.computer_step"
-        )
-    if state.game == "fang_den_hut_cards":
-        card, _, target = move.partition(":")
-        if CARD.match(card) and (not target or CARD.match(target)):
-            if target:
-                return words_of("cards.computer_captures", card=card_words(card),
-                                target=card_words(target))
-            return words_of("cards.computer_alone", card=card_words(card))
-    if move == "pass" and state.game in PASSES:
-        return words_of(PASSES[state.game])
+    sentence = computer_words(move, state)
+    if sentence is not None:
+        return sentence.to_json()
     if state.sensor == "panel":
         return words_of("speech.computer_played", "The computer has made its move")
     return words_of(LIT, "The computer's move glows on the board: please carry it out")
-
-
-def card_words(card: str) -> dict[str, Any]:
-    """A card of the card game in words: "red 7", "blue blank"."""
-    found = CARD.match(card)
-    if found is None:
-        return words_of("speech.that_card", "that card")
-    colour, blank, value = found.groups()
-    return words_of("cards.card", colour=words_of(f"token.{colour}"),
-                    value=words_of("blank") if blank else value)
-
-
-def _steps(move: str) -> tuple[list[str], int] | None:
-    """The cells of a step ("l4-k5") or a chain of jumps ("p4:l4:n6"), and how many jumps."""
-    jumping = ":" in move
-    cells = move.split(":" if jumping else "-")
-    if len(cells) < 2 or not all(cells) or " " in move:
-        return None
-    return cells, len(cells) - 1 if jumping else 0
 
 
 def _params(params: dict[str, Any], state: TableState) -> dict[str, Any]:
@@ -102,10 +90,7 @@ def _value(name: str, value: Any, state: TableState) -> Any:
     if isinstance(value, dict) and "key" in value:
         return {**value, "params": _params(value.get("params") or {}, state)}
     if _are_cells(value, state):  # whatever the name: a cell is never said by its label
-        if name == "allowed":
-            return words_of("cell.glowing")
-        many = isinstance(value, list | tuple) and len(value) > 1
-        return words_of("cell.marked_many" if many else "cell.marked")
+        return _cells(name, value, state)
     if name in MOVE_NAMES and isinstance(value, str):
         return words_of("speech.that_move", "that move")
     if isinstance(value, list | tuple):
@@ -113,6 +98,22 @@ def _value(name: str, value: Any, state: TableState) -> Any:
     if isinstance(value, str):
         return _name(value)
     return value
+
+
+def _cells(name: str, value: Any, state: TableState) -> Any:
+    """Cells by the names the board gives them, where it names each and they are few;
+    else as the drawing shows them: "the marked place(s)", and where a piece may go,
+    "one of the glowing places"."""
+    ids = list(value) if isinstance(value, list | tuple) else [value]
+    named = [place(cell, state) for cell in ids]
+    few = len(ids) <= (1 if name == "allowed" else NAMED_AT_MOST)
+    # places told apart by their names (not two holes of one star point)
+    if None not in named and few and len({repr(n) for n in named}) == len(named):
+        said = [one.to_json() for one in named if one is not None]
+        return said if isinstance(value, list | tuple) else said[0]
+    if name == "allowed":
+        return words_of("cell.glowing")
+    return words_of("cell.marked_many" if len(ids) > 1 else "cell.marked")
 
 
 def _are_cells(value: Any, state: TableState) -> bool:
@@ -129,5 +130,5 @@ def _name(value: str) -> Any:
             return words_of(key)
     card = CARD.match(value)
     if card is not None and f"token.{card.group(1)}" in known:
-        return card_words(value)
+        return card_words(value).to_json()
     return value

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from boardref.referee.verdicts import RefereeError
@@ -32,9 +32,17 @@ class ComputerSeats:
     when an act has ended, so the service looks again. A move or draw the computer
     makes itself is shown for ``showing_s`` before it is made."""
 
-    def __init__(self, woken: Callable[[], None], showing_s: float = 1.5):
+    def __init__(
+        self,
+        woken: Callable[[], None],
+        showing_s: float = 1.5,
+        settled: Callable[[], Awaitable[None]] | None = None,
+    ):
         self.woken = woken
         self.showing_s = showing_s
+        #: awaited before each act touches the referee again: a service that judges
+        #: on another thread lets the verdict under way finish first
+        self.settled = settled or _at_once
         #: the act under way (thinking, or a pause before a move or draw), if any
         self.acting: asyncio.Future | None = None
 
@@ -56,12 +64,14 @@ class ComputerSeats:
             started = time.monotonic()
             move = await asyncio.to_thread(computer_move, game, state, referee.level)
             thought_s = time.monotonic() - started
+            await self.settled()
             if referee.game is game and referee.positions[-1] == state:
                 if not referee.computer_to_move():
                     return
                 referee.expect(str(move), thought_s)
                 if referee.computer_moves_itself():
                     await asyncio.sleep(self.showing_s)
+                    await self.settled()
                     if referee.positions[-1] == state and referee.expected is not None:
                         referee.play(str(referee.expected[0]))
         except (RefereeError, RulesError) as exc:
@@ -73,6 +83,7 @@ class ComputerSeats:
         state = referee.positions[-1]
         try:
             await asyncio.sleep(self.showing_s)
+            await self.settled()
             if referee.positions[-1] == state and referee.computer_to_draw():
                 referee.draw()
         except RefereeError as exc:
@@ -83,3 +94,7 @@ class ComputerSeats:
     def _done(self) -> None:
         self.acting = None
         self.woken()
+
+
+async def _at_once() -> None:
+    """Nothing to wait for: the referee is only ever touched on the loop."""

@@ -52,9 +52,25 @@ class Outbox:
         #: the last snapshot of the table sent in a ``NewSnapshot``
         self.published = TableState()
         self._snapshot = snapshot
+        #: what was emitted since ``hold``, told by ``release``
+        self._held: list[Heard] | None = None
+
+    def hold(self) -> None:
+        """Keep what is emitted from now on until ``release``: a verdict judged on a
+        worker thread has its listeners told on the event loop, after it."""
+        self._held = []
+
+    def release(self) -> None:
+        """Tell the listeners, in order, what was kept since ``hold``."""
+        held, self._held = self._held or [], None
+        for event in held:
+            self.emit(event)
 
     def emit(self, event: Heard) -> None:
         """Tell every listener; one that fails is logged and the others still hear it."""
+        if self._held is not None:
+            self._held.append(event)
+            return
         for listener in list(self.listeners):
             try:
                 listener(event)

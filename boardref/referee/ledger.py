@@ -89,11 +89,7 @@ class Ledger:
         """Passes, the end of the game and pending chance follow from the position."""
         m = self.match
         game, state = m.rules, m.positions[-1]
-        while (
-            m.phase != Phase.SETUP
-            and game.outcome(state) is None
-            and game.legal_moves(state) == [PASS]
-        ):
+        while m.phase != Phase.SETUP and game.outcome(state) is None and game.must_pass(state):
             if not self.accept(
                 EventKind.MOVE,
                 {"move": "pass", "seat": game.to_move(state)},

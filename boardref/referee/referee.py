@@ -242,26 +242,31 @@ class Referee:
         successors of the position on the board, work done while players think.
         """
         m = self.match
-        if m.game is None or m.sensor == Sensor.PANEL:
-            return False  # a panel table's moves are tapped: a reading left over is no move
-        if m.waiting is not None:
-            return False  # the sensor asked for a still board: what it read before may be stale
-        reading = m.reading
-        retry = m.retry_at is not None and now >= m.retry_at
-        if (
-            reading is None
-            or now - m.reading_since < m.settle
-            or (reading == m.judged and not retry)
-        ):
-            if self.prepare_on_tick:
+        if not self.due(now):
+            if self.prepare_on_tick and m.game is not None and m.waiting is None:
                 self.prepare()
             return False
-        m.judged = reading
+        reading = m.judged = cast(Reading, m.reading)  # due: a reading is there
         failed = m.failed_saves
         self.judging.judge(reading)
         # the log refused the verdict's event (a full disk): judge again until it takes it
         m.retry_at = now + SAVE_RETRY_S if m.failed_saves != failed else None
         return True
+
+    def due(self, now: float) -> bool:
+        """Whether ``tick(now)`` judges the reading: it has settled and was not judged
+        yet, or the log refused its verdict a while ago."""
+        m = self.match
+        if m.game is None or m.sensor == Sensor.PANEL:
+            return False  # a panel table's moves are tapped: a reading left over is no move
+        if m.waiting is not None:
+            return False  # the sensor asked for a still board: what it read before may be stale
+        retry = m.retry_at is not None and now >= m.retry_at
+        return not (
+            m.reading is None
+            or now - m.reading_since < m.settle
+            or (m.reading == m.judged and not retry)
+        )
 
     def settles_at(self) -> float | None:
         """When the reading on the board will have been still for the settle time and

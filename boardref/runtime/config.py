@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
@@ -23,7 +23,12 @@ from engines import RulesError, load_game
 from hardware.status import StatusPins
 from hardware.wiring import DEFAULT_DIR, Wiring, WiringError, wiring_path
 
+if TYPE_CHECKING:  # MQTT loads only at a table that reports
+    from boardref.outputs.fleet import Broker
+
 DEFAULT_PATH = Path("/etc/boardref/config.toml")
+#: settings that may hold a password: a message about them never shows their value
+SECRET = ("fleet.url", "fleet.password")
 
 
 class ConfigError(ValueError):
@@ -173,13 +178,24 @@ class PanelConfig(_Section):
 class FleetConfig(_Section):
     """Reporting to the café's MQTT broker (`boardref serve --mqtt URL --table-id T`)."""
 
-    #: mqtt://host:1883 or mqtts://user:password@host:8883; none: the table stays alone
+    #: mqtt://host:1883 or mqtts://host:8883; none: the table stays alone
     url: str | None = None
-    #: also the broker login's user name, when fleet.url has one (the café's ACL)
+    #: also the broker login's user name, when there is one (the café's ACL)
     table_id: str = "table1"
+    #: the broker login: a user and its password, or a file holding the password (one
+    #: line), so the config itself may be readable; or both in the URL, percent-encoded
+    user: str | None = None
+    password: str | None = None
+    password_file: Path | None = None
     #: the CA certificate that signed the broker's, for mqtts
     ca_file: str | None = None
+    #: the table's own certificate and its key (PEM), for a broker that asks for one
+    certfile: Path | None = None
+    keyfile: Path | None = None
     discovery_prefix: str = "homeassistant"
+    #: the players' names in the records sent to the broker: true for the café's own
+    #: broker; false for one outside the café, which then gets anonymous seats
+    names: bool = True
 
     @field_validator("table_id")
     @classmethod
@@ -188,12 +204,22 @@ class FleetConfig(_Section):
             raise ValueError(TABLE_NAME_SAID)
         return value
 
-    @field_validator("ca_file")
+    @field_validator("ca_file", "certfile", "keyfile", "password_file")
     @classmethod
-    def _ca_file(cls, value):
+    def _a_file(cls, value):
         if value is not None and not Path(value).is_file():
-            raise ValueError("expected the path of a CA certificate file; there is none there")
+            raise ValueError("expected the path of a file; there is none there")
         return value
+
+    def broker(self) -> Broker:
+        """The broker ``url`` names, logged in as these settings say; a ``ValueError``
+        says what is wrong in words that never show the password."""
+        from boardref.outputs.fleet import Broker
+
+        if self.url is None:
+            raise ValueError("url is missing")
+        login = (self.user, self.password, self.password_file, self.certfile, self.keyfile)
+        return Broker.logged_in(self.url, *login)
 
 
 class DiagnosticsConfig(_Section):
@@ -277,12 +303,10 @@ def load_config(path: Path | str | None = None, **overrides: Any) -> Config:
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     if config.fleet.url is not None:
-        from boardref.outputs.fleet import Broker
-
         try:
-            broker = Broker.from_url(config.fleet.url)
+            broker = config.fleet.broker()
         except ValueError as exc:
-            raise ConfigError(f"{source}: fleet.url: {exc}") from None
+            raise ConfigError(f"{source}: fleet.{exc}") from None
         mismatch = login_matches(broker.username, config.fleet.table_id)
         if mismatch:
             raise ConfigError(f"{source}: fleet: {mismatch}")
@@ -295,6 +319,8 @@ def _describe(error: dict) -> str:
         return f"{key} is not a setting boardref knows"
     if error["type"] == "missing":
         return f"{key} is missing"
+    if key in SECRET:
+        return f"{key}: {error['msg']}"
     return f"{key} = {error['input']!r}: {error['msg']}"
 
 

@@ -4,11 +4,13 @@ It resumes the open game (or starts one), links the hall-sensor board, the camer
 the status LED, buzzer and buttons, and runs the referee's clock in an asyncio loop; it
 tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
 for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
-paths run on any machine. Device threads only hand work to the loop; the referee is
-touched on the loop alone. The loop sleeps until something happens (a scan, a frame,
-a page's command, a worker's result) or a reading is due to settle: an idle table
-costs next to no CPU. A camera that cannot be opened or stops giving frames is
-logged and the table goes on with its hall sensors (or the panel).
+paths run on any machine. Device threads only hand work to the loop; the referee
+judges on its verdict thread (``verdict_thread.py``) while the loop holds all else
+that would touch it, and is otherwise touched on the loop alone. The loop sleeps
+until something happens (a scan, a frame, a page's command, a worker's result) or a
+reading is due to settle: an idle table costs next to no CPU. A camera that cannot
+be opened or stops giving frames is logged and the table goes on with its hall
+sensors (or the panel).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import signal
 import socket
 import time
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from boardref.devices.board import SensorBoard
 from boardref.eventlog.history import History
 from boardref.eventlog.retention import Pruner
-from boardref.eventlog.store import LogFault, open_log
+from boardref.eventlog.store import open_log
 from boardref.outputs.display import Display
 from boardref.outputs.panel.access import PIN_DIGITS, hash_pin
 from boardref.outputs.panel.doorway import Doorway
@@ -49,9 +50,9 @@ from boardref.runtime.notify import notify, watchdog_interval
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
 from boardref.runtime.table_control import ServiceControl
+from boardref.runtime.verdict_thread import VerdictThread
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
-from engines.words import Words
 from firmware_bridge.host import UP, Link
 from hardware.board_check import BoardCheck
 from hardware.calibration import Calibration
@@ -81,7 +82,9 @@ class Service:
         self._loop = loop
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
-        self.computer = ComputerSeats(self._wake.set, config.game.computer_pause_ms / 1000)
+        self.verdicts = VerdictThread(loop, self._wake.set)
+        pause = config.game.computer_pause_ms / 1000
+        self.computer = ComputerSeats(self._wake.set, pause, self.verdicts.idle)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
         self._indexing: asyncio.Future | None = None
@@ -138,7 +141,7 @@ class Service:
         self.referee.listeners.append(self._prune)
         self.referee.prepare_on_tick = False  # indexed in a worker thread: see _prepare
         # before the game starts, so the broker hears of it
-        self.reporter = start_reporting(config.fleet, self.referee, history)
+        self.reporter = start_reporting(config, self.referee, history)
         resume_or_start(self.referee, config.game)
         self.speech = TableSpeech(config.speech)
         self.displays = Displays(self._display, self.referee.published)
@@ -157,7 +160,7 @@ class Service:
         self.pi_voice = PiVoice(self.speech, self._told_by_speaker, buzz=buzz)
         self.displays.outputs.append(self.pi_voice)
         if self.reporter is not None:
-            self.displays.outputs.append(dashboard_output(self.reporter, self.panel.public_base()))
+            self.displays.outputs.append(dashboard_output(self.reporter))
         self.referee.listeners.append(self._show)
         self.referee.listeners.append(self._follow_referee)
         self.referee.listeners.append(lambda event: self._wake.set())
@@ -183,8 +186,15 @@ class Service:
         referee = self.referee
         return Display(
             state, self.link_state(), referee.game_id, referee.started, self.sim,
-            self.sim_virtual(), speech=self.speech.shown,
+            self.sim_virtual(), speech=self.speech.shown, camera=self._camera_state(),
         )
+
+    def _camera_state(self) -> str:
+        """The camera as ``Display.camera`` says it."""
+        if self.camera is None:
+            opening = self.camera_opening
+            return "opening" if opening is not None and not opening.done() else "none"
+        return "down" if self.camera.failure else "up"
 
     def _prune(self, event) -> None:
         """When a game ends or is abandoned for a new one, the history keeps only
@@ -337,11 +347,8 @@ class Service:
             self._wake.clear()
             now = time.monotonic()
             try:
-                self._prepare()
-                if self._indexing is None:  # a reading waits for the running indexing
-                    self.board.tick(now)
-                    self._prepare()
-                self.computer.act(self.referee)
+                if not self.verdicts.busy:  # else the verdict wakes the loop once told
+                    self._judge(now)
             except Exception:  # a fault in one verdict must not take the table down
                 log.exception("the referee failed on a reading; the game stays as it was")
             if ping_every is not None and now >= next_ping:
@@ -349,7 +356,7 @@ class Service:
                 next_ping = now + ping_every
             due = [next_ping] if ping_every is not None else []
             settles = self.referee.settles_at()
-            if settles is not None and self._indexing is None:
+            if settles is not None and self._indexing is None and not self.verdicts.busy:
                 due.append(settles)
             await self._sleep(min(due, default=None))
         notify("STOPPING=1")
@@ -397,6 +404,7 @@ class Service:
             corners = default_path().with_name("corners.json")
             self.camera = TableCamera(self.referee, source, reader, corners)
             self._camera_changed.set()
+            self.displays.show()
             log.info("camera %s on %s", settings.source, game.name)
 
         self.camera_opening = self._loop.create_task(opening())
@@ -444,6 +452,7 @@ class Service:
                 # a camera replaced by a new game's meanwhile hands nothing over; dated
                 # when the read began, not when it came back: a frame taken before the
                 # hall sensors felt a move must never count as after it
+                await self.verdicts.idle()  # the reading is handed over after the verdict
                 working = camera is not self.camera or camera.hand_over(frame, reading, started)
                 period = camera.frame_period(fps, reading)
             except Exception:  # a fault in one frame must not stop the camera
@@ -453,6 +462,8 @@ class Service:
                 self._wake.set()  # the reading may have changed
                 if not working and not failed:
                     self._camera_failed(camera.failure)
+                if failed == working:  # the camera came back or went away
+                    self.displays.show()
                 failed = not working
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, period - time.monotonic() + started)):
@@ -488,6 +499,7 @@ class Service:
     def close(self) -> None:
         self._camera_wanted += 1  # a camera still opening is closed once open
         for part in (
+            self.verdicts,
             self.loop_lag,
             self.camera,
             self.reporter,
@@ -503,6 +515,15 @@ class Service:
         if self.history is not None:
             self.history.close()
         self.store.close()
+
+    def _judge(self, now: float) -> None:
+        """Index the next lookups, judge a settled reading off the loop, or let the
+        computer act; a reading waits for the running indexing."""
+        self._prepare()
+        if self._indexing is None and self.referee.due(now):
+            self.verdicts.judge(self.referee.outbox, self.board.tick, now)
+        else:
+            self.computer.act(self.referee)
 
     def _prepare(self) -> None:
         """Index the next verdict's lookups in a worker thread, so that a game with
@@ -596,7 +617,7 @@ class Service:
 
     def _then_wake(self, work: Callable, *args) -> None:
         try:
-            work(*args)
+            self.verdicts.after(work, *args)
         finally:
             self._wake.set()
 
@@ -623,9 +644,9 @@ class Service:
         if self.virtual is None or not event.accepted:
             return
         if event.kind == "correction" and "record" in event.data:
-            self._loop.call_soon(self._lay_out)
+            self._loop.call_soon(self.verdicts.after, self._lay_out)
         elif event.kind == "move":
-            self._loop.call_soon(self._regroup)
+            self._loop.call_soon(self.verdicts.after, self._regroup)
 
     def _regroup(self) -> None:
         if self.virtual is not None:
@@ -651,33 +672,6 @@ class Service:
             on_confirm=lambda: self._soon(self.command, "confirm"),
             on_takeback=lambda: self._soon(self.command, "takeback"),
         )
-
-
-async def serve(config: Config, sim: bool = False, fault: Words | None = None) -> None:
-    """Run the service until SIGTERM or SIGINT; a table whose event log cannot be
-    opened (or ``fault``, its lock could not be taken) shows why instead."""
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    listening = panel_socket(config.panel.host, config.panel.port)
-    try:
-        if fault is None:
-            try:
-                service = Service(config, loop, sim)
-            except LogFault as exc:
-                fault = exc.said
-            else:
-                try:
-                    await service.run(stop, listening)
-                finally:
-                    service.close()
-                return
-        from boardref.outputs.panel.fault_page import serve_fault
-
-        await serve_fault(fault, config, sim, listening, stop)
-    finally:
-        listening.close()
 
 
 def _build_app(panel: Panel):

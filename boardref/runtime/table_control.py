@@ -36,9 +36,16 @@ class ServiceControl:
     """``TableControl`` carried out by one service."""
 
     def __init__(self, service: Service):
-        self._service = service
+        self._table = service
         #: the pieces a tap may set, and the game they are of
         self._placeable: tuple[Game, list[tuple[str, bool]]] | None = None
+
+    @property
+    def _service(self) -> Service:
+        """The service once the verdict under way is told: a command acts, and a page
+        reads, after every verdict the board asked for, as it would on the loop."""
+        self._table.verdicts.finish()
+        return self._table
 
     @property
     def _referee(self) -> Referee:
@@ -72,7 +79,7 @@ class ServiceControl:
 
     @property
     def simulated(self) -> bool:
-        return self._service.sim
+        return self._table.sim
 
     @property
     def history(self) -> History:
@@ -82,11 +89,12 @@ class ServiceControl:
         return history
 
     def health(self) -> TableHealth:
-        referee = self._referee
+        # never waits for a verdict: a health check must answer while the table judges
+        referee = self._table.referee
         return TableHealth(
             game=referee.game.name,
             phase=referee.phase,
-            link=self._service.link_state(),
+            link=self._table.link_state(),
             events=len(referee.log),
         )
 

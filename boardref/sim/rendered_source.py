@@ -84,7 +84,9 @@ class RenderedSource(FrameSource):
             self._fail("the synthetic camera stopped")
             return None
         # a frame of its own, writable: the renderer draws the next one over this memory
-        return np.frombuffer(self._shared, np.uint8).reshape(self._shape).copy()
+        frame = self._free_frame(self._shape)
+        np.copyto(frame, np.frombuffer(self._shared, np.uint8).reshape(self._shape))
+        return frame
 
     def close(self) -> None:
         with contextlib.suppress(OSError, ValueError):  # the renderer has gone already

@@ -41,6 +41,10 @@ class Knowledge:
     #: a budget reaches deeper
     order: Callable[[Game, Any, Any], float] | None = None
     unseen: Callable[[Game, dict, random.Random], Any] | None = None
+    #: a decision node below the root lists its moves only on this visit; before
+    #: that the search judges (plays out from) its position: for a game whose move
+    #: list costs far more than a playout (a Hakenschlagen turn's outcomes)
+    expand_after: int = 1
 
 
 # --- Sternhalma: race every piece into the target point -----------------------------
@@ -298,7 +302,7 @@ KNOWLEDGE = {
         order=sternhalma_progress,
     ),
     "catch_the_hare": Knowledge(catch_the_hare_advantage, scale=1.0, depth=0, lookahead=8),
-    "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0),
+    "hakenschlagen": Knowledge(hakenschlagen_advantage, scale=0.5, depth=0, expand_after=8),
     "fang_den_hut": Knowledge(fang_den_hut_advantage, scale=0.7, depth=8),
     "fang_den_hut_cards": Knowledge(unseen=deal_unseen),
 }

@@ -289,6 +289,8 @@ class _Search:
                 node = node.children.setdefault(outcome, _Node(game.players))
                 path.append(node)
                 continue
+            if node is not root and node.visits + 1 < self.knowledge.expand_after:
+                break
             moves = self.legal_moves(state)
             legal = set(moves) if self.hidden else None
             if self.hidden:

@@ -125,13 +125,20 @@ COMPUTER_PAUSE_MS = 400
 
 @pytest.fixture
 def people(tmp_path, browser):
-    """``sit_down(game, players, language)``: a served table and its pages' browser
+    """``sit_down(game, players, language, fleet)``: a served table (reporting to the
+    broker at ``fleet`` when given) and its pages' browser
     context, closed and stopped after the test. Test modules import this fixture."""
     started = []
 
-    def sit_down(game: str, players: int, language: str) -> Table:
+    def sit_down(game: str, players: int, language: str, fleet: str | None = None) -> Table:
         service, url = serve(
-            tmp_path, game, players, settle_ms=150, public=True, computer_pause_ms=COMPUTER_PAUSE_MS
+            tmp_path,
+            game,
+            players,
+            settle_ms=150,
+            public=True,
+            computer_pause_ms=COMPUTER_PAUSE_MS,
+            fleet=fleet,
         )
         table = Table(browser, url, language, game)
         started.append((service, table))

@@ -98,12 +98,13 @@ BOARDREF = (sys.executable, "-m", "boardref")
 
 
 def start_service(
-    tmp_path, port: int, *args: str, sim: bool = True, boardref=BOARDREF
+    tmp_path, port: int, *args: str, sim: bool = True, boardref=BOARDREF, wait: float = 30
 ) -> subprocess.Popen:
     """`boardref serve --sim ARGS` on ``port``, started in ``tmp_path``, once its panel
     answers and the virtual board has laid out the start position (without ``sim``: a
     table with no board sensors, its moves tapped on the panel, once its panel
-    answers). ``boardref`` is the command, this tree's unless another is given."""
+    answers), within ``wait`` seconds. ``boardref`` is the command, this tree's unless
+    another is given."""
     service = subprocess.Popen(
         [*boardref, "serve", *(["--sim"] if sim else []), *args],
         cwd=tmp_path,
@@ -112,7 +113,7 @@ def start_service(
         stderr=subprocess.DEVNULL,
     )
     try:
-        _until_up(service, port, sim)
+        _until_up(service, port, sim, wait)
     except BaseException:  # Ctrl-C as well: a service not handed out is not left running
         stop_service(service)
         raise
@@ -125,8 +126,8 @@ def stop_service(service: subprocess.Popen) -> None:
     service.wait(10)
 
 
-def _until_up(service: subprocess.Popen, port: int, sim: bool) -> None:
-    deadline = time.monotonic() + 30
+def _until_up(service: subprocess.Popen, port: int, sim: bool, wait: float) -> None:
+    deadline = time.monotonic() + wait
     # one client for every try: httpx.get builds a TLS context each time (20 ms of CPU)
     with httpx.Client(timeout=1) as client:
         while True:
@@ -150,13 +151,14 @@ def serve(
     public: bool = False,
     boardref=BOARDREF,
     computer_pause_ms: int | None = None,
+    fleet: str | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """A --sim service playing ``game`` (a panel table: no hall board in the config,
     the referee PIN ``PIN``), the computer playing the seats ``computer`` and showing
     what it plays itself for ``computer_pause_ms`` (else the config's default),
     readings settling after ``settle_ms`` (else the config's default), its join codes
-    naming its own address when ``public``, run by the command ``boardref``; the
-    service and its address."""
+    naming its own address when ``public``, run by the command ``boardref``,
+    reporting to the broker at ``fleet`` when given; the service and its address."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     config = folder / "config.toml"
@@ -167,6 +169,7 @@ def serve(
         + f'[store]\npath = "{folder / "boardref.db"}"\n'
         f'[panel]\nport = {port}\nreferee_pin_hash = "{PIN_HASH}"\n'
         + (f'public_url = "{url}"\n' if public else "")
+        + ("" if fleet is None else f'[fleet]\nurl = "{fleet}"\ntable_id = "table-1"\n')
     )
     return start_service(folder, port, "--config", str(config), boardref=boardref), url
 

@@ -540,3 +540,14 @@ def test_a_table_file_with_a_broken_deck_is_refused_naming_the_file(
         BoardFileError, match=f"engines/boards/fang_den_hut_cards.toml: .*{problem}"
     ):
         load_game("fang_den_hut_cards")
+
+
+def test_a_record_with_a_bad_card_in_a_hand_names_the_seat_holding_it():
+    game = load_game("fang_den_hut_cards", 2)
+    state = game.initial_state()
+    while game.chance(state) is not None:
+        state = game.resolve(state, game.chance(state).draw(Stream("bad hand")))
+    record = game.to_json(state)
+    record["state"]["hands"][1] = ["nosuch"]
+    with pytest.raises(RecordError, match="^hands of player 2 must be a list of card names"):
+        game.from_json(record)

@@ -318,3 +318,36 @@ def test_the_alpha_beta_search_keeps_to_its_playout_budget(name):
             chooser = SearchPlayer(4, playouts=budget)
             assert chooser.choose(game, state) in game.legal_moves(state)
             assert chooser.last_playouts <= max(budget, first_depth)
+
+
+def _few_turns_position():
+    """A Hakenschlagen position with only three turns to choose from (the root is
+    fully tried within a few playouts, and the search goes deeper)."""
+    game = load_game("hakenschlagen", 2)
+    decisions = random_decisions(game, game.initial_state(), random.Random(0), Stream("s0"), 12)
+    state = decisions[10]
+    assert len(game.legal_moves(state)) == 3
+    return game, state
+
+
+@pytest.mark.parametrize("deeper", [False, True])
+def test_a_hakenschlagen_search_lists_turns_below_the_root_only_once_visited_often(
+    deeper, monkeypatch
+):
+    game, root = _few_turns_position()
+    expand_after = knowledge.knowledge_of(game).expand_after
+    listed = []
+    full_list = game.legal_moves
+
+    def legal_moves(state):
+        listed.append(state)
+        return full_list(state)
+
+    monkeypatch.setattr(game, "legal_moves", legal_moves)
+    playouts = 400 if deeper else expand_after - 1
+    move = SearchPlayer(seed=3, playouts=playouts).choose(game, root)
+    assert move in full_list(root)
+    below_root = [state for state in listed if state != root]
+    # fewer visits than expand_after: no position below the root is ever listed; more,
+    # and the most visited ones are
+    assert bool(below_root) is deeper

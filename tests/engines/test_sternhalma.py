@@ -216,11 +216,32 @@ def test_a_player_without_a_move_passes_and_only_then():
     # Red's only piece sits in the south tip m1 with both holes in front taken by blue
     # and the holes behind those taken too: no step, no jump.
     state = position(game, {0: ["m1"], 1: ["l2", "n2", "k3", "o3"]})
-    assert game.legal_moves(state) == [PASS]
+    assert game.legal_moves(state) == [PASS] and game.must_pass(state)
+    assert not game.must_pass(game.initial_state())
     passed = game.apply(state, PASS)
     assert passed.turn == 1 and passed.passes == 1
     with pytest.raises(IllegalMove, match="may not pass"):
         game.apply(game.initial_state(), PASS)
+
+
+def test_a_piece_in_its_goal_with_only_steps_out_of_it_must_pass():
+    game = load_game("sternhalma", 2, no_leaving_goal=True)
+    # Red's piece on a corner of its target point: the holes beside it in the point
+    # are taken, and their far sides too; the free holes beside it lie outside
+    state = position(game, {0: ["j14"], 1: ["l14", "k15", "n14", "l16"]})
+    assert game.legal_moves(state) == [PASS] and game.must_pass(state)
+    assert not load_game("sternhalma", 2).must_pass(state)
+
+
+@pytest.mark.parametrize("no_leaving_goal", [False, True])
+def test_must_pass_agrees_with_the_legal_moves_through_random_games(no_leaving_goal):
+    game, pick = load_game("sternhalma", 3, no_leaving_goal=no_leaving_goal), random.Random(5)
+    state = game.initial_state()
+    for _ in range(600):
+        assert game.must_pass(state) == (game.legal_moves(state) == [PASS])
+        state = game.apply(state, pick.choice(game.legal_moves(state)))
+    finished = game.apply(state, PASS) if game.must_pass(state) else state
+    assert not game.must_pass(dataclasses.replace(finished, passes=3))
 
 
 def test_when_every_player_has_to_pass_the_game_is_drawn():

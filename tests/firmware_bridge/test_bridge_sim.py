@@ -24,6 +24,20 @@ def test_the_board_settles_back_to_the_truth_after_flicker(sim, link, recorder):
     assert link.last_scan.cells[4:6] == b"\x01\x00"
 
 
+def test_a_resting_board_is_scanned_for_its_heartbeat_only_and_still_feels_a_piece(
+    sim, link, recorder
+):
+    wait_for(lambda: recorder.board == sim.board)
+    device, scans = sim.device, []
+    scan = device.scan
+    device.scan = lambda *args: scans.append(args) or scan(*args)
+    time.sleep(0.5)  # 125 scans at the firmware's scan period, one or two heartbeats
+    assert len(scans) < 10
+    sim.set_cell(7, 1)
+    wait_for(lambda: recorder.board == sim.board)
+    assert link.last_scan.cells[7] == 1
+
+
 def test_a_noisy_board_still_reads_true_through_debouncing(tmp_path):
     recorder = Recorder()
     noisy = Simulator(cells=64, noise=0.05, path=str(tmp_path / "noisy"), seed=5)

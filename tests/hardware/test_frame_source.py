@@ -1,6 +1,9 @@
 """Camera sources: a folder of rendered PNGs and a video written with OpenCV play back
 the frames they hold, the synthetic source draws the position it is given, and a
-missing device, picamera2 or file is refused with a message that says what to do."""
+missing device, picamera2 or file is refused with a message that says what to do. A
+source reads into frames of its own that nobody holds any more."""
+
+import weakref
 
 import cv2
 import numpy as np
@@ -49,13 +52,19 @@ def test_folder_source_replays_rendered_pngs_in_name_order_then_says_it_ended(tm
     assert "no more images" in source.failure
 
 
-def test_video_source_plays_a_file_written_by_videowriter(tmp_path, rendered):
-    *_, frames = rendered
-    path = tmp_path / "game.avi"
+def _video(folder, frames):
+    """``frames`` written to an MJPG file in ``folder``, its path."""
+    path = folder / "game.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, SIZE)
     for frame in frames:
         writer.write(frame)
     writer.release()
+    return path
+
+
+def test_video_source_plays_a_file_written_by_videowriter(tmp_path, rendered):
+    *_, frames = rendered
+    path = _video(tmp_path, frames)
     source = VideoSource(path)
     assert source.size == SIZE
     for frame in frames:
@@ -68,6 +77,23 @@ def test_video_source_plays_a_file_written_by_videowriter(tmp_path, rendered):
     looped = VideoSource(path, loop=True)
     assert all(looped.read() is not None for _ in range(2 * len(frames)))
     looped.close()
+
+
+def test_a_source_reads_into_its_own_frames_but_never_over_one_still_held(tmp_path, rendered):
+    *_, frames = rendered
+    source = VideoSource(_video(tmp_path, frames), loop=True)
+    first = source.read()
+    as_read = first.copy()
+    second = source.read()
+    part = second[10:20]  # a view holds its frame as much as the frame itself
+    third = source.read()
+    assert not np.shares_memory(third, first) and not np.shares_memory(third, part)
+    assert np.array_equal(first, as_read)
+    used = [weakref.ref(frame) for frame in (first, second, third)]
+    del first, second, part, third
+    again = source.read()
+    assert any(frame() is again for frame in used)  # no new memory once they are let go
+    source.close()
 
 
 def test_synthetic_source_draws_the_position_and_the_hands_it_is_given(rendered):

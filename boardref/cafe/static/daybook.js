@@ -17,7 +17,8 @@ function timeOf(stamp) {
 function result(game) {
   if (game.abandoned) return say("fleet.day_abandoned");
   if (!game.winners.length) return say("fleet.day_draw");
-  return say("fleet.day_won", { names: game.winners_said.map((seat) => said(seat)).join(", ") });
+  const named = (seat, n) => (game.winners_named[n] ? say("players.named_seat", { name: game.winners_named[n], seat: said(seat) }) : said(seat));
+  return say("fleet.day_won", { names: game.winners_said.map(named).join(", ") });
 }
 
 async function showDay() {

@@ -1,13 +1,15 @@
 """The panel's history: the ``/games`` page with its replay, and ``/api/games`` (the
 ended games a page at a time, each one's record and its replay). Everything here is a
 read of games that have ended; the game being played is never shown here. The log is
-read on a worker thread, never on the event loop: a year of history must not freeze
-the table's LEDs and pages while someone browses it.
+read, and its answers are made and encoded as JSON, on a worker thread, never on the
+event loop: a year of history must not freeze the table's LEDs and pages while
+someone browses it.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
@@ -66,15 +68,16 @@ def history_routes(history: History) -> APIRouter:
             None, ge=1, le=2**63 - 1, description="only games listed after this one (a page's next)"
         ),
         limit: int = Query(PAGE, ge=1, le=500, description="at most this many games"),
-    ) -> GamesPage | JSONResponse:
+    ) -> Response:
         """The games that ended here (finished or abandoned), newest first, a page at
         a time."""
-        try:
-            found = await run_in_threadpool(history.games, game, day, table, limit + 1, before)
-        except HistoryError as exc:
-            return _refused(exc)
-        more = len(found) > limit
-        return GamesPage(games=found[:limit], next=found[limit - 1].id if more else None)
+
+        def page() -> GamesPage:
+            found = history.games(game, day, table, limit + 1, before)
+            more = len(found) > limit
+            return GamesPage(games=found[:limit], next=found[limit - 1].id if more else None)
+
+        return await _answered(page)
 
     @router.get(
         "/api/games/day.zip",
@@ -107,28 +110,46 @@ def history_routes(history: History) -> APIRouter:
     )
     async def record(game_id: int = GAME_ID, form: Literal["json", "text"] = "json") -> Response:
         """The game's record (docs/records.md), as JSON or as text to download."""
+        if form == "json":
+            return await _answered(lambda: to_json(history.record(game_id)))
         try:
             found = await run_in_threadpool(history.record, game_id)
         except HistoryError as exc:
             return _refused(exc)
-        if form == "json":
-            return JSONResponse(to_json(found))
         name = f"{file_name(found, game_id)}.txt"
         return PlainTextResponse(
             write(found), headers={"Content-Disposition": f'attachment; filename="{name}"'}
         )
 
     @router.get("/api/games/{game_id}/replay", response_model=models.Replay, tags=["history"])
-    async def replay(game_id: int = GAME_ID) -> models.Replay | JSONResponse:
+    async def replay(game_id: int = GAME_ID) -> Response:
         """The game position by position, for the replay page."""
-        try:
-            found = await run_in_threadpool(history.record, game_id)
-            frames = await run_in_threadpool(replay_frames, found)
-        except HistoryError as exc:
-            return _refused(exc)
-        return models.Replay(board=models.board_of(game_of(found).board), frames=frames)
+
+        def replayed() -> models.Replay:
+            found = history.record(game_id)
+            board = models.board_of(game_of(found).board)
+            return models.Replay(board=board, frames=replay_frames(found))
+
+        return await _answered(replayed)
 
     return router
+
+
+async def _answered(answer: Callable[[], BaseModel | Any]) -> Response:
+    """``answer()`` as JSON, read and encoded in a worker thread (a page of 50 games
+    is some 10 ms of encoding, which the loop must spend on the table); a
+    ``HistoryError`` is refused as every panel refusal is."""
+
+    def encoded() -> Response:
+        found = answer()
+        if isinstance(found, BaseModel):
+            return Response(found.model_dump_json(), media_type="application/json")
+        return JSONResponse(found)
+
+    try:
+        return await run_in_threadpool(encoded)
+    except HistoryError as exc:
+        return _refused(exc)
 
 
 def _day_records(history: History, day: str) -> list[tuple[int, GameRecord]]:

@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from boardref.eventlog.players import LONGEST_NAME, Player
 from boardref.league.ratings import PROVISIONAL
-from boardref.league.standings import Row, Season, Seasons, csv_text, played_games, standings
+from boardref.league.standings import Row, Season, Seasons, csv_text, standings_of
 from boardref.outputs.panel import models
 from boardref.outputs.panel.history_api import GAME_ID, GAME_NAME
 from boardref.outputs.panel.routes import (
@@ -155,6 +155,7 @@ async def seat(body: SeatPlayer, panel: ThePanel) -> Seated:
     else:
         chosen = None if body.name is None else players.called(body.name).id
     players.seat(control.game_id, body.seat, chosen)
+    panel.show()  # the pages ask for the seats' names again after a push
     return Seated(game_id=control.game_id, seats=players.names(control.game_id))
 
 
@@ -224,4 +225,4 @@ async def table_csv(
 def _standings(panel, game: str, season: str | None) -> Standings:
     history = panel.control.history
     chosen = None if season is None else Seasons(history).get(season)
-    return Standings(game=game, season=chosen, rows=standings(played_games(history, game, chosen)))
+    return Standings(game=game, season=chosen, rows=standings_of(history, game, chosen))

@@ -206,6 +206,9 @@ class State(TableState):
     said: list[dict[str, Any]] = Field(default_factory=list)
     #: how the kiosk, the phones and the Pi speak (the referee page changes it)
     speech: SpeechShown | None = None
+    #: the computer's announced move in its game's sentence, as the table hears it
+    #: (``spoken.announced``): players' pages show these words; None when there are none
+    computer_move: dict[str, Any] | None = None
 
 
 class CellInfo(BaseModel):

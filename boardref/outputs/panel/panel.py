@@ -19,6 +19,7 @@ from boardref.outputs.panel.access import Access
 from boardref.outputs.panel.address import Names, public_base
 from boardref.outputs.panel.hub import Hub
 from boardref.outputs.panel.seats import Seats
+from boardref.outputs.spoken import announced
 
 if TYPE_CHECKING:
     from boardref.outputs.display import Display
@@ -75,6 +76,7 @@ class Panel:
             # says the table's and its own seat's, a kiosk the table's
             said=[said.to_json() for said in shown.said],
             speech=shown.speech,
+            computer_move=announced(state),
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
             virtual=None if virtual is None else models.Virtual.model_validate(virtual),

@@ -29,6 +29,7 @@ async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
     panel.seats.carry(before, now)
     panel.control.history.players.carry(before, now)
     panel.rematched = (before, now)
+    panel.show()  # the pages ask for the carried names after a push
     return models.Done()
 
 

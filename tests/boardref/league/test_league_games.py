@@ -98,10 +98,10 @@ class Table:
 
 def independently(records: list[dict]) -> dict[str, tuple[float, float, list[int]]]:
     """openskill over the records as a reader of docs/league.md would run it: games in
-    the order they ended, only finished ones with no referee's hand in them, each
-    named seat its own team, places by winners then score."""
+    the order they ended (then began, then by commitment), only finished ones with no
+    referee's hand in them, each named seat its own team, places by winners then score."""
     model, rated = PlackettLuce(), {}
-    for record in sorted(records, key=lambda r: (r["end"], r["id"])):
+    for record in sorted(records, key=lambda r: (r["end"], r["start"], r["commitment"], r["id"])):
         touched = any(
             e["kind"] == "position" or "corrected" in e.get("marks", ()) for e in record["entries"]
         )

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from boardref.outputs import announcer
 from boardref.outputs.fleet import dashboard_state
 from boardref.runtime.config import load_config
 from boardref.runtime.service import Service
@@ -96,6 +97,39 @@ def test_an_output_that_fails_hides_the_table_from_no_other(reporting, caplog):
     assert reported(service)["last_move"] == str(move)
     assert "an output failed to show the table" in caplog.text
     assert [kind for kind, _ in service.referee.log][-1] == "move"
+
+
+def test_a_sentence_that_cannot_be_made_keeps_no_state_from_the_table(
+    reporting, caplog, monkeypatch
+):
+    service = reporting
+    said = announcer.sentences
+    broken = True
+
+    def sentences(before, after):
+        if broken:
+            raise KeyError("a place with no words")
+        return said(before, after)
+
+    monkeypatch.setattr(announcer, "sentences", sentences)
+    said_before = service.displays.shown.said
+    with caplog.at_level(logging.ERROR, "boardref"):
+        lay_out(service)
+        move = play_on_board(service)
+    assert service.panel.shown.state.last_played == str(move)
+    assert reported(service)["last_move"] == str(move)
+    failures = [r for r in caplog.records if "could not say what happened" in r.message]
+    assert len(failures) == 1, "a fault at every state is logged once"
+    assert "KeyError" in failures[0].message and "the game goes on" in failures[0].message
+    assert service.panel.shown.said == said_before
+    broken = False  # the table speaks again at its next state
+    referee = service.referee
+    state = referee.positions[-1]
+    following = referee.game.apply(state, referee.game.legal_moves(state)[0])
+    referee.sense(referee.game.sense(following, "presence"), 300.0)
+    referee.tick(301.0)
+    assert service.panel.shown.state.plies == 2
+    assert {a.said.key for a in service.panel.shown.said} > {a.said.key for a in said_before}
 
 
 @pytest.mark.parametrize("sim", [False, True])

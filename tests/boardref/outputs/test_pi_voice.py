@@ -59,12 +59,13 @@ class Recorder:
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-@pytest.mark.parametrize(("name", "players", "computer"), [GAMES[0], GAMES[4]],
+@pytest.mark.parametrize(("name", "players", "options", "computer"),
+                         [GAMES[0], next(g for g in GAMES if g[0] == "fang_den_hut_cards")],
                          ids=["catch_the_hare", "fang_den_hut_cards"])
 def test_every_sentence_of_a_whole_game_is_spoken_on_the_pi(
-    tmp_path, quick_computer, language, name, players, computer  # noqa: F811
+    tmp_path, quick_computer, language, name, players, options, computer  # noqa: F811
 ):
-    _, heard = played(name, players, computer, tmp_path)
+    _, heard = played(name, players, computer, tmp_path, options)
     speech = TableSpeech(SpeechConfig(language=language, pi={"on": True}))
     recorder = Recorder()
     pi = PiVoice(speech, told=lambda problem: None, speaker=recorder)
@@ -90,7 +91,7 @@ def test_every_sentence_of_a_whole_game_is_spoken_on_the_pi(
 
 
 def test_a_stale_sentence_is_dropped_and_an_off_pi_says_nothing(tmp_path, quick_computer):  # noqa: F811
-    _, heard = played(*GAMES[0], tmp_path)
+    _, heard = played("catch_the_hare", 2, {1}, tmp_path)
     speech = TableSpeech(SpeechConfig())
     recorder = Recorder()
     pi = PiVoice(speech, told=lambda problem: None, speaker=recorder)
@@ -126,7 +127,7 @@ def test_a_missing_voice_or_engine_is_a_sentence_not_a_crash(monkeypatch):
 
 
 def test_the_buzzer_sounds_a_persons_turn_unless_the_sounds_are_off(tmp_path, quick_computer):  # noqa: F811
-    _, heard = played(*GAMES[0], tmp_path)
+    _, heard = played("catch_the_hare", 2, {1}, tmp_path)
     buzzed: list[str] = []
     speech = TableSpeech(SpeechConfig())  # the Pi's voice off: its sounds still play
     pi = PiVoice(speech, told=lambda problem: None, buzz=buzzed.append)

@@ -104,10 +104,12 @@ const CELL_NAMES = ["cell", "cells", "allowed", "origin", "over", "at", "land", 
 // Cells the service names: their coordinates only on the referee page (and in
 // records); every other page says the board's own name for a cell where the game has
 // one, else the highlight the drawing shows it with: "the marked place(s)", and
-// where a piece may go ("allowed"), "one of the glowing places".
+// where a piece may go ("allowed"), "one of the glowing places". A list the board
+// names only in part (a gate and two ring fields) is said by its highlight as a whole:
+// a name beside a coordinate would read as both.
 function sayPlace(ids, name) {
   const named = ids.map(sayCell);
-  if (role === "referee" || named.some((said, i) => said !== ids[i])) return named.join(", ");
+  if (role === "referee" || named.every((said, i) => said !== ids[i])) return named.join(", ");
   if (name === "allowed") return say("cell.glowing");
   return say(ids.length > 1 ? "cell.marked_many" : "cell.marked");
 }
@@ -169,7 +171,7 @@ export function described(spoken) {
 
 function tell(spoken, how) {
   const computer = COMPUTER_SAYS[spoken.key];
-  const sentence = computer !== undefined && sayComputerMove(spoken.params.move);
+  const sentence = computer !== undefined && sayComputerMove();
   const told = !sentence ? sayIn(watched(spoken.key, how), spoken.params || {}, true, how)
     : computer ? say(watched(computer, how), { sentence }) : sentence;
   // how long the computer thought for the move it announces
@@ -183,13 +185,14 @@ const watched = (key, how) =>
   ((role === "watch" || how.describing) && `${key}.watching` in words ? `${key}.watching` : key);
 
 // The computer's move announced in a sentence of its game's own ("The computer lays
-// its coaster ..."), where the game has one (its computerWords hook); at a board the
-// players are asked to carry it out.
+// its coaster ..."), as the service words it for the table to hear (the state's
+// computer_move), where the game has one; at a board the players are asked to carry it
+// out. The referee's page keeps the notation.
 const COMPUTER_SAYS = { "referee.computer_plays": null, "referee.computer_moves": "computer_carry_out" };
 
-function sayComputerMove(text) {
-  const game = state && GAMES[state.game];
-  return game && game.computerWords ? game.computerWords(text, state) : null;
+function sayComputerMove() {
+  if (role === "referee" || !state || !state.computer_move) return null;
+  return sayValue(state.computer_move);
 }
 
 // A name in a sentence (a card, a piece, a marble), said the game's way where it has

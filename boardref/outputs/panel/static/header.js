@@ -5,6 +5,7 @@
 // shows the state the service pushed; it never changes anything.
 import { seatColour } from "./board.js";
 import { $, role, say, seat, seatName, state } from "./core.js";
+import { seatWithPlayer } from "./players.js";
 import { update, updateChildren } from "./update.js";
 
 // each game's options with their defaults (the new-game dialog's catalogue), fetched once
@@ -53,7 +54,7 @@ function seatItem(n) {
   const marks = [];
   if (state.computer.includes(n)) marks.push(say("header.computer"));
   if (role === "play" && n === seat) marks.push(say("header.you"));
-  const alone = capitalised(seatName(n)); // a name in a list stands alone: "The hare"
+  const alone = capitalised(seatWithPlayer(n)); // a name in a list stands alone: "The hare"
   item.textContent = marks.length ? say("header.seat_marked", { seat: alone, marks: marks.join(", ") }) : alone;
   if (state.computer.includes(n)) item.classList.add("computer");
   if (seatColour(state, n) === "transparent") item.classList.add("colourless"); // "player 1"

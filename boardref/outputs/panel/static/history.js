@@ -35,6 +35,7 @@ async function loadGameNames() {
     option.dataset.game = info.name;
     select.appendChild(option);
   }
+  if (asked.get("game")) field("filter-game").value = asked.get("game");
 }
 
 function when(seconds) {
@@ -72,8 +73,13 @@ function gameRow(game) {
 // "More games" adds the next page below the ones shown.
 let nextPage = null;
 
+// A standings row's games (/games?game=G&games=3,5,8): the list shows only those.
+const asked = new URLSearchParams(location.search);
+const onlyGames = asked.get("games") ? new Set(asked.get("games").split(",").map(Number)) : null;
+
 function listQuery() {
   const query = new URLSearchParams();
+  if (onlyGames) query.set("limit", "500");
   if (field("filter-game").value) query.set("game", field("filter-game").value);
   if (field("filter-day").value) query.set("day", field("filter-day").value);
   if (field("filter-table").value.trim()) query.set("table", field("filter-table").value.trim());
@@ -85,7 +91,7 @@ async function loadPage(query) {
   const page = response.ok ? await response.json() : { games: [], next: null };
   nextPage = page.next;
   $("more").hidden = nextPage === null;
-  return page.games.map(gameRow);
+  return page.games.filter((game) => !onlyGames || onlyGames.has(game.id)).map(gameRow);
 }
 
 async function loadList() {

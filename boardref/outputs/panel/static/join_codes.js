@@ -8,6 +8,7 @@ import { seatColour } from "./board.js";
 import { $, post, role, say, seat, seatName, seatWords, state, token } from "./core.js";
 import { capitalised } from "./header.js";
 import { rejoin } from "./outcome.js";
+import { hasPlayers, loadPlayers, namesShown, playerPicker } from "./players.js";
 
 // what the codes were last drawn for: drawn again only when it changes
 let drawnFor = null;
@@ -20,7 +21,7 @@ export async function showJoinCodes() {
   const box = $("join-codes");
   const shown = JSON.stringify([
     state.commitment, state.players, state.computer, state.joined, state.handovers,
-    document.documentElement.lang, showsCodes(),
+    document.documentElement.lang, showsCodes(), namesShown(),
   ]);
   if (!box || shown === drawnFor) return;
   drawnFor = shown;
@@ -28,7 +29,7 @@ export async function showJoinCodes() {
     box.replaceChildren();
     return;
   }
-  const join = await (await fetch("/api/join")).json();
+  const [join] = await Promise.all([(await fetch("/api/join")).json(), loadPlayers()]);
   const warning = $("join-warning");
   warning.textContent = join.loopback ? say("join_loopback", { url: join.url }) : "";
   warning.hidden = !join.loopback;
@@ -62,6 +63,7 @@ function codeOf(n) {
   caption.textContent = capitalised(seatName(n)); // a name under its code stands alone
   caption.style.setProperty("--seat", seatColour(state, n));
   figure.append(caption);
+  if (hasPlayers()) figure.append(playerPicker(n)); // no pick while the café has no players
   return figure;
 }
 

@@ -4,8 +4,9 @@
 // on the kiosk and the referee's page a rematch with the same seats. It shows the
 // outcome the service pushed; it never works out who won.
 import { tokenColour } from "./board.js";
-import { $, post, role, said, say, seat, seatName, state, token } from "./core.js";
+import { $, post, role, said, say, seat, state, token } from "./core.js";
 import { capitalised } from "./header.js";
+import { seatWithPlayer } from "./players.js";
 import { update, updateChildren } from "./update.js";
 
 // The seats by place: the winners first (a game may be won by who is left on the
@@ -51,7 +52,7 @@ export function showOutcome() {
   update(box, "hidden", !state.outcome);
   if (!state.outcome) return;
   const outcome = state.outcome;
-  const names = outcome.winners.map((n) => capitalised(seatName(n))); // after a label, as in the header
+  const names = outcome.winners.map((n) => capitalised(seatWithPlayer(n))); // after a label, as in the header
   const shown = [];
   if (role === "play" && state.seats[seat]) shown.push(line("strong", "own-result", ownResult(outcome)));
   shown.push(line("strong", "winners", names.length ? say("winner", { names: names.join(", ") }) : say("draw_game")));
@@ -61,7 +62,7 @@ export function showOutcome() {
     table.className = "scores";
     for (const { seat: ranked, place } of ranking(outcome)) {
       const row = line("li", ranked === seat && role === "play" ? "mine" : "",
-                       capitalised(say("score", { seat: seatName(ranked), score: outcome.scores[ranked] })));
+                       capitalised(say("score", { seat: seatWithPlayer(ranked), score: outcome.scores[ranked] })));
       row.value = place;
       row.style.setProperty("--seat", tokenColour(state.seats[ranked].colour || "piece"));
       table.appendChild(row);

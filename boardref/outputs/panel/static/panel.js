@@ -19,6 +19,7 @@ import { capitalised, showHeader } from "./header.js";
 import { checkJoined, showJoinCodes, showStanding } from "./join_codes.js";
 import { openNewGame, startNewGame } from "./newgame.js";
 import { saysTheEnd, showOutcome } from "./outcome.js";
+import { followNames, showNickname } from "./players.js";
 import {
   cornerClicks, loadCameraView, loadDiagnostics, promptCorner, refereeSession, wireReferee,
 } from "./referee.js";
@@ -27,6 +28,7 @@ import { correctingNow, refereeDrawing, tapRefereeCell } from "./referee_board.j
 import { clickSimCell, showSimSide, simMarks, simPieces, wireSim } from "./sim.js";
 import { hearSaid } from "./speech.js";
 import { showSpeechSettings } from "./speech_settings.js";
+import { showStandings } from "./standings.js";
 import { showUnseen } from "./unseen.js";
 import { update, updateChildren } from "./update.js";
 
@@ -68,6 +70,7 @@ async function take(next) {
     drawnBoard = key;
   }
   render();
+  followNames();
 }
 
 // what a page's board drawing follows: the game, its seats and options, and which
@@ -127,6 +130,7 @@ function renderPage() {
   showControls();
   if (role === "play") showSeat();
   if (role === "table" || role === "referee") showJoinCodes();
+  if (role === "table") showStandings();
   if (role === "sim") showSimSide();
   if (role === "referee") showSpeechSettings();
   if (role === "referee" && isOpen("diagnostics")) loadDiagnostics();
@@ -235,6 +239,7 @@ function showSeat() {
   update($("me"), "textContent", mine && joined ? say("you_are", { seat: seatName(seat) }) : "");
   update($("not-joined"), "hidden", document.body.dataset.joined !== "no");
   showStanding();
+  showNickname();
 }
 
 function wire() {

@@ -101,11 +101,15 @@ function showTapToHear(table) {
 }
 
 function wire() {
-  // any tap allows audio (the button only asks for one): the sounds' context is made on the first
-  const allow = () => {
+  // any tap allows audio (the button only asks for one): the sounds' context is made on
+  // the first; the button goes when the tap is over, as the header closing up under a
+  // finger still down would hand its click to whatever moved there
+  const hide = () => { if ($("hear")) $("hear").hidden = true; };
+  /** @param {Event} event */
+  const allow = (event) => {
     tapped = true;
     allowSounds();
-    if ($("hear")) $("hear").hidden = true;
+    addEventListener(event.type === "keydown" ? "keyup" : "click", hide, { once: true });
   };
   addEventListener("pointerdown", allow, { once: true });
   addEventListener("keydown", allow, { once: true });

@@ -7,17 +7,16 @@ Waits are generous; nothing is timed.
 
 from __future__ import annotations
 
-import random
 import re
 
 import httpx
 import pytest
 
 from engines import load_game
-from engines.chance import Stream
 from tests.boardref.conftest import needs_chromium, new_game, on_board
 from tests.boardref.outputs.panel.test_browser_games import WAIT_MS
 from tests.boardref.outputs.panel.test_browser_referee import logged_in, shoot
+from tests.boardref.outputs.test_computer_words import random_plays
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -43,17 +42,7 @@ SAY_MOVES = """async (moves) => {
 def random_moves(name: str, players: int, options: dict, wanted: int, seed: int) -> list[str]:
     """``wanted`` legal moves from the positions of random games (seeded)."""
     game = load_game(name, players=players, **options)
-    pick, stream, moves = random.Random(seed), Stream(f"words-{seed}"), []
-    while len(moves) < wanted * 4:
-        state = game.initial_state()
-        while game.outcome(state) is None and len(moves) < wanted * 4:
-            if (chance := game.chance(state)) is not None:
-                state = game.resolve(state, chance.draw(stream))
-                continue
-            move = pick.choice(list(game.legal_moves(state)))
-            moves.append(str(move))
-            state = game.apply(state, move)
-    return pick.sample(moves, wanted)
+    return [str(move) for _, move in random_plays(game, wanted, seed)]
 
 
 def labels(url: str, language: str) -> re.Pattern:
@@ -91,12 +80,13 @@ def test_the_referee_page_says_moves_in_notation(sim_table, browser, language):
 #: what the table says of the hare's step or jump, announced and played, by language
 HARE_WORDS = {
     "en": {
-        "-": ("The computer moves the hare one step", "Last move: the hare one step"),
-        ":": ("The computer's hare jumps over", "Last move: the hare over"),
+        "-": ("The computer moves the hare from the middle to ", "Last move: the hare one step"),
+        ":": ("The computer's hare jumps from the middle over", "Last move: the hare over"),
     },
     "de": {
-        "-": ("Der Computer zieht den Hasen einen Schritt", "Letzter Zug: der Hase einen Schritt"),
-        ":": ("Der Hase des Computers springt", "Letzter Zug: der Hase über"),
+        "-": ("Der Computer zieht den Hasen von der Mitte auf ",
+              "Letzter Zug: der Hase einen Schritt"),
+        ":": ("Der Hase des Computers springt von der Mitte über", "Letzter Zug: der Hase über"),
     },
 }
 

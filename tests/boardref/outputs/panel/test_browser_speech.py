@@ -76,6 +76,15 @@ RECORDER = """
   };
 })();
 """
+#: the lines and controls of the page's main part that the "tap to hear" button covers
+COVERED = """() => {
+  const tap = document.getElementById("hear").getBoundingClientRect();
+  return [...document.querySelectorAll("main p, main button, main label")].filter((e) => {
+    const box = e.getBoundingClientRect();
+    return box.width && box.height && box.left < tap.right && tap.left < box.right
+      && box.top < tap.bottom && tap.top < box.bottom;
+  }).map((e) => e.id || e.textContent.trim());
+}"""
 #: a Catch the Hare cell as the referee page and records name it
 CELL = re.compile(r"\b[a-e][1-5]\b")
 
@@ -93,6 +102,8 @@ def allow_audio(page) -> int:
 
     page.bring_to_front()
     expect(page.locator("#hear")).to_be_visible(timeout=WAIT_MS)
+    covered = page.evaluate(COVERED)
+    assert not covered, f"the tap to hear the table covers {covered}"
     heard = page.evaluate("() => Math.max(0, ...Object.keys(window.heard).map(Number))")
     page.click("#hear")
     expect(page.locator("#hear")).to_be_hidden()

@@ -41,6 +41,31 @@ def wait_for_ply(page, plies: int) -> None:
     page.wait_for_selector(f'body[data-plies="{plies}"]', timeout=WAIT_MS)
 
 
+def play_to_the_end(kiosk, phones) -> None:
+    """The card game dealt and played to its end on the ``phones``: each plays its first
+    card, capturing where it may."""
+    from playwright.sync_api import expect
+
+    kiosk.click("#draw")
+    for phone in phones:  # the deal reached every phone
+        expect(phone.locator(".hand-card").first).to_be_visible(timeout=WAIT_MS)
+    for ply in range(60):
+        if kiosk.locator("#outcome").is_visible():
+            break
+        for page in (kiosk, *phones):
+            wait_for_ply(page, ply)
+        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        if not movers:  # the last card was played
+            break
+        (mover,) = movers
+        mover.bring_to_front()
+        mover.locator(".hand-card").first.click()
+        expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
+        capture = mover.locator(".card-actions .capture")
+        (capture.first if capture.count() else mover.locator("#play-alone")).click()
+    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+
+
 @pytest.mark.parametrize("language", ["de"])
 def test_three_people_play_the_card_game_on_their_phones_to_the_final_score(people, language):
     """The table deals; each phone plays from its own hand, capturing where it may."""

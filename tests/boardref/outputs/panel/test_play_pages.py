@@ -13,7 +13,7 @@ import pytest
 from boardref.outputs.panel.words import table as word_table
 from tests.boardref.at_the_table import KIOSK, PHONE, WAIT_MS
 from tests.boardref.conftest import PIN, needs_chromium
-from tests.boardref.outputs.panel.test_play_games import new_game, wait_for_ply
+from tests.boardref.outputs.panel.test_play_games import new_game, play_to_the_end, wait_for_ply
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -78,22 +78,7 @@ def test_each_phone_reads_its_own_result_and_a_rematch_keeps_the_seats(people, l
     kiosk = table.open("table", "/table")
     new_game(kiosk, {"single_game": True})
     phones = [table.join(seat) for seat in range(2)]
-    kiosk.click("#draw")
-    for ply in range(60):
-        if kiosk.locator("#outcome").is_visible():
-            break
-        for page in (kiosk, *phones):
-            wait_for_ply(page, ply)
-        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
-        if not movers:  # the last card was played
-            break
-        (mover,) = movers
-        mover.bring_to_front()
-        mover.locator(".hand-card").first.click()
-        expect(mover.locator("#play-alone")).to_be_visible(timeout=WAIT_MS)
-        capture = mover.locator(".card-actions .capture")
-        (capture.first if capture.count() else mover.locator("#play-alone")).click()
-    expect(kiosk.locator("#outcome")).to_be_visible(timeout=WAIT_MS)
+    play_to_the_end(kiosk, phones)
     reason = kiosk.locator("#outcome .reason").inner_text()
     results = []
     for page in (kiosk, *phones):

@@ -109,9 +109,9 @@ import { updateChildren } from "../update.js";
 
   // each leg of a move: which hat goes from where to where (a hat that goes home and
   // out again may leave with another hat on top than it came with), and where it turns
-  // back (the golden hat captures where it turns); led by the mover's name where
-  // ``seated``; null for what is no move of hats
-  function legsWords(text, state, seated = true) {
+  // back (the golden hat captures where it turns); led by the mover's name; null for
+  // what is no move of hats
+  function legsWords(text, state) {
     const legs = text.split(", ").map((leg) => leg.split(" "));
     if (legs.some((leg) => leg.length !== 2 || !HAT.test(leg[0]))) return null;
     const paths = legs.map(([, cells]) => cells.split(/[-+]/).filter(Boolean));
@@ -126,7 +126,7 @@ import { updateChildren } from "../update.js";
       if (!turns.length) return leg;
       return `${leg} ${turnsWords(turns, state)}`;
     }).join("; ");
-    return seated ? say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state), legs: said }) : said;
+    return say("fdh.move", { seat: colourWords(parseHat(legs[0][0]).colour, state), legs: said });
   }
 
   // where a leg starts and ends: on the referee's page the cells; on the players' the
@@ -149,7 +149,7 @@ import { updateChildren } from "../update.js";
 
   function colourWords(colour, state) {
     const seat = state.seats.findIndex((s) => s.colour === colour);
-    return seat >= 0 ? seatName(seat) : say(`token.${colour}`);
+    return seat >= 0 ? seatName(seat) : say(`seat.${colour}`);
   }
 
   // the hats and towers on the fields (not the homes): the virtual board's stacks on
@@ -177,14 +177,6 @@ import { updateChildren } from "../update.js";
     // carried home (and a hat out again: "red[blue] r2-r1-gate_red-home_red, red
     // home_red-gate_red") read the same way
     moveWords: (text, state) => (text === "pass" ? say("fdh.pass") : legsWords(text, state) || text),
-
-    // the computer's move in a sentence, its path lit on the board
-    computerWords(text, state) {
-      if (role === "referee") return null;
-      if (text === "pass") return say("fdh.computer_pass");
-      const legs = legsWords(text, state, false);
-      return legs && say("fdh.computer_moves", { legs });
-    },
 
     colourOf(token) {
       const hat = parseHat(token);

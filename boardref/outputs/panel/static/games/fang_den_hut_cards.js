@@ -102,11 +102,6 @@ import { capitalised } from "../header.js";
       return playWords(text, "cards.captured", "cards.alone") || text;
     },
 
-    // what the computer plays, in a whole sentence
-    computerWords(text) {
-      return playWords(text, "cards.computer_captures", "cards.computer_alone");
-    },
-
     draw(view, pieces, state) {
       const own = state.view ? state.view.seat : null;
       // each open stack's size from the public report (every page), else the phone's view

@@ -202,12 +202,10 @@ import { updateChildren } from "../update.js";
   const HAGAR_MOVE = /^([nsew0-9]+_(?:nw|ne|sw|se))-([nsew0-9]+_(?:nw|ne|sw|se))$/;
 
   // a token or final-round move in words; null for a move this page does not know.
-  // ``keys`` are the sentences: a player's buttons, the computer's announcement, or
-  // a move made (the last move, a choice between moves)
+  // ``keys`` are the sentences: a player's buttons, or a move made (the last move, a
+  // choice between moves)
   const PLAYER_SAYS = { pass: "haegar.pass", hagar: "haegar.put_hagar", gold: "haegar.put_gold",
                         move: "haegar.move_hagar" };
-  const COMPUTER_SAYS = { pass: "haegar.computer_passes", hagar: "haegar.computer_puts_hagar",
-                          gold: "haegar.computer_puts_gold", move: "haegar.computer_moves_hagar" };
   const DONE_SAYS = { pass: "haegar.passed", hagar: "haegar.hagar_put", gold: "haegar.gold_put",
                       move: "haegar.hagar_moved" };
 
@@ -499,13 +497,6 @@ import { updateChildren } from "../update.js";
     },
 
     // a coaster drawn is shown once: in hand (the game panel), then laid on the board
-    // what the computer does, in a whole sentence: "The computer lays its coaster ..."
-    computerWords(text, state) {
-      const laid = PLACEMENT.exec(text);
-      if (laid) return say("haegar.computer_lays", { spot: spotWords(laid[2]), facing: say(`facing_${laid[3]}`) });
-      return moveWords(state, text, COMPUTER_SAYS);
-    },
-
     drawn(state, box) {
       if (typeof state.last_draw === "string" && coasterEntry(state.last_draw)) {
         box.hidden = true;

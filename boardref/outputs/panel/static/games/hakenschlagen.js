@@ -217,12 +217,6 @@ import { updateChildren } from "../update.js";
 
     moveWords: (text) => (text === "pass" ? say("hks.pass") : usesWords(text)),
 
-    // the computer's turn in a sentence, the cells it uses marked on the drawing
-    computerWords(text) {
-      if (role === "referee") return null;
-      return text === "pass" ? say("hks.computer_pass") : say("hks.computer_turn", { uses: usesWords(text) });
-    },
-
     draw(view, pieces, state) {
       COLOURS = boardColours(view.board);
       markTurns(view, state);

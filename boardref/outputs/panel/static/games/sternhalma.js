@@ -1,7 +1,8 @@
 // @ts-check
 // Sternhalma's moves in the words of the players' pages: whose piece went one step or
-// jumped how many times, the board lighting the path; the computer's move in a whole
-// sentence. The referee page keeps the notation; no page here decides anything.
+// jumped how many times, the board lighting the path (the computer's move comes
+// worded from the service). The referee page keeps the notation; no page here decides
+// anything.
 import { registerGame } from "../board.js";
 import { say, seatName } from "../core.js";
 import { moverOf, stepsOf } from "./steps.js";
@@ -18,12 +19,6 @@ import { moverOf, stepsOf } from "./steps.js";
       const move = stepsOf(text);
       if (!move) return text;
       return say(move.jumps ? "stern.jumps" : "stern.step", { seat: mover(move.cells, state), count: move.jumps });
-    },
-
-    computerWords(text) {
-      const move = stepsOf(text);
-      if (!move) return null;
-      return say(move.jumps ? "stern.computer_jumps" : "stern.computer_step", { count: move.jumps });
     },
   });
 })();
