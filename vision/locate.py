@@ -36,8 +36,9 @@ class Pose:
     #: cells whose printed marks trued the pose up (``vision.boards.marks``); 0 if
     #: it rests on the markers (or clicked cells) alone
     cells: int = 0
-    #: how the board was found: "markers", "one marker" (and the board's marks),
-    #: "pattern" (the board's outline and marks) or "clicked" (corner cells)
+    #: how the board was found: "markers", "one marker" (the board's outline turned
+    #: as the marker shows, and its marks), "pattern" (the outline turned as the
+    #: start position shows, and the marks) or "clicked" (corner cells)
     way: str = "markers"
     #: the share of the empty cells' marks found where the pose puts them; None if
     #: not checked (a pose from two markers or more)
@@ -82,24 +83,6 @@ class Locator:
         if self.lens.guessed:
             self._fit_lens(board_pts, image_pts)
         return self.from_points(board_pts, image_pts, len(board_pts) // 4)
-
-    def one_marker_poses(self) -> list[Pose]:
-        """The poses the one marker seen last gives: a small square seen at a slant
-        fits two tilts of the board about equally, so both, the better first; none
-        unless exactly one marker was seen. Too weak far from the marker to use
-        alone: ``vision.boards.pattern`` holds them to the board's marks."""
-        board_pts, image_pts = self.seen
-        if len(board_pts) != 1:
-            return []
-        obj, img = board_pts[0].astype(np.float64), image_pts[0].astype(np.float64)
-        count, rvecs, tvecs, errors = cv2.solvePnPGeneric(
-            obj, img.reshape(-1, 1, 2), self.lens.matrix, self.lens.dist, flags=cv2.SOLVEPNP_IPPE
-        )
-        return [
-            Pose(r, t, float(e), 1, way="one marker")
-            for r, t, e in zip(rvecs[:count], tvecs[:count], np.ravel(errors)[:count])
-            if camera_above(r, t)
-        ]
 
     def _fit_lens(self, board_pts: np.ndarray, image_pts: np.ndarray) -> None:
         """No calibration: fit the lens to the markers' corners seen so far (the first

@@ -4,13 +4,17 @@ bought without them), the pose checked against where the renderer put the cells.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from engines import load_game
 from vision import looks
+from vision.boards import pattern
 from vision.boards.reader import BoardReader
+from vision.locate import Pose
 from vision.render import Renderer, random_scene
 
 #: a pose is right when it puts every cell within this (px) of where it is drawn
@@ -19,9 +23,9 @@ RIGHT_PX = 3.0
 
 def covered(frame, scene, board, keep: set[int]) -> np.ndarray:
     """``frame`` with every marker not in ``keep`` painted over with the colour of the
-    board a little inside it."""
+    paper just beside it (the middles of the patch's sides: off the marker, on the
+    board's border)."""
     out = frame.copy()
-    middle = np.array(looks.extent(board)).reshape(2, 2).mean(axis=0)
     for marker in looks.markers(board):
         if marker.id in keep:
             continue
@@ -29,12 +33,13 @@ def covered(frame, scene, board, keep: set[int]) -> np.ndarray:
         square = np.array(
             [[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]]
         )
-        inward = (middle - marker.xy) / np.linalg.norm(middle - marker.xy)
-        inside = np.r_[np.add(marker.xy, 40 * inward), 0.0][None]
-        px, py = scene.lens.project(inside, scene.rvec, scene.tvec)[0].astype(int)
-        colour = np.median(frame[py - 3 : py + 4, px - 3 : px + 4].reshape(-1, 3), axis=0)
+        beside = np.array([[x - h, y, 0], [x + h, y, 0], [x, y - h, 0], [x, y + h, 0]])
+        colours = [
+            np.median(frame[py - 3 : py + 4, px - 3 : px + 4].reshape(-1, 3), axis=0)
+            for px, py in scene.lens.project(beside, scene.rvec, scene.tvec).astype(int)
+        ]
         corners = scene.lens.project(square, scene.rvec, scene.tvec).astype(np.int32)
-        cv2.fillConvexPoly(out, corners, colour.tolist())
+        cv2.fillConvexPoly(out, corners, np.median(colours, axis=0).tolist())
     return out
 
 
@@ -96,3 +101,25 @@ def test_a_view_without_the_board_keeps_the_markers_refusal():
     start = game.observe(game.initial_state())
     assert not reader.locate(np.full((720, 1280, 3), 90, np.uint8), start)
     assert "0 of the board's 4 markers seen" in reader.refusal
+
+
+def test_a_pose_the_outline_disagrees_with_is_not_trusted_however_well_marks_fit():
+    # the start position of Catch the Hare leaves only one side's marks empty: a pose
+    # tilted about them fits every one, and only the outline shows it is wrong
+    game = load_game("catch_the_hare")
+    scene = random_scene(game.board, 2)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, 2).frame(start), scene, game.board, set())
+    reader = BoardReader(game, scene.lens)
+    marks, radius = reader._empty_marks(start), reader.look.cell_radius
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    quad = pattern.outlines(frame, scene.lens)[0]
+    right = Pose(scene.rvec, scene.tvec, 0.0, 0, way="pattern")
+    assert pattern.trusted(
+        pattern.judged(grey, right, scene.lens, marks, radius), quad, scene.lens, game.board
+    )
+    knocked = replace(right, tvec=scene.tvec + np.array([[6.0], [0.0], [0.0]]))
+    wrong = pattern.judged(grey, knocked, scene.lens, marks, radius)
+    assert not pattern.trusted(
+        replace(wrong, matched=1.0, error_px=0.0), quad, scene.lens, game.board
+    )

@@ -109,23 +109,16 @@ class BoardReader:
         return self._use(self._trued(frame, found, truth), found)
 
     def _by_pattern(self, frame: np.ndarray, truth=None) -> Pose | None:
-        """Fewer than two markers seen: the board from the one marker and the marks
-        of the cells ``truth`` (or the last position confirmed) leaves empty, or, with
-        no marker, from its outline, turned as the start position shows
-        (``vision.boards.pattern``); the locator's refusal stays if neither holds."""
+        """Fewer than two markers seen: the board from its outline, turned the way
+        the one marker or (with none) the start position shows, held to the marks of
+        the cells ``truth`` (or the last position confirmed) leaves empty
+        (``vision.boards.pattern``); the locator's refusal stays if it is not trusted."""
         truth = self.truth if truth is None else truth
         marks = self._empty_marks(truth)
         refusal = self.locator.refusal
-        poses = self.locator.one_marker_poses()
-        if poses:
-            marker = self.locator.seen[0][0], self.locator.seen[1][0]
-            found = pattern.from_one_marker(
-                frame, poses, self.lens, marks, self.look.cell_radius, marker
-            )
-        elif truth is not None:
-            found = pattern.from_outline(frame, self.lens, self.game, self.look, truth, marks)
-        else:
-            found = None
+        seen = self.locator.seen
+        marker = (seen[0][0], seen[1][0]) if len(seen[0]) == 1 else None
+        found = pattern.located(frame, self.lens, self.game, self.look, truth, marks, marker)
         if found is None:
             self.locator.refusal = refusal
         return found
