@@ -7,7 +7,7 @@ Finds the pose only; deciding when to look again is the reader's job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -36,6 +36,13 @@ class Pose:
     #: cells whose printed marks trued the pose up (``vision.boards.marks``); 0 if
     #: it rests on the markers (or clicked cells) alone
     cells: int = 0
+    #: how the board was found: "markers", "one marker" (the board's outline turned
+    #: as the marker shows, and its marks), "pattern" (the outline turned as the
+    #: start position shows, and the marks) or "clicked" (corner cells)
+    way: str = "markers"
+    #: the share of the empty cells' marks found where the pose puts them; None if
+    #: not checked (a pose from two markers or more)
+    matched: float | None = None
 
     def moved_from(self, other: Pose, lens: Lens, board_points: np.ndarray) -> float:
         """How far (px, largest) the given board points moved between two poses."""
@@ -55,13 +62,16 @@ class Locator:
         self.corners = {m.id: _corners(m.xy, m.size) for m in looks.markers(board)}
         #: why the last frame gave no pose, in words for the referee page; None if it did
         self.refusal: str | None = None
+        #: the markers found in the last frame looked at: their corners on the board
+        #: and in the frame (``markers_seen``)
+        self.seen: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
         #: without a calibration: the markers' corners (board, frame) of the frames
         #: the lens is fitted to
         self._views: list[tuple[np.ndarray, np.ndarray]] = []
 
     def locate(self, frame: np.ndarray) -> Pose | None:
         """The board's pose in ``frame``, or None (``refusal`` says why)."""
-        board_pts, image_pts = self.markers_seen(frame)
+        board_pts, image_pts = self.seen = self.markers_seen(frame)
         if len(board_pts) < MIN_MARKERS:
             self.refusal = (
                 f"{len(board_pts)} of the board's {len(self.corners)} markers seen; at least "
@@ -110,8 +120,7 @@ class Locator:
         error = float(np.sqrt(np.mean(np.sum((back - img.reshape(-1, 2)) ** 2, axis=1))))
         # the camera must look at the board from above: points given out of order
         # can fit a mirrored board seen from below
-        above = -(cv2.Rodrigues(rvec)[0].T @ tvec)[2, 0] > 0
-        if tvec[2, 0] <= 0 or not above:
+        if not camera_above(rvec, tvec):
             self.refusal = "the points given put the camera under the board: give them in order"
             return None
         if error > MAX_REPROJECTION_PX and not markers:
@@ -137,7 +146,13 @@ class Locator:
         in the frame, clicked on the referee page."""
         cells = looks.corner_cells(self.board)
         board_pts = np.array([[*c.xy, 0.0] for c in cells])
-        return self.from_points(board_pts, np.asarray(image_points, float).reshape(4, 2))
+        pose = self.from_points(board_pts, np.asarray(image_points, float).reshape(4, 2))
+        return pose and replace(pose, way="clicked")
+
+
+def camera_above(rvec, tvec) -> bool:
+    """The camera is in front of the board's plane and above it."""
+    return tvec[2, 0] > 0 and -(cv2.Rodrigues(rvec)[0].T @ tvec)[2, 0] > 0
 
 
 def _corners(xy, size) -> np.ndarray:

@@ -44,6 +44,8 @@ class TableDiagnostics(TypedDict):
     settle_ms: int
     sensor: str
     camera: str
+    #: how the camera found the board and how sure the pose is (``board_found``)
+    board_found: dict[str, Any] | None
     loop_lag: dict[str, float] | None
 
 

@@ -110,6 +110,7 @@ class ServiceControl:
             settle_ms=round(self._referee.settle * 1000),
             sensor=self._referee.sensor,
             camera=camera_status(service.camera, service.camera_opening),
+            board_found=board_found(service.camera),
             loop_lag=None if lag is None else lag.figures(lag_after),
         )
 
@@ -309,3 +310,20 @@ def camera_status(camera: TableCamera | None, opening: asyncio.Task | None = Non
     if not camera.failure and reader.status == "unlocated" and reader.refusal:
         return f"unlocated: {reader.refusal}"
     return camera.failure or reader.status
+
+
+def board_found(camera: TableCamera | None) -> dict[str, Any] | None:
+    """How the camera found the board (``way``: markers, one marker and the board's
+    marks, the board's own pattern, or corner cells clicked), how many markers, how
+    far off the pose puts what it was fitted to (px) and the share of the empty
+    cells' marks it was checked against (%); None while it is not found."""
+    pose = camera.reader.pose if camera is not None else None
+    if pose is None:
+        return None
+    matched = None if pose.matched is None else round(100 * pose.matched)
+    return {
+        "way": pose.way.replace(" ", "_"),
+        "markers": pose.markers,
+        "error_px": round(pose.error_px, 1),
+        "matched": matched,
+    }

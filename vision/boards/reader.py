@@ -28,6 +28,7 @@ import numpy as np
 
 from engines.words import Words, words
 from vision import looks
+from vision.boards import pattern
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
 from vision.boards.marks import trued_up
 from vision.boards.probes import Sampler
@@ -105,7 +106,25 @@ class BoardReader:
         printed marks of the cells ``truth`` (or the last position confirmed) leaves
         empty, every cell's when nothing is known; True if found."""
         found = self.locator.locate(frame)
+        if found is None:
+            found = self._by_pattern(frame, truth)
+            return self._use(found)
         return self._use(self._trued(frame, found, truth), found)
+
+    def _by_pattern(self, frame: np.ndarray, truth=None) -> Pose | None:
+        """Fewer than two markers seen: the board from its outline, turned the way
+        the one marker or (with none) the start position shows, held to the marks of
+        the cells ``truth`` (or the last position confirmed) leaves empty
+        (``vision.boards.pattern``); the locator's refusal stays if it is not trusted."""
+        truth = self.truth if truth is None else truth
+        marks = self._empty_marks(truth)
+        refusal = self.locator.refusal
+        seen = self.locator.seen
+        marker = (seen[0][0], seen[1][0]) if len(seen[0]) == 1 else None
+        found = pattern.located(frame, self.lens, self.game, self.look, truth, marks, marker)
+        if found is None:
+            self.locator.refusal = refusal
+        return found
 
     def _trued(self, frame: np.ndarray, pose: Pose | None, truth=None) -> Pose | None:
         """``pose`` refitted to the marks of the cells believed empty in ``frame``
@@ -115,12 +134,17 @@ class BoardReader:
         if pose is None:
             return None
         truth = self.truth if truth is None else truth
+        return trued_up(frame, pose, self.lens, self._empty_marks(truth), self.look.cell_radius)
+
+    def _empty_marks(self, truth) -> np.ndarray:
+        """Where the marks of the cells ``truth`` leaves empty are (mm), every cell's
+        when nothing is known; a field of several spots has no one mark."""
         marks = [
             cell.xy
             for cell in self.game.board.cells
             if cell.kind not in self.look.slots and (truth is None or truth.get(cell.id) is None)
         ]
-        return trued_up(frame, pose, self.lens, np.reshape(marks, (-1, 2)), self.look.cell_radius)
+        return np.reshape(marks, (-1, 2)).astype(float)
 
     def set_corners(self, points) -> bool:
         """The manual fallback: the centres of the board's four corner cells clicked on

@@ -19,7 +19,7 @@ import pytest
 from boardref.devices.camera import TableCamera
 from boardref.referee.kinds import Phase, Sensor
 from boardref.referee.referee import Referee
-from boardref.runtime.table_control import camera_status
+from boardref.runtime.table_control import board_found, camera_status
 from engines import load_game
 from hardware.frame_source import FolderSource, SyntheticSource
 from vision.boards.reader import BoardReader
@@ -647,6 +647,7 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
     assert camera.reader.status == "unlocated" and camera.reader.truth is None
     # the referee page's diagnostics say why, in words
     assert camera_status(camera).startswith("unlocated: 0 of the board's 4 markers seen")
+    assert board_found(camera) is None
     assert camera.corner_cells() == ["a13", "y13", "y5", "a5"]
     cells = np.array([[*c.xy, 0.0] for c in looks.corner_cells(t.game.board)])
     clicks = view.lens.project(cells, view.rvec, view.tvec) + [[1.0, -1.0]]
@@ -654,6 +655,8 @@ def test_corner_cells_clicked_by_hand_locate_a_board_without_markers(store, scen
         camera.set_corners(clicks[::-1])
     camera.set_corners(clicks)
     assert camera.reader.truth == t.tokens()
+    found = board_found(camera)
+    assert found["way"] == "clicked" and found["markers"] == 0 and found["matched"] is None
     frames(5)
     assert t.referee.phase == Phase.MOVE
     _play_first_step(t, shown, frames)

@@ -9,6 +9,19 @@ import {
 // a word where the table has one, else the text as it came (a count, a device's message)
 const sayIf = (key, text) => (key in words ? say(key) : String(text));
 
+// how the camera found the board, and how sure the pose is, in one sentence
+const BOARD_FOUND = {
+  markers: "board_found.markers",
+  one_marker: "board_found.one_marker",
+  pattern: "board_found.pattern",
+  clicked: "board_found.clicked",
+};
+/** @param {{way: string, markers: number, error_px: number, matched: number | null}} found */
+const sayBoardFound = (found) => {
+  const said = say(BOARD_FOUND[found.way] ?? "board_found.markers", found);
+  return found.matched === null ? said : `${said}, ${say("board_found.matched", found)}`;
+};
+
 // diagnostics as a table of words; a value that is a table itself becomes "key value, ..."
 export async function loadDiagnostics() {
   const response = await fetch("/api/diagnostics");
@@ -22,6 +35,7 @@ export async function loadDiagnostics() {
     const shown = document.createElement("td");
     shown.dataset.key = key;
     if (value === null || value === "") shown.textContent = "–";
+    else if (key === "board_found") shown.textContent = sayBoardFound(value);
     else if (typeof value === "object") {
       const parts = Object.entries(value).map(([k, v]) => `${sayIf(`diagnostics.count.${k}`, k)}: ${v}`);
       shown.textContent = parts.length ? parts.join(", ") : "–";

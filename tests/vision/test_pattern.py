@@ -1,0 +1,125 @@
+"""The board found with one marker, and with none, on the renderer's frames: the
+other markers covered with a patch of the board's own colour (torn off, or a board
+bought without them), the pose checked against where the renderer put the cells."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from engines import load_game
+from vision import looks
+from vision.boards import pattern
+from vision.boards.reader import BoardReader
+from vision.locate import Pose
+from vision.render import Renderer, random_scene
+
+#: a pose is right when it puts every cell within this (px) of where it is drawn
+RIGHT_PX = 3.0
+
+
+def covered(frame, scene, board, keep: set[int]) -> np.ndarray:
+    """``frame`` with every marker not in ``keep`` painted over with the colour of the
+    paper just beside it (the middles of the patch's sides: off the marker, on the
+    board's border)."""
+    out = frame.copy()
+    for marker in looks.markers(board):
+        if marker.id in keep:
+            continue
+        x, y, h = *marker.xy, marker.size * 0.72
+        square = np.array(
+            [[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]]
+        )
+        beside = np.array([[x - h, y, 0], [x + h, y, 0], [x, y - h, 0], [x, y + h, 0]])
+        colours = [
+            np.median(frame[py - 3 : py + 4, px - 3 : px + 4].reshape(-1, 3), axis=0)
+            for px, py in scene.lens.project(beside, scene.rvec, scene.tvec).astype(int)
+        ]
+        corners = scene.lens.project(square, scene.rvec, scene.tvec).astype(np.int32)
+        cv2.fillConvexPoly(out, corners, np.median(colours, axis=0).tolist())
+    return out
+
+
+def _located(name: str, seed: int, keep: set[int]):
+    game = load_game(name)
+    scene = random_scene(game.board, seed)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, seed).frame(start), scene, game.board, keep)
+    reader = BoardReader(game, scene.lens)
+    if not reader.locate(frame, start):
+        return reader, None
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    truth = scene.lens.project(cells, scene.rvec, scene.tvec)
+    found = scene.lens.project(cells, reader.pose.rvec, reader.pose.tvec)
+    return reader, float(np.linalg.norm(truth - found, axis=1).max())
+
+
+@pytest.mark.parametrize(
+    ("name", "seed"),
+    [("sternhalma", 0), ("catch_the_hare", 1), ("fang_den_hut", 0), ("hakenschlagen", 3)],
+)
+def test_one_marker_and_the_boards_marks_put_every_cell_where_it_is(name, seed):
+    reader, miss = _located(name, seed, keep={0})
+    assert miss is not None, reader.refusal
+    assert miss < RIGHT_PX
+    assert reader.pose.way == "one marker"
+    assert reader.pose.markers == 1
+    assert reader.pose.matched >= 0.8
+
+
+@pytest.mark.parametrize(("name", "seed"), [("sternhalma", 1), ("catch_the_hare", 2)])
+def test_a_board_without_markers_is_found_by_its_outline_and_marks(name, seed):
+    reader, miss = _located(name, seed, keep=set())
+    assert miss is not None, reader.refusal
+    assert miss < RIGHT_PX
+    assert reader.pose.way == "pattern"
+    assert reader.pose.markers == 0
+
+
+def test_sternhalma_without_markers_is_turned_the_way_its_pieces_show():
+    # a two-player start holds pieces at two opposite tips: the board turned half
+    # round fits every hole as well, only the marbles' colours tell
+    game = load_game("sternhalma", players=2)
+    scene = random_scene(game.board, 4)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, 4).frame(start), scene, game.board, set())
+    reader = BoardReader(game, scene.lens)
+    assert reader.locate(frame, start), reader.refusal
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    miss = scene.lens.project(cells, scene.rvec, scene.tvec) - scene.lens.project(
+        cells, reader.pose.rvec, reader.pose.tvec
+    )
+    assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
+
+
+def test_a_view_without_the_board_keeps_the_markers_refusal():
+    game = load_game("sternhalma")
+    reader = BoardReader(game, random_scene(game.board, 0).lens)
+    start = game.observe(game.initial_state())
+    assert not reader.locate(np.full((720, 1280, 3), 90, np.uint8), start)
+    assert "0 of the board's 4 markers seen" in reader.refusal
+
+
+def test_a_pose_the_outline_disagrees_with_is_not_trusted_however_well_marks_fit():
+    # the start position of Catch the Hare leaves only one side's marks empty: a pose
+    # tilted about them fits every one, and only the outline shows it is wrong
+    game = load_game("catch_the_hare")
+    scene = random_scene(game.board, 2)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, 2).frame(start), scene, game.board, set())
+    reader = BoardReader(game, scene.lens)
+    marks, radius = reader._empty_marks(start), reader.look.cell_radius
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    quad = pattern.outlines(frame, scene.lens)[0]
+    right = Pose(scene.rvec, scene.tvec, 0.0, 0, way="pattern")
+    assert pattern.trusted(
+        pattern.judged(grey, right, scene.lens, marks, radius), quad, scene.lens, game.board
+    )
+    knocked = replace(right, tvec=scene.tvec + np.array([[6.0], [0.0], [0.0]]))
+    wrong = pattern.judged(grey, knocked, scene.lens, marks, radius)
+    assert not pattern.trusted(
+        replace(wrong, matched=1.0, error_px=0.0), quad, scene.lens, game.board
+    )

@@ -1,0 +1,300 @@
+"""The board found with fewer than two markers: by the printed board's outline, turned
+the way one marker (or, without one, the start position) shows, then held to the
+board's own pattern (the marks of its cells: holes, points, fields) before it is
+trusted.
+
+One marker is too small to fix the far side of a board, and the empty cells' marks
+of a start position often lie on one side only, so a pose fitted to them alone can
+fit every mark and still be a centimetre off across the board. A pose is therefore
+trusted only when two things seen apart agree with it: the printed outline's four
+corners, and the empty cells' marks, found where it puts them with a small
+residual. Anything less is "not located": a wrong pose must never read a board.
+
+Only finds poses; what a cell holds is the classifier's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from vision import looks
+from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
+from vision.boards.sites import site_labels, sites_of
+from vision.lens import Lens
+from vision.locate import Pose, camera_above
+
+#: a pose is believed when at least this share of the empty cells' marks are found
+#: within REACH_MM of where it puts them ...
+LEAST_MATCHED = 0.8
+#: ... those marks' centres lie within this of where it puts them (px, RMS: right
+#: poses leave 0.04-0.47 px, a mark or two beside a piece taken for another; a pose
+#: fitted to the marks of one side of the board can leave as little, which is why
+#: the outline must agree as well) ...
+MARKS_RMS_PX = 0.6
+#: ... and it puts the printed board's corners within this (px, the largest) of the
+#: outline's corners seen in the frame: right poses 2-5 px, wrong ones 10 px and more
+OUTLINE_AGREES_PX = 8.0
+#: ... at the corners this far (px) inside the frame, three of them at least
+OUTLINE_EDGE_PX = 12.0
+#: the one marker must stay within this (px) of where it is seen: markers glued a
+#: little off move it a few pixels, the outline taken the wrong way round hundreds
+MARKER_MISS_PX = 8.0
+#: the outline is looked for in a copy of the frame this wide (px): enough for four
+#: corners a few pixels off, which the marks then true up
+OUTLINE_WIDTH = 640
+#: the outline must cover at least this share of the frame
+LEAST_OUTLINE = 0.05
+#: brightness levels (0-255) above the frame's own split of dark and light at which
+#: the board's outline is looked for: a table with bright streaks or a window's
+#: light on it merges with the paper at the lower ones
+OUTLINE_LEVELS = range(0, 100, 8)
+#: a bright region is the board's outline when its area is within this share of
+#: the quadrilateral through its four corners
+QUAD_FIT = 0.05
+#: a side's line is fitted to the outline's points between this share of its length
+#: from either corner ...
+SIDE_MIDDLE = 0.15
+#: ... and within this (px) of the side
+SIDE_REACH_PX = 6.0
+#: outlines whose corners lie this close (px) are one
+SAME_OUTLINE_PX = 8.0
+#: outlines tried, largest first
+OUTLINES_TRIED = 3
+#: a way round the outline whose corners reproject worse than this (px, in the frame)
+#: is not the board's shape turned: not tried
+OUTLINE_MISFIT_PX = 12.0
+#: two ways round whose matched shares differ less than this are told apart by the
+#: pieces' colours
+TIE = 0.1
+#: ... and one way round is taken only if its pieces' colours fit better than the
+#: next way's by this much (0-2); else the board is not located: a board the same
+#: every way round and no colours to tell is not guessed
+COLOUR_MARGIN = 0.15
+
+
+def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
+    """The board's pose from its outline, held to the marks at ``marks`` (mm, the
+    cells believed empty) and turned the way the one ``marker`` (its corners on the
+    board, mm, and in the frame, px) or, without one, the start position ``truth``
+    (cell -> token) shows; None unless the pose is ``trusted``."""
+    grey = _grey(frame)
+    if len(marks) < LEAST_CELLS or (marker is None and truth is None):
+        return None
+    for quad in outlines(frame, lens):
+        ways = outline_poses(quad, lens, game.board)
+        if marker is not None:
+            ways = [p for p in ways if _marker_miss(p, lens, marker) <= 2 * OUTLINE_MISFIT_PX]
+        held = []
+        for rvec, tvec in ways:
+            pose = Pose(rvec, tvec, 0.0, 0 if marker is None else 1, way="pattern")
+            trued = trued_up(grey, pose, lens, marks, look.cell_radius)
+            if trued.cells:
+                held.append(judged(grey, trued, lens, marks, look.cell_radius))
+        if marker is not None:
+            held = [
+                replace(p, way="one marker")
+                for p in held
+                if _marker_miss((p.rvec, p.tvec), lens, marker) <= MARKER_MISS_PX
+            ]
+        best = _turned(frame, lens, game, look, truth, held)
+        if best is not None and trusted(best, quad, lens, game.board):
+            return best
+    return None
+
+
+def trusted(pose: Pose, quad: np.ndarray, lens: Lens, board) -> bool:
+    """Whether the marks and the outline (``quad``, undistorted frame px) both agree
+    with ``pose`` (``judged``) as closely as right poses do."""
+    if pose.matched is None or pose.matched < LEAST_MATCHED or pose.error_px > MARKS_RMS_PX:
+        return False
+    back, _ = cv2.projectPoints(_corners(board), pose.rvec, pose.tvec, lens.matrix, None)
+    miss = np.linalg.norm(back.reshape(-1, 1, 2) - quad[None], axis=2).min(axis=1)
+    # a corner at the frame's edge is where the frame cuts the paper, not the paper's
+    w, h = lens.size
+    at = lens.project(_corners(board), pose.rvec, pose.tvec)
+    inside = np.all((at > OUTLINE_EDGE_PX) & (at < np.array([w, h]) - OUTLINE_EDGE_PX), axis=1)
+    return bool(inside.sum() >= 3 and miss[inside].max() <= OUTLINE_AGREES_PX)
+
+
+def judged(grey, pose: Pose, lens: Lens, marks, radius: float) -> Pose:
+    """``pose`` with the share of ``marks`` found where it puts them (``matched``) and
+    how far off they are in the frame (``error_px``, RMS)."""
+    off, strength = symmetry_centres(grey, lens, pose.rvec, pose.tvec, marks, radius)
+    found = (strength >= LEAST_SYMMETRY) & (np.linalg.norm(off, axis=1) < REACH_MM)
+    if not found.any():
+        return replace(pose, matched=0.0)
+    flat = np.zeros((int(found.sum()), 1))
+    at = lens.project(np.c_[marks[found], flat], pose.rvec, pose.tvec)
+    seen = lens.project(np.c_[marks[found] + off[found], flat], pose.rvec, pose.tvec)
+    error = float(np.sqrt(np.mean(np.sum((at - seen) ** 2, axis=1))))
+    return replace(pose, matched=float(found.mean()), error_px=error)
+
+
+def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | None:
+    """Of the ways round ``held``, the one the marks fit best, told from ways that fit
+    about as well by the start position's colours; None if nothing tells them apart."""
+    if not held:
+        return None
+    held = sorted(held, key=lambda p: -p.matched)
+    tied = [p for p in held if p.matched > held[0].matched - TIE]
+    if len(tied) == 1:
+        return tied[0]
+    if truth is None:
+        return None
+    misses = sorted(
+        (_colour_miss(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)
+    )
+    if misses[1][0] - misses[0][0] < COLOUR_MARGIN:
+        return None  # the pattern fits more than one way round and nothing tells which
+    return tied[misses[0][1]]
+
+
+def outlines(frame, lens: Lens) -> list[np.ndarray]:
+    """Four-cornered bright regions of ``frame`` that may be the printed board, in
+    undistorted frame px, largest first: the paper is lighter in every colour than
+    a wooden or dark table, so the frame's darkest channel is split at several levels."""
+    light = frame if frame.ndim == 2 else frame.min(axis=2)
+    h, w = light.shape
+    scale = OUTLINE_WIDTH / w
+    small = cv2.GaussianBlur(cv2.resize(light, (OUTLINE_WIDTH, int(h * scale))), (5, 5), 0)
+    split, _ = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    found: list[tuple[float, np.ndarray]] = []
+    for level in OUTLINE_LEVELS:
+        if split + level >= 255:
+            break
+        bright = cv2.morphologyEx(
+            np.uint8(small > split + level) * 255, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8)
+        )
+        contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for outline in contours:
+            if cv2.contourArea(outline) < LEAST_OUTLINE * small.size:
+                continue
+            quad = _quadrilateral(outline, small.shape, scale, lens)
+            if quad is not None and not any(_same(quad, q) for _, q in found):
+                found.append((cv2.contourArea(outline), quad))
+    return [q for _, q in sorted(found, key=lambda f: -f[0])[:OUTLINES_TRIED]]
+
+
+def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Poses that put the printed board's corners (``looks.extent``) on the corners of
+    ``quad`` (undistorted frame px): every way round that the board's shape allows."""
+    corners = _corners(board)
+    poses = []
+    for turn in range(4):
+        for image in (np.roll(quad, turn, 0), np.roll(quad[::-1], turn, 0)):
+            pose = _corner_pose(corners, image, lens)
+            if pose is not None:
+                poses.append(pose)
+    return poses
+
+
+def _corners(board) -> np.ndarray:
+    left, bottom, right, top = looks.extent(board)
+    return np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]])
+
+
+def _quadrilateral(outline, shape, scale: float, lens: Lens) -> np.ndarray | None:
+    """The four corners (undistorted frame px) of a bright region's ``outline`` (in
+    the copy of ``shape``, ``scale`` of the frame), or None unless it is about as
+    large as the quadrilateral through them (QUAD_FIT): where straight lines through
+    the middles of its four sides meet, as the blur rounds the corners off."""
+    points = outline.reshape(-1, 1, 2).astype(np.float64)
+    # the frame's edge, where it cuts the paper, is no side of the board
+    sides = ~np.any((points < 2) | (points > np.array(shape[::-1]) - 3), axis=2).ravel()
+    flat = cv2.undistortPoints(points / scale, lens.matrix, lens.dist, P=lens.matrix)
+    flat = flat.astype(np.float32)
+    hull = cv2.convexHull(flat)
+    perimeter = cv2.arcLength(hull, True)
+    for share in (0.01, 0.02, 0.03, 0.05):
+        quad = cv2.approxPolyDP(hull, share * perimeter, True)
+        if len(quad) == 4:
+            quad = _straightened(quad.reshape(4, 2).astype(np.float64), flat.reshape(-1, 2)[sides])
+            area = cv2.contourArea(outline) / scale**2
+            if abs(area / cv2.contourArea(quad.astype(np.float32)) - 1) <= QUAD_FIT:
+                return quad
+            return None
+    return None
+
+
+def _same(quad: np.ndarray, other: np.ndarray) -> bool:
+    """Whether two outlines' corners lie within SAME_OUTLINE_PX of each other."""
+    return bool(
+        np.linalg.norm(quad[:, None] - other[None], axis=2).min(axis=1).max() < SAME_OUTLINE_PX
+    )
+
+
+def _straightened(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``quad``'s corners moved to where lines fitted to the ``points`` along the
+    middle of each side meet; a corner stays where it was if a side has too few."""
+    lines = []
+    for a, b in zip(quad, np.roll(quad, -1, 0)):
+        along = b - a
+        length = np.linalg.norm(along)
+        t = (points - a) @ along / length**2
+        apart = np.abs(np.cross(along, points - a)) / length
+        side = points[(t > SIDE_MIDDLE) & (t < 1 - SIDE_MIDDLE) & (apart < SIDE_REACH_PX)]
+        if len(side) < 2:
+            return quad
+        vx, vy, x, y = cv2.fitLine(side.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(np.cross([x, y, 1.0], [x + vx, y + vy, 1.0]))
+    corners = [np.cross(lines[k - 1], lines[k]) for k in range(4)]
+    if any(abs(c[2]) < 1e-9 for c in corners):
+        return quad
+    return np.array([c[:2] / c[2] for c in corners])
+
+
+def _corner_pose(corners, image, lens: Lens):
+    """The pose putting board ``corners`` at undistorted frame points ``image``, if the
+    camera is above the board and they fit within OUTLINE_MISFIT_PX."""
+    ok, rvec, tvec = cv2.solvePnP(
+        corners, image.reshape(-1, 1, 2), lens.matrix, None, flags=cv2.SOLVEPNP_IPPE
+    )
+    if not ok or not camera_above(rvec, tvec):
+        return None
+    back, _ = cv2.projectPoints(corners, rvec, tvec, lens.matrix, None)
+    if np.abs(back.reshape(-1, 2) - image).max() > OUTLINE_MISFIT_PX:
+        return None
+    return rvec, tvec
+
+
+def _marker_miss(pose, lens: Lens, marker) -> float:
+    """How far (px, largest) ``pose`` (rvec, tvec) puts the marker's corners from
+    where they are seen."""
+    board_pts, image_pts = marker
+    return float(np.linalg.norm(lens.project(board_pts, *pose) - image_pts, axis=1).max())
+
+
+def _colour_miss(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> float:
+    """How unlike the start position's pieces (their colours in ``looks.toml``) the
+    frame is where ``pose`` puts them: the median distance of hue-and-saturation
+    directions, 0 to 2; 0 for a board without pieces."""
+    sites = sites_of(game.board, look)
+    held = [
+        (site.xy, look.pieces[label])
+        for site, label in zip(sites, site_labels(sites, truth))
+        if label in look.pieces
+    ]
+    if not held:
+        return 0.0
+    at = np.array([[*xy, piece.height / 2] for xy, piece in held])
+    px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
+    h, w = frame.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    if frame.ndim == 2 or not inside.any():
+        return 0.0
+    seen = frame[px[inside, 1], px[inside, 0]][:, ::-1].astype(float)
+    expected = np.array([piece.colour for (_, piece), i in zip(held, inside) if i], float)
+    return float(np.median(np.linalg.norm(_chroma(seen) - _chroma(expected), axis=1)))
+
+
+def _chroma(rgb: np.ndarray) -> np.ndarray:
+    """Colours as unit vectors away from grey: their hue and saturation, not brightness."""
+    away = rgb - rgb.mean(axis=1, keepdims=True)
+    return away / np.maximum(np.linalg.norm(rgb, axis=1, keepdims=True), 1.0)
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
