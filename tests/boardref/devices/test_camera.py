@@ -522,22 +522,6 @@ def test_an_unplugged_camera_leaves_the_table_on_its_hall_sensors(tmp_path, scen
     assert "no more images; refereeing from the hall sensors alone" in errors
 
 
-def test_the_camera_section_of_the_config_is_checked(tmp_path):
-    from boardref.runtime.config import ConfigError, load_config
-
-    path = tmp_path / "config.toml"
-    path.write_text('[camera]\nsource = "picamera"\nsize = [1920, 1080]\nfps = 15\n')
-    camera = load_config(path).camera
-    assert (camera.source, camera.size, camera.fps) == ("picamera", (1920, 1080), 15)
-    assert load_config(None).camera.source is None, "no camera unless one is named"
-    path.write_text("[camera]\nsize = [10, 10]\n")
-    with pytest.raises(ConfigError, match="camera.size.*160x120"):
-        load_config(path)
-    path.write_text("[camera]\nlens = 3\n")
-    with pytest.raises(ConfigError, match="camera.lens is not a setting"):
-        load_config(path)
-
-
 class Unmarked(SyntheticSource):
     """The rendered camera on a board whose markers are covered (lost, or never
     printed): only the corner cells clicked by hand can locate it."""

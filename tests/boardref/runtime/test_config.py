@@ -108,3 +108,17 @@ def test_a_common_anode_led_and_a_low_trigger_buzzer_reach_the_status_panel():
     assert (pins.led_red, pins.led_green, pins.led_blue) == (17, 27, 22)
     assert pins.led_common_anode and not pins.buzzer_active_high
     assert (pins.buzzer, pins.confirm, pins.draw) == (18, 5, None)
+
+
+def test_the_camera_section_of_the_config_is_checked(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[camera]\nsource = "picamera"\nsize = [1920, 1080]\nfps = 15\n')
+    camera = load_config(path).camera
+    assert (camera.source, camera.size, camera.fps) == ("picamera", (1920, 1080), 15)
+    assert load_config(None).camera.source is None, "no camera unless one is named"
+    path.write_text("[camera]\nsize = [10, 10]\n")
+    with pytest.raises(ConfigError, match="camera.size.*160x120"):
+        load_config(path)
+    path.write_text("[camera]\nlens = 3\n")
+    with pytest.raises(ConfigError, match="camera.lens is not a setting"):
+        load_config(path)
