@@ -113,7 +113,8 @@ def play(language: str, device: str, folder: Path) -> dict:
     try:
         ready(client, service, folder)
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
-        found.update(moves(Hands(client, load_game(GAME, PLAYERS), "presence"), played, client))
+        with Hands(client, load_game(GAME, PLAYERS), "presence") as hands:
+            found.update(moves(hands, played, client))
         # a voice the service could not use: said here, as the referee page says it
         found["problem"] = client.get("/api/state").json()["speech"]["pi"]["problem"]
     finally:
@@ -145,14 +146,14 @@ def moves(hands: Hands, played: Path, client: httpx.Client) -> dict:
         time.sleep(0.05)
     lag_from = client.get("/api/diagnostics").json()["loop_lag"]["taken"]
     while done < MOVES and hands.shown()["phase"] != "over":
-        state, plies = hands.state(), hands.shown()["plies"]
+        state, shown = hands.state(), hands.shown()
         legal = game.legal_moves(state)
         move = pick.choice([m for m in legal if not m.leap] or legal)
         if move.leap:
             break  # a capture's hunters would have to leave the board: the game is played out
         heard = len(starts(played))
         hands.carry_out(state, move, pick)
-        hands.until_taken(state, game.apply(state, move), plies)
+        hands.until_taken(state, game.apply(state, move), shown)
         done += 1
         spoken_by = time.monotonic() + SPOKEN_WITHIN_S
         while len(starts(played)) == heard and time.monotonic() < spoken_by:

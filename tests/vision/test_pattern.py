@@ -123,3 +123,24 @@ def test_a_pose_the_outline_disagrees_with_is_not_trusted_however_well_marks_fit
     assert not pattern.trusted(
         replace(wrong, matched=1.0, error_px=0.0), quad, scene.lens, game.board
     )
+
+
+def test_a_board_not_found_by_its_outline_is_looked_for_again_only_after_a_while(monkeypatch):
+    # the outline costs far more than the markers: a camera that cannot find the board
+    # must not look for it on every frame (a Pi core), only every PATTERN_EVERY_S
+    from vision.boards import reader as reader_module
+
+    game = load_game("sternhalma")
+    reader = BoardReader(game, random_scene(game.board, 0).lens)
+    start = game.observe(game.initial_state())
+    looked, clock = [], [100.0]
+    monkeypatch.setattr(pattern, "located", lambda *a, **k: looked.append(1))
+    monkeypatch.setattr(reader_module.time, "monotonic", lambda: clock[0])
+    empty = np.full((720, 1280, 3), 90, np.uint8)
+    for _ in range(5):
+        assert not reader.locate(empty, start)
+    assert len(looked) == 1
+    clock[0] += reader_module.PATTERN_EVERY_S
+    assert not reader.locate(empty, start)
+    assert len(looked) == 2
+    assert "0 of the board's 4 markers seen" in reader.refusal

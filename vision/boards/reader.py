@@ -51,6 +51,11 @@ KNOCKED_STILL_FRAMES = 2 * STILL_FRAMES
 #: a still board unchanged since it was read is read again after this many seconds all
 #: the same: a change the stillness checks missed is caught within them
 READ_EVERY_S = 5.0
+#: with fewer than two markers in view, the board's outline is looked for at most once
+#: in this many seconds of failing (a look costs 0.1-0.8 s of CPU here, 4x that on a
+#: Pi: tried on every frame of a camera that cannot find the board, it would take a
+#: core); the markers are looked for on every frame
+PATTERN_EVERY_S = 3.0
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -82,6 +87,8 @@ class BoardReader:
         #: it that show the board unchanged (``quiet``), and when it was read
         self._last: Observation | None = None
         self._read_at = 0.0
+        #: when the board's outline may be looked for again (``PATTERN_EVERY_S``)
+        self._pattern_after = 0.0
         #: the last frame fed showed the board as it was read: it was not read again
         self.quiet = False
         #: what the last lesson (``learn``) taught, in words for the referee page and log
@@ -107,7 +114,11 @@ class BoardReader:
         empty, every cell's when nothing is known; True if found."""
         found = self.locator.locate(frame)
         if found is None:
+            if time.monotonic() < self._pattern_after:
+                return self._use(None)
             found = self._by_pattern(frame, truth)
+            if found is None:
+                self._pattern_after = time.monotonic() + PATTERN_EVERY_S
             return self._use(found)
         return self._use(self._trued(frame, found, truth), found)
 
