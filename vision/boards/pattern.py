@@ -138,8 +138,10 @@ def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | No
     about as well by the start position's colours; None if nothing tells them apart."""
     if not held:
         return None
-    held = sorted(held, key=lambda p: -p.matched)
-    tied = [p for p in held if p.matched > held[0].matched - TIE]
+    best = max(p.matched or 0.0 for p in held)
+    tied = sorted(
+        (p for p in held if (p.matched or 0.0) > best - TIE), key=lambda p: -(p.matched or 0.0)
+    )
     if len(tied) == 1:
         return tied[0]
     if truth is None:
@@ -165,9 +167,8 @@ def outlines(frame, lens: Lens) -> list[np.ndarray]:
     for level in OUTLINE_LEVELS:
         if split + level >= 255:
             break
-        bright = cv2.morphologyEx(
-            np.uint8(small > split + level) * 255, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8)
-        )
+        above = (small > split + level).astype(np.uint8) * 255
+        bright = cv2.morphologyEx(above, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
         contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for outline in contours:
             if cv2.contourArea(outline) < LEAST_OUTLINE * small.size:

@@ -308,6 +308,9 @@ class Diagnostics(BaseModel):
     subscribers: int
     #: "none" without a camera, else the reader's status or why the camera gives no frames
     camera: str = "none"
+    #: how the camera found the board ("way": markers, one marker, the board's own
+    #: pattern, clicked corners) and how sure the pose is; none before it is found
+    board_found: dict[str, Any] | None = None
     #: how late the event loop ran its timer (taken, samples, p50_ms, p99_ms, max_ms) when
     #: the config's [diagnostics] loop_lag_every_ms asks; none otherwise
     loop_lag: dict[str, float] | None = None

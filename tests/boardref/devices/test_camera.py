@@ -496,7 +496,9 @@ def test_serve_with_the_rendered_camera_referees_and_shows_the_snapshot(tmp_path
         picture = client.get("/api/camera.png")
         assert picture.headers["content-type"] == "image/png"
         assert picture.content.startswith(b"\x89PNG")
-        assert client.get("/api/diagnostics").json()["camera"] in ("still", "moving", "located")
+        shown = client.get("/api/diagnostics").json()
+        assert shown["camera"] in ("still", "moving", "located")
+        assert shown["board_found"]["way"] == "markers", "the referee page says how"
     finally:
         service.send_signal(signal.SIGTERM)
         service.communicate(timeout=30)
