@@ -192,6 +192,19 @@ def seated_in(
     ]
 
 
+def left_out(reader: Store, game_ids: Collection[int]) -> dict[int, bool | None]:
+    """Of ``game_ids``, the games the rules leave out of the standings (abandoned, or
+    the referee stepped in), each with the referee's word on it (None: none given)."""
+    rows = reader.read(
+        "SELECT l.game_id, r.rated FROM league_games l"
+        " LEFT JOIN league_rated r ON r.game_id = l.game_id"
+        " WHERE l.game_id IN (SELECT value FROM json_each(?))"
+        " AND NOT json_extract(l.outcome, '$.by_the_rules')",
+        (json.dumps(sorted(game_ids)),),
+    )
+    return {gid: None if rated is None else bool(rated) for gid, rated in rows}
+
+
 def outcome_of(game_id: int, record: GameRecord) -> Outcome:
     """The league's row of an ended game's record."""
     computer, level = set(record.computer), record.level

@@ -24,6 +24,7 @@ from boardref.eventlog.history import (
     file_name,
     replay_frames,
 )
+from boardref.eventlog.league_games import left_out
 from boardref.eventlog.players import names_of
 from boardref.outputs.panel import models
 from boardref.outputs.panel.pages import document
@@ -46,6 +47,9 @@ class GamesPage(BaseModel):
     next: int | None
     #: the named seats of the games listed: game id to seat (from 0) to player's name
     names: dict[int, dict[int, str]] = {}
+    #: the games listed that the rules leave out of the standings (abandoned, or the
+    #: referee stepped in), each with the referee's word (true: counted, null: none)
+    left_out: dict[int, bool | None] = {}
 
 
 def history_routes(history: History) -> APIRouter:
@@ -84,6 +88,7 @@ def history_routes(history: History) -> APIRouter:
                 games=listed,
                 next=found[limit - 1].id if more else None,
                 names={game_id: seats for game_id, seats in named.items() if seats},
+                left_out=left_out(history.store, named),
             )
 
         return await _answered(page)

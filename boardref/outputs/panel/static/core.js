@@ -316,9 +316,13 @@ export function linkWords(link) {
 }
 
 // --- talking to the service ----------------------------------------------------------
-export async function post(path, body = {}) {
+// A change sent to the service: its answer, or null when refused, the refusal said in
+// ``refusedIn`` (a section's own note, beside what was pressed), else at the page's top.
+/** @param {string} path @param {object} [body] @param {HTMLElement | null} [refusedIn] */
+export async function post(path, body = {}, refusedIn = null) {
+  const refuse = (detail) => (refusedIn ? (refusedIn.textContent = detail) : showRefusal(detail));
   if (connected === false) {
-    showRefusal(say("connection_lost"));
+    refuse(say("connection_lost"));
     return null;
   }
   if (role === "play") Object.assign(body, { seat, token });
@@ -328,7 +332,7 @@ export async function post(path, body = {}) {
   if (!response.ok) {
     let answer = {};
     try { answer = await response.json(); } catch (_) { /* not JSON: a proxy's page */ }
-    showRefusal(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
+    refuse(answer.said ? said(answer.said) : say("server.failed", { status: response.status }));
     return null;
   }
   return response.json();

@@ -1,10 +1,11 @@
 // @ts-check
 // The played games: the list with its filters (/games) and one game's replay
-// (/games/{id}) on the panel's board drawing. It only reads; nothing here changes a game.
+// (/games/{id}) on the panel's board drawing. It never changes a game; the referee,
+// logged in, may say here whether a game the rules leave out of the standings counts.
 import { BoardView, dieFace, GAMES } from "./board.js";
 import {
-  $, ask, button, chosenLanguage, connected, field, loadLanguage, said, say, sayTime, sayValue, seatName, setBoard, setState, state,
-  view, words,
+  $, ask, button, chosenLanguage, connected, field, loadLanguage, post, said, say, sayTime, sayValue, seatName, setBoard, setState,
+  state, view, words,
 } from "./core.js";
 import "./games/fang_den_hut.js";
 import "./games/fang_den_hut_cards.js";
@@ -45,6 +46,11 @@ function when(seconds) {
 
 // the named seats of the games listed: game id to seat to the player's name
 const namesOf = new Map();
+// the games listed that the rules leave out of the standings: game id to the
+// referee's word (true: counted after all, null: left out)
+const leftOut = new Map();
+// whether the referee is logged in on this browser: only then the word can be given
+let referee = false;
 
 function resultWords(game) {
   if (game.abandoned) return say("history.abandoned");
@@ -73,8 +79,28 @@ function gameRow(game) {
   open.className = "button";
   open.textContent = say("history.replay");
   links.appendChild(open);
+  if (referee && leftOut.has(game.id)) links.append(...refereeWord(game));
   row.appendChild(links);
   return row;
+}
+
+// For a game abandoned or corrected by the referee: whether it counts in the
+// standings, and the button that changes it (back to the rule: left out).
+function refereeWord(game) {
+  const counted = leftOut.get(game.id) === true;
+  const now = document.createElement("p");
+  now.className = "hint rated-now";
+  now.textContent = say(counted ? "history.rated_counted" : "history.rated_left_out");
+  const change = document.createElement("button");
+  change.className = "secondary rated-change";
+  change.textContent = say(counted ? "history.rated_leave_out" : "history.rated_count");
+  change.onclick = async () => {
+    if (await post(`/api/games/${game.id}/rated`, { rated: counted ? null : true }, now)) {
+      leftOut.set(game.id, counted ? null : true);
+      change.closest("tr").replaceWith(gameRow(game));
+    }
+  };
+  return [now, change];
 }
 
 // The list is asked for a page at a time (a year of history is thousands of games);
@@ -96,8 +122,9 @@ function listQuery() {
 
 async function loadPage(query) {
   const response = await ask(`/api/games?${query}`);
-  const page = response.ok ? await response.json() : { games: [], next: null, names: {} };
+  const page = response.ok ? await response.json() : { games: [], next: null, names: {}, left_out: {} };
   for (const [id, names] of Object.entries(page.names)) namesOf.set(Number(id), names);
+  for (const [id, rated] of Object.entries(page.left_out)) leftOut.set(Number(id), rated);
   nextPage = page.next;
   $("more").hidden = nextPage === null;
   return page.games.filter((game) => !onlyGames || onlyGames.has(game.id)).map(gameRow);
@@ -255,6 +282,9 @@ function wire() {
 (async () => {
   wire();
   if (gameId) await loadReplay();
-  else await loadGameNames();
+  else {
+    referee = (await (await fetch("/api/referee/session")).json()).ok === true;
+    await loadGameNames();
+  }
   await sayIn(chosenLanguage());
 })();

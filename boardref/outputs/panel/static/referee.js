@@ -2,6 +2,7 @@
 // The referee's tools (/referee): the PIN session, the position's JSON editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
 import { $, button, field, isOpen, post, said, say, showRefusal, words } from "./core.js";
+import { wireLeague } from "./league_referee.js";
 import {
   applyCorrection, applyTaps, discardTaps, endCorrection, loadPosition, startCorrection,
 } from "./referee_board.js";
@@ -99,6 +100,7 @@ export function wireReferee() {
   if ($("camera-picture")) $("camera-picture").onclick = clickCorner;
   if ($("camera-view")) $("camera-view").ontoggle = () => { if (isOpen("camera-view")) loadCameraView(true); };
   if ($("diagnostics")) $("diagnostics").ontoggle = () => { if (isOpen("diagnostics")) loadDiagnostics(); };
+  wireLeague();
 }
 
 // too many wrong PINs: the login waits, and says why and for how long, until it may try again
