@@ -127,7 +127,7 @@ def test_the_german_list_says_its_time_on_a_24_hour_clock_and_names_the_winner(f
     expect(row).to_have_count(1, timeout=WAIT_MS)
     started = datetime.fromtimestamp(listed["started"], UTC)
     expect(row.locator("td").first).to_have_text(started.strftime("%d.%m.%y, %H:%M"))
-    result = row.locator("td").nth(4)
+    result = row.locator("td").nth(5)  # when, table, game, players, moves, result
     if listed["winners"]:
         winners = ", ".join(said("de", w) for w in listed["winners_said"])
         expect(result).to_have_text(f"gewonnen: {winners}")
