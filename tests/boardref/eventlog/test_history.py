@@ -233,7 +233,8 @@ def test_the_panel_lists_replays_and_downloads_ended_games_never_the_open_one(pa
     referee = panel_table.referee
     first = referee.game_id
     referee.draw()  # the deal of the card game: every hand is in it
-    assert local.get("/api/games").json() == {"games": [], "next": None, "names": {}}
+    nothing = {"games": [], "next": None, "names": {}, "left_out": {}}
+    assert local.get("/api/games").json() == nothing
     refused = local.get(f"/api/games/{first}")
     assert refused.status_code == 409 and "still being played" in refused.json()["detail"]
     assert local.get(f"/api/games/{first}/replay").status_code == 409

@@ -103,6 +103,24 @@ def test_the_new_game_dialog_speaks_words_and_starts_a_game_by_clicking(
     assert state["computer"] == [1]
 
 
+def settled_boxes(page, selector: str) -> list[dict]:
+    """Where every element ``selector`` finds sits, taken in one go once every picture
+    among them has loaded: the codes are drawn again when the café's players arrive,
+    and a picture not yet loaded has no size."""
+    found = page.wait_for_function(
+        """(selector) => {
+          const all = [...document.querySelectorAll(selector)];
+          const loaded = (e) => e.tagName !== "IMG" || (e.complete && e.naturalWidth);
+          if (!all.every(loaded)) return null;
+          const box = (r) => ({ y: r.y, height: r.height });
+          return all.map((e) => box(e.getBoundingClientRect()));
+        }""",
+        arg=selector,
+        timeout=WAIT_MS,
+    )
+    return found.json_value()
+
+
 @pytest.mark.parametrize("table", [("sternhalma", 6, [5])], indirect=True)
 def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer(
     table, browser, tabs
@@ -115,12 +133,8 @@ def test_the_kiosk_shows_every_join_code_on_one_screen_and_none_for_the_computer
     expect(page.locator('#join-codes figure[data-seat="5"]')).to_have_count(0)
     # each code's caption names its seat as a name standing alone: "Red", not "red"
     expect(page.locator('#join-codes figure[data-seat="0"] figcaption')).to_have_text("Red")
-    loaded = "(i) => i.complete && i.naturalWidth"
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('#join-codes img')].every({loaded})"
-    )
-    for box in (codes.nth(n).bounding_box() for n in range(5)):
-        assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
+    for box in settled_boxes(page, "#join-codes img"):
+        assert box["height"] > 0 and 0 <= box["y"] <= KIOSK["height"] - box["height"], box
     assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
     expect(page.locator("#join-warning")).to_contain_text("127.0.0.1")
 
@@ -150,17 +164,12 @@ def test_six_seats_with_the_cafes_players_to_pick_still_fit_one_kiosk_screen(
         picks = page.locator("#join-codes select.seat-player")
         expect(picks).to_have_count(5, timeout=WAIT_MS)
         expect(picks.first.locator("option")).to_have_count(6)  # anonymous and five
-        loaded = "(i) => i.complete && i.naturalWidth"
-        page.wait_for_function(
-            f"() => [...document.querySelectorAll('#join-codes img')].every({loaded})"
-        )
+        boxes = settled_boxes(page, "#join-codes img, #join-codes select.seat-player")
         if SHOTS is not None:
             page.screenshot(path=SHOTS / f"six-seats-players-{language}.png")
-        codes = page.locator("#join-codes img")
-        for box in [codes.nth(n).bounding_box() for n in range(5)] + [
-            picks.nth(n).bounding_box() for n in range(5)
-        ]:
-            assert box["y"] >= 0 and box["y"] + box["height"] <= KIOSK["height"], box
+        assert len(boxes) == 10
+        for box in boxes:
+            assert box["height"] > 0 and 0 <= box["y"] <= KIOSK["height"] - box["height"], box
         assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
 
 
