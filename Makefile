@@ -52,9 +52,7 @@ $(NODE_INSTALLED):
 # run (about 4 s of CPU), so it is unset for the run. The suite runs on
 # TEST_WORKERS processes (pytest-xdist), each taking whole test files, so a file's
 # shared browser and table stay in one process: make test TEST_WORKERS=1 runs it in one.
-# Three on two cores: the browser tests spend much of their time waiting for a page or
-# the table, so a third process fills that time.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 test: bytecode micropython typescript
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
