@@ -41,6 +41,13 @@ def wait_for_ply(page, plies: int) -> None:
     page.wait_for_selector(f'body[data-plies="{plies}"]', timeout=WAIT_MS)
 
 
+def movers_at(kiosk, phones, ply: int) -> list:
+    """The phones whose seat is to move once every page shows ``ply`` plies."""
+    for page in (kiosk, *phones):
+        wait_for_ply(page, ply)
+    return [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+
+
 def play_to_the_end(kiosk, phones) -> None:
     """The card game dealt and played to its end on the ``phones``: each plays its first
     card, capturing where it may."""
@@ -52,9 +59,7 @@ def play_to_the_end(kiosk, phones) -> None:
     for ply in range(60):
         if kiosk.locator("#outcome").is_visible():
             break
-        for page in (kiosk, *phones):
-            wait_for_ply(page, ply)
-        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        movers = movers_at(kiosk, phones, ply)
         if not movers:  # the last card was played
             break
         (mover,) = movers
@@ -132,9 +137,7 @@ def test_two_people_and_the_computer_play_the_card_game_to_the_end(people, langu
     for ply in range(40):
         if kiosk.locator("#outcome").is_visible():
             break
-        for page in (kiosk, *phones):
-            wait_for_ply(page, ply)
-        movers = [p for p in phones if p.locator('body[data-yours="yes"]').count()]
+        movers = movers_at(kiosk, phones, ply)
         if not movers and kiosk.locator("#outcome").is_visible():  # a phone's card ended it
             break
         if not movers:  # the computer's turn: it plays by itself, announced on the table
