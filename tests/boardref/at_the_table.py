@@ -118,6 +118,34 @@ class Table:
         self.context.close()
 
 
+#: how long a place on the page must hold still before a test taps it
+STILL_MS = 400
+
+
+def open_section(page, section: str) -> None:
+    """Open the page's folded ``section`` (a ``<details>`` id) by tapping its title, as
+    a referee does, once the title holds still: after the login the referee page
+    draws what it loads above it (about 400 px, late under load), and a tap made
+    while that moves it would land elsewhere."""
+    from playwright.sync_api import expect
+
+    page.wait_for_function(
+        """([selector, still]) => {
+          const box = document.querySelector(selector)?.getBoundingClientRect();
+          if (!box || !box.height) return false;
+          const at = `${box.x},${box.y}`, now = performance.now();
+          const kept = (window.__heldStill ||= {});
+          if (kept[selector]?.at !== at) kept[selector] = { at, since: now };
+          return now - kept[selector].since >= still;
+        }""",
+        arg=[f"#{section} summary", STILL_MS],
+        timeout=WAIT_MS,
+        polling=100,
+    )
+    page.click(f"#{section} summary")
+    expect(page.locator(f"#{section}")).to_have_js_property("open", True)
+
+
 #: how long the computer's own moves and draws are shown before they are made: long
 #: enough to be seen (and waited for) on the pages, short enough for whole games
 COMPUTER_PAUSE_MS = 400

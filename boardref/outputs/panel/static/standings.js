@@ -82,6 +82,9 @@ export async function showStandings() {
   if (!box || role !== "table") return;
   const shown = between();
   update(box, "hidden", !shown);
+  // the kiosk lays itself out for between games (panel.css): before the first move the
+  // join codes come first, after the end the standings
+  update(document.body.dataset, "between", shown ? (state.phase === "over" ? "over" : "start") : "no");
   const key = JSON.stringify([state.game, state.commitment, state.phase, document.documentElement.lang, shown]);
   if (!shown || key === shownFor) return;
   shownFor = key;

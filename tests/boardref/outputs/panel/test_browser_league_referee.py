@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from boardref.outputs.panel import words
-from tests.boardref.at_the_table import WAIT_MS
+from tests.boardref.at_the_table import WAIT_MS, open_section
 from tests.boardref.conftest import PIN, needs_chromium
 from tests.harness import until
 
@@ -58,7 +58,7 @@ def test_the_referee_renames_merges_deletes_players_adds_a_season_and_rates_a_ga
     page = table.open("referee", "/referee")
     page.fill("#pin", PIN)
     page.click("#login")
-    page.click("#league-players summary")
+    open_section(page, "league-players")
     one_game = {"en": "1 game", "de": "1 Partie"}[language]
     expect(player(page, "Anna")).to_contain_text(one_game, timeout=WAIT_MS)
     table.shoot("players")
@@ -88,7 +88,7 @@ def test_the_referee_renames_merges_deletes_players_adds_a_season_and_rates_a_ga
     player(page, "Carla").locator('button[data-act="delete_for_good"]').click()
     expect(player(page, "Carla")).to_have_count(0, timeout=WAIT_MS)
 
-    page.click("#league-seasons summary")
+    open_section(page, "league-seasons")
     page.fill("#season-name", WINTER["name"])
     page.fill("#season-first", WINTER["first"])
     page.fill("#season-last", WINTER["last"])

@@ -10,8 +10,10 @@ import json
 import httpx
 import pytest
 
+from boardref.league.standings import Row
 from boardref.outputs.panel import words
 from boardref.outputs.panel.access import PIN_ATTEMPTS
+from boardref.outputs.panel.league_api import Standings
 from tests.boardref.at_the_table import SHOTS
 from tests.boardref.conftest import (
     PIN,
@@ -152,6 +154,31 @@ def cafe_players(url: str, names):
                 referee.post(f"/api/players/{player['id']}/delete")
 
 
+def standings_row(place: int) -> Row:
+    """A row of a café's standings."""
+    rating = 30.0 - place
+    return Row(
+        place=place, player=f"Player number {place}", computer=False, rating=rating,
+        mu=rating + 6, sigma=2.0, games=10 + place, wins=place,
+        last_played="2026-11-20T20:00:00+00:00", provisional=place % 3 == 0, game_ids=(1, 2),
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def standings_of(page, rows: list[Row]):
+    """``page`` is answered ``rows`` when it asks for the standings, until the end."""
+    answer = Standings(game="sternhalma", season=None, rows=rows).model_dump_json()
+
+    def standings(route, _request):
+        route.fulfill(status=200, content_type="application/json", body=answer)
+
+    page.route("**/api/standings?*", standings)
+    try:
+        yield
+    finally:
+        page.unroute("**/api/standings?*", standings)
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("table", [("sternhalma", 6, [5])], indirect=True)
 def test_six_seats_with_the_cafes_players_to_pick_still_fit_one_kiosk_screen(
@@ -159,11 +186,18 @@ def test_six_seats_with_the_cafes_players_to_pick_still_fit_one_kiosk_screen(
 ):
     from playwright.sync_api import expect
 
-    with cafe_players(table, ("Anna", "Ben", "Carla Maria", "Dieter", "Emine")):
+    # a café of twelve rated players: the standings between games take the room the
+    # codes leave, scrolling inside it (the rows are the league's own: tests/boardref/league)
+    rows = [standings_row(place) for place in range(1, 13)]
+    with (
+        cafe_players(table, ("Anna", "Ben", "Carla Maria", "Dieter", "Emine")),
+        standings_of(tabs[language], rows),
+    ):
         page = tab(tabs, table, "/table", language)
         picks = page.locator("#join-codes select.seat-player")
         expect(picks).to_have_count(5, timeout=WAIT_MS)
         expect(picks.first.locator("option")).to_have_count(6)  # anonymous and five
+        expect(page.locator("#standings-rows tbody tr")).to_have_count(12, timeout=WAIT_MS)
         boxes = settled_boxes(page, "#join-codes img, #join-codes select.seat-player")
         if SHOTS is not None:
             page.screenshot(path=SHOTS / f"six-seats-players-{language}.png")
@@ -171,6 +205,9 @@ def test_six_seats_with_the_cafes_players_to_pick_still_fit_one_kiosk_screen(
         for box in boxes:
             assert box["height"] > 0 and 0 <= box["y"] <= KIOSK["height"] - box["height"], box
         assert page.evaluate("document.documentElement.scrollHeight") <= KIOSK["height"]
+        # the standings' title stays on the screen; their rows scroll inside their box
+        title = page.locator("#standings-title").bounding_box()
+        assert title is not None and title["y"] + title["height"] <= KIOSK["height"], title
 
 
 @pytest.mark.parametrize("language", ["en", "de"])

@@ -20,7 +20,15 @@ import re
 
 import pytest
 
-from tests.boardref.at_the_table import ENGLISH, IDENTIFIER, KIOSK, PHONE, SHOTS, WAIT_MS
+from tests.boardref.at_the_table import (
+    ENGLISH,
+    IDENTIFIER,
+    KIOSK,
+    PHONE,
+    SHOTS,
+    WAIT_MS,
+    open_section,
+)
 from tests.boardref.conftest import PIN, needs_chromium
 from tests.boardref.outputs.panel.test_play_games import (
     carry_out,
@@ -283,7 +291,7 @@ def test_the_referee_sets_how_the_table_speaks(people, language):
     referee = table.open("referee", "/referee")
     referee.fill("#pin", PIN)
     referee.click("#login")
-    referee.click("#speech-settings summary")
+    open_section(referee, "speech-settings")
     outlets = referee.locator("#speech-outlets fieldset")
     expect(outlets).to_have_count(3, timeout=WAIT_MS)
     expect(referee.locator("#speech-pi-engine")).to_contain_text("espeak-ng")
@@ -315,7 +323,7 @@ def test_a_table_muted_on_the_referee_page_is_silent_but_still_sounds(people):
     referee = table.open("referee", "/referee")
     referee.fill("#pin", PIN)
     referee.click("#login")
-    referee.click("#speech-settings summary")
+    open_section(referee, "speech-settings")
     referee.click("#speech-kiosk-on")
     expect(referee.locator("#speech-kiosk-on")).not_to_be_checked(timeout=WAIT_MS)
     allow_audio(kiosk)
