@@ -116,7 +116,7 @@ def standings_routes(league: CafeLeague) -> APIRouter:
         """The games the café has records of, each with standings of its own, and how
         many records there are (a page asks for the standings again when that grows)."""
         listed = league.listed()
-        return {"games": league.heard(listed), "records": len(listed)}
+        return {"games": await run_in_threadpool(league.heard, listed), "records": len(listed)}
 
     @router.get("/api/standings")
     async def cafe_standings(
