@@ -1,6 +1,7 @@
-"""The service judges readings on its verdict thread: moves handed over by the board
-while a verdict is under way are judged after it, and every output hears the
-verdicts on the loop, in the order they were given, nothing lost or reordered."""
+"""The service touches the referee on its referee thread: moves handed over by the
+board while a verdict is under way are judged after it, a page's command given
+meanwhile acts after it, and every output hears the verdicts on the loop, in the
+order they were given, nothing lost or reordered."""
 
 from __future__ import annotations
 
@@ -125,8 +126,8 @@ def test_a_command_given_during_a_verdict_acts_after_it(hare_table):
     verdict = service.board.tick
 
     def take_back() -> None:
-        service.panel.control.takeback()
-        taken_back.set()
+        asking = asyncio.ensure_future(service.panel.control.takeback())
+        asking.add_done_callback(lambda _: taken_back.set())
 
     def tick_with_a_takeback(now: float) -> bool:
         loop.call_soon_threadsafe(take_back)
@@ -139,6 +140,47 @@ def test_a_command_given_during_a_verdict_acts_after_it(hare_table):
     kinds = [kind for kind, _ in referee.log]
     assert kinds[-3:] == ["move", "move", "takeback"]
     assert referee.current() == states[1]
+
+
+def test_the_loop_goes_on_while_a_command_waits_for_a_verdict(hare_table):
+    """A page's command given during a slow verdict waits its turn without holding the
+    loop up: the loop's own timers fire meanwhile, and it acts after the verdict."""
+    service = hare_table
+    referee = service.referee
+    states = planned_game(service, 1)
+    laid_out = asyncio.Event()
+    referee.listeners.append(lambda event: laid_out.set())
+    hand_over(service, states[0])
+    referee_until(service, laid_out)
+    verdict = service.board.tick
+
+    def slow_verdict(now: float) -> bool:
+        time.sleep(0.3)
+        return verdict(now)
+
+    service.board.tick = slow_verdict
+    beats: list[int] = []
+
+    async def take_back_during_the_verdict() -> None:
+        stop = asyncio.Event()
+        running = asyncio.create_task(service._referee_loop(stop))
+        hand_over(service, states[1])
+        async with asyncio.timeout(30):  # a hang, not a timing
+            while not service.referee_thread.busy:
+                await asyncio.sleep(0.001)
+            asking = asyncio.ensure_future(service.panel.control.takeback())
+            while not asking.done():
+                beats.append(1)
+                await asyncio.sleep(0.01)
+            await asking
+        stop.set()
+        service._wake.set()
+        await running
+
+    service._loop.run_until_complete(take_back_during_the_verdict())
+    assert [kind for kind, _ in referee.log][-2:] == ["move", "takeback"]
+    assert referee.current() == states[0]
+    assert len(beats) >= 5, "the loop stood still while the command waited"
 
 
 def _moves_of(game, states) -> list:
