@@ -41,14 +41,14 @@ from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
 from boardref.referee.snapshot import TableState
-from boardref.referee.successors import index_successors
 from boardref.referee.verdicts import RefereeError
 from boardref.runtime.config import Config
 from boardref.runtime.displays import Displays
 from boardref.runtime.kiosk import leave_kiosk_url
 from boardref.runtime.memory import freeze_start_up
-from boardref.runtime.notify import notify, watchdog_interval
+from boardref.runtime.notify import notify
 from boardref.runtime.referee_thread import RefereeThread
+from boardref.runtime.refereeing import RefereeClock
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
 from boardref.runtime.table_control import ServiceControl
@@ -85,9 +85,6 @@ class Service:
         self._wake = asyncio.Event()
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
-        self._indexing: asyncio.Future | None = None
-        #: a position whose indexing failed in the worker: the verdict indexes it itself
-        self._unindexed = None
         #: counts the cameras asked for (one per board connected); the camera opening
         #: in a worker thread, if any (done once open, or given up)
         self._camera_wanted = 0
@@ -114,6 +111,8 @@ class Service:
         self.referee_thread = RefereeThread(loop, self.referee.outbox, self._wake.set)
         pause = config.game.computer_pause_ms / 1000
         self.computer = ComputerSeats(self._wake.set, pause, self.referee_thread.ask)
+        #: judges readings as they settle, indexes, lets the computer act
+        self.clock = RefereeClock(self, self._wake)
         #: where a damaged event log found at start was moved, for the referee page
         self.damaged_log = None if damage is None else damage.moved_to
         try:
@@ -315,7 +314,10 @@ class Service:
             watching = asyncio.create_task(self._watch(stop))
             stopping = asyncio.create_task(self._wake_on(stop))
             try:
-                await self._referee_loop(stop)
+                notify("READY=1")
+                notify(f"STATUS=refereeing {self.referee.game.name}")
+                await self.clock.run(stop)
+                notify("STOPPING=1")
             finally:
                 await watching
                 await stopping
@@ -336,39 +338,6 @@ class Service:
         await stop.wait()
         self._wake.set()
         self._camera_changed.set()
-
-    async def _referee_loop(self, stop: asyncio.Event) -> None:
-        """Judge readings as they settle, index the next verdict's lookups and let the
-        computer think, each when something happened; between, sleep until the next
-        reading settles or the watchdog is due."""
-        notify("READY=1")
-        notify(f"STATUS=refereeing {self.referee.game.name}")
-        ping_every = watchdog_interval()
-        next_ping = time.monotonic()
-        while not stop.is_set():
-            self._wake.clear()
-            now = time.monotonic()
-            try:
-                if not self.referee_thread.busy:  # else its work wakes the loop once told
-                    self._judge(now)
-            except Exception:  # a fault in one verdict must not take the table down
-                log.exception("the referee failed on a reading; the game stays as it was")
-            if ping_every is not None and now >= next_ping:
-                notify("WATCHDOG=1")
-                next_ping = now + ping_every
-            due = [next_ping] if ping_every is not None else []
-            settles = self.referee.settles_at()
-            if settles is not None and self._indexing is None and not self.referee_thread.busy:
-                due.append(settles)
-            await self._sleep(min(due, default=None))
-        notify("STOPPING=1")
-
-    async def _sleep(self, until: float | None) -> None:
-        """Sleep until ``until`` (monotonic seconds; None: no deadline), or until woken."""
-        delay = None if until is None else max(0.0, until - time.monotonic())
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._wake.wait()
 
     def _connect_camera(self) -> bool:
         """Open the camera the config names for the current game's board, in a worker
@@ -522,39 +491,6 @@ class Service:
         if self.history is not None:
             self.history.close()
         self.store.close()
-
-    def _judge(self, now: float) -> None:
-        """Index the next lookups, judge a settled reading off the loop, or let the
-        computer act; a reading waits for the running indexing."""
-        self._prepare()
-        if self._indexing is None and self.referee.due(now):
-            self.referee_thread.run(self.board.tick, now)
-        else:
-            self.computer.act(self.referee)
-
-    def _prepare(self) -> None:
-        """Index the next verdict's lookups in a worker thread, so that a game with
-        tens of thousands of outcomes a turn never stalls the loop or the panel."""
-        referee = self.referee
-        if self._indexing is not None:
-            return
-        wanted = [state for state in referee.unprepared() if state != self._unindexed]
-        if not wanted:
-            return
-        game, state, sensor = referee.game, wanted[0], referee.sensor
-
-        async def index() -> None:
-            try:
-                found = await asyncio.to_thread(index_successors, game, state, sensor)
-                await self.referee_thread.ask(referee.adopt, game, state, found)
-            except Exception:  # the verdict will index it on the loop, and say why it fails
-                log.exception("indexing the moves from a position failed")
-                self._unindexed = state
-            finally:
-                self._indexing = None
-                self._wake.set()
-
-        self._indexing = asyncio.ensure_future(index())
 
     # --- what the panel asks for -----------------------------------------------------------
 

@@ -14,6 +14,7 @@ import pytest
 
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
+from boardref.runtime import refereeing
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import started
 
@@ -49,7 +50,7 @@ def referee_until(service, done: asyncio.Event) -> None:
 
     async def refereeing() -> None:
         stop = asyncio.Event()
-        running = asyncio.create_task(service._referee_loop(stop))
+        running = asyncio.create_task(service.clock.run(stop))
         async with asyncio.timeout(120):  # a hang, not a timing
             await done.wait()
         stop.set()
@@ -163,7 +164,7 @@ def test_the_loop_goes_on_while_a_command_waits_for_a_verdict(hare_table):
 
     async def take_back_during_the_verdict() -> None:
         stop = asyncio.Event()
-        running = asyncio.create_task(service._referee_loop(stop))
+        running = asyncio.create_task(service.clock.run(stop))
         hand_over(service, states[1])
         async with asyncio.timeout(30):  # a hang, not a timing
             while not service.referee_thread.busy:
@@ -181,6 +182,32 @@ def test_the_loop_goes_on_while_a_command_waits_for_a_verdict(hare_table):
     assert [kind for kind, _ in referee.log][-2:] == ["move", "takeback"]
     assert referee.current() == states[0]
     assert len(beats) >= 5, "the loop stood still while the command waited"
+
+
+def test_the_collector_takes_its_turn_once_a_verdict_has_been_quiet(hare_table, monkeypatch):
+    service = hare_table
+    states = planned_game(service, 1)
+    collected: list[int] = []
+    told: list[int] = []
+    monkeypatch.setattr(refereeing, "QUIET_S", 0.05)
+    monkeypatch.setattr(
+        refereeing, "collect_while_quiet", lambda: collected.append(len(service.referee.log))
+    )
+    done = asyncio.Event()
+    service.referee.listeners.append(lambda event: told.append(len(service.referee.log)))
+
+    async def played_then_quiet() -> None:
+        while not collected or len(collected) < 2:
+            await asyncio.sleep(0.01)
+        done.set()
+
+    hand_over(service, states[0])
+    service._loop.call_later(0.3, hand_over, service, states[1])
+    waiting = service._loop.create_task(played_then_quiet())
+    referee_until(service, done)
+    service._loop.run_until_complete(waiting)
+    # once after the start was laid out, once after the move was logged
+    assert collected == [0, 1] and told[-1] == 1
 
 
 def _moves_of(game, states) -> list:
