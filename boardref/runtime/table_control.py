@@ -137,7 +137,7 @@ class ServiceControl:
 
     def _placeable_pieces(self) -> list[tuple[str, bool]]:
         # a game's pieces never change, and finding them plays out its start position
-        # on the loop (some 7 ms of CPU a time here): found once a game
+        # (some 7 ms of CPU a time here): found once a game
         game = self.game
         if self._placeable is None or self._placeable[0] is not game:
             found = [(token, placing.single(game, token)) for token in placing.pieces(game)]
