@@ -6,7 +6,10 @@ Prints one JSON line.
 
 Nothing a table keeps may grow with the length of a game beyond the moves themselves:
 memory about linear in moves, verdict and state bytes flat. The verdict is the
-judging thread's CPU time (``time.thread_time``), as in the referee bench.
+judging thread's CPU time (``time.thread_time``), as in the referee bench. Between
+moves, while the players think, the garbage collector takes its turn as the service
+gives it one (``collect_while_quiet``); its CPU time is reported beside the verdict's
+(``quiet_collect_cpu_ms_p99``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from boardref.eventlog.store import Store
 from boardref.referee.kinds import Phase, Sensor
 from boardref.referee.referee import Referee
 from boardref.runtime.loop_lag import percentile
-from boardref.runtime.memory import freeze_start_up
+from boardref.runtime.memory import collect_while_quiet, freeze_start_up
 
 PLAYERS = 2
 CHECKPOINTS = sized((500, 2000, 4000), (5, 10, 20))
@@ -50,10 +53,13 @@ def long_game(scratch: Path) -> list[dict]:
     state = game.initial_state()
     referee.sense(game.sense(state, Sensor.PRESENCE), now)
     referee.tick(now + 1)
-    figures, cpu, moves = [], [], 0
+    figures, cpu, quiet, moves = [], [], [], 0
     for checkpoint in CHECKPOINTS:
         while moves < checkpoint and referee.phase != Phase.OVER:
             referee.tick(now + 0.1)  # idle: the referee prepares while players think
+            start = time.thread_time()
+            collect_while_quiet()  # and the collector takes its turn, as in the service
+            quiet.append((time.thread_time() - start) * 1000)
             state = game.apply(state, pick.choice(game.legal_moves(state)))
             now += 2
             referee.sense(game.sense(state, Sensor.PRESENCE), now)
@@ -68,10 +74,11 @@ def long_game(scratch: Path) -> list[dict]:
                 "moves": moves,
                 "rss_mb": round(rss_mb(), 1),
                 "verdict_cpu_ms_p99": round(percentile(cpu, 0.99), 3),
+                "quiet_collect_cpu_ms_p99": round(percentile(quiet, 0.99), 3),
                 "state_bytes": len(referee.published.model_dump_json()),
             }
         )
-        cpu = []
+        cpu, quiet = [], []
     store.close()
     return figures
 

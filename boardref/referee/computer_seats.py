@@ -7,7 +7,9 @@ after a pause so the players see what it plays. It draws for its seats in every
 game, after the same pause: dice, marbles and coasters are drawn on the panel.
 
 It decides nothing: every move and draw goes through the referee, which checks it
-like any other, and a takeback, new game or correction in between wins.
+like any other, and a takeback, new game or correction in between wins. What it does
+to the referee is handed to ``on_referee`` (the service's referee thread, in turn
+with every other command); it never touches the referee while it thinks.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from boardref.referee.verdicts import RefereeError
 from engines import RulesError
@@ -36,13 +38,13 @@ class ComputerSeats:
         self,
         woken: Callable[[], None],
         showing_s: float = 1.5,
-        settled: Callable[[], Awaitable[None]] | None = None,
+        on_referee: Callable[..., Awaitable[Any]] | None = None,
     ):
         self.woken = woken
         self.showing_s = showing_s
-        #: awaited before each act touches the referee again: a service that judges
-        #: on another thread lets the verdict under way finish first
-        self.settled = settled or _at_once
+        #: ``on_referee(work, *args)`` does ``work(*args)`` on the referee and answers
+        #: its result: a service hands it to the referee's thread, in turn
+        self.on_referee = on_referee or _at_once
         #: the act under way (thinking, or a pause before a move or draw), if any
         self.acting: asyncio.Future | None = None
 
@@ -64,16 +66,9 @@ class ComputerSeats:
             started = time.monotonic()
             move = await asyncio.to_thread(computer_move, game, state, referee.level)
             thought_s = time.monotonic() - started
-            await self.settled()
-            if referee.game is game and referee.positions[-1] == state:
-                if not referee.computer_to_move():
-                    return
-                referee.expect(str(move), thought_s)
-                if referee.computer_moves_itself():
-                    await asyncio.sleep(self.showing_s)
-                    await self.settled()
-                    if referee.positions[-1] == state and referee.expected is not None:
-                        referee.play(str(referee.expected[0]))
+            if await self.on_referee(_expect, referee, game, state, str(move), thought_s):
+                await asyncio.sleep(self.showing_s)
+                await self.on_referee(_play_expected, referee, state)
         except (RefereeError, RulesError) as exc:
             log.warning("the computer's move was not made: %s", exc)
         finally:
@@ -83,9 +78,7 @@ class ComputerSeats:
         state = referee.positions[-1]
         try:
             await asyncio.sleep(self.showing_s)
-            await self.settled()
-            if referee.positions[-1] == state and referee.computer_to_draw():
-                referee.draw()
+            await self.on_referee(_draw, referee, state)
         except RefereeError as exc:
             log.warning("the computer's draw was not made: %s", exc)
         finally:
@@ -96,5 +89,29 @@ class ComputerSeats:
         self.woken()
 
 
-async def _at_once() -> None:
-    """Nothing to wait for: the referee is only ever touched on the loop."""
+def _expect(referee: Referee, game: Any, state: Any, move: str, thought_s: float) -> bool:
+    """Announce the computer's ``move`` from ``state`` if the table is still there;
+    True if the computer also makes it (after a pause)."""
+    if referee.game is not game or referee.positions[-1] != state:
+        return False
+    if not referee.computer_to_move():
+        return False
+    referee.expect(move, thought_s)
+    return referee.computer_moves_itself()
+
+
+def _play_expected(referee: Referee, state: Any) -> None:
+    """Make the move announced from ``state``, unless something came between."""
+    if referee.positions[-1] == state and referee.expected is not None:
+        referee.play(str(referee.expected[0]))
+
+
+def _draw(referee: Referee, state: Any) -> None:
+    """Draw for the computer's seat, unless something came between."""
+    if referee.positions[-1] == state and referee.computer_to_draw():
+        referee.draw()
+
+
+async def _at_once(work: Callable[..., Any], *args: Any) -> Any:
+    """Do ``work`` now: a referee touched on the loop alone."""
+    return work(*args)

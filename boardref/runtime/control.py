@@ -3,8 +3,9 @@
 
 The service implements it (``boardref.runtime.table_control``); the panel receives it
 and never reaches the referee, the board link or the service behind it. Each command
-runs on the service's event loop, as the referee is touched there alone; a command
-whose verdict the event log refused raises ``StoreError``, never returns as done. This
+and each read of the referee is awaited: the service hands it to the referee's thread
+in turn with the board's readings, and the loop goes on meanwhile; a command whose
+verdict the event log refused raises ``StoreError``, never returns as done. This
 module only names the commands: it imports nothing of the service or the referee, so
 any output may import it.
 """
@@ -75,18 +76,18 @@ class TableControl(Protocol):
 
     def diagnostics(self, lag_after: int = 0) -> TableDiagnostics: ...
 
-    def position_record(self) -> dict[str, Any]:
+    async def position_record(self) -> dict[str, Any]:
         """The whole record of the position as judged, hidden hands too."""
 
-    def placeable_pieces(self) -> list[tuple[str, bool]]:
+    async def placeable_pieces(self) -> list[tuple[str, bool]]:
         """The pieces a tap on the board may set: each token, and whether there is only
         one of it (so that a tap moves it)."""
 
-    def correction_choices(self) -> dict[str, Any]: ...
+    async def correction_choices(self) -> dict[str, Any]: ...
 
     # --- the game's commands ---------------------------------------------------------------
 
-    def new_game(
+    async def new_game(
         self,
         game: str,
         players: int | None,
@@ -95,38 +96,38 @@ class TableControl(Protocol):
         level: Level = "hard",
     ) -> None: ...
 
-    def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
+    async def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
         """The game just played again with the same players, its variant ``options``
         and ``computer`` seats as the rematch seats them: the ids of that game and of
         the new one."""
 
-    def draw(self) -> None: ...
+    async def draw(self) -> None: ...
 
-    def confirm(self) -> None: ...
+    async def confirm(self) -> None: ...
 
-    def play(self, move: str, reason_hidden: bool = False) -> None:
+    async def play(self, move: str, reason_hidden: bool = False) -> None:
         """A move tapped on the panel; ``reason_hidden``: refuse an illegal one without
         its reason where that reason would tell what a hidden hand holds."""
 
-    def choose(self, move: str) -> None: ...
+    async def choose(self, move: str) -> None: ...
 
-    def rule_out(self) -> None: ...
+    async def rule_out(self) -> None: ...
 
-    def decline(self) -> None: ...
+    async def decline(self) -> None: ...
 
-    def takeback(self) -> str:
+    async def takeback(self) -> str:
         """Undo the last move; returns the move undone."""
 
-    def correct(self, move: str) -> None: ...
+    async def correct(self, move: str) -> None: ...
 
-    def set_position(self, record: dict[str, Any]) -> None:
+    async def set_position(self, record: dict[str, Any]) -> None:
         """A full record, or only its state part, taken as the current game's."""
 
-    def set_cells(self, placings: Sequence[tuple[str, str | None]]) -> None:
+    async def set_cells(self, placings: Sequence[tuple[str, str | None]]) -> None:
         """Set cells as the referee tapped them, in order (a token, or None for empty);
         the position they make is checked as a whole."""
 
-    def set_settle_time(self, milliseconds: int) -> None: ...
+    async def set_settle_time(self, milliseconds: int) -> None: ...
 
     def set_speech(self, change: SpeechChange) -> SpeechShown:
         """Change how one outlet speaks; every page is shown the new settings."""
@@ -176,7 +177,7 @@ class TableControl(Protocol):
     def locate_board(self, points: Sequence[tuple[float, float]]) -> str:
         """The board's corner cells clicked on the picture; returns the camera's status."""
 
-    def learn_board(self) -> Words | None:
+    async def learn_board(self) -> Words | None:
         """The camera learns the board from the position the referee holds; what it
         learned, in words (None for a reader that says nothing of it)."""
 
@@ -187,12 +188,12 @@ class TableControl(Protocol):
 
     def virtual_presence(self) -> dict[str, bool]: ...
 
-    def lift(self, cell: str, token: str | None, version: int | None) -> None: ...
+    async def lift(self, cell: str, token: str | None, version: int | None) -> None: ...
 
-    def take(self, off: OffBoard, token: str | None, version: int | None) -> None: ...
+    async def take(self, off: OffBoard, token: str | None, version: int | None) -> None: ...
 
-    def place(self, cell: str, piece: int | None, version: int | None) -> None: ...
+    async def place(self, cell: str, piece: int | None, version: int | None) -> None: ...
 
-    def put(self, off: OffBoard, piece: int | None, version: int | None) -> None: ...
+    async def put(self, off: OffBoard, piece: int | None, version: int | None) -> None: ...
 
-    def unpack(self, piece: int | None, version: int | None) -> None: ...
+    async def unpack(self, piece: int | None, version: int | None) -> None: ...

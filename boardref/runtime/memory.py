@@ -12,7 +12,9 @@ of a frozen table on a 2-core x86 machine, some 200 ms on a Pi 4). The collector
 looks at new objects after ``YOUNG`` of them rather than Python's 700: a long game
 keeps every position, and with Python's thresholds full collections came ever more
 often in it and walked them all each time, whichever thread (the loop's, the
-verdict's) happened to allocate.
+verdict's) happened to allocate. The service collects once a verdict has been
+quiet for a moment (``collect_while_quiet``), while players think, so that the
+collections come there and not in the middle of the next verdict.
 
 Linux with glibc only: elsewhere (or where the library has no such calls) every
 function here does nothing. Settings already in the environment (``MALLOC_ARENA_MAX``,
@@ -88,3 +90,14 @@ def freeze_start_up() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
+
+
+def collect_while_quiet() -> None:
+    """Collect now the generations the collector would look at on its own next (the
+    youngest; an older one once its count is due), while nothing is being judged:
+    the next verdicts then start with no collection owed."""
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    generation = 0
+    while generation < 2 and counts[generation + 1] + 1 > thresholds[generation + 1]:
+        generation += 1
+    gc.collect(generation)

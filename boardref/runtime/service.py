@@ -4,9 +4,10 @@ It resumes the open game (or starts one), links the hall-sensor board, the camer
 the status LED, buzzer and buttons, and runs the referee's clock in an asyncio loop; it
 tells systemd when it is ready and pings its watchdog. ``--sim`` swaps the hardware
 for the simulated MCU, a rendered camera and gpiozero's mock pins, so the very same
-paths run on any machine. Device threads only hand work to the loop; the referee
-judges on its verdict thread (``verdict_thread.py``) while the loop holds all else
-that would touch it, and is otherwise touched on the loop alone. The loop sleeps
+paths run on any machine. Device threads only hand work to the loop; whatever
+touches the referee (a verdict, a scan, a frame's reading, a button, a page's
+command) goes through the referee's own thread in order (``referee_thread.py``), and
+the loop tells the outputs what it said and never waits for it. The loop sleeps
 until something happens (a scan, a frame, a page's command, a worker's result) or a
 reading is due to settle: an idle table costs next to no CPU. A camera that cannot
 be opened or stops giving frames is logged and the table goes on with its hall
@@ -40,17 +41,17 @@ from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
 from boardref.referee.snapshot import TableState
-from boardref.referee.successors import index_successors
 from boardref.referee.verdicts import RefereeError
 from boardref.runtime.config import Config
 from boardref.runtime.displays import Displays
 from boardref.runtime.kiosk import leave_kiosk_url
 from boardref.runtime.memory import freeze_start_up
-from boardref.runtime.notify import notify, watchdog_interval
+from boardref.runtime.notify import notify
+from boardref.runtime.referee_thread import RefereeThread
+from boardref.runtime.refereeing import RefereeClock
 from boardref.runtime.reporting import dashboard_output, start_reporting
 from boardref.runtime.resuming import resume_or_start
 from boardref.runtime.table_control import ServiceControl
-from boardref.runtime.verdict_thread import VerdictThread
 from boardref.sim.virtual_board import VirtualBoard
 from engines import RulesError, load_game
 from firmware_bridge.host import UP, Link
@@ -82,14 +83,8 @@ class Service:
         self._loop = loop
         #: set when something happened that the referee's loop should look at
         self._wake = asyncio.Event()
-        self.verdicts = VerdictThread(loop, self._wake.set)
-        pause = config.game.computer_pause_ms / 1000
-        self.computer = ComputerSeats(self._wake.set, pause, self.verdicts.idle)
         #: set when the camera was opened, replaced or closed (and on stopping)
         self._camera_changed = asyncio.Event()
-        self._indexing: asyncio.Future | None = None
-        #: a position whose indexing failed in the worker: the verdict indexes it itself
-        self._unindexed = None
         #: counts the cameras asked for (one per board connected); the camera opening
         #: in a worker thread, if any (done once open, or given up)
         self._camera_wanted = 0
@@ -111,13 +106,19 @@ class Service:
         #: the Board tab's counters of the sensors' changes (a table with a board link)
         self.board_check: BoardCheck | None = None
         self.store, damage = open_log(config.store.path)
+        self.referee = Referee(self.store, Sensor.PRESENCE, config.sensors.settle_ms / 1000)
+        #: every piece of work that touches the referee, in order, off the loop
+        self.referee_thread = RefereeThread(loop, self.referee.outbox, self._wake.set)
+        pause = config.game.computer_pause_ms / 1000
+        self.computer = ComputerSeats(self._wake.set, pause, self.referee_thread.ask)
+        #: judges readings as they settle, indexes, lets the computer act
+        self.clock = RefereeClock(self, self._wake)
         #: where a damaged event log found at start was moved, for the referee page
         self.damaged_log = None if damage is None else damage.moved_to
         try:
             history = self.history = History(self.store, config.fleet.table_id)
             kept = config.store
             self.pruner = Pruner(history, kept.keep_days, kept.keep_games)
-            self.referee = Referee(self.store, Sensor.PRESENCE, config.sensors.settle_ms / 1000)
             self._open(damage, history)
         except BaseException:
             self.close()
@@ -313,7 +314,10 @@ class Service:
             watching = asyncio.create_task(self._watch(stop))
             stopping = asyncio.create_task(self._wake_on(stop))
             try:
-                await self._referee_loop(stop)
+                notify("READY=1")
+                notify(f"STATUS=refereeing {self.referee.game.name}")
+                await self.clock.run(stop)
+                notify("STOPPING=1")
             finally:
                 await watching
                 await stopping
@@ -334,39 +338,6 @@ class Service:
         await stop.wait()
         self._wake.set()
         self._camera_changed.set()
-
-    async def _referee_loop(self, stop: asyncio.Event) -> None:
-        """Judge readings as they settle, index the next verdict's lookups and let the
-        computer think, each when something happened; between, sleep until the next
-        reading settles or the watchdog is due."""
-        notify("READY=1")
-        notify(f"STATUS=refereeing {self.referee.game.name}")
-        ping_every = watchdog_interval()
-        next_ping = time.monotonic()
-        while not stop.is_set():
-            self._wake.clear()
-            now = time.monotonic()
-            try:
-                if not self.verdicts.busy:  # else the verdict wakes the loop once told
-                    self._judge(now)
-            except Exception:  # a fault in one verdict must not take the table down
-                log.exception("the referee failed on a reading; the game stays as it was")
-            if ping_every is not None and now >= next_ping:
-                notify("WATCHDOG=1")
-                next_ping = now + ping_every
-            due = [next_ping] if ping_every is not None else []
-            settles = self.referee.settles_at()
-            if settles is not None and self._indexing is None and not self.verdicts.busy:
-                due.append(settles)
-            await self._sleep(min(due, default=None))
-        notify("STOPPING=1")
-
-    async def _sleep(self, until: float | None) -> None:
-        """Sleep until ``until`` (monotonic seconds; None: no deadline), or until woken."""
-        delay = None if until is None else max(0.0, until - time.monotonic())
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._wake.wait()
 
     def _connect_camera(self) -> bool:
         """Open the camera the config names for the current game's board, in a worker
@@ -395,7 +366,7 @@ class Service:
                     opened[0].close()
                 return
             if opened is None:
-                self._without_camera()
+                self.referee_thread.run_here(self._without_camera)
                 return
             from boardref.devices.camera import TableCamera
             from vision.lens import default_path
@@ -449,11 +420,10 @@ class Service:
             truth = camera.first_truth()
             try:
                 frame, reading = await asyncio.to_thread(camera.take_and_read, truth)
-                # a camera replaced by a new game's meanwhile hands nothing over; dated
-                # when the read began, not when it came back: a frame taken before the
-                # hall sensors felt a move must never count as after it
-                await self.verdicts.idle()  # the reading is handed over after the verdict
-                working = camera is not self.camera or camera.hand_over(frame, reading, started)
+                # dated when the read began, not when it came back: a frame taken before
+                # the hall sensors felt a move must never count as after it
+                handed = self.referee_thread.ask(self._hand_over, camera, frame, reading, started)
+                working = await handed
                 period = camera.frame_period(fps, reading)
             except Exception:  # a fault in one frame must not stop the camera
                 log.exception("the camera failed on a frame; the game stays as it was")
@@ -461,13 +431,19 @@ class Service:
             if camera is self.camera:
                 self._wake.set()  # the reading may have changed
                 if not working and not failed:
-                    self._camera_failed(camera.failure)
+                    self.referee_thread.run_here(self._camera_failed, camera.failure)
                 if failed == working:  # the camera came back or went away
                     self.displays.show()
                 failed = not working
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, period - time.monotonic() + started)):
                     await stop.wait()
+
+    def _hand_over(self, camera: TableCamera, frame, reading, at: float) -> bool:
+        """On the referee's thread: the camera's reading of ``frame``, taken at ``at``,
+        handed to the referee; a camera replaced by a new game's meanwhile hands
+        nothing over. False when the camera gave no frame."""
+        return camera is not self.camera or camera.hand_over(frame, reading, at)
 
     def _camera_failed(self, why: str) -> None:
         """The camera stopped giving frames: say so, and referee from the hall sensors
@@ -499,7 +475,7 @@ class Service:
     def close(self) -> None:
         self._camera_wanted += 1  # a camera still opening is closed once open
         for part in (
-            self.verdicts,
+            self.referee_thread,
             self.loop_lag,
             self.camera,
             self.reporter,
@@ -515,39 +491,6 @@ class Service:
         if self.history is not None:
             self.history.close()
         self.store.close()
-
-    def _judge(self, now: float) -> None:
-        """Index the next lookups, judge a settled reading off the loop, or let the
-        computer act; a reading waits for the running indexing."""
-        self._prepare()
-        if self._indexing is None and self.referee.due(now):
-            self.verdicts.judge(self.referee.outbox, self.board.tick, now)
-        else:
-            self.computer.act(self.referee)
-
-    def _prepare(self) -> None:
-        """Index the next verdict's lookups in a worker thread, so that a game with
-        tens of thousands of outcomes a turn never stalls the loop or the panel."""
-        referee = self.referee
-        if self._indexing is not None:
-            return
-        wanted = [state for state in referee.unprepared() if state != self._unindexed]
-        if not wanted:
-            return
-        game, state, sensor = referee.game, wanted[0], referee.sensor
-
-        async def index() -> None:
-            try:
-                found = await asyncio.to_thread(index_successors, game, state, sensor)
-                referee.adopt(game, state, found)
-            except Exception:  # the verdict will index it on the loop, and say why it fails
-                log.exception("indexing the moves from a position failed")
-                self._unindexed = state
-            finally:
-                self._indexing = None
-                self._wake.set()
-
-        self._indexing = asyncio.ensure_future(index())
 
     # --- what the panel asks for -----------------------------------------------------------
 
@@ -600,31 +543,34 @@ class Service:
         return done
 
     def command(self, name: str, *args) -> None:
-        """Run a referee command (draw, confirm, takeback...) and log a refusal."""
+        """Run a referee command (draw, confirm, takeback...) and log a refusal; on the
+        referee's thread, a button's sound on the loop."""
         try:
             getattr(self.referee, name)(*args)
         except (RefereeError, RulesError) as exc:
             log.warning("%s refused: %s", name, exc)
             if self.status is not None:
-                self.status.signal("error")
+                self._loop.call_soon_threadsafe(self.status.signal, "error")
 
     # --- inside ----------------------------------------------------------------------------
 
     def _soon(self, work: Callable, *args) -> None:
-        """Hand work from a device thread to the loop, and wake the referee's loop
-        after it."""
-        self._loop.call_soon_threadsafe(self._then_wake, work, *args)
+        """Hand work from a device thread to the referee's thread, in turn, and wake the
+        referee's loop after it."""
+        self._loop.call_soon_threadsafe(self._then_wake, self.referee_thread.run, work, args)
 
-    def _then_wake(self, work: Callable, *args) -> None:
+    def _then_wake(self, hand_in: Callable, work: Callable, args: tuple) -> None:
         try:
-            self.verdicts.after(work, *args)
+            hand_in(work, *args)
         finally:
             self._wake.set()
 
     def _link_changed(self, state: str, error: str | None) -> None:
         if state != UP and error:
             log.warning("board link %s: %s", state, error)
-        self._soon(self._link_shown, state == UP)
+        # the lights and the pages are the loop's: shown there, in turn
+        hand_in = self.referee_thread.run_here
+        self._loop.call_soon_threadsafe(self._then_wake, hand_in, self._link_shown, (state == UP,))
 
     def _link_shown(self, up: bool) -> None:
         """The board link went up or down: the table's lights and every output show it."""
@@ -644,9 +590,9 @@ class Service:
         if self.virtual is None or not event.accepted:
             return
         if event.kind == "correction" and "record" in event.data:
-            self._loop.call_soon(self.verdicts.after, self._lay_out)
+            self.referee_thread.run_here(self._lay_out)
         elif event.kind == "move":
-            self._loop.call_soon(self.verdicts.after, self._regroup)
+            self.referee_thread.run_here(self._regroup)
 
     def _regroup(self) -> None:
         if self.virtual is not None:

@@ -4,13 +4,16 @@ on the referee, the board and its lights, the camera and the virtual board.
 It holds the service and is the only thing given to the panel for commands. It adds
 no rule of its own: the referee decides, the board device shows, and an LED test goes
 through the board device so that "back to the game" shows the referee's lights again.
+A command, and a read of the referee, is handed to the referee's thread in turn with
+the board's readings and awaited there: the loop never waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from boardref.referee import placing
@@ -42,14 +45,20 @@ class ServiceControl:
 
     @property
     def _service(self) -> Service:
-        """The service once the verdict under way is told: a command acts, and a page
-        reads, after every verdict the board asked for, as it would on the loop."""
-        self._table.verdicts.finish()
         return self._table
 
     @property
     def _referee(self) -> Referee:
-        return self._service.referee
+        return self._table.referee
+
+    def _in_turn(self, work: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        """``work(*args)`` on the referee's thread, after every verdict, reading and
+        command handed in before it, as they would have been on the loop."""
+        return self._table.referee_thread.ask(work, *args)
+
+    def _in_turn_here(self, work: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        """``work(*args)`` in turn, on the loop: it also touches the loop's devices."""
+        return self._table.referee_thread.ask_here(work, *args)
 
     @contextlib.contextmanager
     def _saved(self) -> Iterator[None]:
@@ -61,9 +70,12 @@ class ServiceControl:
         if referee.failed_saves != failed and error is not None:
             raise error
 
-    def _saving(self, command: Callable[..., Any], *args: Any) -> Any:
+    def _saving_now(self, command: Callable[..., Any], *args: Any) -> Any:
         with self._saved():
             return command(*args)
+
+    def _saving(self, command: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        return self._in_turn(self._saving_now, command, *args)
 
     # --- what the pages read ---------------------------------------------------------------
 
@@ -114,24 +126,30 @@ class ServiceControl:
             loop_lag=None if lag is None else lag.figures(lag_after),
         )
 
-    def position_record(self) -> dict[str, Any]:
+    async def position_record(self) -> dict[str, Any]:
+        return await self._in_turn(self._position_record)
+
+    def _position_record(self) -> dict[str, Any]:
         return self.game.to_json(self._referee.current())
 
-    def placeable_pieces(self) -> list[tuple[str, bool]]:
+    async def placeable_pieces(self) -> list[tuple[str, bool]]:
+        return await self._in_turn(self._placeable_pieces)
+
+    def _placeable_pieces(self) -> list[tuple[str, bool]]:
         # a game's pieces never change, and finding them plays out its start position
-        # on the loop (some 7 ms of CPU a time here): found once a game
+        # (some 7 ms of CPU a time here): found once a game
         game = self.game
         if self._placeable is None or self._placeable[0] is not game:
             found = [(token, placing.single(game, token)) for token in placing.pieces(game)]
             self._placeable = (game, found)
         return list(self._placeable[1])
 
-    def correction_choices(self) -> dict[str, Any]:
-        return self._referee.correction_choices()
+    async def correction_choices(self) -> dict[str, Any]:
+        return await self._in_turn(self._referee.correction_choices)
 
     # --- the game's commands ---------------------------------------------------------------
 
-    def new_game(
+    async def new_game(
         self,
         game: str,
         players: int | None,
@@ -139,62 +157,77 @@ class ServiceControl:
         computer: Sequence[int] = (),
         level: Level = "hard",
     ) -> None:
-        self._service.new_game(game, players, options, list(computer), level)
+        # on the loop, in turn: a new board links its sensors and opens its camera there
+        await self._in_turn_here(
+            self._service.new_game, game, players, options, list(computer), level
+        )
 
-    def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
+    async def rematch(self, options: dict[str, Any], computer: Sequence[int]) -> tuple[int, int]:
+        return await self._in_turn_here(self._rematch, options, list(computer))
+
+    def _rematch(self, options: dict[str, Any], computer: list[int]) -> tuple[int, int]:
         referee, game = self._referee, self.game
         before = referee.game_id
         with self._saved():
-            self.new_game(game.name, game.players, options, computer, referee.level)
+            self._service.new_game(game.name, game.players, options, computer, referee.level)
         return before, referee.game_id
 
-    def draw(self) -> None:
-        self._saving(self._referee.draw)
+    async def draw(self) -> None:
+        await self._saving(self._referee.draw)
 
-    def confirm(self) -> None:
-        self._saving(self._referee.confirm)
+    async def confirm(self) -> None:
+        await self._saving(self._referee.confirm)
 
-    def play(self, move: str, reason_hidden: bool = False) -> None:
+    async def play(self, move: str, reason_hidden: bool = False) -> None:
+        await self._in_turn(self._play, move, reason_hidden)
+
+    def _play(self, move: str, reason_hidden: bool) -> None:
         referee = self._referee
         game = referee.game
         if not reason_hidden or game is None or not hides_hands(game):
-            self._saving(referee.play, move)
+            self._saving_now(referee.play, move)
             return
         tried_on = referee.positions[-1]
         try:
-            self._saving(referee.play, move)
+            self._saving_now(referee.play, move)
         except IllegalMove:
             raise RefereeError(not_theirs(game, tried_on)) from None
 
-    def choose(self, move: str) -> None:
-        self._saving(self._referee.choose, move)
+    async def choose(self, move: str) -> None:
+        await self._saving(self._referee.choose, move)
 
-    def rule_out(self) -> None:
-        self._saving(self._referee.rule_out)
+    async def rule_out(self) -> None:
+        await self._saving(self._referee.rule_out)
 
-    def decline(self) -> None:
-        self._saving(self._referee.decline)
+    async def decline(self) -> None:
+        await self._saving(self._referee.decline)
 
-    def takeback(self) -> str:
-        return self._saving(self._referee.takeback)
+    async def takeback(self) -> str:
+        return await self._saving(self._referee.takeback)
 
-    def correct(self, move: str) -> None:
-        self._saving(self._referee.correct, move)
+    async def correct(self, move: str) -> None:
+        await self._saving(self._referee.correct, move)
 
-    def set_position(self, record: dict[str, Any]) -> None:
+    async def set_position(self, record: dict[str, Any]) -> None:
+        await self._in_turn(self._set_position, record)
+
+    def _set_position(self, record: dict[str, Any]) -> None:
         referee = self._referee
         if "game" not in record and referee.game is not None:
             record = placing.record_of(referee.game, record)
-        self._saving(referee.set_position, record)
+        self._saving_now(referee.set_position, record)
 
-    def set_cells(self, placings: Sequence[tuple[str, str | None]]) -> None:
+    async def set_cells(self, placings: Sequence[tuple[str, str | None]]) -> None:
+        await self._in_turn(self._set_cells, list(placings))
+
+    def _set_cells(self, placings: list[tuple[str, str | None]]) -> None:
         game = self.game
-        state = self.position_record()["state"]
+        state = self._position_record()["state"]
         placed = placing.place_all(game, state, placings)
-        self._saving(self._referee.set_position, placing.record_of(game, placed))
+        self._saving_now(self._referee.set_position, placing.record_of(game, placed))
 
-    def set_settle_time(self, milliseconds: int) -> None:
-        self._referee.settle = milliseconds / 1000
+    async def set_settle_time(self, milliseconds: int) -> None:
+        await self._in_turn(setattr, self._referee, "settle", milliseconds / 1000)
 
     def set_speech(self, change: SpeechChange) -> SpeechShown:
         speech = self._service.speech
@@ -274,8 +307,9 @@ class ServiceControl:
         camera.set_corners(points)
         return camera.reader.status
 
-    def learn_board(self) -> Words | None:
-        return self._camera.learn_now()
+    async def learn_board(self) -> Words | None:
+        # the position the referee holds, after every verdict handed in before
+        return await self._in_turn(self._camera.learn_now)
 
     # --- the virtual board of a simulated table -------------------------------------------
 
@@ -285,20 +319,26 @@ class ServiceControl:
     def virtual_presence(self) -> dict[str, bool]:
         return self._service.sim_board()
 
-    def lift(self, cell: str, token: str | None, version: int | None) -> None:
-        self._service.sim_act("lift", cell, token, version=version)
+    # the virtual board is the loop's (the pages draw it): a hand on it acts there, in
+    # turn with the readings and commands handed in before
 
-    def take(self, off: OffBoard, token: str | None, version: int | None) -> None:
-        self._service.sim_act("take", off, token, version=version)
+    def _sim_act(self, action: str, *args: Any, version: int | None) -> Awaitable[Any]:
+        return self._in_turn_here(partial(self._service.sim_act, version=version), action, *args)
 
-    def place(self, cell: str, piece: int | None, version: int | None) -> None:
-        self._service.sim_act("place", cell, piece, version=version)
+    async def lift(self, cell: str, token: str | None, version: int | None) -> None:
+        await self._sim_act("lift", cell, token, version=version)
 
-    def put(self, off: OffBoard, piece: int | None, version: int | None) -> None:
-        self._service.sim_act("put", off, piece, version=version)
+    async def take(self, off: OffBoard, token: str | None, version: int | None) -> None:
+        await self._sim_act("take", off, token, version=version)
 
-    def unpack(self, piece: int | None, version: int | None) -> None:
-        self._service.sim_act("unpack", piece, version=version)
+    async def place(self, cell: str, piece: int | None, version: int | None) -> None:
+        await self._sim_act("place", cell, piece, version=version)
+
+    async def put(self, off: OffBoard, piece: int | None, version: int | None) -> None:
+        await self._sim_act("put", off, piece, version=version)
+
+    async def unpack(self, piece: int | None, version: int | None) -> None:
+        await self._sim_act("unpack", piece, version=version)
 
 
 def camera_status(camera: TableCamera | None, opening: asyncio.Task | None = None) -> str:

@@ -5,9 +5,9 @@ Reads are GETs; every change is a POST with a validated JSON body that passes th
 Host and Origin checks and a role check: the table kiosk (a browser on this machine),
 a player's phone (its seat's token, on the phone that joined the seat), or the referee
 (PIN session). The app gives the table's commands through ``TableControl`` alone; it
-never decides anything about the game, and it runs on the service's event loop so the
-referee is never touched from a thread. A refusal is words (``said``) and never
-repeats what the client sent.
+never decides anything about the game, and it runs on the service's event loop, which
+hands every command to the referee's own thread and awaits it. A refusal is words
+(``said``) and never repeats what the client sent.
 """
 
 from __future__ import annotations

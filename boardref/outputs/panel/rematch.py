@@ -45,7 +45,7 @@ async def seating(panel: ThePanel) -> models.RematchSeating:
 async def rematch(body: models.Seat, panel: ThePanel) -> models.Done:
     """The same game again, the start passed on, the computer at the same strength."""
     seated = _seating(panel)
-    before, now = panel.control.rematch(seated.options, seated.computer)
+    before, now = await panel.control.rematch(seated.options, seated.computer)
     panel.seats.carry(before, now, seated.moved)
     panel.control.history.players.carry(before, now, seated.moved)
     panel.rematched = (before, now, seated.moved)

@@ -239,7 +239,7 @@ commands = APIRouter(dependencies=CHANGE)
 
 @commands.post("/api/game", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
 async def new_game(body: models.NewGame, panel: ThePanel) -> models.Done:
-    panel.control.new_game(body.game, body.players, body.options, body.computer, body.level)
+    await panel.control.new_game(body.game, body.players, body.options, body.computer, body.level)
     return models.Done()
 
 
@@ -249,7 +249,7 @@ DRAWER = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.drawer,))
 
 @commands.post("/api/draw", response_model=models.Done, dependencies=[DRAWER])
 async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
-    panel.control.draw()  # what was drawn is shown to whom may see it
+    await panel.control.draw()  # what was drawn is shown to whom may see it
     return models.Done()
 
 
@@ -261,7 +261,7 @@ async def draw(body: models.Seat, panel: ThePanel) -> models.Done:
     ],
 )
 async def confirm(body: models.Seat, panel: ThePanel) -> models.Done:
-    panel.control.confirm()
+    await panel.control.confirm()
     return models.Done()
 
 
@@ -271,34 +271,34 @@ TO_MOVE = allowed(TABLE, REFEREE, PLAYER, seats=lambda shown: (shown.to_move,))
 @commands.post("/api/play", response_model=models.Done, dependencies=[TO_MOVE])
 async def play(body: models.Play, request: Request, panel: ThePanel) -> models.Done:
     """A move tapped on the panel, at a table whose game no sensor reads."""
-    panel.control.play(body.move, reason_hidden(panel, request, body.seat, body.token))
+    await panel.control.play(body.move, reason_hidden(panel, request, body.seat, body.token))
     return models.Done()
 
 
 @commands.post("/api/choose", response_model=models.Done, dependencies=[TO_MOVE])
 async def choose(body: models.Play, panel: ThePanel) -> models.Done:
     """The move that was played, when several fit the board."""
-    panel.control.choose(body.move)
+    await panel.control.choose(body.move)
     return models.Done()
 
 
 @commands.post("/api/rule_out", response_model=models.Done, dependencies=[TO_MOVE])
 async def rule_out(body: models.Seat, panel: ThePanel) -> models.Done:
     """The mover made none of the moves the board cannot feel."""
-    panel.control.rule_out()
+    await panel.control.rule_out()
     return models.Done()
 
 
 @commands.post("/api/decline", response_model=models.Done, dependencies=[DRAWER])
 async def decline(body: models.Seat, panel: ThePanel) -> models.Done:
     """Decline a roll the rules offer but do not force (a six's extra roll)."""
-    panel.control.decline()
+    await panel.control.decline()
     return models.Done()
 
 
 @commands.post("/api/takeback", response_model=models.Done, dependencies=[TABLE_OR_REFEREE])
 async def takeback(body: models.Seat, panel: ThePanel) -> models.Done:
-    return models.Done(detail=panel.control.takeback())
+    return models.Done(detail=await panel.control.takeback())
 
 
 # --- the referee's tools -----------------------------------------------------------------
@@ -360,7 +360,7 @@ async def session(request: Request, panel: ThePanel) -> models.Done:
     "/api/correct", response_model=models.Done, dependencies=[*CHANGE, ONLY_REFEREE]
 )
 async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
-    panel.control.correct(body.move)
+    await panel.control.correct(body.move)
     return models.Done()
 
 
@@ -370,7 +370,7 @@ async def correct(body: models.Correction, panel: ThePanel) -> models.Done:
 async def correction(panel: ThePanel) -> models.CorrectionChoices:
     """The last move and what may replace it (referee only): what the page draws on
     the board for the referee to tap."""
-    return models.CorrectionChoices(**panel.control.correction_choices())
+    return models.CorrectionChoices(**await panel.control.correction_choices())
 
 
 @referee_tools.get(
@@ -380,11 +380,10 @@ async def current_position(panel: ThePanel) -> models.PositionShown:
     """The whole record of the position, hidden hands too (referee only), and the
     pieces a tap on the board may set: what the position editor starts from."""
     control = panel.control
+    record, pieces = await control.position_record(), await control.placeable_pieces()
     return models.PositionShown(
-        record=control.position_record(),
-        pieces=[
-            models.Piece(token=token, single=single) for token, single in control.placeable_pieces()
-        ],
+        record=record,
+        pieces=[models.Piece(token=token, single=single) for token, single in pieces],
     )
 
 
@@ -394,7 +393,7 @@ async def current_position(panel: ThePanel) -> models.PositionShown:
 async def position(body: models.Position, panel: ThePanel) -> models.Done:
     """Set the whole position: a full record (``game.to_json``), or only its state
     part (the ``record`` of /api/state), taken as the current game's."""
-    panel.control.set_position(body.record)
+    await panel.control.set_position(body.record)
     return models.Done()
 
 
@@ -405,7 +404,7 @@ async def position_cells(body: models.Placings, panel: ThePanel) -> models.Done:
     """Set cells of the position as the referee tapped them, in order: each a piece
     (a token of GET /api/position's ``pieces``) or, with none, nothing. The position
     they make is checked and set as a whole one is."""
-    panel.control.set_cells([(p.cell, p.token) for p in body.placings])
+    await panel.control.set_cells([(p.cell, p.token) for p in body.placings])
     return models.Done()
 
 
@@ -414,7 +413,7 @@ async def position_cells(body: models.Placings, panel: ThePanel) -> models.Done:
 )
 async def settings(body: models.Settings, panel: ThePanel) -> models.Done:
     """Tune the table while it plays: the settle time of a reading."""
-    panel.control.set_settle_time(body.settle_ms)
+    await panel.control.set_settle_time(body.settle_ms)
     return models.Done(detail=f"settle time {body.settle_ms} ms")
 
 
@@ -508,7 +507,7 @@ async def set_corners(body: models.Corners, camera: TheCamera) -> models.Done:
     "/api/camera/learn", response_model=models.Learned, dependencies=[*CHANGE, ONLY_REFEREE]
 )
 async def learn_board(camera: TheCamera) -> models.Learned:
-    lesson = camera.learn_board()
+    lesson = await camera.learn_board()
     if lesson is None:
         return models.Learned(detail="the camera learned the board as it lies now")
     return models.Learned(detail=str(lesson), said=lesson.to_json())
@@ -556,9 +555,9 @@ async def lift(body: models.SimLift, panel: ThePanel) -> Any:
     tray or the supply; answers the virtual board as it is now."""
     control = simulated(panel)
     if body.cell is not None:
-        control.lift(body.cell, body.token, body.version)
+        await control.lift(body.cell, body.token, body.version)
     elif body.off is not None:
-        control.take(body.off, body.token, body.version)
+        await control.take(body.off, body.token, body.version)
     return control.virtual_board()
 
 
@@ -568,9 +567,9 @@ async def place(body: models.SimPlace, panel: ThePanel) -> Any:
     answers the virtual board as it is now."""
     control = simulated(panel)
     if body.cell is not None:
-        control.place(body.cell, body.piece, body.version)
+        await control.place(body.cell, body.piece, body.version)
     elif body.off is not None:
-        control.put(body.off, body.piece, body.version)
+        await control.put(body.off, body.piece, body.version)
     return control.virtual_board()
 
 
@@ -580,7 +579,7 @@ async def unpack(body: models.SimUnpack, panel: ThePanel) -> Any:
     back into the home, prisoners beside the board); answers the virtual board as it
     is now."""
     control = simulated(panel)
-    control.unpack(body.piece, body.version)
+    await control.unpack(body.piece, body.version)
     return control.virtual_board()
 
 

@@ -123,3 +123,22 @@ def test_after_the_start_up_the_collector_still_frees_cycles_by_itself():
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
+
+
+def test_a_quiet_collection_takes_the_generations_that_are_owed():
+    thresholds = gc.get_threshold()
+    gc.disable()
+    try:
+        gc.collect()
+        gc.set_threshold(100_000, 2, 1_000)
+        kept = [[] for _ in range(500)]  # young objects the next collection looks at
+        memory.collect_while_quiet()
+        assert gc.get_count()[0] < 50, "the youngest were collected"
+        young_only = gc.get_count()[1]
+        memory.collect_while_quiet()
+        memory.collect_while_quiet()  # the third: the middle generation's turn is due
+        assert young_only == 1 and gc.get_count()[1] == 0
+        del kept
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.enable()

@@ -294,9 +294,9 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
     import asyncio
 
     import boardref.referee.match
-    import boardref.runtime.service
+    import boardref.runtime.refereeing
 
-    built, slow, on_the_loop = boardref.runtime.service.index_successors, [False], []
+    built, slow, on_the_loop = boardref.runtime.refereeing.index_successors, [False], []
 
     def in_the_worker(game, state, sensor):
         if slow[0]:
@@ -307,7 +307,7 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         on_the_loop.append(state)
         return built(game, state, sensor)
 
-    monkeypatch.setattr(boardref.runtime.service, "index_successors", in_the_worker)
+    monkeypatch.setattr(boardref.runtime.refereeing, "index_successors", in_the_worker)
     monkeypatch.setattr(boardref.referee.match, "index_successors", on_the_loop_too)
     from boardref.runtime.service import Service
 

@@ -1,6 +1,7 @@
-"""The service judges readings on its verdict thread: moves handed over by the board
-while a verdict is under way are judged after it, and every output hears the
-verdicts on the loop, in the order they were given, nothing lost or reordered."""
+"""The service touches the referee on its referee thread: moves handed over by the
+board while a verdict is under way are judged after it, a page's command given
+meanwhile acts after it, and every output hears the verdicts on the loop, in the
+order they were given, nothing lost or reordered."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from boardref.referee.events import NewSnapshot
 from boardref.referee.kinds import Sensor
+from boardref.runtime import refereeing
 from boardref.runtime.config import load_config
 from tests.boardref.conftest import started
 
@@ -48,7 +50,7 @@ def referee_until(service, done: asyncio.Event) -> None:
 
     async def refereeing() -> None:
         stop = asyncio.Event()
-        running = asyncio.create_task(service._referee_loop(stop))
+        running = asyncio.create_task(service.clock.run(stop))
         async with asyncio.timeout(120):  # a hang, not a timing
             await done.wait()
         stop.set()
@@ -125,8 +127,8 @@ def test_a_command_given_during_a_verdict_acts_after_it(hare_table):
     verdict = service.board.tick
 
     def take_back() -> None:
-        service.panel.control.takeback()
-        taken_back.set()
+        asking = asyncio.ensure_future(service.panel.control.takeback())
+        asking.add_done_callback(lambda _: taken_back.set())
 
     def tick_with_a_takeback(now: float) -> bool:
         loop.call_soon_threadsafe(take_back)
@@ -139,6 +141,73 @@ def test_a_command_given_during_a_verdict_acts_after_it(hare_table):
     kinds = [kind for kind, _ in referee.log]
     assert kinds[-3:] == ["move", "move", "takeback"]
     assert referee.current() == states[1]
+
+
+def test_the_loop_goes_on_while_a_command_waits_for_a_verdict(hare_table):
+    """A page's command given during a slow verdict waits its turn without holding the
+    loop up: the loop's own timers fire meanwhile, and it acts after the verdict."""
+    service = hare_table
+    referee = service.referee
+    states = planned_game(service, 1)
+    laid_out = asyncio.Event()
+    referee.listeners.append(lambda event: laid_out.set())
+    hand_over(service, states[0])
+    referee_until(service, laid_out)
+    verdict = service.board.tick
+
+    def slow_verdict(now: float) -> bool:
+        time.sleep(0.3)
+        return verdict(now)
+
+    service.board.tick = slow_verdict
+    beats: list[int] = []
+
+    async def take_back_during_the_verdict() -> None:
+        stop = asyncio.Event()
+        running = asyncio.create_task(service.clock.run(stop))
+        hand_over(service, states[1])
+        async with asyncio.timeout(30):  # a hang, not a timing
+            while not service.referee_thread.busy:
+                await asyncio.sleep(0.001)
+            asking = asyncio.ensure_future(service.panel.control.takeback())
+            while not asking.done():
+                beats.append(1)
+                await asyncio.sleep(0.01)
+            await asking
+        stop.set()
+        service._wake.set()
+        await running
+
+    service._loop.run_until_complete(take_back_during_the_verdict())
+    assert [kind for kind, _ in referee.log][-2:] == ["move", "takeback"]
+    assert referee.current() == states[0]
+    assert len(beats) >= 5, "the loop stood still while the command waited"
+
+
+def test_the_collector_takes_its_turn_once_a_verdict_has_been_quiet(hare_table, monkeypatch):
+    service = hare_table
+    states = planned_game(service, 1)
+    collected: list[int] = []
+    told: list[int] = []
+    monkeypatch.setattr(refereeing, "QUIET_S", 0.05)
+    monkeypatch.setattr(
+        refereeing, "collect_while_quiet", lambda: collected.append(len(service.referee.log))
+    )
+    done = asyncio.Event()
+    service.referee.listeners.append(lambda event: told.append(len(service.referee.log)))
+
+    async def played_then_quiet() -> None:
+        while not collected or len(collected) < 2:
+            await asyncio.sleep(0.01)
+        done.set()
+
+    hand_over(service, states[0])
+    service._loop.call_later(0.3, hand_over, service, states[1])
+    waiting = service._loop.create_task(played_then_quiet())
+    referee_until(service, done)
+    service._loop.run_until_complete(waiting)
+    # once after the start was laid out, once after the move was logged
+    assert collected == [0, 1] and told[-1] == 1
 
 
 def _moves_of(game, states) -> list:
