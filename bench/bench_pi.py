@@ -19,7 +19,8 @@ reported beside, as a real camera adds nothing of the kind; once the service
 answers, the renderer is taken out of the group), the event loop's lag (a timer in
 the service, every 50 ms, notes how late it fires: p50, p99, worst, from the first
 move, once the kiosk has loaded the page and the board stood still), the states
-pushed to every page a move (``pushes_per_move``: the kiosk draws each), the panel's
+a page is sent a move (``pushes_per_move``, as the hands' own page receives them: the
+kiosk draws each), the panel's
 answer time (a phone asking for the table's health every ``PROBE_S``), board-link
 drops (reconnects), the service's and the kiosk's CPU per move, the kiosk's peak
 memory of its own (``kiosk_own_mb_peak``: the anonymous and shared-memory pages of
@@ -221,6 +222,8 @@ class Watch(threading.Thread):
         self._changed = threading.Condition()
         self._socket = None
         self.newest: dict = {}
+        #: how many states this page has been sent
+        self.received = 0
         self.start()
         with self._changed:  # the first state comes as the page connects
             if not self._changed.wait_for(lambda: self.newest, WAIT):
@@ -233,6 +236,7 @@ class Watch(threading.Thread):
                 state = json.loads(text)
                 with self._changed:
                     self.newest = state
+                    self.received += 1
                     self._changed.notify_all()
 
     def after(self, seq: int, wait: float = PUSH_WAIT_S) -> dict:
@@ -466,7 +470,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         cpu, kiosk_cpu, pushed = (
             cpu_seconds(pid),
             kiosk.cpu_seconds() if kiosk else 0.0,
-            hands.watch.newest["seq"],
+            hands.watch.received,
         )
         found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
         moves = max(found["moves"], 1)
@@ -474,7 +478,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         found["wrong_commits"] = hands.wrong_commits
         found.update(
             cpu_ms_per_move=round((cpu_seconds(pid) - cpu) / moves * 1000, 1),
-            pushes_per_move=round((hands.watch.newest["seq"] - pushed) / moves, 1),
+            pushes_per_move=round((hands.watch.received - pushed) / moves, 1),
         )
         if kiosk is not None:
             found["kiosk_cpu_ms_per_move"] = round(

@@ -1,5 +1,9 @@
 """WebSocket fan-out: every connected page gets the newest state as soon as it
-changes. A slow page is sent only the latest state when it catches up (older ones are
+changes. A page is sent at most one state every ``SPACING_S``: a move brings its
+states in a burst (a piece lifted, set down, judged, the turn held open), and a page
+draws every state it is sent, so the states that come while one is being sent or
+within that time after it are replaced by the newest, which is always sent. A slow
+page is likewise sent only the latest state when it catches up (older ones are
 dropped, never queued), so one sluggish phone cannot hold up the table.
 """
 
@@ -15,9 +19,17 @@ from starlette.websockets import WebSocketDisconnect
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
+#: the least time between two states sent to one page: a Hakenschlagen turn pushes
+#: some ten states, each costing the table's kiosk on a Pi a redraw, most of them
+#: within a tenth of a second of the one before
+SPACING_S = 0.1
+
 
 class Subscriber:
     """One connected page: the player seat it speaks for (or None) and its outbox."""
+
+    #: the least time between two states sent to this page
+    spacing = SPACING_S
 
     def __init__(self, socket: WebSocket, seat: int | None):
         self.socket = socket
@@ -30,13 +42,15 @@ class Subscriber:
         self._ready.set()
 
     async def pump(self) -> None:
-        """Send whatever is newest, until the page goes away."""
+        """Send whatever is newest, then let ``spacing`` pass before the next, until
+        the page goes away."""
         while True:
             await self._ready.wait()
             self._ready.clear()
             text, self._newest = self._newest, None
             if text is not None:
                 await self.socket.send_text(text)
+                await asyncio.sleep(self.spacing)
 
 
 class Hub:

@@ -9,6 +9,8 @@ players and seasons are read and changed on worker threads.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import PlainTextResponse, Response
@@ -33,6 +35,7 @@ from boardref.outputs.panel.routes import (
     no_seat,
 )
 
+T = TypeVar("T")
 PLAYER_ID = Path(ge=1, le=2**63 - 1, description="the player's number in /api/players")
 #: what a file's name keeps of a season's name
 FILE_SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -111,9 +114,9 @@ def add(body: Name, panel: ThePanel) -> Player:
     response_model=Player,
     dependencies=REFEREE_CHANGES,
 )
-def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
+async def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     """A new name; every record of theirs carries it from now on."""
-    return panel.control.history.players.rename(player_id, body.name)
+    return await _names_changed(panel, panel.control.history.players.rename, player_id, body.name)
 
 
 @players_router.post(
@@ -121,9 +124,9 @@ def rename(body: Name, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     response_model=Player,
     dependencies=REFEREE_CHANGES,
 )
-def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
+async def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     """Two entries that are one person: this one's games become ``into``'s."""
-    return panel.control.history.players.merge(player_id, body.into)
+    return await _names_changed(panel, panel.control.history.players.merge, player_id, body.into)
 
 
 @players_router.post(
@@ -131,10 +134,18 @@ def merge(body: Merge, panel: ThePanel, player_id: int = PLAYER_ID) -> Player:
     response_model=models.Done,
     dependencies=REFEREE_CHANGES,
 )
-def delete(panel: ThePanel, player_id: int = PLAYER_ID) -> models.Done:
+async def delete(panel: ThePanel, player_id: int = PLAYER_ID) -> models.Done:
     """Remove the player and all their data: their games turn anonymous."""
-    panel.control.history.players.delete(player_id)
+    await _names_changed(panel, panel.control.history.players.delete, player_id)
     return models.Done()
+
+
+async def _names_changed(panel, change: Callable[..., T], *args) -> T:
+    """``change`` made on a worker thread, then pushed: a seat's player may be called
+    otherwise now, and the pages ask for the seats' names after such a push."""
+    done = await run_in_threadpool(change, *args)
+    panel.show()
+    return done
 
 
 @players_router.get("/api/players/seated", response_model=Seated)
@@ -152,7 +163,7 @@ async def seat(body: SeatPlayer, panel: ThePanel) -> Seated:
         raise RequestRefused(404, no_seat(body.seat))
     game_id = control.game_id
     await run_in_threadpool(_seat, panel, game_id, body)
-    panel.show()  # the pages ask for the seats' names again after a push
+    panel.show()  # the pages ask for the seats' names again after such a push
     return await run_in_threadpool(_seated, panel, game_id)
 
 

@@ -201,6 +201,10 @@ class State(TableState):
     #: a page never replaces a state it shows with an older one of the same run
     run: str = ""
     seq: int = 0
+    #: the ``seq`` of the last push after which the seats' players may have changed
+    #: (a seat joined or named, a player renamed): a page asks for the names
+    #: (``/api/players/seated``) again only then, or for a new game, not every push
+    names_seq: int = 0
     #: the table's most recent announcements (``Announcement.to_json``), oldest first:
     #: a page says those with a number it has not said yet, to its seat or the table
     said: list[dict[str, Any]] = Field(default_factory=list)

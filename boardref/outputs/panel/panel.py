@@ -43,6 +43,8 @@ class Panel:
         #: only if it is no older than the one it shows (a restarted service is a new run)
         self.run = secrets.token_hex(6)
         self.seq = 0
+        #: the last push after which the seats' players may have changed (``show``)
+        self.names_seq = 0
         #: the seats' tokens and the phones that hold them, kept in the event log
         self.seats = Seats(service.store, changed=self.show)
         #: the game a rematch replaced and the rematch, by game id, and the seat each
@@ -69,6 +71,7 @@ class Panel:
             link=shown.link,
             run=self.run,
             seq=self.seq,
+            names_seq=self.names_seq,
             sim=shown.sim,
             view=state.view_of(seat),
             joined=self.seats.joined(shown.game_id),
@@ -85,10 +88,13 @@ class Panel:
 
     def show(self, shown: Display | None = None) -> None:
         """Push the table as ``shown`` to every page; with nothing, push the last one
-        again (a seat was joined, say)."""
+        again, telling the pages to ask for the seats' players anew (a seat was
+        joined, a player named or renamed)."""
+        self.seq += 1
         if shown is not None:
             self.shown = shown
-        self.seq += 1
+        else:
+            self.names_seq = self.seq
         if not self.hub.subscribers:
             return
         public = self.state().model_dump_json()

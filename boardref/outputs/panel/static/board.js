@@ -60,9 +60,9 @@ export function el(name, attributes, parent) {
   return node;
 }
 
-// A die showing ``value`` as pips, for the games that roll one.
+// A die showing ``value`` as pips, for the games that roll one (it rolls in when drawn).
 export function dieFace(value) {
-  const svg = el("svg", { viewBox: "0 0 30 30", class: "die", "data-value": value });
+  const svg = el("svg", { viewBox: "0 0 30 30", class: "die rolls", "data-value": value });
   el("rect", { x: 1, y: 1, width: 28, height: 28, rx: 5, class: "die-face" }, svg);
   const at = { 1: [[15, 15]], 2: [[8, 8], [22, 22]], 3: [[8, 8], [15, 15], [22, 22]],
                4: [[8, 8], [22, 8], [8, 22], [22, 22]], 5: [[8, 8], [22, 8], [15, 15], [8, 22], [22, 22]],

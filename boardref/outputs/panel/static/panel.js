@@ -178,11 +178,19 @@ function showDraw() {
   if (!(game && game.drawn && game.drawn(state, box))) {
     update(box, "textContent", say("drawn", { value: [].concat(state.last_draw).join(" ") }));
   }
-  if (value !== lastDraw && !calm.matches) box.animate(ROLL, { duration: 600, easing: "ease-out" });
+  if (value !== lastDraw && !calm.matches) rollIn(box);
   lastDraw = value;
 }
 
-// a new draw rolls in, unless the device asks for less motion
+// A new draw rolls in, unless the device asks for less motion: each thing drawn (a
+// marble, a die; marked "rolls") turns in on a layer of its own, so only the
+// compositor moves it and nothing around it is laid out or painted again; a draw said
+// only in words rolls in as a whole.
+function rollIn(box) {
+  const things = box.querySelectorAll(".rolls");
+  for (const thing of things.length ? things : [box]) thing.animate(ROLL, { duration: 600, easing: "ease-out" });
+}
+
 const ROLL = [
   { transform: "rotate(-25deg) scale(.4)", opacity: 0 },
   { transform: "rotate(10deg) scale(1.2)", offset: 0.6 },

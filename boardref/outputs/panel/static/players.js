@@ -1,8 +1,9 @@
 // @ts-check
 // The café's players on the panel's pages: the name each seat of the game on the
 // table is played under, a phone's nickname and the kiosk's pick of a seat's player.
-// The pushed state carries no names, so the names are asked for again after each
-// push. A phone plays anonymously unless its player gives a name; the name is then
+// The pushed state carries no names, so the names are asked for again for each game
+// and after a push that says they may have changed (``names_seq``), not after every
+// push: a move brings several. A phone plays anonymously unless its player gives a name; the name is then
 // remembered by that phone (and only offered again, never sent by itself). It names
 // seats; it never rates a game or changes anything but who plays a seat.
 import { $, field, post, render, role, say, seat, seatName, state } from "./core.js";
@@ -12,7 +13,7 @@ const REMEMBERED = "boardref-nickname";
 // seat (from 0) to its player's name, for the game ``namesOf``
 let names = {};
 let namesOf = null;
-let asked = null; // the push the names were last asked for
+let asked = null; // the game and names push the names were last asked for
 let asking = false;
 
 // The name a seat is played under, or null (anonymous).
@@ -25,11 +26,13 @@ export function namedSeat(player, seatText) {
 
 export const seatWithPlayer = (n, seatText = seatName(n)) => namedSeat(playerOf(n), seatText);
 
-// Ask for the seats' names after a push (one question at a time; a push that arrives
-// meanwhile is asked about once it is answered), and draw the page again when they
-// changed.
+// Ask for the seats' names for a new game or after a push that may have changed them
+// (one question at a time; such a push that arrives meanwhile is asked about once it
+// is answered), and draw the page again when they changed.
+const namesPush = () => `${state.run}:${state.commitment}:${state.names_seq}`;
+
 export async function followNames() {
-  const push = `${state.run}:${state.seq}`;
+  const push = namesPush();
   if (asking || asked === push) return;
   asking = true;
   asked = push;
@@ -45,7 +48,7 @@ export async function followNames() {
   } finally {
     asking = false;
   }
-  if (`${state.run}:${state.seq}` !== push) followNames();
+  if (namesPush() !== push) followNames();
 }
 
 // --- a phone's nickname --------------------------------------------------------------

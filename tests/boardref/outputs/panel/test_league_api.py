@@ -153,3 +153,22 @@ def test_the_table_answers_while_its_standings_are_worked_out(cafe, monkeypatch)
             held.set()
             standings.join(60)
     assert [row["player"] for row in asked["reply"].json()["rows"]] == ["Anna"]
+
+
+def test_a_push_says_the_seats_names_may_have_changed_only_when_they_may_have(cafe):
+    """A page asks for the seats' names after a push whose ``names_seq`` is new: a
+    seat named or a player renamed makes one, a move does not."""
+    kiosk, referee = client(cafe, LOCAL), referee_of(cafe)
+    before = kiosk.get("/api/state").json()
+    assert kiosk.post("/api/draw", json={}).status_code == 200  # the deal
+    dealt = kiosk.get("/api/state").json()
+    assert dealt["seq"] > before["seq"] and dealt["names_seq"] == before["names_seq"]
+    anna = kiosk.post("/api/players/seat", json={"seat": 0, "name": "Anna"})
+    assert anna.status_code == 200
+    named = kiosk.get("/api/state").json()
+    assert named["names_seq"] == named["seq"] > dealt["seq"]
+    player = referee.get("/api/players").json()[0]["id"]
+    assert referee.post(f"/api/players/{player}/rename", json={"name": "Ann"}).status_code == 200
+    renamed = kiosk.get("/api/state").json()
+    assert renamed["names_seq"] == renamed["seq"] > named["seq"]
+    assert kiosk.get("/api/players/seated").json()["seats"] == {"0": "Ann"}

@@ -97,7 +97,7 @@ import { updateChildren } from "../update.js";
 
   function marble(kind) {
     const dot = document.createElement("span");
-    dot.className = "marble";
+    dot.className = "marble rolls";
     dot.dataset.marble = kind;
     dot.style.background = tokenColour(COLOURS[kind]);
     dot.title = say(`marble_${kind}`);
