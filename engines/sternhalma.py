@@ -381,7 +381,9 @@ class Sternhalma(Game[SternhalmaState]):
         spend their time here). A jump chain never ends next to its start (it moves by
         even steps on the lattice), so steps and chains never share a destination."""
         jumps, empty = self.board.jumps, EMPTY
-        paths = [step for dest, step in self._steps[origin] if holes[dest] == empty]
+        paths: list[tuple[tuple[int, ...], bool]] = [
+            step for dest, step in self._steps[origin] if holes[dest] == empty
+        ]
         add = paths.append
         landed = {origin}
         chains: list[tuple[int, ...]] = [(origin,)]
@@ -849,21 +851,25 @@ class Sternhalma(Game[SternhalmaState]):
 #: many are steps, the landing holes of its jump chains (its hole first) and the hole
 #: each was jumped to from
 _Piece = tuple[int, int, int, list[int], list[int]]
+#: a hole's neighbour with the move of a step there, ``(path, leap)``
+_Step = tuple[int, tuple[tuple[int, ...], bool]]
 
 
-class _CountedMoves(Sequence):
+class _CountedMoves(Sequence[tuple[tuple[int, ...], bool]]):
     """The moves ``_paths`` lists, counted piece by piece: ``len`` is their number,
     and an index writes out the one move it stands for. What ``random.choice`` draws
     from it is what it draws from the whole list."""
 
-    def __init__(self, steps: tuple, holes: tuple[int, ...], pieces: list[_Piece]) -> None:
+    def __init__(
+        self, steps: tuple[tuple[_Step, ...], ...], holes: tuple[int, ...], pieces: list[_Piece]
+    ) -> None:
         self.steps, self.holes, self.pieces = steps, holes, pieces
         self.total = sum(piece[0] for piece in pieces)
 
     def __len__(self) -> int:
         return self.total
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index: int) -> tuple[tuple[int, ...], bool]:  # type: ignore[override]
         if not 0 <= index < self.total:
             raise IndexError(index)
         for moves, origin, steps, landed, came_from in self.pieces:
