@@ -403,27 +403,61 @@ class Sternhalma(Game[SternhalmaState]):
         return paths
 
     def _counted(self, holes: tuple[int, ...], seat: int) -> _CountedMoves:
-        """The seat's moves as ``_paths`` lists them, without writing a path: piece by
-        piece, its free neighbours (read in one call) and the landing holes of its jump
-        chains in the order ``_paths_from`` finds them, each with the hole it was
-        jumped to from."""
+        """The seat's moves as ``_paths`` lists them, counted piece by piece without
+        writing a path: its free neighbours (read in one call), and the holes its jump
+        chains reach. Those are the groups of free holes joined by jumps (over a piece
+        onto a free hole and on) that its first jumps land in: a piece's chains all
+        land on holes of its own class of the lattice (a jump moves by two), so no
+        chain of the group jumps the piece itself, and pieces share groups. Each group
+        is searched once a position."""
         jumps, empty, free_beside = self.board.jumps, EMPTY, self._beside
-        pieces: list[_Piece] = []
+        group = [0] * len(holes)  # each free hole's group, numbered from 1
+        sizes = [0]
+        pieces: list[tuple[int, int, int]] = []
         origin = -1
         for _ in range(holes.count(seat)):
             origin = holes.index(seat, origin + 1)
-            landed = [origin]  # a few holes: a list is searched faster than a set is made
-            came_from = [origin]
-            for at in landed:  # grows while iterated, as in ``_paths_from``
-                for over, land in jumps[at]:
-                    if holes[over] == empty or holes[land] != empty or over == origin:
-                        continue
-                    if land not in landed:
-                        landed.append(land)
-                        came_from.append(at)
-            steps = free_beside[origin](holes).count(empty)
-            pieces.append((steps + len(landed) - 1, origin, steps, landed, came_from))
-        return _CountedMoves(self._steps, holes, pieces)
+            steps = moves = free_beside[origin](holes).count(empty)
+            reached = []
+            for over, land in jumps[origin]:
+                if holes[over] == empty or holes[land] != empty:
+                    continue
+                number = group[land]
+                if not number:
+                    number = group[land] = len(sizes)
+                    found = [land]
+                    for at in found:  # grows while iterated: a breadth-first search
+                        for hop_over, hop in jumps[at]:
+                            if holes[hop_over] == empty or holes[hop] != empty or group[hop]:
+                                continue
+                            group[hop] = number
+                            found.append(hop)
+                    sizes.append(len(found))
+                if number not in reached:
+                    reached.append(number)
+                    moves += sizes[number]
+            pieces.append((moves, origin, steps))
+        return _CountedMoves(self, holes, pieces)
+
+    def _chain(self, holes: tuple[int, ...], origin: int, number: int) -> tuple[int, ...]:
+        """The path of the jump chain ``_paths_from`` lists ``number``-th (from 0) for
+        the piece on ``origin``: its breadth-first search run until that landing hole,
+        and walked back from it."""
+        jumps, empty = self.board.jumps, EMPTY
+        landed, came_from = [origin], [origin]
+        for at in landed:
+            for over, land in jumps[at]:
+                if holes[over] == empty or holes[land] != empty or land in landed:
+                    continue
+                landed.append(land)
+                came_from.append(at)
+                if len(landed) > number + 1:
+                    path, back = [land], number + 1
+                    while back:
+                        path.append(came_from[back])
+                        back = landed.index(came_from[back])
+                    return tuple(reversed(path))
+        raise IndexError(number)
 
     def random_play(self, state: SternhalmaState, pick: random.Random) -> tuple[Move, Any]:
         """The move ``pick.choice(legal_moves(state))`` would draw, and the state after
@@ -847,23 +881,16 @@ class Sternhalma(Game[SternhalmaState]):
         return SternhalmaState(tuple(holes), turn, ply, passes, records, repeats)
 
 
-#: one piece's moves, counted (``Sternhalma._counted``): how many, its hole, how
-#: many are steps, the landing holes of its jump chains (its hole first) and the hole
-#: each was jumped to from
-_Piece = tuple[int, int, int, list[int], list[int]]
-#: a hole's neighbour with the move of a step there, ``(path, leap)``
-_Step = tuple[int, tuple[tuple[int, ...], bool]]
-
-
 class _CountedMoves(Sequence[tuple[tuple[int, ...], bool]]):
-    """The moves ``_paths`` lists, counted piece by piece: ``len`` is their number,
-    and an index writes out the one move it stands for. What ``random.choice`` draws
-    from it is what it draws from the whole list."""
+    """The moves ``_paths`` lists, counted piece by piece (``pieces``: how many moves
+    each piece has, its hole, and how many of them are steps): ``len`` is their
+    number, and an index writes out the one move it stands for. What ``random.choice``
+    draws from it is what it draws from the whole list."""
 
     def __init__(
-        self, steps: tuple[tuple[_Step, ...], ...], holes: tuple[int, ...], pieces: list[_Piece]
+        self, game: Sternhalma, holes: tuple[int, ...], pieces: list[tuple[int, int, int]]
     ) -> None:
-        self.steps, self.holes, self.pieces = steps, holes, pieces
+        self.game, self.holes, self.pieces = game, holes, pieces
         self.total = sum(piece[0] for piece in pieces)
 
     def __len__(self) -> int:
@@ -872,19 +899,16 @@ class _CountedMoves(Sequence[tuple[tuple[int, ...], bool]]):
     def __getitem__(self, index: int) -> tuple[tuple[int, ...], bool]:  # type: ignore[override]
         if not 0 <= index < self.total:
             raise IndexError(index)
-        for moves, origin, steps, landed, came_from in self.pieces:
+        holes = self.holes
+        for moves, origin, steps in self.pieces:
             if index >= moves:
                 index -= moves
             elif index < steps:
-                holes = self.holes
-                return [step for dest, step in self.steps[origin] if holes[dest] == EMPTY][index]
-            else:  # the chain breadth-first search found first, walked back
-                at = index - steps + 1
-                path = [landed[at]]
-                while at:
-                    path.append(came_from[at])
-                    at = landed.index(came_from[at])
-                return tuple(reversed(path)), True
+                return [step for dest, step in self.game._steps[origin] if holes[dest] == EMPTY][
+                    index
+                ]
+            else:
+                return self.game._chain(holes, origin, index - steps), True
         raise AssertionError("the pieces' counts add up to the total")
 
 
