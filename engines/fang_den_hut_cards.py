@@ -198,6 +198,8 @@ class FangDenHutCards(Game[CardsState]):
             frozenset(self._rank[card] for card in self._captured_by[top]) for top in self.deck
         ]
         self._shuffle = Shuffle(self.deck)
+        #: the outcome of a match by the hats each seat won (``_ending``)
+        self._endings: dict[tuple[int, ...], Outcome] = {}
         self.games = 1 if self.options["single_game"] else self.players
         self.hand_size = HAND_SIZES[self.players]
         if self.hand_size * self.players > len(self.deck):
@@ -534,8 +536,17 @@ class FangDenHutCards(Game[CardsState]):
         return self._ending(state.results)
 
     def _ending(self, results: Sequence[Sequence[int]]) -> Outcome:
-        """The outcome of a match over with ``results`` (the cards each took, a game)."""
+        """The outcome of a match over with ``results`` (the cards each took, a game):
+        the same hats end a match the same way, so each is worded once (a search ends
+        thousands of matches a second)."""
         hats = self._hats(results)
+        ended = self._endings.get(hats)
+        if ended is None:
+            ended = self._endings[hats] = self._ended_with(hats)
+        return ended
+
+    def _ended_with(self, hats: tuple[int, ...]) -> Outcome:
+        """The outcome of a match that gave each seat ``hats``."""
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = joined(self.seat_words(seat) for seat in winners)
