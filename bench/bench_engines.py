@@ -9,10 +9,11 @@ moving, then passes), while our ``legal_moves`` returns every complete move,
 chains included: the work both do is a turn of random play (from the moves on
 offer pick one, play it, see whether the game is over), counted when the seat to
 move changes. Ours is ``random_play``, what the computer players' playouts run: it
-lists every move and picks one as ``legal_moves`` would, then plays it without
-checking it again, as OpenSpiel's ``apply_action`` does not check legality
-either. Both run in alternating slices and are timed on this process's CPU time,
-so a busy machine slows neither more than the other.
+counts every move, picks one as a pick from ``legal_moves`` would and writes out
+only that one, then plays it without checking it again, as OpenSpiel's
+``apply_action`` does not check legality either. Both run in alternating slices
+and are timed on this process's CPU time, so a busy machine slows neither more
+than the other.
 """
 
 from __future__ import annotations

@@ -184,11 +184,22 @@ class FangDenHutCards(Game[CardsState]):
             card: frozenset(top for top in self.deck if self.can_capture(card, top))
             for card in self.deck
         }
-        #: ``_captures`` by the cards' places in the deck (a playout's cards)
+        #: per card, the cards that capture it when it lies on top
+        self._captured_by = {
+            top: frozenset(card for card in self.deck if top in self._captures[card])
+            for top in self.deck
+        }
+        #: ``_captures`` and ``_captured_by`` by the cards' places in the deck (a
+        #: playout's cards)
         self._rank_captures = [
             frozenset(self._rank[top] for top in self._captures[card]) for card in self.deck
         ]
+        self._rank_captured_by = [
+            frozenset(self._rank[card] for card in self._captured_by[top]) for top in self.deck
+        ]
         self._shuffle = Shuffle(self.deck)
+        #: the outcome of a match by the hats each seat won (``_ending``)
+        self._endings: dict[tuple[int, ...], Outcome] = {}
         self.games = 1 if self.options["single_game"] else self.players
         self.hand_size = HAND_SIZES[self.players]
         if self.hand_size * self.players > len(self.deck):
@@ -270,7 +281,9 @@ class FangDenHutCards(Game[CardsState]):
         from ``pick``), counted rather than listed: only the move drawn is written out."""
         if self.to_move(state) is None:
             return super().random_play(state, pick)  # says why nobody may move
-        card, target = _drawn_play(pick, self._plays(state))
+        me = state.turn
+        tops = [stack[-1] for seat, stack in enumerate(state.table) if stack and seat != me]
+        card, target = _drawn_play(pick, state.hands[me], tops, self._captures, self._captured_by)
         return Play(card, target), self._played(state, card, target)
 
     def _made(self, state: CardsState, move: Play) -> CardsState:
@@ -290,7 +303,8 @@ class FangDenHutCards(Game[CardsState]):
         as fast. The clock is read once: a whole match is a few milliseconds."""
         self._require_state(state)
         tick()
-        rank, captures, players = self._rank, self._rank_captures, self.players
+        rank, players = self._rank, self.players
+        captures, captured_by = self._rank_captures, self._rank_captured_by
         hands = [sorted(rank[card] for card in hand) for hand in state.hands]
         table = [[rank[card] for card in stack] for stack in state.table]
         taken = [[rank[card] for card in pile] for pile in state.taken]
@@ -321,8 +335,7 @@ class FangDenHutCards(Game[CardsState]):
             plies += 1
             me, hand = turn, hands[turn]
             tops = [stack[-1] for seat, stack in enumerate(table) if stack and seat != me]
-            plays = [(card, [top for top in tops if top in captures[card]]) for card in hand]
-            card, target = _drawn_play(pick, plays)
+            card, target = _drawn_play(pick, hand, tops, captures, captured_by)
             taken[me] += table[me]
             captured: list[int] = []
             if target is not None:
@@ -523,8 +536,17 @@ class FangDenHutCards(Game[CardsState]):
         return self._ending(state.results)
 
     def _ending(self, results: Sequence[Sequence[int]]) -> Outcome:
-        """The outcome of a match over with ``results`` (the cards each took, a game)."""
+        """The outcome of a match over with ``results`` (the cards each took, a game):
+        the same hats end a match the same way, so each is worded once (a search ends
+        thousands of matches a second)."""
         hats = self._hats(results)
+        ended = self._endings.get(hats)
+        if ended is None:
+            ended = self._endings[hats] = self._ended_with(hats)
+        return ended
+
+    def _ended_with(self, hats: tuple[int, ...]) -> Outcome:
+        """The outcome of a match that gave each seat ``hats``."""
         most = max(hats)
         winners = tuple(seat for seat, won in enumerate(hats) if won == most)
         names = joined(self.seat_words(seat) for seat in winners)
@@ -818,14 +840,31 @@ def _read_deck(board: Board) -> dict[str, Card]:
     return cards
 
 
-def _drawn_play(pick: random.Random, plays: list[tuple[Any, list[Any]]]) -> tuple[Any, Any]:
-    """The card and its target (None: onto the player's own stack) drawn from
-    ``plays`` (each card with the tops it captures) as ``engines.core.drawn_from``
-    draws over each card's plays, the card alone first: the same draw from ``pick``,
-    without listing the plays (a playout draws one a move)."""
-    drawn = pick.randrange(len(plays) + sum(len(caught) for _, caught in plays))
-    for card, caught in plays:
-        if drawn <= len(caught):
-            return card, caught[drawn - 1] if drawn else None
-        drawn -= len(caught) + 1
+def _drawn_play(
+    pick: random.Random,
+    hand: Sequence[Any],
+    tops: list[Any],
+    captures: Any,
+    captured_by: Any,
+) -> tuple[Any, Any]:
+    """The card of ``hand`` and its target (None: onto the player's own stack) drawn
+    as ``engines.core.drawn_from`` draws over each card's plays (the card alone, then
+    each of ``tops``, in order, that it captures): the same draw from ``pick``, without
+    listing the plays (a playout draws one a move). ``captures[card]`` and
+    ``captured_by[top]`` are the sets of what a card captures and of what captures a
+    top; the plays are counted top by top."""
+    plays = len(hand)
+    for top in tops:
+        plays += len(captured_by[top].intersection(hand))
+    drawn = pick.randrange(plays)
+    for card in hand:
+        if not drawn:
+            return card, None
+        drawn -= 1
+        caught = captures[card]
+        for top in tops:
+            if top in caught:
+                if not drawn:
+                    return card, top
+                drawn -= 1
     raise ValueError("a draw from no plays")

@@ -42,7 +42,7 @@ import hashlib
 import random
 import re
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, count
@@ -178,7 +178,17 @@ def _digest(holes: tuple[int, ...], turn: int) -> int:
     """A position with its seat to move as 64 bits, the same on every machine (records
     carry them, so Python's ``hash``, which differs between 32- and 64-bit, will not do):
     the digest of each hole's owner + 1 (0 for empty), then the seat to move."""
-    data = _packer(len(holes))(*holes).translate(_PLUS_ONE) + bytes((turn,))
+    return _digest_of(_owners(holes), turn)
+
+
+def _owners(holes: tuple[int, ...]) -> bytes:
+    """Each hole's owner + 1 (0 for empty), a byte each: what ``_digest`` digests."""
+    return _packer(len(holes))(*holes).translate(_PLUS_ONE)
+
+
+def _digest_of(owners: bytes, turn: int) -> int:
+    """``_digest`` of the holes whose ``_owners`` are ``owners``."""
+    data = owners + bytes((turn,))
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
@@ -192,10 +202,16 @@ def _holes_of(holes: tuple[int, ...], seat: int) -> list[int]:
 
 
 def _arrive(
-    holes: tuple[int, ...], turn: int, ply: int, passes: int, seen: Seen
+    holes: tuple[int, ...],
+    turn: int,
+    ply: int,
+    passes: int,
+    seen: Seen,
+    owners: bytes | None = None,
 ) -> SternhalmaState:
-    """The state with ``holes`` and ``turn`` reached, counted among the positions seen."""
-    digest = _digest(holes, turn)
+    """The state with ``holes`` and ``turn`` reached, counted among the positions seen
+    (``owners``: the holes' ``_owners``, when known)."""
+    digest = _digest_of(_owners(holes) if owners is None else owners, turn)
     before = seen.count(digest)
     repeats = before + 1
     return SternhalmaState(holes, turn, ply, passes, seen.counted(digest, repeats, before), repeats)
@@ -240,6 +256,12 @@ class Sternhalma(Game[SternhalmaState]):
             tuple((dest, ((origin, dest), False)) for dest in self.board.neighbours[origin])
             for origin in range(len(self.board.cells))
         )
+        #: who holds each hole beside a hole, read in one call (a tip has two)
+        self._beside = tuple(
+            itemgetter(*self.board.neighbours[origin]) for origin in range(len(self.board.cells))
+        )
+        #: the holes of the last position a move led to, and their ``_owners``
+        self._owners_known: tuple[tuple[int, ...], bytes] = ((), b"")
         #: the moves written out so far, by path (cell indices): a random playout asks
         #: for the same moves again and again
         self._written: dict[tuple[int, ...], Move] = {}
@@ -340,43 +362,113 @@ class Sternhalma(Game[SternhalmaState]):
             yield path[0], path[-1], path, leap
 
     def _paths(self, holes: tuple[int, ...], seat: int) -> list[tuple[tuple[int, ...], bool]]:
-        """``_moves_of`` as a list of ``(path, leap)``: the search itself, written for
-        speed (random playouts and the computer players spend their time here). A
-        jump chain never ends next to its start (it moves by even steps on the
-        lattice), so steps and chains never share a destination."""
-        steps, jumps, empty = self._steps, self.board.jumps, EMPTY
+        """``_moves_of`` as a list of ``(path, leap)``, piece by piece in board order
+        (``_paths_from``)."""
         goal = self._in_goal[seat] if self.options["no_leaving_goal"] else ()
         paths: list[tuple[tuple[int, ...], bool]] = []
-        add = paths.append
         origin = -1
         for _ in range(holes.count(seat)):
             origin = holes.index(seat, origin + 1)
-            first = len(paths)
-            for dest, step in steps[origin]:
-                if holes[dest] == empty:
-                    add(step)
-            landed = {origin}
-            chains: list[tuple[int, ...]] = [(origin,)]
-            queue = chains.append
-            for path in chains:  # grows while iterated: a breadth-first queue
-                for over, land in jumps[path[-1]]:
-                    # the piece itself stands on its origin in ``holes``: never jumped
-                    if holes[over] == empty or holes[land] != empty or over == origin:
-                        continue
-                    if land not in landed:
-                        landed.add(land)
-                        longer = path + (land,)
-                        queue(longer)
-                        add((longer, True))
-            if origin in goal:  # no_leaving_goal: this piece ends inside its point
-                paths[first:] = [move for move in paths[first:] if move[0][-1] in goal]
+            paths += self._paths_from(holes, origin, goal)
         return paths
+
+    def _paths_from(
+        self, holes: tuple[int, ...], origin: int, goal: Iterable[int]
+    ) -> list[tuple[tuple[int, ...], bool]]:
+        """The moves of the piece on ``origin`` as ``(path, leap)``: its steps, then its
+        jump chains breadth-first; only those ending in ``goal`` when it stands there.
+        The search itself, written for speed (the computer players and random play
+        spend their time here). A jump chain never ends next to its start (it moves by
+        even steps on the lattice), so steps and chains never share a destination."""
+        jumps, empty = self.board.jumps, EMPTY
+        paths: list[tuple[tuple[int, ...], bool]] = [
+            step for dest, step in self._steps[origin] if holes[dest] == empty
+        ]
+        add = paths.append
+        landed = {origin}
+        chains: list[tuple[int, ...]] = [(origin,)]
+        queue = chains.append
+        for path in chains:  # grows while iterated: a breadth-first queue
+            for over, land in jumps[path[-1]]:
+                # the piece itself stands on its origin in ``holes``: never jumped
+                if holes[over] == empty or holes[land] != empty or over == origin:
+                    continue
+                if land not in landed:
+                    landed.add(land)
+                    longer = path + (land,)
+                    queue(longer)
+                    add((longer, True))
+        if origin in goal:  # no_leaving_goal: this piece ends inside its point
+            return [move for move in paths if move[0][-1] in goal]
+        return paths
+
+    def _counted(self, holes: tuple[int, ...], seat: int) -> _CountedMoves:
+        """The seat's moves as ``_paths`` lists them, counted piece by piece without
+        writing a path: its free neighbours (read in one call), and the holes its jump
+        chains reach. Those are the groups of free holes joined by jumps (over a piece
+        onto a free hole and on) that its first jumps land in: a piece's chains all
+        land on holes of its own class of the lattice (a jump moves by two), so no
+        chain of the group jumps the piece itself, and pieces share groups. Each group
+        is searched once a position."""
+        jumps, empty, free_beside = self.board.jumps, EMPTY, self._beside
+        group = [0] * len(holes)  # each free hole's group, numbered from 1
+        sizes = [0]
+        pieces: list[tuple[int, int, int]] = []
+        origin = -1
+        for _ in range(holes.count(seat)):
+            origin = holes.index(seat, origin + 1)
+            steps = moves = free_beside[origin](holes).count(empty)
+            reached = []
+            for over, land in jumps[origin]:
+                if holes[over] == empty or holes[land] != empty:
+                    continue
+                number = group[land]
+                if not number:
+                    number = group[land] = len(sizes)
+                    found = [land]
+                    for at in found:  # grows while iterated: a breadth-first search
+                        for hop_over, hop in jumps[at]:
+                            if holes[hop_over] == empty or holes[hop] != empty or group[hop]:
+                                continue
+                            group[hop] = number
+                            found.append(hop)
+                    sizes.append(len(found))
+                if number not in reached:
+                    reached.append(number)
+                    moves += sizes[number]
+            pieces.append((moves, origin, steps))
+        return _CountedMoves(self, holes, pieces)
+
+    def _chain(self, holes: tuple[int, ...], origin: int, number: int) -> tuple[int, ...]:
+        """The path of the jump chain ``_paths_from`` lists ``number``-th (from 0) for
+        the piece on ``origin``: its breadth-first search run until that landing hole,
+        and walked back from it."""
+        jumps, empty = self.board.jumps, EMPTY
+        landed, came_from = [origin], [origin]
+        for at in landed:
+            for over, land in jumps[at]:
+                if holes[over] == empty or holes[land] != empty or land in landed:
+                    continue
+                landed.append(land)
+                came_from.append(at)
+                if len(landed) > number + 1:
+                    path, back = [land], number + 1
+                    while back:
+                        path.append(came_from[back])
+                        back = landed.index(came_from[back])
+                    return tuple(reversed(path))
+        raise IndexError(number)
 
     def random_play(self, state: SternhalmaState, pick: random.Random) -> tuple[Move, Any]:
         """The move ``pick.choice(legal_moves(state))`` would draw, and the state after
         it, without writing the other moves out or checking the one drawn again."""
         self._require_move_due(state)
-        paths = self._paths(state.holes, state.turn)
+        holes, seat = state.holes, state.turn
+        paths: Sequence[tuple[tuple[int, ...], bool]]
+        if self.options["no_leaving_goal"]:
+            paths = self._paths(holes, seat)
+        else:  # ``pick.choice`` asks for the length and one index: one piece listed
+            paths = self._counted(holes, seat)
         if not paths:
             move = pick.choice([PASS])
             return move, self._apply(state, move)
@@ -456,11 +548,19 @@ class Sternhalma(Game[SternhalmaState]):
 
     def _moved(self, state: SternhalmaState, path: tuple[int, ...]) -> SternhalmaState:
         """The state after the seat to move takes its piece along ``path`` (legal)."""
-        seat = state.turn
+        seat, start, end = state.turn, path[0], path[-1]
         holes = list(state.holes)
-        holes[path[0]] = EMPTY
-        holes[path[-1]] = seat
-        return _arrive(tuple(holes), (seat + 1) % self.players, state.ply + 1, 0, state.seen)
+        holes[start] = EMPTY
+        holes[end] = seat
+        after = tuple(holes)
+        # the holes' owners as digested, from the last position moved from when this
+        # is the position it led to (random play), with the same two holes changed
+        known, owners = self._owners_known
+        changed = bytearray(owners if known is state.holes else _owners(state.holes))
+        changed[start], changed[end] = 0, seat + 1
+        owners = bytes(changed)
+        self._owners_known = (after, owners)
+        return _arrive(after, (seat + 1) % self.players, state.ply + 1, 0, state.seen, owners)
 
     def _check_path(
         self, state: SternhalmaState, seat: int, move: Move, path: tuple[int, ...]
@@ -779,6 +879,37 @@ class Sternhalma(Game[SternhalmaState]):
         if not repeats:
             return _arrive(tuple(holes), turn, ply, passes, records)
         return SternhalmaState(tuple(holes), turn, ply, passes, records, repeats)
+
+
+class _CountedMoves(Sequence[tuple[tuple[int, ...], bool]]):
+    """The moves ``_paths`` lists, counted piece by piece (``pieces``: how many moves
+    each piece has, its hole, and how many of them are steps): ``len`` is their
+    number, and an index writes out the one move it stands for. What ``random.choice``
+    draws from it is what it draws from the whole list."""
+
+    def __init__(
+        self, game: Sternhalma, holes: tuple[int, ...], pieces: list[tuple[int, int, int]]
+    ) -> None:
+        self.game, self.holes, self.pieces = game, holes, pieces
+        self.total = sum(piece[0] for piece in pieces)
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, index: int) -> tuple[tuple[int, ...], bool]:  # type: ignore[override]
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        holes = self.holes
+        for moves, origin, steps in self.pieces:
+            if index >= moves:
+                index -= moves
+            elif index < steps:
+                return [step for dest, step in self.game._steps[origin] if holes[dest] == EMPTY][
+                    index
+                ]
+            else:
+                return self.game._chain(holes, origin, index - steps), True
+        raise AssertionError("the pieces' counts add up to the total")
 
 
 def _is_count(value: Any) -> bool:

@@ -137,6 +137,12 @@ export function sayValue(value, name = null, grammaticalCase = null, how = {}) {
   return String(value);
 }
 
+// Whether the computer is thinking for the seat to act (``table``: a state): its seat
+// is to move and it has announced no move yet. How long it thought comes with the move.
+export function computerThinking(table) {
+  return table.phase === "move" && table.computer.includes(table.acting) && !table.expected;
+}
+
 // The chance at hand as the draw button names it: {chance: "die" | "bag" | "tile" |
 // "deal" | "disks", count}, from the service's "roll a d6", "draw 2 from the bag",
 // "draw a tile", "shuffle 32 cards" (a shuffle deals the card game's deck, and lays

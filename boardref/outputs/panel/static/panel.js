@@ -5,8 +5,8 @@
 import "./boardcheck.js";
 import { BoardView, GAMES, seatColour } from "./board.js";
 import {
-  $, chanceWords, connect, described, isOpen, drawWith, isCurrent, linkWords, loadLanguage, post, render,
-  role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
+  $, chanceWords, computerThinking, connect, described, isOpen, drawWith, isCurrent, linkWords, loadLanguage,
+  post, render, role, said, say, seat, seatName, seatWords, setBoard, setConnected, setState, state, token, view,
 } from "./core.js";
 import "./games/catch_the_hare.js";
 import "./games/fang_den_hut.js";
@@ -155,7 +155,8 @@ function showTurn() {
     // only the mover is told what to do; every other page says what may still happen
     line = role === "play" && acting === seat ? say("your_turn_left", { left: said(state.still_to_do) })
       : say("turn_left", { seat: seatWords(acting), left: described(state.still_to_do) });
-  } else if (role === "play" && acting === seat) line = say(mine);
+  } else if (computerThinking(state)) line = say("computer_thinking", { seat: seatWords(acting) });
+  else if (role === "play" && acting === seat) line = say(mine);
   else line = say(theirs, { seat: seatWords(acting) });
   update(turn, "textContent", capitalised(line));
   const colour = seatColour(state, acting);

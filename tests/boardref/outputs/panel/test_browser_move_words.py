@@ -137,3 +137,33 @@ def test_the_computer_says_how_long_it_thought(sim_table, browser, language, tho
     new_game(sim_table, "catch_the_hare", 2)
     page = on_board(browser.new_page(locale=LOCALES[language]), f"{sim_table}/table")
     assert thought in page.evaluate(SAY_THOUGHT)
+
+
+#: the turn line while the computer thinks, from the page's own core.js: for a state
+#: whose seat to move is the computer's, then once it announced its move, then for a
+#: guest's seat
+SAY_THINKING = """async () => {
+  const src = document.querySelector("script[type=module]").src;
+  const core = await import(src.replace(/panel[.]js$/, "core.js"));
+  const thinking = {phase: "move", acting: 1, computer: [1], expected: null};
+  return [core.computerThinking(thinking),
+          core.computerThinking({...thinking, expected: "a3-a4"}),
+          core.computerThinking({...thinking, acting: 0}),
+          core.computerThinking({...thinking, phase: "chance"}),
+          core.say("computer_thinking", {seat: "Blue"})];
+}"""
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("en", "Blue to move: the computer is thinking"),
+        ("de", "Am Zug: Blue, der Computer überlegt"),
+    ],
+)
+def test_the_pages_say_the_computer_is_thinking_until_it_announces_its_move(
+    sim_table, browser, language, line
+):
+    new_game(sim_table, "catch_the_hare", 2)
+    page = on_board(browser.new_page(locale=LOCALES[language]), f"{sim_table}/table")
+    assert page.evaluate(SAY_THINKING) == [True, False, False, False, line]
