@@ -12,7 +12,7 @@ import pytest
 
 from engines import load_game
 from vision import looks
-from vision.boards import pattern
+from vision.boards import outline, pattern
 from vision.boards.reader import BoardReader
 from vision.locate import Pose
 from vision.render import Renderer, random_scene
@@ -113,7 +113,7 @@ def test_a_pose_the_outline_disagrees_with_is_not_trusted_however_well_marks_fit
     reader = BoardReader(game, scene.lens)
     marks, radius = reader._empty_marks(start), reader.look.cell_radius
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    quad = pattern.outlines(frame, scene.lens)[0]
+    quad = outline.outlines(frame, scene.lens)[0]
     right = Pose(scene.rvec, scene.tvec, 0.0, 0, way="pattern")
     assert pattern.trusted(
         pattern.judged(grey, right, scene.lens, marks, radius), quad, scene.lens, game.board

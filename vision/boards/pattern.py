@@ -22,6 +22,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
+from vision.boards.outline import outlines
 from vision.boards.sites import site_labels, sites_of
 from vision.lens import Lens
 from vision.locate import Pose, camera_above
@@ -42,27 +43,6 @@ OUTLINE_EDGE_PX = 12.0
 #: the one marker must stay within this (px) of where it is seen: markers glued a
 #: little off move it a few pixels, the outline taken the wrong way round hundreds
 MARKER_MISS_PX = 8.0
-#: the outline is looked for in a copy of the frame this wide (px): enough for four
-#: corners a few pixels off, which the marks then true up
-OUTLINE_WIDTH = 640
-#: the outline must cover at least this share of the frame
-LEAST_OUTLINE = 0.05
-#: brightness levels (0-255) above the frame's own split of dark and light at which
-#: the board's outline is looked for: a table with bright streaks or a window's
-#: light on it merges with the paper at the lower ones
-OUTLINE_LEVELS = range(0, 100, 8)
-#: a bright region is the board's outline when its area is within this share of
-#: the quadrilateral through its four corners
-QUAD_FIT = 0.05
-#: a side's line is fitted to the outline's points between this share of its length
-#: from either corner ...
-SIDE_MIDDLE = 0.15
-#: ... and within this (px) of the side
-SIDE_REACH_PX = 6.0
-#: outlines whose corners lie this close (px) are one
-SAME_OUTLINE_PX = 8.0
-#: outlines tried, largest first
-OUTLINES_TRIED = 3
 #: a way round the outline whose corners reproject worse than this (px, in the frame)
 #: is not the board's shape turned: not tried
 OUTLINE_MISFIT_PX = 12.0
@@ -154,31 +134,6 @@ def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | No
     return tied[misses[0][1]]
 
 
-def outlines(frame, lens: Lens) -> list[np.ndarray]:
-    """Four-cornered bright regions of ``frame`` that may be the printed board, in
-    undistorted frame px, largest first: the paper is lighter in every colour than
-    a wooden or dark table, so the frame's darkest channel is split at several levels."""
-    light = frame if frame.ndim == 2 else frame.min(axis=2)
-    h, w = light.shape
-    scale = OUTLINE_WIDTH / w
-    small = cv2.GaussianBlur(cv2.resize(light, (OUTLINE_WIDTH, int(h * scale))), (5, 5), 0)
-    split, _ = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    found: list[tuple[float, np.ndarray]] = []
-    for level in OUTLINE_LEVELS:
-        if split + level >= 255:
-            break
-        above = (small > split + level).astype(np.uint8) * 255
-        bright = cv2.morphologyEx(above, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-        contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        for outline in contours:
-            if cv2.contourArea(outline) < LEAST_OUTLINE * small.size:
-                continue
-            quad = _quadrilateral(outline, small.shape, scale, lens)
-            if quad is not None and not any(_same(quad, q) for _, q in found):
-                found.append((cv2.contourArea(outline), quad))
-    return [q for _, q in sorted(found, key=lambda f: -f[0])[:OUTLINES_TRIED]]
-
-
 def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray, np.ndarray]]:
     """Poses that put the printed board's corners (``looks.extent``) on the corners of
     ``quad`` (undistorted frame px): every way round that the board's shape allows."""
@@ -195,56 +150,6 @@ def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray,
 def _corners(board) -> np.ndarray:
     left, bottom, right, top = looks.extent(board)
     return np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]])
-
-
-def _quadrilateral(outline, shape, scale: float, lens: Lens) -> np.ndarray | None:
-    """The four corners (undistorted frame px) of a bright region's ``outline`` (in
-    the copy of ``shape``, ``scale`` of the frame), or None unless it is about as
-    large as the quadrilateral through them (QUAD_FIT): where straight lines through
-    the middles of its four sides meet, as the blur rounds the corners off."""
-    points = outline.reshape(-1, 1, 2).astype(np.float64)
-    # the frame's edge, where it cuts the paper, is no side of the board
-    sides = ~np.any((points < 2) | (points > np.array(shape[::-1]) - 3), axis=2).ravel()
-    flat = cv2.undistortPoints(points / scale, lens.matrix, lens.dist, P=lens.matrix)
-    flat = flat.astype(np.float32)
-    hull = cv2.convexHull(flat)
-    perimeter = cv2.arcLength(hull, True)
-    for share in (0.01, 0.02, 0.03, 0.05):
-        quad = cv2.approxPolyDP(hull, share * perimeter, True)
-        if len(quad) == 4:
-            quad = _straightened(quad.reshape(4, 2).astype(np.float64), flat.reshape(-1, 2)[sides])
-            area = cv2.contourArea(outline) / scale**2
-            if abs(area / cv2.contourArea(quad.astype(np.float32)) - 1) <= QUAD_FIT:
-                return quad
-            return None
-    return None
-
-
-def _same(quad: np.ndarray, other: np.ndarray) -> bool:
-    """Whether two outlines' corners lie within SAME_OUTLINE_PX of each other."""
-    return bool(
-        np.linalg.norm(quad[:, None] - other[None], axis=2).min(axis=1).max() < SAME_OUTLINE_PX
-    )
-
-
-def _straightened(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``quad``'s corners moved to where lines fitted to the ``points`` along the
-    middle of each side meet; a corner stays where it was if a side has too few."""
-    lines = []
-    for a, b in zip(quad, np.roll(quad, -1, 0)):
-        along = b - a
-        length = np.linalg.norm(along)
-        t = (points - a) @ along / length**2
-        apart = np.abs(np.cross(along, points - a)) / length
-        side = points[(t > SIDE_MIDDLE) & (t < 1 - SIDE_MIDDLE) & (apart < SIDE_REACH_PX)]
-        if len(side) < 2:
-            return quad
-        vx, vy, x, y = cv2.fitLine(side.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append(np.cross([x, y, 1.0], [x + vx, y + vy, 1.0]))
-    corners = [np.cross(lines[k - 1], lines[k]) for k in range(4)]
-    if any(abs(c[2]) < 1e-9 for c in corners):
-        return quad
-    return np.array([c[:2] / c[2] for c in corners])
 
 
 def _corner_pose(corners, image, lens: Lens):
