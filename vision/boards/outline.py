@@ -34,7 +34,8 @@ SIDE_MIDDLE = 0.15
 SIDE_REACH_PX = 6.0
 #: outlines whose corners lie this close (px) are one
 SAME_OUTLINE_PX = 8.0
-#: outlines tried of each kind, largest (or best borne out) first
+#: outlines tried of each kind, largest first (the straight edges' best borne out
+#: first: a table's own edge and the paper's sides drawn on to it make a larger one)
 OUTLINES_TRIED = 3
 #: edges are looked for in the copy blurred this much (px across): the paper's grain
 #: and the sensor's noise are no edges
@@ -165,12 +166,13 @@ def edge_outlines(frame, lens: Lens) -> list[np.ndarray]:
     flat = cv2.undistortPoints(ends.reshape(-1, 1, 2), lens.matrix, lens.dist, P=lens.matrix)
     lines = _lines(flat.reshape(-1, 2, 2))
     frame_box = np.array([w, h], float)
-    found: list[tuple[float, np.ndarray]] = []
-    for quad in _quads(lines, frame_box):
+    found: list[tuple[float, float, np.ndarray]] = []
+    for borne, quad in _quads(lines, frame_box):
         area = cv2.contourArea(quad.astype(np.float32))
-        if area >= LEAST_OUTLINE * w * h and not any(_same(quad, q) for _, q in found):
-            found.append((area, quad))
-    return [q for _, q in sorted(found, key=lambda f: -f[0])[:OUTLINES_TRIED]]
+        if area >= LEAST_OUTLINE * w * h and not any(_same(quad, q) for *_, q in found):
+            found.append((-round(borne, 1), -area, quad))
+    found.sort(key=lambda f: f[:2])
+    return [q for *_, q in found[:OUTLINES_TRIED]]
 
 
 def _lines(ends: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -218,24 +220,26 @@ def _quads(lines, frame_box: np.ndarray):
                     if any(abs(p[2]) < 1e-9 for p in corners):
                         continue
                     quad = np.array([p[:2] / p[2] for p in corners])
-                    if _borne(quad, [lines[s] for s in sides], frame_box):
-                        yield quad
+                    borne = _borne(quad, [lines[s] for s in sides], frame_box)
+                    if borne >= SIDE_BORNE:
+                        yield borne, quad
 
 
-def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> bool:
-    """Whether ``quad`` (corner k between sides k-1 and k) is convex, turns enough at
-    each corner, lies mostly in the frame and has every side covered by its line's
-    stretches (SIDE_BORNE of the side's part in the frame)."""
+def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
+    """How much of its least covered side (its part in the frame) ``quad``'s lines'
+    stretches cover (0-1); 0 unless it is convex, turns enough at each corner
+    (corner k lies between sides k-1 and k) and lies mostly in the frame."""
     if np.any(quad < -frame_box) or np.any(quad > 2 * frame_box):
-        return False
+        return 0.0
     edges = np.roll(quad, -1, 0) - quad
     turns = np.cross(edges, np.roll(edges, -1, 0))
     if not (np.all(turns > 0) or np.all(turns < 0)):
-        return False
+        return 0.0
     lengths = np.linalg.norm(edges, axis=1)
     sines = np.abs(turns) / (lengths * np.roll(lengths, -1))
     if np.any(sines < np.sin(np.radians(LEAST_CORNER_DEGREES))):
-        return False
+        return 0.0
+    least = 1.0
     for k, (origin, direction, spans) in enumerate(lines):
         start, end = sorted(
             ((quad[k] - origin) @ direction, (quad[(k + 1) % 4] - origin) @ direction)
@@ -246,9 +250,10 @@ def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> bool:
         cover = np.clip(
             np.minimum(spans[:, 1], end) - np.maximum(spans[:, 0], start), 0, None
         ).sum()
-        if cover < SIDE_BORNE * (end - start):
-            return False
-    return True
+        least = min(least, cover / (end - start))
+        if least < SIDE_BORNE:
+            return 0.0
+    return least
 
 
 def _in_frame(origin, direction, start: float, end: float, frame_box: np.ndarray):

@@ -47,8 +47,12 @@ MARKER_MISS_PX = 8.0
 #: is not the board's shape turned: not tried
 OUTLINE_MISFIT_PX = 12.0
 #: two ways round whose matched shares differ less than this are told apart by the
-#: pieces' colours
+#: pieces' colours ...
 TIE = 0.1
+#: ... unless one of them leaves its marks further off than this many times
+#: MARKS_RMS_PX: a way round that puts the marks of a board nearly the same every
+#: way round a pixel or two off is not the board (the right one leaves 0.1-0.5 px)
+TIE_RMS = 2.0
 #: ... and one way round is taken only if its pieces' colours fit better than the
 #: next way's by this much (0-2); else the board is not located: a board the same
 #: every way round and no colours to tell is not guessed
@@ -120,8 +124,15 @@ def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | No
         return None
     best = max(p.matched or 0.0 for p in held)
     tied = sorted(
-        (p for p in held if (p.matched or 0.0) > best - TIE), key=lambda p: -(p.matched or 0.0)
+        (
+            p
+            for p in held
+            if (p.matched or 0.0) > best - TIE and p.error_px <= TIE_RMS * MARKS_RMS_PX
+        ),
+        key=lambda p: -(p.matched or 0.0),
     )
+    if not tied:
+        return None
     if len(tied) == 1:
         return tied[0]
     if truth is None:
