@@ -54,7 +54,7 @@ SAME_LINE_PX = 4.0
 LINES_KEPT = 14
 #: an outline's side must be this much covered by its line's stretches (the part of
 #: it in the frame), and its corners turn by at least this much (degrees)
-SIDE_BORNE = 0.6
+SIDE_BORNE = 0.35
 LEAST_CORNER_DEGREES = 30.0
 
 

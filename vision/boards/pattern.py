@@ -53,10 +53,14 @@ TIE = 0.1
 #: MARKS_RMS_PX: a way round that puts the marks of a board nearly the same every
 #: way round a pixel or two off is not the board (the right one leaves 0.1-0.5 px)
 TIE_RMS = 2.0
-#: ... and one way round is taken only if its pieces' colours fit better than the
-#: next way's by this much (0-2); else the board is not located: a board the same
-#: every way round and no colours to tell is not guessed
-COLOUR_MARGIN = 0.15
+#: ... and one way round is taken only if at least this share of the start
+#: position's pieces look most like their own colour of the colours in play there ...
+LEAST_COLOUR_SHARE = 0.5
+#: ... and this much more of them than the next way's; else the board is not
+#: located: a board the same every way round and no colours to tell is not guessed
+COLOUR_MARGIN = 0.3
+#: a piece's colour is the median over a square this wide (px) round its middle
+COLOUR_PATCH_PX = 5
 
 
 def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
@@ -137,12 +141,13 @@ def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | No
         return tied[0]
     if truth is None:
         return None
-    misses = sorted(
-        (_colour_miss(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)
+    shares = sorted(
+        ((_colour_share(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)),
+        reverse=True,
     )
-    if misses[1][0] - misses[0][0] < COLOUR_MARGIN:
+    if shares[0][0] < LEAST_COLOUR_SHARE or shares[0][0] - shares[1][0] < COLOUR_MARGIN:
         return None  # the pattern fits more than one way round and nothing tells which
-    return tied[misses[0][1]]
+    return tied[shares[0][1]]
 
 
 def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -184,27 +189,37 @@ def _marker_miss(pose, lens: Lens, marker) -> float:
     return float(np.linalg.norm(lens.project(board_pts, *pose) - image_pts, axis=1).max())
 
 
-def _colour_miss(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> float:
-    """How unlike the start position's pieces (their colours in ``looks.toml``) the
-    frame is where ``pose`` puts them: the median distance of hue-and-saturation
-    directions, 0 to 2; 0 for a board without pieces."""
+def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> float:
+    """The share of the start position's pieces (``truth``) that look, where ``pose``
+    puts them, most like their own colour (``looks.toml``) of the colours in play:
+    hue and saturation compared, not brightness, and against each other rather than
+    the colours' exact values, which the room's light shifts; 0 without pieces."""
     sites = sites_of(game.board, look)
     held = [
         (site.xy, look.pieces[label])
         for site, label in zip(sites, site_labels(sites, truth))
         if label in look.pieces
     ]
-    if not held:
+    if not held or frame.ndim == 2:
         return 0.0
     at = np.array([[*xy, piece.height / 2] for xy, piece in held])
     px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
     h, w = frame.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if frame.ndim == 2 or not inside.any():
+    half = COLOUR_PATCH_PX // 2
+    inside = np.all((px >= half) & (px < np.array([w, h]) - half), axis=1)
+    if not inside.any():
         return 0.0
-    seen = frame[px[inside, 1], px[inside, 0]][:, ::-1].astype(float)
+    seen = np.array(
+        [
+            np.median(frame[y - half : y + half + 1, x - half : x + half + 1].reshape(-1, 3), 0)
+            for x, y in px[inside]
+        ]
+    )[:, ::-1]
     expected = np.array([piece.colour for (_, piece), i in zip(held, inside) if i], float)
-    return float(np.median(np.linalg.norm(_chroma(seen) - _chroma(expected), axis=1)))
+    palette = np.unique(expected, axis=0)
+    apart = np.linalg.norm(_chroma(seen)[:, None] - _chroma(palette)[None], axis=2)
+    own = np.all(palette[apart.argmin(axis=1)] == expected, axis=1)
+    return float(own.mean())
 
 
 def _chroma(rgb: np.ndarray) -> np.ndarray:
