@@ -228,8 +228,9 @@ def _quads(lines, frame_box: np.ndarray):
 def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
     """How much of its least covered side (its part in the frame) ``quad``'s lines'
     stretches cover (0-1); 0 unless it is convex, turns enough at each corner
-    (corner k lies between sides k-1 and k) and lies mostly in the frame."""
-    if np.any(quad < -frame_box) or np.any(quad > 2 * frame_box):
+    (corner k lies between sides k-1 and k) and has three corners in the frame."""
+    # the board is trusted only with three of its corners in the frame
+    if np.all((quad >= 0) & (quad <= frame_box), axis=1).sum() < 3:
         return 0.0
     edges = np.roll(quad, -1, 0) - quad
     turns = np.cross(edges, np.roll(edges, -1, 0))
