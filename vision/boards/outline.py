@@ -10,6 +10,8 @@ Only proposes outlines: which one is the board, and which way round, is decided 
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import cv2
 import numpy as np
 
@@ -201,37 +203,36 @@ def _lines(ends: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
 
 
 def _quads(lines, frame_box: np.ndarray):
-    """Quadrilaterals of four of ``lines``, two pairs of opposite sides, whose every
-    side is borne out by its line's stretches where it is in the frame."""
+    """Quadrilaterals of four of ``lines``, two pairs of opposite sides, with how well
+    every side is borne out by its line's stretches where it is in the frame
+    (``_borne``), for those borne out well enough."""
     count = len(lines)
-    homogeneous = [np.cross([*o, 1.0], [*(o + d), 1.0]) for o, d, _ in lines]
-    for a in range(count):
-        for b in range(a + 1, count):
-            for c in range(a + 1, count):
-                if c == b:
-                    continue
-                for d in range(c + 1, count):
-                    if d == b:
-                        continue
-                    sides = (a, c, b, d)
-                    corners = [
-                        np.cross(homogeneous[sides[k - 1]], homogeneous[sides[k]]) for k in range(4)
-                    ]
-                    if any(abs(p[2]) < 1e-9 for p in corners):
-                        continue
-                    quad = np.array([p[:2] / p[2] for p in corners])
-                    borne = _borne(quad, [lines[s] for s in sides], frame_box)
-                    if borne >= SIDE_BORNE:
-                        yield borne, quad
+    homogeneous = np.array([np.cross([*o, 1.0], [*(o + d), 1.0]) for o, d, _ in lines])
+    meet = np.cross(homogeneous[:, None], homogeneous[None])  # every two lines' crossing
+    parallel = np.abs(meet[..., 2]) < 1e-9
+    meet = meet[..., :2] / np.where(parallel, 1.0, meet[..., 2])[..., None]
+    sides = np.array(
+        [
+            order
+            for a, b, c, d in combinations(range(count), 4)
+            for order in ((a, c, b, d), (a, b, c, d), (a, b, d, c))
+        ],
+        dtype=int,
+    ).reshape(-1, 4)
+    before = np.roll(sides, 1, axis=1)  # corner k lies between sides k-1 and k
+    quads = meet[before, sides]
+    inside = np.all((quads >= 0) & (quads <= frame_box), axis=2).sum(axis=1)
+    # the board is trusted only with three of its corners in the frame
+    for n in np.flatnonzero(~parallel[before, sides].any(axis=1) & (inside >= 3)):
+        borne = _borne(quads[n], [lines[k] for k in sides[n]], frame_box)
+        if borne >= SIDE_BORNE:
+            yield borne, quads[n]
 
 
 def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
     """How much of its least covered side (its part in the frame) ``quad``'s lines'
     stretches cover (0-1); 0 unless it is convex, turns enough at each corner
-    (corner k lies between sides k-1 and k) and has three corners in the frame."""
-    # the board is trusted only with three of its corners in the frame
-    if np.all((quad >= 0) & (quad <= frame_box), axis=1).sum() < 3:
-        return 0.0
+    (corner k lies between sides k-1 and k)."""
     edges = np.roll(quad, -1, 0) - quad
     turns = np.cross(edges, np.roll(edges, -1, 0))
     if not (np.all(turns > 0) or np.all(turns < 0)):
