@@ -144,3 +144,34 @@ def test_a_board_not_found_by_its_outline_is_looked_for_again_only_after_a_while
     assert not reader.locate(empty, start)
     assert len(looked) == 2
     assert "0 of the board's 4 markers seen" in reader.refusal
+
+
+def test_a_board_whose_paper_merges_with_glare_on_the_table_is_found_by_its_straight_edges():
+    # a window's light on the table along the board's far side, brighter than the
+    # paper: the bright region runs on past the board, the paper's edge stays straight
+    game = load_game("sternhalma")
+    scene = random_scene(game.board, 1)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, 1).frame(start), scene, game.board, set())
+    left, bottom, right, top = looks.extent(game.board)
+    edge = np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]])
+    corners = scene.lens.project(edge.astype(float), scene.rvec, scene.tvec)
+    middle = np.round(corners.mean(axis=0)).astype(int)
+    paper = np.median(frame[middle[1] - 5 : middle[1] + 5, middle[0] - 80 : middle[0] - 70], (0, 1))
+    across, beyond = corners[1] - corners[0], corners[0] - corners[3]
+    glare = [corners[0] + 0.6 * beyond - 0.3 * across, corners[1] + 0.6 * beyond + 0.3 * across]
+    glare = np.round([*glare, corners[1], corners[0]]).astype(np.int32)
+    cv2.fillConvexPoly(frame, glare, np.minimum(paper + 35, 255).tolist())
+    nearest = [
+        np.linalg.norm(quad[:, None] - corners[None], axis=2).min(axis=1).max()
+        for quad in outline.bright_outlines(frame, scene.lens)
+    ]
+    assert min(nearest, default=np.inf) > RIGHT_PX  # the bright region is no help here
+    reader = BoardReader(game, scene.lens)
+    assert reader.locate(frame, start), reader.refusal
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    miss = scene.lens.project(cells, scene.rvec, scene.tvec) - scene.lens.project(
+        cells, reader.pose.rvec, reader.pose.tvec
+    )
+    assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
+    assert reader.pose.way == "pattern"
