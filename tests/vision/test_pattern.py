@@ -175,3 +175,30 @@ def test_a_board_whose_paper_merges_with_glare_on_the_table_is_found_by_its_stra
     )
     assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
     assert reader.pose.way == "pattern"
+
+
+def test_a_slow_look_for_the_outline_waits_long_enough_to_keep_its_share_of_a_core(monkeypatch):
+    # on a machine where a look costs 2 s of CPU, looking every PATTERN_EVERY_S would
+    # take two thirds of a core while the board is not found
+    from vision.boards import reader as reader_module
+
+    game = load_game("sternhalma")
+    reader = BoardReader(game, random_scene(game.board, 0).lens)
+    start = game.observe(game.initial_state())
+    looked, clock, cpu = [], [100.0], [0.0]
+
+    def slow_look(*_, **__):
+        looked.append(1)
+        cpu[0] += 2.0
+
+    monkeypatch.setattr(pattern, "located", slow_look)
+    monkeypatch.setattr(reader_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(reader_module.time, "thread_time", lambda: cpu[0])
+    empty = np.full((720, 1280, 3), 90, np.uint8)
+    assert not reader.locate(empty, start)
+    clock[0] += 2.0 / reader_module.PATTERN_SHARE - 1.0
+    assert not reader.locate(empty, start)
+    assert len(looked) == 1
+    clock[0] += 1.0
+    assert not reader.locate(empty, start)
+    assert len(looked) == 2
