@@ -36,9 +36,12 @@ SIDE_MIDDLE = 0.15
 SIDE_REACH_PX = 6.0
 #: outlines whose corners lie this close (px) are one
 SAME_OUTLINE_PX = 8.0
-#: outlines tried of each kind, largest first (the straight edges' best borne out
-#: first: a table's own edge and the paper's sides drawn on to it make a larger one)
+#: bright regions proposed, largest first
 OUTLINES_TRIED = 3
+#: straight edges' outlines proposed, best borne out first (a table's own edge and
+#: the paper's sides drawn on to it make a larger one), then largest: most are not
+#: the board's shape, which costs little to tell
+EDGE_OUTLINES = 12
 #: edges are looked for in the copy blurred this much (px across): the paper's grain
 #: and the sensor's noise are no edges
 EDGE_BLUR = 5
@@ -55,8 +58,9 @@ SAME_LINE_PX = 4.0
 #: the longest lines (by their stretches' length) that outlines are built from
 LINES_KEPT = 14
 #: an outline's side must be this much covered by its line's stretches (the part of
-#: it in the frame), and its corners turn by at least this much (degrees)
-SIDE_BORNE = 0.35
+#: it in the frame: glare on the table hides stretches of the paper's edge), and its
+#: corners turn by at least this much (degrees)
+SIDE_BORNE = 0.25
 LEAST_CORNER_DEGREES = 30.0
 
 
@@ -174,7 +178,7 @@ def edge_outlines(frame, lens: Lens) -> list[np.ndarray]:
         if area >= LEAST_OUTLINE * w * h and not any(_same(quad, q) for *_, q in found):
             found.append((-round(borne, 1), -area, quad))
     found.sort(key=lambda f: f[:2])
-    return [q for *_, q in found[:OUTLINES_TRIED]]
+    return [q for *_, q in found[:EDGE_OUTLINES]]
 
 
 def _lines(ends: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -230,9 +234,9 @@ def _quads(lines, frame_box: np.ndarray):
 
 
 def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
-    """How much of its least covered side (its part in the frame) ``quad``'s lines'
-    stretches cover (0-1); 0 unless it is convex, turns enough at each corner
-    (corner k lies between sides k-1 and k)."""
+    """How much of its outline (its part in the frame) ``quad``'s lines' stretches
+    cover (0-1); 0 unless it is convex, turns enough at each corner (corner k lies
+    between sides k-1 and k) and every side is covered SIDE_BORNE at least."""
     edges = np.roll(quad, -1, 0) - quad
     turns = np.cross(edges, np.roll(edges, -1, 0))
     if not (np.all(turns > 0) or np.all(turns < 0)):
@@ -241,7 +245,7 @@ def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
     sines = np.abs(turns) / (lengths * np.roll(lengths, -1))
     if np.any(sines < np.sin(np.radians(LEAST_CORNER_DEGREES))):
         return 0.0
-    least = 1.0
+    covered = seen = 0.0
     for k, (origin, direction, spans) in enumerate(lines):
         start, end = sorted(
             ((quad[k] - origin) @ direction, (quad[(k + 1) % 4] - origin) @ direction)
@@ -249,13 +253,11 @@ def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
         start, end = _in_frame(origin, direction, start, end, frame_box)
         if end - start < 1.0:
             continue
-        cover = np.clip(
-            np.minimum(spans[:, 1], end) - np.maximum(spans[:, 0], start), 0, None
-        ).sum()
-        least = min(least, cover / (end - start))
-        if least < SIDE_BORNE:
+        cover = _covered(np.clip(spans, start, end))
+        if cover < SIDE_BORNE * (end - start):
             return 0.0
-    return least
+        covered, seen = covered + cover, seen + end - start
+    return covered / seen if seen else 0.0
 
 
 def _in_frame(origin, direction, start: float, end: float, frame_box: np.ndarray):
@@ -271,3 +273,12 @@ def _in_frame(origin, direction, start: float, end: float, frame_box: np.ndarray
         )
         start, end = max(start, bounds[0]), min(end, bounds[1])
     return start, end
+
+
+def _covered(spans: np.ndarray) -> float:
+    """The length the ``spans`` ([start, end] rows) cover together, overlaps once."""
+    total, reached = 0.0, -np.inf
+    for start, end in spans[np.argsort(spans[:, 0])]:
+        total += max(0.0, end - max(start, reached))
+        reached = max(reached, end)
+    return total

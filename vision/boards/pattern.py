@@ -46,6 +46,9 @@ MARKER_MISS_PX = 8.0
 #: a way round the outline whose corners reproject worse than this (px, in the frame)
 #: is not the board's shape turned: not tried
 OUTLINE_MISFIT_PX = 12.0
+#: outlines of the board's shape held to the marks, in the order proposed: each
+#: costs the marks' search four or eight times
+SHAPES_TRIED = 4
 #: two ways round whose matched shares differ less than this are told apart by the
 #: pieces' colours ...
 TIE = 0.1
@@ -71,10 +74,16 @@ def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=Non
     grey = _grey(frame)
     if len(marks) < LEAST_CELLS or (marker is None and truth is None):
         return None
+    tried = 0
     for quad in outlines(frame, lens):
         ways = outline_poses(quad, lens, game.board)
         if marker is not None:
             ways = [p for p in ways if _marker_miss(p, lens, marker) <= 2 * OUTLINE_MISFIT_PX]
+        if not ways:
+            continue  # not the board's shape seen from above
+        tried += 1
+        if tried > SHAPES_TRIED:
+            break
         held = []
         for rvec, tvec in ways:
             pose = Pose(rvec, tvec, 0.0, 0 if marker is None else 1, way="pattern")
