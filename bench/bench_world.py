@@ -6,9 +6,10 @@ Per game and per seed range (tuning seeds from 0, held-out seeds from
 ``HELD_OUT``; reported apart, the held-out figures are the ones quoted): boards read
 exactly (a start frame taught, then positions of random play, each first under an arm
 reaching over the board, then clear), wrong observations while the arm was in the
-picture, set-ups located with one marker and with none (and how many of those poses
-were wrong), and the reader's CPU ms per frame on one OpenCV thread. Then the seconds
-each scene took to trace at 1280x720 (frames are cached: a second run traces nothing).
+picture, set-ups located with one marker and with none (how many of those poses were
+wrong, and the CPU ms a look for the board took), and the reader's CPU ms per frame on
+one OpenCV thread. Then the seconds each scene took to trace at 1280x720 (frames are
+cached: a second run traces nothing).
 Prints the table, then one JSON line with the figures and the targets.
 
 Hägar is not in the world: its coasters on a mat have a reader of their own.
@@ -153,23 +154,30 @@ def read_set_ups(game, seeds, traced: list[float]) -> dict:
 
 def located_rate(game, seeds, markers: str, traced: list[float]) -> tuple:
     """Of the set-ups of ``seeds`` whose board carries ``markers``, the share the reader
-    locates from the start position, and how many of those poses put a cell further
-    than WRONG_POSE_PX from where the camera sees it (None, None for no set-ups)."""
+    locates from the start position, how many of those poses put a cell further
+    than WRONG_POSE_PX from where the camera sees it, and the CPU ms (median) the
+    look took: the reader looks once, and again only after PATTERN_EVERY_S of
+    failing (None, None, None for no set-ups)."""
     if not seeds:
-        return None, None
+        return None, None, None
     found = wrong = 0
+    spent: list[float] = []
     for seed in seeds:
         table = set_up(game, seed, "phone", markers)
         start = game.observe(start_of_play(game, Stream(f"world-{seed}")))
         reader = BoardReader(game, lens_of(table.camera))
-        if reader.learn(shoot(game, table, start, 0, False, traced), start):
+        image = shoot(game, table, start, 0, False, traced)
+        begin = time.process_time()
+        located = reader.locate(image, start)
+        spent.append((time.process_time() - begin) * 1000)
+        if located and reader.learn(image, start):
             found += 1
             cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
             seen = reader.lens.project(cells, reader.pose.rvec, reader.pose.tvec)
             wrong += (
                 np.linalg.norm(seen - table.camera.project(cells), axis=1).max() > WRONG_POSE_PX
             )
-    return round(found / len(seeds), 3), int(wrong)
+    return round(found / len(seeds), 3), int(wrong), round(statistics.median(spent), 1)
 
 
 def main() -> None:
@@ -186,8 +194,9 @@ def main() -> None:
             located = {"one_marker": located_rate(game, sparse, "one", traced)}
             if name in NO_MARKER_GAMES:
                 located["no_marker"] = located_rate(game, sparse, "none", traced)
-            for markers, (rate, wrong) in located.items():
+            for markers, (rate, wrong, spent) in located.items():
                 part[f"{markers}_located_rate"], part[f"{markers}_wrong_poses"] = rate, wrong
+                part[f"{markers}_locate_ms_p50"] = spent
             row[seeds] = part
         results[label] = row
     tracing = {

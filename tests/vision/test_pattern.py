@@ -12,7 +12,7 @@ import pytest
 
 from engines import load_game
 from vision import looks
-from vision.boards import pattern
+from vision.boards import outline, pattern
 from vision.boards.reader import BoardReader
 from vision.locate import Pose
 from vision.render import Renderer, random_scene
@@ -113,7 +113,7 @@ def test_a_pose_the_outline_disagrees_with_is_not_trusted_however_well_marks_fit
     reader = BoardReader(game, scene.lens)
     marks, radius = reader._empty_marks(start), reader.look.cell_radius
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    quad = pattern.outlines(frame, scene.lens)[0]
+    quad = outline.outlines(frame, scene.lens)[0]
     right = Pose(scene.rvec, scene.tvec, 0.0, 0, way="pattern")
     assert pattern.trusted(
         pattern.judged(grey, right, scene.lens, marks, radius), quad, scene.lens, game.board
@@ -144,3 +144,61 @@ def test_a_board_not_found_by_its_outline_is_looked_for_again_only_after_a_while
     assert not reader.locate(empty, start)
     assert len(looked) == 2
     assert "0 of the board's 4 markers seen" in reader.refusal
+
+
+def test_a_board_whose_paper_merges_with_glare_on_the_table_is_found_by_its_straight_edges():
+    # a window's light on the table along the board's far side, brighter than the
+    # paper: the bright region runs on past the board, the paper's edge stays straight
+    game = load_game("sternhalma")
+    scene = random_scene(game.board, 1)
+    start = game.observe(game.initial_state())
+    frame = covered(Renderer(game, scene, 1).frame(start), scene, game.board, set())
+    left, bottom, right, top = looks.extent(game.board)
+    edge = np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]])
+    corners = scene.lens.project(edge.astype(float), scene.rvec, scene.tvec)
+    middle = np.round(corners.mean(axis=0)).astype(int)
+    paper = np.median(frame[middle[1] - 5 : middle[1] + 5, middle[0] - 80 : middle[0] - 70], (0, 1))
+    across, beyond = corners[1] - corners[0], corners[0] - corners[3]
+    glare = [corners[0] + 0.6 * beyond - 0.3 * across, corners[1] + 0.6 * beyond + 0.3 * across]
+    glare = np.round([*glare, corners[1], corners[0]]).astype(np.int32)
+    cv2.fillConvexPoly(frame, glare, np.minimum(paper + 35, 255).tolist())
+    nearest = [
+        np.linalg.norm(quad[:, None] - corners[None], axis=2).min(axis=1).max()
+        for quad in outline.bright_outlines(frame, scene.lens)
+    ]
+    assert min(nearest, default=np.inf) > RIGHT_PX  # the bright region is no help here
+    reader = BoardReader(game, scene.lens)
+    assert reader.locate(frame, start), reader.refusal
+    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
+    miss = scene.lens.project(cells, scene.rvec, scene.tvec) - scene.lens.project(
+        cells, reader.pose.rvec, reader.pose.tvec
+    )
+    assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
+    assert reader.pose.way == "pattern"
+
+
+def test_a_slow_look_for_the_outline_waits_long_enough_to_keep_its_share_of_a_core(monkeypatch):
+    # on a machine where a look costs 2 s of CPU, looking every PATTERN_EVERY_S would
+    # take two thirds of a core while the board is not found
+    from vision.boards import reader as reader_module
+
+    game = load_game("sternhalma")
+    reader = BoardReader(game, random_scene(game.board, 0).lens)
+    start = game.observe(game.initial_state())
+    looked, clock, cpu = [], [100.0], [0.0]
+
+    def slow_look(*_, **__):
+        looked.append(1)
+        cpu[0] += 2.0
+
+    monkeypatch.setattr(pattern, "located", slow_look)
+    monkeypatch.setattr(reader_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(reader_module.time, "thread_time", lambda: cpu[0])
+    empty = np.full((720, 1280, 3), 90, np.uint8)
+    assert not reader.locate(empty, start)
+    clock[0] += 2.0 / reader_module.PATTERN_SHARE - 1.0
+    assert not reader.locate(empty, start)
+    assert len(looked) == 1
+    clock[0] += 1.0
+    assert not reader.locate(empty, start)
+    assert len(looked) == 2

@@ -22,6 +22,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
+from vision.boards.outline import outlines
 from vision.boards.sites import site_labels, sites_of
 from vision.lens import Lens
 from vision.locate import Pose, camera_above
@@ -42,37 +43,27 @@ OUTLINE_EDGE_PX = 12.0
 #: the one marker must stay within this (px) of where it is seen: markers glued a
 #: little off move it a few pixels, the outline taken the wrong way round hundreds
 MARKER_MISS_PX = 8.0
-#: the outline is looked for in a copy of the frame this wide (px): enough for four
-#: corners a few pixels off, which the marks then true up
-OUTLINE_WIDTH = 640
-#: the outline must cover at least this share of the frame
-LEAST_OUTLINE = 0.05
-#: brightness levels (0-255) above the frame's own split of dark and light at which
-#: the board's outline is looked for: a table with bright streaks or a window's
-#: light on it merges with the paper at the lower ones
-OUTLINE_LEVELS = range(0, 100, 8)
-#: a bright region is the board's outline when its area is within this share of
-#: the quadrilateral through its four corners
-QUAD_FIT = 0.05
-#: a side's line is fitted to the outline's points between this share of its length
-#: from either corner ...
-SIDE_MIDDLE = 0.15
-#: ... and within this (px) of the side
-SIDE_REACH_PX = 6.0
-#: outlines whose corners lie this close (px) are one
-SAME_OUTLINE_PX = 8.0
-#: outlines tried, largest first
-OUTLINES_TRIED = 3
 #: a way round the outline whose corners reproject worse than this (px, in the frame)
 #: is not the board's shape turned: not tried
 OUTLINE_MISFIT_PX = 12.0
+#: outlines of the board's shape held to the marks, in the order proposed: each
+#: costs the marks' search four or eight times
+SHAPES_TRIED = 4
 #: two ways round whose matched shares differ less than this are told apart by the
-#: pieces' colours
+#: pieces' colours ...
 TIE = 0.1
-#: ... and one way round is taken only if its pieces' colours fit better than the
-#: next way's by this much (0-2); else the board is not located: a board the same
-#: every way round and no colours to tell is not guessed
-COLOUR_MARGIN = 0.15
+#: ... unless one of them leaves its marks further off than this many times
+#: MARKS_RMS_PX: a way round that puts the marks of a board nearly the same every
+#: way round a pixel or two off is not the board (the right one leaves 0.1-0.5 px)
+TIE_RMS = 2.0
+#: ... and one way round is taken only if at least this share of the start
+#: position's pieces look most like their own colour of the colours in play there ...
+LEAST_COLOUR_SHARE = 0.5
+#: ... and this much more of them than the next way's; else the board is not
+#: located: a board the same every way round and no colours to tell is not guessed
+COLOUR_MARGIN = 0.3
+#: a piece's colour is the median over a square this wide (px) round its middle
+COLOUR_PATCH_PX = 5
 
 
 def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
@@ -83,10 +74,16 @@ def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=Non
     grey = _grey(frame)
     if len(marks) < LEAST_CELLS or (marker is None and truth is None):
         return None
+    tried = 0
     for quad in outlines(frame, lens):
         ways = outline_poses(quad, lens, game.board)
         if marker is not None:
             ways = [p for p in ways if _marker_miss(p, lens, marker) <= 2 * OUTLINE_MISFIT_PX]
+        if not ways:
+            continue  # not the board's shape seen from above
+        tried += 1
+        if tried > SHAPES_TRIED:
+            break
         held = []
         for rvec, tvec in ways:
             pose = Pose(rvec, tvec, 0.0, 0 if marker is None else 1, way="pattern")
@@ -140,43 +137,26 @@ def _turned(frame, lens: Lens, game, look, truth, held: list[Pose]) -> Pose | No
         return None
     best = max(p.matched or 0.0 for p in held)
     tied = sorted(
-        (p for p in held if (p.matched or 0.0) > best - TIE), key=lambda p: -(p.matched or 0.0)
+        (
+            p
+            for p in held
+            if (p.matched or 0.0) > best - TIE and p.error_px <= TIE_RMS * MARKS_RMS_PX
+        ),
+        key=lambda p: -(p.matched or 0.0),
     )
+    if not tied:
+        return None
     if len(tied) == 1:
         return tied[0]
     if truth is None:
         return None
-    misses = sorted(
-        (_colour_miss(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)
+    shares = sorted(
+        ((_colour_share(frame, lens, p, game, look, truth), n) for n, p in enumerate(tied)),
+        reverse=True,
     )
-    if misses[1][0] - misses[0][0] < COLOUR_MARGIN:
+    if shares[0][0] < LEAST_COLOUR_SHARE or shares[0][0] - shares[1][0] < COLOUR_MARGIN:
         return None  # the pattern fits more than one way round and nothing tells which
-    return tied[misses[0][1]]
-
-
-def outlines(frame, lens: Lens) -> list[np.ndarray]:
-    """Four-cornered bright regions of ``frame`` that may be the printed board, in
-    undistorted frame px, largest first: the paper is lighter in every colour than
-    a wooden or dark table, so the frame's darkest channel is split at several levels."""
-    light = frame if frame.ndim == 2 else frame.min(axis=2)
-    h, w = light.shape
-    scale = OUTLINE_WIDTH / w
-    small = cv2.GaussianBlur(cv2.resize(light, (OUTLINE_WIDTH, int(h * scale))), (5, 5), 0)
-    split, _ = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    found: list[tuple[float, np.ndarray]] = []
-    for level in OUTLINE_LEVELS:
-        if split + level >= 255:
-            break
-        above = (small > split + level).astype(np.uint8) * 255
-        bright = cv2.morphologyEx(above, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-        contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        for outline in contours:
-            if cv2.contourArea(outline) < LEAST_OUTLINE * small.size:
-                continue
-            quad = _quadrilateral(outline, small.shape, scale, lens)
-            if quad is not None and not any(_same(quad, q) for _, q in found):
-                found.append((cv2.contourArea(outline), quad))
-    return [q for _, q in sorted(found, key=lambda f: -f[0])[:OUTLINES_TRIED]]
+    return tied[shares[0][1]]
 
 
 def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -195,56 +175,6 @@ def outline_poses(quad: np.ndarray, lens: Lens, board) -> list[tuple[np.ndarray,
 def _corners(board) -> np.ndarray:
     left, bottom, right, top = looks.extent(board)
     return np.array([[left, top, 0], [right, top, 0], [right, bottom, 0], [left, bottom, 0]])
-
-
-def _quadrilateral(outline, shape, scale: float, lens: Lens) -> np.ndarray | None:
-    """The four corners (undistorted frame px) of a bright region's ``outline`` (in
-    the copy of ``shape``, ``scale`` of the frame), or None unless it is about as
-    large as the quadrilateral through them (QUAD_FIT): where straight lines through
-    the middles of its four sides meet, as the blur rounds the corners off."""
-    points = outline.reshape(-1, 1, 2).astype(np.float64)
-    # the frame's edge, where it cuts the paper, is no side of the board
-    sides = ~np.any((points < 2) | (points > np.array(shape[::-1]) - 3), axis=2).ravel()
-    flat = cv2.undistortPoints(points / scale, lens.matrix, lens.dist, P=lens.matrix)
-    flat = flat.astype(np.float32)
-    hull = cv2.convexHull(flat)
-    perimeter = cv2.arcLength(hull, True)
-    for share in (0.01, 0.02, 0.03, 0.05):
-        quad = cv2.approxPolyDP(hull, share * perimeter, True)
-        if len(quad) == 4:
-            quad = _straightened(quad.reshape(4, 2).astype(np.float64), flat.reshape(-1, 2)[sides])
-            area = cv2.contourArea(outline) / scale**2
-            if abs(area / cv2.contourArea(quad.astype(np.float32)) - 1) <= QUAD_FIT:
-                return quad
-            return None
-    return None
-
-
-def _same(quad: np.ndarray, other: np.ndarray) -> bool:
-    """Whether two outlines' corners lie within SAME_OUTLINE_PX of each other."""
-    return bool(
-        np.linalg.norm(quad[:, None] - other[None], axis=2).min(axis=1).max() < SAME_OUTLINE_PX
-    )
-
-
-def _straightened(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``quad``'s corners moved to where lines fitted to the ``points`` along the
-    middle of each side meet; a corner stays where it was if a side has too few."""
-    lines = []
-    for a, b in zip(quad, np.roll(quad, -1, 0)):
-        along = b - a
-        length = np.linalg.norm(along)
-        t = (points - a) @ along / length**2
-        apart = np.abs(np.cross(along, points - a)) / length
-        side = points[(t > SIDE_MIDDLE) & (t < 1 - SIDE_MIDDLE) & (apart < SIDE_REACH_PX)]
-        if len(side) < 2:
-            return quad
-        vx, vy, x, y = cv2.fitLine(side.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append(np.cross([x, y, 1.0], [x + vx, y + vy, 1.0]))
-    corners = [np.cross(lines[k - 1], lines[k]) for k in range(4)]
-    if any(abs(c[2]) < 1e-9 for c in corners):
-        return quad
-    return np.array([c[:2] / c[2] for c in corners])
 
 
 def _corner_pose(corners, image, lens: Lens):
@@ -268,27 +198,37 @@ def _marker_miss(pose, lens: Lens, marker) -> float:
     return float(np.linalg.norm(lens.project(board_pts, *pose) - image_pts, axis=1).max())
 
 
-def _colour_miss(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> float:
-    """How unlike the start position's pieces (their colours in ``looks.toml``) the
-    frame is where ``pose`` puts them: the median distance of hue-and-saturation
-    directions, 0 to 2; 0 for a board without pieces."""
+def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> float:
+    """The share of the start position's pieces (``truth``) that look, where ``pose``
+    puts them, most like their own colour (``looks.toml``) of the colours in play:
+    hue and saturation compared, not brightness, and against each other rather than
+    the colours' exact values, which the room's light shifts; 0 without pieces."""
     sites = sites_of(game.board, look)
     held = [
         (site.xy, look.pieces[label])
         for site, label in zip(sites, site_labels(sites, truth))
         if label in look.pieces
     ]
-    if not held:
+    if not held or frame.ndim == 2:
         return 0.0
     at = np.array([[*xy, piece.height / 2] for xy, piece in held])
     px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
     h, w = frame.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if frame.ndim == 2 or not inside.any():
+    half = COLOUR_PATCH_PX // 2
+    inside = np.all((px >= half) & (px < np.array([w, h]) - half), axis=1)
+    if not inside.any():
         return 0.0
-    seen = frame[px[inside, 1], px[inside, 0]][:, ::-1].astype(float)
+    seen = np.array(
+        [
+            np.median(frame[y - half : y + half + 1, x - half : x + half + 1].reshape(-1, 3), 0)
+            for x, y in px[inside]
+        ]
+    )[:, ::-1]
     expected = np.array([piece.colour for (_, piece), i in zip(held, inside) if i], float)
-    return float(np.median(np.linalg.norm(_chroma(seen) - _chroma(expected), axis=1)))
+    palette = np.unique(expected, axis=0)
+    apart = np.linalg.norm(_chroma(seen)[:, None] - _chroma(palette)[None], axis=2)
+    own = np.all(palette[apart.argmin(axis=1)] == expected, axis=1)
+    return float(own.mean())
 
 
 def _chroma(rgb: np.ndarray) -> np.ndarray:

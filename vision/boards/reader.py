@@ -54,8 +54,11 @@ READ_EVERY_S = 5.0
 #: with fewer than two markers in view, the board's outline is looked for at most once
 #: in this many seconds of failing (a look costs 0.1-0.8 s of CPU here, 4x that on a
 #: Pi: tried on every frame of a camera that cannot find the board, it would take a
-#: core); the markers are looked for on every frame
+#: core); the markers are looked for on every frame ...
 PATTERN_EVERY_S = 3.0
+#: ... and after a failed look that took longer, at most this share of the time since
+#: is spent looking: a slow machine looks less often rather than lose a core to it
+PATTERN_SHARE = 0.1
 #: timing stages a reader reports, in order
 STAGES = ("stillness", "sample", "classify")
 
@@ -116,9 +119,12 @@ class BoardReader:
         if found is None:
             if time.monotonic() < self._pattern_after:
                 return self._use(None)
+            begin = time.thread_time()
             found = self._by_pattern(frame, truth)
             if found is None:
-                self._pattern_after = time.monotonic() + PATTERN_EVERY_S
+                spent = time.thread_time() - begin
+                wait = max(PATTERN_EVERY_S, spent / PATTERN_SHARE)
+                self._pattern_after = time.monotonic() + wait
             return self._use(found)
         return self._use(self._trued(frame, found, truth), found)
 
