@@ -887,19 +887,21 @@ class Hakenschlagen(Game[HakenschlagenState]):
         # Each reading is first made for an end's row, without the fox (the fox's
         # space left as it was before the turn), then the fox is set on each of the
         # row's fox spaces: one cell more or less per end, not a whole comparison.
-        def felt(hare: int, mask: int) -> tuple:
+        # A reader gives a row's changes and their cells (bits).
+        def felt(hare: int, mask: int) -> tuple[tuple, int]:
             changes: list[int | str | None] = []
             now = standing | 1 << hare | mask
-            bits = occupied ^ now
+            bits = changed = occupied ^ now
             while bits:
                 low = bits & -bits
                 bits ^= low
                 changes += (low.bit_length() - 1, PIECE if now & low else None)
-            return tuple(changes)
+            return tuple(changes), changed
 
-        def seen(hare: int, mask: int) -> tuple:
+        def seen(hare: int, mask: int) -> tuple[tuple, int]:
             changes: list[int | str | None] = []
             bits = moved_from | 1 << hare | (mask ^ mask_before)
+            changed = 0
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -912,7 +914,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
                     token = still[i] or ground[i]
                 if token != camera[i]:
                     changes += (i, token)
-            return tuple(changes)
+                    changed |= low
+            return tuple(changes), changed
 
         readers = [
             (seen, FOX, camera) if sensor == "camera" else (felt, PIECE, presence)
@@ -1080,12 +1083,12 @@ class Hakenschlagen(Game[HakenschlagenState]):
             if survey is not None and not live:
                 continue
             if survey is None:
-                placed = self._placements_of(kind, node, others, layout)
+                placed = self._placements_of(kind, node, others, layout, within)
             else:
                 placed = self._changing(kind, node, others, layout, survey.sensitive(kind, live))
+                if within is not None:
+                    placed = [(s, c) for s, c in placed if c in within]
             for source, c in placed:
-                if within is not None and c not in within:
-                    continue
                 use = Use(marbles, kind, names[c], _source_name(kind, names, source))
                 fox_after, moles_after = _placed(kind, source, c, fox, moles)
                 yield use, _Node(hare, fox_after, moles_after, left, turned, False)
@@ -1118,12 +1121,21 @@ class Hakenschlagen(Game[HakenschlagenState]):
         return placed
 
     def _placements_of(
-        self, kind: str, node: _Node | Figures, others: Spaces, layout: Layout
+        self,
+        kind: str,
+        node: _Node | Figures,
+        others: Spaces,
+        layout: Layout,
+        within: frozenset[int] | None = None,
     ) -> list[Placement]:
+        """``(source, cell)`` for each way to use the fox or molehill marble (onto the
+        cells ``within`` alone, when given)."""
         hare, fox, moles = node[:3]  # a _Node, or the figures alone
+        open_ = self._open(kind, hare, fox, moles, others, layout)
+        cells = _ascending(open_ if within is None else open_ & _mask(within))
         if kind == FOX:
-            return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
-        return self._molehill_moves(hare, fox, moles, others, layout)
+            return [(fox, c) for c in cells]
+        return [(s, c) for s in _molehill_sources(moles) for c in cells]
 
     def _outcomes(self, state: HakenschlagenState) -> _Found:
         """Every distinct end of the turn, packed (``_pack``), each with the group
@@ -2204,7 +2216,7 @@ def _sensed_ends(
     row's packed end (without the fox where the row is shared) and where each
     claim's ends start among them; one changes tuple per reader ``(read, fox
     token, reading before)``, where ``read(hare, mask)`` gives a row's changes
-    without the fox.
+    without the fox and their cells (bits).
 
     An end's reading is its row's with the fox added, except where the fox lands
     on a cell the row changes or on its own space before the turn: those ends get
@@ -2223,11 +2235,16 @@ def _sensed_ends(
             rid = ids.get(row)
             if rid is None:
                 hare, mask = row & 127, row >> 15
-                changes = tuple(read(hare, mask) for read, _, _ in readers)
+                near = 1 << fox_before
+                changes = []
+                for read, _, _ in readers:
+                    part, changed = read(hare, mask)
+                    changes.append(part)
+                    near |= changed
                 rid = ids[row] = len(rows)
-                rows.append(changes)
+                rows.append(tuple(changes))
                 refs.append(row)
-                touchy.append(_mask([fox_before, *(c for part in changes for c in part[0::2])]))
+                touchy.append(near)
             near = touchy[rid]
             fox = _CELL_OF_BIT.get(bits)
             if fox is not None and not bits & near:  # most rows of a claim: one fox space
