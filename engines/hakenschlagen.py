@@ -2109,12 +2109,18 @@ def _mask(moles: Iterable[int]) -> int:
 
 
 def _cells(mask: int) -> frozenset[int]:
-    return frozenset(_ascending(mask))
+    """The cells of a few bits (the molehills): bit by bit."""
+    cells = []
+    while mask:
+        low = mask & -mask
+        cells.append(low.bit_length() - 1)
+        mask ^= low
+    return frozenset(cells)
 
 
 def _ascending(mask: int) -> list[int]:
-    """The cells whose bits ``mask`` holds, lowest first (read off its binary digits
-    in C, not bit by bit)."""
+    """The cells whose bits ``mask`` holds, lowest first, read off its binary digits
+    in C: for the many bits of open spaces (``_cells`` is quicker for a few)."""
     return list(compress(count(), map("1".__eq__, bin(mask)[:1:-1])))
 
 
