@@ -96,7 +96,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache, partial, reduce
-from itertools import chain, combinations, compress, repeat
+from itertools import chain, combinations, compress, count, repeat, starmap
 from operator import and_, invert, or_
 from typing import Any, NamedTuple
 
@@ -196,19 +196,19 @@ class Survey:
         """Whether moving the fox, or placing or moving a molehill, from ``source`` to
         ``cell`` changes where some colour in ``live`` would take the hare."""
         cells, sources = self.sensitive(kind, live)
-        return cell in cells or source in sources
+        return bool(cells >> cell & 1) or source in sources
 
-    def sensitive(self, kind: str, live: frozenset[str]) -> tuple[frozenset, frozenset]:
-        """The cells a placement of ``kind`` changes a jump of ``live`` by going to,
-        and those it does by leaving (kept per kind and colours)."""
+    def sensitive(self, kind: str, live: frozenset[str]) -> tuple[int, frozenset]:
+        """The cells (bits) a placement of ``kind`` changes a jump of ``live`` by
+        going to, and those it does by leaving (kept per kind and colours)."""
         found = self._sensitive.get((kind, live))
         if found is None:
             found = self._sensitive[kind, live] = self._sensitive_to(kind, live)
         return found
 
-    def _sensitive_to(self, kind: str, live: frozenset[str]) -> tuple[frozenset, frozenset]:
-        """The cells a placement of ``kind`` changes a jump of ``live`` by going to,
-        and the cells it does by leaving."""
+    def _sensitive_to(self, kind: str, live: frozenset[str]) -> tuple[int, frozenset]:
+        """The cells (bits) a placement of ``kind`` changes a jump of ``live`` by
+        going to, and the cells it does by leaving."""
         if kind == FOX:
             wanted = {c for colour in live for _, c in self.targets[colour]}
             # the fox blocks a lane at or before a target of a live colour
@@ -221,9 +221,9 @@ class Survey:
                 if blocker is not None
                 and any(not set(lane) & {c for _, c in self.targets[colour]} for colour in live)
             }
-            return frozenset(cells), frozenset(sources)
+            return _mask(cells), frozenset(sources)
         if FIELD not in live:
-            return frozenset(), frozenset()
+            return 0, frozenset()
         fields = {c for _, c in self.targets[FIELD]}
         # a molehill taken off a lane before its field target opens a nearer target
         sources = {
@@ -231,7 +231,7 @@ class Survey:
             for lane in self.lanes
             for c in (lane[: _last(lane, fields) + 1] if fields & set(lane) else lane)
         }
-        return frozenset(fields), frozenset(sources)
+        return _mask(fields), frozenset(sources)
 
 
 class _Node(NamedTuple):
@@ -295,6 +295,10 @@ class _Found:
             if new:
                 foxes[row] = have | new
                 self.claim(rows if new == bits else {row: new}, new.bit_count(), group)
+            return
+        if foxes.keys().isdisjoint(rows):  # all new, as most are: taken as they come
+            foxes.update(rows)
+            self.claim(rows, sum(map(int.bit_count, rows.values())), group)
             return
         # a whole list at a time with ``map`` in C; the ends new to the turn keep the
         # order of ``rows``, so the turn's listing is the same in every interpreter
@@ -393,6 +397,17 @@ class _Found:
         return Turn(group.done + placed + group.tail + (jump,))
 
 
+class _Cut(NamedTuple):
+    """What one layout fixes for a whole game: the hare's runs cut at its trees, and
+    the hollows (bits) the fox and a molehill may go to when no figure stands there."""
+
+    lanes: Lanes
+    #: the inner hollows without a tree
+    fox_ground: int
+    #: the inner field hollows
+    molehill_ground: int
+
+
 @dataclass(frozen=True)
 class HakenschlagenState:
     """The static layer and the figures (cell indices), whose turn and their hand.
@@ -448,8 +463,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
         self._inner = frozenset(self.inner)
         self._counts = {kind: self.options[kind + "s"] for kind in (*DISKS, TREE)}
         self._rays = tuple(self._rays_from(i) for i in range(len(board.cells)))
-        self._cut: Lanes | None = None  # the last layout's, looked up by identity
-        self._cuts: dict[Layout, Lanes] = {}
+        self._cut: _Cut | None = None  # the last layout's, looked up by identity
+        self._cuts: dict[Layout, _Cut] = {}
 
     def _board_name(self) -> str:
         return BOARDS[self.options["board"]]
@@ -706,26 +721,39 @@ class Hakenschlagen(Game[HakenschlagenState]):
         return Survey(*self._lanes(layout).survey(hare, fox, moles, others))
 
     def _lanes(self, layout: Layout) -> Lanes:
-        """The runs cut at the trees of ``layout``, kept for the few layouts in play
-        (a search or a referee asks thousands of times a turn)."""
-        lanes = self._cut
-        if lanes is None or lanes.layout is not layout:
-            lanes = self._cuts.get(layout)
-            if lanes is None:
+        """The runs cut at the trees of ``layout`` (a search or a referee asks
+        thousands of times a turn)."""
+        return self._cut_of(layout).lanes
+
+    def _cut_of(self, layout: Layout) -> _Cut:
+        """What ``layout`` fixes, kept for the few layouts in play."""
+        cut = self._cut
+        if cut is None or cut.lanes.layout is not layout:
+            cut = self._cuts.get(layout)
+            if cut is None:
                 if len(self._cuts) >= LAYOUTS_KEPT:
                     self._cuts.clear()
-                lanes = self._cuts[layout] = Lanes(self._rays, layout, COLOURS, TREE)
-            self._cut = lanes
-        return lanes
+                cut = self._cuts[layout] = _Cut(
+                    Lanes(self._rays, layout, COLOURS, TREE),
+                    _mask(c for c in self.inner if layout[c] != TREE),
+                    _mask(c for c in self.inner if layout[c] == FIELD),
+                )
+            self._cut = cut
+        return cut
+
+    def _open(
+        self, kind: str, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
+    ) -> int:
+        """The hollows (bits) the fox (``kind`` FOX) or a molehill may go to: those of
+        its ground with no figure."""
+        cut = self._cut_of(layout)
+        ground = cut.fox_ground if kind == FOX else cut.molehill_ground
+        return ground & ~(1 << hare | 1 << fox | _mask(moles) | _mask(others))
 
     def _fox_cells(
         self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
     ) -> list[int]:
-        return [
-            c
-            for c in self.inner
-            if c != fox and c != hare and layout[c] != TREE and c not in moles and c not in others
-        ]
+        return _ascending(self._open(FOX, hare, fox, moles, others, layout))
 
     def _molehill_moves(
         self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
@@ -738,11 +766,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
         self, hare: int, fox: int, moles: Spaces, others: Spaces, layout: Layout
     ) -> list[int]:
         """The spaces a molehill may go to (from the supply or moved)."""
-        return [
-            c
-            for c in self.inner
-            if layout[c] == FIELD and c != fox and c != hare and c not in moles and c not in others
-        ]
+        return _ascending(self._open(MOLEHILL, hare, fox, moles, others, layout))
 
     def marble_targets(self, state: HakenschlagenState, marble: str) -> dict[str, str]:
         """Where a colour marble takes the hare to move: {direction: cell id}."""
@@ -863,19 +887,21 @@ class Hakenschlagen(Game[HakenschlagenState]):
         # Each reading is first made for an end's row, without the fox (the fox's
         # space left as it was before the turn), then the fox is set on each of the
         # row's fox spaces: one cell more or less per end, not a whole comparison.
-        def felt(hare: int, mask: int) -> tuple:
+        # A reader gives a row's changes and their cells (bits).
+        def felt(hare: int, mask: int) -> tuple[tuple, int]:
             changes: list[int | str | None] = []
             now = standing | 1 << hare | mask
-            bits = occupied ^ now
+            bits = changed = occupied ^ now
             while bits:
                 low = bits & -bits
                 bits ^= low
                 changes += (low.bit_length() - 1, PIECE if now & low else None)
-            return tuple(changes)
+            return tuple(changes), changed
 
-        def seen(hare: int, mask: int) -> tuple:
+        def seen(hare: int, mask: int) -> tuple[tuple, int]:
             changes: list[int | str | None] = []
             bits = moved_from | 1 << hare | (mask ^ mask_before)
+            changed = 0
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -888,7 +914,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
                     token = still[i] or ground[i]
                 if token != camera[i]:
                     changes += (i, token)
-            return tuple(changes)
+                    changed |= low
+            return tuple(changes), changed
 
         readers = [
             (seen, FOX, camera) if sensor == "camera" else (felt, PIECE, presence)
@@ -1055,24 +1082,60 @@ class Hakenschlagen(Game[HakenschlagenState]):
             live = _live(left)
             if survey is not None and not live:
                 continue
-            placed = self._placements_of(kind, node, others, layout)
-            if survey is not None:
-                cells, sources = survey.sensitive(kind, live)
-                placed = [(s, c) for s, c in placed if c in cells or s in sources]
+            if survey is None:
+                placed = self._placements_of(kind, node, others, layout, within)
+            else:
+                placed = self._changing(kind, node, others, layout, survey.sensitive(kind, live))
+                if within is not None:
+                    placed = [(s, c) for s, c in placed if c in within]
             for source, c in placed:
-                if within is not None and c not in within:
-                    continue
                 use = Use(marbles, kind, names[c], _source_name(kind, names, source))
                 fox_after, moles_after = _placed(kind, source, c, fox, moles)
                 yield use, _Node(hare, fox_after, moles_after, left, turned, False)
 
-    def _placements_of(
-        self, kind: str, node: _Node | Figures, others: Spaces, layout: Layout
+    def _changing(
+        self,
+        kind: str,
+        node: _Node | Figures,
+        others: Spaces,
+        layout: Layout,
+        sensitive: tuple[int, frozenset],
+        changing: bool = True,
     ) -> list[Placement]:
+        """The placements of ``kind`` (in ``_placements_of``'s order) that go to a
+        cell or leave a source of ``sensitive`` (a survey's); not ``changing``, those
+        that leave a space on the board and do neither."""
+        hare, fox, moles = node[:3]
+        cells, sources = sensitive
+        open_ = self._open(kind, hare, fox, moles, others, layout)
+        spelt: dict[int, list[int]] = {}
+        placed: list[Placement] = []
+        for s in [fox] if kind == FOX else _molehill_sources(moles):
+            if changing:
+                bits = open_ if s in sources else open_ & cells
+            else:
+                bits = 0 if s is None or s in sources else open_ & ~cells
+            if bits not in spelt:
+                spelt[bits] = _ascending(bits)
+            placed += zip(repeat(s), spelt[bits])
+        return placed
+
+    def _placements_of(
+        self,
+        kind: str,
+        node: _Node | Figures,
+        others: Spaces,
+        layout: Layout,
+        within: frozenset[int] | None = None,
+    ) -> list[Placement]:
+        """``(source, cell)`` for each way to use the fox or molehill marble (onto the
+        cells ``within`` alone, when given)."""
         hare, fox, moles = node[:3]  # a _Node, or the figures alone
+        open_ = self._open(kind, hare, fox, moles, others, layout)
+        cells = _ascending(open_ if within is None else open_ & _mask(within))
         if kind == FOX:
-            return [(fox, c) for c in self._fox_cells(hare, fox, moles, others, layout)]
-        return self._molehill_moves(hare, fox, moles, others, layout)
+            return [(fox, c) for c in cells]
+        return [(s, c) for s in _molehill_sources(moles) for c in cells]
 
     def _outcomes(self, state: HakenschlagenState) -> _Found:
         """Every distinct end of the turn, packed (``_pack``), each with the group
@@ -1104,6 +1167,9 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 continue
             if len(hand) == 1 and hand[0] in COLOURS:
                 self._last_jump(node, done, others, layout, lanes, found)
+                continue
+            if not _live(hand):  # placements alone are left: no jump to survey or make
+                self._finish(node, done, None, others, layout, found)
                 continue
             survey = self._survey(hare, fox, moles, others, layout)
             self._finish(node, done, survey, others, layout, found)
@@ -1168,24 +1234,22 @@ class Hakenschlagen(Game[HakenschlagenState]):
         names = self._names
         for first_marbles, first, live_left, second_marbles, second, live in _placement_pairs(hand):
             rest = _without(_without(hand, first_marbles), second_marbles)
-            for source, c in self._placements_of(first, node, others, layout):
-                if source is None or survey.changes(first, source, c, live_left):
-                    continue
-                f1, m1 = _placed(first, source, c, fox, moles)
-                mid = (hare, f1, m1)
-                first_use = Use(first_marbles, first, names[c], _source_name(first, names, source))
-                later = None
-                for s2, c2 in self._placements_of(second, mid, others, layout):
-                    if c2 != source:
-                        continue
-                    later = later or self._survey(hare, f1, m1, others, layout)
-                    if later.changes(second, s2, c2, live):
+            alone = survey.sensitive(first, live_left)
+            for left, c in self._changing(first, node, others, layout, alone, changing=False):
+                if left is None:
+                    raise AssertionError("a placement from the supply leaves no space")
+                f1, m1 = _placed(first, left, c, fox, moles)
+                if not self._open(second, hare, f1, m1, others, layout) >> left & 1:
+                    continue  # the second may not go to the space the first left
+                first_use = Use(first_marbles, first, names[c], _source_name(first, names, left))
+                later = self._survey(hare, f1, m1, others, layout)
+                for s2 in [f1] if second == FOX else _molehill_sources(m1):
+                    if later.changes(second, s2, left, live):
                         use = Use(
-                            second_marbles, second, names[c2], _source_name(second, names, s2)
+                            second_marbles, second, names[left], _source_name(second, names, s2)
                         )
-                        f2, m2 = _placed(second, s2, c2, f1, m1)
-                        end = _Node(hare, f2, m2, rest, turned, False)
-                        yield first_use, use, end
+                        f2, m2 = _placed(second, s2, left, f1, m1)
+                        yield first_use, use, _Node(hare, f2, m2, rest, turned, False)
 
     def _finish(
         self,
@@ -1200,7 +1264,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
         """Record the ends of the turn reached from ``node`` by placements alone.
 
         Without ``win``: every colour marble left must offer no target (it goes
-        back); the fox, molehill and joker placements left are made in any order.
+        back: ``survey`` tells, needed only when the hand holds one); the fox,
+        molehill and joker placements left are made in any order.
         With ``win = (jump, after)``: placements that leave the winning jump alone,
         made before it.
         """
@@ -1209,9 +1274,11 @@ class Hakenschlagen(Game[HakenschlagenState]):
         keep: Keep = None
         going_back: dict[str, list[tuple[str, int]]] | None = None
         if win is None:
-            if survey is None:
-                raise AssertionError("the ends of a turn without a win need the node's survey")
-            free, landing, going_back = hand, hare, survey.targets
+            free, landing = hand, hare
+            if any(m in COLOURS for m in hand):
+                if survey is None:
+                    raise AssertionError("colour marbles going back need the node's survey")
+                going_back = survey.targets
         else:
             jump, after = win
             free, landing, tail, turned = after.hand, after.hare, (jump,), True
@@ -1270,10 +1337,11 @@ class Hakenschlagen(Game[HakenschlagenState]):
         kinds = [kind for _, kind in chosen]
         if len(chosen) == 1 and keep is None:
             # every placement allowed: the rows built a whole list at a time in C
+            open_ = self._open(kinds[0], *node[:3], others, layout)
             if kinds[0] == FOX:
-                yield chosen, {base | mask << 15: _mask(self._fox_cells(*node[:3], others, layout))}
+                yield chosen, {base | mask << 15: open_}
                 return
-            cells = [1 << c + 15 for c in self._molehill_cells(*node[:3], others, layout)]
+            cells = list(map((1).__lshift__, _ascending(open_ << 15)))
             lifts = [base | _lifted(mask, s) << 15 for s in _molehill_sources(moles)]
             yield (
                 chosen,
@@ -1289,7 +1357,8 @@ class Hakenschlagen(Game[HakenschlagenState]):
             return
         if kinds == [MOLEHILL, MOLEHILL] and keep is None:
             fields = self._free_fields(node, others, layout)
-            yield chosen, {base | m << 15: here for m in _two_molehills(moles, fields)}
+            ends = map(base.__or__, map((15).__rlshift__, _two_molehills(moles, fields)))
+            yield chosen, dict.fromkeys(ends, here)
             return
         if kinds[0] == kinds[1]:
             kind, rows = kinds[0], dict[int, int]()
@@ -1335,12 +1404,7 @@ class Hakenschlagen(Game[HakenschlagenState]):
 
     def _free_fields(self, node: _Node | Figures, others: Spaces, layout: Layout) -> list[int]:
         """The field spaces a molehill may go to from ``node``, whatever the supply."""
-        hare, fox, moles = node[:3]  # a _Node, or the figures alone
-        return [
-            c
-            for _, c in self._molehill_moves(hare, fox, frozenset(), others, layout)
-            if c not in moles
-        ]
+        return self._molehill_cells(*node[:3], others, layout)
 
     def _steps_to(
         self,
@@ -2045,12 +2109,19 @@ def _mask(moles: Iterable[int]) -> int:
 
 
 def _cells(mask: int) -> frozenset[int]:
+    """The cells of a few bits (the molehills): bit by bit."""
     cells = []
     while mask:
         low = mask & -mask
         cells.append(low.bit_length() - 1)
         mask ^= low
     return frozenset(cells)
+
+
+def _ascending(mask: int) -> list[int]:
+    """The cells whose bits ``mask`` holds, lowest first, read off its binary digits
+    in C: for the many bits of open spaces (``_cells`` is quicker for a few)."""
+    return list(compress(count(), map("1".__eq__, bin(mask)[:1:-1])))
 
 
 def _lifted(mask: int, source: int | None) -> int:
@@ -2090,22 +2161,25 @@ def _two_molehills(moles: Spaces, fields: list[int]) -> set[int]:
     mask, supply = _mask(moles), MOLEHILLS - len(moles)
     if len(fields) < (2 if supply else 1):
         return set()
-    pairs = [1 << a | 1 << b for a, b in combinations(fields, 2)]
+    # each set is filled in the same order as ever (its order is the turn's listing),
+    # a whole list at a time with ``map`` in C
+    pairs = list(starmap(or_, combinations(map((1).__lshift__, fields), 2)))
     if supply >= 2:
-        return {mask | pair for pair in pairs}
+        return set(map(mask.__or__, pairs))
     # the first from the supply (or moved), the second moves one: net, one
     # molehill fewer than two new ones stays where it was
-    singles = [1 << c for c in fields]
+    singles = list(map((1).__lshift__, fields))
     if supply == 1:
-        found = {mask | single for single in singles}
-        return found | {mask & ~(1 << a) | pair for a in moles for pair in pairs}
+        found = set(map(mask.__or__, singles))
+        lifted = set[int]()
+        for a in moles:
+            lifted.update(map((mask & ~(1 << a)).__or__, pairs))
+        return found | lifted
     found = {mask}
-    found.update(mask & ~(1 << a) | single for a in moles for single in singles)
-    found.update(
-        mask & ~(1 << a | 1 << b) | pair
-        for a, b in combinations(sorted(moles), 2)
-        for pair in pairs
-    )
+    for a in moles:
+        found.update(map((mask & ~(1 << a)).__or__, singles))
+    for a, b in combinations(sorted(moles), 2):
+        found.update(map((mask & ~(1 << a | 1 << b)).__or__, pairs))
     return found
 
 
@@ -2138,7 +2212,7 @@ _CELL_OF_BIT = {1 << cell: cell for cell in range(128)}
 def _cells_of_bits(bits: int) -> tuple[int, ...]:
     """The cells whose bits ``bits`` holds, lowest first: a turn's rows share a few
     sets of fox spaces, so each set is spelt out once."""
-    return tuple(i for i, bit in enumerate(bin(bits)[:1:-1]) if bit == "1")
+    return tuple(_ascending(bits))
 
 
 def _sensed_ends(
@@ -2148,7 +2222,7 @@ def _sensed_ends(
     row's packed end (without the fox where the row is shared) and where each
     claim's ends start among them; one changes tuple per reader ``(read, fox
     token, reading before)``, where ``read(hare, mask)`` gives a row's changes
-    without the fox.
+    without the fox and their cells (bits).
 
     An end's reading is its row's with the fox added, except where the fox lands
     on a cell the row changes or on its own space before the turn: those ends get
@@ -2167,11 +2241,16 @@ def _sensed_ends(
             rid = ids.get(row)
             if rid is None:
                 hare, mask = row & 127, row >> 15
-                changes = tuple(read(hare, mask) for read, _, _ in readers)
+                near = 1 << fox_before
+                changes = []
+                for read, _, _ in readers:
+                    part, changed = read(hare, mask)
+                    changes.append(part)
+                    near |= changed
                 rid = ids[row] = len(rows)
-                rows.append(changes)
+                rows.append(tuple(changes))
                 refs.append(row)
-                touchy.append(_mask([fox_before, *(c for part in changes for c in part[0::2])]))
+                touchy.append(near)
             near = touchy[rid]
             fox = _CELL_OF_BIT.get(bits)
             if fox is not None and not bits & near:  # most rows of a claim: one fox space

@@ -70,10 +70,8 @@ class Successors:
             self._resolve = _by_position(self._resolve, refs)
         self._sensed = sensed = rows
         self.outcomes = len(sensed)
-        for r, changes in enumerate(sensed.rows):
-            self._by_changes[changes[0]] = self._by_changes.get(changes[0], ()) + (r,)
-            if len(changes) > 1:
-                self._by_felt[changes[1]] = self._by_felt.get(changes[1], ()) + (r,)
+        self._by_changes = _rows_by(sensed.rows, 0)
+        self._by_felt = _rows_by(sensed.rows, 1)
         of_row = np.frombuffer(sensed.row, dtype=np.int32) if len(sensed) else np.zeros(0, np.int32)
         cell = np.frombuffer(sensed.cell, dtype=np.int16) if len(sensed) else np.zeros(0, np.int16)
         self._of_row, self._cell = of_row, cell
@@ -242,6 +240,23 @@ def _cells_of_rows(rows: list[tuple]) -> tuple:
         (token is not None for c in firsts for token in c[1::2]), dtype=bool, count=size
     )
     return np.repeat(np.arange(len(firsts), dtype=np.int32), lengths), at, showing
+
+
+def _rows_by(rows: list[tuple], sensor: int) -> dict[tuple, tuple[int, ...]]:
+    """Sensor ``sensor``'s changes -> the rows (in order) that read so, for the rows
+    that have that sensor's reading. Rows that read alike are gathered in lists and
+    joined once: a tuple grown one row at a time copies itself, quadratic where
+    thousands of rows read alike. Most readings have one row: one lookup each."""
+    table: dict[tuple, tuple[int, ...]] = {}
+    alike: dict[tuple, list[int]] = {}  # readings of more than one row
+    for r, changes in enumerate(rows):
+        if len(changes) > sensor:
+            one = (r,)
+            first = table.setdefault(changes[sensor], one)
+            if first is not one:
+                alike.setdefault(changes[sensor], [*first]).append(r)
+    table.update((changes, tuple(found)) for changes, found in alike.items())
+    return table
 
 
 def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int], tuple]:

@@ -5,6 +5,7 @@ one."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 
 import pytest
@@ -399,6 +400,51 @@ def test_two_molehill_or_fox_uses_find_exactly_the_outcomes_of_an_exhaustive_one
         moves = game.legal_moves(probe)
         for move, after in pairs[:: max(1, len(pairs) // 60)]:
             assert game.apply(probe, move) == after and move in moves
+
+
+# --- the order of the listing ---------------------------------------------------------
+
+# Seeded searches and record digests depend on the order ``legal_moves`` lists a turn's
+# outcomes in (and the referee's index follows it): any change to the search keeps it.
+# The digests are of the search as first written, on both boards.
+LISTING_DIGESTS = {"hex": "44421afb06619b94", "square": "ac8636826e48238b"}
+BIG_HANDS = [
+    ("field", "fox", "molehill"),
+    ("field", "field", "molehill"),
+    ("fox", "lettuce", "molehill"),
+    ("fox", "molehill", "molehill"),
+    ("dandelion", "dandelion", "fox"),
+]
+
+
+def listing_digest(board: str) -> str:
+    """A digest of the ends ``legal_moves`` lists, in order, with a few turns written
+    out and the referee's rows, for big hands on positions of a seeded 5-player game,
+    with no molehill out, five and all six."""
+    game = load_game("hakenschlagen", players=5, board=board)
+    start = game.initial_state()
+    found = random_decisions(game, start, random.Random(43), Stream(f"order {board}"), 40)
+    digest = hashlib.sha256()
+    for n, state in enumerate(found[4::9]):
+        taken = {state.fox, *state.hares}
+        fields = [c for c in game.inner if state.layout[c] == "field" and c not in taken]
+        for on_board in (0, 5, 6):
+            for hand in BIG_HANDS:
+                probe = dataclasses.replace(
+                    state, hand=hand, molehills=frozenset(fields[n : n + on_board])
+                )
+                moves = game.legal_moves(probe)
+                digest.update(repr(list(moves.ends)).encode())
+                digest.update(f"{moves[len(moves) // 2]} {moves[-1]}".encode())
+            rows, _ = game.sensed_successors(probe, ("camera", "presence"))
+            digest.update(repr(rows.rows).encode() + bytes(rows.row) + bytes(rows.cell))
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["hex", "square"])
+def test_the_outcomes_of_a_turn_keep_the_order_they_are_listed_in(board):
+    assert listing_digest(board) == LISTING_DIGESTS[board]
 
 
 # --- a random turn drawn without listing the outcomes ---------------------------------

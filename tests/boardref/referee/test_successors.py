@@ -4,6 +4,7 @@ whole reading, written out only when matched, and kept within a byte budget."""
 from __future__ import annotations
 
 import random
+from array import array
 from functools import cache, partial
 
 import numpy as np
@@ -12,12 +13,14 @@ import pytest
 from boardref.eventlog.store import Store
 from boardref.referee import fusion
 from boardref.referee import match as match_module
+from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
-from boardref.referee.successors import index_successors, outcomes_read_as
+from boardref.referee.successors import Successors, index_successors, outcomes_read_as
 from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
 from engines.players import random_decisions
+from engines.sensed import NO_CELL, SensedOutcomes
 
 
 def _turns(game, seed: int, turns: int):
@@ -194,3 +197,21 @@ def test_the_kept_indexes_count_their_bytes_and_largest_as_they_come_and_go():
     assert (kept.nbytes, kept.largest()) == (sum(left), max(left))
     kept.clear()
     assert (kept.nbytes, kept.largest(), len(kept)) == (0, 0, 0)
+
+
+def test_outcomes_the_camera_tells_apart_and_the_hall_sensors_feel_alike_are_all_found():
+    """Thousands of outcomes a camera reads apart (the hare on each cell) while the hall
+    sensors feel only two readings: each reading finds every outcome that feels so,
+    in order, and each camera reading its one outcome."""
+    cells = 4000
+    base, presence_base = (None,) * cells, (None,) * cells
+    rows = [((n, "hare"), (n % 2, "piece")) for n in range(cells)]
+    sensed = SensedOutcomes(rows, (), array("i", range(cells)), array("h", [NO_CELL]) * cells)
+    index = Successors(Sensor.BOTH, base, lambda n: (f"move {n}", n))
+    index.presence_base = presence_base
+    index.fill(sensed)
+    for felt in (0, 1):
+        hall = tuple("piece" if i == felt else None for i in range(cells))
+        assert np.flatnonzero(index.agreeing(hall)).tolist() == list(range(felt, cells, 2))
+    seen = tuple("hare" if i == 7 else None for i in range(cells))
+    assert index.get(seen) == [("move 7", 7)]
