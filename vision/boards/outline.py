@@ -129,6 +129,12 @@ def _same(quad: np.ndarray, other: np.ndarray) -> bool:
     )
 
 
+def _cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The z part of the cross product of 2-vectors (rows of) ``a`` and ``b`` (NumPy
+    2 no longer takes 2-vectors in ``np.cross``)."""
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
 def _straightened(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``quad``'s corners moved to where lines fitted to the ``points`` along the
     middle of each side meet; a corner stays where it was if a side has too few."""
@@ -137,7 +143,7 @@ def _straightened(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
         along = b - a
         length = np.linalg.norm(along)
         t = (points - a) @ along / length**2
-        apart = np.abs(np.cross(along, points - a)) / length
+        apart = np.abs(_cross2(along, points - a)) / length
         side = points[(t > SIDE_MIDDLE) & (t < 1 - SIDE_MIDDLE) & (apart < SIDE_REACH_PX)]
         if len(side) < 2:
             return quad
@@ -238,7 +244,7 @@ def _borne(quad: np.ndarray, lines, frame_box: np.ndarray) -> float:
     cover (0-1); 0 unless it is convex, turns enough at each corner (corner k lies
     between sides k-1 and k) and every side is covered SIDE_BORNE at least."""
     edges = np.roll(quad, -1, 0) - quad
-    turns = np.cross(edges, np.roll(edges, -1, 0))
+    turns = _cross2(edges, np.roll(edges, -1, 0))
     if not (np.all(turns > 0) or np.all(turns < 0)):
         return 0.0
     lengths = np.linalg.norm(edges, axis=1)
