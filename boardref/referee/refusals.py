@@ -13,7 +13,7 @@ from typing import Any
 from boardref.referee.kinds import projection
 from boardref.referee.match import Match
 from boardref.referee.verdicts import Reading
-from engines import Game, IllegalMove, Move
+from engines import IllegalMove, Move
 from engines.words import Words, words
 
 
@@ -71,7 +71,7 @@ def refuse(match: Match, destinations: Destinations, carried: Carried) -> Refusa
             words(
                 "referee.goes_elsewhere",
                 "{reason}; put the piece on {allowed}",
-                reason=_engine_reason(game, state, origin, destination),
+                reason=_engine_reason(match, state, origin, destination),
                 allowed=sorted(allowed, key=game.board.index.__getitem__),
             ),
             allowed=allowed,
@@ -111,11 +111,13 @@ def _allowed(match: Match, destinations: Destinations, carried: Carried) -> froz
     return destinations(lifted)
 
 
-def _engine_reason(game: Game, state: Any, origin: str, destination: str) -> Words:
+def _engine_reason(match: Match, state: Any, origin: str, destination: str) -> Words:
     """The engine's own reason where a move is a plain step or jump, else that the
-    piece may not go there."""
-    moves = game.legal_moves(state)
-    if moves and all(type(m) is Move for m in moves):
+    piece may not go there. What kind of move the game makes is read off one move of
+    the referee's index, not by listing them all (Hakenschlagen's whole turns cost a
+    search); where a game mixes kinds, a move the engine takes gives no reason."""
+    game = match.rules
+    if type(match.successors_of(state).sample()) is Move:
         index, board = game.board.index, game.board
         near = index[destination] in board.neighbours[index[origin]]
         try:
