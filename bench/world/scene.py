@@ -9,7 +9,7 @@ at the reader's idea of the board.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -138,6 +138,10 @@ def set_up(game, seed: int, quality: str = "phone", markers: str = "all") -> Set
         room_kelvin=u(lt["room_kelvin"]),
     )
     camera = fit_camera(extent, rng, quality)
+    # a lamp hangs above the camera: one below it would fill the picture with its back
+    above = camera.position[2] + lt["lamp_above_camera"]
+    if light.lamp[2] < above:
+        light = replace(light, lamp=(light.lamp[0], light.lamp[1], above))
     woods = spec["table"]["woods"]
     return SetUp(
         game=game.name,
