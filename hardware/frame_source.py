@@ -195,12 +195,13 @@ class SyntheticSource(FrameSource):
     """Frames the renderer (``vision.render.Renderer``) draws of what ``shows()``
     returns: the tokens on the board, the cells with a hand over them and the disks
     under figures (``Renderer.frame``'s arguments). The camera of ``serve --sim``
-    and ``simulate``."""
+    and ``simulate``. ``size``: the frames' size, when the renderer has no
+    ``scene.lens`` to tell it."""
 
-    def __init__(self, renderer, shows):
+    def __init__(self, renderer, shows, size: tuple[int, int] | None = None):
         self.renderer = renderer
         self.shows = shows
-        self.size = renderer.scene.lens.size
+        self.size = size or renderer.scene.lens.size
 
     def read(self) -> np.ndarray | None:
         tokens, hands, under = self.shows()

@@ -193,7 +193,8 @@ def develop(light: np.ndarray, camera: Camera, rng: np.random.Generator) -> byte
     to_x, to_y, r2 = _warp(camera)
     img = cv2.remap(light.astype(np.float32), to_x, to_y, cv2.INTER_LINEAR)
     img *= (1 - camera.vignetting * r2)[..., None]
-    grey = img.reshape(-1, 3).mean(0)
+    # a channel without light (a black picture) is left as it is, not divided by zero
+    grey = np.maximum(img.reshape(-1, 3).mean(0), 1e-6)
     img *= ((grey.mean() / grey) ** camera.white_balance)[None, None]
     luminance = img @ np.array([0.2126, 0.7152, 0.0722])
     img *= 0.85 * camera.exposure / max(float(np.percentile(luminance, 97)), 1e-6)

@@ -9,7 +9,7 @@ at the reader's idea of the board.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -138,6 +138,10 @@ def set_up(game, seed: int, quality: str = "phone", markers: str = "all") -> Set
         room_kelvin=u(lt["room_kelvin"]),
     )
     camera = fit_camera(extent, rng, quality)
+    # a lamp hangs above the camera: one below it would fill the picture with its back
+    above = camera.position[2] + lt["lamp_above_camera"]
+    if light.lamp[2] < above:
+        light = replace(light, lamp=(light.lamp[0], light.lamp[1], above))
     woods = spec["table"]["woods"]
     return SetUp(
         game=game.name,
@@ -152,10 +156,11 @@ def set_up(game, seed: int, quality: str = "phone", markers: str = "all") -> Set
     )
 
 
-def scene(game, table: SetUp, truth: dict, seed: int, arm: bool = False) -> Scene:
+def scene(game, table: SetUp, truth: dict, seed: int, arm: bool | tuple = False) -> Scene:
     """The position ``truth`` (cell -> token, as ``game.observe`` gives it) set out
     on ``table`` as people set pieces down, from ``seed``; with ``arm``, a player's
-    arm reaching over the board."""
+    arm reaching over the board, its hand over the point (x, y mm) ``arm`` gives if
+    it gives one."""
     rng = np.random.default_rng([table.seed, seed, 47])
     looks = world()["games"][game.name]
     join = world()["tokens"]["join"]
@@ -178,7 +183,7 @@ def scene(game, table: SetUp, truth: dict, seed: int, arm: bool = False) -> Scen
         set_up=table,
         truth=dict(truth),
         pieces=tuple(pieces),
-        arm=_arm(table, rng) if arm else None,
+        arm=_arm(table, rng, arm if isinstance(arm, tuple) else None) if arm else None,
         seed=seed,
     )
 
@@ -226,7 +231,7 @@ def _spots(game, cell, count: int, rng) -> list[tuple[float, float]]:
     return [(float(p[0]), float(p[1])) for p in spots[:count]] + [(x, y)] * (count - len(spots))
 
 
-def _arm(table: SetUp, rng) -> Arm:
+def _arm(table: SetUp, rng, over: tuple | None) -> Arm:
     spec = world()["hand"]
     left, bottom, right, top = table.extent
     hand = (
@@ -234,6 +239,8 @@ def _arm(table: SetUp, rng) -> Arm:
         float(rng.uniform(bottom + 30, top - 30)),
         float(rng.uniform(*spec["height"])),
     )
+    if over is not None:
+        hand = (float(over[0]), float(over[1]), hand[2])
     side = int(rng.integers(4)) * math.pi / 2 + float(rng.normal(0, 0.3))
     skin, sleeve = spec["skin"], spec["sleeves"]
     return Arm(

@@ -45,10 +45,15 @@ class Rig:
 
     fps = FPS  # the simulated camera's frames a second
 
-    def __init__(self, referee: Referee, noise: float, seed: int, sensor: str, mishap=None):
+    def __init__(
+        self, referee: Referee, noise: float, seed: int, sensor: str, mishap=None, table=None
+    ):
         self.clock = SimClock()
         #: what goes wrong at the camera's table (``vision.mishaps.Mishaps``), or None
         self.mishap = mishap
+        #: where the camera's frames come from: ``table(game, seed)`` gives a renderer
+        #: (``frame(tokens, hands, under)``) and its lens; None for ``vision.render``'s
+        self.table = table
         self.game = referee.game
         self.cells = [cell.id for cell in self.game.board.cells]
         self.index = {cell: i for i, cell in enumerate(self.cells)}
@@ -89,7 +94,9 @@ class Rig:
         start = self.game.initial_state()
         for scene_seed in range(seed, seed + SCENE_TRIES):
             try:
-                if self.mishap is None:
+                if self.table is not None:
+                    renderer, lens = self.table(self.game, scene_seed)
+                elif self.mishap is None:
                     renderer, lens = rendered_camera(self.game, scene_seed, SCENE, FRAME_SIZE)
                 else:
                     from vision.mishaps import staged_camera
@@ -102,7 +109,7 @@ class Rig:
                     f"the camera cannot read {self.game.name} yet: it is played on the panel; "
                     "simulate it with --sensor hall"
                 ) from None
-            source = SyntheticSource(renderer, self._shown)
+            source = SyntheticSource(renderer, self._shown, lens.size)
             camera = TableCamera(referee, source, reader_for(self.game, lens))
             self.under = self._underlays(start)
             learned = True

@@ -27,7 +27,7 @@ from boardref.referee.kinds import Phase
 from boardref.referee.referee import Referee
 from boardref.runtime.loop_lag import percentile
 from boardref.sim.hands import HABITS, SENSORS, SETTLE, Hands, recorder
-from boardref.sim.rig import FPS, FRAME_SIZE, SCENE, Rig
+from boardref.sim.rig import FPS, SCENE, Rig
 
 #: the computer's level; its search is held to the level's playouts, not to a clock,
 #: so a run repeats itself move for move on a busy machine too
@@ -62,6 +62,7 @@ def simulate(
     computer: tuple[int, ...] = (),
     sensor: str = "hall",
     mishap: str | None = None,
+    table=None,
 ) -> dict[str, Any]:
     """Play ``moves`` moves of random legal games; return the scores as a dict.
 
@@ -69,7 +70,9 @@ def simulate(
     ``on_commit(move_text)`` hears each move the moment it is in the log; the
     ``computer`` seats are played by the computer, carried out by the hands;
     ``sensor`` is "hall", "camera" or "both"; ``mishap`` names what goes wrong at the
-    camera's table (one of ``vision.mishaps.CONDITIONS``).
+    camera's table (one of ``vision.mishaps.CONDITIONS``); ``table(game, seed)``, when
+    given, is the camera's table instead of ``vision.render``'s: a renderer with
+    ``frame(tokens, hands, under)`` and the lens it sees through (a bench's world).
     """
     if sensor not in SENSORS:
         raise ValueError(f"sensor {sensor!r}: choose one of {', '.join(SENSORS)}")
@@ -95,7 +98,7 @@ def simulate(
                 referee.seat_computer(computer, COMPUTER_LEVEL)
         game = referee.game
         started = time.perf_counter()
-        rig = Rig(referee, noise, seed, sensor, mishaps)
+        rig = Rig(referee, noise, seed, sensor, mishaps, table)
         try:
             score = _play(rig, referee, Hands(rig, game, pick, sensor), pick, moves)
         finally:
@@ -131,9 +134,9 @@ def simulate(
         result["mcu"] = rig.link.counters()
     if rig.camera is not None:
         result["camera"] = {
-            "frame_size": list(FRAME_SIZE),
+            "frame_size": list(rig.camera.source.size),
             "fps": FPS,
-            "scene": SCENE,
+            "scene": SCENE if table is None else "given",
             "scene_seed": rig.scene_seed,
             "hand_frames": rig.hand_frames,
             "hand_frames_read": rig.hand_frames_read,

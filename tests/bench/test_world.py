@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.world.camera import distort, undistort
+from bench.world.camera import develop, distort, pinhole_size, undistort
 from bench.world.data import world
 from bench.world.scene import board_markers, scene, set_up
 from engines import load_game
@@ -56,3 +56,19 @@ def test_a_board_with_one_marker_or_none_carries_that_many():
     assert len(set_up(game, 5, markers="all").markers) == len(every) == 4
     assert len(set_up(game, 5, markers="one").markers) == 1
     assert set_up(game, 5, markers="none").markers == ()
+
+
+@pytest.mark.parametrize("seed", [1_500_001, *range(20)])
+def test_the_lamp_hangs_above_the_camera_so_its_back_never_fills_the_picture(seed):
+    table = set_up(load_game("fang_den_hut"), seed)
+    clearance = world()["light"]["lamp_above_camera"]
+    assert table.light.lamp[2] >= table.camera.position[2] + clearance - 1e-9
+
+
+def test_a_black_picture_develops_to_a_black_jpeg_not_a_crash():
+    camera = set_up(load_game("catch_the_hare"), 0).camera
+    light = np.zeros((*pinhole_size(camera)[::-1], 3), np.float32)
+    jpeg = develop(light, camera, np.random.default_rng(0))
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (camera.size[1], camera.size[0], 3)
+    assert image.mean() < 20

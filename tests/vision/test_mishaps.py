@@ -139,16 +139,8 @@ def test_vision_markers_gives_where_each_marker_goes():
 
 def test_figures_set_down_4_mm_off_their_points_are_read_where_they_stand():
     game, camera, reader, start = _learned("catch_the_hare", 14)
-    eye = camera.scene.position[:2]
-    aside = {}  # each figure 4 mm to its left as the camera sees it: off its probes
-    for cell, token in start.items():
-        if token is not None:
-            toward = np.subtract(game.board.cell(cell).xy, eye)
-            aside[cell] = tuple(4.0 * np.array([-toward[1], toward[0]]) / np.linalg.norm(toward))
-    seen = None
-    for _ in range(STILL_FRAMES + 1):
-        seen = reader.feed(camera.frame(start, offsets=aside))
-    assert seen is not None and seen.tokens == start
+    # each figure 4 mm to its left as the camera sees it: off its probes
+    assert _read_aside(game, camera, reader, start, 4.0) == start
 
 
 def test_a_staged_table_sets_each_piece_down_anew_and_knocks_the_camera_once():
@@ -176,3 +168,24 @@ def test_simulate_refuses_an_unknown_mishap_in_words():
     assert result.exit_code == 2
     assert "mishap 'a cat on the board'" in result.output
     assert "camera bumped 2 degrees" in result.output
+
+
+def test_marbles_set_down_5_mm_off_their_holes_are_read_where_they_stand():
+    game, camera, reader, start = _learned("sternhalma", 14)
+    # each marble 5 mm to its left as the camera sees it: half out of its hole
+    assert _read_aside(game, camera, reader, start, 5.0) == start
+
+
+def _read_aside(game, camera, reader, truth, mm: float):
+    """What the reader reads of ``truth`` with every piece set down ``mm`` to its left
+    as the camera sees it (None if it reads nothing)."""
+    eye = camera.scene.position[:2]
+    aside = {}
+    for cell, token in truth.items():
+        if token is not None:
+            toward = np.subtract(game.board.cell(cell).xy, eye)
+            aside[cell] = tuple(mm * np.array([-toward[1], toward[0]]) / np.linalg.norm(toward))
+    seen = None
+    for _ in range(STILL_FRAMES + 1):
+        seen = reader.feed(camera.frame(truth, offsets=aside))
+    return None if seen is None else seen.tokens

@@ -140,3 +140,31 @@ def test_an_unknown_sensor_is_refused_in_words():
 def test_a_table_no_hall_board_can_scan_is_refused_with_what_to_use():
     with pytest.raises(ValueError, match="haegar: 1060 cells: .* use --sensor camera"):
         simulate("haegar", 2, seed=1, noise=0.0, moves=5, sensor="hall")
+
+
+@pytest.mark.slow
+def test_a_table_given_to_simulate_is_the_camera_it_reads():
+    """A bench's world hands simulate its own table: the frames come from it, at
+    its size, and the game is refereed from them."""
+    from boardref.sim.rendered_source import rendered_camera
+
+    drawn: list[tuple] = []
+
+    class Counted:
+        def __init__(self, game, seed):
+            self.renderer, self.lens = rendered_camera(game, seed, "easy", (800, 450))
+
+        def frame(self, tokens, hands=(), under=None):
+            drawn.append(tuple(hands))
+            return self.renderer.frame(tokens, hands, under)
+
+    def table(game, seed):
+        counted = Counted(game, seed)
+        return counted, counted.lens
+
+    result = simulate("catch_the_hare", 2, seed=5, noise=0.0, moves=2, sensor="camera", table=table)
+    assert result["camera"]["scene"] == "given"
+    assert result["camera"]["frame_size"] == [800, 450]
+    assert drawn and any(drawn), "frames with a hand over the board came from the table"
+    assert result["committed"] == result["moves_played"] == 2
+    assert result["wrong_commits"] == 0
