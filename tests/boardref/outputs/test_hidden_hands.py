@@ -118,7 +118,15 @@ def test_no_reply_frame_or_message_names_a_card_its_audience_may_not_see(tmp_pat
                 mine = {"seat": seat, "token": tokens[seat]}
                 view = hear(f"seat{seat}", http.get("/api/state", params=mine)).json()["view"]
                 move = view["moves"][0]
+                pushed = len(everything.heard["frames"])
                 hear(f"seat{seat}", http.post("/api/play", json={"move": move, **mine}))
+                # a page is sent the newest of the states that come close together: each
+                # move is let through to every page before the next, so every page
+                # sees every move's state (the pages' own pace, not a test's burst)
+                until(
+                    lambda n=pushed: len(everything.heard["frames"]) >= n + len(watchers),
+                    "every page's frame of the move",
+                )
             until(lambda: not service.store.waiting(), "the outbox to empty")
             stop.set()
             watching.join(10)
