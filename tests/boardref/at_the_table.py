@@ -55,7 +55,9 @@ class Table:
         page.on("console", lambda m: m.type == "error" and self.errors.append(f"{role}: {m.text}"))
         page.on("pageerror", lambda e: self.errors.append(f"{role}: {e}"))
         page.goto(self.url + path)
-        page.wait_for_selector("#turn:not(:empty)", timeout=WAIT_MS)
+        # drawn its first state: the turn line has words (hidden on a phone that has
+        # not joined, which says how to join instead)
+        page.wait_for_selector("#turn:not(:empty)", state="attached", timeout=WAIT_MS)
         self.pages[role] = page
         return page
 
