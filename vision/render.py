@@ -185,6 +185,10 @@ class Renderer:
         drew before it (OpenCV's generator is shared by the whole thread)."""
         self.rng = np.random.default_rng(seed)
         self._noise_seeds = np.random.default_rng([seed, 1])
+        #: per cell, how far (radians) a home field's ring of hats is turned: players
+        #: set the first hat anywhere on the field, and leave the ring as it is
+        turns = np.random.default_rng([seed, 2]).uniform(0, 2 * math.pi, len(self.board.cells))
+        self.turns = dict(zip((cell.id for cell in self.board.cells), turns))
 
     def move_camera(self, scene: Scene) -> None:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
@@ -365,7 +369,8 @@ class Renderer:
         slots = self.look.slots.get(cell.kind)
         x, y = cell.xy
         if slots is not None:
-            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(slots.offsets(), pieces)]
+            spots = slots.offsets(self.turns[cell.id])
+            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(spots, pieces)]
         if len(pieces) > 1 and self._layouts:
             spots = crowd_spots(self.board, cell, self.look)
             # more hats than the largest layout stand on its spots again

@@ -19,6 +19,7 @@ from vision import looks
 from vision.boards.crowds import Crowds
 from vision.boards.hiding import Hiding
 from vision.boards.probes import darkest_probes, linear_levels
+from vision.boards.rings import Rings, guessed_costs
 from vision.boards.sight import (
     ANY,
     BEYOND,
@@ -127,6 +128,9 @@ class Classifier:
         rings = sight.rings if sight is not None else np.zeros(1)
         self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
+        #: the home fields' rings of spots, and per ring site the turn last read at
+        self.rings = Rings(sites)
+        self.turn = np.zeros(len(self.rings.rows), int)
         #: which probes the pieces standing on other sites hide from the camera
         self.hiding = None
         if sight is not None:
@@ -361,12 +365,48 @@ class Classifier:
 
     # --- reading -----------------------------------------------------------------------
 
-    def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
+    def lesson(self, features, turned, paper, labels: list[str | None]):
+        """``features`` and ``labels`` of a lesson with each home field's ring sites
+        as the frame shows them (``turned``: their features at each turn the sampler
+        tries): at the turn and in the order round it that explain the hats the field
+        is known to hold best, by what was learned or, before that, by looks.toml."""
+        rows = self.rings.rows
+        if not len(rows) or turned is None:
+            return features, labels
+        names = [label for label, _ in self.readings[True]]
+        known = np.array([names.index(labels[i]) for i in rows])
+        if self.ready:
+            cost = self._turned_costs(turned, paper).sum(axis=3)
+        else:
+            k = len(self.look.probes)
+            means = np.array(
+                [[self._prototype(t, p)[0] if t else np.zeros(3) for p in range(k)] for t in names]
+            )
+            cost = guessed_costs(turned, paper, means, SPREAD_NOMINAL, COST_CAP)
+        turns, readings = self.rings.lesson(cost, known)
+        labels = list(labels)
+        for i, h in zip(rows, readings):
+            labels[i] = names[h]
+        return self.rings.at(features, turned, turns), labels
+
+    def _turned_costs(self, turned: np.ndarray, paper: np.ndarray) -> np.ndarray:
+        """``_costs`` (turns, ring sites, readings, probes) of the ring sites at each
+        turn the sampler tries."""
+        rows = self.rings.rows
+        f = turned / self._gain(paper)
+        boards, ratios = np.log(f / self.empty[rows]), np.log(f / self._level()[rows])
+        return np.stack([self._costs(rows, b, r, True) for b, r in zip(boards, ratios)])
+
+    def classify(
+        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None
+    ) -> Observation:
         """Name the piece on each site, and join sites into cells. Read once, then
         again without the probes the pieces read hide (a tree in front of a cell seen
         from low); the first reading says whether something unknown is in view.
         ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
-        probes moved to where a piece set off its centre may stand (``Sampler``)."""
+        probes moved to where a piece set off its centre may stand (``Sampler``);
+        ``turned``: the home fields' ring sites' at each turn of their rings, each
+        field read at the turn that explains it best."""
         placed = features if features.ndim == 4 else features[None]
         f = placed / self._gain(paper)
         boards = np.log(f / self.empty)  # (O, S, K, 3)
@@ -384,7 +424,13 @@ class Classifier:
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
                 )
-            probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
+            if slot and turned is not None:
+                each = self._turned_costs(turned, paper)
+                cost = each.sum(axis=3) + self._tables(slot, rows)[3]
+                self.turn = self.rings.read_turns(cost)
+                probes = each[self.turn, np.arange(len(rows))]
+            else:
+                probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:

@@ -78,7 +78,7 @@ class BoardReader:
         self.classifier: Classifier | None = None
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
-        self._features: tuple[np.ndarray, np.ndarray] | None = None
+        self._features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: seconds spent per stage, and how many frames went through it
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -201,12 +201,14 @@ class BoardReader:
         needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame, truth):
             return False
-        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
+        sampler = self.sampler
+        features, paper = sampler.features(frame), sampler.paper(frame)
+        turned = sampler.turned_features(frame)
         fresh = fresh or not self.classifier.ready
-        self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=fresh)
+        self.classifier.learn(*self._lesson(features, turned, paper, truth), fresh=fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
-        self._features = features, paper
+        self._features = features, paper, turned
         self._last = None  # read again with what was learned
         self.lesson = lesson(truth)
         return True
@@ -216,9 +218,16 @@ class BoardReader:
         that was read (it showed this position)."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
-            features, paper = self._features
-            self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=False)
+            features, paper, turned = self._features
+            self.classifier.learn(*self._lesson(features, turned, paper, truth), fresh=False)
             self._last = None
+
+    def _lesson(self, features, turned, paper, truth: dict[str, str | None]):
+        """(features, paper, labels) to learn ``truth`` from: each home field's ring
+        taken at the turn where its known hats stand (``Classifier.lesson``)."""
+        labels = site_labels(self.sites, truth)
+        features, labels = self.classifier.lesson(features, turned, paper, labels)
+        return features, paper, labels
 
     # --- reading -----------------------------------------------------------------------
 
@@ -259,9 +268,9 @@ class BoardReader:
             self.quiet = True
             return self._last
         placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
-        features = placed[0]
+        features, turned = placed[0], sampler.turned_features(frame)
         t2 = time.perf_counter()
-        observation = classifier.classify(placed, paper, sampler.visible)
+        observation = classifier.classify(placed, paper, sampler.visible, turned)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
@@ -271,7 +280,7 @@ class BoardReader:
         if classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
-        self._features = features, paper
+        self._features = features, paper, turned
         self.knocked = False
         stillness.read()
         self._last, self._read_at = observation, now

@@ -1,6 +1,7 @@
 """Where pieces stand on a board, as the camera reads it: one site per cell, per
-marked spot of a home field, and per spot beside a field's centre that several hats
-may share; what each site holds in a known position; the printed lines from a cell.
+spot on a home field's ring (the reader turns the ring to where the hats stand), and
+per spot beside a field's centre that several hats may share; what each site holds
+in a known position; the printed lines from a cell.
 
 Geometry only: it never looks at a frame.
 """
@@ -21,7 +22,7 @@ CROWDED = "<crowded>"
 
 @dataclass(frozen=True)
 class Site:
-    """One place a piece stands: a cell, one marked spot of a home field, or one spot
+    """One place a piece stands: a cell, one spot on a home field's ring, or one spot
     (``spot``, 1 on) beside the centre of a field several hats may share."""
 
     cell: str
@@ -48,8 +49,9 @@ def sites_of(board, look: Look) -> list[Site]:
 
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
-    spots in sorted order, as the renderer lays them out. A site that shows no single
-    piece for sure (a crowded field's) is neither learned as empty nor as a piece."""
+    spots in sorted order (the reader finds the turn of the ring and the spot the
+    first stands on: ``Classifier.lesson``). A site that shows no single piece for
+    sure (a crowded field's) is neither learned as empty nor as a piece."""
     labels = []
     for site in sites:
         token = tokens.get(site.cell)
