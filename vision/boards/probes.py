@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from vision import looks
-from vision.boards.sites import Site, line_angles
+from vision.boards.sites import Site, line_angles, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
@@ -137,14 +137,11 @@ def _turn_moves(sites, look: Look, board, slotted: np.ndarray):
     """The turns of a ring of spots the look tries (a board has one kind of ring), and
     (turns, ring sites, 3) how far (mm) each ring site moves with each: round its
     cell's centre, its probes kept facing the camera as they are."""
-    kind = board.cell(next(s.cell for s, ring in zip(sites, slotted) if ring)).kind
-    turns = look.slots[kind].turns()
-    moves = np.zeros((len(turns), int(slotted.sum()), 3))
-    cos, sin = np.cos(turns), np.sin(turns)
-    for j, site in enumerate(site for site, ring in zip(sites, slotted) if ring):
-        dx, dy = np.subtract(site.xy, board.cell(site.cell).xy)
-        moves[:, j, 0] = cos * dx - sin * dy - dx
-        moves[:, j, 1] = sin * dx + cos * dy - dy
+    ring = [site for site, on_ring in zip(sites, slotted) if on_ring]
+    turns = look.slots[board.cell(ring[0].cell).kind].turns()
+    places = np.stack([turned_places(board, look, site) for site in ring], 1)
+    moves = np.zeros((len(turns), len(ring), 3))
+    moves[..., :2] = places - np.array([site.xy for site in ring])
     return turns, moves
 
 

@@ -47,6 +47,18 @@ def sites_of(board, look: Look) -> list[Site]:
     return sites
 
 
+def turned_places(board, look: Look, site: Site) -> np.ndarray:
+    """(turns, 2) where ``site`` stands (mm) at each turn of its home field's ring the
+    reader tries (``Slots.turns``); a site on no ring, where it is."""
+    if site.slot is None:
+        return np.array([site.xy], float)
+    centre = np.asarray(board.cell(site.cell).xy, float)
+    turns = look.slots[board.cell(site.cell).kind].turns()
+    dx, dy = np.subtract(site.xy, centre)
+    cos, sin = np.cos(turns), np.sin(turns)
+    return centre + np.stack([cos * dx - sin * dy, sin * dx + cos * dy], 1)
+
+
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
     spots in sorted order (the reader finds the turn of the ring and the spot the
