@@ -187,8 +187,9 @@ class Renderer:
         self._noise_seeds = np.random.default_rng([seed, 1])
         #: per cell, how far (radians) a home field's ring of hats is turned: players
         #: set the first hat anywhere on the field, and leave the ring as it is
-        turns = np.random.default_rng([seed, 2]).uniform(0, 2 * math.pi, len(self.board.cells))
-        self.turns = dict(zip((cell.id for cell in self.board.cells), turns))
+        homes = [cell.id for cell in self.board.cells if cell.kind in self.look.slots]
+        turns = np.random.default_rng([seed, 2]).uniform(0, 2 * math.pi, len(homes))
+        self.turns = dict(zip(homes, map(float, turns)))
 
     def move_camera(self, scene: Scene) -> None:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
@@ -269,6 +270,7 @@ class Renderer:
             tuple(tokens.items()),
             tuple(sorted((under or {}).items())),
             tuple(sorted((offsets or {}).items())),
+            tuple(self.turns.items()),
         )
         return self._framed(key, hands, lambda: self._draw(tokens, under or {}, offsets or {}))
 

@@ -128,9 +128,8 @@ class Classifier:
         rings = sight.rings if sight is not None else np.zeros(1)
         self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
-        #: the home fields' rings of spots, and per ring site the turn last read at
+        #: the home fields' rings of spots
         self.rings = Rings(sites)
-        self.turn = np.zeros(len(self.rings.rows), int)
         #: which probes the pieces standing on other sites hide from the camera
         self.hiding = None
         if sight is not None:
@@ -427,8 +426,7 @@ class Classifier:
             if slot and turned is not None:
                 each = self._turned_costs(turned, paper)
                 cost = each.sum(axis=3) + self._tables(slot, rows)[3]
-                self.turn = self.rings.read_turns(cost)
-                probes = each[self.turn, np.arange(len(rows))]
+                probes = each[self.rings.read_turns(cost), np.arange(len(rows))]
             else:
                 probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             groups.append((rows, slot, probes, crowd))
