@@ -74,11 +74,13 @@ class Probe:
 class Slots:
     """Spots on one kind of cell that holds several pieces (a home field): ``count``
     of them on a ring ``ring`` mm round its centre. Nothing on the board says how far
-    the ring is turned: the reader tries it turned in steps of ``turn_deg``."""
+    the ring is turned: the reader tries it turned in steps of ``turn_deg``, and looks
+    for each piece up to ``placement_mm`` off its spot."""
 
     count: int
     ring: float
     turn_deg: float = 0.0
+    placement_mm: float = 0.0
 
     def offsets(self, turn: float = 0.0) -> list[tuple[float, float]]:
         """Each spot's place (mm from the cell's centre), the ring turned ``turn``
@@ -160,7 +162,12 @@ def look_for(game) -> Look:
         tuple(_probe(game.name, p) for p in entry["probes"]),
         pieces,
         {
-            kind: Slots(s["count"], s["ring"], float(s.get("turn_deg", 0.0)))
+            kind: Slots(
+                s["count"],
+                s["ring"],
+                float(s.get("turn_deg", 0.0)),
+                float(s.get("placement_mm", 0.0)),
+            )
             for kind, s in entry.get("slots", {}).items()
         },
         float(entry.get("dark_floor", data()["dark_floor"])),

@@ -128,8 +128,11 @@ class Classifier:
         rings = sight.rings if sight is not None else np.zeros(1)
         self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
-        #: the home fields' rings of spots
+        #: the home fields' rings of spots, and the extra cost of a piece read at each
+        #: offset from its spot the sampler looks at
         self.rings = Rings(sites)
+        self.ring_off = OFF_CENTRE * (sight.ring_rings if sight is not None else np.zeros(1))
+        self.ring_empty = np.array([label is None for label, _ in self.readings[True]])
         #: which probes the pieces standing on other sites hide from the camera
         self.hiding = None
         if sight is not None:
@@ -365,36 +368,38 @@ class Classifier:
     # --- reading -----------------------------------------------------------------------
 
     def lesson(self, features, turned, paper, labels: list[str | None]):
-        """``features`` and ``labels`` of a lesson with each home field's ring sites
-        as the frame shows them (``turned``: their features at each turn the sampler
-        tries): at the turn and in the order round it that explain the hats the field
-        is known to hold best, by what was learned or, before that, by looks.toml."""
+        """``features`` and ``labels`` of a lesson with each home field's ring sites at
+        the turn, offsets and order round it that best explain the hats it is known to
+        hold (``turned``: ``Sampler.turned_features``), by what was learned or looks.toml."""
         rows = self.rings.rows
         if not len(rows) or turned is None:
             return features, labels
         names = [label for label, _ in self.readings[True]]
-        known = np.array([names.index(labels[i]) for i in rows])
         if self.ready:
-            cost = self._turned_costs(turned, paper).sum(axis=3)
+            cost = self._turned_costs(turned, paper).sum(axis=4)
         else:
             k = len(self.look.probes)
             means = np.array(
                 [[self._prototype(t, p)[0] if t else np.zeros(3) for p in range(k)] for t in names]
             )
             cost = guessed_costs(turned, paper, means, SPREAD_NOMINAL, COST_CAP)
+        cost, offsets = self.rings.settle(cost, self.ring_off, self.ring_empty)
+        known = np.array([names.index(labels[i]) for i in rows])
         turns, readings = self.rings.lesson(cost, known)
-        labels = list(labels)
-        for i, h in zip(rows, readings):
-            labels[i] = names[h]
-        return self.rings.at(features, turned, turns), labels
+        taught = dict(zip(rows, readings))
+        labels = [names[taught[i]] if i in taught else label for i, label in enumerate(labels)]
+        offsets = offsets[turns, np.arange(len(rows)), readings]
+        return self.rings.at(features, turned, turns, offsets), labels
 
     def _turned_costs(self, turned: np.ndarray, paper: np.ndarray) -> np.ndarray:
-        """``_costs`` (turns, ring sites, readings, probes) of the ring sites at each
-        turn the sampler tries."""
-        rows = self.rings.rows
+        """``_costs`` (turns, offsets, ring sites, readings, probes) of the ring sites
+        at each turn and offset the sampler tries."""
+        rows, k = self.rings.rows, len(self.look.probes)
         f = turned / self._gain(paper)
         boards, ratios = np.log(f / self.empty[rows]), np.log(f / self._level()[rows])
-        return np.stack([self._costs(rows, b, r, True) for b, r in zip(boards, ratios)])
+        every = np.tile(rows, boards.shape[0] * boards.shape[1])
+        cost = self._costs(every, boards.reshape(-1, k, 3), ratios.reshape(-1, k, 3), True)
+        return cost.reshape(boards.shape[:3] + cost.shape[1:])
 
     def classify(
         self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None
@@ -425,8 +430,10 @@ class Classifier:
                 )
             if slot and turned is not None:
                 each = self._turned_costs(turned, paper)
-                cost = each.sum(axis=3) + self._tables(slot, rows)[3]
-                probes = each[self.rings.read_turns(cost), np.arange(len(rows))]
+                cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
+                each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
+                turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])
+                probes = each[turn, np.arange(len(rows))]
             else:
                 probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             groups.append((rows, slot, probes, crowd))

@@ -72,14 +72,20 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         #: (offsets, sites, probes, points) each probe point's index in a flat frame
         self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
-        #: the sites on a ring of spots (a home field's), and per turn of the ring the
-        #: look tries (``Slots.turns``) their probe points' indices, as ``flat``
+        #: the sites on a ring of spots (a home field's); per turn of the ring the look
+        #: tries (``Slots.turns``) and place off its spot a piece may stand there
+        #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
+        #: probe points' indices, as ``flat``
         self.slotted = np.array([s.slot is not None for s in sites])
-        self.turns = np.zeros(1)
-        self.turned = self.flat[:1, self.slotted]
+        self.turns, self.ring_offsets, self.ring_rings = np.zeros(1), np.zeros((1, 2)), np.zeros(1)
+        self.turned = self.flat[:1, None, self.slotted]
         if self.slotted.any():
             self.turns, moves = _turn_moves(sites, look, board, self.slotted)
-            moved = pts.reshape(shape + (3,))[self.slotted][None] + moves[:, :, None, None]
+            kind = board.cell(sites[int(np.argmax(self.slotted))].cell).kind
+            self.ring_offsets, self.ring_rings = placement_offsets(look.slots[kind].placement_mm)
+            off = np.c_[self.ring_offsets, np.zeros(len(self.ring_offsets))]
+            moves = moves[:, None] + off[None, :, None]  # (turns, offsets, ring sites, 3)
+            moved = pts.reshape(shape + (3,))[self.slotted][None, None] + moves[..., None, None, :]
             px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
             px = np.round(px).astype(np.int64)
             px[:, 0] = np.clip(px[:, 0], 0, w - 1)
@@ -102,8 +108,9 @@ class Sampler:
         return self._read(frame.reshape(-1, 3)[self.flat if placed else self.flat[0]])
 
     def turned_features(self, frame: np.ndarray) -> np.ndarray:
-        """``features`` (turns, ring sites, probes, 3) of the sites on a ring of spots
-        (``slotted``), the ring turned by each of ``turns``."""
+        """``features`` (turns, offsets, ring sites, probes, 3) of the sites on a ring
+        of spots (``slotted``), the ring turned by each of ``turns`` and each site
+        moved by each of ``ring_offsets``."""
         return self._read(frame.reshape(-1, 3)[self.turned])
 
     def _read(self, pixels: np.ndarray) -> np.ndarray:

@@ -30,12 +30,23 @@ class Rings:
         fields = cost.min(axis=2) @ self.member  # (turns, fields)
         return fields.argmin(axis=0)[self.field]
 
-    def at(self, features: np.ndarray, turned: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:
         """``features`` (sites, probes, 3) with the ring sites' taken from ``turned``
-        (turns, ring sites, probes, 3) at each one's turn of ``turns``."""
+        (turns, offsets, ring sites, probes, 3) at each one's turn and offset."""
         features = features.copy()
-        features[self.rows] = turned[turns, np.arange(len(self.rows))]
+        features[self.rows] = turned[turns, offsets, np.arange(len(self.rows))]
         return features
+
+    @staticmethod
+    def settle(total: np.ndarray, off: np.ndarray, empty: np.ndarray):
+        """Of ``total`` (turns, offsets, ring sites, readings), each reading's cost at
+        the offset that explains it best, ``off`` (offsets) more the further out, an
+        empty spot's (``empty`` readings) where the spot is; and that offset: two
+        (turns, ring sites, readings)."""
+        total = total + off[None, :, None, None]
+        total[:, 1:, :, empty] = np.inf
+        best = total.argmin(axis=1)
+        return np.take_along_axis(total, best[:, None], axis=1)[:, 0], best
 
     def lesson(self, cost: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per ring site, the turn its field is taught at and the reading it is taught
@@ -57,10 +68,10 @@ class Rings:
 
 
 def guessed_costs(turned, paper, means: np.ndarray, spread: float, cap: float) -> np.ndarray:
-    """Before anything is learned: (turns, ring sites, readings) the squared distance,
+    """Before anything is learned: (..., ring sites, readings) the squared distance,
     in ``spread``, of what each probe shows (``turned`` linear colour, as plain board
     ``paper`` shows it) from each reading's colour ``means`` (readings, probes, 3: log
     colour ratio to the board, zero for none), each probe's at most ``cap``, summed."""
-    ratio = np.log(turned / np.median(paper, axis=0))  # (turns, sites, probes, 3)
-    d = (ratio[:, :, None] - means[None, None]) / spread
-    return np.minimum((d * d).sum(axis=4), cap).sum(axis=3)
+    ratio = np.log(turned / np.median(paper, axis=0))  # (..., sites, probes, 3)
+    d = (ratio[..., None, :, :] - means) / spread
+    return np.minimum((d * d).sum(axis=-1), cap).sum(axis=-1)
