@@ -56,3 +56,11 @@ def test_a_lesson_finds_where_round_the_ring_the_first_hat_stands():
     assert list(readings[spots]) == list(seen)
     # the other fields, empty, are taught empty
     assert not readings[rings.field != 1].any()
+
+
+def test_a_hat_is_looked_for_off_its_spot_but_an_empty_spot_only_on_it():
+    # (turns, offsets, ring sites, readings): reading 0 is no hat, 1 a hat
+    total = np.array([[[[9.0, 9.0]], [[1.0, 2.0]], [[5.0, 8.0]]]])
+    off = np.array([0.0, 1.0, 1.0])
+    best, offsets = Rings.settle(total, off, np.array([True, False]))
+    assert best.tolist() == [[[9.0, 3.0]]] and offsets.tolist() == [[[0, 1]]]
