@@ -371,8 +371,8 @@ class Renderer:
         slots = self.look.slots.get(cell.kind)
         x, y = cell.xy
         if slots is not None:
-            spots = slots.offsets(self.turns[cell.id])
-            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(spots, pieces)]
+            ring = slots.offsets(self.turns[cell.id])
+            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(ring, pieces)]
         if len(pieces) > 1 and self._layouts:
             spots = crowd_spots(self.board, cell, self.look)
             # more hats than the largest layout stand on its spots again

@@ -201,11 +201,13 @@ class BoardReader:
         needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame, truth):
             return False
-        sampler = self.sampler
+        sampler, classifier = self.sampler, self.classifier
+        if sampler is None or classifier is None:
+            return False  # located sets both: never here
         features, paper = sampler.features(frame), sampler.paper(frame)
         turned = sampler.turned_features(frame)
-        fresh = fresh or not self.classifier.ready
-        self.classifier.learn(*self._lesson(features, turned, paper, truth), fresh=fresh)
+        fresh = fresh or not classifier.ready
+        classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
         self._features = features, paper, turned
@@ -219,14 +221,17 @@ class BoardReader:
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
             features, paper, turned = self._features
-            self.classifier.learn(*self._lesson(features, turned, paper, truth), fresh=False)
+            lesson = self._lesson(self.classifier, features, turned, paper, truth)
+            self.classifier.learn(*lesson, fresh=False)
             self._last = None
 
-    def _lesson(self, features, turned, paper, truth: dict[str, str | None]):
+    def _lesson(
+        self, classifier: Classifier, features, turned, paper, truth: dict[str, str | None]
+    ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
         """(features, paper, labels) to learn ``truth`` from: each home field's ring
         taken at the turn where its known hats stand (``Classifier.lesson``)."""
         labels = site_labels(self.sites, truth)
-        features, labels = self.classifier.lesson(features, turned, paper, labels)
+        features, labels = classifier.lesson(features, turned, paper, labels)
         return features, paper, labels
 
     # --- reading -----------------------------------------------------------------------
