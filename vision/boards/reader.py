@@ -32,7 +32,7 @@ from vision.boards import pattern
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
 from vision.boards.marks import trued_up
 from vision.boards.probes import Sampler
-from vision.boards.sites import site_labels, sites_of
+from vision.boards.sites import site_labels, sites_of, turned_places
 from vision.lens import Lens
 from vision.locate import Locator, Pose
 from vision.observation import Observation
@@ -327,15 +327,21 @@ class BoardReader:
         return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _piece_zones(self) -> list[np.ndarray]:
-        """Per site, the frame area a piece there can cover (its solid with room)."""
+        """Per site, the frame area a piece there can cover (its solid with room); on a
+        home field's ring, wherever round it and off its spot the reader looks for it."""
         height = self.look.tallest() * 1.2
         # room for the piece and the shadow it casts, which the light may throw aside
         reach = max(p.radius for p in self.look.pieces.values()) * 1.3 + height / 2
+        off = max((slots.placement_mm for slots in self.look.slots.values()), default=0.0)
         a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
         zones = []
         for site in self.sites:
-            ring = np.stack([site.xy[0] + reach * np.cos(a), site.xy[1] + reach * np.sin(a)], 1)
-            solid = np.concatenate([np.c_[ring, np.zeros(12)], np.c_[ring, np.full(12, height)]])
+            room = reach + (off if site.slot is not None else 0.0)
+            around = np.stack([room * np.cos(a), room * np.sin(a)], 1)
+            places = turned_places(self.game.board, self.look, site)
+            ring = (places[:, None] + around[None]).reshape(-1, 2)
+            level = np.zeros(len(ring))
+            solid = np.concatenate([np.c_[ring, level], np.c_[ring, level + height]])
             px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones
