@@ -72,19 +72,33 @@ class Probe:
 
 @dataclass(frozen=True)
 class Slots:
-    """Marked spots on one kind of cell that holds several pieces (a home field)."""
+    """Spots on one kind of cell that holds several pieces (a home field): ``count``
+    of them on a ring ``ring`` mm round its centre. Nothing on the board says how far
+    the ring is turned: the reader tries it turned in steps of ``turn_deg``, and looks
+    for each piece up to ``placement_mm`` off its spot."""
 
     count: int
     ring: float
+    turn_deg: float = 0.0
+    placement_mm: float = 0.0
 
-    def offsets(self) -> list[tuple[float, float]]:
+    def offsets(self, turn: float = 0.0) -> list[tuple[float, float]]:
+        """Each spot's place (mm from the cell's centre), the ring turned ``turn``
+        radians."""
         return [
             (
-                self.ring * math.cos(2 * math.pi * k / self.count),
-                self.ring * math.sin(2 * math.pi * k / self.count),
+                self.ring * math.cos(turn + 2 * math.pi * k / self.count),
+                self.ring * math.sin(turn + 2 * math.pi * k / self.count),
             )
             for k in range(self.count)
         ]
+
+    def turns(self) -> np.ndarray:
+        """The turns (radians) the reader tries: up to one spot's step, as the spots
+        repeat after it; only the turn as given without a ``turn_deg``."""
+        if self.turn_deg <= 0:
+            return np.zeros(1)
+        return np.radians(np.arange(0.0, 360.0 / self.count, self.turn_deg))
 
 
 @dataclass(frozen=True)
@@ -147,7 +161,15 @@ def look_for(game) -> Look:
         float(entry["cell_radius"]),
         tuple(_probe(game.name, p) for p in entry["probes"]),
         pieces,
-        {kind: Slots(s["count"], s["ring"]) for kind, s in entry.get("slots", {}).items()},
+        {
+            kind: Slots(
+                s["count"],
+                s["ring"],
+                float(s.get("turn_deg", 0.0)),
+                float(s.get("placement_mm", 0.0)),
+            )
+            for kind, s in entry.get("slots", {}).items()
+        },
         float(entry.get("dark_floor", data()["dark_floor"])),
         float(entry.get("placement_mm", 0.0)),
     )

@@ -131,10 +131,8 @@ def print_board(board, look: Look, misplaced: dict | None, covered: list | None 
             )
             slots = look.slots.get(cell.kind)
             radius = look.cell_radius + (slots.ring if slots else 0)
+            # a home field is one big field: nothing on it marks where a hat stands
             cv2.circle(texture, c, mm(radius), bgr(ring), max(2, int(2.5 * s)), cv2.LINE_AA, 4)
-            for dx, dy in slots.offsets() if slots else ():
-                spot = _px16((cell.xy[0] + dx, cell.xy[1] + dy), to_px)
-                cv2.circle(texture, spot, mm(3), bgr(ring), -1, cv2.LINE_AA, 4)
     _glue_markers(texture, board, misplaced, to_px, covered)
     return texture, to_px
 

@@ -185,6 +185,11 @@ class Renderer:
         drew before it (OpenCV's generator is shared by the whole thread)."""
         self.rng = np.random.default_rng(seed)
         self._noise_seeds = np.random.default_rng([seed, 1])
+        #: per cell, how far (radians) a home field's ring of hats is turned: players
+        #: set the first hat anywhere on the field, and leave the ring as it is
+        homes = [cell.id for cell in self.board.cells if cell.kind in self.look.slots]
+        turns = np.random.default_rng([seed, 2]).uniform(0, 2 * math.pi, len(homes))
+        self.turns = dict(zip(homes, map(float, turns)))
 
     def move_camera(self, scene: Scene) -> None:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
@@ -265,6 +270,7 @@ class Renderer:
             tuple(tokens.items()),
             tuple(sorted((under or {}).items())),
             tuple(sorted((offsets or {}).items())),
+            tuple(self.turns.items()),
         )
         return self._framed(key, hands, lambda: self._draw(tokens, under or {}, offsets or {}))
 
@@ -365,7 +371,8 @@ class Renderer:
         slots = self.look.slots.get(cell.kind)
         x, y = cell.xy
         if slots is not None:
-            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(slots.offsets(), pieces)]
+            ring = slots.offsets(self.turns[cell.id])
+            return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(ring, pieces)]
         if len(pieces) > 1 and self._layouts:
             spots = crowd_spots(self.board, cell, self.look)
             # more hats than the largest layout stand on its spots again

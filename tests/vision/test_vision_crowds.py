@@ -3,6 +3,8 @@ multiset of their colours, the form ``FangDenHut.observe`` gives."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -48,6 +50,23 @@ def test_two_hats_on_a_field_stand_across_the_track_and_a_third_beside_them():
     fields = [c for c in game.board.cells if c.kind != "home"]
     crowded = [s for s in sites_of(game.board, look) if s.spot is not None]
     assert len(crowded) == 3 * len(fields)
+
+
+@pytest.mark.slow
+def test_a_home_fields_hats_read_wherever_round_it_they_stand(learned):
+    """Nothing on a home field marks where a hat stands: its hats set round it at any
+    turn, half a spot's step from the one it was taught at as well, read as it holds
+    them."""
+    camera, reader, start = _camera(learned, 3)
+    truth = dict(start, home_red="red+red+red+red", r1="red", r9="red")
+    truth.update(home_green="green+green+green+green+green", r20="green")
+    step = 2 * math.pi / look_for(load_game("fang_den_hut")).slots["home"].count
+    taught = dict(camera.turns)
+    for share in (0.5, 0.25, 0.8):
+        camera.turns = {
+            cell: turn + (share + k / 7) * step for k, (cell, turn) in enumerate(taught.items())
+        }
+        assert _read(reader, camera, truth) == truth, share
 
 
 @pytest.mark.slow

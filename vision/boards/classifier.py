@@ -19,6 +19,7 @@ from vision import looks
 from vision.boards.crowds import Crowds
 from vision.boards.hiding import Hiding
 from vision.boards.probes import darkest_probes, linear_levels
+from vision.boards.rings import Rings, guessed_costs
 from vision.boards.sight import (
     ANY,
     BEYOND,
@@ -127,6 +128,11 @@ class Classifier:
         rings = sight.rings if sight is not None else np.zeros(1)
         self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
+        #: the home fields' rings of spots, and the extra cost of a piece read at each
+        #: offset from its spot the sampler looks at
+        self.rings = Rings(sites)
+        self.ring_off = OFF_CENTRE * (sight.ring_rings if sight is not None else np.zeros(1))
+        self.ring_empty = np.array([label is None for label, _ in self.readings[True]])
         #: which probes the pieces standing on other sites hide from the camera
         self.hiding = None
         if sight is not None:
@@ -361,12 +367,50 @@ class Classifier:
 
     # --- reading -----------------------------------------------------------------------
 
-    def classify(self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray) -> Observation:
+    def lesson(self, features, turned, paper, labels: list[str | None]):
+        """``features`` and ``labels`` of a lesson with each home field's ring sites at
+        the turn, offsets and order round it that best explain the hats it is known to
+        hold (``turned``: ``Sampler.turned_features``), by what was learned or looks.toml."""
+        rows = self.rings.rows
+        if not len(rows) or turned is None:
+            return features, labels
+        names = [label for label, _ in self.readings[True]]
+        if self.ready:
+            cost = self._turned_costs(turned, paper).sum(axis=4)
+        else:
+            k = len(self.look.probes)
+            means = np.array(
+                [[self._prototype(t, p)[0] if t else np.zeros(3) for p in range(k)] for t in names]
+            )
+            cost = guessed_costs(turned, paper, means, SPREAD_NOMINAL, COST_CAP)
+        cost, offsets = self.rings.settle(cost, self.ring_off, self.ring_empty)
+        known = np.array([names.index(labels[i]) for i in rows])
+        turns, readings = self.rings.lesson(cost, known)
+        taught = dict(zip(rows, readings))
+        labels = [names[taught[i]] if i in taught else label for i, label in enumerate(labels)]
+        offsets = offsets[turns, np.arange(len(rows)), readings]
+        return self.rings.at(features, turned, turns, offsets), labels
+
+    def _turned_costs(self, turned: np.ndarray, paper: np.ndarray) -> np.ndarray:
+        """``_costs`` (turns, offsets, ring sites, readings, probes) of the ring sites
+        at each turn and offset the sampler tries."""
+        rows, k = self.rings.rows, len(self.look.probes)
+        f = turned / self._gain(paper)
+        boards, ratios = np.log(f / self.empty[rows]), np.log(f / self._level()[rows])
+        every = np.tile(rows, boards.shape[0] * boards.shape[1])
+        cost = self._costs(every, boards.reshape(-1, k, 3), ratios.reshape(-1, k, 3), True)
+        return cost.reshape(boards.shape[:3] + cost.shape[1:])
+
+    def classify(
+        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None
+    ) -> Observation:
         """Name the piece on each site, and join sites into cells. Read once, then
         again without the probes the pieces read hide (a tree in front of a cell seen
         from low); the first reading says whether something unknown is in view.
         ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
-        probes moved to where a piece set off its centre may stand (``Sampler``)."""
+        probes moved to where a piece set off its centre may stand (``Sampler``);
+        ``turned``: the home fields' ring sites' at each turn of their rings, each
+        field read at the turn that explains it best."""
         placed = features if features.ndim == 4 else features[None]
         f = placed / self._gain(paper)
         boards = np.log(f / self.empty)  # (O, S, K, 3)
@@ -384,7 +428,14 @@ class Classifier:
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
                 )
-            probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
+            if slot and turned is not None:
+                each = self._turned_costs(turned, paper)
+                cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
+                each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
+                turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])
+                probes = each[turn, np.arange(len(rows))]
+            else:
+                probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:

@@ -23,7 +23,7 @@ import numpy as np
 from vision import looks
 from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
 from vision.boards.outline import outlines
-from vision.boards.sites import site_labels, sites_of
+from vision.boards.sites import site_labels, sites_of, turned_places
 from vision.lens import Lens
 from vision.locate import Pose, camera_above
 
@@ -202,16 +202,21 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
     """The share of the start position's pieces (``truth``) that look, where ``pose``
     puts them, most like their own colour (``looks.toml``) of the colours in play:
     hue and saturation compared, not brightness, and against each other rather than
-    the colours' exact values, which the room's light shifts; 0 without pieces."""
+    the colours' exact values, which the room's light shifts; 0 without pieces. A
+    home field's hats are looked for at each turn of its ring, the best one counted."""
     sites = sites_of(game.board, look)
     held = [
-        (site.xy, look.pieces[label])
+        (site, look.pieces[label])
         for site, label in zip(sites, site_labels(sites, truth))
         if label in look.pieces
     ]
     if not held or frame.ndim == 2:
         return 0.0
-    at = np.array([[*xy, piece.height / 2] for xy, piece in held])
+    places = [turned_places(game.board, look, site) for site, _ in held]
+    owner = np.repeat(np.arange(len(held)), [len(p) for p in places])
+    turn = np.concatenate([np.arange(len(p)) for p in places])
+    rise = np.array([held[i][1].height / 2 for i in owner])
+    at = np.c_[np.concatenate(places), rise]
     px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
     h, w = frame.shape[:2]
     half = COLOUR_PATCH_PX // 2
@@ -224,11 +229,19 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
             for x, y in px[inside]
         ]
     )[:, ::-1]
-    expected = np.array([piece.colour for (_, piece), i in zip(held, inside) if i], float)
+    expected = np.array([held[i][1].colour for i in owner[inside]], float)
     palette = np.unique(expected, axis=0)
     apart = np.linalg.norm(_chroma(seen)[:, None] - _chroma(palette)[None], axis=2)
     own = np.all(palette[apart.argmin(axis=1)] == expected, axis=1)
-    return float(own.mean())
+    # per cell and turn of its ring, its pieces in their own colour: each cell's best
+    shown: dict[tuple[str, int], int] = {}
+    for i, t, is_own in zip(owner[inside], turn[inside], own):
+        key = (held[i][0].cell, int(t))
+        shown[key] = shown.get(key, 0) + int(is_own)
+    best: dict[str, int] = {}
+    for (cell, _), count in shown.items():
+        best[cell] = max(best.get(cell, 0), count)
+    return sum(best.values()) / len(np.unique(owner[inside]))
 
 
 def _chroma(rgb: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from vision import looks
-from vision.boards.sites import Site, line_angles
+from vision.boards.sites import Site, line_angles, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
@@ -72,6 +72,25 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         #: (offsets, sites, probes, points) each probe point's index in a flat frame
         self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
+        #: the sites on a ring of spots (a home field's); per turn of the ring the look
+        #: tries (``Slots.turns``) and place off its spot a piece may stand there
+        #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
+        #: probe points' indices, as ``flat``
+        self.slotted = np.array([s.slot is not None for s in sites])
+        self.turns, self.ring_offsets, self.ring_rings = np.zeros(1), np.zeros((1, 2)), np.zeros(1)
+        self.turned = self.flat[:1, None, self.slotted]
+        if self.slotted.any():
+            self.turns, moves = _turn_moves(sites, look, board, self.slotted)
+            kind = board.cell(sites[int(np.argmax(self.slotted))].cell).kind
+            self.ring_offsets, self.ring_rings = placement_offsets(look.slots[kind].placement_mm)
+            off = np.c_[self.ring_offsets, np.zeros(len(self.ring_offsets))]
+            moves = moves[:, None] + off[None, :, None]  # (turns, offsets, ring sites, 3)
+            moved = pts.reshape(shape + (3,))[self.slotted][None, None] + moves[..., None, None, :]
+            px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
+            px = np.round(px).astype(np.int64)
+            px[:, 0] = np.clip(px[:, 0], 0, w - 1)
+            px[:, 1] = np.clip(px[:, 1], 0, h - 1)
+            self.turned = (px[:, 1] * w + px[:, 0]).reshape(moved.shape[:-1])
         self.darkest = darkest_probes(look)
         self.linear = linear_levels(look)
         self.centres = lens.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
@@ -86,7 +105,16 @@ class Sampler:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
         their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
         moved by each of ``offsets`` as well (the centre first)."""
-        pixels = frame.reshape(-1, 3)[self.flat if placed else self.flat[0]]
+        return self._read(frame.reshape(-1, 3)[self.flat if placed else self.flat[0]])
+
+    def turned_features(self, frame: np.ndarray) -> np.ndarray:
+        """``features`` (turns, offsets, ring sites, probes, 3) of the sites on a ring
+        of spots (``slotted``), the ring turned by each of ``turns`` and each site
+        moved by each of ``ring_offsets``."""
+        return self._read(frame.reshape(-1, 3)[self.turned])
+
+    def _read(self, pixels: np.ndarray) -> np.ndarray:
+        """Each probe's linear colour from its points' pixels (..., points, 3)."""
         seen = np.median(pixels, axis=-2)
         if self.darkest.any():
             dark = pixels[..., self.darkest, :, :]
@@ -110,6 +138,18 @@ def placement_offsets(reach: float) -> tuple[np.ndarray, np.ndarray]:
     six = np.stack([np.cos(turns), np.sin(turns)], 1)
     offsets = [np.zeros((1, 2))] + [six * reach * k / rings for k in range(1, rings + 1)]
     return np.concatenate(offsets), np.repeat(np.arange(rings + 1), [1] + [6] * rings)
+
+
+def _turn_moves(sites, look: Look, board, slotted: np.ndarray):
+    """The turns of a ring of spots the look tries (a board has one kind of ring), and
+    (turns, ring sites, 3) how far (mm) each ring site moves with each: round its
+    cell's centre, its probes kept facing the camera as they are."""
+    ring = [site for site, on_ring in zip(sites, slotted) if on_ring]
+    turns = look.slots[board.cell(ring[0].cell).kind].turns()
+    places = np.stack([turned_places(board, look, site) for site in ring], 1)
+    moves = np.zeros((len(turns), len(ring), 3))
+    moves[..., :2] = places - np.array([site.xy for site in ring])
+    return turns, moves
 
 
 def darkest_probes(look: Look) -> np.ndarray:

@@ -32,7 +32,7 @@ from vision.boards import pattern
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
 from vision.boards.marks import trued_up
 from vision.boards.probes import Sampler
-from vision.boards.sites import site_labels, sites_of
+from vision.boards.sites import site_labels, sites_of, turned_places
 from vision.lens import Lens
 from vision.locate import Locator, Pose
 from vision.observation import Observation
@@ -78,7 +78,7 @@ class BoardReader:
         self.classifier: Classifier | None = None
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
-        self._features: tuple[np.ndarray, np.ndarray] | None = None
+        self._features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: seconds spent per stage, and how many frames went through it
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -201,12 +201,16 @@ class BoardReader:
         needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame, truth):
             return False
-        features, paper = self.sampler.features(frame), self.sampler.paper(frame)
-        fresh = fresh or not self.classifier.ready
-        self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=fresh)
+        sampler, classifier = self.sampler, self.classifier
+        if sampler is None or classifier is None:
+            return False  # located sets both: never here
+        features, paper = sampler.features(frame), sampler.paper(frame)
+        turned = sampler.turned_features(frame)
+        fresh = fresh or not classifier.ready
+        classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
-        self._features = features, paper
+        self._features = features, paper, turned
         self._last = None  # read again with what was learned
         self.lesson = lesson(truth)
         return True
@@ -216,9 +220,19 @@ class BoardReader:
         that was read (it showed this position)."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
-            features, paper = self._features
-            self.classifier.learn(features, paper, site_labels(self.sites, truth), fresh=False)
+            features, paper, turned = self._features
+            lesson = self._lesson(self.classifier, features, turned, paper, truth)
+            self.classifier.learn(*lesson, fresh=False)
             self._last = None
+
+    def _lesson(
+        self, classifier: Classifier, features, turned, paper, truth: dict[str, str | None]
+    ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+        """(features, paper, labels) to learn ``truth`` from: each home field's ring
+        taken at the turn where its known hats stand (``Classifier.lesson``)."""
+        labels = site_labels(self.sites, truth)
+        features, labels = classifier.lesson(features, turned, paper, labels)
+        return features, paper, labels
 
     # --- reading -----------------------------------------------------------------------
 
@@ -259,9 +273,9 @@ class BoardReader:
             self.quiet = True
             return self._last
         placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
-        features = placed[0]
+        features, turned = placed[0], sampler.turned_features(frame)
         t2 = time.perf_counter()
-        observation = classifier.classify(placed, paper, sampler.visible)
+        observation = classifier.classify(placed, paper, sampler.visible, turned)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
@@ -271,7 +285,7 @@ class BoardReader:
         if classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
-        self._features = features, paper
+        self._features = features, paper, turned
         self.knocked = False
         stillness.read()
         self._last, self._read_at = observation, now
@@ -313,15 +327,21 @@ class BoardReader:
         return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _piece_zones(self) -> list[np.ndarray]:
-        """Per site, the frame area a piece there can cover (its solid with room)."""
+        """Per site, the frame area a piece there can cover (its solid with room); on a
+        home field's ring, wherever round it and off its spot the reader looks for it."""
         height = self.look.tallest() * 1.2
         # room for the piece and the shadow it casts, which the light may throw aside
         reach = max(p.radius for p in self.look.pieces.values()) * 1.3 + height / 2
+        off = max((slots.placement_mm for slots in self.look.slots.values()), default=0.0)
         a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
         zones = []
         for site in self.sites:
-            ring = np.stack([site.xy[0] + reach * np.cos(a), site.xy[1] + reach * np.sin(a)], 1)
-            solid = np.concatenate([np.c_[ring, np.zeros(12)], np.c_[ring, np.full(12, height)]])
+            room = reach + (off if site.slot is not None else 0.0)
+            around = np.stack([room * np.cos(a), room * np.sin(a)], 1)
+            places = turned_places(self.game.board, self.look, site)
+            ring = (places[:, None] + around[None]).reshape(-1, 2)
+            level = np.zeros(len(ring))
+            solid = np.concatenate([np.c_[ring, level], np.c_[ring, level + height]])
             px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones

@@ -1,6 +1,7 @@
 """Where pieces stand on a board, as the camera reads it: one site per cell, per
-marked spot of a home field, and per spot beside a field's centre that several hats
-may share; what each site holds in a known position; the printed lines from a cell.
+spot on a home field's ring (the reader turns the ring to where the hats stand), and
+per spot beside a field's centre that several hats may share; what each site holds
+in a known position; the printed lines from a cell.
 
 Geometry only: it never looks at a frame.
 """
@@ -21,7 +22,7 @@ CROWDED = "<crowded>"
 
 @dataclass(frozen=True)
 class Site:
-    """One place a piece stands: a cell, one marked spot of a home field, or one spot
+    """One place a piece stands: a cell, one spot on a home field's ring, or one spot
     (``spot``, 1 on) beside the centre of a field several hats may share."""
 
     cell: str
@@ -46,10 +47,23 @@ def sites_of(board, look: Look) -> list[Site]:
     return sites
 
 
+def turned_places(board, look: Look, site: Site) -> np.ndarray:
+    """(turns, 2) where ``site`` stands (mm) at each turn of its home field's ring the
+    reader tries (``Slots.turns``); a site on no ring, where it is."""
+    if site.slot is None:
+        return np.array([site.xy], float)
+    centre = np.asarray(board.cell(site.cell).xy, float)
+    turns = look.slots[board.cell(site.cell).kind].turns()
+    dx, dy = np.subtract(site.xy, centre)
+    cos, sin = np.cos(turns), np.sin(turns)
+    return centre + np.stack([cos * dx - sin * dy, sin * dx + cos * dy], 1)
+
+
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
-    spots in sorted order, as the renderer lays them out. A site that shows no single
-    piece for sure (a crowded field's) is neither learned as empty nor as a piece."""
+    spots in sorted order (the reader finds the turn of the ring and the spot the
+    first stands on: ``Classifier.lesson``). A site that shows no single piece for
+    sure (a crowded field's) is neither learned as empty nor as a piece."""
     labels = []
     for site in sites:
         token = tokens.get(site.cell)

@@ -1,0 +1,66 @@
+"""A home field's ring of spots: read at the turn of the ring that explains its hats
+best, taught at the turn and order round it that explain the hats it holds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engines import load_game
+from vision.boards.rings import Rings
+from vision.boards.sites import sites_of
+from vision.looks import look_for
+
+
+def _two_homes():
+    game = load_game("fang_den_hut")
+    sites = sites_of(game.board, look_for(game))
+    return sites, Rings(sites)
+
+
+def test_the_turns_tried_cover_one_spots_step_of_the_ring():
+    slots = look_for(load_game("fang_den_hut")).slots["home"]
+    turns = slots.turns()
+    assert turns[0] == 0 and len(turns) > 1
+    assert turns[-1] < 2 * math.pi / slots.count <= turns[-1] + math.radians(slots.turn_deg) + 1e-9
+
+
+def test_each_home_field_is_read_at_the_turn_that_explains_it_best():
+    sites, rings = _two_homes()
+    fields = rings.member.shape[1]
+    assert fields == 4 and len(rings.rows) == 6 * fields
+    cost = np.full((12, len(rings.rows), 3), 50.0)
+    # field 0 is clearly seen at turn 4, field 2 at turn 9; one spot of field 0 is
+    # seen well at turn 7 on its own, which must not pull the whole field there
+    for f, turn in ((0, 4), (2, 9)):
+        cost[turn, rings.field == f, 1] = 1.0
+    cost[7, np.flatnonzero(rings.field == 0)[0], 0] = 0.0
+    turns = rings.read_turns(cost)
+    assert set(turns[rings.field == 0]) == {4} and set(turns[rings.field == 2]) == {9}
+    assert len({sites[i].cell for i in rings.rows[rings.field == 0]}) == 1
+
+
+def test_a_lesson_finds_where_round_the_ring_the_first_hat_stands():
+    _, rings = _two_homes()
+    spots = np.flatnonzero(rings.field == 1)
+    # the field holds a gold hat and two red ones (readings 2 and 1), in that order from
+    # its first spot as the observation sorts them; the frame shows them from spot 3 on
+    known = np.zeros(len(rings.rows), int)
+    known[spots[:3]] = [2, 1, 1]
+    seen = np.roll(known[spots], 3)
+    cost = np.full((12, len(rings.rows), 3), 30.0)
+    cost[5, spots, seen] = 0.0
+    turns, readings = rings.lesson(cost, known)
+    assert set(turns[spots]) == {5}
+    assert list(readings[spots]) == list(seen)
+    # the other fields, empty, are taught empty
+    assert not readings[rings.field != 1].any()
+
+
+def test_a_hat_is_looked_for_off_its_spot_but_an_empty_spot_only_on_it():
+    # (turns, offsets, ring sites, readings): reading 0 is no hat, 1 a hat
+    total = np.array([[[[9.0, 9.0]], [[1.0, 2.0]], [[5.0, 8.0]]]])
+    off = np.array([0.0, 1.0, 1.0])
+    best, offsets = Rings.settle(total, off, np.array([True, False]))
+    assert best.tolist() == [[[9.0, 3.0]]] and offsets.tolist() == [[[0, 1]]]

@@ -1,0 +1,77 @@
+"""Home fields' rings of spots (Fang den Hut!): nothing printed says where on its
+field a hat stands, so each field is read at the turn of its ring that explains its
+hats best, and taught at the turn and order that explain the hats it is known to
+hold.
+
+Chooses among costs the classifier hands it; it never looks at a frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.boards.sites import Site
+
+
+class Rings:
+    """The sites on rings of spots among ``sites`` (``rows``, each field's in its
+    spots' order) and the field each belongs to."""
+
+    def __init__(self, sites: list[Site]):
+        self.rows = np.flatnonzero([site.slot is not None for site in sites])
+        cells = [sites[i].cell for i in self.rows]
+        _, self.field = np.unique(cells, return_inverse=True)
+        self.member = np.eye(self.field.max(initial=-1) + 1, dtype=np.float32)[self.field]
+
+    def read_turns(self, cost: np.ndarray) -> np.ndarray:
+        """Per ring site, the turn its field is read at: of ``cost`` (turns, ring
+        sites, readings), the turn whose best readings of all the field's spots cost
+        least together."""
+        fields = cost.min(axis=2) @ self.member  # (turns, fields)
+        return fields.argmin(axis=0)[self.field]
+
+    def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:
+        """``features`` (sites, probes, 3) with the ring sites' taken from ``turned``
+        (turns, offsets, ring sites, probes, 3) at each one's turn and offset."""
+        features = features.copy()
+        features[self.rows] = turned[turns, offsets, np.arange(len(self.rows))]
+        return features
+
+    @staticmethod
+    def settle(total: np.ndarray, off: np.ndarray, empty: np.ndarray):
+        """Of ``total`` (turns, offsets, ring sites, readings), each reading's cost at
+        the offset that explains it best, ``off`` (offsets) more the further out, an
+        empty spot's (``empty`` readings) where the spot is; and that offset: two
+        (turns, ring sites, readings)."""
+        total = total + off[None, :, None, None]
+        total[:, 1:, :, empty] = np.inf
+        best = total.argmin(axis=1)
+        return np.take_along_axis(total, best[:, None], axis=1)[:, 0], best
+
+    def lesson(self, cost: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per ring site, the turn its field is taught at and the reading it is taught
+        as: of ``cost`` (turns, ring sites, readings) and ``known`` (ring sites: the
+        reading each field's spots hold in order, from any one of them), the turn and
+        first spot that cost least (a field's hats stand in that order round it from
+        some spot on)."""
+        turns = np.zeros(len(self.rows), int)
+        readings = known.copy()
+        for f in range(self.member.shape[1]):
+            spots = np.flatnonzero(self.field == f)
+            count = len(spots)
+            orders = np.array([np.roll(known[spots], k) for k in range(count)])
+            # (turns, orders): every spot's reading in that order, at that turn
+            total = cost[:, spots][:, np.arange(count)[None], orders].sum(axis=2)
+            turn, order = np.unravel_index(total.argmin(), total.shape)
+            turns[spots], readings[spots] = turn, orders[order]
+        return turns, readings
+
+
+def guessed_costs(turned, paper, means: np.ndarray, spread: float, cap: float) -> np.ndarray:
+    """Before anything is learned: (..., ring sites, readings) the squared distance,
+    in ``spread``, of what each probe shows (``turned`` linear colour, as plain board
+    ``paper`` shows it) from each reading's colour ``means`` (readings, probes, 3: log
+    colour ratio to the board, zero for none), each probe's at most ``cap``, summed."""
+    ratio = np.log(turned / np.median(paper, axis=0))  # (..., sites, probes, 3)
+    d = (ratio[..., None, :, :] - means) / spread
+    return np.minimum((d * d).sum(axis=-1), cap).sum(axis=-1)
