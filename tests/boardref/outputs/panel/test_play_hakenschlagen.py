@@ -117,6 +117,24 @@ def fitting(game, state, text: str | None, after, sensor: str | None = None) -> 
     return game.sense(end, sensor) == game.sense(after, sensor)
 
 
+def tapped_unseen(game, state, after, mover) -> bool:
+    """Where the mover's phone asks whether a move the board cannot feel was made (a
+    pass leaves the board as it was), tap the one that ends in ``after``, as its words
+    say; True if one was tapped."""
+    from playwright.sync_api import expect
+
+    offered = mover.eval_on_selector_all(
+        "#unseen:not([hidden]) button", "bs => bs.map(b => b.dataset.move)"
+    )
+    move = next((m for m in offered if m and fitting(game, state, m, after)), None)
+    if move is None:
+        return False
+    mover.bring_to_front()
+    mover.locator(f'#unseen button[data-move="{move}"]').click(timeout=WAIT_MS)
+    expect(mover.locator("#unseen")).to_be_hidden(timeout=WAIT_MS)
+    return True
+
+
 def until_played(game, state, after, kiosk, mover, plies: int) -> set[str]:
     """Wait until the table has taken a turn ending in ``after``: confirm it on the
     mover's phone once the turn the table holds feels like ``after`` (or, holding
@@ -139,10 +157,18 @@ def until_played(game, state, after, kiosk, mover, plies: int) -> set[str]:
         unseen = game.sense(after, "presence") == game.sense(state, "presence")
         held = shown if kiosk.locator("#tentative").text_content() else None
         ready = confirm.is_visible() and confirm.is_enabled()
-        if ready and (unseen if held is None else fitting(game, state, held, after, "presence")):
+        if tapped_unseen(game, state, after, mover):
+            done.add("chosen")
+        elif ready and (unseen if held is None else fitting(game, state, held, after, "presence")):
             mover.bring_to_front()
             confirm.click()
-            expect(confirm).to_be_disabled(timeout=WAIT_MS)  # once, not twice
+            # once, not twice: the turn is taken, or the table asks which move the board
+            # could not feel was made
+            mover.wait_for_function(
+                "() => document.querySelector('#confirm').disabled"
+                " || !document.querySelector('#unseen').hidden",
+                timeout=WAIT_MS,
+            )
             done.add("confirmed")
         offered = mover.eval_on_selector_all(
             "#candidates button", "bs => bs.map(b => b.dataset.move)"
