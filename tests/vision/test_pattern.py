@@ -51,10 +51,16 @@ def _located(name: str, seed: int, keep: set[int]):
     reader = BoardReader(game, scene.lens)
     if not reader.locate(frame, start):
         return reader, None
+    return reader, pose_miss_px(game, scene, reader)
+
+
+def pose_miss_px(game, scene, reader) -> float:
+    """How far (px, the worst cell) the reader's pose puts the board's cells from
+    where the scene has them."""
     cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
     truth = scene.lens.project(cells, scene.rvec, scene.tvec)
     found = scene.lens.project(cells, reader.pose.rvec, reader.pose.tvec)
-    return reader, float(np.linalg.norm(truth - found, axis=1).max())
+    return float(np.linalg.norm(truth - found, axis=1).max())
 
 
 @pytest.mark.parametrize(
@@ -88,11 +94,7 @@ def test_sternhalma_without_markers_is_turned_the_way_its_pieces_show():
     frame = covered(Renderer(game, scene, 4).frame(start), scene, game.board, set())
     reader = BoardReader(game, scene.lens)
     assert reader.locate(frame, start), reader.refusal
-    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
-    miss = scene.lens.project(cells, scene.rvec, scene.tvec) - scene.lens.project(
-        cells, reader.pose.rvec, reader.pose.tvec
-    )
-    assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
+    assert pose_miss_px(game, scene, reader) < RIGHT_PX
 
 
 def test_a_view_without_the_board_keeps_the_markers_refusal():
@@ -169,11 +171,7 @@ def test_a_board_whose_paper_merges_with_glare_on_the_table_is_found_by_its_stra
     assert min(nearest, default=np.inf) > RIGHT_PX  # the bright region is no help here
     reader = BoardReader(game, scene.lens)
     assert reader.locate(frame, start), reader.refusal
-    cells = np.array([[*c.xy, 0.0] for c in game.board.cells])
-    miss = scene.lens.project(cells, scene.rvec, scene.tvec) - scene.lens.project(
-        cells, reader.pose.rvec, reader.pose.tvec
-    )
-    assert np.linalg.norm(miss, axis=1).max() < RIGHT_PX
+    assert pose_miss_px(game, scene, reader) < RIGHT_PX
     assert reader.pose.way == "pattern"
 
 
