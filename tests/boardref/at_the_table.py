@@ -126,9 +126,8 @@ STILL_MS = 400
 
 def open_section(page, section: str) -> None:
     """Open the page's folded ``section`` (a ``<details>`` id) by tapping its title, as
-    a referee does, once the title holds still: after the login the referee page
-    draws what it loads above it (about 400 px, late under load), and a tap made
-    while that moves it would land elsewhere."""
+    a referee does, once the title holds still (a tap made while something above it
+    is still drawn would land elsewhere), and check it opened."""
     from playwright.sync_api import expect
 
     page.wait_for_function(

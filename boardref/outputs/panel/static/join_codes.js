@@ -10,21 +10,29 @@ import { capitalised } from "./header.js";
 import { rejoin } from "./outcome.js";
 import { hasPlayers, loadPlayers, namesShown, playerPicker } from "./players.js";
 
-// what the codes were last drawn for: drawn again only when it changes
+// what the codes were last drawn for (drawn again only when it changes), and the
+// drawing of them, which whoever asks again meanwhile waits for too
 let drawnFor = null;
+let drawing = Promise.resolve();
 
 // The kiosk shows the codes; the referee's page too, once logged in (the codes and the
 // handover are the table's and the referee's alone).
-const showsCodes = () => role === "table" || document.body.dataset.referee === "yes";
+const showsCodes = () => role === "table" || document.body.dataset.referee !== "no";
 
-export async function showJoinCodes() {
+/** @returns {Promise<void>} */
+export function showJoinCodes() {
   const box = $("join-codes");
   const shown = JSON.stringify([
     state.commitment, state.players, state.computer, state.joined, state.handovers,
     document.documentElement.lang, showsCodes(), namesShown(),
   ]);
-  if (!box || shown === drawnFor) return;
+  if (!box || shown === drawnFor) return drawing;
   drawnFor = shown;
+  drawing = drawCodes(box);
+  return drawing;
+}
+
+async function drawCodes(box) {
   if (!showsCodes()) {
     box.replaceChildren();
     return;

@@ -1,7 +1,8 @@
 // @ts-check
 // The referee's tools (/referee): the PIN session, the position's JSON editor, diagnostics,
 // the camera picture and the manual corner fallback, the board learned anew.
-import { $, button, field, isOpen, post, said, say, showRefusal, words } from "./core.js";
+import { $, button, field, isOpen, post, said, say, showRefusal, state, words } from "./core.js";
+import { showJoinCodes } from "./join_codes.js";
 import { wireLeague } from "./league_referee.js";
 import {
   applyCorrection, applyTaps, discardTaps, endCorrection, loadPosition, startCorrection,
@@ -188,9 +189,19 @@ async function learnBoard() {
   }
 }
 
+// Logged in, the tools are "opening" (laid out, unseen) until what they show has
+// loaded and been drawn, then shown at once: nothing moves under a referee's finger.
 export async function refereeSession() {
   const session = await (await fetch("/api/referee/session")).json();
-  document.body.dataset.referee = session.ok ? "yes" : "no";
-  if (session.ok) await Promise.all([loadDiagnostics(), loadPosition()]);
+  if (!session.ok) {
+    document.body.dataset.referee = "no";
+    return;
+  }
+  document.body.dataset.referee = "opening";
+  try {
+    await Promise.all([loadDiagnostics(), loadPosition(), state && showJoinCodes()]);
+  } finally {
+    document.body.dataset.referee = "yes";
+  }
 }
 

@@ -132,3 +132,16 @@ def test_a_piece_there_is_one_of_moves_where_it_is_tapped(table, browser):
     expect(page.locator("#position-note")).to_have_text("The position is set.", timeout=WAIT_MS)
     position = httpx.get(f"{table}/api/state").json()["position"]
     assert position["b3"] == "hare" and position["c3"] is None
+
+
+def test_the_tools_appear_where_they_stay(sternhalma, browser):
+    """Logged in, the tools appear once what they show is drawn, and hold still: a
+    referee's first tap lands on what it was aimed at. (They used to show at once and
+    then move ~400 px down within half a second, as the join codes, the position's
+    palette and the diagnostics were drawn above the folded sections.)"""
+    page = logged_in(browser, sternhalma, "en")
+    tops = """() => [...document.querySelectorAll('.join, .referee-tools > *')]
+        .map((part) => Math.round(part.getBoundingClientRect().top + scrollY))"""
+    first = page.evaluate(tops)
+    page.wait_for_timeout(1500)
+    assert page.evaluate(tops) == first
