@@ -2,9 +2,10 @@
 browser beside it (Chromium with the kiosk unit's flags, headless, on the table page;
 ``bench/kiosk_browser.py``), held together in one group to a Raspberry Pi 4 of 1 GB
 (1 GB, and a quarter of this machine's core for the Pi's slower one), play a 6-player
-Sternhalma game and a 5-player Hakenschlagen game through the simulated board (pieces
-lifted and put down on the virtual board, the simulated MCU scanning them, the real
-link, referee and panel), as hands do; then both again with the synthetic camera over
+Sternhalma game and a 5-player Hakenschlagen game, each to its end, through the
+simulated board (pieces lifted and put down on the virtual board, the simulated MCU
+scanning them, the real link, referee and panel), as hands do; then both again with
+the synthetic camera over
 the board (`--camera synthetic`: camera and hall sensors), for each game that a
 camera reads. A Hakenschlagen turn is made a figure at a time, sometimes pausing
 mid-turn long enough for the table to judge the half-made turn; the player confirms
@@ -58,9 +59,10 @@ that asked for the whole state twenty times a second, beside a health probe as
 often, would spend a third and more of the quarter core themselves and show it as
 the table's loop lag.
 
-Options: ``--full`` (a whole Hakenschlagen game, 240 Sternhalma moves; by default 40
-turns and 80 moves), ``--smoke`` (a move a game: does it still run?),
-``--no-camera``, ``--no-kiosk`` (the service alone).
+Every game is played to its end: the hands mostly make the move that takes their own
+pieces furthest, as people playing to win do (``aimed``). Options: ``--smoke`` (a move a
+game: does it still run?), ``--no-camera``, ``--no-kiosk`` (the service alone);
+``--full`` plays the same.
 """
 
 from __future__ import annotations
@@ -90,13 +92,18 @@ from websockets.sync.client import connect
 from boardref.outputs.panel.access import hash_pin
 from boardref.runtime.loop_lag import percentile
 from engines import PASS, load_game
+from engines.players.knowledge import hakenschlagen_advantage, sternhalma_progress
 from tests.harness import free_port
 
 #: the games played: the biggest of each, as a café plays them
 GAMES = (("sternhalma", 6), ("hakenschlagen", 5))
-#: moves played a game: quick, and with ``--full`` a whole Hakenschlagen game and
-#: 240 moves of Sternhalma (a whole game for six is several hundred)
-MOVES = {"sternhalma": sized(240, 1, quick=80), "hakenschlagen": sized(200, 1, quick=40)}
+#: moves a game may last: every game is played to its end (the hands aim, below: six
+#: players' Sternhalma ends in about 230-300 moves, five players' Hakenschlagen in
+#: 25-40 turns); a game still going at the cap counts as stopped
+MOVES = {"sternhalma": sized(600, 1), "hakenschlagen": sized(150, 1)}
+#: how often the hands make the move that takes their own pieces furthest (else any
+#: legal move): people play to win, with a slip now and then, so games end
+AIM = 0.8
 SEED = 21
 PIN = "2121"
 #: a Pi 4 with 1 GB, the service and its kiosk browser held together: a quarter of
@@ -512,15 +519,34 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
     return _figures(found, probe.times)
 
 
+def aimed(game, state, pick: random.Random):
+    """The move a player makes: mostly (``AIM``) the one that takes the mover's pieces
+    furthest towards its goal (the computer player's own measure of a game's race),
+    else any legal move."""
+    moves = game.legal_moves(state)
+    if len(moves) == 1 or pick.random() >= AIM:
+        return pick.choice(moves)
+    if game.name == "sternhalma":
+        return max(moves, key=lambda move: (sternhalma_progress(game, state, move), pick.random()))
+    mover = game.to_move(state)
+    return max(
+        moves,
+        key=lambda move: (
+            hakenschlagen_advantage(game, game.apply(state, move))[mover],
+            pick.random(),
+        ),
+    )
+
+
 def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
-    """Random legal moves carried out by hand until ``moves`` were taken or the game
-    ended; returns how many were."""
+    """Moves carried out by hand (``aimed``) until the game ended or ``moves`` were
+    taken (then the hands say the game was stopped); returns how many were taken."""
     game, client, played, deadline = hands.game, hands.client, 0, time.monotonic() + WAIT
     state = None  # the position the table holds, read once a move
     while played < moves:
         shown = hands.shown()
         if shown["phase"] == "over":
-            break
+            return played
         if shown["phase"] == "setup":  # the table checks the start position
             if time.monotonic() > deadline:
                 raise TimeoutError("the table never saw the start position")
@@ -531,7 +557,7 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
             client.post("/api/draw", json={}).raise_for_status()
             state = None
             continue
-        move = pick.choice(game.legal_moves(state))
+        move = aimed(game, state, pick)
         hands.carry_out(state, move, pick)
         after = game.apply(state, move)
         try:
@@ -545,6 +571,8 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
         if state != after:  # the table took another move than the hands made
             hands.wrong_commits += 1
         played += 1
+    if not SMOKE and hands.stuck is None and hands.shown()["phase"] != "over":
+        hands.stuck = f"not over after {played} moves"
     return played
 
 
@@ -584,7 +612,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="a move a game: does it run?")
     parser.add_argument("--limits", choices=WAYS, default="auto", help="how to hold the service")
-    parser.add_argument("--full", action="store_true", help="whole games: the long form")
+    parser.add_argument("--full", action="store_true", help="the same: every game is whole")
     parser.add_argument("--no-camera", action="store_true", help="hall sensors only")
     parser.add_argument("--no-kiosk", action="store_true", help="the service alone")
     options = parser.parse_args()
