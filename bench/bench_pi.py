@@ -5,9 +5,8 @@ browser beside it (Chromium with the kiosk unit's flags, headless, on the table 
 Sternhalma game and a 5-player Hakenschlagen game, each to its end, through the
 simulated board (pieces lifted and put down on the virtual board, the simulated MCU
 scanning them, the real link, referee and panel), as hands do; then both again with
-the synthetic camera over
-the board (`--camera synthetic`: camera and hall sensors), for each game that a
-camera reads. A Hakenschlagen turn is made a figure at a time, sometimes pausing
+the synthetic camera over the board (`--camera synthetic`: camera and hall
+sensors), for each game that a camera reads. A Hakenschlagen turn is made a figure at a time, sometimes pausing
 mid-turn long enough for the table to judge the half-made turn; the player confirms
 the turn once the table holds one that reads as the turn made, and chooses it when
 the table asks which of several that feel alike it was.
