@@ -6,10 +6,11 @@ Sternhalma game and a 5-player Hakenschlagen game, each to its end, through the
 simulated board (pieces lifted and put down on the virtual board, the simulated MCU
 scanning them, the real link, referee and panel), as hands do; then both again with
 the synthetic camera over the board (`--camera synthetic`: camera and hall
-sensors), for each game that a camera reads. A Hakenschlagen turn is made a figure at a time, sometimes pausing
-mid-turn long enough for the table to judge the half-made turn; the player confirms
-the turn once the table holds one that reads as the turn made, and chooses it when
-the table asks which of several that feel alike it was.
+sensors), for each game that a camera reads. A Hakenschlagen turn is made a figure
+at a time, sometimes pausing mid-turn long enough for the table to judge the
+half-made turn; the player confirms the turn once the table holds one that reads as
+the turn made, and chooses it when the table asks which of several that feel alike
+it was.
 
 Before the first move the board stands still (``STILL_S``) and the CPU of the
 service, the camera's stand-in and the kiosk is measured (% of a core). Reports per
