@@ -27,8 +27,8 @@ from checkout import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 UNIT = Path(ROOT) / "systemd" / "boardref-kiosk.service"
-#: the table's touchscreen (the panel's kiosk layout is drawn for it)
-SCREEN = "1280,800"
+#: the table's touchscreen (the panel's kiosk layout is drawn for it): width, height
+SCREEN = (1280, 800)
 #: what the unit's command line holds that only a screen under cage needs
 SCREEN_ONLY = ("--ozone-platform=",)
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -126,7 +126,10 @@ class Kiosk:
             *extra,
             "--headless=new",
             "--no-sandbox",
-            f"--window-size={SCREEN}",
+            # the headless screen is the touchscreen: ``--kiosk`` fills the screen, and a
+            # headless one is 800x600 unless told (a window size alone is not kept)
+            f"--screen-info={{{SCREEN[0]}x{SCREEN[1]}}}",
+            f"--window-size={SCREEN[0]},{SCREEN[1]}",
             f"--user-data-dir={self._profile.name}",
             url,
         ]

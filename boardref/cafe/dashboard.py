@@ -93,7 +93,8 @@ class Watcher(Subscriber):
         self.fleet = fleet
         self._waiting: deque[str] = deque()
 
-    def offer(self, text: str) -> None:
+    def offer(self, text: str, shown: str | None = None) -> None:
+        # every message is sent: each holds only the rows that changed since the last
         if len(self._waiting) >= BEHIND:
             self._waiting.clear()
             text = self.fleet.whole()

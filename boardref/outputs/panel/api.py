@@ -86,7 +86,9 @@ def build_app(panel: Panel) -> FastAPI:
     app.include_router(standings_router)
 
     @app.websocket("/ws")
-    async def updates(socket: WebSocket, seat: int | None = None, token: str | None = None):
+    async def updates(
+        socket: WebSocket, seat: int | None = None, token: str | None = None, virtual: bool = False
+    ):
         if not origin_allowed(socket.headers.get("origin"), socket.headers.get("host")):
             await socket.close(code=1008)  # a page of another site: refused
             return
@@ -94,7 +96,8 @@ def build_app(panel: Panel) -> FastAPI:
         if seat is not None and not panel.seats.holds(panel.control.game_id, seat, token, device):
             seat = None  # a wrong token, or another phone's seat, still watches: no hand
         await socket.accept()
-        await panel.hub.serve(socket, seat, panel.state(seat).model_dump_json())
+        # the virtual board only to a page that draws it (/sim asks ``?virtual=true``)
+        await panel.hub.serve(socket, seat, *panel.sent(seat, virtual), virtual=virtual)
 
     return app
 

@@ -4,7 +4,10 @@ states in a burst (a piece lifted, set down, judged, the turn held open), and a 
 draws every state it is sent, so the states that come while one is being sent or
 within that time after it are replaced by the newest, which is always sent. A slow
 page is likewise sent only the latest state when it catches up (older ones are
-dropped, never queued), so one sluggish phone cannot hold up the table.
+dropped, never queued), so one sluggish phone cannot hold up the table. A state that
+shows a page nothing new (it differs from the one offered before only in its place in
+the run's order, or in the simulator's virtual board on a page that does not draw it)
+is not sent to that page at all: each state sent costs the table's kiosk its drawing.
 """
 
 from __future__ import annotations
@@ -26,18 +29,30 @@ SPACING_S = 0.1
 
 
 class Subscriber:
-    """One connected page: the player seat it speaks for (or None) and its outbox."""
+    """One connected page: the player seat it speaks for (or None), whether it draws
+    the simulator's virtual board, and its outbox."""
 
     #: the least time between two states sent to this page
     spacing = SPACING_S
+
+    #: whether the page draws the simulator's virtual board (the /sim page)
+    virtual = False
 
     def __init__(self, socket: WebSocket, seat: int | None):
         self.socket = socket
         self.seat = seat
         self._newest: str | None = None
+        self._shown: str | None = None
         self._ready = asyncio.Event()
 
-    def offer(self, text: str) -> None:
+    def offer(self, text: str, shown: str | None = None) -> None:
+        """Send ``text`` as soon as the spacing allows; ``shown``, where given, is what
+        the page shows of it: a text that shows the same as the one offered before
+        is not sent."""
+        if shown is not None:
+            if shown == self._shown:
+                return
+            self._shown = shown
         self._newest = text
         self._ready.set()
 
@@ -60,20 +75,35 @@ class Hub:
         self.subscribers: set[Subscriber] = set()
         self._page = page  # makes the subscriber of a page that connects
 
-    def broadcast(self, public: str, private: dict[int, str] | None = None) -> None:
-        """Offer ``public`` to every page, or a seat's ``private`` text to its player."""
-        private = private or {}
+    def broadcast(self, public: str) -> None:
+        """Offer ``public`` to every page."""
         for subscriber in self.subscribers:
-            subscriber.offer(private.get(subscriber.seat, public))
+            subscriber.offer(public)
+
+    def show(self, sent: Callable[[Subscriber], tuple[str, str]]) -> None:
+        """Offer every page its ``sent(page)``: the text it is sent, and what it shows
+        of it (see ``Subscriber.offer``)."""
+        for subscriber in self.subscribers:
+            subscriber.offer(*sent(subscriber))
 
     def seats(self) -> set[int]:
         """Seats with a player page connected (their private views are needed)."""
         return {s.seat for s in self.subscribers if s.seat is not None}
 
-    async def serve(self, socket: WebSocket, seat: int | None, first: str) -> None:
-        """Keep one page up to date until it disconnects."""
+    async def serve(
+        self,
+        socket: WebSocket,
+        seat: int | None,
+        first: str,
+        shown: str | None = None,
+        virtual: bool = False,
+    ) -> None:
+        """Keep one page up to date until it disconnects: sent ``first`` at once (what
+        it shows of it ``shown``, see ``Subscriber.offer``); ``virtual`` if it draws
+        the virtual board."""
         subscriber = self._page(socket, seat)
-        subscriber.offer(first)
+        subscriber.virtual = virtual
+        subscriber.offer(first, shown)
         self.subscribers.add(subscriber)
         pump = asyncio.create_task(subscriber.pump())
         try:

@@ -189,7 +189,8 @@ class State(TableState):
     sim: bool = False
     #: what this page's seat alone may see (hidden hands), else None
     view: dict[str, Any] | None = None
-    #: a simulated table's virtual board (None elsewhere)
+    #: a simulated table's virtual board (None elsewhere, and on /ws on a page that
+    #: does not ask for it with ``?virtual=true``: it draws no virtual board)
     virtual: Virtual | None = None
     #: the seats a phone has joined (their join codes are no longer shown)
     joined: list[int] = Field(default_factory=list)

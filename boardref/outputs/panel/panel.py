@@ -56,16 +56,17 @@ class Panel:
 
     # --- state as pages see it ---------------------------------------------------------
 
-    def state(self, seat: int | None = None) -> models.State:
+    def state(self, seat: int | None = None, virtual: bool = True) -> models.State:
         """What one page shows: the pushed snapshot as it is, what ``seat`` alone may
-        see, and the table's own facts pushed with it (the board link, the simulator)."""
+        see, and the table's own facts pushed with it (the board link, and the
+        simulator's virtual board where ``virtual``)."""
         from boardref.outputs.panel import models  # loaded with the app: a page is connected
 
         shown = self.shown
         state = shown.state
         fields = dict(state)
         fields["moves"] = state.moves_of(seat)
-        virtual = shown.virtual
+        board = shown.virtual if virtual else None
         return models.State.model_construct(
             **fields,
             link=shown.link,
@@ -83,13 +84,23 @@ class Panel:
             computer_move=announced(state),
             # validated (the snapshot alone is trusted as it is): a plain dict here
             # would be sent as it is, with a serialiser warning for every page
-            virtual=None if virtual is None else models.Virtual.model_validate(virtual),
+            virtual=None if board is None else models.Virtual.model_validate(board),
         )
+
+    def sent(self, seat: int | None, virtual: bool) -> tuple[str, str]:
+        """The state as a page is sent it (``seat``'s own where the game hides hands,
+        the virtual board where the page draws it), and what the page shows of it:
+        the same without its place in the run's order (``seq``)."""
+        if not self.shown.state.views:
+            seat = None  # a seat's page is sent the public state
+        shown = self.state(seat, virtual).model_dump_json(exclude={"seq"})
+        return f'{shown[:-1]},"seq":{self.seq}}}', shown
 
     def show(self, shown: Display | None = None) -> None:
         """Push the table as ``shown`` to every page; with nothing, push the last one
         again, telling the pages to ask for the seats' players anew (a seat was
-        joined, a player named or renamed)."""
+        joined, a player named or renamed). A page is sent only a state that shows it
+        something new (``Hub.show``)."""
         self.seq += 1
         if shown is not None:
             self.shown = shown
@@ -97,11 +108,15 @@ class Panel:
             self.names_seq = self.seq
         if not self.hub.subscribers:
             return
-        public = self.state().model_dump_json()
-        # a seat's own page differs from the public one only where hands are hidden
-        seats = self.hub.seats() if self.shown.state.views else ()
-        private = {seat: self.state(seat).model_dump_json() for seat in seats}
-        self.hub.broadcast(public, private)
+        texts: dict[tuple[int | None, bool], tuple[str, str]] = {}
+
+        def sent(page) -> tuple[str, str]:
+            kind = (page.seat if self.shown.state.views else None, page.virtual)
+            if kind not in texts:
+                texts[kind] = self.sent(*kind)
+            return texts[kind]
+
+        self.hub.show(sent)
 
     def public_base(self) -> str:
         panel = self.service.config.panel

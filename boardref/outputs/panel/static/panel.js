@@ -47,7 +47,10 @@ async function sayIn(lang) {
 let received = Promise.resolve();
 
 function listen() {
-  const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}` : "";
+  // only the simulator's page draws the virtual board: the others are not sent it, nor
+  // a state in which nothing else changed
+  const query = role === "play" ? `?seat=${seat}&token=${encodeURIComponent(token || "")}`
+    : role === "sim" ? "?virtual=true" : "";
   connect(`/ws${query}`, (next) => {
     received = received.then(() => take(next)).catch((error) => console.error(error));
   }, (open) => {

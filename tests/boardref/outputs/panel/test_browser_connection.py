@@ -6,6 +6,7 @@ older than the one it shows."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -82,7 +83,8 @@ def pushed(page, change):
 
         service.on_message(forward)
 
-    page.route_web_socket("**/ws", handler)
+    # the page's socket, whatever it asks for (/sim asks for the virtual board)
+    page.route_web_socket(re.compile(r"/ws(\?.*)?$"), handler)
     return came
 
 

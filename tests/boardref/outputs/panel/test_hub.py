@@ -54,3 +54,18 @@ def test_a_burst_of_states_reaches_a_page_as_its_first_and_newest_and_a_later_st
         return page
 
     asyncio.run(burst())
+
+
+def test_a_state_that_shows_a_page_nothing_new_is_not_sent_to_it():
+    async def offers() -> Page:
+        page = Page()
+        subscriber = Subscriber(page, None)
+        subscriber.spacing = 0.0
+        pump = asyncio.create_task(subscriber.pump())
+        for text, shown in [("a1", "a"), ("a2", "a"), ("b3", "b"), ("a4", "a"), ("a5", "a")]:
+            subscriber.offer(text, shown)
+            await _turns()
+        pump.cancel()
+        return page
+
+    assert asyncio.run(offers()).texts() == ["a1", "b3", "a4"]

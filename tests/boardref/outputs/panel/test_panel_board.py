@@ -170,3 +170,22 @@ def test_a_simulated_tables_state_carries_its_virtual_board_as_the_model_says(si
         sent = service.panel.state().model_dump(mode="json")
     assert sent["virtual"] == client.get("/api/sim/virtual").json()
     assert sent["virtual"]["stacks"]
+
+
+def test_only_a_page_that_draws_the_virtual_board_is_sent_it_and_its_changes(sim_table):
+    """A hand lifting a piece changes the virtual board; pages other than /sim draw no
+    virtual board, so they are not sent it, nor a state in which only it changed."""
+    import dataclasses
+    import json
+
+    service, _ = sim_table
+    panel = service.panel
+    before = {virtual: panel.sent(None, virtual) for virtual in (False, True)}
+    assert json.loads(before[False][0])["virtual"] is None
+    assert json.loads(before[True][0])["virtual"]["stacks"]
+    board = panel.shown.virtual
+    panel.show(dataclasses.replace(panel.shown, virtual={**board, "version": board["version"] + 1}))
+    after = {virtual: panel.sent(None, virtual) for virtual in (False, True)}
+    assert json.loads(after[False][0])["seq"] == panel.seq
+    assert after[False][1] == before[False][1]  # shows the table page nothing new
+    assert after[True][1] != before[True][1]  # the /sim page its board's change
