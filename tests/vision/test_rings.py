@@ -43,6 +43,18 @@ def test_each_home_field_is_read_at_the_turn_that_explains_it_best():
     assert len({sites[i].cell for i in rings.rows[rings.field == 0]}) == 1
 
 
+def test_a_spot_nothing_explains_does_not_pull_its_field_off_the_turn_its_hats_fit():
+    _, rings = _two_homes()
+    spots = np.flatnonzero(rings.field == 3)
+    cost = np.full((6, len(rings.rows), 3), 50.0)
+    # at turn 1 five hats fit well and the sixth spot fits nothing (a neighbour's
+    # shadow on it); at turn 4 every spot fits fairly, as between the hats
+    cost[1, spots, 1] = 2.0
+    cost[1, spots[0], :] = 120.0
+    cost[4, spots, 0] = 8.0
+    assert set(rings.read_turns(cost)[spots]) == {1}
+
+
 def test_a_lesson_finds_where_round_the_ring_the_first_hat_stands():
     _, rings = _two_homes()
     spots = np.flatnonzero(rings.field == 1)

@@ -12,6 +12,13 @@ import numpy as np
 
 from vision.boards.sites import MIDDLE, Site
 
+#: the most one spot counts toward the turn its field is read at: an empty spot beside
+#: hats shows their shadows and their sides leaning into its view, and one never seen
+#: empty borrows its look from other fields; such a spot, which no reading explains
+#: well, must not outvote the spots whose hats fit (a field's hats are known well:
+#: every one of them was learned from the start position)
+SPOT_MOST = 30.0
+
 
 class Rings:
     """The sites on rings of spots among ``sites`` (``rows``, each field's in its
@@ -28,8 +35,9 @@ class Rings:
     def read_turns(self, cost: np.ndarray) -> np.ndarray:
         """Per ring site, the turn its field is read at: of ``cost`` (turns, ring
         sites, readings), the turn whose best readings of all the field's spots cost
-        least together."""
-        fields = cost.min(axis=2) @ self.member  # (turns, fields)
+        least together, each spot's at most SPOT_MOST."""
+        spots = np.minimum(cost.min(axis=2), SPOT_MOST)
+        fields = spots @ self.member  # (turns, fields)
         return fields.argmin(axis=0)[self.field]
 
     def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:
