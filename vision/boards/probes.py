@@ -76,6 +76,9 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         #: (offsets, sites, probes, points) each probe point's index in a flat frame
         self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
+        #: the sites read off their place (``features``): neither a crowded field's
+        #: spots nor a ring's
+        self.moving = np.array([s.spot is None and s.slot is None for s in sites])
         #: the sites on a ring of spots (a home field's); per turn of the ring the look
         #: tries (``Slots.turns``) and place off its spot a piece may stand there
         #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
@@ -114,8 +117,18 @@ class Sampler:
     def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
         their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
-        moved by each of ``offsets`` as well (the centre first)."""
-        return self._read(frame.reshape(-1, 3)[self.flat if placed else self.flat[0]])
+        moved by each of ``offsets`` as well (the centre first); a spot beside a
+        crowded field's centre or on a home field's ring is never read off its place
+        (the classifier reads a crowded field's spots where they are, a ring's from
+        ``turned_features``): there, every offset shows its centre's."""
+        pixels = frame.reshape(-1, 3)
+        seen = self._read(pixels[self.flat[0]])
+        if not placed:
+            return seen
+        found = np.repeat(seen[None], len(self.flat), axis=0)
+        if len(self.flat) > 1:
+            found[1:, self.moving] = self._read(pixels[self.flat[1:, self.moving]])
+        return found
 
     def turned_features(self, frame: np.ndarray) -> np.ndarray:
         """``features`` (turns, offsets, ring sites, probes, 3) of the sites on a ring
