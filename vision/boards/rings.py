@@ -71,15 +71,15 @@ class Rings:
             spots = np.flatnonzero(self.field == f)
             ring = ~self.middle[spots]
             held = known[spots]
-            orders = [held.copy() for _ in range(int(ring.sum()))]
-            for k, order in enumerate(orders):
-                order[ring] = np.roll(held[ring], k)
+            ways = [held.copy() for _ in range(int(ring.sum()))]
+            for k, way in enumerate(ways):
+                way[ring] = np.roll(held[ring], k)
             hats = np.flatnonzero(ring & (held != 0))
             if (~ring).any() and len(hats) == 1 and not held[~ring].any():
                 alone = np.zeros_like(held)
                 alone[~ring] = held[hats[0]]
-                orders.append(alone)
-            orders = np.array(orders)
+                ways.append(alone)
+            orders = np.array(ways)
             # (turns, orders): every spot's reading in that order, at that turn
             total = cost[:, spots][:, np.arange(len(spots))[None], orders].sum(axis=2)
             turn, order = np.unravel_index(total.argmin(), total.shape)
