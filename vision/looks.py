@@ -75,12 +75,14 @@ class Slots:
     """Spots on one kind of cell that holds several pieces (a home field): ``count``
     of them on a ring ``ring`` mm round its centre. Nothing on the board says how far
     the ring is turned: the reader tries it turned in steps of ``turn_deg``, and looks
-    for each piece up to ``placement_mm`` off its spot."""
+    for each piece up to ``placement_mm`` off its spot; with ``middle``, a hat alone on
+    the field may stand in its middle as well."""
 
     count: int
     ring: float
     turn_deg: float = 0.0
     placement_mm: float = 0.0
+    middle: bool = False
 
     def offsets(self, turn: float = 0.0) -> list[tuple[float, float]]:
         """Each spot's place (mm from the cell's centre), the ring turned ``turn``
@@ -167,6 +169,7 @@ def look_for(game) -> Look:
                 s["ring"],
                 float(s.get("turn_deg", 0.0)),
                 float(s.get("placement_mm", 0.0)),
+                bool(s.get("middle", False)),
             )
             for kind, s in entry.get("slots", {}).items()
         },

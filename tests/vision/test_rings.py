@@ -29,7 +29,9 @@ def test_the_turns_tried_cover_one_spots_step_of_the_ring():
 def test_each_home_field_is_read_at_the_turn_that_explains_it_best():
     sites, rings = _two_homes()
     fields = rings.member.shape[1]
-    assert fields == 4 and len(rings.rows) == 6 * fields
+    # six spots round each home field and its middle
+    assert fields == 4 and len(rings.rows) == 7 * fields
+    assert rings.middle.sum() == fields
     cost = np.full((12, len(rings.rows), 3), 50.0)
     # field 0 is clearly seen at turn 4, field 2 at turn 9; one spot of field 0 is
     # seen well at turn 7 on its own, which must not pull the whole field there
@@ -41,6 +43,18 @@ def test_each_home_field_is_read_at_the_turn_that_explains_it_best():
     assert len({sites[i].cell for i in rings.rows[rings.field == 0]}) == 1
 
 
+def test_a_spot_nothing_explains_does_not_pull_its_field_off_the_turn_its_hats_fit():
+    _, rings = _two_homes()
+    spots = np.flatnonzero(rings.field == 3)
+    cost = np.full((6, len(rings.rows), 3), 50.0)
+    # at turn 1 five hats fit well and the sixth spot fits nothing (a neighbour's
+    # shadow on it); at turn 4 every spot fits fairly, as between the hats
+    cost[1, spots, 1] = 2.0
+    cost[1, spots[0], :] = 120.0
+    cost[4, spots, 0] = 8.0
+    assert set(rings.read_turns(cost)[spots]) == {1}
+
+
 def test_a_lesson_finds_where_round_the_ring_the_first_hat_stands():
     _, rings = _two_homes()
     spots = np.flatnonzero(rings.field == 1)
@@ -48,7 +62,9 @@ def test_a_lesson_finds_where_round_the_ring_the_first_hat_stands():
     # its first spot as the observation sorts them; the frame shows them from spot 3 on
     known = np.zeros(len(rings.rows), int)
     known[spots[:3]] = [2, 1, 1]
-    seen = np.roll(known[spots], 3)
+    ring = ~rings.middle[spots]
+    seen = known[spots].copy()
+    seen[ring] = np.roll(known[spots][ring], 3)
     cost = np.full((12, len(rings.rows), 3), 30.0)
     cost[5, spots, seen] = 0.0
     turns, readings = rings.lesson(cost, known)
@@ -64,3 +80,24 @@ def test_a_hat_is_looked_for_off_its_spot_but_an_empty_spot_only_on_it():
     off = np.array([0.0, 1.0, 1.0])
     best, offsets = Rings.settle(total, off, np.array([True, False]))
     assert best.tolist() == [[[9.0, 3.0]]] and offsets.tolist() == [[[0, 1]]]
+
+
+def test_a_hat_alone_is_taught_in_the_middle_when_it_stands_there():
+    sites, rings = _two_homes()
+    spots = np.flatnonzero(rings.field == 2)
+    middle = spots[rings.middle[spots]]
+    board = load_game("fang_den_hut").board
+    site = sites[rings.rows[middle[0]]]
+    assert len(middle) == 1 and site.xy == board.cell(site.cell).xy
+    known = np.zeros(len(rings.rows), int)
+    known[spots[0]] = 1
+    cost = np.full((12, len(rings.rows), 3), 30.0)
+    # every spot looks empty at every turn but the middle, which shows the hat
+    cost[:, spots, 0] = 1.0
+    cost[:, middle, 0], cost[:, middle, 1] = 40.0, 0.0
+    readings = rings.lesson(cost, known)[1]
+    assert readings[middle].tolist() == [1] and not readings[spots[~rings.middle[spots]]].any()
+    # two hats never stand in the middle: they are taught round the ring
+    known[spots[1]] = 1
+    readings = rings.lesson(cost, known)[1]
+    assert readings[middle].tolist() == [0] and readings[spots].sum() == 2

@@ -19,6 +19,11 @@ from vision.looks import JOIN, Look
 #: Fang den Hut! games about one field in 16 that holds hats holds two, and one in 16
 #: of those three)
 CROWD_COST = 5.5
+#: extra cost of a field holding a hat at all (-2 log of its odds: in random games
+#: about one field in 12 beside the home fields holds one): a yellow hat on a yellow
+#: field looks much like the field, and read up to ``placement_mm`` off its centre it
+#: finds a likeness somewhere; an empty field is read where it is
+HAT_COST = 4.7
 #: a probe sees a hat (or none) of a crowded field when more than this share of its
 #: points' rays meets that hat first (or none): their median shows it
 CROWD_SHARE = 1 / 2
@@ -72,7 +77,7 @@ class Crowds:
             index.append(np.where(views[:, None] >= 0, pick, clear))
             holds.append(sets[:, :, None] == np.arange(len(self.colours)))
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
-            prior += [CROWD_COST * (count - 1)] * len(sets)
+            prior += [HAT_COST + CROWD_COST * (count - 1)] * len(sets)
         index = np.concatenate(index, axis=1)
         #: the sets of colours readings hold (colours), and which each reading holds
         self.holds, held = np.unique(

@@ -91,6 +91,14 @@ class Hiding:
         return self.meets[key]
 
 
+def hides(points: np.ndarray, eye: np.ndarray, centre, piece) -> np.ndarray:
+    """Per point (n, 3): whether ``piece`` standing on the board at ``centre`` (mm)
+    hides it from the camera at ``eye``."""
+    n = len(points)
+    at = np.broadcast_to(np.asarray(centre, float), (n, 2))
+    return _through(points, eye, at, piece, 0.0, False, np.zeros(n))
+
+
 def _solids(stack) -> list[tuple]:
     """The solids of a stack of pieces (bottom first): each piece and its base."""
     found, base = [], 0.0

@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from vision import looks
-from vision.boards.sites import Site, line_angles, turned_places
+from vision.boards.hiding import HIDDEN_SHARE, hides
+from vision.boards.sites import MIDDLE, Site, line_angles, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
@@ -31,6 +32,9 @@ DARKEST_RANK = POINTS // 4 - 1
 #: balance); they lie this far (mm) from any site and outside the markers' quiet zones
 PAPER_POINTS = 64
 PAPER_CLEARANCE_MM = 10.0
+#: a hat is tried standing round a home field's ring every this many degrees, to see
+#: whether one could hide the field's middle from the camera
+RING_STEP_DEG = 10.0
 _LINEAR = (np.arange(256, dtype=np.float32) / 255) ** 2.2
 
 
@@ -72,6 +76,9 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         #: (offsets, sites, probes, points) each probe point's index in a flat frame
         self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
+        #: the sites read off their place (``features``): neither a crowded field's
+        #: spots nor a ring's
+        self.moving = np.array([s.spot is None and s.slot is None for s in sites])
         #: the sites on a ring of spots (a home field's); per turn of the ring the look
         #: tries (``Slots.turns``) and place off its spot a piece may stand there
         #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
@@ -100,12 +107,28 @@ class Sampler:
             (paper[:, 0] >= 0) & (paper[:, 0] < w) & (paper[:, 1] >= 0) & (paper[:, 1] < h)
         ]
         self.paper_flat = paper[:, 1] * w + paper[:, 0]
+        # a home field's middle that a hat on its ring may hide is not looked at: its
+        # probes look at plain board, which it was learned empty on
+        blind = _blind_middles(sites, look, board, self.points, eye)
+        if blind.any() and len(self.paper_flat):
+            self.flat[:, blind] = self.paper_flat[0]
+            self.turned[..., blind[self.slotted], :, :] = self.paper_flat[0]
 
     def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
         their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
-        moved by each of ``offsets`` as well (the centre first)."""
-        return self._read(frame.reshape(-1, 3)[self.flat if placed else self.flat[0]])
+        moved by each of ``offsets`` as well (the centre first); a spot beside a
+        crowded field's centre or on a home field's ring is never read off its place
+        (the classifier reads a crowded field's spots where they are, a ring's from
+        ``turned_features``): there, every offset shows its centre's."""
+        pixels = frame.reshape(-1, 3)
+        seen = self._read(pixels[self.flat[0]])
+        if not placed:
+            return seen
+        found = np.repeat(seen[None], len(self.flat), axis=0)
+        if len(self.flat) > 1:
+            found[1:, self.moving] = self._read(pixels[self.flat[1:, self.moving]])
+        return found
 
     def turned_features(self, frame: np.ndarray) -> np.ndarray:
         """``features`` (turns, offsets, ring sites, probes, 3) of the sites on a ring
@@ -150,6 +173,31 @@ def _turn_moves(sites, look: Look, board, slotted: np.ndarray):
     moves = np.zeros((len(turns), len(ring), 3))
     moves[..., :2] = places - np.array([site.xy for site in ring])
     return turns, moves
+
+
+def _blind_middles(sites, look: Look, board, points: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    """Per site: whether it is a home field's middle (``sites.MIDDLE``) that the
+    camera does not see past a hat standing anywhere round the field's ring (from
+    low, the hats round a field hide its middle: a hat read there would be one of
+    them). Each probe counts as hidden as ``Hiding`` counts it."""
+    blind = np.zeros(len(sites), bool)
+    standing = [p for p in look.pieces.values() if not p.under]
+    if not standing:
+        return blind
+    hat = max(standing, key=lambda p: p.height)
+    turns = np.radians(np.arange(0.0, 360.0, RING_STEP_DEG))
+    circle = np.stack([np.cos(turns), np.sin(turns)], 1)
+    for i, site in enumerate(sites):
+        if site.slot != MIDDLE:
+            continue
+        ring = look.slots[board.cell(site.cell).kind].ring
+        flat = points[i].reshape(-1, 3)
+        for place in np.asarray(site.xy) + ring * circle:
+            shares = hides(flat, eye, place, hat).reshape(points.shape[1:3]).mean(axis=1)
+            if (shares > HIDDEN_SHARE).any():
+                blind[i] = True
+                break
+    return blind
 
 
 def darkest_probes(look: Look) -> np.ndarray:

@@ -10,24 +10,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.boards.sites import Site
+from vision.boards.sites import MIDDLE, Site
+
+#: the most one spot counts toward the turn its field is read at: an empty spot beside
+#: hats shows their shadows and their sides leaning into its view, and one never seen
+#: empty borrows its look from other fields; such a spot, which no reading explains
+#: well, must not outvote the spots whose hats fit (a field's hats are known well:
+#: every one of them was learned from the start position)
+SPOT_MOST = 30.0
 
 
 class Rings:
     """The sites on rings of spots among ``sites`` (``rows``, each field's in its
-    spots' order) and the field each belongs to."""
+    spots' order, its middle after them), the field each belongs to and whether it is
+    its field's middle."""
 
     def __init__(self, sites: list[Site]):
         self.rows = np.flatnonzero([site.slot is not None for site in sites])
         cells = [sites[i].cell for i in self.rows]
         _, self.field = np.unique(cells, return_inverse=True)
         self.member = np.eye(self.field.max(initial=-1) + 1, dtype=np.float32)[self.field]
+        self.middle = np.array([sites[i].slot == MIDDLE for i in self.rows], bool)
 
     def read_turns(self, cost: np.ndarray) -> np.ndarray:
         """Per ring site, the turn its field is read at: of ``cost`` (turns, ring
         sites, readings), the turn whose best readings of all the field's spots cost
-        least together."""
-        fields = cost.min(axis=2) @ self.member  # (turns, fields)
+        least together, each spot's at most SPOT_MOST."""
+        spots = np.minimum(cost.min(axis=2), SPOT_MOST)
+        fields = spots @ self.member  # (turns, fields)
         return fields.argmin(axis=0)[self.field]
 
     def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:
@@ -51,17 +61,27 @@ class Rings:
     def lesson(self, cost: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per ring site, the turn its field is taught at and the reading it is taught
         as: of ``cost`` (turns, ring sites, readings) and ``known`` (ring sites: the
-        reading each field's spots hold in order, from any one of them), the turn and
-        first spot that cost least (a field's hats stand in that order round it from
-        some spot on)."""
+        reading each field's spots hold in order, from any one of them, its middle
+        empty; reading 0 is none), the turn and first spot that cost least (a field's
+        hats stand in that order round it from some spot on), or a hat alone in the
+        middle."""
         turns = np.zeros(len(self.rows), int)
         readings = known.copy()
         for f in range(self.member.shape[1]):
             spots = np.flatnonzero(self.field == f)
-            count = len(spots)
-            orders = np.array([np.roll(known[spots], k) for k in range(count)])
+            ring = ~self.middle[spots]
+            held = known[spots]
+            ways = [held.copy() for _ in range(int(ring.sum()))]
+            for k, way in enumerate(ways):
+                way[ring] = np.roll(held[ring], k)
+            hats = np.flatnonzero(ring & (held != 0))
+            if (~ring).any() and len(hats) == 1 and not held[~ring].any():
+                alone = np.zeros_like(held)
+                alone[~ring] = held[hats[0]]
+                ways.append(alone)
+            orders = np.array(ways)
             # (turns, orders): every spot's reading in that order, at that turn
-            total = cost[:, spots][:, np.arange(count)[None], orders].sum(axis=2)
+            total = cost[:, spots][:, np.arange(len(spots))[None], orders].sum(axis=2)
             turn, order = np.unravel_index(total.argmin(), total.shape)
             turns[spots], readings[spots] = turn, orders[order]
         return turns, readings

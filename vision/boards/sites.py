@@ -18,12 +18,16 @@ from vision.looks import Look
 
 #: a site's label while learning when it shows part of one or more pieces
 CROWDED = "<crowded>"
+#: the ``slot`` of a home field's middle (``Slots.middle``): a spot the ring does not
+#: turn, where a hat alone on the field may stand
+MIDDLE = -1
 
 
 @dataclass(frozen=True)
 class Site:
-    """One place a piece stands: a cell, one spot on a home field's ring, or one spot
-    (``spot``, 1 on) beside the centre of a field several hats may share."""
+    """One place a piece stands: a cell, one spot on a home field's ring (``slot``, 0
+    on, or MIDDLE: its middle), or one spot (``spot``, 1 on) beside the centre of a
+    field several hats may share."""
 
     cell: str
     xy: tuple[float, float]
@@ -44,6 +48,8 @@ def sites_of(board, look: Look) -> list[Site]:
         else:
             for k, (dx, dy) in enumerate(slots.offsets()):
                 sites.append(Site(cell.id, (cell.xy[0] + dx, cell.xy[1] + dy), k))
+            if slots.middle:
+                sites.append(Site(cell.id, cell.xy, MIDDLE))
     return sites
 
 
@@ -61,8 +67,9 @@ def turned_places(board, look: Look, site: Site) -> np.ndarray:
 
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
-    spots in sorted order (the reader finds the turn of the ring and the spot the
-    first stands on: ``Classifier.lesson``). A site that shows no single piece for
+    ring's spots in sorted order, its middle empty (the reader finds the turn of the
+    ring and the spot the first stands on, or a hat alone in the middle:
+    ``Classifier.lesson``). A site that shows no single piece for
     sure (a crowded field's) is neither learned as empty nor as a piece."""
     labels = []
     for site in sites:
@@ -74,7 +81,7 @@ def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | 
             labels.append(token)
         else:
             parts = sorted(looks.split(token))
-            labels.append(parts[site.slot] if site.slot < len(parts) else None)
+            labels.append(parts[site.slot] if 0 <= site.slot < len(parts) else None)
     return labels
 
 

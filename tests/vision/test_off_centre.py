@@ -1,0 +1,34 @@
+"""Fang den Hut! hats set off a field's centre: a lone hat is looked for round the
+centre, a field's spots and a home field's ring where they stand; reading a hat at
+all costs its odds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.boards.crowds import HAT_COST
+
+
+def test_only_a_fields_centre_is_read_off_its_place(learned):
+    _, camera, reader, start = learned("fang_den_hut", 3)
+    sampler = reader.sampler
+    frame = camera.frame(start)
+    placed = sampler.features(frame, placed=True)
+    assert len(placed) > 1 and np.array_equal(placed[0], sampler.features(frame))
+    still = ~sampler.moving
+    assert still.any() and sampler.moving.any()
+    # a crowded field's spots and a home field's ring show their own place at every offset
+    assert (placed[1:, still] == placed[:1, still]).all()
+    # a field's centre moved round its place shows the board somewhere else
+    assert (placed[1:, sampler.moving] != placed[:1, sampler.moving]).any()
+    for site, moving in zip(reader.sites, sampler.moving):
+        assert moving == (site.spot is None and site.slot is None)
+
+
+def test_a_field_holding_a_hat_at_all_costs_its_odds(learned):
+    _, _, reader, _ = learned("fang_den_hut", 3)
+    crowds = reader.classifier.crowds
+    empty = crowds.names.index(None)
+    one = [i for i, name in enumerate(crowds.names) if name and "+" not in name]
+    assert crowds.prior[empty] == 0 and HAT_COST > 0
+    assert np.allclose(crowds.prior[one], HAT_COST)
