@@ -19,7 +19,6 @@ from vision import looks
 from vision.boards.colours import SPREAD_NOMINAL, Colours, spread_of
 from vision.boards.crowds import Crowds
 from vision.boards.hiding import Hiding
-from vision.boards.probes import darkest_probes
 from vision.boards.rings import Rings, guessed_costs
 from vision.boards.sight import (
     ANY,
@@ -138,7 +137,18 @@ class Classifier:
             for h, (label, stack) in enumerate(stacks_of(look, False))
             if len(stack) == 1
         }
-        self.darkest = darkest_probes(look)
+        #: the probes some reading sees a figure's shade through (a ``darkest`` probe
+        #: elsewhere reads a piece or the board as any other probe does)
+        self.shading = np.array(
+            [
+                any(
+                    isinstance(seen[k], Shaded)
+                    for hyps in self.readings.values()
+                    for _, seen in hyps
+                )
+                for k in range(len(look.probes))
+            ]
+        )
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
@@ -514,7 +524,7 @@ class Classifier:
             ],
             UNSEEN_COST * 0.5,
         )
-        dark = self.darkest
+        dark = self.shading
         if dark.any():
             # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
             # nothing (a dark figure's side). A shadow dims every channel alike: judged
