@@ -271,9 +271,10 @@ class Classifier:
         return probe + len(self.look.probes) * self.alone[token][sites, probe].astype(int)
 
     def _level(self) -> np.ndarray:
-        """(sites, 1, 3) what a piece's colour is compared with: the plain board under
-        the light at each site, the brighter empty looks among it and its neighbours
-        (a probe near a printed line or a coloured ring sees that, not the light)."""
+        """(sites, 1, 3) what a piece's colour is compared with: the first probe's
+        empty look under the light at each site (the plain board, or a hole's ring
+        read at its darkest), the brighter among it and its neighbours' (a probe near
+        a printed line or a coloured ring sees that, not the light)."""
         if self._levels is None:
             self._levels = np.percentile(self.empty[self.near, 0], 75, axis=1)[:, None]
         return self._levels
