@@ -16,9 +16,9 @@ import math
 import numpy as np
 
 from vision import looks
+from vision.boards.colours import SPREAD_NOMINAL, Colours, spread_of
 from vision.boards.crowds import Crowds
 from vision.boards.hiding import Hiding
-from vision.boards.probes import darkest_probes, linear_levels
 from vision.boards.rings import Rings, guessed_costs
 from vision.boards.sight import (
     ANY,
@@ -45,10 +45,6 @@ from vision.boards.sites import Site
 from vision.looks import JOIN, Look
 from vision.observation import RANKED, Observation
 
-#: spreads of log colour ratios: floor and ceiling of learned ones, and an unlearned one
-SPREAD_MIN, SPREAD_MAX, SPREAD_NOMINAL = 0.12, 0.35, 0.3
-#: the floor of a spread learned from a single sample (shrinking with more)
-SPREAD_FEW = 0.2
 #: spread of a site's empty look borrowed from its neighbours (never seen empty)
 SPREAD_BORROWED = 0.3
 #: a probe's cost is capped so one odd probe cannot outvote the others entirely
@@ -85,9 +81,6 @@ OFF_CENTRE = 1.0
 NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
-#: how the top face and the side of a solid are shaded relative to its colour in
-#: looks.toml, for a piece not learned yet (the side gets less of the light from above)
-TOP_SHADE, SIDE_SHADE = 0.95, 0.62
 
 
 class Classifier:
@@ -144,16 +137,23 @@ class Classifier:
             for h, (label, stack) in enumerate(stacks_of(look, False))
             if len(stack) == 1
         }
-        self.darkest = darkest_probes(look)
-        self.linear = linear_levels(look)
+        #: the probes some reading sees a figure's shade through (a ``darkest`` probe
+        #: elsewhere reads a piece or the board as any other probe does)
+        self.shading = np.array(
+            [
+                any(
+                    isinstance(seen[k], Shaded)
+                    for hyps in self.readings.values()
+                    for _, seen in hyps
+                )
+                for k in range(len(look.probes))
+            ]
+        )
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
         self.spread_empty = 0.12
-        #: per token and channel (a probe through the TOP, then the same through the
-        #: SIDE): mean log colour ratio, its spread, whether learned
-        self.tokens: dict[str, np.ndarray] = {}
-        self.spread: dict[str, np.ndarray] = {}
-        self.learned: dict[str, np.ndarray] = {}
+        #: per token, its colours through each probe's view of its top and its side
+        self.colours = Colours(look)
         #: the plain board points as first learned: the light the references are in
         self.paper: np.ndarray | None = None
         self._predicted: dict = {}
@@ -178,9 +178,7 @@ class Classifier:
         stays where."""
         self.empty, self.known = other.empty.copy(), other.known.copy()
         self.spread_empty = other.spread_empty
-        self.tokens = {k: v.copy() for k, v in other.tokens.items()}
-        self.spread = {k: v.copy() for k, v in other.spread.items()}
-        self.learned = {k: v.copy() for k, v in other.learned.items()}
+        self.colours.carry(other.colours)
         self.paper = other.paper
         self.kept, self.present = list(other.kept), set(other.present)
         self._predicted.clear()
@@ -220,7 +218,7 @@ class Classifier:
         if strays is None and empty.any():
             strays = self._strays(features, empty, seen)
         if strays is not None and len(strays):
-            self.spread_empty = _spread(strays)
+            self.spread_empty = spread_of(strays)
         ratio = np.log(features / self._level())
         for token in {label for label in labels if label in self.look.pieces}:
             probes = self._own_probes(token)
@@ -229,11 +227,8 @@ class Classifier:
             rows = [i for i, label in enumerate(labels) if label == token]
             if not probes or not rows:
                 continue
-            if token not in self.tokens or fresh:
-                k = 2 * len(self.look.probes)
-                self.tokens[token] = np.zeros((k, 3), np.float32)
-                self.spread[token] = np.full(k, SPREAD_NOMINAL, np.float32)
-                self.learned[token] = np.zeros(k, bool)
+            if token not in self.colours.means or fresh:
+                self.colours.forget(token)
             # each probe and view on its own: a figure's top and its side are lit
             # differently
             rows = np.array(rows)
@@ -242,7 +237,7 @@ class Classifier:
                 channels = self._channel(token, shown, k)
                 # a probe on the rim shows neither the top nor the side
                 for c in np.unique(channels[channels < 2 * len(self.look.probes)]):
-                    self._learn_channel(token, c, ratio[shown[channels == c], k], weight)
+                    self.colours.learn(token, c, ratio[shown[channels == c], k], weight)
 
     def _strays(self, features: np.ndarray, empty: np.ndarray, seen: np.ndarray) -> np.ndarray:
         """(n, 3) log colour of each seen probe of an empty site whose neighbours are
@@ -271,25 +266,15 @@ class Classifier:
         pieces = self.look.pieces
         return self.hiding.hidden([[pieces[label]] if label in pieces else [] for label in labels])
 
-    def _learn_channel(self, token: str, c: int, samples: np.ndarray, weight: float) -> None:
-        mean = samples.mean(axis=0)
-        # a spread from few samples says little: no tighter than the nominal shrunk
-        spread = max(_spread(samples), min(SPREAD_FEW, SPREAD_NOMINAL / math.sqrt(len(samples))))
-        if self.learned[token][c]:
-            mean = (1 - weight) * self.tokens[token][c] + weight * mean
-            spread = (1 - weight) * self.spread[token][c] + weight * spread
-        self.tokens[token][c] = mean
-        self.spread[token][c] = spread
-        self.learned[token][c] = True
-
     def _channel(self, token: str, sites, probe: int):
         """The channel through which ``probe`` sees ``token`` alone on ``sites``."""
         return probe + len(self.look.probes) * self.alone[token][sites, probe].astype(int)
 
     def _level(self) -> np.ndarray:
-        """(sites, 1, 3) what a piece's colour is compared with: the plain board under
-        the light at each site, the brighter empty looks among it and its neighbours
-        (a probe near a printed line or a coloured ring sees that, not the light)."""
+        """(sites, 1, 3) what a piece's colour is compared with: the first probe's
+        empty look under the light at each site (the plain board, or a hole's ring
+        read at its darkest), the brighter among it and its neighbours' (a probe near
+        a printed line or a coloured ring sees that, not the light)."""
         if self._levels is None:
             self._levels = np.percentile(self.empty[self.near, 0], 75, axis=1)[:, None]
         return self._levels
@@ -309,62 +294,6 @@ class Classifier:
             nearest = known[np.argsort(d)[:3]]
             self.empty[i] = np.exp(np.log(self.empty[nearest]).mean(axis=0))
 
-    def _prototype(self, token: str, channel: int) -> tuple[np.ndarray, float]:
-        """What ``token`` adds to an empty cell through ``channel`` (mean log colour
-        ratio) and its spread: as learned there, else as learned through its other
-        probes with the same view, else as learned through the other view shaded
-        like this one, else from its colour in looks.toml."""
-        view = channel // len(self.look.probes)
-        shade = math.log((TOP_SHADE, SIDE_SHADE)[view] / TOP_SHADE)
-        if token in self.tokens:
-            learned = self.learned[token]
-            if learned[channel]:
-                return self.tokens[token][channel], float(self.spread[token][channel])
-            same = learned & (self._views() == view)
-            if same.any():
-                return self.tokens[token][same].mean(axis=0), SPREAD_NOMINAL
-            if learned.any():
-                return self._as_top(token) + shade, SPREAD_NOMINAL
-        colour = self._log_colour(self.look.piece(token).colour) + math.log(TOP_SHADE)
-        light = self._light()
-        if light is not None:  # relative to colours already learned under this light
-            return colour + light + shade, SPREAD_NOMINAL
-        return colour - self._log_colour(self.look.surface) + shade, SPREAD_NOMINAL
-
-    def _log_colour(self, rgb) -> np.ndarray:
-        """Log linear colour (BGR) of an sRGB colour from looks.toml."""
-        return np.log(self.linear[np.array(rgb[::-1])])
-
-    def _views(self) -> np.ndarray:
-        """The view (TOP or SIDE) of each channel."""
-        return np.repeat([TOP, SIDE], len(self.look.probes))
-
-    def _light(self) -> np.ndarray | None:
-        """How learned token colours relate to their colours in looks.toml (mean log
-        offset over the learned ones), None before any was learned; kept until the
-        next learning."""
-        if "light" not in self._predicted:
-            anchors = [t for t in self.tokens if t in self.look.pieces and self.learned[t].any()]
-            self._predicted["light"] = (
-                np.mean(
-                    [
-                        self._as_top(t)
-                        - (self._log_colour(self.look.piece(t).colour) + math.log(TOP_SHADE))
-                        for t in anchors
-                    ],
-                    axis=0,
-                )
-                if anchors
-                else None
-            )
-        return self._predicted["light"]
-
-    def _as_top(self, token: str) -> np.ndarray:
-        """A learned token's mean log colour ratio as its top would show it."""
-        learned = self.learned[token]
-        side = math.log(SIDE_SHADE / TOP_SHADE) * (self._views()[learned] == SIDE)
-        return (self.tokens[token][learned] - side[:, None]).mean(axis=0)
-
     # --- reading -----------------------------------------------------------------------
 
     def lesson(self, features, turned, paper, labels: list[str | None]):
@@ -380,7 +309,10 @@ class Classifier:
         else:
             k = len(self.look.probes)
             means = np.array(
-                [[self._prototype(t, p)[0] if t else np.zeros(3) for p in range(k)] for t in names]
+                [
+                    [self.colours.prototype(t, p)[0] if t else np.zeros(3) for p in range(k)]
+                    for t in names
+                ]
             )
             cost = guessed_costs(turned, paper, means, SPREAD_NOMINAL, COST_CAP)
         cost, offsets = self.rings.settle(cost, self.ring_off, self.ring_empty)
@@ -534,7 +466,7 @@ class Classifier:
         a probe behind a hat sees its top face, lit brighter than its slope)."""
         k = len(self.look.probes)
         if "slopes" not in self._predicted:
-            found = [[self._prototype(token, c) for c in range(2 * k)] for token in tokens]
+            found = [[self.colours.prototype(token, c) for c in range(2 * k)] for token in tokens]
             means = np.array([[mean for mean, _ in row] for row in found], np.float32)
             spreads = np.array([[spread for _, spread in row] for row in found], np.float32)
             self._predicted["slopes"] = means, spreads
@@ -593,7 +525,7 @@ class Classifier:
             ],
             UNSEEN_COST * 0.5,
         )
-        dark = self.darkest
+        dark = self.shading
         if dark.any():
             # what lies beside a figure, at most SHADE_MOST as bright: any darker costs
             # nothing (a dark figure's side). A shadow dims every channel alike: judged
@@ -647,7 +579,7 @@ class Classifier:
                     kinds[h, p] = SEES_SHADED_TOKEN if shaded else SEES_PAST if past else SEES_TOKEN
                     for c in (p, p + k):
                         if (what, c) not in known:
-                            known[what, c] = self._prototype(what, c)
+                            known[what, c] = self.colours.prototype(what, c)
                         means[h, c], spreads[h, c] = known[what, c]
         view = self.view[slot][rows]  # (S, H, K)
         channel = np.arange(k) + k * np.minimum(view, SIDE).astype(int)
@@ -677,13 +609,6 @@ class Classifier:
             confidence[site.cell] = min(confidence.get(site.cell, 1.0), conf)
             ranked[site.cell] = ((tokens[site.cell], confidence[site.cell]),)
         return Observation(tokens, confidence, ranked)
-
-
-def _spread(samples: np.ndarray) -> float:
-    """A log-colour spread from samples (n, 3): twice their per-channel deviation,
-    within bounds (few samples say little about the spread)."""
-    deviation = float(np.sqrt(samples.var(axis=0).mean())) if len(samples) > 1 else 0.0
-    return float(np.clip(2 * deviation + 0.03, SPREAD_MIN, SPREAD_MAX))
 
 
 def _rank(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:
