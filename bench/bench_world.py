@@ -32,13 +32,14 @@ import numpy as np
 from smoke import sized
 
 from bench.world.frames import frame
-from bench.world.scene import scene, set_up
+from bench.world.scene import laid, scene, set_up
 from engines import load_game
 from engines.chance import Stream
 from vision.boards.evaluate import random_position
 from vision.boards.evaluate import set_up as start_of_play
 from vision.boards.reader import BoardReader
 from vision.lens import Lens
+from vision.render import underlays
 from vision.stillness import ACCEPT_AFTER, STILL_FRAMES
 
 #: the games of the world: a name for the table, the game and its options
@@ -93,9 +94,11 @@ def lens_of(camera) -> Lens:
     return Lens(camera.matrix, np.array(camera.dist), camera.size)
 
 
-def shoot(game, table, truth, seed: int, arm: bool, traced: list[float]):
-    """The frame of ``truth`` on ``table`` (its trace time kept, if traced now)."""
-    image, _, spent = frame(game, scene(game, table, truth, seed, arm), SPP)
+def shoot(game, table, truth, seed: int, arm: bool, traced: list[float], under=None):
+    """The frame of ``truth`` on ``table``, with the disks ``under`` names beneath the
+    figures (``vision.render.underlays``), its trace time kept if traced now."""
+    shown = laid(truth, under or {})
+    image, _, spent = frame(game, scene(game, table, shown, seed, arm), SPP)
     if spent is not None:
         traced.append(spent)
     if SHOTS:
@@ -128,12 +131,12 @@ def read_set_ups(game, seeds, traced: list[float]) -> dict:
         rng = np.random.default_rng(seed)
         for n in range(1, POSITIONS + 1):
             state = random_position(game, start_state, rng, int(rng.integers(1, PLIES)), stream)
-            truth = game.observe(state)
-            under_arm = shoot(game, table, truth, n, True, traced)
+            truth, under = game.observe(state), underlays(game, state)
+            under_arm = shoot(game, table, truth, n, True, traced, under)
             for _ in range(STILL_FRAMES + 1):
                 seen = feed(reader, under_arm, times)
                 wrong += seen is not None and seen.tokens != truth
-            clear = shoot(game, table, truth, n, False, traced)
+            clear = shoot(game, table, truth, n, False, traced, under)
             observation = None
             for k in range(PATIENCE):
                 observation = feed(reader, clear, times)

@@ -21,9 +21,8 @@ import checkout  # noqa: F401  (the checkout's root on the path, for bench.world
 from bench_world import SPP, lens_of
 from smoke import sized
 
-from bench.world.data import world
 from bench.world.frames import frame
-from bench.world.scene import scene, set_up
+from bench.world.scene import laid, scene, set_up
 from boardref.sim.simulate import simulate
 
 #: (game, players, seed) of the tables played
@@ -53,7 +52,6 @@ class WorldTable:
         self.game = game
         self.set_up = set_up(game, seed, "phone" if seed % 2 else "webcam")
         self.lens = lens_of(self.set_up.camera)
-        self.join = world()["tokens"]["join"]
         self.traced: list[float] = []
         self.views = 0
         self._kept: tuple | None = None
@@ -62,11 +60,8 @@ class WorldTable:
         under = under or {}
         key = (tuple(tokens.items()), tuple(hands), tuple(sorted(under.items())))
         if self._kept is None or self._kept[0] != key:
-            # a disk under a figure is on the table too, though observe names the figure
-            shown = {
-                c: f"{under[c]}{self.join}{t}" if t and c in under else t for c, t in tokens.items()
-            }
             arm = tuple(self.game.board.cell(hands[0]).xy) if hands else False
+            shown = laid(tokens, under)
             image, _, spent = frame(self.game, scene(self.game, self.set_up, shown, 0, arm), SPP)
             if spent is not None:
                 self.traced.append(spent)

@@ -188,6 +188,14 @@ def scene(game, table: SetUp, truth: dict, seed: int, arm: bool | tuple = False)
     )
 
 
+def laid(truth: dict, under: dict) -> dict:
+    """The position as it lies on the table: ``truth`` (``game.observe``'s top piece
+    per cell) with the disk ``under`` names (cell -> token) beneath the figure on its
+    cell, joined as the world joins pieces on one cell (observe names the figure only)."""
+    join = world()["tokens"]["join"]
+    return {c: f"{under[c]}{join}{t}" if t and c in under else t for c, t in truth.items()}
+
+
 def _set_down(cell: str, name: str, xy, z: float, rng, sd: float) -> Piece:
     off = np.clip(rng.normal(0, sd, 2), -2.5 * sd, 2.5 * sd)
     return Piece(

@@ -11,7 +11,7 @@ import pytest
 
 from bench.world.camera import develop, distort, pinhole_size, undistort
 from bench.world.data import world
-from bench.world.scene import board_markers, scene, set_up
+from bench.world.scene import board_markers, laid, scene, set_up
 from engines import load_game
 
 GAMES = [("sternhalma", {"players": 6}), ("catch_the_hare", {}), ("fang_den_hut", {})]
@@ -72,3 +72,13 @@ def test_a_black_picture_develops_to_a_black_jpeg_not_a_crash():
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert image.shape == (camera.size[1], camera.size[0], 3)
     assert image.mean() < 20
+
+
+def test_a_figure_on_a_disk_stands_on_the_disk_that_observe_does_not_name():
+    game = load_game("hakenschlagen")
+    truth = game.observe(game.initial_state())
+    cell = next(c for c, token in truth.items() if token is None)
+    truth[cell] = "fox"
+    placed = scene(game, set_up(game, 3), laid(truth, {cell: "carrot"}), 1)
+    on_cell = sorted((p.z, p.name) for p in placed.pieces if p.cell == cell)
+    assert on_cell == [(0.0, "carrot"), (3.0, "fox")]

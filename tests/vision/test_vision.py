@@ -158,6 +158,13 @@ def test_catch_the_hare_tells_the_hare_from_the_hunters(learned):
     assert seen.tokens == start
 
 
+def test_catch_the_hare_is_read_with_one_hare_on_the_board_at_most():
+    # the rule book's one hare: a wooden hare near the paper's colour set down off its
+    # point was read on several bare points that looked a little like it too
+    look = looks.look_for(load_game("catch_the_hare"))
+    assert look.piece("hare").single and not look.piece("hunter").single
+
+
 def test_nothing_is_read_until_the_view_has_been_still(learned):
     game, camera, reader, start = learned("catch_the_hare", 5)
     frame = camera.frame(start)
