@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from vision import looks
+from vision.boards import lattice
 from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
 from vision.boards.outline import outlines
 from vision.boards.sites import site_labels, sites_of, turned_places
@@ -74,6 +75,9 @@ def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=Non
     grey = _grey(frame)
     if len(marks) < LEAST_CELLS or (marker is None and truth is None):
         return None
+    found = by_lattice(frame, lens, game, look, truth, marks, marker)
+    if found is not None:
+        return found
     tried = 0
     for quad in outlines(frame, lens):
         ways = outline_poses(quad, lens, game.board)
@@ -84,22 +88,61 @@ def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=Non
         tried += 1
         if tried > SHAPES_TRIED:
             break
-        held = []
-        for rvec, tvec in ways:
-            pose = Pose(rvec, tvec, 0.0, 0 if marker is None else 1, way="pattern")
-            trued = trued_up(grey, pose, lens, marks, look.cell_radius)
-            if trued.cells:
-                held.append(judged(grey, trued, lens, marks, look.cell_radius))
-        if marker is not None:
-            held = [
-                replace(p, way="one marker")
-                for p in held
-                if _marker_miss((p.rvec, p.tvec), lens, marker) <= MARKER_MISS_PX
-            ]
-        best = _turned(frame, lens, game, look, truth, held)
+        poses = [Pose(r, t, 0.0, 0 if marker is None else 1, way="pattern") for r, t in ways]
+        best = _turned(
+            frame, lens, game, look, truth, _held(grey, lens, look, marks, marker, poses)
+        )
         if best is not None and trusted(best, quad, lens, game.board):
             return best
     return None
+
+
+def by_lattice(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
+    """The board's pose from its cells' marks grown into a lattice
+    (``vision.boards.lattice``), held to the marks at ``marks`` and turned the way the
+    one ``marker`` or the start position ``truth`` shows; None unless trusted: the
+    lattice lines up with the board's cells and none beyond them, and the marks are
+    found where the pose puts them (LEAST_MATCHED, MARKS_RMS_PX)."""
+    board = game.board
+    cells = np.array([c.xy for c in board.cells], float)
+    empty = np.linalg.norm(cells[:, None] - marks[None], axis=2).min(axis=1) < 1e-6
+    grey = _grey(frame)
+    ways = [
+        Pose(w.rvec, w.tvec, 0.0, 0 if marker is None else 1, way="pattern")
+        for w in lattice.alignments(frame, lens, board, empty)
+    ]
+    # each way is trued up only if the marker, or the pieces' colours, leave it in
+    # the running: truing up costs the marks' search twice over
+    if marker is not None:
+        ways = [
+            w for w in ways if _marker_miss((w.rvec, w.tvec), lens, marker) <= 2 * OUTLINE_MISFIT_PX
+        ]
+    elif len(ways) > 1:
+        shares = [_colour_share(frame, lens, w, game, look, truth) for w in ways]
+        ways = [w for w, share in zip(ways, shares) if share >= max(shares) - COLOUR_MARGIN]
+    best = _turned(frame, lens, game, look, truth, _held(grey, lens, look, marks, marker, ways))
+    if best is None or best.matched is None:
+        return None
+    if best.matched < LEAST_MATCHED or best.error_px > MARKS_RMS_PX:
+        return None
+    return best
+
+
+def _held(grey, lens: Lens, look, marks, marker, poses: list[Pose]) -> list[Pose]:
+    """``poses`` trued up to the marks at ``marks`` and ``judged`` by them; with the
+    one ``marker``, those that keep it within MARKER_MISS_PX of where it is seen."""
+    held = []
+    for pose in poses:
+        trued = trued_up(grey, pose, lens, marks, look.cell_radius)
+        if trued.cells:
+            held.append(judged(grey, trued, lens, marks, look.cell_radius))
+    if marker is None:
+        return held
+    return [
+        replace(p, way="one marker")
+        for p in held
+        if _marker_miss((p.rvec, p.tvec), lens, marker) <= MARKER_MISS_PX
+    ]
 
 
 def trusted(pose: Pose, quad: np.ndarray, lens: Lens, board) -> bool:
