@@ -40,8 +40,8 @@ SPOTS_KEPT = 1200
 #: a spot is where the lattice puts a mark when it lies within this share of the
 #: lattice's step there
 ON_LATTICE = 0.25
-#: lattices grown, each from one of the strongest spots with its neighbours round it,
-#: until one reaches this share of the board's cells
+#: lattices grown, each from a spot with its neighbours round it, until one reaches
+#: this share of the board's cells
 SEEDS_TRIED = 24
 GROWN_ENOUGH = 0.5
 #: a seed's neighbours must be found where this share of the lattice's neighbour
@@ -267,9 +267,13 @@ def alignments(frame, lens: Lens, board, empty: np.ndarray) -> list[Alignment]:
         return []
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     found, strength = spots(grey)
-    found = found[strength >= STRONG_SHARE * np.median(strength[:STRONGEST])]
+    strong = strength >= STRONG_SHARE * np.median(strength[:STRONGEST])
+    found, strength = found[strong], strength[strong]
     if len(found) < len(lattice.steps) + 1:
         return []
+    # grown from the spots as dark as most are first: the board's marks are the most
+    # spots alike, pieces leave darker and fainter ones beside them
+    found = found[np.argsort(np.abs(strength - np.median(strength)), kind="stable")]
     flat = cv2.undistortPoints(found.reshape(-1, 1, 2), lens.matrix, lens.dist, P=lens.matrix)
     flat = flat.reshape(-1, 2)
     grown = _grown(flat, lattice)
@@ -319,8 +323,8 @@ def _shifts(cells: np.ndarray, coords: np.ndarray, least: int) -> np.ndarray:
 
 
 def _grown(flat: np.ndarray, lattice: Lattice) -> dict:
-    """The largest lattice grown from the strongest spots (up to SEEDS_TRIED, until
-    one covers GROWN_ENOUGH of the board); {} if none."""
+    """The largest lattice grown from the first spots (up to SEEDS_TRIED, until one
+    covers GROWN_ENOUGH of the board); {} if none."""
     most = int(MOST_GROWN * len(lattice.coords))
     grown: dict = {}
     for seed in range(min(SEEDS_TRIED, len(flat))):

@@ -274,8 +274,15 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
     )[:, ::-1]
     expected = np.array([held[i][1].colour for i in owner[inside]], float)
     palette = np.unique(expected, axis=0)
-    apart = np.linalg.norm(_chroma(seen)[:, None] - _chroma(palette)[None], axis=2)
-    own = np.all(palette[apart.argmin(axis=1)] == expected, axis=1)
+    chroma = _chroma(palette)
+    board = _empty_colour(frame, lens, pose, game, truth, float(rise.mean()))
+    if board is not None:  # a piece must look more like its colour than the board
+        chroma = np.vstack([chroma, _chroma(board[None])])
+    apart = np.linalg.norm(_chroma(seen)[:, None] - chroma[None], axis=2)
+    nearest = apart.argmin(axis=1)
+    own = (nearest < len(palette)) & np.all(
+        palette[np.minimum(nearest, len(palette) - 1)] == expected, axis=1
+    )
     # per cell and turn of its ring, its pieces in their own colour: each cell's best
     shown: dict[tuple[str, int], int] = {}
     for i, t, is_own in zip(owner[inside], turn[inside], own):
@@ -285,6 +292,22 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
     for (cell, _), count in shown.items():
         best[cell] = max(best.get(cell, 0), count)
     return sum(best.values()) / len(np.unique(owner[inside]))
+
+
+def _empty_colour(frame, lens: Lens, pose: Pose, game, truth: dict, rise: float):
+    """The median colour (RGB) the frame shows where ``pose`` puts the empty cells of
+    ``truth``, seen as a piece's middle ``rise`` mm above them would be; None if none
+    is in the frame."""
+    empty = [c.xy for c in game.board.cells if truth.get(c.id) is None]
+    if not empty:
+        return None
+    at = np.c_[np.reshape(empty, (-1, 2)), np.full(len(empty), rise)]
+    px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
+    h, w = frame.shape[:2]
+    px = px[np.all((px >= 0) & (px < np.array([w, h])), axis=1)]
+    if not len(px):
+        return None
+    return np.median(frame[px[:, 1], px[:, 0]].reshape(-1, 3), axis=0)[::-1].astype(float)
 
 
 def _chroma(rgb: np.ndarray) -> np.ndarray:
