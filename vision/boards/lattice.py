@@ -66,8 +66,11 @@ MOST_OUTSIDE = 2
 #: board's own outer cells) ...
 MOST_BEYOND = 0.1
 #: ... whose pose puts the spots within this share of a step of where they are seen
-#: (RMS): a mirrored way fits no pose
+#: (RMS): a mirrored way fits no pose; spots further off than this many times the
+#: median are left out of the fit, and no more than 1 - POSE_KEPT of them
 POSE_FIT = 0.1
+OFF_MEDIANS = 3.0
+POSE_KEPT = 0.9
 
 
 @dataclass(frozen=True)
@@ -338,21 +341,28 @@ def _grown(flat: np.ndarray, lattice: Lattice) -> dict:
 
 def _posed(lattice: Lattice, matched: np.ndarray, where: np.ndarray, lens: Lens):
     """The alignment of the board's cells ``matched`` with the spots ``where``
-    (undistorted px): None unless a pose from above puts them within POSE_FIT of a
-    step of where they are seen."""
+    (undistorted px): None unless a pose from above puts all but a few of them
+    (POSE_KEPT; a piece beside a hole leaves its spot off) within POSE_FIT of a step
+    of where they are seen."""
     board = lattice.origin + lattice.coords[matched] @ lattice.basis.T
     obj = np.c_[board, np.zeros(len(board))]
-    ok, rvec, tvec = cv2.solvePnP(
-        obj, where.reshape(-1, 1, 2), lens.matrix, None, flags=cv2.SOLVEPNP_IPPE
-    )
-    if not ok or not camera_above(rvec, tvec):
-        return None
+    kept = np.ones(len(obj), bool)
+    for _ in range(2):  # fitted to all, then again without the spots it leaves far off
+        ok, rvec, tvec = cv2.solvePnP(
+            obj[kept], where[kept].reshape(-1, 1, 2), lens.matrix, None, flags=cv2.SOLVEPNP_IPPE
+        )
+        if not ok or not camera_above(rvec, tvec):
+            return None
+        off = np.linalg.norm(_flat_project(obj, rvec, tvec, lens) - where, axis=1)
+        kept = off <= max(OFF_MEDIANS * float(np.median(off)), 1.0)
+        if kept.sum() < max(POSE_KEPT * len(obj), 4):
+            return None
     back = _flat_project(obj, rvec, tvec, lens)
     ahead = _flat_project(obj + [*lattice.basis[:, 0], 0.0], rvec, tvec, lens)
-    misfit = np.sqrt(np.mean(np.sum((back - where) ** 2, axis=1)))
+    misfit = np.sqrt(np.mean(np.sum((back - where)[kept] ** 2, axis=1)))
     if misfit > POSE_FIT * float(np.median(np.linalg.norm(ahead - back, axis=1))):
         return None
-    return Alignment(matched, where, rvec, tvec, 0.0)
+    return Alignment(matched[kept], where[kept], rvec, tvec, 0.0)
 
 
 def _flat_project(points: np.ndarray, rvec, tvec, lens: Lens) -> np.ndarray:
