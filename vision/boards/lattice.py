@@ -67,7 +67,7 @@ MOST_OUTSIDE = 2
 MOST_BEYOND = 0.1
 #: ... whose pose puts the spots within this share of a step of where they are seen
 #: (RMS): a mirrored way fits no pose; spots further off than this many times the
-#: median are left out of the fit, and no more than 1 - POSE_KEPT of them
+#: median (and than POSE_FIT) are left out of the fit, no more than 1 - POSE_KEPT
 POSE_FIT = 0.1
 OFF_MEDIANS = 3.0
 POSE_KEPT = 0.9
@@ -353,14 +353,15 @@ def _posed(lattice: Lattice, matched: np.ndarray, where: np.ndarray, lens: Lens)
         )
         if not ok or not camera_above(rvec, tvec):
             return None
-        off = np.linalg.norm(_flat_project(obj, rvec, tvec, lens) - where, axis=1)
-        kept = off <= max(OFF_MEDIANS * float(np.median(off)), 1.0)
+        back = _flat_project(obj, rvec, tvec, lens)
+        ahead = _flat_project(obj + [*lattice.basis[:, 0], 0.0], rvec, tvec, lens)
+        step = float(np.median(np.linalg.norm(ahead - back, axis=1)))
+        off = np.linalg.norm(back - where, axis=1)
+        kept = off <= max(OFF_MEDIANS * float(np.median(off)), POSE_FIT * step)
         if kept.sum() < max(POSE_KEPT * len(obj), 4):
             return None
-    back = _flat_project(obj, rvec, tvec, lens)
-    ahead = _flat_project(obj + [*lattice.basis[:, 0], 0.0], rvec, tvec, lens)
     misfit = np.sqrt(np.mean(np.sum((back - where)[kept] ** 2, axis=1)))
-    if misfit > POSE_FIT * float(np.median(np.linalg.norm(ahead - back, axis=1))):
+    if misfit > POSE_FIT * step:
         return None
     return Alignment(matched[kept], where[kept], rvec, tvec, 0.0)
 
