@@ -117,7 +117,7 @@ def by_lattice(frame, lens: Lens, game, look, truth: dict | None, marks, marker=
         ways = [
             w for w in ways if _marker_miss((w.rvec, w.tvec), lens, marker) <= 2 * OUTLINE_MISFIT_PX
         ]
-    elif len(ways) > 1:
+    elif truth is not None and len(ways) > 1:
         shares = [_colour_share(frame, lens, w, game, look, truth) for w in ways]
         ways = [w for w, share in zip(ways, shares) if share >= max(shares) - COLOUR_MARGIN]
     best = _turned(frame, lens, game, look, truth, _held(grey, lens, look, marks, marker, ways))
