@@ -67,10 +67,10 @@ MOST_OUTSIDE = 2
 MOST_BEYOND = 0.1
 #: ... whose pose puts the spots within this share of a step of where they are seen
 #: (RMS): a mirrored way fits no pose; spots further off than this many times the
-#: median (and than POSE_FIT) are left out of the fit, no more than 1 - POSE_KEPT
+#: median (and than POSE_FIT) are left out of the fit, and POSE_KEPT of them must stay
 POSE_FIT = 0.1
 OFF_MEDIANS = 3.0
-POSE_KEPT = 0.9
+POSE_KEPT = 0.5
 
 
 @dataclass(frozen=True)
@@ -341,9 +341,9 @@ def _grown(flat: np.ndarray, lattice: Lattice) -> dict:
 
 def _posed(lattice: Lattice, matched: np.ndarray, where: np.ndarray, lens: Lens):
     """The alignment of the board's cells ``matched`` with the spots ``where``
-    (undistorted px): None unless a pose from above puts all but a few of them
-    (POSE_KEPT; a piece beside a hole leaves its spot off) within POSE_FIT of a step
-    of where they are seen."""
+    (undistorted px): None unless a pose from above puts most of them (POSE_KEPT:
+    pieces leave their spots a little off their holes) within POSE_FIT of a step of
+    where they are seen."""
     board = lattice.origin + lattice.coords[matched] @ lattice.basis.T
     obj = np.c_[board, np.zeros(len(board))]
     kept = np.ones(len(obj), bool)
