@@ -65,6 +65,9 @@ LEAST_COLOUR_SHARE = 0.5
 COLOUR_MARGIN = 0.3
 #: a piece's colour is the median over a square this wide (px) round its middle
 COLOUR_PATCH_PX = 5
+#: the cell marks (looks.toml ``cell``) dark spots enough to grow a lattice from: a
+#: hollow or a ring is light inside
+DARK_MARKS = ("hole", "point")
 
 
 def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
@@ -103,6 +106,8 @@ def by_lattice(frame, lens: Lens, game, look, truth: dict | None, marks, marker=
     one ``marker`` or the start position ``truth`` shows; None unless trusted: the
     lattice lines up with the board's cells and none beyond them, and the marks are
     found where the pose puts them (LEAST_MATCHED, MARKS_RMS_PX)."""
+    if look.cell not in DARK_MARKS:
+        return None
     board = game.board
     cells = np.array([c.xy for c in board.cells], float)
     empty = np.linalg.norm(cells[:, None] - marks[None], axis=2).min(axis=1) < 1e-6
