@@ -1,14 +1,18 @@
-"""The board found with fewer than two markers: by the printed board's outline, turned
-the way one marker (or, without one, the start position) shows, then held to the
-board's own pattern (the marks of its cells: holes, points, fields) before it is
-trusted.
+"""The board found with fewer than two markers: by its cells' dark marks grown into a
+lattice (``vision.boards.lattice``) where its cells lie on one, else by the printed
+board's outline; turned the way one marker (or, without one, the start position)
+shows, then held to the board's own pattern (the marks of its cells: holes, points,
+fields) before it is trusted.
 
 One marker is too small to fix the far side of a board, and the empty cells' marks
 of a start position often lie on one side only, so a pose fitted to them alone can
-fit every mark and still be a centimetre off across the board. A pose is therefore
-trusted only when two things seen apart agree with it: the printed outline's four
-corners, and the empty cells' marks, found where it puts them with a small
-residual. Anything less is "not located": a wrong pose must never read a board.
+fit every mark and still be a centimetre off across the board. A pose from the
+outline is therefore trusted only when two things seen apart agree with it: the
+printed outline's four corners, and the empty cells' marks, found where it puts them
+with a small residual. A pose from the lattice has the whole board's marks behind
+it, and is trusted only when no mark lies beside the board's cells or one step
+beyond them (a lattice a row off) and the empty cells' marks are found where it puts
+them. Anything less is "not located": a wrong pose must never read a board.
 
 Only finds poses; what a cell holds is the classifier's job.
 """
@@ -71,10 +75,11 @@ DARK_MARKS = ("hole", "point")
 
 
 def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
-    """The board's pose from its outline, held to the marks at ``marks`` (mm, the
-    cells believed empty) and turned the way the one ``marker`` (its corners on the
-    board, mm, and in the frame, px) or, without one, the start position ``truth``
-    (cell -> token) shows; None unless the pose is ``trusted``."""
+    """The board's pose from its lattice of marks (``by_lattice``) or its outline, held
+    to the marks at ``marks`` (mm, the cells believed empty) and turned the way the
+    one ``marker`` (its corners on the board, mm, and in the frame, px) or, without
+    one, the start position ``truth`` (cell -> token) shows; None unless the pose is
+    trusted."""
     grey = _grey(frame)
     if len(marks) < LEAST_CELLS or (marker is None and truth is None):
         return None
