@@ -200,3 +200,22 @@ def test_a_slow_look_for_the_outline_waits_long_enough_to_keep_its_share_of_a_co
     clock[0] += 1.0
     assert not reader.locate(empty, start)
     assert len(looked) == 2
+
+
+def test_a_piece_laid_on_the_empty_board_by_a_wrong_way_round_does_not_count_as_its_colour():
+    # Sternhalma's warm paper is nearer red than blue: a way round that puts the red
+    # marbles on empty holes must not count them red for the paper's sake
+    game = load_game("sternhalma", players=2)
+    scene = random_scene(game.board, 4)
+    start = game.observe(game.initial_state())
+    frame = Renderer(game, scene, 4).frame(start)
+    look = looks.look_for(game)
+    turned = cv2.Rodrigues(scene.rvec)[0]
+    shares = []
+    for degrees in (0, 60, 120):
+        a = np.radians(degrees)
+        about = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+        pose = Pose(cv2.Rodrigues(turned @ about)[0], scene.tvec, 0.0, 0)
+        shares.append(pattern._colour_share(frame, scene.lens, pose, game, look, start))
+    assert shares[0] == 1.0
+    assert max(shares[1:]) < pattern.LEAST_COLOUR_SHARE

@@ -1,14 +1,18 @@
-"""The board found with fewer than two markers: by the printed board's outline, turned
-the way one marker (or, without one, the start position) shows, then held to the
-board's own pattern (the marks of its cells: holes, points, fields) before it is
-trusted.
+"""The board found with fewer than two markers: by its cells' dark marks grown into a
+lattice (``vision.boards.lattice``) where its cells lie on one, else by the printed
+board's outline; turned the way one marker (or, without one, the start position)
+shows, then held to the board's own pattern (the marks of its cells: holes, points,
+fields) before it is trusted.
 
 One marker is too small to fix the far side of a board, and the empty cells' marks
 of a start position often lie on one side only, so a pose fitted to them alone can
-fit every mark and still be a centimetre off across the board. A pose is therefore
-trusted only when two things seen apart agree with it: the printed outline's four
-corners, and the empty cells' marks, found where it puts them with a small
-residual. Anything less is "not located": a wrong pose must never read a board.
+fit every mark and still be a centimetre off across the board. A pose from the
+outline is therefore trusted only when two things seen apart agree with it: the
+printed outline's four corners, and the empty cells' marks, found where it puts them
+with a small residual. A pose from the lattice has the whole board's marks behind
+it, and is trusted only when no mark lies beside the board's cells or one step
+beyond them (a lattice a row off) and the empty cells' marks are found where it puts
+them. Anything less is "not located": a wrong pose must never read a board.
 
 Only finds poses; what a cell holds is the classifier's job.
 """
@@ -21,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision import looks
+from vision.boards import lattice
 from vision.boards.marks import LEAST_CELLS, LEAST_SYMMETRY, REACH_MM, symmetry_centres, trued_up
 from vision.boards.outline import outlines
 from vision.boards.sites import site_labels, sites_of, turned_places
@@ -64,16 +69,23 @@ LEAST_COLOUR_SHARE = 0.5
 COLOUR_MARGIN = 0.3
 #: a piece's colour is the median over a square this wide (px) round its middle
 COLOUR_PATCH_PX = 5
+#: the cell marks (looks.toml ``cell``) dark spots enough to grow a lattice from: a
+#: hollow or a ring is light inside
+DARK_MARKS = ("hole", "point")
 
 
 def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
-    """The board's pose from its outline, held to the marks at ``marks`` (mm, the
-    cells believed empty) and turned the way the one ``marker`` (its corners on the
-    board, mm, and in the frame, px) or, without one, the start position ``truth``
-    (cell -> token) shows; None unless the pose is ``trusted``."""
+    """The board's pose from its lattice of marks (``by_lattice``) or its outline, held
+    to the marks at ``marks`` (mm, the cells believed empty) and turned the way the
+    one ``marker`` (its corners on the board, mm, and in the frame, px) or, without
+    one, the start position ``truth`` (cell -> token) shows; None unless the pose is
+    trusted."""
     grey = _grey(frame)
     if len(marks) < LEAST_CELLS or (marker is None and truth is None):
         return None
+    found = by_lattice(frame, lens, game, look, truth, marks, marker)
+    if found is not None:
+        return found
     tried = 0
     for quad in outlines(frame, lens):
         ways = outline_poses(quad, lens, game.board)
@@ -84,22 +96,63 @@ def located(frame, lens: Lens, game, look, truth: dict | None, marks, marker=Non
         tried += 1
         if tried > SHAPES_TRIED:
             break
-        held = []
-        for rvec, tvec in ways:
-            pose = Pose(rvec, tvec, 0.0, 0 if marker is None else 1, way="pattern")
-            trued = trued_up(grey, pose, lens, marks, look.cell_radius)
-            if trued.cells:
-                held.append(judged(grey, trued, lens, marks, look.cell_radius))
-        if marker is not None:
-            held = [
-                replace(p, way="one marker")
-                for p in held
-                if _marker_miss((p.rvec, p.tvec), lens, marker) <= MARKER_MISS_PX
-            ]
-        best = _turned(frame, lens, game, look, truth, held)
+        poses = [Pose(r, t, 0.0, 0 if marker is None else 1, way="pattern") for r, t in ways]
+        best = _turned(
+            frame, lens, game, look, truth, _held(grey, lens, look, marks, marker, poses)
+        )
         if best is not None and trusted(best, quad, lens, game.board):
             return best
     return None
+
+
+def by_lattice(frame, lens: Lens, game, look, truth: dict | None, marks, marker=None):
+    """The board's pose from its cells' marks grown into a lattice
+    (``vision.boards.lattice``), held to the marks at ``marks`` and turned the way the
+    one ``marker`` or the start position ``truth`` shows; None unless trusted: the
+    lattice lines up with the board's cells and none beyond them, and the marks are
+    found where the pose puts them (LEAST_MATCHED, MARKS_RMS_PX)."""
+    if look.cell not in DARK_MARKS:
+        return None
+    board = game.board
+    cells = np.array([c.xy for c in board.cells], float)
+    empty = np.linalg.norm(cells[:, None] - marks[None], axis=2).min(axis=1) < 1e-6
+    grey = _grey(frame)
+    ways = [
+        Pose(w.rvec, w.tvec, 0.0, 0 if marker is None else 1, way="pattern")
+        for w in lattice.alignments(frame, lens, board, empty)
+    ]
+    # each way is trued up only if the marker, or the pieces' colours, leave it in
+    # the running: truing up costs the marks' search twice over
+    if marker is not None:
+        ways = [
+            w for w in ways if _marker_miss((w.rvec, w.tvec), lens, marker) <= 2 * OUTLINE_MISFIT_PX
+        ]
+    elif truth is not None and len(ways) > 1:
+        shares = [_colour_share(frame, lens, w, game, look, truth) for w in ways]
+        ways = [w for w, share in zip(ways, shares) if share >= max(shares) - COLOUR_MARGIN]
+    best = _turned(frame, lens, game, look, truth, _held(grey, lens, look, marks, marker, ways))
+    if best is None or best.matched is None:
+        return None
+    if best.matched < LEAST_MATCHED or best.error_px > MARKS_RMS_PX:
+        return None
+    return best
+
+
+def _held(grey, lens: Lens, look, marks, marker, poses: list[Pose]) -> list[Pose]:
+    """``poses`` trued up to the marks at ``marks`` and ``judged`` by them; with the
+    one ``marker``, those that keep it within MARKER_MISS_PX of where it is seen."""
+    held = []
+    for pose in poses:
+        trued = trued_up(grey, pose, lens, marks, look.cell_radius)
+        if trued.cells:
+            held.append(judged(grey, trued, lens, marks, look.cell_radius))
+    if marker is None:
+        return held
+    return [
+        replace(p, way="one marker")
+        for p in held
+        if _marker_miss((p.rvec, p.tvec), lens, marker) <= MARKER_MISS_PX
+    ]
 
 
 def trusted(pose: Pose, quad: np.ndarray, lens: Lens, board) -> bool:
@@ -231,8 +284,15 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
     )[:, ::-1]
     expected = np.array([held[i][1].colour for i in owner[inside]], float)
     palette = np.unique(expected, axis=0)
-    apart = np.linalg.norm(_chroma(seen)[:, None] - _chroma(palette)[None], axis=2)
-    own = np.all(palette[apart.argmin(axis=1)] == expected, axis=1)
+    chroma = _chroma(palette)
+    board = _empty_colour(frame, lens, pose, game, truth, float(rise.mean()))
+    if board is not None:  # a piece must look more like its colour than the board
+        chroma = np.vstack([chroma, _chroma(board[None])])
+    apart = np.linalg.norm(_chroma(seen)[:, None] - chroma[None], axis=2)
+    nearest = apart.argmin(axis=1)
+    own = (nearest < len(palette)) & np.all(
+        palette[np.minimum(nearest, len(palette) - 1)] == expected, axis=1
+    )
     # per cell and turn of its ring, its pieces in their own colour: each cell's best
     shown: dict[tuple[str, int], int] = {}
     for i, t, is_own in zip(owner[inside], turn[inside], own):
@@ -242,6 +302,22 @@ def _colour_share(frame, lens: Lens, pose: Pose, game, look, truth: dict) -> flo
     for (cell, _), count in shown.items():
         best[cell] = max(best.get(cell, 0), count)
     return sum(best.values()) / len(np.unique(owner[inside]))
+
+
+def _empty_colour(frame, lens: Lens, pose: Pose, game, truth: dict, rise: float):
+    """The median colour (RGB) the frame shows where ``pose`` puts the empty cells of
+    ``truth``, seen as a piece's middle ``rise`` mm above them would be; None if none
+    is in the frame."""
+    empty = [c.xy for c in game.board.cells if truth.get(c.id) is None]
+    if not empty:
+        return None
+    at = np.c_[np.reshape(empty, (-1, 2)), np.full(len(empty), rise)]
+    px = np.round(lens.project(at, pose.rvec, pose.tvec)).astype(int)
+    h, w = frame.shape[:2]
+    px = px[np.all((px >= 0) & (px < np.array([w, h])), axis=1)]
+    if not len(px):
+        return None
+    return np.median(frame[px[:, 1], px[:, 0]].reshape(-1, 3), axis=0)[::-1].astype(float)
 
 
 def _chroma(rgb: np.ndarray) -> np.ndarray:

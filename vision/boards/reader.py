@@ -51,10 +51,11 @@ KNOCKED_STILL_FRAMES = 2 * STILL_FRAMES
 #: a still board unchanged since it was read is read again after this many seconds all
 #: the same: a change the stillness checks missed is caught within them
 READ_EVERY_S = 5.0
-#: with fewer than two markers in view, the board's outline is looked for at most once
-#: in this many seconds of failing (a look costs 0.1-0.8 s of CPU here, 4x that on a
-#: Pi: tried on every frame of a camera that cannot find the board, it would take a
-#: core); the markers are looked for on every frame ...
+#: with fewer than two markers in view, the board is looked for by its own pattern
+#: (its marks, its outline) at most once in this many seconds of failing (a look costs
+#: 0.1-0.8 s of CPU here, 4x that on a Pi: tried on every frame of a camera that
+#: cannot find the board, it would take a core); the markers are looked for on every
+#: frame ...
 PATTERN_EVERY_S = 3.0
 #: ... and after a failed look that took longer, at most this share of the time since
 #: is spent looking: a slow machine looks less often rather than lose a core to it
