@@ -52,12 +52,12 @@ way (auto, systemd, cgroup, rlimit, none). A service the memory limit kills is
 reported as dead, with its group's peak.
 
 The hands look at the table as its players look at the kiosk: they watch the state
-every page is pushed on the panel's WebSocket, and ask the panel only for the
-position once a move (what the table took) and for the move count before each move.
-A request costs the service a few milliseconds of CPU on its event loop, so hands
-that asked for the whole state twenty times a second, beside a health probe as
-often, would spend a third and more of the quarter core themselves and show it as
-the table's loop lag.
+every page is pushed on the panel's WebSocket (the phase, the move count, what the
+table holds), and ask the panel only for the position: once a move (what the table
+took) and once a draw (what was drawn). A request costs the service a few
+milliseconds of CPU on its event loop, so hands that asked for the whole state twenty
+times a second, beside a health probe as often, would spend a third and more of the
+quarter core themselves and show it as the table's loop lag.
 
 Every game is played to its end: the hands mostly make the move that takes their own
 pieces furthest, as people playing to win do (``aimed``). Options: ``--smoke`` (a move a
@@ -280,8 +280,10 @@ class Hands:
         record = self.client.get("/api/position").json()["record"]
         return self.game.from_json(record)
 
-    def shown(self) -> dict:
-        return self.client.get("/api/state").json()
+    def shown(self, after: int | None = None) -> dict:
+        """The state the table's pages were pushed last, as its players see it on the
+        kiosk (once one newer than push ``after`` came, or ``PUSH_WAIT_S`` passed)."""
+        return self.watch.newest if after is None else self.watch.after(after)
 
     def lift(self, cell: str) -> None:
         self._act("/api/sim/lift", {"cell": cell})
@@ -543,8 +545,9 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
     taken (then the hands say the game was stopped); returns how many were taken."""
     game, client, played, deadline = hands.game, hands.client, 0, time.monotonic() + WAIT
     state = None  # the position the table holds, read once a move
+    drawn = None  # the push before the last draw: the players see the draw once it is shown
     while played < moves:
-        shown = hands.shown()
+        shown, drawn = hands.shown(drawn), None
         if shown["phase"] == "over":
             return played
         if shown["phase"] == "setup":  # the table checks the start position
@@ -554,6 +557,7 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
             continue
         state = state or hands.state()
         if game.chance(state) is not None:
+            drawn = hands.watch.newest["seq"]
             client.post("/api/draw", json={}).raise_for_status()
             state = None
             continue

@@ -43,8 +43,10 @@ class RequestRefused(Exception):
         self.status, self.words, self.headers = status, said, headers
 
 
-def the_panel(request: Request) -> Panel:
-    """The panel serving this request (a dependency of every route)."""
+async def the_panel(request: Request) -> Panel:
+    """The panel serving this request (a dependency of every route). A coroutine, as
+    every dependency here: FastAPI runs a plain function in a worker thread, a hand-off
+    to another thread and back on every request."""
     return request.app.state.panel
 
 
@@ -454,7 +456,7 @@ def _game_info(name: str) -> models.GameInfo:
     )
 
 
-def table_camera(panel: ThePanel) -> TableControl:
+async def table_camera(panel: ThePanel) -> TableControl:
     """The table's camera tools (a dependency of the camera routes), else 404."""
     if not panel.control.has_camera:
         raise RequestRefused(404, _NO_CAMERA)

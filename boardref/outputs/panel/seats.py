@@ -103,7 +103,13 @@ class DeviceMarks:
         return await self.app(scope, receive, marked)
 
 
-Device = Annotated[str, Depends(the_device)]
+async def _device_of(request: Request) -> str:
+    """``the_device`` as a route's dependency: a coroutine, run on the loop, where a
+    plain function would be handed to a worker thread and back."""
+    return the_device(request)
+
+
+Device = Annotated[str, Depends(_device_of)]
 
 
 def standing_words(standing: str, otherwise: Words) -> Words:

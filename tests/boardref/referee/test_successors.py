@@ -215,3 +215,22 @@ def test_outcomes_the_camera_tells_apart_and_the_hall_sensors_feel_alike_are_all
         assert np.flatnonzero(index.agreeing(hall)).tolist() == list(range(felt, cells, 2))
     seen = tuple("hare" if i == 7 else None for i in range(cells))
     assert index.get(seen) == [("move 7", 7)]
+
+
+def test_an_index_is_sized_without_a_table_beside_it():
+    """Counting an index's bytes holds nothing beside the index: for a big
+    Hakenschlagen turn a table of its parts took as much again, while it was built."""
+    import tracemalloc
+
+    from boardref.referee.successors import _size_of
+
+    game = load_game("hakenschlagen", 3)
+    found = index_successors(game, _turns(game, 1, 4)[-1], Sensor.BOTH)
+    rows = found._sensed.rows
+    tracemalloc.start()
+    try:
+        size = _size_of(rows, found._by_changes, found._by_felt)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rows and peak < size / 10
