@@ -132,8 +132,11 @@ BUDGET_LINK_DROPS = 0
 SETTLE_MS = 150
 #: how often the service's lag timer fires while it plays
 LAG_EVERY_MS = 50
-#: how often the health probe asks: a phone now and then, hundreds of answers a game
-PROBE_S = 0.25
+#: how often the health probe asks: a phone now and then (no page of the table asks
+#: for its health; a probe four times a second was half the requests the service
+#: answered a Hakenschlagen move, CPU a real table never spends), still hundreds of
+#: answers a whole game
+PROBE_S = 1.0
 #: how often the hands look at the table's setup before the game starts
 LOOK_S = 0.05
 #: how long the hands wait for the next state pushed before they look again at the
