@@ -371,7 +371,12 @@ class Classifier:
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:
-            hidden, beyond = self.hiding.hidden(stacks)
+            # a piece that stays where the last known position had it hides what stands
+            # behind it (the same for every reading of a site) even where the first
+            # reading missed it; what a high probe shows past a bare cell, which spares
+            # only the empty reading, comes from what the frame was read to hold
+            hidden = self.hiding.hidden(self._with_kept(stacks))[0]
+            beyond = self.hiding.hidden(stacks)[1]
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]
         labels: list[str | None] = [None] * len(self.sites)
@@ -413,6 +418,21 @@ class Classifier:
                 unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
             parts += found
         return parts, stacks, unexplained
+
+    def _with_kept(self, stacks: list) -> list:
+        """``stacks`` (per site, as a first reading stands them) with each piece that
+        stays where the last known position had it: a tree read as something else
+        still hides what stands behind it. A disk goes under what was read there, any
+        other such piece stands alone."""
+        pieces = self.look.pieces
+        out = []
+        for stack, kept in zip(stacks, self.kept):
+            piece = pieces.get(kept or "")
+            if piece is not None and piece not in stack:
+                others = [p for p in stack if not p.stays]
+                stack = [piece, *others] if piece.under else [piece]
+            out.append(stack)
+        return out
 
     def _moved(self, rows: np.ndarray, slot: bool) -> np.ndarray:
         """(sites, hypotheses): MOVED_COST where a hypothesis puts another piece that
