@@ -166,6 +166,8 @@ class Classifier:
         #: per site the piece that stays there as last known ("" none, None unknown),
         #: and the pieces the last known position holds
         self.kept: list[str | None] = [None] * len(sites)
+        #: per single piece on the board, the sites the last reading found likeliest
+        self.candidates: dict[str, np.ndarray] = {}
         self.present: set[str] = set()
 
     @property
@@ -432,6 +434,12 @@ class Classifier:
                 others = [p for p in stack if not p.stays]
                 stack = [piece, *others] if piece.under else [piece]
             out.append(stack)
+        # a single piece read on one of its likeliest sites may stand on another: on a
+        # bare one (or a disk) in front, it would hide what the first reading took it for
+        for token, sites in self.candidates.items():
+            for i in sites:
+                if all(p.under for p in out[i]):
+                    out[i] = [*out[i], pieces[token]]
         return out
 
     def _moved(self, rows: np.ndarray, slot: bool) -> np.ndarray:
@@ -457,6 +465,7 @@ class Classifier:
         if not singles:
             return cost
         cost = cost.copy()
+        self.candidates = {}
         playing = [t for t in singles if t in self.present]
         chosen: tuple = ()
         if playing:
@@ -466,6 +475,7 @@ class Classifier:
             # each piece's best few sites (should no way of putting them on distinct
             # sites be among them, two share one and the one read there wins it)
             candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
+            self.candidates = dict(zip(playing, candidates))
             ways = np.array(list(itertools.product(*candidates)))
             total = extra[np.arange(len(playing)), ways].sum(axis=1)
             distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
