@@ -166,6 +166,8 @@ class Classifier:
         #: per site the piece that stays there as last known ("" none, None unknown),
         #: and the pieces the last known position holds
         self.kept: list[str | None] = [None] * len(sites)
+        #: per single piece on the board, the sites the last reading found likeliest
+        self.candidates: dict[str, np.ndarray] = {}
         self.present: set[str] = set()
 
     @property
@@ -371,7 +373,12 @@ class Classifier:
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:
-            hidden, beyond = self.hiding.hidden(stacks)
+            # a piece that stays where the last known position had it hides what stands
+            # behind it (the same for every reading of a site) even where the first
+            # reading missed it; what a high probe shows past a bare cell, which spares
+            # only the empty reading, comes from what the frame was read to hold
+            hidden = self.hiding.hidden(self._with_kept(stacks))[0]
+            beyond = self.hiding.hidden(stacks)[1]
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]
         labels: list[str | None] = [None] * len(self.sites)
@@ -414,6 +421,27 @@ class Classifier:
             parts += found
         return parts, stacks, unexplained
 
+    def _with_kept(self, stacks: list) -> list:
+        """``stacks`` (per site, as a first reading stands them) with each piece that
+        stays where the last known position had it: a tree read as something else
+        still hides what stands behind it. A disk goes under what was read there, any
+        other such piece stands alone."""
+        pieces = self.look.pieces
+        out = []
+        for stack, kept in zip(stacks, self.kept):
+            piece = pieces.get(kept or "")
+            if piece is not None and piece not in stack:
+                others = [p for p in stack if not p.stays]
+                stack = [piece, *others] if piece.under else [piece]
+            out.append(stack)
+        # a single piece read on one of its likeliest sites may stand on another: on a
+        # bare one (or a disk) in front, it would hide what the first reading took it for
+        for token, sites in self.candidates.items():
+            for i in sites:
+                if all(p.under for p in out[i]):
+                    out[i] = [*out[i], pieces[token]]
+        return out
+
     def _moved(self, rows: np.ndarray, slot: bool) -> np.ndarray:
         """(sites, hypotheses): MOVED_COST where a hypothesis puts another piece that
         stays (or none) on a site than the last known position had there."""
@@ -437,6 +465,7 @@ class Classifier:
         if not singles:
             return cost
         cost = cost.copy()
+        self.candidates = {}
         playing = [t for t in singles if t in self.present]
         chosen: tuple = ()
         if playing:
@@ -446,6 +475,7 @@ class Classifier:
             # each piece's best few sites (should no way of putting them on distinct
             # sites be among them, two share one and the one read there wins it)
             candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
+            self.candidates = dict(zip(playing, candidates))
             ways = np.array(list(itertools.product(*candidates)))
             total = extra[np.arange(len(playing)), ways].sum(axis=1)
             distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)

@@ -13,6 +13,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.hiding import HIDDEN_SHARE, hides
+from vision.boards.sight import carried_probes
 from vision.boards.sites import MIDDLE, Site, line_angles, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
@@ -67,7 +68,12 @@ class Sampler:
         #: frame pixels per mm of the board near each site
         xy = np.array([(*s.xy, 0.0) for s in sites])
         self.px_per_mm = lens.matrix[0, 0] / np.linalg.norm(xy - eye, axis=1)
-        moved = pts[None] + np.c_[self.offsets, np.zeros(len(self.offsets))][:, None]
+        # a piece set down off its centre carries the probes that look at it; those on
+        # the board around it stay on the cell (moved with it, the board in front of a
+        # hollow showed the figure's foot and shadow, and a disk's sides its middle)
+        carried = np.repeat(np.tile(carried_probes(look), len(sites)), POINTS)
+        shift = np.c_[self.offsets, np.zeros(len(self.offsets))][:, None] * carried[:, None]
+        moved = pts[None] + shift
         px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
         px = np.round(px).astype(np.int64)
         inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)

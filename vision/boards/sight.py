@@ -112,6 +112,22 @@ def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
     return what, solid
 
 
+def carried_probes(look: Look) -> np.ndarray:
+    """Per probe: whether a piece set down off its centre carries it, as it looks at
+    the piece whichever stands there; one that sees the board beside a piece (or the
+    board in its shade) stays on the cell, and so does an ``outline`` probe: the line
+    an empty cell shows it stays where it is printed (moved, the probe found the
+    paper beside the line, as bright as a white figure)."""
+    standing = [p for p in look.pieces.values() if not p.under]
+    seen = [[_sight(probe, [p])[0] for p in standing] for probe in look.probes]
+    return np.array(
+        [
+            probe.arc != "outline" and all(getattr(w, "lies", w) != BOARD for w in row)
+            for probe, row in zip(look.probes, seen)
+        ]
+    )
+
+
 def _unders(stack) -> list[str]:
     """The disks of ``stack``."""
     return [piece.token for piece in stack if piece.under]
