@@ -7,8 +7,8 @@ on) is traced once and cached; repeated frames of one view are the same picture.
 piece nobody touched stays where it stood, and each view after a table's first
 traces only the rectangle its change reaches (``bench.world.change``: the pieces
 and arm that came or went, their shadows and their mirror images in the board),
-laid over the light of the view traced before, at ``SPP`` samples a pixel (the
-camera's own noise is far above what fewer samples leave).
+laid over the light of the view traced before (outside the rectangle the two differ
+less than two whole traces of one view do), at ``SPP`` samples a pixel.
 
 Per board game: moves played, moves committed, wrong commits (the figure that must
 be 0), missed moves, the views the hands left and those traced, the share of the
@@ -50,8 +50,9 @@ MOVES = MOVES or sized(100, 1, quick=1)
 ONLY = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--game=")), "")
 #: the move count the Done-when item asks about
 ASKED = 100
-#: samples per pixel: the reader reads the same frames alike at 12 and at 4
-SPP = sized(4, 1)
+#: samples per pixel by the camera's kind: under a webcam's noise the reader reads the
+#: same frames alike at 12 and at 4 (not at 2); under a phone's, 4 changed its readings
+SPP = sized({"webcam": 4, "phone": 12}, {"webcam": 1, "phone": 1})
 
 
 class WorldTable:
@@ -61,6 +62,7 @@ class WorldTable:
     def __init__(self, game, seed: int):
         self.game = game
         self.set_up = set_up(game, seed, "phone" if seed % 2 else "webcam")
+        self.spp = SPP[self.set_up.camera.quality]
         self.lens = lens_of(self.set_up.camera)
         self.join = world()["tokens"]["join"]
         self.traced: list = []
@@ -81,7 +83,7 @@ class WorldTable:
             now = scene(self.game, self.set_up, shown, 0, arm)
             if self._scene is not None:
                 now = kept(now, self._scene)
-            image, _, traced = view(self.game, now, SPP, self._light)
+            image, _, traced = view(self.game, now, self.spp, self._light)
             if traced is not None:
                 self.traced.append(traced)
                 self._light = traced
@@ -120,7 +122,7 @@ def play(game_name: str, players: int, seed: int) -> dict:
         "cpu_s": round(time.process_time() - cpu, 1),
         "wall_s": round(time.perf_counter() - begin, 1),
         "load": [round(x, 1) for x in os.getloadavg()],
-        "spp": SPP,
+        "spp": sorted({w.spp for w in tables}),
     }
 
 
