@@ -14,8 +14,8 @@ Per board game: moves played, moves committed, wrong commits (the figure that mu
 be 0), missed moves, the views the hands left and those traced, the share of the
 picture traced, the CPU and wall seconds of tracing a move, and from those the
 hours the asked-for 100 moves take. ``--moves=N`` plays N a game (default 1,
-``--full`` 100), ``--game=NAME`` the games whose name holds NAME. Traces at nice
-10, one at a time. Prints one JSON line.
+``--full`` 100), ``--game=NAME`` the tables whose name (``sternhalma_2p``) holds
+NAME. Traces at nice 10, one at a time. Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main() -> None:
     tables = {
         f"{game_name}_{players}p": play(game_name, players, seed)
         for game_name, players, seed in TABLES
-        if ONLY in game_name
+        if ONLY in f"{game_name}_{players}p"
     }
     done = {
         "moves_asked": ASKED,
