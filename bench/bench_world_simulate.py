@@ -15,7 +15,8 @@ be 0), missed moves, the views the hands left and those traced, the share of the
 picture traced, the CPU and wall seconds of tracing a move, and from those the
 hours the asked-for 100 moves take. ``--moves=N`` plays N a game (default 1,
 ``--full`` 100), ``--game=NAME`` the tables whose name (``sternhalma_2p``) holds
-NAME. Traces at nice 10, one at a time. Prints one JSON line.
+NAME, ``--whole`` traces every view whole. Traces at nice 10, one at a time. Prints
+one JSON line.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ TABLES = sized(
 MOVES = int(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--moves=")), "0"))
 MOVES = MOVES or sized(100, 1, quick=1)
 ONLY = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--game=")), "")
+#: trace every view whole (the check of laying a change over the light before)
+WHOLE = "--whole" in sys.argv[1:]
 #: the move count the Done-when item asks about
 ASKED = 100
 #: samples per pixel: at 4 the reader read a Catch the Hare table's frames as at 12,
@@ -82,7 +85,7 @@ class WorldTable:
             now = scene(self.game, self.set_up, shown, 0, arm)
             if self._scene is not None:
                 now = kept(now, self._scene)
-            image, _, traced = view(self.game, now, SPP, self._light)
+            image, _, traced = view(self.game, now, SPP, None if WHOLE else self._light)
             if traced is not None:
                 self.traced.append(traced)
                 self._light = traced
