@@ -85,7 +85,7 @@ class WorldTable:
             now = scene(self.game, self.set_up, shown, 0, arm)
             if self._scene is not None:
                 now = kept(now, self._scene)
-            image, _, traced = view(self.game, now, SPP, None if WHOLE else self._light)
+            image, _, traced = view(self.game, now, SPP, self._light, over=not WHOLE)
             if traced is not None:
                 self.traced.append(traced)
                 self._light = traced

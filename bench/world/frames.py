@@ -50,18 +50,19 @@ def frame(game, scene, spp: int) -> tuple[np.ndarray, dict, float | None]:
     return image, truth, None if traced is None else traced.seconds
 
 
-def view(game, scene, spp: int, before: Traced | None = None):
+def view(game, scene, spp: int, before: Traced | None = None, over: bool = False):
     """``scene`` as the camera saw it, its truth, and its ``Traced`` light (None when
-    the frame came from the cache). With ``before`` (a scene of the same set-up),
-    only the rectangle where the scenes differ is traced."""
-    described = [RENDERER, spp, scene.describe()] + ([] if before is None else ["laid over"])
+    the frame came from the cache). With ``over``, the frame is one of a table played
+    move by move, kept apart from whole traces: with ``before`` (a scene of the same
+    set-up) only the rectangle where the scenes differ is traced."""
+    described = [RENDERER, spp, scene.describe()] + (["laid over"] if over else [])
     text = json.dumps(described, sort_keys=True, default=str)
     key = hashlib.sha256(text.encode()).hexdigest()[:24]
     cache = cache_dir()
     jpeg_path = cache / f"{scene.set_up.game}-{key}.jpg"
     traced = None
     if not jpeg_path.exists():
-        traced = _trace(game, scene, spp, before, cache)
+        traced = _trace(game, scene, spp, before if over else None, cache)
         rng = np.random.default_rng([scene.set_up.seed, scene.seed, 49])
         partial = jpeg_path.with_suffix(".part")
         partial.write_bytes(develop(traced.light, scene.set_up.camera, rng))
