@@ -16,6 +16,7 @@ import mitsuba as mi
 import numpy as np
 
 from bench.world.camera import pinhole_size
+from bench.world.change import ARM_REACH, ARM_RISE
 from bench.world.data import srgb, world
 from bench.world.printing import board_print, table_top
 
@@ -114,8 +115,9 @@ def _material(kind: str, colour) -> dict:
     return {"type": "diffuse", "reflectance": rgb}  # clay, card, skin's fallback
 
 
-def scene_dict(game, scene, cache: Path, spp: int) -> dict:
-    """The Mitsuba scene of ``scene``."""
+def scene_dict(game, scene, cache: Path, spp: int, crop=None) -> dict:
+    """The Mitsuba scene of ``scene``; with ``crop`` (x, y, width, height of the
+    pinhole picture) the film holds only that rectangle."""
     T = mi.ScalarTransform4f
     table = scene.set_up
     looks = world()["games"][game.name]
@@ -143,7 +145,7 @@ def scene_dict(game, scene, cache: Path, spp: int) -> dict:
             ),
             "near_clip": 10.0,
             "far_clip": 20000.0,
-            "film": {"type": "hdrfilm", "width": rw, "height": rh, "rfilter": {"type": "gaussian"}},
+            "film": _film(rw, rh, crop),
             "sampler": {
                 "type": "independent",
                 "sample_count": spp,
@@ -190,6 +192,14 @@ def scene_dict(game, scene, cache: Path, spp: int) -> dict:
     if scene.arm is not None:
         d.update(_arm(scene.arm, cache))
     return d
+
+
+def _film(width: int, height: int, crop) -> dict:
+    film = {"type": "hdrfilm", "width": width, "height": height, "rfilter": {"type": "gaussian"}}
+    if crop is not None:
+        x, y, w, h = crop
+        film.update(crop_offset_x=x, crop_offset_y=y, crop_width=w, crop_height=h)
+    return film
 
 
 def _piece(key: str, piece, looks: dict, glass: bool, cache: Path) -> dict:
@@ -270,11 +280,10 @@ def _arm(arm, cache: Path) -> dict:
         + [[math.sin(a), -math.cos(a)] for a in np.linspace(0.2, math.pi - 0.2, 10)]
         + [[0.0, 1.0]]
     )
-    rise = 25  # degrees up from the board towards the shoulder
     skin = _material("clay", srgb(list(arm.skin)))
     sleeve = _material("clay", srgb(list(arm.sleeve)))
     tube = lambda a, b: [[r, a], [r, b]]  # noqa: E731
-    along = T().translate([hx, hy, hz]).rotate([0, 0, 1], heading).rotate([0, 1, 0], 90 - rise)
+    along = T().translate([hx, hy, hz]).rotate([0, 0, 1], heading).rotate([0, 1, 0], 90 - ARM_RISE)
     return {
         "hand": {
             "type": "ply",
@@ -293,7 +302,7 @@ def _arm(arm, cache: Path) -> dict:
         },
         "sleeve": {
             "type": "ply",
-            "filename": lathe(tube(300, 900), cache),
+            "filename": lathe(tube(300, ARM_REACH), cache),
             "to_world": along.scale([1.15, 1.15, 1]),
             "bsdf": sleeve,
         },

@@ -257,3 +257,12 @@ def _arm(table: SetUp, rng, over: tuple | None) -> Arm:
         skin=tuple(skin[int(rng.integers(len(skin)))]),
         sleeve=tuple(sleeve[int(rng.integers(len(sleeve)))]),
     )
+
+
+def kept(scene: Scene, before: Scene) -> Scene:
+    """``scene`` with the pieces of every cell whose token is as in ``before`` standing
+    where they stood there: a piece nobody touched has not moved."""
+    same = {c for c, t in scene.truth.items() if t is not None and before.truth.get(c) == t}
+    pieces = [p for p in before.pieces if p.cell in same]
+    pieces += [p for p in scene.pieces if p.cell not in same]
+    return replace(scene, pieces=tuple(pieces))
