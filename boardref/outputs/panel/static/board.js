@@ -228,15 +228,19 @@ export class BoardView {
   show(pieces, marks) {
     const game = GAMES[marks.game] || {};
     for (const [id, hole] of this.holes) {
-      const token = pieces[id];
-      const colour = token && game.piece ? game.piece(token) : token;
-      const [piece, label] = hole.parts;
-      updateAttribute(piece, "fill", colour ? tokenColour(colour) : "none");
-      updateAttribute(piece, "class", colour ? "piece filled" : "piece");
-      update(hole.dataset, "token", token || "");
-      // tokens that are no colour (a card, a stack's top) are written on the piece
-      const text = colour && !TOKEN_COLOURS[colour] ? colour : "";
-      update(label, "textContent", text);
+      const token = pieces[id] || "";
+      // the piece is written only by this drawing: one that stands as it stood is not
+      // read back out of the page (most holes, most states)
+      if (hole.drawn !== `${marks.game} ${token}`) {
+        hole.drawn = `${marks.game} ${token}`;
+        const colour = token && game.piece ? game.piece(token) : token;
+        const [piece, label] = hole.parts;
+        updateAttribute(piece, "fill", colour ? tokenColour(colour) : "none");
+        updateAttribute(piece, "class", colour ? "piece filled" : "piece");
+        update(hole.dataset, "token", token);
+        // tokens that are no colour (a card, a stack's top) are written on the piece
+        update(label, "textContent", colour && !TOKEN_COLOURS[colour] ? colour : "");
+      }
       const roles = [];
       if (marks.destinations.includes(id)) roles.push("destination");
       if (marks.errors.includes(id)) roles.push("error");
