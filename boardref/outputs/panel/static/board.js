@@ -89,14 +89,23 @@ export class BoardView {
     const left = Math.min(...xs) - pad, top = Math.min(...ys) - pad;
     const width = Math.max(...xs) - Math.min(...xs) + 2 * pad;
     const height = Math.max(...ys) - Math.min(...ys) + 2 * pad;
-    this.svg = el("svg", { viewBox: `${left} ${top} ${width} ${height}`, class: "board",
-                           role: "img", "aria-label": board.title });
-    container.replaceChildren(this.svg);
+    // Two drawings, one over the other, each a layer of its own: the ground and the
+    // lines, which stay as they are all game, under the holes, pieces and highlights
+    // that a move changes, so a move paints again only the drawing over the ground.
+    const viewBox = `${left} ${top} ${width} ${height}`;
+    this.back = el("svg", { viewBox, class: "board-ground", "aria-hidden": "true" });
+    this.svg = el("svg", { viewBox, class: "board", role: "img", "aria-label": board.title });
+    const stack = document.createElement("div");
+    stack.className = "board-stack";
+    stack.append(this.back, this.svg);
+    container.replaceChildren(stack);
     this.viewBox = [left, top, width, height];
     // the board's own coordinates, turned as a whole; its words are kept upright
-    this.drawing = turn ? el("g", { class: "turned", transform: `rotate(${turn})` }, this.svg) : this.svg;
-    this.ground = el("g", { class: "ground" }, this.drawing);
-    const lines = el("g", { class: "lines" }, this.drawing);
+    const turnedIn = (svg) => (turn ? el("g", { class: "turned", transform: `rotate(${turn})` }, svg) : svg);
+    const under = turnedIn(this.back);
+    this.drawing = turnedIn(this.svg);
+    this.ground = el("g", { class: "ground" }, under);
+    const lines = el("g", { class: "lines" }, under);
     for (const line of board.lines) {
       const points = line.map((id) => this.at(id).join(",")).join(" ");
       el("polyline", { points, class: "line" }, lines);
@@ -219,15 +228,19 @@ export class BoardView {
   show(pieces, marks) {
     const game = GAMES[marks.game] || {};
     for (const [id, hole] of this.holes) {
-      const token = pieces[id];
-      const colour = token && game.piece ? game.piece(token) : token;
-      const [piece, label] = hole.parts;
-      updateAttribute(piece, "fill", colour ? tokenColour(colour) : "none");
-      updateAttribute(piece, "class", colour ? "piece filled" : "piece");
-      update(hole.dataset, "token", token || "");
-      // tokens that are no colour (a card, a stack's top) are written on the piece
-      const text = colour && !TOKEN_COLOURS[colour] ? colour : "";
-      update(label, "textContent", text);
+      const token = pieces[id] || "";
+      // the piece is written only by this drawing: one that stands as it stood is not
+      // read back out of the page (most holes, most states)
+      if (hole.drawn !== `${marks.game} ${token}`) {
+        hole.drawn = `${marks.game} ${token}`;
+        const colour = token && game.piece ? game.piece(token) : token;
+        const [piece, label] = hole.parts;
+        updateAttribute(piece, "fill", colour ? tokenColour(colour) : "none");
+        updateAttribute(piece, "class", colour ? "piece filled" : "piece");
+        update(hole.dataset, "token", token);
+        // tokens that are no colour (a card, a stack's top) are written on the piece
+        update(label, "textContent", colour && !TOKEN_COLOURS[colour] ? colour : "");
+      }
       const roles = [];
       if (marks.destinations.includes(id)) roles.push("destination");
       if (marks.errors.includes(id)) roles.push("error");
@@ -256,7 +269,7 @@ export class BoardView {
     [this.marks, this.ground, this.over] = this.shown;
     const framed = game.frame && game.frame(this, marks);
     const frame = framed ? this.turnedBox(framed) : this.viewBox;
-    updateAttribute(this.svg, "viewBox", frame.join(" "));
+    for (const svg of [this.back, this.svg]) updateAttribute(svg, "viewBox", frame.join(" "));
   }
 }
 

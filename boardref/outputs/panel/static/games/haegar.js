@@ -422,7 +422,7 @@ import { updateChildren } from "../update.js";
     },
 
     draw(view, pieces, state) {
-      view.svg.classList.add("haegar");
+      for (const svg of [view.back, view.svg]) svg.classList.add("haegar");
       const turned = turns(state);
       const doubled = new Set((state.report && state.report.doubled) || []);
       for (const [id, token] of Object.entries(pieces)) if (token) field(view, id, token, turned, doubled.has(id));
