@@ -12,9 +12,10 @@ A template is an ICU-style message: ``{name}``, a count said in its plural
 {#st} two {#nd} few {#rd} other {#th}}``, a choice ``{kind, select, die {...} other
 {...}}``, and a name in a grammatical case ``{seat, case, dat}``: the named words are
 said with ``case`` set, which a German seat name selects on. ``{{`` and ``}}`` outside
-any placeholder are braces. Plural rules are the locale's, from Babel; the pages
-format the same templates with the browser's ``Intl.PluralRules``. Never build a
-plural by hand ("place(s)"): the tests refuse it.
+any placeholder are braces. Plural rules are CLDR's, as Babel ships them, kept in
+``plural_rules.toml`` and evaluated by Babel's ``PluralRule``; the pages format the
+same templates with the browser's ``Intl.PluralRules``. Never build a plural by hand
+("place(s)"): the tests refuse it.
 
 >>> refusal = words("rules.occupied", "{cell} is occupied", cell="e5")
 >>> str(refusal)
@@ -29,11 +30,15 @@ plural by hand ("place(s)"): the tests refuse it.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import Any
 
+#: CLDR's plural rules of the languages the tables speak (a data file of this package)
+PLURAL_RULES = "plural_rules.toml"
 #: the parameter a sentence sets when it names words in a grammatical case
 CASE = "case"
 #: argument types that choose a branch by the value
@@ -114,17 +119,24 @@ def arguments(template: str) -> list[tuple[str, str | None]]:
 
 def plural_form(language: str, count: float, ordinal: bool = False) -> str:
     """CLDR's category of ``count`` in ``language`` ("one", "two", "few", "other" ...)."""
-    locale = _locale(language)
-    form: str = locale.ordinal_form(count) if ordinal else locale.plural_form(count)
+    form: str = _plural_rule(language, "ordinal" if ordinal else "cardinal")(count)
     return form
 
 
 @cache
-def _locale(language: str) -> Any:
-    # Babel reads its locale data from disk: loaded on the first plural said, not on import
-    from babel import Locale
+def _plural_rule(language: str, kind: str) -> Any:
+    """``language``'s CLDR rule for ``kind`` ("cardinal" or "ordinal") counts, from
+    ``plural_rules.toml``: only the rules, not Babel's whole locale data."""
+    from babel.plural import PluralRule
 
-    return Locale.parse(language)
+    return PluralRule(plural_rules()[language][kind])
+
+
+@cache
+def plural_rules() -> dict[str, dict[str, dict[str, str]]]:
+    """Language -> "cardinal"/"ordinal" -> CLDR category -> rule (``plural_rules.toml``)."""
+    with resources.files("engines").joinpath(PLURAL_RULES).open("rb") as file:
+        return tomllib.load(file)
 
 
 #: writes a value into a sentence, in a grammatical case (or None)

@@ -75,7 +75,8 @@ class Successors:
         of_row = np.frombuffer(sensed.row, dtype=np.int32) if len(sensed) else np.zeros(0, np.int32)
         cell = np.frombuffer(sensed.cell, dtype=np.int16) if len(sensed) else np.zeros(0, np.int16)
         self._of_row, self._cell = of_row, cell
-        keys = of_row.astype(np.int64) * CELLS + cell + 1
+        # int32: a turn would need 8 million rows to pass it
+        keys = of_row * np.int32(CELLS) + cell + np.int32(1)
         self._order = np.argsort(keys, kind="stable").astype(np.int32)
         self._keys = keys[self._order]
         self.nbytes = (

@@ -8,7 +8,7 @@ import pytest
 
 from boardref.outputs.panel import words
 from engines import GAMES, load_game
-from engines.words import placeholders
+from engines.words import placeholders, plural_form, plural_rules
 
 
 def needed_keys() -> list[str]:
@@ -44,3 +44,17 @@ def test_the_hare_handicap_is_explained_in_numbers():
         table = words.table(language)
         assert "n" in placeholders(table["option.catch_the_hare.min_hunters.captures"])
         assert "10" in table["option.catch_the_hare.hunters.about"]
+
+
+@pytest.mark.parametrize("language", words.LANGUAGES)
+def test_every_language_has_babels_plural_rules(language):
+    """The plural rules kept for the tables' languages are Babel's (CLDR's), cardinal
+    and ordinal, and a count is said in the form Babel's whole locale would give."""
+    from babel import Locale
+
+    locale, kept = Locale.parse(language), plural_rules()[language]
+    assert kept["cardinal"] == locale.plural_form.rules
+    assert kept["ordinal"] == locale.ordinal_form.rules
+    for count in (0, 1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 1.5):
+        assert plural_form(language, count) == locale.plural_form(count)
+        assert plural_form(language, count, True) == locale.ordinal_form(count)
