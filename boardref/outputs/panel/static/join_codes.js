@@ -37,7 +37,13 @@ async function drawCodes(box) {
     box.replaceChildren();
     return;
   }
-  const [join] = await Promise.all([(await fetch("/api/join")).json(), loadPlayers()]);
+  let join;
+  try {
+    [join] = await Promise.all([(await fetch("/api/join")).json(), loadPlayers()]);
+  } catch {
+    drawnFor = null; // the service is away (restarting): drawn again at the next push
+    return;
+  }
   const warning = $("join-warning");
   warning.textContent = join.loopback ? say("join_loopback", { url: join.url }) : "";
   warning.hidden = !join.loopback;
