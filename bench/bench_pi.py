@@ -92,7 +92,7 @@ from websockets.sync.client import connect
 from boardref.outputs.panel.access import hash_pin
 from boardref.runtime.loop_lag import percentile
 from engines import PASS, load_game
-from engines.players.knowledge import hakenschlagen_advantage, sternhalma_progress
+from engines.players.knowledge import knowledge_of
 from tests.harness import free_port
 
 #: the games played: the biggest of each, as a café plays them
@@ -531,16 +531,14 @@ def aimed(game, state, pick: random.Random):
     moves = game.legal_moves(state)
     if len(moves) == 1 or pick.random() >= AIM:
         return pick.choice(moves)
-    if game.name == "sternhalma":
-        return max(moves, key=lambda move: (sternhalma_progress(game, state, move), pick.random()))
-    mover = game.to_move(state)
-    return max(
-        moves,
-        key=lambda move: (
-            hakenschlagen_advantage(game, game.apply(state, move))[mover],
-            pick.random(),
-        ),
-    )
+    knowledge, mover = knowledge_of(game), game.to_move(state)
+
+    def worth(move) -> float:  # the game's own cheap guess where it has one
+        if knowledge.order is not None:
+            return knowledge.order(game, state, move)
+        return knowledge.advantage(game, game.apply(state, move))[mover]
+
+    return max(moves, key=lambda move: (worth(move), pick.random()))
 
 
 def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:

@@ -86,10 +86,6 @@ class Hub:
         for subscriber in self.subscribers:
             subscriber.offer(*sent(subscriber))
 
-    def seats(self) -> set[int]:
-        """Seats with a player page connected (their private views are needed)."""
-        return {s.seat for s in self.subscribers if s.seat is not None}
-
     async def serve(
         self,
         socket: WebSocket,
