@@ -377,8 +377,7 @@ class Classifier:
             # behind it (the same for every reading of a site) even where the first
             # reading missed it; what a high probe shows past a bare cell, which spares
             # only the empty reading, comes from what the frame was read to hold
-            hidden = self.hiding.hidden(self._with_kept(stacks))[0]
-            beyond = self.hiding.hidden(stacks)[1]
+            hidden, beyond = self.hiding.hidden(self._with_kept(stacks), past=stacks)
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]
         labels: list[str | None] = [None] * len(self.sites)

@@ -39,19 +39,20 @@ class Hiding:
         #: camera, or beyond it): (sites standing on, sites, probes)
         self.meets: dict[tuple, np.ndarray] = {}
 
-    def hidden(self, stacks: list) -> tuple[np.ndarray, np.ndarray]:
+    def hidden(self, stacks: list, past: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(sites, probes) twice: whether the pieces of ``stacks`` (per site, bottom
         first) hide each probe from the camera, and whether the camera's ray through
-        each probe meets one of them beyond the probe (what a probe above an empty
-        site shows past it)."""
+        each probe meets one of the pieces of ``past`` (``stacks`` where not given)
+        beyond the probe (what a probe above an empty site shows past it)."""
         sites, probes = self.points.shape[:2]
-        hidden = np.zeros((sites, probes), bool)
-        beyond = np.zeros((sites, probes), bool)
-        for j, stack in enumerate(stacks):
-            for piece, base in _solids(stack):
-                hidden |= self._meets(piece, base, False)[j]
-                beyond |= self._meets(piece, base, True)[j]
-        return hidden, beyond
+        masks = []
+        for beyond, standing in ((False, stacks), (True, stacks if past is None else past)):
+            mask = np.zeros((sites, probes), bool)
+            for j, stack in enumerate(standing):
+                for piece, base in _solids(stack):
+                    mask |= self._meets(piece, base, beyond)[j]
+            masks.append(mask)
+        return masks[0], masks[1]
 
     def _meets(self, piece, base: float, beyond: bool) -> np.ndarray:
         key = (piece.shape, piece.radius, piece.height, base, beyond)
