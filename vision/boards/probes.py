@@ -90,10 +90,10 @@ class Sampler:
         #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
         #: probe points' indices, as ``flat``
         self.slotted = np.array([s.slot is not None for s in sites])
-        self.turns, self.ring_offsets, self.ring_rings = np.zeros(1), np.zeros((1, 2)), np.zeros(1)
+        self.ring_offsets, self.ring_rings = np.zeros((1, 2)), np.zeros(1)
         self.turned = self.flat[:1, None, self.slotted]
         if self.slotted.any():
-            self.turns, moves = _turn_moves(sites, look, board, self.slotted)
+            moves = _turn_moves(sites, look, board, self.slotted)
             kind = board.cell(sites[int(np.argmax(self.slotted))].cell).kind
             self.ring_offsets, self.ring_rings = placement_offsets(look.slots[kind].placement_mm)
             off = np.c_[self.ring_offsets, np.zeros(len(self.ring_offsets))]
@@ -138,8 +138,8 @@ class Sampler:
 
     def turned_features(self, frame: np.ndarray) -> np.ndarray:
         """``features`` (turns, offsets, ring sites, probes, 3) of the sites on a ring
-        of spots (``slotted``), the ring turned by each of ``turns`` and each site
-        moved by each of ``ring_offsets``."""
+        of spots (``slotted``), the ring turned by each turn its look tries
+        (``Slots.turns``) and each site moved by each of ``ring_offsets``."""
         return self._read(frame.reshape(-1, 3)[self.turned])
 
     def _read(self, pixels: np.ndarray) -> np.ndarray:
@@ -172,15 +172,15 @@ def placement_offsets(reach: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _turn_moves(sites, look: Look, board, slotted: np.ndarray):
-    """The turns of a ring of spots the look tries (a board has one kind of ring), and
-    (turns, ring sites, 3) how far (mm) each ring site moves with each: round its
-    cell's centre, its probes kept facing the camera as they are."""
+    """(turns, ring sites, 3): how far (mm) each ring site moves with each turn of its
+    ring of spots the look tries (a board has one kind of ring): round its cell's
+    centre, its probes kept facing the camera as they are."""
     ring = [site for site, on_ring in zip(sites, slotted) if on_ring]
     turns = look.slots[board.cell(ring[0].cell).kind].turns()
     places = np.stack([turned_places(board, look, site) for site in ring], 1)
     moves = np.zeros((len(turns), len(ring), 3))
     moves[..., :2] = places - np.array([site.xy for site in ring])
-    return turns, moves
+    return moves
 
 
 def _blind_middles(sites, look: Look, board, points: np.ndarray, eye: np.ndarray) -> np.ndarray:
