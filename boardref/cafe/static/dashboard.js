@@ -30,6 +30,8 @@ let order = []; // the tables in the sort order, shown or not
 let shown = []; // the tables the view shows, in order; null once that may have changed
 let inDocument = []; // the tables whose rows are in the document now
 let rowHeight = 0; // px, measured from a row: every row is as high (dashboard.css)
+let topRow = 0; // the row (and part of it) at the view's top at the last frame
+let atTheEnd = false; // whether the view was at the list's end at the last frame
 const BEYOND_VIEW = 10; // rows kept in the document above and below the view
 let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
 let frameAsked = false;
@@ -226,12 +228,21 @@ function shownTables() {
 function render() {
   const list = shownTables();
   if (!rowHeight && list.length) {
+    // Rows of a new height (a phone turned, the page just open): the view keeps the row
+    // it had at its top, or stays at the end if it was there (or was flicked there since).
+    const toTheEnd = atTheEnd || (scrollY > 0 && scrollY >= scrollRoom() - 1);
     body.replaceChildren(list[0].line);
     rowHeight = list[0].line.getBoundingClientRect().height;
     inDocument = [list[0]];
+    body.style.paddingTop = "0px";
+    body.style.paddingBottom = `${(list.length - 1) * rowHeight}px`;
+    const listTop = body.getBoundingClientRect().top + scrollY;
+    scrollTo(0, toTheEnd ? scrollRoom() : Math.round(listTop + topRow * rowHeight));
   }
   const height = rowHeight || 1;
   const top = body.getBoundingClientRect().top; // where the first shown row would be
+  topRow = Math.max(0, -top) / height;
+  atTheEnd = scrollY > 0 && scrollY >= scrollRoom() - 1;
   const first = Math.min(list.length, Math.max(0, Math.floor(-top / height) - BEYOND_VIEW));
   const last = Math.min(list.length, Math.ceil((innerHeight - top) / height) + BEYOND_VIEW);
   const wanted = list.slice(first, last);
@@ -243,6 +254,11 @@ function render() {
   body.style.paddingTop = `${first * rowHeight}px`;
   body.style.paddingBottom = `${(list.length - last) * rowHeight}px`;
   $("tables").setAttribute("aria-rowcount", String(list.length + 1));
+}
+
+/** How far the page can scroll, in px. */
+function scrollRoom() {
+  return document.documentElement.scrollHeight - innerHeight;
 }
 
 function askFrame() {

@@ -85,6 +85,13 @@ def test_only_the_rows_in_view_are_in_the_page_and_every_table_is_reached(broker
         )
         assert len(rows_in_page(page)) <= AT_MOST_IN_PAGE
 
+        page.set_viewport_size({"width": 390, "height": 844})  # the screen turned at the end
+        until(
+            lambda: last.is_visible() and 0 < last.bounding_box()["y"] < 844,
+            "the last table still in view on rows of another height",
+        )
+        page.set_viewport_size({"width": 1280, "height": 800})
+
         page.keyboard.press("Home")
         page.fill("#find", "t150")  # a table far down, found by name
         page.wait_for_function("() => document.querySelectorAll('#rows > [role=row]').length === 1")
