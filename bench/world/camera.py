@@ -111,6 +111,26 @@ def pinhole_size(camera: Camera) -> tuple[int, int]:
     return int(2 * math.ceil(max(half[0], w / 2))), int(2 * math.ceil(max(half[1], h / 2)))
 
 
+def _folds(dist, corner: float) -> bool:
+    """Whether the radial part of ``dist`` turns back before it reaches ``corner`` (the
+    frame's corner, normalised, with 1 % to spare): such a lens model puts no ideal
+    point at the corner, so no real lens has it."""
+    k1, k2, _, _, k3 = dist
+    r = np.linspace(0, 3, 3001)
+    reached = r * (1 + k1 * r**2 + k2 * r**4 + k3 * r**6)
+    turns = np.flatnonzero(np.diff(reached) <= 0)
+    return bool(len(turns)) and reached[turns[0]] < corner * 1.01
+
+
+def _unfolded(dist, corner: float) -> tuple:
+    """``dist`` with k2 raised as little as makes it a real lens over the frame (a
+    strong barrel k1 with a negative k2 folds back inside a wide frame's corners)."""
+    k1, k2, p1, p2, k3 = dist
+    while _folds((k1, k2, p1, p2, k3), corner):
+        k2 += 0.005
+    return (k1, k2, p1, p2, k3)
+
+
 def fit_camera(extent, rng: np.random.Generator, quality: str) -> Camera:
     """A camera over the board at a seeded pose and lens, at the distance that makes
     the board fill the wished share of the frame."""
@@ -125,6 +145,7 @@ def fit_camera(extent, rng: np.random.Generator, quality: str) -> Camera:
     k1 = u(spec["k1"])
     dist = (k1, u(spec["k2"]) * abs(k1) / 0.2, u((-t, t)), u((-t, t)), 0.0)
     hfov, fill = u(spec["hfov"]), u(spec["fill"])
+    dist = _unfolded(dist, math.hypot(*SIZE) / 2 / (SIZE[0] / 2 / math.tan(math.radians(hfov) / 2)))
     a, p = math.radians(azimuth), math.radians(pitch)
     away = np.array([math.cos(a), math.sin(a), 0.0])
     look = np.array([-math.cos(p) * away[0], -math.cos(p) * away[1], -math.sin(p)])

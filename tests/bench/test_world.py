@@ -34,6 +34,23 @@ def test_the_lens_warp_inverts_the_distortion():
     assert np.abs(distort(undistort(points, dist), dist) - points).max() < 1e-6
 
 
+def test_every_world_lens_reaches_the_frame_s_corners_without_folding_back():
+    """A strong barrel lens drawn with a negative k2 turned back inside a wide frame's
+    corners (seed 15): the warp found no light for the corners and the pinhole size
+    was NaN. A world camera is one a real lens could be."""
+    game = load_game("catch_the_hare")
+    for seed in [*range(40), *range(1_000_000, 1_000_040)]:
+        camera = set_up(game, seed).camera
+        w, h = camera.size
+        corners = np.array([[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]])
+        k = camera.matrix
+        normalised = (corners - k[:2, 2]) / k[0, 0]
+        ideal = undistort(normalised, camera.dist)
+        within_a_pixel = 1 / k[0, 0]
+        assert np.abs(distort(ideal, camera.dist) - normalised).max() < within_a_pixel, seed
+        assert max(pinhole_size(camera)) < 3 * w, seed
+
+
 @pytest.mark.parametrize(("name", "options"), GAMES)
 def test_every_piece_of_the_truth_is_set_out_near_its_cell(name, options):
     game = load_game(name, **options)
