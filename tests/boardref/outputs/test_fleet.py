@@ -62,12 +62,17 @@ class Listener:
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2, client_id="test-listener", clean_session=False
         )
+        subscribed = threading.Event()
         client.on_connect = lambda c, *_: c.subscribe([("boardref/#", 1), ("homeassistant/#", 1)])
+        client.on_subscribe = lambda *_: subscribed.set()
         client.on_message = self._message
         client.reconnect_delay_set(0.2, 1)
         client.connect("127.0.0.1", port)
         client.loop_start()
         self.client = client
+        # the broker keeps (and queues for) the session only once it has subscribed: an
+        # event a table sends before that is not the listener's to miss
+        assert subscribed.wait(WAIT), "the listener's subscription was not acknowledged"
 
     def _message(self, client, userdata, message):
         with self._lock:
