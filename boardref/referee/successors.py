@@ -48,8 +48,8 @@ class Successors:
         #: changes -> the rows that read so (the first sensor's), and with camera and
         #: hall sensors, what the hall sensors feel -> the rows that feel so; tuples,
         #: which the garbage collector stops looking through, unlike lists
-        self._by_changes: dict[tuple, tuple[int, ...]] = {}
-        self._by_felt: dict[tuple, tuple[int, ...]] = {}
+        self._by_changes = RowsBy([], 0)
+        self._by_felt = RowsBy([], 1)
         #: the outcomes sorted by ``row * CELLS + cell + 1`` (``_keys``), to find one
         self._keys: Any = None
         self._order: Any = None
@@ -70,8 +70,8 @@ class Successors:
             self._resolve = _by_position(self._resolve, refs)
         self._sensed = sensed = rows
         self.outcomes = len(sensed)
-        self._by_changes = _rows_by(sensed.rows, 0)
-        self._by_felt = _rows_by(sensed.rows, 1)
+        self._by_changes = RowsBy(sensed.rows, 0)
+        self._by_felt = RowsBy(sensed.rows, 1)
         of_row = np.frombuffer(sensed.row, dtype=np.int32) if len(sensed) else np.zeros(0, np.int32)
         cell = np.frombuffer(sensed.cell, dtype=np.int16) if len(sensed) else np.zeros(0, np.int16)
         self._of_row, self._cell = of_row, cell
@@ -113,13 +113,17 @@ class Successors:
         """The outcomes (in order) whose reading (the first sensor's, or with ``by``
         1 the hall sensors') is ``changes``."""
         table = self._by_felt if by else self._by_changes
-        wanted = [r * CELLS for r in table.get(changes, ())]
+        # the reading as a row itself, and as a row with the figure's change taken out
+        readings, cells = [changes], [-1]
         if len(self._sensed.tokens) > by:
             token = self._sensed.tokens[by]
             for k in range(0, len(changes), 2):
                 if changes[k + 1] == token:
-                    rows = table.get(without_change(changes, k), ())
-                    wanted += [r * CELLS + changes[k] + 1 for r in rows]
+                    readings.append(without_change(changes, k))
+                    cells.append(changes[k])
+        wanted = [
+            r * CELLS + cell + 1 for rows, cell in zip(table.rows_of(readings), cells) for r in rows
+        ]
         if not wanted:
             return []
         starts = self._keys.searchsorted(wanted)
@@ -243,21 +247,51 @@ def _cells_of_rows(rows: list[tuple]) -> tuple:
     return np.repeat(np.arange(len(firsts), dtype=np.int32), lengths), at, showing
 
 
-def _rows_by(rows: list[tuple], sensor: int) -> dict[tuple, tuple[int, ...]]:
+class RowsBy:
     """Sensor ``sensor``'s changes -> the rows (in order) that read so, for the rows
-    that have that sensor's reading. Rows that read alike are gathered in lists and
-    joined once: a tuple grown one row at a time copies itself, quadratic where
-    thousands of rows read alike. Most readings have one row: one lookup each."""
-    table: dict[tuple, tuple[int, ...]] = {}
-    alike: dict[tuple, list[int]] = {}  # readings of more than one row
-    for r, changes in enumerate(rows):
-        if len(changes) > sensor:
-            one = (r,)
-            first = table.setdefault(changes[sensor], one)
-            if first is not one:
-                alike.setdefault(changes[sensor], [*first]).append(r)
-    table.update((changes, tuple(found)) for changes, found in alike.items())
-    return table
+    that have that sensor's reading: the rows' hashes of those changes, sorted, with
+    the rows in that order (two arrays). A dict of every reading to a tuple of its
+    rows held a tuple and an int per row besides itself: for the biggest
+    Hakenschlagen turns, 5-6 MB of small objects while the index was kept, whose
+    room the interpreter kept after it was let go. Rows that read alike stay in
+    order, however many; a hash two readings share is told apart by the rows'
+    changes themselves."""
+
+    def __init__(self, rows: list[tuple], sensor: int):
+        import numpy as np
+
+        self._rows, self._sensor = rows, sensor
+        count = len(rows)
+        has = np.fromiter((len(changes) > sensor for changes in rows), bool, count)
+        hashes = np.fromiter(
+            (hash(changes[sensor]) if len(changes) > sensor else 0 for changes in rows),
+            np.int64,
+            count,
+        )
+        having = np.flatnonzero(has).astype(np.int32)
+        order = np.argsort(hashes[having], kind="stable")
+        self._order = having[order]
+        self._hashes = hashes[having][order]
+        self.nbytes = self._order.nbytes + self._hashes.nbytes
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def rows_of(self, readings: list[tuple]) -> list[list[int]]:
+        """For each of ``readings`` (a sensor's changes) the rows that read so, in
+        order."""
+        import numpy as np
+
+        if not readings or not len(self._order):
+            return [[] for _ in readings]
+        wanted = np.fromiter(map(hash, readings), np.int64, len(readings))
+        starts = self._hashes.searchsorted(wanted).tolist()
+        ends = self._hashes.searchsorted(wanted, side="right").tolist()
+        rows, sensor, order = self._rows, self._sensor, self._order
+        return [
+            [r for r in order[a:b].tolist() if rows[r][sensor] == reading] if a < b else []
+            for reading, a, b in zip(readings, starts, ends)
+        ]
 
 
 def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int], tuple]:
@@ -265,9 +299,9 @@ def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int],
     return lambda n: resolve(refs[n])
 
 
-def _size_of(rows: list[tuple], *tables: dict[tuple, tuple[int, ...]]) -> int:
+def _size_of(rows: list[tuple], *tables: RowsBy) -> int:
     """Bytes of ``rows`` (tuples of flat changes tuples) and of ``tables`` (their
-    changes to row ids); the ints and tokens in them are the interpreter's and the
+    changes to row ids, ``RowsBy``); the ints and tokens in them are the interpreter's and the
     game's, shared, so not counted. Each row's parts are counted as its own: rows
     share none (a part two rows shared would count twice, and the indexes be let go
     a little early), and a table of every part to count each once took 5 MB beside
@@ -275,9 +309,7 @@ def _size_of(rows: list[tuple], *tables: dict[tuple, tuple[int, ...]]) -> int:
     size = sys.getsizeof(rows) + sum(
         sys.getsizeof(row) + sum(map(sys.getsizeof, row)) for row in rows
     )
-    for table in tables:
-        size += sys.getsizeof(table) + sum(map(sys.getsizeof, table.values()))
-    return size
+    return size + sum(table.nbytes for table in tables)
 
 
 def changes_between(key: tuple, base: tuple) -> tuple:

@@ -15,7 +15,12 @@ from boardref.referee import fusion
 from boardref.referee import match as match_module
 from boardref.referee.kinds import Sensor
 from boardref.referee.referee import Referee
-from boardref.referee.successors import Successors, index_successors, outcomes_read_as
+from boardref.referee.successors import (
+    RowsBy,
+    Successors,
+    index_successors,
+    outcomes_read_as,
+)
 from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
@@ -234,3 +239,31 @@ def test_an_index_is_sized_without_a_table_beside_it():
     finally:
         tracemalloc.stop()
     assert rows and peak < size / 10
+
+
+def test_readings_whose_hashes_clash_are_told_apart():
+    """Python hashes -1 and -2 alike, so two readings that differ only there share a
+    hash: each still finds only its own rows, in order."""
+    rows = [((-1, "hare"),), ((-2, "hare"),), ((-1, "hare"),), ()]
+    assert hash(rows[0][0]) == hash(rows[1][0])
+    table = RowsBy(rows, 0)
+    assert table.rows_of([(-1, "hare"), (-2, "hare"), (5, "hare")]) == [[0, 2], [1], []]
+    assert len(table) == 3  # the row without a reading is in no list
+    assert RowsBy(rows, 1).rows_of([(-1, "hare")]) == [[]]
+
+
+def test_the_lookup_tables_take_a_few_bytes_a_row():
+    """The tables from a reading to its rows are two arrays, not a dict with a tuple
+    and an int per row: the biggest Hakenschlagen turns' took megabytes of small
+    objects, whose room the interpreter kept once the index was let go."""
+    import tracemalloc
+
+    rows = [((n, "hare", n + 1, None), (n, "piece")) for n in range(20_000)]
+    tracemalloc.start()
+    try:
+        tables = [RowsBy(rows, sensor) for sensor in (0, 1)]
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [t.rows_of([(7, "hare", 8, None)]) for t in tables] == [[[7]], [[]]]
+    assert kept < 2 * 20_000 * 16
