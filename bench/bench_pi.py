@@ -1,16 +1,25 @@
-"""The Pi budget: the whole service, `boardref serve --sim`, and the table's kiosk
-browser beside it (Chromium with the kiosk unit's flags, headless, on the table page;
+"""The Pi budget: the whole service, `boardref serve`, and the table's kiosk browser
+beside it (Chromium with the kiosk unit's flags, headless, on the table page;
 ``bench/kiosk_browser.py``), held together in one group to a Raspberry Pi 4 of 1 GB
 (1 GB, and a quarter of this machine's core for the Pi's slower one), play a 6-player
-Sternhalma game and a 5-player Hakenschlagen game, each to its end, through the
-simulated board (pieces lifted and put down on the virtual board, the simulated MCU
-scanning them, the real link, referee and panel), as hands do; then both again with
-the synthetic camera over the board (`--camera synthetic`: camera and hall
-sensors), for each game that a camera reads. A Hakenschlagen turn is made a figure
-at a time, sometimes pausing mid-turn long enough for the table to judge the
-half-made turn; the player confirms the turn once the table holds one that reads as
-the turn made, and chooses it when the table asks which of several that feel alike
-it was.
+Sternhalma game and a 5-player Hakenschlagen game, each to its end, on a hall-sensor
+table as a café has one: the board's microcontroller is simulated in a process of its
+own outside the group, as a Pico is beside the Pi (``python -m firmware_bridge.sim``,
+the firmware's own device logic on a pseudo-terminal), the service reads it on that
+serial device through the real link, and the hands put and lift the magnets through
+the simulator's controls, as a person's hand does: no request reaches the service
+for a piece (``bench/pi_hands.py``, ``Hall``). Then both again with the synthetic
+camera over the board (``serve --sim --camera synthetic``: camera and hall sensors),
+for each game that a camera reads: its rendered camera draws the virtual board of
+``--sim``, so there the hands move the pieces through the panel's simulator (a
+request a piece lifted or put down) and the simulated board is a thread of the
+service; both count in that service's CPU, as they would not at a real table. Each
+game's figures say which way its board was driven (``board``), and a hall table's
+the CPU its simulated microcontroller took a move (``board_cpu_ms_per_move``, not
+the Pi's). A Hakenschlagen turn is made a figure at a time, sometimes pausing
+mid-turn long enough for the table to judge the half-made turn; the player confirms
+the turn once the table holds one that reads as the turn made, and chooses it when
+the table asks which of several that feel alike it was.
 
 Before the first move the board stands still (``STILL_S``) and the CPU of the
 service, the camera's stand-in and the kiosk is measured (% of a core). Reports per
@@ -85,9 +94,8 @@ import httpx
 from confine import WAYS, confine
 from kiosk_browser import Kiosk
 from memory_map import by_library, totals
+from pi_hands import SETTLE_MS, WAIT, Hall, Hands, cpu_seconds
 from smoke import SMOKE, sized
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 from boardref.outputs.panel.access import hash_pin
 from boardref.runtime.loop_lag import percentile
@@ -129,7 +137,6 @@ KIOSK_OPENS_S = 30.0
 #: the kiosk counts as quiet once it takes less than this share of a core for a second
 KIOSK_QUIET = 0.02
 BUDGET_LINK_DROPS = 0
-SETTLE_MS = 150
 #: how often the service's lag timer fires while it plays
 LAG_EVERY_MS = 50
 #: how often the health probe asks: a phone now and then (no page of the table asks
@@ -139,11 +146,6 @@ LAG_EVERY_MS = 50
 PROBE_S = 1.0
 #: how often the hands look at the table's setup before the game starts
 LOOK_S = 0.05
-#: how long the hands wait for the next state pushed before they look again at the
-#: last one (a confirm the table refused brings no new state)
-PUSH_WAIT_S = 1.0
-WAIT = 60.0
-TICKS = os.sysconf("SC_CLK_TCK")
 #: file-backed libraries named in a game's memory at its end
 LIBRARIES_SHOWN = 5
 #: the service's own log (its standard error), in the game's folder
@@ -203,11 +205,6 @@ def memory_split(pid: int) -> dict:
     return {**whole, "largest_libraries_file": {name: round(r["file"], 1) for name, r in largest}}
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
 class Probe(threading.Thread):
     """Asks the panel for its health every ``PROBE_S`` and keeps the answer times."""
 
@@ -223,160 +220,13 @@ class Probe(threading.Thread):
                 self.times.append((time.perf_counter() - start) * 1000)
 
 
-class Watch(threading.Thread):
-    """The table's state as every page is pushed it, on the panel's WebSocket."""
-
-    def __init__(self, url: str):
-        super().__init__(daemon=True)
-        self._address = url.replace("http", "ws", 1) + "/ws"
-        self._changed = threading.Condition()
-        self._socket = None
-        self.newest: dict = {}
-        #: how many states this page has been sent
-        self.received = 0
-        self.start()
-        with self._changed:  # the first state comes as the page connects
-            if not self._changed.wait_for(lambda: self.newest, WAIT):
-                raise TimeoutError("the panel pushed no state to the hands")
-
-    def run(self) -> None:
-        with contextlib.suppress(ConnectionClosed), connect(self._address) as socket:
-            self._socket = socket
-            for text in socket:
-                state = json.loads(text)
-                with self._changed:
-                    self.newest = state
-                    self.received += 1
-                    self._changed.notify_all()
-
-    def after(self, seq: int, wait: float = PUSH_WAIT_S) -> dict:
-        """The newest state once one newer than push ``seq`` came, or after ``wait``."""
-        with self._changed:
-            self._changed.wait_for(lambda: self.newest["seq"] > seq, wait)
-            return self.newest
-
-    def close(self) -> None:
-        if self._socket is not None:
-            self._socket.close()
-        self.join(WAIT)
-
-
-class Hands:
-    """A player's hands on the virtual board, through the panel's simulator API; its
-    eyes on the state pushed to every page (``watch``)."""
-
-    def __init__(self, client: httpx.Client, game, sensor: str):
-        self.client, self.game, self.sensor = client, game, sensor
-        self.watch = Watch(str(client.base_url).rstrip("/"))
-        #: why the table stopped taking moves, if it did (the move it did not take)
-        self.stuck: str | None = None
-        #: moves the table took as another than the hands made
-        self.wrong_commits = 0
-
-    def __enter__(self) -> Hands:
-        return self
-
-    def __exit__(self, *_) -> None:
-        self.watch.close()
-
-    def state(self):
-        record = self.client.get("/api/position").json()["record"]
-        return self.game.from_json(record)
-
-    def shown(self, after: int | None = None) -> dict:
-        """The state the table's pages were pushed last, as its players see it on the
-        kiosk (once one newer than push ``after`` came, or ``PUSH_WAIT_S`` passed)."""
-        return self.watch.newest if after is None else self.watch.after(after)
-
-    def lift(self, cell: str) -> None:
-        self._act("/api/sim/lift", {"cell": cell})
-
-    def take(self, token: str) -> None:
-        self._act("/api/sim/lift", {"off": "supply", "token": token})
-
-    def place(self, cell: str) -> None:
-        self._act("/api/sim/place", {"cell": cell})
-
-    def _act(self, path: str, body: dict) -> None:
-        answer = self.client.post(path, json=body)
-        if answer.status_code != 200:
-            raise RuntimeError(f"{path} {body}: {answer.status_code} {answer.text}")
-
-    def carry_out(self, state, move, pause: random.Random) -> None:
-        """Move the pieces as the move says: a Hakenschlagen turn use by use (now and
-        then pausing mid-turn long enough for the table to judge the half-made turn),
-        a Sternhalma piece from its start to its end."""
-        uses = getattr(move, "uses", None)
-        if uses is None:
-            self.lift(move.path[0])
-            self.place(move.path[-1])
-            return
-        cells = [c.id for c in self.game.board.cells]
-        hare, fox = cells[state.hares[state.turn]], cells[state.fox]
-        for use in uses:
-            if use.kind == "fox":
-                self.lift(fox)
-                fox = use.to
-            elif use.kind == "molehill":
-                self.lift(use.source) if use.source is not None else self.take("molehill")
-            else:
-                self.lift(hare)
-                hare = use.to
-            self.place(use.to)
-            if pause.random() < 0.5:
-                time.sleep(SETTLE_MS * 2 / 1000)
-
-    def until_taken(self, state, after, shown: dict) -> None:
-        """Wait until the table has taken the turn ending in ``after``: confirm it
-        once the turn the table holds reads as ``after`` (or, holding none, when the
-        board shows no change: a turn no sensor sees), choose it when several fit the
-        board. Hall sensors feel a piece, not which: the turn held may be another that
-        feels alike, and confirming it brings the choice. A hare that jumps away and
-        back to its own hollow leaves the board as it was, yet the table holds the
-        turn it saw half-made until it has judged the last jump: that one is not
-        confirmed. ``shown`` is the state the panel gave before the move was made."""
-        deadline = time.monotonic() + WAIT
-        plies, looked = shown["plies"], shown["seq"] - 1
-        unseen = self._read(after) == self._read(state)
-        time.sleep(SETTLE_MS / 1000)  # the table judges no board still for less
-        while time.monotonic() < deadline:
-            shown = self.watch.after(looked)
-            looked = shown["seq"]
-            if shown["plies"] > plies:
-                return
-            held = shown["tentative"]
-            if shown["phase"] == "ambiguous":
-                for text in shown["candidates"]:
-                    if self._ends(state, text) == after:
-                        self.client.post("/api/choose", json={"move": text})
-                        break
-            elif shown["can_confirm"] and (
-                unseen if held is None else self._holds(state, held, after)
-            ):
-                self.client.post("/api/confirm", json={})
-        raise TimeoutError(f"the table did not take the move: {shown['message']}")
-
-    def _holds(self, state, held: str, after) -> bool:
-        """Whether the move the table holds feels like the one that leads to ``after``."""
-        return self._read(self._ends(state, held)) == self._read(after)
-
-    def _ends(self, state, text: str | None):
-        """The position the move written ``text`` leads to; None if it is no move."""
-        try:
-            return self.game.apply(state, self.game.parse_move(state, text))
-        except Exception:  # no move held, or an open part of a turn
-            return None
-
-    def _read(self, state) -> dict | None:
-        """What this table's sensors read of ``state``."""
-        return None if state is None else self.game.sense(state, self.sensor)
-
-
-def start(config: Path, folder: Path, way: str):
-    """``serve --sim`` with ``config``, held to the Pi's limits by ``way``; returns the
-    process and its ``Confinement``."""
+def start(config: Path, folder: Path, way: str, sim: bool = True):
+    """``serve --sim`` (or, ``sim`` false, ``serve`` on the board its config names) with
+    ``config``, held to the Pi's limits by ``way``; returns the process and its
+    ``Confinement``."""
+    serve = [sys.executable, "-m", "boardref", "serve", "--config", str(config)]
     held = confine(
-        [sys.executable, "-m", "boardref", "serve", "--sim", "--config", str(config)],
+        serve + (["--sim"] if sim else []),
         MEMORY_MAX,
         CPU_QUOTA,
         way,
@@ -393,6 +243,15 @@ def start(config: Path, folder: Path, way: str):
             preexec_fn=held.preexec,
         )
     return service, held
+
+
+def stop(service: subprocess.Popen) -> None:
+    service.send_signal(signal.SIGTERM)
+    try:
+        service.wait(WAIT)
+    except subprocess.TimeoutExpired:
+        service.kill()
+        service.wait(WAIT)
 
 
 def ready(client: httpx.Client, service: subprocess.Popen, folder: Path) -> None:
@@ -440,6 +299,24 @@ def still(hands: Hands, pid: int, renderer: int | None, kiosk: Kiosk | None) -> 
     }
 
 
+def table_config(config: Path, game, port: int, camera: bool, board: Hall | None) -> None:
+    """The table's config: its game, log, sensors (the synthetic camera, or the hall
+    board ``board``), panel and loop-lag timer."""
+    config.write_text(
+        f'[game]\nname = "{game.name}"\nplayers = {game.players}\n'
+        f'[store]\npath = "{config.parent / "table.db"}"\n'
+        f"[sensors]\nsettle_ms = {SETTLE_MS}\n"
+        + ('[camera]\nsource = "synthetic"\n' if camera else "")
+        + (
+            f'[sensors.hall]\ndevice = "{board.device}"\nwiring_dir = "{config.parent}"\n'
+            if board
+            else ""
+        )
+        + f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
+        f"[diagnostics]\nloop_lag_every_ms = {LAG_EVERY_MS}\n"
+    )
+
+
 def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kiosk: bool) -> dict:
     """One game on a held service, its kiosk beside it in the same groups: moves
     played and the figures the budget names. A service that dies (the memory limit's
@@ -447,16 +324,12 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
     port, table = free_port(), f"{name}_{players}p" + ("_camera" if camera else "")
     folder = folder / table
     folder.mkdir()
-    config = folder / "config.toml"
-    config.write_text(
-        f'[game]\nname = "{name}"\nplayers = {players}\n'
-        f'[store]\npath = "{folder / "table.db"}"\n'
-        f"[sensors]\nsettle_ms = {SETTLE_MS}\n"
-        + ('[camera]\nsource = "synthetic"\n' if camera else "")
-        + f'[panel]\nport = {port}\nreferee_pin_hash = "{hash_pin(PIN)}"\n'
-        f"[diagnostics]\nloop_lag_every_ms = {LAG_EVERY_MS}\n"
-    )
-    service, held = start(config, folder, way)
+    config, game = folder / "config.toml", load_game(name, players)
+    # a hall table's board is its own process, as a Pico is; a camera table's rendered
+    # camera draws the virtual board of ``serve --sim``, moved through the panel
+    board = None if camera else Hall(folder / "pico", [c.id for c in game.board.cells])
+    table_config(config, game, port, camera, board)
+    service, held = start(config, folder, way, sim=board is None)
     url, started = f"http://127.0.0.1:{port}", time.monotonic()
     probe, found = Probe(url), {"moves": 0, "died": None}
     client = httpx.Client(base_url=url, timeout=WAIT)
@@ -464,9 +337,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
     try:
         ready(client, service, folder)
         client.post("/api/referee/login", json={"pin": PIN}).raise_for_status()
-        hands = kiosks.enter_context(
-            Hands(client, load_game(name, players), "camera" if camera else "presence")
-        )
+        hands = kiosks.enter_context(Hands(client, game, "camera" if camera else "presence", board))
         pid = service_pid(service.pid)
         renderer = camera_pid(pid, WAIT if camera else 0.0)
         if renderer is not None:  # a stand-in for a camera, not part of the service
@@ -492,6 +363,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
             cpu_ms_per_move=round((cpu_seconds(pid) - cpu) / moves * 1000, 1),
             pushes_per_move=round((hands.watch.received - pushed) / moves, 1),
         )
+        found.update(hands.board.figures(moves))
         if kiosk is not None:
             found["kiosk_cpu_ms_per_move"] = round(
                 (kiosk.cpu_seconds() - kiosk_cpu) / moves * 1000, 1
@@ -512,14 +384,11 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         probe.done.set()
         client.close()
         kiosks.close()  # before the service: its groups are removed once both left
-        service.send_signal(signal.SIGTERM)
-        try:
-            service.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            service.kill()
-            service.wait(WAIT)
+        stop(service)
         found["limits"] = held.figures()
         held.close()
+        if board is not None:
+            board.close()
     found["minutes"] = round((time.monotonic() - started) / 60, 2)
     return _figures(found, probe.times)
 
@@ -672,7 +541,7 @@ def _line(table: str, found: dict) -> str:
             else ""
         )
         + f"  still board: service {found.get('still_service_cpu_percent')} % of a core"
-        + f"  [{limits['how']}: {held}]"
+        + f"  [{limits['how']}: {held}]  board: {found.get('board')}"
         + (
             f"  quota used up in {limits['cpu_periods_throttled']} of {limits['cpu_periods']}"
             " periods"

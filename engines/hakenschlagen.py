@@ -841,6 +841,12 @@ class Hakenschlagen(Game[HakenschlagenState]):
         found = self._outcomes(state)
         return Outcomes(found, found.turn, partial(self._end_of, state))
 
+    def must_pass(self, state: HakenschlagenState) -> bool:
+        """Never: a turn is the uses of the marbles drawn (none, when no marble can
+        be used), not a pass. The referee asks after every move; answered without
+        the turn's whole search, which the indexing of its outcomes runs anyway."""
+        return False
+
     def successors(self, state: HakenschlagenState) -> list[tuple[Turn, HakenschlagenState]]:
         """Each distinct turn with the position it ends in, taken from the search
         itself rather than replaying thousands of turns (the referee indexes them)."""

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import IllegalMove, load_game
+from engines import PASS, IllegalMove, load_game
 from engines.chance import BagDraw, Shuffle, Stream, commitment, verify
 from engines.hakenschlagen import BAG, COLOURS, SetupError, Turn
 from engines.players import random_decisions, random_playout
@@ -516,6 +516,18 @@ def test_random_play_of_hakenschlagen_never_lists_a_turn(monkeypatch):
     monkeypatch.setattr(game, "legal_moves", listing)
     end = random_playout(game, found[0], random.Random(3), Stream(b"no listing"))[-1]
     assert game.outcome(end) is not None
+
+
+def test_a_turn_is_never_a_pass_and_asking_searches_no_outcome(monkeypatch):
+    game, found = EARLY["hex"]
+    turns = [s for s in found if game.to_move(s) is not None][:3]
+    assert turns and all(PASS not in game.legal_moves(s) for s in turns)
+
+    def search(state):
+        raise AssertionError("must_pass searched the whole turn")
+
+    monkeypatch.setattr(game, "_outcomes", search)
+    assert not any(game.must_pass(s) for s in turns)
 
 
 @pytest.mark.parametrize("players", [2])  # bench_hakenschlagen plays five on both boards
