@@ -336,7 +336,7 @@ class Classifier:
         return cost.reshape(boards.shape[:3] + cost.shape[1:])
 
     def classify(
-        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None
+        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None, stands=None
     ) -> Observation:
         """Name the piece on each site, and join sites into cells. Read once, then
         again without the probes the pieces read hide (a tree in front of a cell seen
@@ -344,7 +344,8 @@ class Classifier:
         ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
         probes moved to where a piece set off its centre may stand (``Sampler``);
         ``turned``: the home fields' ring sites' at each turn of their rings, each
-        field read at the turn that explains it best."""
+        field read at the turn that explains it best; ``stands``: what its print says
+        of each field being bare or holding hats (``Prints.costs``)."""
         placed = features if features.ndim == 4 else features[None]
         f = placed / self._gain(paper)
         boards = np.log(f / self.empty)  # (O, S, K, 3)
@@ -361,6 +362,7 @@ class Classifier:
                 crowd = (
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
+                    stands,
                 )
             if slot and turned is not None:
                 each = self._turned_costs(turned, paper)

@@ -117,14 +117,24 @@ class Crowds:
         return np.where(near, self.NEAR, seen)
 
     def read(
-        self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, slopes, shaded
+        self,
+        rows: np.ndarray,
+        cost: np.ndarray,
+        names: list,
+        limit: float,
+        probes,
+        slopes,
+        shaded,
+        stands=None,
     ):
         """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
         readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
         limit) of the single sites and of the fields (each on its centre row, a
         reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
         what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
-        board, perhaps in a hat's shadow, costs."""
+        board, perhaps in a hat's shadow, costs; ``stands`` (per site: a field's disc
+        as unlike its print as it looks, and a hat there; ``Prints.costs``) what the
+        field's print says of it being bare, or holding hats."""
         at = np.searchsorted(rows, self.rows)
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
@@ -147,6 +157,9 @@ class Crowds:
         spread = options.ravel()[self.index].sum(axis=(2, 3))
         bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
         field = np.concatenate([bare[:, None], spread], axis=1)
+        if stands is not None:
+            field[:, 0] += stands[0][self.rows[:, 0]]
+            field[:, 1:] += stands[1][self.rows[:, 0], None]
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),
