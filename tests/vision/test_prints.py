@@ -23,7 +23,7 @@ def _taught(seed: int):
 def _costs(reader, frame):
     prints = reader.prints
     seen = prints.measure(frame, reader.sampler.paper(frame))
-    bare, hat = prints.costs(seen, len(reader.sites))
+    bare, hat, _ = prints.costs(seen, len(reader.sites))
     fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
     return {cell: float(bare[i]) for cell, i in fields.items()}, {
         cell: float(hat[i]) for cell, i in fields.items()
@@ -59,3 +59,19 @@ def test_a_yellow_hat_on_a_yellow_field_is_read():
     assert seen is not None
     assert seen.tokens["r5"] == seen.tokens["r33"] == "yellow"
     assert all(seen.tokens[c] is None for c in ("r4", "r6", "r32", "r34"))
+
+
+def test_a_field_unlike_its_print_shows_its_hats_colour():
+    game, table, reader, start = _taught(3)
+    frame = table.frame(dict(start, r5="yellow", r20="red", r33="blue"))
+    prints = reader.prints
+    colour = prints.costs(prints.measure(frame, reader.sampler.paper(frame)), len(reader.sites))[2]
+    fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
+    red, green, blue = colour[fields["r20"]][::-1]  # the frame is BGR
+    assert red > 2 * green and red > 2 * blue
+    blue_, green_, red_ = colour[fields["r33"]]
+    assert blue_ > red_ and blue_ > green_
+    yellow = colour[fields["r5"]][::-1]
+    assert yellow[0] > 2 * yellow[2] and yellow[1] > 2 * yellow[2]
+    empty = [i for cell, i in fields.items() if cell not in ("r5", "r20", "r33")]
+    assert np.isnan(colour[empty]).all(axis=1).mean() > 0.9

@@ -81,6 +81,9 @@ OFF_CENTRE = 1.0
 NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
+#: what the colour of the part of a field's disc unlike its print (``Prints``) counts
+#: toward each hat colour, of its cost through a probe, and at most
+HUE_WEIGHT, HUE_MOST = 0.5, 30.0
 
 
 class Classifier:
@@ -362,7 +365,7 @@ class Classifier:
                 crowd = (
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
-                    stands,
+                    self._hues(stands, paper),
                 )
             if slot and turned is not None:
                 each = self._turned_costs(turned, paper)
@@ -504,6 +507,16 @@ class Classifier:
         means, spreads = self._predicted["slopes"]  # (tokens, looks, 3), (tokens, looks)
         d = (ratio[:, None, :, None] - means[None, :, None]) / spreads[None, :, None, :, None]
         return np.minimum((d * d).sum(axis=4).min(axis=3), COST_CAP)
+
+    def _hues(self, stands, paper):
+        """``stands`` (``Prints.costs``) with per site and hat colour what its disc's
+        colour costs as that hat's top or side (``HUE_WEIGHT`` of it, at most
+        ``HUE_MOST``; none where the disc gave no colour)."""
+        if stands is None:
+            return None
+        colour = np.log(stands[2] / self._gain(paper) / self._level()[:, 0])[:, None]
+        hue = HUE_WEIGHT * self._slopes(np.nan_to_num(colour), self.crowds.colours)[..., 0]
+        return *stands[:2], np.where(np.isnan(colour[:, :, 0]), 0.0, np.minimum(hue, HUE_MOST))
 
     def _shaded(self, rows, board) -> np.ndarray:
         """Per site and probe: the cost of its empty look dimmed evenly, by no more

@@ -83,6 +83,8 @@ class Crowds:
         self.holds, held = np.unique(
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
         )
+        #: per reading with hats, which set of colours of ``holds`` it holds
+        self.held = held.ravel()
         # a probe that sees a mix counts the blend of the set of colours the reading holds
         mixed = index == 2 * len(self.colours) + 2
         index = np.where(mixed, 2 * len(self.colours) + 2 + held.reshape(1, -1, 1, 1), index)
@@ -133,8 +135,9 @@ class Crowds:
         reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
         what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
         board, perhaps in a hat's shadow, costs; ``stands`` (per site: a field's disc
-        as unlike its print as it looks, and a hat there; ``Prints.costs``) what the
-        field's print says of it being bare, or holding hats."""
+        as unlike its print as it looks, a hat there (``Prints.costs``), and per
+        colour what the colour of the part of its disc unlike the print costs) what
+        the field's print says of it being bare, or holding hats."""
         at = np.searchsorted(rows, self.rows)
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
@@ -158,8 +161,14 @@ class Crowds:
         bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
         field = np.concatenate([bare[:, None], spread], axis=1)
         if stands is not None:
-            field[:, 0] += stands[0][self.rows[:, 0]]
-            field[:, 1:] += stands[1][self.rows[:, 0], None]
+            bare, hats, hue = stands
+            field[:, 0] += bare[self.rows[:, 0]]
+            field[:, 1:] += hats[self.rows[:, 0], None]
+            # a field whose print changed shows its hats' colour: the nearest of those
+            # a reading holds
+            hue = hue[self.rows[:, 0]]  # (fields, colours)
+            nearest = np.stack([np.where(h, hue, np.inf).min(axis=1) for h in self.holds], 1)
+            field[:, 1:] += nearest[:, self.held]
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),

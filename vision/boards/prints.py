@@ -39,6 +39,11 @@ REACH_MM = 60.0
 LEAST_SPREAD = 0.03
 #: weight of the newest look when a field's print is refreshed
 REFRESH = 0.3
+#: the share of a disc's points, those least like its print's colour, whose colour
+#: says which hat stands there (a hat set off the field's middle covers part of it)
+CHANGED = 0.25
+#: the fewest fields whose prints were learned for the frame's spread to be taken
+LEAST_FIELDS = 12
 
 
 class Prints:
@@ -52,7 +57,8 @@ class Prints:
         #: the sites whose discs are read: each field's middle but a home field's
         self.rows = np.flatnonzero([disc > 0 and s.slot is None and s.spot is None for s in sites])
         self.linear = linear_levels(look)
-        self.reference = np.full((len(self.rows), 2), np.nan, np.float32)
+        #: per field its disc's darkest tenth, spread and median colour, as taught
+        self.reference = np.full((len(self.rows), 5), np.nan, np.float32)
         self.flat = np.zeros((len(self.rows), 0), np.int64)
         self.measured = np.zeros(len(self.rows), bool)
         if not len(self.rows):
@@ -91,14 +97,23 @@ class Prints:
         self.flat = np.array([p if p is not None else np.zeros(len(grid), np.int64) for p in picks])
 
     def measure(self, frame: np.ndarray, paper: np.ndarray) -> np.ndarray:
-        """(fields, 2) each disc's darkest tenth (log, against the plain board ``paper``
-        seen in the same frame) and its brightest tenth's spread above that (log)."""
+        """(fields, 8) each disc's darkest tenth (log, against the plain board ``paper``
+        seen in the same frame), its brightest tenth's spread above that (log), its
+        median colour and the median colour of its CHANGED share least like the
+        print's (linear)."""
         if not len(self.rows):
-            return self.reference.copy()
-        light = self.linear[frame.reshape(-1, 3)[self.flat]].mean(axis=2)
+            return np.zeros((0, 8), np.float32)
+        colour = self.linear[frame.reshape(-1, 3)[self.flat]]  # (fields, points, 3)
+        light = colour.mean(axis=2)
         low, high = np.percentile(light, (LOW, HIGH), axis=1)
         plain = np.median(paper.mean(axis=1)) if len(paper) else 1.0
-        return np.stack([np.log(low / plain), np.log(high / low)], 1).astype(np.float32)
+        middle = np.median(colour, axis=1)
+        printed = np.where(np.isnan(self.reference[:, 2:]), middle, self.reference[:, 2:])
+        unlike = np.abs(np.log(colour / printed[:, None])).sum(axis=2)
+        most = np.argsort(-unlike, axis=1)[:, : max(1, int(CHANGED * colour.shape[1]))]
+        changed = np.median(np.take_along_axis(colour, most[..., None], axis=1), axis=1)
+        stats = np.stack([np.log(low / plain), np.log(high / low)], 1)
+        return np.concatenate([stats, middle, changed], 1).astype(np.float32)
 
     def learn(self, seen: np.ndarray, empty: np.ndarray, fresh: bool) -> None:
         """Take ``seen`` (``measure``) as the print of the fields ``empty`` (per site)
@@ -108,22 +123,28 @@ class Prints:
         empty = empty[self.rows] & self.measured
         new = empty & np.isnan(self.reference[:, 0])
         renew = empty & ~new
+        seen = seen[:, :5]
         self.reference[new] = seen[new]
         self.reference[renew] = (1 - REFRESH) * self.reference[renew] + REFRESH * seen[renew]
 
-    def costs(self, seen: np.ndarray, sites: int) -> tuple[np.ndarray, np.ndarray]:
+    def costs(self, seen: np.ndarray, sites: int):
         """Per site (``sites`` of them): what reading it empty costs, its disc this
         unlike its print (squared, in the spread the frame's fields stray from theirs,
         at most ``most``), and what a hat there costs (``stands_cost``: a hat looks
-        unlike the print by any amount); zero where the disc says nothing."""
+        unlike the print by any amount), zero where the disc says nothing; and (sites,
+        3) the colour of the part of each disc least like its print where it looks
+        unlike it at least a hat's cost (NaN elsewhere): the hat's."""
         bare, hat = np.zeros(sites, np.float32), np.zeros(sites, np.float32)
+        colour = np.full((sites, 3), np.nan, np.float32)
         known = ~np.isnan(self.reference[:, 0])
-        if known.sum() < LEAST_POINTS:
-            return bare, hat
-        off = seen[known] - self.reference[known]
+        if known.sum() < LEAST_FIELDS:
+            return bare, hat, colour
+        off = seen[known, :2] - self.reference[known, :2]
         centre = np.median(off, axis=0)
         spread = np.maximum(1.4826 * np.median(np.abs(off - centre), axis=0), LEAST_SPREAD)
         rows = self.rows[known]
         bare[rows] = np.minimum((((off - centre) / spread) ** 2).sum(axis=1), self.most)
         hat[rows] = self.stands_cost
-        return bare, hat
+        changed = rows[bare[rows] >= self.stands_cost]
+        colour[changed] = seen[np.searchsorted(self.rows, changed), 5:]
+        return bare, hat, colour
