@@ -514,9 +514,12 @@ class Classifier:
         ``HUE_MOST``; none where the disc gave no colour)."""
         if stands is None:
             return None
-        colour = np.log(stands[2] / self._gain(paper) / self._level()[:, 0])[:, None]
-        hue = HUE_WEIGHT * self._slopes(np.nan_to_num(colour), self.crowds.colours)[..., 0]
-        return *stands[:2], np.where(np.isnan(colour[:, :, 0]), 0.0, np.minimum(hue, HUE_MOST))
+        hue = np.zeros((len(self.sites), len(self.crowds.colours)), np.float32)
+        shown = np.flatnonzero(~np.isnan(stands[2][:, 0]))
+        colour = np.log(stands[2][shown] / self._gain(paper) / self._level()[shown, 0])
+        found = self._slopes(colour[:, None], self.crowds.colours)[..., 0]
+        hue[shown] = np.minimum(HUE_WEIGHT * found, HUE_MOST)
+        return *stands[:2], hue
 
     def _shaded(self, rows, board) -> np.ndarray:
         """Per site and probe: the cost of its empty look dimmed evenly, by no more

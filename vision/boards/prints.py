@@ -105,12 +105,14 @@ class Prints:
             return np.zeros((0, 8), np.float32)
         colour = self.linear[frame.reshape(-1, 3)[self.flat]]  # (fields, points, 3)
         light = colour.mean(axis=2)
-        low, high = np.percentile(light, (LOW, HIGH), axis=1)
+        n = light.shape[1]
+        at = (n * LOW // 100, n * HIGH // 100)
+        low, high = np.moveaxis(np.partition(light, at, axis=1)[:, at], 1, 0)
         plain = np.median(paper.mean(axis=1)) if len(paper) else 1.0
         middle = np.median(colour, axis=1)
         printed = np.where(np.isnan(self.reference[:, 2:]), middle, self.reference[:, 2:])
         unlike = np.abs(np.log(colour / printed[:, None])).sum(axis=2)
-        most = np.argsort(-unlike, axis=1)[:, : max(1, int(CHANGED * colour.shape[1]))]
+        most = np.argpartition(-unlike, int(CHANGED * n), axis=1)[:, : max(1, int(CHANGED * n))]
         changed = np.median(np.take_along_axis(colour, most[..., None], axis=1), axis=1)
         stats = np.stack([np.log(low / plain), np.log(high / low)], 1)
         return np.concatenate([stats, middle, changed], 1).astype(np.float32)
