@@ -72,7 +72,7 @@ class Prints:
         eye = (-cv2.Rodrigues(pose.rvec)[0].T @ pose.tvec).ravel()
         hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
         w, h = lens.size
-        picks = []
+        picks: list[np.ndarray | None] = []
         for i in self.rows:
             points = np.c_[np.asarray(sites[i].xy) + grid, np.zeros(len(grid))]
             seen = np.ones(len(points), bool)

@@ -210,15 +210,15 @@ class BoardReader:
         needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame, truth):
             return False
-        sampler, classifier = self.sampler, self.classifier
-        if sampler is None or classifier is None:
-            return False  # located sets both: never here
+        sampler, classifier, prints = self.sampler, self.classifier, self.prints
+        if sampler is None or classifier is None or prints is None:
+            return False  # located sets all three: never here
         features, paper = sampler.features(frame), sampler.paper(frame)
         turned = sampler.turned_features(frame)
         fresh = fresh or not classifier.ready
         classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
-        self._discs = self.prints.measure(frame, paper)
-        self.prints.learn(self._discs, self._bare(truth), fresh)
+        self._discs = prints.measure(frame, paper)
+        prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
         self._features = features, paper, turned
@@ -262,8 +262,9 @@ class BoardReader:
             self.status = "unlocated"
             return None
         stillness, sampler, classifier = self.stillness, self.sampler, self.classifier
-        if stillness is None or sampler is None or classifier is None:
-            return None  # located sets all three: never here
+        prints = self.prints
+        if stillness is None or sampler is None or classifier is None or prints is None:
+            return None  # located sets all four: never here
         t0 = time.perf_counter()
         state = stillness.look(frame)
         t1 = time.perf_counter()
@@ -291,8 +292,8 @@ class BoardReader:
             return self._last
         placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
         features, turned = placed[0], sampler.turned_features(frame)
-        discs = self.prints.measure(frame, paper)
-        stands = self.prints.costs(discs, len(self.sites))
+        discs = prints.measure(frame, paper)
+        stands = prints.costs(discs, len(self.sites))
         t2 = time.perf_counter()
         observation = classifier.classify(placed, paper, sampler.visible, turned, stands)
         t3 = time.perf_counter()
