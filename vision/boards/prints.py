@@ -5,7 +5,9 @@ tenth (against the plain board) and how far its brightest tenth lies above that.
 A hat there, of any colour and however like the print, brings its lit top and its
 shaded side, or its foot in front of the ring: the darkest tenth drops, the spread
 widens. Learned per field, compared per field, in the spread the frame's own
-fields show (most of them empty): how unlike its print a field looks.
+fields show (most of them empty): how unlike its print a field looks. Where it looks
+unlike it, the colour of the part least like the print is the hat's, even where
+the hat stands off the field's middle and the probes see the field beside it.
 
 Samples and scores a disc per field; which hats stand there is the classifier's
 call (``Crowds.read`` adds these costs to a field's readings).
@@ -32,7 +34,7 @@ LOW, HIGH = 10, 90
 #: a field's disc is measured only if this many of its points are never hidden by a
 #: hat on another field: fewer say little
 LEAST_POINTS = 12
-#: another site's hat hides a point of this field's disc if it stands this close (mm)
+#: the sites within this distance (mm) whose hats may hide points of a field's disc
 REACH_MM = 60.0
 #: the least spread (log) the frame's fields are taken to stray by: a frame whose
 #: empty fields agree to the last grain of noise must not make every hat a wonder
