@@ -101,3 +101,16 @@ def test_a_hat_alone_is_taught_in_the_middle_when_it_stands_there():
     known[spots[1]] = 1
     readings = rings.lesson(cost, known)[1]
     assert readings[middle].tolist() == [0] and readings[spots].sum() == 2
+
+
+def test_a_turn_that_puts_the_spots_between_the_hats_does_not_explain_them_away():
+    sites, rings = _two_homes()
+    spots = np.flatnonzero((rings.field == 0) & ~rings.middle)
+    cost = np.full((6, len(rings.rows), 3), 50.0)
+    cost[:, rings.middle, 0] = 0.0
+    # three hats stand on spots 0-2 at turn 5, the rest empty; half a spot's step
+    # round (turn 2) every spot lies between them and shows the board cheaply
+    cost[5, spots[:3], 1] = 5.0
+    cost[5, spots[3:], 0] = 3.0
+    cost[2, spots, 0] = 1.0
+    assert rings.read_turns(cost)[spots[0]] == 5

@@ -81,6 +81,9 @@ OFF_CENTRE = 1.0
 NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
+#: what the colour of the part of a field's disc unlike its print (``Prints``) counts
+#: toward each hat colour, of its cost through a probe, and at most
+HUE_WEIGHT, HUE_MOST = 0.5, 30.0
 
 
 class Classifier:
@@ -336,7 +339,7 @@ class Classifier:
         return cost.reshape(boards.shape[:3] + cost.shape[1:])
 
     def classify(
-        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None
+        self, features: np.ndarray, paper: np.ndarray, visible: np.ndarray, turned=None, stands=None
     ) -> Observation:
         """Name the piece on each site, and join sites into cells. Read once, then
         again without the probes the pieces read hide (a tree in front of a cell seen
@@ -344,7 +347,8 @@ class Classifier:
         ``features`` (sites, probes, 3), or (offsets, sites, probes, 3) with the
         probes moved to where a piece set off its centre may stand (``Sampler``);
         ``turned``: the home fields' ring sites' at each turn of their rings, each
-        field read at the turn that explains it best."""
+        field read at the turn that explains it best; ``stands``: what its print says
+        of each field being bare or holding hats (``Prints.costs``)."""
         placed = features if features.ndim == 4 else features[None]
         f = placed / self._gain(paper)
         boards = np.log(f / self.empty)  # (O, S, K, 3)
@@ -361,6 +365,7 @@ class Classifier:
                 crowd = (
                     self._slopes(ratio[rows], self.crowds.colours),
                     self._shaded(rows, board[rows]),
+                    self._hues(stands, paper),
                 )
             if slot and turned is not None:
                 each = self._turned_costs(turned, paper)
@@ -502,6 +507,19 @@ class Classifier:
         means, spreads = self._predicted["slopes"]  # (tokens, looks, 3), (tokens, looks)
         d = (ratio[:, None, :, None] - means[None, :, None]) / spreads[None, :, None, :, None]
         return np.minimum((d * d).sum(axis=4).min(axis=3), COST_CAP)
+
+    def _hues(self, stands, paper):
+        """``stands`` (``Prints.costs``) with per site and hat colour what its disc's
+        colour costs as that hat's top or side (``HUE_WEIGHT`` of it, at most
+        ``HUE_MOST``; none where the disc gave no colour)."""
+        if stands is None:
+            return None
+        hue = np.zeros((len(self.sites), len(self.crowds.colours)), np.float32)
+        shown = np.flatnonzero(~np.isnan(stands[2][:, 0]))
+        colour = np.log(stands[2][shown] / self._gain(paper) / self._level()[shown, 0])
+        found = self._slopes(colour[:, None], self.crowds.colours)[..., 0]
+        hue[shown] = np.minimum(HUE_WEIGHT * found, HUE_MOST)
+        return *stands[:2], hue
 
     def _shaded(self, rows, board) -> np.ndarray:
         """Per site and probe: the cost of its empty look dimmed evenly, by no more

@@ -83,6 +83,8 @@ class Crowds:
         self.holds, held = np.unique(
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
         )
+        #: per reading with hats, which set of colours of ``holds`` it holds
+        self.held = held.ravel()
         # a probe that sees a mix counts the blend of the set of colours the reading holds
         mixed = index == 2 * len(self.colours) + 2
         index = np.where(mixed, 2 * len(self.colours) + 2 + held.reshape(1, -1, 1, 1), index)
@@ -117,14 +119,25 @@ class Crowds:
         return np.where(near, self.NEAR, seen)
 
     def read(
-        self, rows: np.ndarray, cost: np.ndarray, names: list, limit: float, probes, slopes, shaded
+        self,
+        rows: np.ndarray,
+        cost: np.ndarray,
+        names: list,
+        limit: float,
+        probes,
+        slopes,
+        shaded,
+        stands=None,
     ):
         """Split one group's per-site costs (``rows`` sorted, ``cost`` over the
         readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
         limit) of the single sites and of the fields (each on its centre row, a
         reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
         what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
-        board, perhaps in a hat's shadow, costs."""
+        board, perhaps in a hat's shadow, costs; ``stands`` (per site: a field's disc
+        as unlike its print as it looks, a hat there (``Prints.costs``), and per
+        colour what the colour of the part of its disc unlike the print costs) what
+        the field's print says of it being bare, or holding hats."""
         at = np.searchsorted(rows, self.rows)
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
@@ -147,6 +160,15 @@ class Crowds:
         spread = options.ravel()[self.index].sum(axis=(2, 3))
         bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
         field = np.concatenate([bare[:, None], spread], axis=1)
+        if stands is not None:
+            bare, hats, hue = stands
+            field[:, 0] += bare[self.rows[:, 0]]
+            field[:, 1:] += hats[self.rows[:, 0], None]
+            # a field whose print changed shows its hats' colour: the nearest of those
+            # a reading holds
+            hue = hue[self.rows[:, 0]]  # (fields, colours)
+            nearest = np.stack([np.where(h, hue, np.inf).min(axis=1) for h in self.holds], 1)
+            field[:, 1:] += nearest[:, self.held]
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),

@@ -31,6 +31,7 @@ from vision import looks
 from vision.boards import pattern
 from vision.boards.classifier import UNEXPLAINED_SITES, Classifier
 from vision.boards.marks import trued_up
+from vision.boards.prints import Prints
 from vision.boards.probes import Sampler
 from vision.boards.sites import site_labels, sites_of, turned_places
 from vision.lens import Lens
@@ -77,9 +78,12 @@ class BoardReader:
         self._found: Pose | None = None
         self.sampler: Sampler | None = None
         self.classifier: Classifier | None = None
+        self.prints: Prints | None = None
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
         self._features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: the fields' discs in the frame last read or learned from (``Prints``)
+        self._discs: np.ndarray | None = None
         #: seconds spent per stage, and how many frames went through it
         self.timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.timed: dict[str, int] = dict.fromkeys(STAGES, 0)
@@ -184,6 +188,10 @@ class BoardReader:
         self.pose, self._found = pose, found
         self.sampler = Sampler(self.sites, self.look, self.lens, pose, self.game.board)
         self.classifier = Classifier(self.sites, self.look, self.sampler.centres, self.sampler)
+        taught = self.prints
+        self.prints = Prints(self.sites, self.look, self.lens, pose, self.game.board)
+        if taught is not None and len(taught.rows) == len(self.prints.rows):
+            self.prints.reference = taught.reference.copy()
         if learned is not None:
             # the board's look does not change when the camera is knocked: every
             # reference learned so far serves the new pose
@@ -202,13 +210,15 @@ class BoardReader:
         needed; False if it cannot be found."""
         if self.pose is None and not self.locate(frame, truth):
             return False
-        sampler, classifier = self.sampler, self.classifier
-        if sampler is None or classifier is None:
-            return False  # located sets both: never here
+        sampler, classifier, prints = self.sampler, self.classifier, self.prints
+        if sampler is None or classifier is None or prints is None:
+            return False  # located sets all three: never here
         features, paper = sampler.features(frame), sampler.paper(frame)
         turned = sampler.turned_features(frame)
         fresh = fresh or not classifier.ready
         classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
+        self._discs = prints.measure(frame, paper)
+        prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
         self._features = features, paper, turned
@@ -225,6 +235,8 @@ class BoardReader:
             lesson = self._lesson(self.classifier, features, turned, paper, truth)
             self.classifier.learn(*lesson, fresh=False)
             self._last = None
+        if self._discs is not None and self.prints is not None:
+            self.prints.learn(self._discs, self._bare(truth), fresh=False)
 
     def _lesson(
         self, classifier: Classifier, features, turned, paper, truth: dict[str, str | None]
@@ -234,6 +246,10 @@ class BoardReader:
         labels = site_labels(self.sites, truth)
         features, labels = classifier.lesson(features, turned, paper, labels)
         return features, paper, labels
+
+    def _bare(self, truth: dict[str, str | None]) -> np.ndarray:
+        """Per site: whether ``truth`` leaves it empty."""
+        return np.array([label is None for label in site_labels(self.sites, truth)])
 
     # --- reading -----------------------------------------------------------------------
 
@@ -246,8 +262,9 @@ class BoardReader:
             self.status = "unlocated"
             return None
         stillness, sampler, classifier = self.stillness, self.sampler, self.classifier
-        if stillness is None or sampler is None or classifier is None:
-            return None  # located sets all three: never here
+        prints = self.prints
+        if stillness is None or sampler is None or classifier is None or prints is None:
+            return None  # located sets all four: never here
         t0 = time.perf_counter()
         state = stillness.look(frame)
         t1 = time.perf_counter()
@@ -275,8 +292,10 @@ class BoardReader:
             return self._last
         placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
         features, turned = placed[0], sampler.turned_features(frame)
+        discs = prints.measure(frame, paper)
+        stands = prints.costs(discs, len(self.sites))
         t2 = time.perf_counter()
-        observation = classifier.classify(placed, paper, sampler.visible, turned)
+        observation = classifier.classify(placed, paper, sampler.visible, turned, stands)
         t3 = time.perf_counter()
         self.timings["sample"] += t2 - t1
         self.timings["classify"] += t3 - t2
@@ -286,7 +305,7 @@ class BoardReader:
         if classifier.unexplained >= UNEXPLAINED_SITES:
             self.status = "blocked"
             return None
-        self._features = features, paper, turned
+        self._features, self._discs = (features, paper, turned), discs
         self.knocked = False
         stillness.read()
         self._last, self._read_at = observation, now

@@ -18,6 +18,11 @@ from vision.boards.sites import MIDDLE, Site
 #: well, must not outvote the spots whose hats fit (a field's hats are known well:
 #: every one of them was learned from the start position)
 SPOT_MOST = 30.0
+#: the most the board half a spot's step round from a spot counts toward a turn: at the
+#: turn the hats stand on, there lies the board between two of them; at a turn half a
+#: step off, the hats (a turn that puts its spots between the hats reads the board
+#: there cheaply, and nothing else looks at the hats it leaves unexplained)
+GAP_MOST = 30.0
 
 
 class Rings:
@@ -34,10 +39,14 @@ class Rings:
 
     def read_turns(self, cost: np.ndarray) -> np.ndarray:
         """Per ring site, the turn its field is read at: of ``cost`` (turns, ring
-        sites, readings), the turn whose best readings of all the field's spots cost
-        least together, each spot's at most SPOT_MOST."""
+        sites, readings; reading 0 none), the turn whose best readings of all the
+        field's spots cost least together, each spot's at most SPOT_MOST, with what
+        the empty board costs half a spot's step round from each spot (the turns
+        tried cover one step), each at most GAP_MOST."""
         spots = np.minimum(cost.min(axis=2), SPOT_MOST)
         fields = spots @ self.member  # (turns, fields)
+        gaps = np.where(self.middle, 0.0, np.minimum(cost[:, :, 0], GAP_MOST)) @ self.member
+        fields = fields + np.roll(gaps, -(len(cost) // 2), axis=0)
         return fields.argmin(axis=0)[self.field]
 
     def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:

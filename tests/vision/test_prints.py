@@ -1,0 +1,77 @@
+"""A field's print as taught against the frame: a hat standing there, even one of
+the field's own colour, looks unlike the print; the fields left empty look like it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines import load_game
+from vision.boards.reader import BoardReader
+from vision.render import Renderer, random_scene
+
+
+def _taught(seed: int):
+    game = load_game("fang_den_hut")
+    scene = random_scene(game.board, seed=seed)
+    table = Renderer(game, scene)
+    reader = BoardReader(game, scene.lens)
+    start = game.observe(game.initial_state())
+    assert reader.learn(table.frame(start), start)
+    return game, table, reader, start
+
+
+def _costs(reader, frame):
+    prints = reader.prints
+    seen = prints.measure(frame, reader.sampler.paper(frame))
+    bare, hat, _ = prints.costs(seen, len(reader.sites))
+    fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
+    return {cell: float(bare[i]) for cell, i in fields.items()}, {
+        cell: float(hat[i]) for cell, i in fields.items()
+    }
+
+
+def test_a_hat_of_the_fields_own_colour_looks_unlike_its_print():
+    for seed in (3, 5):
+        game, table, reader, start = _taught(seed)
+        position = dict(start, r5="yellow", r20="red")  # both yellow fields
+        bare, hat = _costs(reader, table.frame(position))
+        assert bare["r5"] == bare["r20"] == reader.prints.most
+        empty = [cost for cell, cost in bare.items() if cell not in ("r5", "r20")]
+        assert np.median(empty) < 2.0
+        assert max(empty) < reader.prints.most / 2
+        assert set(hat.values()) == {reader.prints.stands_cost}
+
+
+def test_the_start_position_looks_like_the_print_it_taught():
+    game, table, reader, start = _taught(3)
+    bare, _ = _costs(reader, table.frame(start))
+    assert np.median(list(bare.values())) < 2.0
+    assert max(bare.values()) < reader.prints.stands_cost
+
+
+def test_a_yellow_hat_on_a_yellow_field_is_read():
+    game, table, reader, start = _taught(5)
+    position = dict(start, r5="yellow", r33="yellow")
+    frame = table.frame(position)
+    seen = None
+    for _ in range(8):
+        seen = reader.feed(frame) or seen
+    assert seen is not None
+    assert seen.tokens["r5"] == seen.tokens["r33"] == "yellow"
+    assert all(seen.tokens[c] is None for c in ("r4", "r6", "r32", "r34"))
+
+
+def test_a_field_unlike_its_print_shows_its_hats_colour():
+    game, table, reader, start = _taught(3)
+    frame = table.frame(dict(start, r5="yellow", r20="red", r33="blue"))
+    prints = reader.prints
+    colour = prints.costs(prints.measure(frame, reader.sampler.paper(frame)), len(reader.sites))[2]
+    fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
+    red, green, blue = colour[fields["r20"]][::-1]  # the frame is BGR
+    assert red > 2 * green and red > 2 * blue
+    blue_, green_, red_ = colour[fields["r33"]]
+    assert blue_ > red_ and blue_ > green_
+    yellow = colour[fields["r5"]][::-1]
+    assert yellow[0] > 2 * yellow[2] and yellow[1] > 2 * yellow[2]
+    empty = [i for cell, i in fields.items() if cell not in ("r5", "r20", "r33")]
+    assert np.isnan(colour[empty]).all(axis=1).mean() > 0.9
