@@ -10,8 +10,10 @@ import pytest
 from engines import load_game
 from engines.chance import Stream
 from tests.vision.test_vision import _read
+from vision import looks
 from vision.boards.evaluate import set_up
 from vision.boards.reader import BoardReader
+from vision.boards.sight import carried_probes
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -202,3 +204,28 @@ def test_a_tree_the_first_reading_misses_still_hides_the_cells_behind_it(monkeyp
     assert "tree" in start.values()
     seen = _read(reader, camera.frame(start))
     assert seen is not None and seen.tokens == start
+
+
+def test_a_figure_set_off_its_hollow_carries_its_outline_probe():
+    # a figure set down toward the camera left the outline probe on the hollow looking
+    # past it at the printed line it should hide (path-traced tables read such hares
+    # as molehills or bare disks); the probes on the board beside it stay
+    look = looks.look_for(load_game("hakenschlagen"))
+    carried = carried_probes(look)
+    assert [p.arc for p, c in zip(look.probes, carried) if c].count("outline") == 1
+    assert not carried[[p.read == "darkest" or p.arc == "sides" for p in look.probes]].any()
+
+
+@pytest.mark.slow
+def test_a_frame_showing_a_second_white_hare_reads_one():
+    # the rule book has one white hare: moved with a figure, the outline probe of an
+    # empty hollow finds the paper beside its line, as bright as a white hare, and a
+    # knocked camera read a second one; here a frame shows two
+    game, camera, reader, start = _reader(5005, "easy", b"two white hares")
+    home = next(c for c, t in start.items() if t == "hare_white")
+    for cell in ("c3", "h6", "m5", "q7"):
+        assert start[cell] is None
+        seen = _read(reader, camera.frame(dict(start, **{cell: "hare_white"})))
+        assert seen is not None
+        assert list(seen.tokens.values()).count("hare_white") == 1, cell
+        assert seen.tokens[home] == "hare_white" or seen.tokens[cell] == "hare_white"

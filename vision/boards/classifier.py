@@ -66,9 +66,9 @@ STACK_COST = 4.0
 #: last known position had it, or puts one where it had none (-2 log of the odds that
 #: one was knocked off or misplaced since: about one in 400)
 MOVED_COST = 12.0
-#: extra cost of a ``single`` piece read on a cell other than the one that looks most
-#: like it (-2 log of its odds: none; the most it may look unlike it and still be
-#: read there)
+#: extra cost of any other reading on the cell that looks most like a ``single``
+#: piece, and of a single piece the last known position does not hold (-2 log of its
+#: odds: none; the most it may look unlike it and still be read there)
 SINGLE_COST = 30.0
 #: the cells looked at for each single piece when the best places for all are chosen
 SINGLE_CANDIDATES = 3
@@ -457,8 +457,9 @@ class Classifier:
         """``cost`` (sites, hypotheses) with each ``single`` piece the last known
         position holds read on the one site where it costs least over the best reading
         without a single piece (the pieces on distinct sites, chosen together); any
-        other reading costs SINGLE_COST more there, and it costs that much more
-        anywhere else (a single piece not on the board, everywhere)."""
+        other reading costs SINGLE_COST more there, and it is never read anywhere
+        else (the rule book has one of it: a second one is a misreading). A single
+        piece not on the board costs SINGLE_COST more everywhere."""
         labels = np.array([label for label, _ in self.readings[False]], object)
         singles = [t for t, p in self.look.pieces.items() if p.single and t in labels]
         if not singles:
@@ -484,6 +485,8 @@ class Classifier:
         for t, i in zip(playing, chosen):
             cost[i, labels == t] -= SINGLE_COST
             cost[i, labels != t] += SINGLE_COST
+            elsewhere = np.arange(len(cost)) != i
+            cost[np.ix_(elsewhere, labels == t)] = np.inf
         return cost
 
     def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
