@@ -24,9 +24,10 @@ JOIN = "+"
 @dataclass(frozen=True)
 class Piece:
     """A token as a solid: sRGB colour, shape (cylinder, cone, sphere), size in mm;
-    ``under``: a flat thing a figure may stand on; ``stays``: the set-up places it and
-    it never moves; ``single``: the board holds one of it at most; ``odds``: how often
-    a cell holds it against none."""
+    ``under``: a flat thing a figure may stand on; ``bare``: it stands on a bare cell
+    only, never on such a thing; ``stays``: the set-up places it and it never moves;
+    ``single``: the board holds one of it at most; ``odds``: how often a cell holds it
+    against none."""
 
     token: str
     colour: tuple[int, int, int]
@@ -34,6 +35,7 @@ class Piece:
     radius: float
     height: float
     under: bool = False
+    bare: bool = False
     stays: bool = False
     single: bool = False
     #: how often a cell holds it, against being empty, where the camera cannot tell
@@ -181,13 +183,13 @@ def look_for(game) -> Look:
 def _piece(name: str, token: str, spec: dict) -> Piece:
     """One ``tokens`` entry of looks.toml; a flag that is not true or false, or odds
     that are not a share above 0, are refused."""
-    flags = {key: spec.get(key, False) for key in ("under", "stays", "single")}
+    flags = {key: spec.get(key, False) for key in ("under", "bare", "stays", "single")}
     odds = spec.get("odds", 1.0)
     if not all(isinstance(v, bool) for v in flags.values()) or not (
         isinstance(odds, int | float) and 0 < odds <= 1
     ):
         raise ValueError(
-            f"looks.toml [games.{name}] token {token}: under, stays and single are true "
+            f"looks.toml [games.{name}] token {token}: under, bare, stays and single are true "
             f"or false, odds a number above 0 and at most 1"
         )
     return Piece(

@@ -13,7 +13,7 @@ from tests.vision.test_vision import _read
 from vision import looks
 from vision.boards.evaluate import set_up
 from vision.boards.reader import BoardReader
-from vision.boards.sight import carried_probes
+from vision.boards.sight import carried_probes, stacks_of
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -229,3 +229,12 @@ def test_a_frame_showing_a_second_white_hare_reads_one():
         assert seen is not None
         assert list(seen.tokens.values()).count("hare_white") == 1, cell
         assert seen.tokens[home] == "hare_white" or seen.tokens[cell] == "hare_white"
+
+
+def test_molehills_and_trees_are_read_on_bare_hollows_only():
+    # the rule book puts molehills on field spaces and trees on hollows without disks:
+    # a dark figure on a disk (a green hare on a dandelion seen from far) was read as
+    # a molehill on it
+    look = looks.look_for(load_game("hakenschlagen"))
+    on_disks = {stack[-1].token for _, stack in stacks_of(look, False) if len(stack) == 2}
+    assert not {"molehill", "tree"} & on_disks and {"fox", "hare_white"} <= on_disks

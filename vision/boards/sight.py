@@ -79,7 +79,7 @@ def stacks_of(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     under = [p for p in look.pieces.values() if p.under]
     found: list[tuple[str | None, list]] = [(None, [])]
     for piece in standing:
-        for below in [None, *([] if slot else under)]:
+        for below in [None, *([] if slot or piece.bare else under)]:
             found.append((piece.token, [below, piece] if below else [piece]))
     if not slot:
         found.extend((below.token, [below]) for below in under)
