@@ -64,8 +64,10 @@ UNEXPLAINED_SITES = 3
 STACK_COST = 4.0
 #: extra cost of a reading that moves a piece that ``stays`` (looks.toml) from where the
 #: last known position had it, or puts one where it had none (-2 log of the odds that
-#: one was knocked off or misplaced since: about one in 400)
-MOVED_COST = 12.0
+#: one was knocked off or misplaced since: about one in three million, as the rule
+#: book never moves them; at one in 400 a green hare or a molehill was read as a tree
+#: on a hollow that holds none)
+MOVED_COST = 30.0
 #: extra cost of any other reading on the cell that looks most like a ``single``
 #: piece, and of a single piece the last known position does not hold (-2 log of its
 #: odds: none; the most it may look unlike it and still be read there)
