@@ -121,6 +121,10 @@ class Look:
     #: how far (mm) players set a piece off its cell's centre (looks.toml
     #: ``placement_mm``): the reader looks for each piece that far around
     placement_mm: float = 0.0
+    #: a standing piece's light is judged with this many times its colour's spread
+    #: (looks.toml ``figure_light``): rounded figures catch the light differently on
+    #: each cell
+    figure_light: float = 1.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -177,6 +181,7 @@ def look_for(game) -> Look:
         },
         float(entry.get("dark_floor", data()["dark_floor"])),
         float(entry.get("placement_mm", 0.0)),
+        float(entry.get("figure_light", 1.0)),
     )
 
 

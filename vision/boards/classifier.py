@@ -546,6 +546,12 @@ class Classifier:
         spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
         d = (ratio[:, None] - means) / spreads[..., None]
         token = (d * d).sum(axis=3)  # (S, H, K)
+        # a standing piece's light (its channels' mean) is judged with figure_light
+        # times its colour's spread (looks.toml)
+        if self.look.figure_light != 1.0:
+            light = d.mean(axis=3)
+            loose = 3 * (1 - self.look.figure_light**-2)
+            token -= self._standing(slot) * loose * light * light
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
         beyond = np.minimum(empty, UNSEEN_COST * 2)
@@ -575,6 +581,17 @@ class Classifier:
                 per[:, :, dark],
             )
         return np.minimum(per, COST_CAP)
+
+    def _standing(self, slot: bool) -> np.ndarray:
+        """(hypotheses, probes): whether the probe sees a standing piece's colour."""
+        key = ("standing", slot)
+        if key not in self._predicted:
+            pieces = self.look.pieces
+            seen = [[getattr(w, "lies", w) for w in s] for _, s in self.readings[slot]]
+            self._predicted[key] = np.array(
+                [[w in pieces and not pieces[w].under for w in row] for row in seen]
+            )
+        return self._predicted[key]
 
     def _tables(self, slot: bool, rows: np.ndarray):
         """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by
