@@ -549,9 +549,9 @@ class Classifier:
         # a standing piece's light (its channels' mean) is judged with figure_light
         # times its colour's spread (looks.toml)
         if self.look.figure_light != 1.0:
-            light = d.mean(axis=3)
-            loose = 3 * (1 - self.look.figure_light**-2)
-            token -= self._standing(slot) * loose * light * light
+            standing, lights = self._standing(slot, rows)
+            light = (ratio.mean(axis=2)[:, None] - lights) / spreads
+            token -= standing * (3 * (1 - self.look.figure_light**-2)) * light * light
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
         beyond = np.minimum(empty, UNSEEN_COST * 2)
@@ -582,15 +582,16 @@ class Classifier:
             )
         return np.minimum(per, COST_CAP)
 
-    def _standing(self, slot: bool) -> np.ndarray:
-        """(hypotheses, probes): whether the probe sees a standing piece's colour."""
-        key = ("standing", slot)
+    def _standing(self, slot: bool, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(hypotheses, probes) whether the probe sees a standing piece's colour, and
+        (sites of ``rows``, hypotheses, probes) the light (channels' mean) predicted."""
+        key = ("standing", slot, rows.tobytes())
         if key not in self._predicted:
             pieces = self.look.pieces
             seen = [[getattr(w, "lies", w) for w in s] for _, s in self.readings[slot]]
-            self._predicted[key] = np.array(
-                [[w in pieces and not pieces[w].under for w in row] for row in seen]
-            )
+            standing = [[w in pieces and not pieces[w].under for w in row] for row in seen]
+            lights = self._tables(slot, rows)[0].mean(axis=3)
+            self._predicted[key] = np.array(standing), lights
         return self._predicted[key]
 
     def _tables(self, slot: bool, rows: np.ndarray):
