@@ -24,9 +24,10 @@ JOIN = "+"
 @dataclass(frozen=True)
 class Piece:
     """A token as a solid: sRGB colour, shape (cylinder, cone, sphere), size in mm;
-    ``under``: a flat thing a figure may stand on; ``stays``: the set-up places it and
-    it never moves; ``single``: the board holds one of it at most; ``odds``: how often
-    a cell holds it against none."""
+    ``under``: a flat thing a figure may stand on; ``bare``: it stands on a bare cell
+    only, never on such a thing; ``stays``: the set-up places it and it never moves;
+    ``single``: the board holds one of it at most; ``odds``: how often a cell holds it
+    against none."""
 
     token: str
     colour: tuple[int, int, int]
@@ -34,6 +35,7 @@ class Piece:
     radius: float
     height: float
     under: bool = False
+    bare: bool = False
     stays: bool = False
     single: bool = False
     #: how often a cell holds it, against being empty, where the camera cannot tell
@@ -119,6 +121,10 @@ class Look:
     #: how far (mm) players set a piece off its cell's centre (looks.toml
     #: ``placement_mm``): the reader looks for each piece that far around
     placement_mm: float = 0.0
+    #: a standing piece's light is judged with this many times its colour's spread
+    #: (looks.toml ``figure_light``): rounded figures catch the light differently on
+    #: each cell
+    figure_light: float = 1.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -175,19 +181,20 @@ def look_for(game) -> Look:
         },
         float(entry.get("dark_floor", data()["dark_floor"])),
         float(entry.get("placement_mm", 0.0)),
+        float(entry.get("figure_light", 1.0)),
     )
 
 
 def _piece(name: str, token: str, spec: dict) -> Piece:
     """One ``tokens`` entry of looks.toml; a flag that is not true or false, or odds
     that are not a share above 0, are refused."""
-    flags = {key: spec.get(key, False) for key in ("under", "stays", "single")}
+    flags = {key: spec.get(key, False) for key in ("under", "bare", "stays", "single")}
     odds = spec.get("odds", 1.0)
     if not all(isinstance(v, bool) for v in flags.values()) or not (
         isinstance(odds, int | float) and 0 < odds <= 1
     ):
         raise ValueError(
-            f"looks.toml [games.{name}] token {token}: under, stays and single are true "
+            f"looks.toml [games.{name}] token {token}: under, bare, stays and single are true "
             f"or false, odds a number above 0 and at most 1"
         )
     return Piece(

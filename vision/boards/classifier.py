@@ -64,11 +64,13 @@ UNEXPLAINED_SITES = 3
 STACK_COST = 4.0
 #: extra cost of a reading that moves a piece that ``stays`` (looks.toml) from where the
 #: last known position had it, or puts one where it had none (-2 log of the odds that
-#: one was knocked off or misplaced since: about one in 400)
-MOVED_COST = 12.0
-#: extra cost of a ``single`` piece read on a cell other than the one that looks most
-#: like it (-2 log of its odds: none; the most it may look unlike it and still be
-#: read there)
+#: one was knocked off or misplaced since: about one in three million, as the rule
+#: book never moves them; at one in 400 a green hare or a molehill was read as a tree
+#: on a hollow that holds none)
+MOVED_COST = 30.0
+#: extra cost of any other reading on the cell that looks most like a ``single``
+#: piece, and of a single piece the last known position does not hold (-2 log of its
+#: odds: none; the most it may look unlike it and still be read there)
 SINGLE_COST = 30.0
 #: the cells looked at for each single piece when the best places for all are chosen
 SINGLE_CANDIDATES = 3
@@ -462,8 +464,9 @@ class Classifier:
         """``cost`` (sites, hypotheses) with each ``single`` piece the last known
         position holds read on the one site where it costs least over the best reading
         without a single piece (the pieces on distinct sites, chosen together); any
-        other reading costs SINGLE_COST more there, and it costs that much more
-        anywhere else (a single piece not on the board, everywhere)."""
+        other reading costs SINGLE_COST more there, and it is never read anywhere
+        else (the rule book has one of it: a second one is a misreading). A single
+        piece not on the board costs SINGLE_COST more everywhere."""
         labels = np.array([label for label, _ in self.readings[False]], object)
         singles = [t for t, p in self.look.pieces.items() if p.single and t in labels]
         if not singles:
@@ -489,6 +492,8 @@ class Classifier:
         for t, i in zip(playing, chosen):
             cost[i, labels == t] -= SINGLE_COST
             cost[i, labels != t] += SINGLE_COST
+            elsewhere = np.arange(len(cost)) != i
+            cost[np.ix_(elsewhere, labels == t)] = np.inf
         return cost
 
     def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
@@ -559,6 +564,12 @@ class Classifier:
         spread_empty = np.where(self.known[rows], self.spread_empty, SPREAD_BORROWED)
         d = (ratio[:, None] - means) / spreads[..., None]
         token = (d * d).sum(axis=3)  # (S, H, K)
+        # a standing piece's light (its channels' mean) is judged with figure_light
+        # times its colour's spread (looks.toml)
+        if self.look.figure_light != 1.0:
+            standing, lights = self._standing(slot, rows)
+            light = (ratio.mean(axis=2)[:, None] - lights) / spreads
+            token -= standing * (3 * (1 - self.look.figure_light**-2)) * light * light
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
         beyond = np.minimum(empty, UNSEEN_COST * 2)
@@ -588,6 +599,18 @@ class Classifier:
                 per[:, :, dark],
             )
         return np.minimum(per, COST_CAP)
+
+    def _standing(self, slot: bool, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(hypotheses, probes) whether the probe sees a standing piece's colour, and
+        (sites of ``rows``, hypotheses, probes) the light (channels' mean) predicted."""
+        key = ("standing", slot, rows.tobytes())
+        if key not in self._predicted:
+            pieces = self.look.pieces
+            seen = [[getattr(w, "lies", w) for w in s] for _, s in self.readings[slot]]
+            standing = [[w in pieces and not pieces[w].under for w in row] for row in seen]
+            lights = self._tables(slot, rows)[0].mean(axis=3)
+            self._predicted[key] = np.array(standing), lights
+        return self._predicted[key]
 
     def _tables(self, slot: bool, rows: np.ndarray):
         """Per site of ``rows``, hypothesis and probe: predicted mean and spread (by

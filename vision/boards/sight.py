@@ -79,7 +79,7 @@ def stacks_of(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     under = [p for p in look.pieces.values() if p.under]
     found: list[tuple[str | None, list]] = [(None, [])]
     for piece in standing:
-        for below in [None, *([] if slot else under)]:
+        for below in [None, *([] if slot or piece.bare else under)]:
             found.append((piece.token, [below, piece] if below else [piece]))
     if not slot:
         found.extend((below.token, [below]) for below in under)
@@ -115,17 +115,14 @@ def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
 def carried_probes(look: Look) -> np.ndarray:
     """Per probe: whether a piece set down off its centre carries it, as it looks at
     the piece whichever stands there; one that sees the board beside a piece (or the
-    board in its shade) stays on the cell, and so does an ``outline`` probe: the line
-    an empty cell shows it stays where it is printed (moved, the probe found the
-    paper beside the line, as bright as a white figure)."""
+    board in its shade) stays on the cell. An ``outline`` probe goes with the figure
+    too: left on the cell, it sees past a figure set down toward the camera to the
+    line it should hide. (Moved over an empty cell it finds the paper beside the
+    line, as bright as a white figure: the reader never reads a ``single`` figure on
+    a second cell.)"""
     standing = [p for p in look.pieces.values() if not p.under]
     seen = [[_sight(probe, [p])[0] for p in standing] for probe in look.probes]
-    return np.array(
-        [
-            probe.arc != "outline" and all(getattr(w, "lies", w) != BOARD for w in row)
-            for probe, row in zip(look.probes, seen)
-        ]
-    )
+    return np.array([all(getattr(w, "lies", w) != BOARD for w in row) for row in seen])
 
 
 def _unders(stack) -> list[str]:
