@@ -928,13 +928,17 @@ class Hakenschlagen(Game[HakenschlagenState]):
             for sensor in sensors
         ]
 
-        sensed, refs, starts = _sensed_ends(found, rows, readers, state.fox)
+        # a row's packed end: its hare and fox (15 bits) and a bit per hollow
+        width = (15 + len(layout) + 7) // 8
+        sensed, refs, starts = _sensed_ends(found, rows, readers, state.fox, width)
         found.let_ends_go()
         of_row, cells = sensed.row, sensed.cell
 
         def resolve(n: int) -> tuple[Turn, HakenschlagenState]:
             cell = cells[n]
-            end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
+            at = of_row[n] * width
+            end = int.from_bytes(refs[at : at + width], "little")
+            end |= cell << 7 if cell != NO_CELL else 0
             hare, fox, mask, turned = _unpack(end)
             turn = found.write(bisect_right(starts, n) - 1, end)
             return turn, self._ending(state, hare, fox, _cells(mask), turned)
@@ -2222,18 +2226,19 @@ def _cells_of_bits(bits: int) -> tuple[int, ...]:
 
 
 def _sensed_ends(
-    found: _Found, rows: Rows, readers: list[tuple], fox_before: int
-) -> tuple[SensedOutcomes, list[int], array[int]]:
+    found: _Found, rows: Rows, readers: list[tuple], fox_before: int, width: int
+) -> tuple[SensedOutcomes, bytearray, array[int]]:
     """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order) on
-    ``rows``, each row's packed end (without the fox where the row is shared) and
-    where each claim's ends start among them; one reading per reader ``(read, fox
+    ``rows``, each row's packed end (without the fox where the row is shared;
+    ``width`` bytes each, not an int object each) and where each claim's ends start
+    among them; one reading per reader ``(read, fox
     token, reading before)``, where ``read(sensor, hare, mask)`` appends a row's
     changes without the fox to ``rows`` and gives their cells (bits).
 
     An end's reading is its row's with the fox added, except where the fox lands
     on a cell the row changes or on its own space before the turn: those ends get
     rows of their own, read exactly."""
-    refs: list[int] = []
+    refs = bytearray()
     ids: dict[int, int] = {}  # a row comes up in several claims
     touchy: list[int] = []  # per row id: the fox spaces whose ends read otherwise
     of_row, cells = array("i"), array("h")
@@ -2250,8 +2255,8 @@ def _sensed_ends(
                 for s, (read, _, _) in enumerate(readers):
                     near |= read(s, hare, mask)
                 rows.end()
-                rid = ids[row] = len(refs)
-                refs.append(row)
+                rid = ids[row] = len(touchy)
+                refs += row.to_bytes(width, "little")
                 touchy.append(near)
             near = touchy[rid]
             fox = _CELL_OF_BIT.get(bits)
@@ -2271,11 +2276,11 @@ def _sensed_ends(
                 bits &= ~((low << 1) - 1)
                 odd ^= low
                 fox = low.bit_length() - 1
-                add_row(len(refs))
+                add_row(len(touchy))
                 add_cell(NO_CELL)
                 same = tuple(token == before[fox] for _, token, before in readers)
                 rows.add_with(rid, fox, tokens, same)
-                refs.append(row | fox << 7)
+                refs += (row | fox << 7).to_bytes(width, "little")
                 touchy.append(0)
     return SensedOutcomes(rows, tokens, of_row, cells), refs, starts
 
