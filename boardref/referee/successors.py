@@ -1,7 +1,8 @@
 """The legal outcomes of one position, indexed by what a sensor would read after each.
 
 An outcome is kept as the engine's ``SensedOutcomes`` give it: a row of the few
-cells its reading changes (flat tuples: cell index, token, cell index, token ...),
+cells its reading changes (arrays of cells and token ids, written out as flat
+tuples, cell index, token, cell index, token ..., only where one is looked at),
 shared by every outcome that differs only by where one figure stands, and that
 figure's cell. Its move and the position it leads to are written out only when a
 reading matches it. A Hakenschlagen turn of 100,000 outcomes then takes a few
@@ -239,20 +240,17 @@ def _flat(rows: Rows, sensor: int) -> tuple:
     change, its count and each change's cell and token id; and the tokens by id."""
     import numpy as np
 
+    if sensor >= rows.sensors:  # no outcomes, or a sensor they were not read for
+        return (np.zeros(0, np.int32),) * 2 + (np.zeros(0, np.int16), np.zeros(0, np.uint8), ())
     start = np.frombuffer(rows.start[sensor], dtype=np.int32)
+    at, shows = rows.at[sensor], rows.shows[sensor]
     return (
         start[:-1],
         np.diff(start),
-        np.frombuffer(rows.at[sensor], dtype=np.int16) if len(rows.at[sensor]) else _none(),
-        np.frombuffer(rows.shows[sensor], dtype=np.uint8) if len(rows.shows[sensor]) else _none(),
+        np.frombuffer(at, dtype=np.int16) if len(at) else np.zeros(0, np.int16),
+        np.frombuffer(shows, dtype=np.uint8) if len(shows) else np.zeros(0, np.uint8),
         tuple(rows.names),
     )
-
-
-def _none() -> Any:
-    import numpy as np
-
-    return np.zeros(0, np.int16)
 
 
 def _cells_of_rows(rows: Rows) -> tuple:
@@ -260,8 +258,6 @@ def _cells_of_rows(rows: Rows) -> tuple:
     whether it shows something there."""
     import numpy as np
 
-    if not rows.sensors:
-        return np.zeros(0, np.int32), np.zeros(0, np.int16), np.zeros(0, bool)
     _, lengths, at, shows, names = _flat(rows, 0)
     showing = np.array([token is not None for token in names], dtype=bool)
     return np.repeat(np.arange(len(rows), dtype=np.int32), lengths), at, showing[shows]
@@ -280,15 +276,12 @@ class RowsBy:
         import numpy as np
 
         self._rows, self._sensor = rows, sensor
-        if sensor >= rows.sensors:
-            hashes = np.zeros(0, np.uint64)
-        else:
-            start, lengths, at, shows, _ = _flat(rows, sensor)
-            place = np.arange(len(at)) - np.repeat(start, lengths)
-            numbers = (at.astype(np.uint64) << np.uint64(8)) + shows + np.uint64(1)
-            summed = np.zeros(len(at) + 1, np.uint64)
-            np.cumsum(numbers * _weights()[place], out=summed[1:])
-            hashes = summed[start + lengths] - summed[start]
+        start, lengths, at, shows, _ = _flat(rows, sensor)
+        place = np.arange(len(at)) - np.repeat(start, lengths)
+        numbers = (at.astype(np.uint64) << np.uint64(8)) + shows + np.uint64(1)
+        summed = np.zeros(len(at) + 1, np.uint64)
+        np.cumsum(numbers * _weights()[place], out=summed[1:])
+        hashes = summed[start + lengths] - summed[start]
         order = np.argsort(hashes, kind="stable").astype(np.int32)
         self._order, self._hashes = order, hashes[order]
         self.nbytes = self._order.nbytes + self._hashes.nbytes

@@ -14,7 +14,7 @@ import pytest
 from boardref.eventlog.store import Store
 from boardref.referee import fusion
 from boardref.referee import match as match_module
-from boardref.referee.kinds import Sensor
+from boardref.referee.kinds import Sensor, projection
 from boardref.referee.referee import Referee
 from boardref.referee.successors import (
     RowsBy,
@@ -288,3 +288,17 @@ def test_the_lookup_tables_take_a_few_bytes_a_row():
         [[]],
     ]
     assert kept < 2 * 20_000 * 16
+
+
+@pytest.mark.parametrize("sensor", [Sensor.CAMERA, Sensor.BOTH, Sensor.PRESENCE])
+def test_a_position_awaiting_its_draw_is_indexed_without_outcomes(sensor):
+    """Before the marbles are drawn nobody moves: the index is empty, for a camera too
+    (the camera weighs the positions it might see, a turn's start among them)."""
+    import dataclasses
+
+    game = load_game("hakenschlagen", 3)
+    waiting = dataclasses.replace(_turns(game, 1, 1)[0], hand=None)
+    assert game.to_move(waiting) is None
+    found = index_successors(game, waiting, sensor)
+    base = tuple(game.sense(waiting, projection(sensor)).values())
+    assert found.outcomes == 0 and found.get(base) == [] and list(found.readings()) == []
