@@ -47,8 +47,7 @@ class Successors:
         self._resolve = resolve
         self._sensed = SensedOutcomes(Rows(0), (), array("i"), array("h"))
         #: changes -> the rows that read so (the first sensor's), and with camera and
-        #: hall sensors, what the hall sensors feel -> the rows that feel so; tuples,
-        #: which the garbage collector stops looking through, unlike lists
+        #: hall sensors, what the hall sensors feel -> the rows that feel so
         self._by_changes = RowsBy(Rows(0), 0)
         self._by_felt = RowsBy(Rows(0), 1)
         #: the outcomes sorted by ``row * CELLS + cell + 1`` (``_keys``), to find one
@@ -265,12 +264,13 @@ def _cells_of_rows(rows: Rows) -> tuple:
 
 class RowsBy:
     """Sensor ``sensor``'s changes -> the rows (in order) that read so: the rows'
-    hashes of those changes (``_hashes``), sorted, with the rows in that order (two
-    arrays). A dict of every reading to a tuple of its rows held a tuple and an int
-    per row besides itself: for the biggest Hakenschlagen turns, 5-6 MB of small
-    objects while the index was kept, whose room the interpreter kept after it
-    was let go. Rows that read alike stay in order, however many; a hash two
-    readings share is told apart by the rows' changes themselves."""
+    hashes of those changes (``_hash``, made from the flat arrays at once), sorted,
+    with the rows in that order (two arrays). A dict of every reading to a tuple of
+    its rows held a tuple and an int per row besides itself: for the biggest
+    Hakenschlagen turns, 5-6 MB of small objects while the index was kept, whose
+    room the interpreter kept after it was let go. Rows that read alike stay in
+    order, however many; a hash two readings share is told apart by the rows'
+    changes themselves."""
 
     def __init__(self, rows: Rows, sensor: int):
         import numpy as np
