@@ -91,7 +91,7 @@ import math
 import random
 import re
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -106,7 +106,7 @@ from engines.errors import IllegalMove, NotationError, RecordError, RulesError
 from engines.hakenschlagen_turns import Lanes
 from engines.observation import PIECE
 from engines.outcomes import Outcomes
-from engines.sensed import NO_CELL, SensedOutcomes
+from engines.sensed import NO_CELL, Rows, SensedOutcomes
 from engines.words import Words, words
 
 FIELD, DANDELION, LETTUCE, CARROT = "field", "dandelion", "lettuce", "carrot"
@@ -893,19 +893,24 @@ class Hakenschlagen(Game[HakenschlagenState]):
         # Each reading is first made for an end's row, without the fox (the fox's
         # space left as it was before the turn), then the fox is set on each of the
         # row's fox spaces: one cell more or less per end, not a whole comparison.
-        # A reader gives a row's changes and their cells (bits).
-        def felt(hare: int, mask: int) -> tuple[tuple, int]:
-            changes: list[int | str | None] = []
+        # A reader appends a row's changes to ``rows`` (sensor ``s``'s arrays) and
+        # gives their cells (bits).
+        rows = Rows(len(sensors))
+        piece, empty = rows.id(PIECE), rows.id(None)
+
+        def felt(s: int, hare: int, mask: int) -> int:
+            at, shows = rows.at[s].append, rows.shows[s].append
             now = standing | 1 << hare | mask
             bits = changed = occupied ^ now
             while bits:
                 low = bits & -bits
                 bits ^= low
-                changes += (low.bit_length() - 1, PIECE if now & low else None)
-            return tuple(changes), changed
+                at(low.bit_length() - 1)
+                shows(piece if now & low else empty)
+            return changed
 
-        def seen(hare: int, mask: int) -> tuple[tuple, int]:
-            changes: list[int | str | None] = []
+        def seen(s: int, hare: int, mask: int) -> int:
+            at, shows, id_of = rows.at[s].append, rows.shows[s].append, rows.id
             bits = moved_from | 1 << hare | (mask ^ mask_before)
             changed = 0
             while bits:
@@ -919,22 +924,27 @@ class Hakenschlagen(Game[HakenschlagenState]):
                 else:
                     token = still[i] or ground[i]
                 if token != camera[i]:
-                    changes += (i, token)
+                    at(i)
+                    shows(id_of(token))
                     changed |= low
-            return tuple(changes), changed
+            return changed
 
         readers = [
             (seen, FOX, camera) if sensor == "camera" else (felt, PIECE, presence)
             for sensor in sensors
         ]
 
-        sensed, refs, starts = _sensed_ends(found, readers, state.fox)
+        # a row's packed end: its hare and fox (15 bits) and a bit per hollow
+        width = (15 + len(layout) + 7) // 8
+        sensed, refs, starts = _sensed_ends(found, rows, readers, state.fox, width)
         found.let_ends_go()
         of_row, cells = sensed.row, sensed.cell
 
         def resolve(n: int) -> tuple[Turn, HakenschlagenState]:
             cell = cells[n]
-            end = refs[of_row[n]] | (cell << 7 if cell != NO_CELL else 0)
+            at = of_row[n] * width
+            end = int.from_bytes(refs[at : at + width], "little")
+            end |= cell << 7 if cell != NO_CELL else 0
             hare, fox, mask, turned = _unpack(end)
             turn = found.write(bisect_right(starts, n) - 1, end)
             return turn, self._ending(state, hare, fox, _cells(mask), turned)
@@ -2222,19 +2232,19 @@ def _cells_of_bits(bits: int) -> tuple[int, ...]:
 
 
 def _sensed_ends(
-    found: _Found, readers: list[tuple], fox_before: int
-) -> tuple[SensedOutcomes, list[int], array[int]]:
-    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order), each
-    row's packed end (without the fox where the row is shared) and where each
-    claim's ends start among them; one changes tuple per reader ``(read, fox
-    token, reading before)``, where ``read(hare, mask)`` gives a row's changes
-    without the fox and their cells (bits).
+    found: _Found, rows: Rows, readers: list[tuple], fox_before: int, width: int
+) -> tuple[SensedOutcomes, bytearray, array[int]]:
+    """The ends of ``found`` as ``SensedOutcomes`` (in ``found``'s order) on
+    ``rows``, each row's packed end (without the fox where the row is shared;
+    ``width`` bytes each, not an int object each) and where each claim's ends start
+    among them; one reading per reader ``(read, fox
+    token, reading before)``, where ``read(sensor, hare, mask)`` appends a row's
+    changes without the fox to ``rows`` and gives their cells (bits).
 
     An end's reading is its row's with the fox added, except where the fox lands
     on a cell the row changes or on its own space before the turn: those ends get
     rows of their own, read exactly."""
-    rows: list[tuple] = []
-    refs: list[int] = []
+    refs = bytearray()
     ids: dict[int, int] = {}  # a row comes up in several claims
     touchy: list[int] = []  # per row id: the fox spaces whose ends read otherwise
     of_row, cells = array("i"), array("h")
@@ -2248,14 +2258,11 @@ def _sensed_ends(
             if rid is None:
                 hare, mask = row & 127, row >> 15
                 near = 1 << fox_before
-                changes = []
-                for read, _, _ in readers:
-                    part, changed = read(hare, mask)
-                    changes.append(part)
-                    near |= changed
-                rid = ids[row] = len(rows)
-                rows.append(tuple(changes))
-                refs.append(row)
+                for s, (read, _, _) in enumerate(readers):
+                    near |= read(s, hare, mask)
+                rows.end()
+                rid = ids[row] = len(touchy)
+                refs += row.to_bytes(width, "little")
                 touchy.append(near)
             near = touchy[rid]
             fox = _CELL_OF_BIT.get(bits)
@@ -2275,31 +2282,13 @@ def _sensed_ends(
                 bits &= ~((low << 1) - 1)
                 odd ^= low
                 fox = low.bit_length() - 1
-                shared = rows[rid]
-                add_row(len(rows))
+                add_row(len(touchy))
                 add_cell(NO_CELL)
-                rows.append(
-                    tuple(
-                        _with_cell(changes[0::2], changes, fox, token, before[fox])
-                        for changes, (_, token, before) in zip(shared, readers)
-                    )
-                )
-                refs.append(row | fox << 7)
+                same = tuple(token == before[fox] for _, token, before in readers)
+                rows.add_with(rid, fox, tokens, same)
+                refs += (row | fox << 7).to_bytes(width, "little")
                 touchy.append(0)
     return SensedOutcomes(rows, tokens, of_row, cells), refs, starts
-
-
-def _with_cell(
-    cells: tuple, changes: tuple, cell: int, token: str | None, before: str | None
-) -> tuple:
-    """The changes of a reading (flat, in board order, ``cells`` their cells) with
-    ``cell`` showing ``token`` instead, where the position showed ``before``."""
-    k = bisect_left(cells, cell)
-    here = k < len(cells) and cells[k] == cell
-    rest = changes[2 * k + 2 * here :]
-    if token == before:
-        return changes[: 2 * k] + rest if here else changes
-    return changes[: 2 * k] + (cell, token) + rest
 
 
 def _row(end: int) -> int:

@@ -88,44 +88,50 @@ class Candidates:
         """``changes`` are flat tuples (cell index, token, ...) against ``base``."""
         import numpy as np
 
+        names: dict[str | None, int] = {}
+        lengths = np.fromiter(map(len, changes), dtype=np.int32, count=len(changes)) // 2
+        size = int(lengths.sum())
+        cells = np.fromiter(chain.from_iterable(c[0::2] for c in changes), np.int32, size)
+        shows = np.fromiter(
+            (names.setdefault(t, len(names)) for c in changes for t in c[1::2]), np.int32, size
+        )
         return cls.spread(
             base,
-            changes,
+            (lengths, cells, shows, tuple(names)),
             np.arange(len(changes), dtype=np.int32),
             np.full(len(changes), -1, dtype=np.int16),
             (),
         )
 
     @classmethod
-    def spread(cls, base: tuple, rows: list[tuple], row, extra, figure: tuple) -> Candidates:
-        """Candidate ``n`` reads as ``rows[row[n]]`` (flat tuples of changes against
-        ``base``) with ``figure`` (a one-token tuple, or none) added on cell
-        ``extra[n]`` where that is not -1."""
+    def spread(cls, base: tuple, rows: tuple, row, extra, figure: tuple) -> Candidates:
+        """Candidate ``n`` reads as row ``row[n]`` of ``rows`` with ``figure`` (a
+        one-token tuple, or none) added on cell ``extra[n]`` where that is not -1.
+        ``rows`` are changes against ``base``, flat: ``(lengths, cells, shows,
+        tokens)``, each row's count of changes, each change's cell and the id of its
+        token in ``tokens``."""
         import numpy as np
 
+        lengths, cells, shows, tokens = rows
         names: dict[str | None, int] = {}
         ids = [names.setdefault(token, len(names)) for token in base]
-        lengths = np.fromiter(map(len, rows), dtype=np.int32, count=len(rows)) // 2
-        size = int(lengths.sum())
-        cells = np.fromiter(chain.from_iterable(c[0::2] for c in rows), dtype=np.int32, count=size)
-        for token in {*chain.from_iterable(c[1::2] for c in rows), *figure} - names.keys():
-            names[token] = len(names)
-        tokens = np.fromiter(
-            map(names.__getitem__, chain.from_iterable(c[1::2] for c in rows)),
-            dtype=np.int32,
-            count=size,
-        )
+        shown = np.zeros(len(tokens), dtype=bool)
+        shown[shows] = True
+        # only the tokens the rows show: the game's token table grows with these
+        own = [names.setdefault(t, len(names)) if s else 0 for t, s in zip(tokens, shown.tolist())]
+        for token in figure:
+            names.setdefault(token, len(names))
         return cls(
             np.array(ids, dtype=np.int32),
             len(row),
-            np.repeat(np.arange(len(rows), dtype=np.int32), lengths),
-            cells,
-            tokens,
+            np.repeat(np.arange(len(lengths), dtype=np.int32), lengths),
+            cells.astype(np.int32),
+            np.array(own, dtype=np.int32)[shows] if len(shows) else np.zeros(0, np.int32),
             tuple(names),
             row,
             extra,
             names[figure[0]] if figure else 0,
-            len(rows),
+            len(lengths),
         )
 
     def costs(self, table: np.ndarray, ids: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The legal outcomes of one position, indexed by what a sensor would read after each.
 
 An outcome is kept as the engine's ``SensedOutcomes`` give it: a row of the few
-cells its reading changes (flat tuples: cell index, token, cell index, token ...),
+cells its reading changes (arrays of cells and token ids, written out as flat
+tuples, cell index, token, cell index, token ..., only where one is looked at),
 shared by every outcome that differs only by where one figure stands, and that
 figure's cell. Its move and the position it leads to are written out only when a
 reading matches it. A Hakenschlagen turn of 100,000 outcomes then takes a few
@@ -15,12 +16,12 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Callable, Iterator
-from itertools import chain
+from functools import cache
 from typing import Any
 
 from boardref.referee import fusion
 from boardref.referee.kinds import Sensor, projection
-from engines.sensed import NO_CELL, SensedOutcomes, without_change
+from engines.sensed import NO_CELL, Rows, SensedOutcomes, without_change
 
 #: more than any board's cells: an outcome's row and cell in one sortable number
 CELLS = 256
@@ -44,12 +45,11 @@ class Successors:
         #: with a camera: every outcome as a candidate reading, for the weighing
         self.candidates: fusion.Candidates | None = None
         self._resolve = resolve
-        self._sensed = SensedOutcomes([], (), array("i"), array("h"))
+        self._sensed = SensedOutcomes(Rows(0), (), array("i"), array("h"))
         #: changes -> the rows that read so (the first sensor's), and with camera and
-        #: hall sensors, what the hall sensors feel -> the rows that feel so; tuples,
-        #: which the garbage collector stops looking through, unlike lists
-        self._by_changes = RowsBy([], 0)
-        self._by_felt = RowsBy([], 1)
+        #: hall sensors, what the hall sensors feel -> the rows that feel so
+        self._by_changes = RowsBy(Rows(0), 0)
+        self._by_felt = RowsBy(Rows(0), 1)
         #: the outcomes sorted by ``row * CELLS + cell + 1`` (``_keys``), to find one
         self._keys: Any = None
         self._order: Any = None
@@ -80,7 +80,9 @@ class Successors:
         self._order = np.argsort(keys, kind="stable").astype(np.int32)
         self._keys = keys[self._order]
         self.nbytes = (
-            _size_of(sensed.rows, self._by_changes, self._by_felt)
+            sensed.rows.nbytes
+            + self._by_changes.nbytes
+            + self._by_felt.nbytes
             + sys.getsizeof(sensed.row)
             + sys.getsizeof(sensed.cell)
             + self._order.nbytes
@@ -88,7 +90,7 @@ class Successors:
         )
         if self.sensor in (Sensor.CAMERA, Sensor.BOTH):
             self.candidates = fusion.Candidates.spread(
-                self.base, [changes[0] for changes in sensed.rows], of_row, cell, sensed.tokens[:1]
+                self.base, _flat(sensed.rows, 0)[1:], of_row, cell, sensed.tokens[:1]
             )
             # the candidates share the outcomes' rows and cells with the index
             self.nbytes += self.candidates.nbytes - of_row.nbytes - cell.nbytes
@@ -186,7 +188,7 @@ class Successors:
             mask &= ~(on_bare[cell] & (one != NO_CELL) & (one != cell))
         seen = set()
         for n in np.flatnonzero(mask).tolist():
-            changes = sensed.changes(n)[0]
+            changes = sensed.reading(n, 0)
             if changes not in seen:
                 seen.add(changes)
                 yield changes
@@ -204,11 +206,11 @@ class Successors:
         found = self._matches(changes)
         if not found or not self.presence_base:
             return None
-        return self.full(self._sensed.changes(found[0])[1], self.presence_base)
+        return self.full(self._sensed.reading(found[0], 1), self.presence_base)
 
     def candidate(self, n: int) -> tuple:
         """The whole reading of ``candidates``'s ``n``-th."""
-        return self.full(self._sensed.changes(n)[0])
+        return self.full(self._sensed.reading(n, 0))
 
     def agreeing(self, hall: tuple) -> Any:
         """Which of ``candidates`` the hall sensors feel as ``hall`` (a numpy array
@@ -232,46 +234,56 @@ class Successors:
         return sorted(off_base.difference(moved).union(differ))
 
 
-def _cells_of_rows(rows: list[tuple]) -> tuple:
+def _flat(rows: Rows, sensor: int) -> tuple:
+    """Sensor ``sensor``'s changes of ``rows`` as numpy arrays: each row's first
+    change, its count and each change's cell and token id; and the tokens by id."""
+    import numpy as np
+
+    if sensor >= rows.sensors:  # no outcomes, or a sensor they were not read for
+        return (np.zeros(0, np.int32),) * 2 + (np.zeros(0, np.int16), np.zeros(0, np.uint8), ())
+    start = np.frombuffer(rows.start[sensor], dtype=np.int32)
+    at, shows = rows.at[sensor], rows.shows[sensor]
+    return (
+        start[:-1],
+        np.diff(start),
+        np.frombuffer(at, dtype=np.int16) if len(at) else np.zeros(0, np.int16),
+        np.frombuffer(shows, dtype=np.uint8) if len(shows) else np.zeros(0, np.uint8),
+        tuple(rows.names),
+    )
+
+
+def _cells_of_rows(rows: Rows) -> tuple:
     """The first sensor's changes of ``rows``, flat: each change's row, its cell and
     whether it shows something there."""
     import numpy as np
 
-    firsts = [changes[0] for changes in rows]
-    lengths = np.fromiter(map(len, firsts), dtype=np.int32, count=len(firsts)) // 2
-    size = int(lengths.sum())
-    at = np.fromiter(chain.from_iterable(c[0::2] for c in firsts), dtype=np.int16, count=size)
-    showing = np.fromiter(
-        (token is not None for c in firsts for token in c[1::2]), dtype=bool, count=size
-    )
-    return np.repeat(np.arange(len(firsts), dtype=np.int32), lengths), at, showing
+    _, lengths, at, shows, names = _flat(rows, 0)
+    showing = np.array([token is not None for token in names], dtype=bool)
+    return np.repeat(np.arange(len(rows), dtype=np.int32), lengths), at, showing[shows]
 
 
 class RowsBy:
-    """Sensor ``sensor``'s changes -> the rows (in order) that read so, for the rows
-    that have that sensor's reading: the rows' hashes of those changes, sorted, with
-    the rows in that order (two arrays). A dict of every reading to a tuple of its
-    rows held a tuple and an int per row besides itself: for the biggest
+    """Sensor ``sensor``'s changes -> the rows (in order) that read so: the rows'
+    hashes of those changes (``_hash``, made from the flat arrays at once), sorted,
+    with the rows in that order (two arrays). A dict of every reading to a tuple of
+    its rows held a tuple and an int per row besides itself: for the biggest
     Hakenschlagen turns, 5-6 MB of small objects while the index was kept, whose
     room the interpreter kept after it was let go. Rows that read alike stay in
     order, however many; a hash two readings share is told apart by the rows'
     changes themselves."""
 
-    def __init__(self, rows: list[tuple], sensor: int):
+    def __init__(self, rows: Rows, sensor: int):
         import numpy as np
 
         self._rows, self._sensor = rows, sensor
-        count = len(rows)
-        has = np.fromiter((len(changes) > sensor for changes in rows), bool, count)
-        hashes = np.fromiter(
-            (hash(changes[sensor]) if len(changes) > sensor else 0 for changes in rows),
-            np.int64,
-            count,
-        )
-        having = np.flatnonzero(has).astype(np.int32)
-        order = np.argsort(hashes[having], kind="stable")
-        self._order = having[order]
-        self._hashes = hashes[having][order]
+        start, lengths, at, shows, _ = _flat(rows, sensor)
+        place = np.arange(len(at)) - np.repeat(start, lengths)
+        numbers = (at.astype(np.uint64) << np.uint64(8)) + shows + np.uint64(1)
+        summed = np.zeros(len(at) + 1, np.uint64)
+        np.cumsum(numbers * _weights()[place], out=summed[1:])
+        hashes = summed[start + lengths] - summed[start]
+        order = np.argsort(hashes, kind="stable").astype(np.int32)
+        self._order, self._hashes = order, hashes[order]
         self.nbytes = self._order.nbytes + self._hashes.nbytes
 
     def __len__(self) -> int:
@@ -284,32 +296,46 @@ class RowsBy:
 
         if not readings or not len(self._order):
             return [[] for _ in readings]
-        wanted = np.fromiter(map(hash, readings), np.int64, len(readings))
+        wanted = np.array([_hash(reading, self._rows.ids) for reading in readings], np.uint64)
         starts = self._hashes.searchsorted(wanted).tolist()
         ends = self._hashes.searchsorted(wanted, side="right").tolist()
         rows, sensor, order = self._rows, self._sensor, self._order
         return [
-            [r for r in order[a:b].tolist() if rows[r][sensor] == reading] if a < b else []
+            [r for r in order[a:b].tolist() if rows.reading(r, sensor) == reading] if a < b else []
             for reading, a, b in zip(readings, starts, ends)
         ]
+
+
+@cache
+def _weights() -> Any:
+    """Per place in a reading (a change's), an odd multiplier (the golden ratio's
+    Weyl sequence), so that readings of the same changes in another order differ."""
+    import numpy as np
+
+    places = np.arange(1, CELLS + 1, dtype=np.uint64)
+    return (places * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+
+
+@cache
+def _weights_listed() -> list[int]:
+    return _weights().tolist()
+
+
+def _hash(reading: tuple, ids: dict) -> int:
+    """``RowsBy``'s hash of ``reading`` (flat changes), its tokens as ``ids``; 0 for
+    a reading no row can show (a token without an id)."""
+    total, weights = 0, _weights_listed()
+    for place, k in enumerate(range(0, len(reading), 2)):
+        token = ids.get(reading[k + 1], -1)
+        if token < 0:
+            return 0
+        total += ((reading[k] << 8) + token + 1) * weights[place]
+    return total & 0xFFFF_FFFF_FFFF_FFFF
 
 
 def _by_position(resolve: Callable[[Any], tuple], refs: list) -> Callable[[int], tuple]:
     """``resolve`` for outcome ``n`` of ``refs``."""
     return lambda n: resolve(refs[n])
-
-
-def _size_of(rows: list[tuple], *tables: RowsBy) -> int:
-    """Bytes of ``rows`` (tuples of flat changes tuples) and of ``tables`` (their
-    changes to row ids, ``RowsBy``); the ints and tokens in them are the interpreter's and the
-    game's, shared, so not counted. Each row's parts are counted as its own: rows
-    share none (a part two rows shared would count twice, and the indexes be let go
-    a little early), and a table of every part to count each once took 5 MB beside
-    a big Hakenschlagen turn's index while it was built."""
-    size = sys.getsizeof(rows) + sum(
-        sys.getsizeof(row) + sum(map(sys.getsizeof, row)) for row in rows
-    )
-    return size + sum(table.nbytes for table in tables)
 
 
 def changes_between(key: tuple, base: tuple) -> tuple:

@@ -437,7 +437,7 @@ def listing_digest(board: str) -> str:
                 digest.update(repr(list(moves.ends)).encode())
                 digest.update(f"{moves[len(moves) // 2]} {moves[-1]}".encode())
             rows, _ = game.sensed_successors(probe, ("camera", "presence"))
-            digest.update(repr(rows.rows).encode() + bytes(rows.row) + bytes(rows.cell))
+            digest.update(repr(list(rows.rows)).encode() + bytes(rows.row) + bytes(rows.cell))
     return digest.hexdigest()[:16]
 
 

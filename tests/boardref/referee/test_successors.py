@@ -3,6 +3,7 @@ whole reading, written out only when matched, and kept within a byte budget."""
 
 from __future__ import annotations
 
+import gc
 import random
 from array import array
 from functools import cache, partial
@@ -13,7 +14,7 @@ import pytest
 from boardref.eventlog.store import Store
 from boardref.referee import fusion
 from boardref.referee import match as match_module
-from boardref.referee.kinds import Sensor
+from boardref.referee.kinds import Sensor, projection
 from boardref.referee.referee import Referee
 from boardref.referee.successors import (
     RowsBy,
@@ -25,7 +26,7 @@ from engines import load_game
 from engines.chance import Stream
 from engines.core import Game
 from engines.players import random_decisions
-from engines.sensed import NO_CELL, SensedOutcomes
+from engines.sensed import NO_CELL, Rows, SensedOutcomes
 
 
 def _turns(game, seed: int, turns: int):
@@ -211,7 +212,9 @@ def test_outcomes_the_camera_tells_apart_and_the_hall_sensors_feel_alike_are_all
     cells = 4000
     base, presence_base = (None,) * cells, (None,) * cells
     rows = [((n, "hare"), (n % 2, "piece")) for n in range(cells)]
-    sensed = SensedOutcomes(rows, (), array("i", range(cells)), array("h", [NO_CELL]) * cells)
+    sensed = SensedOutcomes(
+        Rows.of(2, rows), (), array("i", range(cells)), array("h", [NO_CELL]) * cells
+    )
     index = Successors(Sensor.BOTH, base, lambda n: (f"move {n}", n))
     index.presence_base = presence_base
     index.fill(sensed)
@@ -222,34 +225,47 @@ def test_outcomes_the_camera_tells_apart_and_the_hall_sensors_feel_alike_are_all
     assert index.get(seen) == [("move 7", 7)]
 
 
-def test_an_index_is_sized_without_a_table_beside_it():
-    """Counting an index's bytes holds nothing beside the index: for a big
-    Hakenschlagen turn a table of its parts took as much again, while it was built."""
+def test_a_big_turns_rows_are_kept_in_a_few_bytes_each():
+    """The rows of a big Hakenschlagen turn are flat arrays of cells and token ids,
+    not a tuple each (with camera and hall sensors, a tuple per row and one per
+    sensor took some 300 bytes a row, whose room the interpreter kept once the
+    index was let go); a row written out reads as it was."""
     import tracemalloc
 
-    from boardref.referee.successors import _size_of
-
     game = load_game("hakenschlagen", 3)
-    found = index_successors(game, _turns(game, 1, 4)[-1], Sensor.BOTH)
-    rows = found._sensed.rows
+    state = _turns(game, 1, 1)[0]  # a molehill marble: 4,551 outcomes
+    game.sensed_successors(state, ("camera", "presence"))  # the engine's own caches
     tracemalloc.start()
     try:
-        size = _size_of(rows, found._by_changes, found._by_felt)
-        _, peak = tracemalloc.get_traced_memory()
+        sensed, _ = game.sensed_successors(state, ("camera", "presence"))
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert rows and peak < size / 10
+    rows = sensed.rows
+    assert len(rows) > 1000
+    assert rows.nbytes < 40 * len(rows)
+    assert kept < 100 * len(rows) + 8 * len(sensed)
+    written = Rows.of(2, rows)
+    assert list(written) == list(rows)
 
 
-def test_readings_whose_hashes_clash_are_told_apart():
-    """Python hashes -1 and -2 alike, so two readings that differ only there share a
-    hash: each still finds only its own rows, in order."""
-    rows = [((-1, "hare"),), ((-2, "hare"),), ((-1, "hare"),), ()]
-    assert hash(rows[0][0]) == hash(rows[1][0])
+def test_readings_whose_hashes_clash_are_told_apart(monkeypatch):
+    """With every reading hashed alike, each still finds only its own rows, in order."""
+    from boardref.referee import successors
+
+    monkeypatch.setattr(successors, "_weights", lambda: np.zeros(256, np.uint64))
+    monkeypatch.setattr(successors, "_weights_listed", lambda: [0] * 256)
+    rows = Rows.of(1, [((1, "hare"),), ((2, "hare"),), ((1, "hare"),), ((),)])
     table = RowsBy(rows, 0)
-    assert table.rows_of([(-1, "hare"), (-2, "hare"), (5, "hare")]) == [[0, 2], [1], []]
-    assert len(table) == 3  # the row without a reading is in no list
-    assert RowsBy(rows, 1).rows_of([(-1, "hare")]) == [[]]
+    assert table.rows_of([(1, "hare"), (2, "hare"), (5, "hare"), (1, "fox"), ()]) == [
+        [0, 2],
+        [1],
+        [],
+        [],
+        [3],
+    ]
+    assert RowsBy(rows, 1).rows_of([(1, "hare")]) == [[]]
 
 
 def test_the_lookup_tables_take_a_few_bytes_a_row():
@@ -258,12 +274,31 @@ def test_the_lookup_tables_take_a_few_bytes_a_row():
     objects, whose room the interpreter kept once the index was let go."""
     import tracemalloc
 
-    rows = [((n, "hare", n + 1, None), (n, "piece")) for n in range(20_000)]
+    rows = Rows.of(
+        2, [((n % 200, "hare", n % 200 + 1, None), (n % 250, "piece")) for n in range(20_000)]
+    )
     tracemalloc.start()
     try:
         tables = [RowsBy(rows, sensor) for sensor in (0, 1)]
         kept, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert [t.rows_of([(7, "hare", 8, None)]) for t in tables] == [[[7]], [[]]]
+    assert [t.rows_of([(7, "hare", 8, None)]) for t in tables] == [
+        [list(range(7, 20_000, 200))],
+        [[]],
+    ]
     assert kept < 2 * 20_000 * 16
+
+
+@pytest.mark.parametrize("sensor", [Sensor.CAMERA, Sensor.BOTH, Sensor.PRESENCE])
+def test_a_position_awaiting_its_draw_is_indexed_without_outcomes(sensor):
+    """Before the marbles are drawn nobody moves: the index is empty, for a camera too
+    (the camera weighs the positions it might see, a turn's start among them)."""
+    import dataclasses
+
+    game = load_game("hakenschlagen", 3)
+    waiting = dataclasses.replace(_turns(game, 1, 1)[0], hand=None)
+    assert game.to_move(waiting) is None
+    found = index_successors(game, waiting, sensor)
+    base = tuple(game.sense(waiting, projection(sensor)).values())
+    assert found.outcomes == 0 and found.get(base) == [] and list(found.readings()) == []
