@@ -53,3 +53,23 @@ def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour():
         seen = reader.feed(frame)
     assert seen is not None
     assert {c: t for c, t in seen.tokens.items() if t != start[c]} == {}
+
+
+#: distinct pixels a small probe must read at each hole: a phone's sensor noise on
+#: two or three of them read an empty hole as a marble
+PIXELS_LEAST = 6
+
+
+def test_a_small_probe_reads_many_pixels():
+    # the second probe looks 1.5 mm round a hole's middle: on a ring, its points met
+    # two or three pixels; spread over the disc, they meet most of the pixels there
+    game = load_game("sternhalma", players=3)
+    scene = random_scene(game.board, 21)
+    camera = Renderer(game, scene, 21)
+    reader = BoardReader(game, scene.lens)
+    start = game.observe(game.initial_state())
+    assert reader.learn(camera.frame(start), start)
+    assert reader.look.probes[1].r <= 2.0
+    flat = reader.sampler.flat[0, :, 1]  # (sites, points) of the hole's middle
+    distinct = np.array([len(np.unique(points)) for points in flat])
+    assert distinct.min() >= PIXELS_LEAST
