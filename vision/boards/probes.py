@@ -1,6 +1,6 @@
 """Where each site's probes look in the frame for one pose, and what they read there:
-small rings of points around a cell (no full warp of the frame), placed where an
-empty cell shows plain board, and plain board points that follow the overall light.
+small rings (or discs) of points around a cell (no full warp of the frame), placed
+where an empty cell shows plain board, and plain board points that follow the overall light.
 
 Samples only; naming what a probe shows is the classifier's job.
 """
