@@ -51,7 +51,7 @@ class Piece:
 
 #: which part of its ring a probe looks at, and which of its points it reads (see
 #: ``Probe``)
-ARCS = ("ring", "front", "sides", "outline")
+ARCS = ("ring", "front", "sides", "outline", "disc")
 READS = ("median", "darkest")
 
 
@@ -59,8 +59,9 @@ READS = ("median", "darkest")
 class Probe:
     """Where the reader looks at a cell: ``z`` mm above the board, ``r`` mm around the
     centre; ``arc``: the whole ``ring``, its ``front`` half facing the camera, its
-    ``sides`` left and right as the camera sees them, or its ``outline`` points whose
-    view past an empty cell lands on the cell's printed outline; ``skip_rim``: not
+    ``sides`` left and right as the camera sees them, its ``outline`` points whose
+    view past an empty cell lands on the cell's printed outline, or points spread
+    over the whole ``disc`` of radius ``r``; ``skip_rim``: not
     used where it sees the rim between a piece's top and its side; ``read``: the
     ``median`` of its points, or its ``darkest`` quarter (a figure's shadow on one
     side of it)."""

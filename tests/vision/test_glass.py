@@ -39,17 +39,39 @@ def _glinting(reader, frame, truth, rng) -> np.ndarray:
     return out
 
 
-def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour():
-    game = load_game("sternhalma", players=6)
-    scene = random_scene(game.board, 13)
-    camera = Renderer(game, scene, 13)
+def _taught(players: int, seed: int):
+    """A reader taught the empty board and the start position of a rendered table,
+    the table's camera and the start position."""
+    game = load_game("sternhalma", players=players)
+    scene = random_scene(game.board, seed)
+    camera = Renderer(game, scene, seed)
     reader = BoardReader(game, scene.lens)
     start = game.observe(game.initial_state())
     bare = dict.fromkeys(start)
     assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
+    return reader, camera, start
+
+
+def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour():
+    reader, camera, start = _taught(6, 13)
     frame = _glinting(reader, camera.frame(start), start, np.random.default_rng(13))
     seen = None
     for _ in range(STILL_FRAMES + 1):
         seen = reader.feed(frame)
     assert seen is not None
     assert {c: t for c, t in seen.tokens.items() if t != start[c]} == {}
+
+
+#: distinct pixels a small probe must read at each hole: a phone's sensor noise on
+#: two or three of them read an empty hole as a marble
+PIXELS_LEAST = 6
+
+
+def test_a_small_probe_reads_many_pixels():
+    # the second probe looks 1.5 mm round a hole's middle: on a ring, its points met
+    # two or three pixels; spread over the disc, they meet most of the pixels there
+    reader = _taught(3, 21)[0]
+    assert reader.look.probes[1].r <= 2.0
+    flat = reader.sampler.flat[0, :, 1]  # (sites, points) of the hole's middle
+    distinct = np.array([len(np.unique(points)) for points in flat])
+    assert distinct.min() >= PIXELS_LEAST

@@ -1,6 +1,6 @@
 """Where each site's probes look in the frame for one pose, and what they read there:
-small rings of points around a cell (no full warp of the frame), placed where an
-empty cell shows plain board, and plain board points that follow the overall light.
+small rings (or discs) of points around a cell (no full warp of the frame), placed
+where an empty cell shows plain board, and plain board points that follow the overall light.
 
 Samples only; naming what a probe shows is the classifier's job.
 """
@@ -260,6 +260,8 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
     ``lines`` (``_line_directions``) and the cell's own mark, so an empty cell shows
     plain board; an ``outline`` probe's at the angles whose view lands nearest the
     cell's printed outline instead: (sites, POINTS, 3)."""
+    if probe.arc == "disc":
+        return _disc_points(xy, probe)
     toward = eye[:2] - xy
     facing = np.arctan2(toward[:, 1], toward[:, 0])[:, None]
     if probe.arc == "front":
@@ -295,6 +297,18 @@ def _probe_points(xy, probe, eye: np.ndarray, lines: np.ndarray, hole: float) ->
         ],
         -1,
     )
+
+
+def _disc_points(xy, probe) -> np.ndarray:
+    """POINTS board points spread evenly over the disc of ``probe.r`` round each site
+    (sites, POINTS, 3): a ring that small meets only two or three pixels, and their
+    median is one pixel's noise."""
+    k = np.arange(POINTS) + 0.5
+    radius = probe.r * np.sqrt(k / POINTS)
+    angle = k * math.pi * (3 - math.sqrt(5))  # the golden angle: no two in a line
+    spread = np.stack([radius * np.cos(angle), radius * np.sin(angle)], -1)
+    points = np.broadcast_to(xy[:, None], (len(xy), POINTS, 2)) + spread
+    return np.concatenate([points, np.full(points.shape[:2] + (1,), probe.z)], -1)
 
 
 def _clear_angles(candidates, landing, lines: np.ndarray, hole: float) -> np.ndarray:
