@@ -1,7 +1,9 @@
 """The table's kiosk page keeps its layout as lines come and go beside the board: the
 board is never laid out, painted and rastered anew at another size because the side
-grew past the screen's foot and brought a scrollbar. Chromium on a kiosk shows classic
-scrollbars, which Playwright hides by default, so this test's browser keeps them."""
+grew past the screen's foot and brought a scrollbar, and the page never starts or stops
+scrolling (the compositor would draw the whole screen again). Chromium on a kiosk shows
+classic scrollbars, which Playwright hides by default, so this test's browser keeps
+them."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ pytestmark = [needs_chromium, pytest.mark.browser]
 
 KIOSK = {"width": 1280, "height": 800}
 BOARD_WIDTH = "document.querySelector('svg.board').getBoundingClientRect().width"
+SCROLLS = "document.documentElement.scrollHeight > innerHeight"
 
 
 @pytest.fixture
@@ -40,6 +43,7 @@ def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(sim_table,
     page = on_board(with_scrollbars.new_page(viewport=KIOSK), f"{sim_table}/table")
     page.wait_for_selector("body[data-between='no']", state="attached")
     before = page.evaluate(BOARD_WIDTH)
+    assert page.evaluate(SCROLLS), "the page would start scrolling once the side grows"
     # a line beside the board (a held move, a message) makes the side taller than the
     # screen; the page now scrolls
     page.evaluate(
@@ -47,7 +51,7 @@ def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(sim_table,
         " document.querySelector('aside').append(line); }"
     )
     page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    assert page.evaluate("document.documentElement.scrollHeight > innerHeight")
+    assert page.evaluate(SCROLLS)
     assert page.evaluate("innerWidth - document.documentElement.clientWidth") > 0, (
         "the page shows no scrollbar: the test would not see one come"
     )
