@@ -1,0 +1,58 @@
+"""The table's kiosk page keeps its layout as lines come and go beside the board: the
+board is never laid out, painted and rastered anew at another size because the side
+grew past the screen's foot and brought a scrollbar, and the page never starts or stops
+scrolling (the compositor would draw the whole screen again). Chromium on a kiosk shows
+classic scrollbars, which Playwright hides by default, so this test's browser keeps
+them."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from engines import load_game
+from tests.boardref.conftest import Chromium, needs_chromium, new_game, on_board
+from tests.harness import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+KIOSK = {"width": 1280, "height": 800}
+BOARD_WIDTH = "document.querySelector('svg.board').getBoundingClientRect().width"
+SCROLLS = "document.documentElement.scrollHeight > innerHeight"
+
+
+@pytest.fixture
+def with_scrollbars():
+    """A Chromium that shows scrollbars as the kiosk's does."""
+    Chromium.launched()
+    browser = Chromium.playwright.chromium.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--hide-scrollbars"]
+    )
+    yield browser
+    browser.close()
+
+
+def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(sim_table, with_scrollbars):
+    new_game(sim_table, "sternhalma", 6)
+    # a step played: between games the side scrolls inside itself, the page never does
+    game = load_game("sternhalma", 6)
+    step = next(m for m in game.legal_moves(game.initial_state()) if not m.leap)
+    with httpx.Client(base_url=sim_table) as table:
+        table.post("/api/sim/lift", json={"cell": step.origin}).raise_for_status()
+        table.post("/api/sim/place", json={"cell": step.destination}).raise_for_status()
+    page = on_board(with_scrollbars.new_page(viewport=KIOSK), f"{sim_table}/table")
+    page.wait_for_selector("body[data-between='no']", state="attached")
+    before = page.evaluate(BOARD_WIDTH)
+    assert page.evaluate(SCROLLS), "the page would start scrolling once the side grows"
+    # a line beside the board (a held move, a message) makes the side taller than the
+    # screen; the page now scrolls
+    page.evaluate(
+        "() => { const line = document.createElement('p'); line.style.height = '100vh';"
+        " document.querySelector('aside').append(line); }"
+    )
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate(SCROLLS)
+    assert page.evaluate("innerWidth - document.documentElement.clientWidth") > 0, (
+        "the page shows no scrollbar: the test would not see one come"
+    )
+    assert page.evaluate(BOARD_WIDTH) == before
