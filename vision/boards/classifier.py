@@ -84,8 +84,8 @@ NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
 #: what the colour of the part of a field's disc unlike its print (``Prints``) counts
-#: toward each hat colour, of its cost through a probe, and at most
-HUE_WEIGHT, HUE_MOST = 0.5, 30.0
+#: toward each hat colour: a probe's worth (a median of ~20 points), at most half its cap
+HUE_WEIGHT, HUE_MOST = 1.0, 100.0
 
 
 class Classifier:
