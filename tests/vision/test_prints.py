@@ -75,3 +75,18 @@ def test_a_field_unlike_its_print_shows_its_hats_colour():
     assert yellow[0] > 2 * yellow[2] and yellow[1] > 2 * yellow[2]
     empty = [i for cell, i in fields.items() if cell not in ("r5", "r20", "r33")]
     assert np.isnan(colour[empty]).all(axis=1).mean() > 0.9
+
+
+def test_a_red_hats_disc_outvotes_the_yellow_field_its_probes_see_round_it():
+    # a red hat set off a yellow field's middle leaves the field's yellow in its probes'
+    # view; its disc's changed part is red, and says so louder than a few probes
+    game, table, reader, start = _taught(3)
+    frame = table.frame(dict(start, r20="red"))
+    prints, classifier = reader.prints, reader.classifier
+    paper = reader.sampler.paper(frame)
+    stands = prints.costs(prints.measure(frame, paper), len(reader.sites))
+    hue = classifier._hues(stands, paper)[2]
+    site = next(i for i, s in enumerate(reader.sites) if s.cell == "r20" and s.spot is None)
+    colours = classifier.crowds.colours
+    red, yellow = hue[site, colours.index("red")], hue[site, colours.index("yellow")]
+    assert yellow - red > 60

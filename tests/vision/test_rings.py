@@ -114,3 +114,22 @@ def test_a_turn_that_puts_the_spots_between_the_hats_does_not_explain_them_away(
     cost[5, spots[3:], 0] = 3.0
     cost[2, spots, 0] = 1.0
     assert rings.read_turns(cost)[spots[0]] == 5
+
+
+def test_a_home_field_admits_only_its_own_colour():
+    game = load_game("fang_den_hut")
+    look = look_for(game)
+    sites = sites_of(game.board, look)
+    names = [None, "red", "blue", "green", "yellow", "gold"]
+    rings = Rings(sites, names)
+    # every probe of every spot looks most like a blue hat
+    cost = np.full((2, 1, len(rings.rows), len(names), 3), 20.0, np.float32)
+    cost[..., names.index("blue"), :] = 1.0
+    best = rings.admitted(cost).sum(axis=4).argmin(axis=3)[0, 0]
+    zones = [sites[i].zone for i in rings.rows]
+    for zone, reading in zip(zones, best):
+        assert names[reading] == ("blue" if zone == "blue" else None)
+    # the golden hat may wait on any home field
+    cost[..., names.index("gold"), :] = 0.5
+    best = rings.admitted(cost).sum(axis=4).argmin(axis=3)[0, 0]
+    assert {names[r] for r in best} == {"gold"}

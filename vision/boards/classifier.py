@@ -84,8 +84,8 @@ NEIGHBOURS = 7
 #: weight of the newest sample when a reference is refreshed
 REFRESH = 0.3
 #: what the colour of the part of a field's disc unlike its print (``Prints``) counts
-#: toward each hat colour, of its cost through a probe, and at most
-HUE_WEIGHT, HUE_MOST = 0.5, 30.0
+#: toward each hat colour: a probe's worth (a median of ~20 points), at most half its cap
+HUE_WEIGHT, HUE_MOST = 1.0, 100.0
 
 
 class Classifier:
@@ -128,7 +128,7 @@ class Classifier:
         self.spots = np.array([s.spot is not None for s in sites])
         #: the home fields' rings of spots, and the extra cost of a piece read at each
         #: offset from its spot the sampler looks at
-        self.rings = Rings(sites)
+        self.rings = Rings(sites, [label for label, _ in self.readings[True]])
         self.ring_off = OFF_CENTRE * (sight.ring_rings if sight is not None else np.zeros(1))
         self.ring_empty = np.array([label is None for label, _ in self.readings[True]])
         #: which probes the pieces standing on other sites hide from the camera
@@ -370,7 +370,7 @@ class Classifier:
                     self._hues(stands, paper),
                 )
             if slot and turned is not None:
-                each = self._turned_costs(turned, paper)
+                each = self.rings.admitted(self._turned_costs(turned, paper))
                 cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
                 each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
                 turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])

@@ -23,19 +23,35 @@ SPOT_MOST = 30.0
 #: step off, the hats (a turn that puts its spots between the hats reads the board
 #: there cheaply, and nothing else looks at the hats it leaves unexplained)
 GAP_MOST = 30.0
+#: what each probe costs for a hat of another home's colour on a home field: the rule
+#: book admits only a home's own colour there (captives brought home are prisoners,
+#: set aside), so a spot that looks like a foreign hat holds its own or none
+FOREIGN_COST = 1000.0
 
 
 class Rings:
     """The sites on rings of spots among ``sites`` (``rows``, each field's in its
     spots' order, its middle after them), the field each belongs to and whether it is
-    its field's middle."""
+    its field's middle; with the ``names`` of the readings a spot can have, which of
+    them it does not admit (another home's colour)."""
 
-    def __init__(self, sites: list[Site]):
+    def __init__(self, sites: list[Site], names: list[str | None] | None = None):
         self.rows = np.flatnonzero([site.slot is not None for site in sites])
         cells = [sites[i].cell for i in self.rows]
         _, self.field = np.unique(cells, return_inverse=True)
         self.member = np.eye(self.field.max(initial=-1) + 1, dtype=np.float32)[self.field]
         self.middle = np.array([sites[i].slot == MIDDLE for i in self.rows], bool)
+        zones = [sites[i].zone for i in self.rows]
+        self.foreign = np.array(
+            [[n in zones and n != zone for n in names or []] for zone in zones], bool
+        ).reshape(len(self.rows), len(names or []))
+
+    def admitted(self, cost: np.ndarray) -> np.ndarray:
+        """``cost`` (turns, offsets, ring sites, readings, probes) with every probe of a
+        reading its spot does not admit at FOREIGN_COST."""
+        if not self.foreign.any():
+            return cost
+        return np.where(self.foreign[:, :, None], np.float32(FOREIGN_COST), cost)
 
     def read_turns(self, cost: np.ndarray) -> np.ndarray:
         """Per ring site, the turn its field is read at: of ``cost`` (turns, ring

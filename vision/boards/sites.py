@@ -26,13 +26,14 @@ MIDDLE = -1
 @dataclass(frozen=True)
 class Site:
     """One place a piece stands: a cell, one spot on a home field's ring (``slot``, 0
-    on, or MIDDLE: its middle), or one spot (``spot``, 1 on) beside the centre of a
-    field several hats may share."""
+    on, or MIDDLE: its middle; ``zone``: whose home it is), or one spot (``spot``, 1
+    on) beside the centre of a field several hats may share."""
 
     cell: str
     xy: tuple[float, float]
     slot: int | None = None
     spot: int | None = None
+    zone: str | None = None
 
 
 def sites_of(board, look: Look) -> list[Site]:
@@ -47,9 +48,9 @@ def sites_of(board, look: Look) -> list[Site]:
                 sites.extend(Site(cell.id, xy, spot=k) for k, xy in enumerate(spots, 1))
         else:
             for k, (dx, dy) in enumerate(slots.offsets()):
-                sites.append(Site(cell.id, (cell.xy[0] + dx, cell.xy[1] + dy), k))
+                sites.append(Site(cell.id, (cell.xy[0] + dx, cell.xy[1] + dy), k, zone=cell.zone))
             if slots.middle:
-                sites.append(Site(cell.id, cell.xy, MIDDLE))
+                sites.append(Site(cell.id, cell.xy, MIDDLE, zone=cell.zone))
     return sites
 
 
