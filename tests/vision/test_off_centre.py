@@ -44,6 +44,7 @@ def test_a_piece_set_down_off_its_point_is_learned_where_it_stands(learned):
     site = next(i for i, s in enumerate(reader.sites) if s.cell == hare)
     standing = np.array([start[s.cell] is not None for s in reader.sites])
     single = np.arange(len(standing)) == site
+    assert np.array_equal(reader._single(start), single)  # the hare, no hunter
     off = camera.frame(start, offsets={hare: (6.0, 0.0)})
     centred = sampler.features(camera.frame(start))
     stood, on_point = sampler.stood(off, single), sampler.features(off)

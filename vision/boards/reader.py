@@ -249,14 +249,12 @@ class BoardReader:
 
     def _single(self, truth: dict[str, str | None]) -> np.ndarray:
         """Per site: whether ``truth`` stands a ``single`` piece there, one the board
-        holds one of, whose look is learned from one frame."""
-        pieces = self.look.pieces
-        return np.array(
-            [
-                bool(label in pieces and pieces[label].single)
-                for label in site_labels(self.sites, truth)
-            ]
-        )
+        holds one of, whose look is learned from one frame, in a look that learns it
+        where it stands (``learn_where_placed``)."""
+        pieces, labels = self.look.pieces, site_labels(self.sites, truth)
+        if not self.look.learn_where_placed:
+            return np.zeros(len(labels), bool)
+        return np.array([bool(label in pieces and pieces[label].single) for label in labels])
 
     def _bare(self, truth: dict[str, str | None]) -> np.ndarray:
         """Per site: whether ``truth`` leaves it empty."""
