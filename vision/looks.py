@@ -126,6 +126,9 @@ class Look:
     #: (looks.toml ``figure_light``): rounded figures catch the light differently on
     #: each cell
     figure_light: float = 1.0
+    #: whether a ``single`` piece is learned where it stands, up to ``placement_mm``
+    #: off its cell (looks.toml ``learn_where_placed``), not on the cell's centre
+    learn_where_placed: bool = False
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -183,6 +186,7 @@ def look_for(game) -> Look:
         float(entry.get("dark_floor", data()["dark_floor"])),
         float(entry.get("placement_mm", 0.0)),
         float(entry.get("figure_light", 1.0)),
+        bool(entry.get("learn_where_placed", False)),
     )
 
 

@@ -1,6 +1,6 @@
 """Fang den Hut! hats set off a field's centre: a lone hat is looked for round the
 centre, a field's spots and a home field's ring where they stand; reading a hat at
-all costs its odds."""
+all costs its odds. A single piece set down off its point is learned where it stands."""
 
 from __future__ import annotations
 
@@ -32,3 +32,23 @@ def test_a_field_holding_a_hat_at_all_costs_its_odds(learned):
     one = [i for i, name in enumerate(crowds.names) if name and "+" not in name]
     assert crowds.prior[empty] == 0 and HAT_COST > 0
     assert np.allclose(crowds.prior[one], HAT_COST)
+
+
+def test_a_piece_set_down_off_its_point_is_learned_where_it_stands(learned):
+    # the one hare is learned from one frame: read on its point with the hare set down
+    # 6 mm beside it, its probes showed a blend of its edge and the board (on a
+    # path-traced table it was then read nowhere)
+    _, camera, reader, start = learned("catch_the_hare", 4004)
+    sampler = reader.sampler
+    hare = next(cell for cell, token in start.items() if token == "hare")
+    site = next(i for i, s in enumerate(reader.sites) if s.cell == hare)
+    standing = np.array([start[s.cell] is not None for s in reader.sites])
+    single = np.arange(len(standing)) == site
+    assert np.array_equal(reader._single(start), single)  # the hare, no hunter
+    off = camera.frame(start, offsets={hare: (6.0, 0.0)})
+    centred = sampler.features(camera.frame(start))
+    stood, on_point = sampler.stood(off, single), sampler.features(off)
+    assert np.abs(np.log(stood / centred))[site].max() < 0.1
+    assert np.abs(np.log(on_point / centred))[site].max() > 0.1
+    # the others are learned on their points
+    assert np.array_equal(stood[~single], on_point[~single])

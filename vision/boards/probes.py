@@ -22,6 +22,10 @@ from vision.looks import Look
 #: the rings of places a piece off its centre is looked for lie this far apart (mm):
 #: no place within the reach is more than about half of it from one of them
 RING_MM = 2.0
+#: a piece is learned off its centre only where its probes' points spread at most
+#: this share of theirs on the centre (a figure's ring wholly on its top at the centre
+#: and at a place beside it shows no more than the sensor's noise between the two)
+STOOD_SPREAD = 0.5
 #: points sampled per probe; their median is robust to a highlight or an edge
 POINTS = 12
 #: probe points look at the board at least this far (mm) from a printed line or mark
@@ -71,7 +75,8 @@ class Sampler:
         # a piece set down off its centre carries the probes that look at it; those on
         # the board around it stay on the cell (moved with it, the board in front of a
         # hollow showed the figure's foot and shadow, and a disk's sides its middle)
-        carried = np.repeat(np.tile(carried_probes(look), len(sites)), POINTS)
+        self.carried = carried_probes(look)
+        carried = np.repeat(np.tile(self.carried, len(sites)), POINTS)
         shift = np.c_[self.offsets, np.zeros(len(self.offsets))][:, None] * carried[:, None]
         moved = pts[None] + shift
         px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
@@ -134,6 +139,27 @@ class Sampler:
         found = np.repeat(seen[None], len(self.flat), axis=0)
         if len(self.flat) > 1:
             found[1:, self.moving] = self._read(pixels[self.flat[1:, self.moving]])
+        return found
+
+    def stood(self, frame: np.ndarray, standing: np.ndarray) -> np.ndarray:
+        """``features`` (sites, probes, 3) with each site ``standing`` marks read where
+        its piece stands: at the one of the offsets ``features(placed=True)`` tries
+        where the points of the probes a piece carries are most alike (all on the
+        piece, none on its edge, the board beside it or a line it would cover). A piece
+        is learned from its own colour, not from a blend of its edge and the board,
+        when it was set down off its centre (one hare, learned from one frame, was
+        not read again)."""
+        found = self.features(frame)
+        pick = standing & self.moving
+        if len(self.flat) == 1 or not pick.any() or not self.carried.any():
+            return found
+        flat = self.flat[:, pick][:, :, self.carried]  # (offsets, picked, probes, points)
+        grey = self.linear[frame.reshape(-1, 3)[flat]].sum(axis=-1)
+        spread = np.log(grey).std(axis=-1).sum(axis=-1)  # (offsets, picked)
+        best = spread.argmin(axis=0)
+        best[spread[best, np.arange(len(best))] > STOOD_SPREAD * spread[0]] = 0
+        rows = np.flatnonzero(pick)
+        found[rows] = self._read(frame.reshape(-1, 3)[self.flat[best, rows]])
         return found
 
     def turned_features(self, frame: np.ndarray) -> np.ndarray:

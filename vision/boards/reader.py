@@ -213,7 +213,7 @@ class BoardReader:
         sampler, classifier, prints = self.sampler, self.classifier, self.prints
         if sampler is None or classifier is None or prints is None:
             return False  # located sets all three: never here
-        features, paper = sampler.features(frame), sampler.paper(frame)
+        features, paper = sampler.stood(frame, self._single(truth)), sampler.paper(frame)
         turned = sampler.turned_features(frame)
         fresh = fresh or not classifier.ready
         classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
@@ -246,6 +246,15 @@ class BoardReader:
         labels = site_labels(self.sites, truth)
         features, labels = classifier.lesson(features, turned, paper, labels)
         return features, paper, labels
+
+    def _single(self, truth: dict[str, str | None]) -> np.ndarray:
+        """Per site: whether ``truth`` stands a ``single`` piece there, one the board
+        holds one of, whose look is learned from one frame, in a look that learns it
+        where it stands (``learn_where_placed``)."""
+        pieces, labels = self.look.pieces, site_labels(self.sites, truth)
+        if not self.look.learn_where_placed:
+            return np.zeros(len(labels), bool)
+        return np.array([bool(label in pieces and pieces[label].single) for label in labels])
 
     def _bare(self, truth: dict[str, str | None]) -> np.ndarray:
         """Per site: whether ``truth`` leaves it empty."""
