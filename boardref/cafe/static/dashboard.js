@@ -30,7 +30,7 @@ let order = []; // the tables in the sort order, shown or not
 let shown = []; // the tables the view shows, in order; null once that may have changed
 let inDocument = []; // the tables whose rows are in the document now
 let rowHeight = 0; // px, measured from a row: every row is as high (dashboard.css)
-let topRow = 0; // the row (and part of it) at the view's top at the last frame
+let topRow = 0; // the row (and part of it) at the view's top at the last frame (0: the list's top in view)
 let atTheEnd = false; // whether the view was at the list's end at the last frame
 const BEYOND_VIEW = 10; // rows kept in the document above and below the view
 let clockOffset = 0; // the dashboard's clock minus this page's, in seconds
@@ -237,7 +237,8 @@ function render() {
     body.style.paddingTop = "0px";
     body.style.paddingBottom = `${(list.length - 1) * rowHeight}px`;
     const listTop = body.getBoundingClientRect().top + scrollY;
-    scrollTo(0, toTheEnd ? scrollRoom() : Math.round(listTop + topRow * rowHeight));
+    if (toTheEnd) scrollTo(0, scrollRoom());
+    else if (topRow > 0) scrollTo(0, Math.round(listTop + topRow * rowHeight));
   }
   const height = rowHeight || 1;
   const top = body.getBoundingClientRect().top; // where the first shown row would be

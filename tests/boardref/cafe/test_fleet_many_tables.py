@@ -17,6 +17,7 @@ from tests.harness import start_dashboard
 TABLES = 300
 #: rows a 800-pixel view holds, and those kept beyond it (dashboard.js's BEYOND_VIEW)
 AT_MOST_IN_PAGE = 60
+TWO_FRAMES = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def name_of(number: int) -> str:
@@ -64,6 +65,7 @@ def test_only_the_rows_in_view_are_in_the_page_and_every_table_is_reached(broker
             f"() => document.getElementById('count-playing').textContent === '{TABLES}'"
         )
         assert page.text_content("#count-alerts") == "1", "the counts are the whole fleet's"
+        assert page.evaluate("scrollY") == 0, "the page opens at its top, the counts in view"
         first = rows_in_page(page)
         assert first[0] == name_of(0)
         assert len(first) <= AT_MOST_IN_PAGE, "rows far out of view are not in the page"
@@ -100,6 +102,8 @@ def test_only_the_rows_in_view_are_in_the_page_and_every_table_is_reached(broker
         page.fill("#find", "")
 
         page.set_viewport_size({"width": 390, "height": 844})  # a phone: rows of two lines
+        page.evaluate(TWO_FRAMES)
+        assert page.evaluate("scrollY") == 0, "a screen turned at the top stays at the top"
         page.select_option("#language", "de")
         page.wait_for_function("() => document.querySelector('h1').textContent === 'Alle Tische'")
         page.mouse.move(200, 600)
