@@ -356,16 +356,17 @@ class BoardReader:
         return self.lens.project(corners, self.pose.rvec, self.pose.tvec)
 
     def _piece_zones(self) -> list[np.ndarray]:
-        """Per site, the frame area a piece there can cover (its solid with room); on a
-        home field's ring, wherever round it and off its spot the reader looks for it."""
+        """Per site, the frame area a piece there can cover (its solid with room):
+        wherever round its place the reader looks for it (``placement_mm``; on a home
+        field's ring, round it and off its spot), so a piece set down off its place,
+        and its shadow, never look like something over the board's rim."""
         height = self.look.tallest() * 1.2
-        # room for the piece and the shadow it casts, which the light may throw aside
-        reach = max(p.radius for p in self.look.pieces.values()) * 1.3 + height / 2
+        reach = shadow_reach(self.look)
         off = max((slots.placement_mm for slots in self.look.slots.values()), default=0.0)
         a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
         zones = []
         for site in self.sites:
-            room = reach + (off if site.slot is not None else 0.0)
+            room = reach + (off if site.slot is not None else self.look.placement_mm)
             around = np.stack([room * np.cos(a), room * np.sin(a)], 1)
             places = turned_places(self.game.board, self.look, site)
             ring = (places[:, None] + around[None]).reshape(-1, 2)
@@ -374,6 +375,13 @@ class BoardReader:
             px = self.lens.project(solid, self.pose.rvec, self.pose.tvec)
             zones.append(px[_hull(px)])
         return zones
+
+
+def shadow_reach(look) -> float:
+    """How far (mm) from where a piece stands it, or the shadow it casts, which the
+    light may throw aside, can cover the board."""
+    height = look.tallest() * 1.2
+    return max(p.radius for p in look.pieces.values()) * 1.3 + height / 2
 
 
 def lesson(truth: dict[str, str | None]) -> Words:
