@@ -28,10 +28,10 @@ def prints_kept():
     printing.keep_prints(kept)
 
 
-def _learned(name: str, seed: int, difficulty: str):
-    """Scene ``seed`` of ``name``'s board and a reader that learned the bare board and
-    the start position in it."""
-    game = load_game(name)
+def _learned(name: str, seed: int, difficulty: str, options: dict):
+    """Scene ``seed`` of ``name``'s board (the game with ``options``) and a reader that
+    learned the bare board and the start position in it."""
+    game = load_game(name, **options)
     scene = random_scene(game.board, seed, difficulty)
     camera = Renderer(game, scene, seed)
     reader = BoardReader(game, scene.lens)
@@ -55,16 +55,17 @@ def _copy(game, camera, reader, start):
 
 @pytest.fixture(scope="module")
 def learned():
-    """``learned(name, seed, difficulty="easy")``: (game, camera, reader, start
-    observation) with the bare board and the start learned, as if set up anew."""
+    """``learned(name, seed, difficulty="easy", **options)``: (game, camera, reader,
+    start observation) with the bare board and the start learned, as if set up anew;
+    ``options`` are the game's (``players=6``)."""
     kept: dict[tuple, tuple] = {}
 
-    def set_up(name: str, seed: int, difficulty: str = "easy"):
-        key = (name, seed, difficulty)
+    def set_up(name: str, seed: int, difficulty: str = "easy", **options):
+        key = (name, seed, difficulty, tuple(sorted(options.items())))
         if key not in kept:
             if len(kept) >= KEPT:
                 kept.pop(next(iter(kept)))
-            kept[key] = _learned(name, seed, difficulty)
+            kept[key] = _learned(name, seed, difficulty, options)
         return _copy(*kept[key])
 
     return set_up

@@ -6,9 +6,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from engines import load_game
-from vision.boards.reader import BoardReader
-from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
 #: the share of a marble's width the highlight covers, from one side
@@ -39,21 +36,8 @@ def _glinting(reader, frame, truth, rng) -> np.ndarray:
     return out
 
 
-def _taught(players: int, seed: int):
-    """A reader taught the empty board and the start position of a rendered table,
-    the table's camera and the start position."""
-    game = load_game("sternhalma", players=players)
-    scene = random_scene(game.board, seed)
-    camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.lens)
-    start = game.observe(game.initial_state())
-    bare = dict.fromkeys(start)
-    assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
-    return reader, camera, start
-
-
-def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour():
-    reader, camera, start = _taught(6, 13)
+def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour(learned):
+    _, camera, reader, start = learned("sternhalma", 13, players=6)
     frame = _glinting(reader, camera.frame(start), start, np.random.default_rng(13))
     seen = None
     for _ in range(STILL_FRAMES + 1):
@@ -67,10 +51,10 @@ def test_a_marble_with_a_highlight_over_one_side_keeps_its_colour():
 PIXELS_LEAST = 6
 
 
-def test_a_small_probe_reads_many_pixels():
+def test_a_small_probe_reads_many_pixels(learned):
     # the second probe looks 1.5 mm round a hole's middle: on a ring, its points met
     # two or three pixels; spread over the disc, they meet most of the pixels there
-    reader = _taught(3, 21)[0]
+    reader = learned("sternhalma", 21, players=3)[2]
     assert reader.look.probes[1].r <= 2.0
     flat = reader.sampler.flat[0, :, 1]  # (sites, points) of the hole's middle
     distinct = np.array([len(np.unique(points)) for points in flat])

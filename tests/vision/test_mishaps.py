@@ -22,17 +22,6 @@ from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
 
-def _learned(name: str, seed: int):
-    game = load_game(name)
-    scene = random_scene(game.board, seed)
-    camera = Renderer(game, scene, seed)
-    reader = BoardReader(game, scene.lens)
-    start = game.observe(game.initial_state())
-    bare = dict.fromkeys(start)
-    assert reader.learn(camera.frame(bare), bare) and reader.learn(camera.frame(start), start)
-    return game, camera, reader, start
-
-
 def _first_read(reader, camera, truth):
     """Frames of ``truth`` until the reader reads one (after a knock it waits for the
     view to settle and finds the board again)."""
@@ -44,8 +33,8 @@ def _first_read(reader, camera, truth):
 
 
 @pytest.mark.slow
-def test_a_knocked_camera_keeps_every_reference_and_reads_the_board_again():
-    game, camera, reader, start = _learned("hakenschlagen", 31)
+def test_a_knocked_camera_keeps_every_reference_and_reads_the_board_again(learned):
+    game, camera, reader, start = learned("hakenschlagen", 31)
     pose = reader.pose
     camera.move_camera(bumped(camera.scene, 2.0, np.random.default_rng(1)))
     seen = _first_read(reader, camera, start)
@@ -57,8 +46,8 @@ def test_a_knocked_camera_keeps_every_reference_and_reads_the_board_again():
 
 
 @pytest.mark.slow
-def test_a_knock_during_a_move_is_not_learned_as_the_last_position():
-    game, camera, reader, start = _learned("catch_the_hare", 12)
+def test_a_knock_during_a_move_is_not_learned_as_the_last_position(learned):
+    game, camera, reader, start = learned("catch_the_hare", 12)
     state = game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
     moved = game.observe(state)
     camera.move_camera(bumped(camera.scene, 2.0, np.random.default_rng(2)))
@@ -137,8 +126,8 @@ def test_vision_markers_gives_where_each_marker_goes():
     assert np.allclose(np.add(cell.xy, first["from_cell_mm"]), first["centre_mm"])
 
 
-def test_figures_set_down_4_mm_off_their_points_are_read_where_they_stand():
-    game, camera, reader, start = _learned("catch_the_hare", 14)
+def test_figures_set_down_4_mm_off_their_points_are_read_where_they_stand(learned):
+    game, camera, reader, start = learned("catch_the_hare", 14)
     # each figure 4 mm to its left as the camera sees it: off its probes
     assert _read_aside(game, camera, reader, start, 4.0) == start
 
@@ -170,8 +159,8 @@ def test_simulate_refuses_an_unknown_mishap_in_words():
     assert "camera bumped 2 degrees" in result.output
 
 
-def test_marbles_set_down_5_mm_off_their_holes_are_read_where_they_stand():
-    game, camera, reader, start = _learned("sternhalma", 14)
+def test_marbles_set_down_5_mm_off_their_holes_are_read_where_they_stand(learned):
+    game, camera, reader, start = learned("sternhalma", 14)
     # each marble 5 mm to its left as the camera sees it: half out of its hole
     assert _read_aside(game, camera, reader, start, 5.0) == start
 
