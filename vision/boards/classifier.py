@@ -10,12 +10,11 @@ frame is still enough to read is ``vision.stillness``'s business.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 
-from vision import looks
+from vision.boards.choosing import cells, one_each, ranked_labels
 from vision.boards.colours import SPREAD_NOMINAL, Colours, spread_of
 from vision.boards.crowds import Crowds
 from vision.boards.hiding import Hiding
@@ -42,8 +41,8 @@ from vision.boards.sight import (
     views,
 )
 from vision.boards.sites import Site
-from vision.looks import JOIN, Look
-from vision.observation import RANKED, Observation
+from vision.looks import Look
+from vision.observation import Observation
 
 #: spread of a site's empty look borrowed from its neighbours (never seen empty)
 SPREAD_BORROWED = 0.3
@@ -68,12 +67,6 @@ STACK_COST = 4.0
 #: book never moves them; at one in 400 a green hare or a molehill was read as a tree
 #: on a hollow that holds none)
 MOVED_COST = 30.0
-#: extra cost of any other reading on the cell that looks most like a ``single``
-#: piece, and of a single piece the last known position does not hold (-2 log of its
-#: odds: none; the most it may look unlike it and still be read there)
-SINGLE_COST = 30.0
-#: the cells looked at for each single piece when the best places for all are chosen
-SINGLE_CANDIDATES = 3
 #: the darkest shadow a hat casts beside it (log of the light left)
 SHADOW = math.log(0.4)
 #: extra cost of a piece read a ring further off its cell's centre (-2 log of the
@@ -390,10 +383,10 @@ class Classifier:
         labels: list[str | None] = [None] * len(self.sites)
         probs: list[list[tuple[str | None, float]]] = [[] for _ in self.sites]
         for rows, cost, names, _ in parts:
-            for i, ranked in zip(rows, _rank(cost, names)):
+            for i, ranked in zip(rows, ranked_labels(cost, names)):
                 labels[i] = ranked[0][0]
                 probs[i] = ranked
-        return self._cells(labels, probs, visible)
+        return cells(self.sites, labels, probs, visible)
 
     def _read(self, groups, hiding=None):
         """Costs of every reading: (rows, costs, names, limit) of the single sites and
@@ -414,12 +407,12 @@ class Classifier:
                 unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
                 probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
             cost = probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
+            names = [label for label, _ in self.readings[slot]]
             if not slot:
-                cost = self._one_each(cost)
+                cost, self.candidates = one_each(cost, names, self.look.pieces, self.present)
             for i, h in zip(rows, cost.argmin(axis=1)):
                 if self.sites[i].spot is None:
                     stacks[i] = self.stacks[slot][h]
-            names = [label for label, _ in self.readings[slot]]
             part = (rows, cost, names, UNEXPLAINED_COST * len(self.look.probes))
             found = [part] if crowd is None else self.crowds.read(*part, probes, *crowd)
             for _, cost, _, limit in found:
@@ -459,42 +452,6 @@ class Classifier:
             moved = (kept[:, None] != np.array(stays, object)[None]) & known[:, None]
             self._predicted[key] = np.where(moved, MOVED_COST, 0.0).astype(np.float32)
         return self._predicted[key][rows]
-
-    def _one_each(self, cost: np.ndarray) -> np.ndarray:
-        """``cost`` (sites, hypotheses) with each ``single`` piece the last known
-        position holds read on the one site where it costs least over the best reading
-        without a single piece (the pieces on distinct sites, chosen together); any
-        other reading costs SINGLE_COST more there, and it is never read anywhere
-        else (the rule book has one of it: a second one is a misreading). A single
-        piece not on the board costs SINGLE_COST more everywhere."""
-        labels = np.array([label for label, _ in self.readings[False]], object)
-        singles = [t for t, p in self.look.pieces.items() if p.single and t in labels]
-        if not singles:
-            return cost
-        cost = cost.copy()
-        self.candidates = {}
-        playing = [t for t in singles if t in self.present]
-        chosen: tuple = ()
-        if playing:
-            base = cost[:, ~np.isin(labels, singles)].min(axis=1)
-            extra = np.array([cost[:, labels == t].min(axis=1) - base for t in playing])
-            extra = np.minimum(extra, SINGLE_COST)
-            # each piece's best few sites (should no way of putting them on distinct
-            # sites be among them, two share one and the one read there wins it)
-            candidates = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
-            self.candidates = dict(zip(playing, candidates))
-            ways = np.array(list(itertools.product(*candidates)))
-            total = extra[np.arange(len(playing)), ways].sum(axis=1)
-            distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
-            chosen = tuple(ways[np.argmin(np.where(distinct, total, np.inf))])
-        for t in singles:
-            cost[:, labels == t] += SINGLE_COST
-        for t, i in zip(playing, chosen):
-            cost[i, labels == t] -= SINGLE_COST
-            cost[i, labels != t] += SINGLE_COST
-            elsewhere = np.arange(len(cost)) != i
-            cost[np.ix_(elsewhere, labels == t)] = np.inf
-        return cost
 
     def _slopes(self, ratio, tokens: list[str]) -> np.ndarray:
         """(sites, tokens, probes): what each probe costs if it shows ``tokens`` as a
@@ -658,37 +615,3 @@ class Classifier:
         kinds = np.where(view == EDGE, SEES_ANY, kinds[None])
         self._predicted[key] = means[h, channel], spreads[h, channel], kinds, prior
         return self._predicted[key]
-
-    def _cells(self, labels, probs, visible) -> Observation:
-        tokens: dict[str, str | None] = {}
-        confidence: dict[str, float] = {}
-        ranked: dict[str, tuple] = {}
-        for site, label, rank, seen in zip(self.sites, labels, probs, visible):
-            if site.spot is not None:  # read with its field's centre
-                continue
-            conf = rank[0][1] if seen else 0.0
-            if site.slot is None:
-                tokens[site.cell] = label
-                confidence[site.cell] = conf
-                ranked[site.cell] = tuple(rank)
-                continue
-            parts = looks.split(tokens.get(site.cell))
-            if label is not None:
-                parts.append(label)
-            tokens[site.cell] = JOIN.join(sorted(parts)) or None
-            confidence[site.cell] = min(confidence.get(site.cell, 1.0), conf)
-            ranked[site.cell] = ((tokens[site.cell], confidence[site.cell]),)
-        return Observation(tokens, confidence, ranked)
-
-
-def _rank(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:
-    """Per site (rows of ``cost``), its best RANKED labels by probability (a label's
-    best hypothesis), most likely first."""
-    names = list(dict.fromkeys(labels))
-    member = np.zeros((len(labels), len(names)), np.float32)
-    member[np.arange(len(labels)), [names.index(label) for label in labels]] = 1.0
-    p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
-    best = (p[:, :, None] * member[None]).max(axis=1)
-    best /= best.sum(axis=1, keepdims=True)
-    order = np.argsort(-best, axis=1)[:, :RANKED]
-    return [[(names[j], float(best[n, j])) for j in row] for n, row in enumerate(order)]

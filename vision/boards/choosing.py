@@ -1,0 +1,100 @@
+"""From the costs of every reading to the reading of the board: each ``single`` piece
+(the rule book has one of it) on one site only, each site's labels ranked by
+probability, and the sites joined into the cells an observation names.
+
+Pure functions of the costs ``vision.boards.classifier`` works out; nothing learned
+is kept here.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from vision import looks
+from vision.looks import JOIN
+from vision.observation import RANKED, Observation
+
+#: extra cost of any other reading on the cell that looks most like a ``single``
+#: piece, and of a single piece the last known position does not hold (-2 log of its
+#: odds: none; the most it may look unlike it and still be read there)
+SINGLE_COST = 30.0
+#: the cells looked at for each single piece when the best places for all are chosen
+SINGLE_CANDIDATES = 3
+
+
+def one_each(cost: np.ndarray, labels: list, pieces: dict, present: set) -> tuple:
+    """``cost`` (sites, hypotheses named ``labels``) with each ``single`` piece the
+    last known position holds (``present``) read on the one site where it costs least
+    over the best reading without a single piece (the pieces on distinct sites, chosen
+    together); any other reading costs SINGLE_COST more there, and it is never read
+    anywhere else (the rule book has one of it: a second one is a misreading). A
+    single piece not on the board costs SINGLE_COST more everywhere. Also gives, per
+    single piece on the board, the sites found likeliest for it."""
+    names = np.array(labels, object)
+    singles = [t for t, p in pieces.items() if p.single and t in names]
+    candidates: dict[str, np.ndarray] = {}
+    if not singles:
+        return cost, candidates
+    cost = cost.copy()
+    playing = [t for t in singles if t in present]
+    chosen: tuple = ()
+    if playing:
+        base = cost[:, ~np.isin(names, singles)].min(axis=1)
+        extra = np.array([cost[:, names == t].min(axis=1) - base for t in playing])
+        extra = np.minimum(extra, SINGLE_COST)
+        # each piece's best few sites (should no way of putting them on distinct
+        # sites be among them, two share one and the one read there wins it)
+        best = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
+        candidates = dict(zip(playing, best))
+        ways = np.array(list(itertools.product(*best)))
+        total = extra[np.arange(len(playing)), ways].sum(axis=1)
+        distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
+        chosen = tuple(ways[np.argmin(np.where(distinct, total, np.inf))])
+    for t in singles:
+        cost[:, names == t] += SINGLE_COST
+    for t, i in zip(playing, chosen):
+        cost[i, names == t] -= SINGLE_COST
+        cost[i, names != t] += SINGLE_COST
+        elsewhere = np.arange(len(cost)) != i
+        cost[np.ix_(elsewhere, names == t)] = np.inf
+    return cost, candidates
+
+
+def ranked_labels(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:
+    """Per site (rows of ``cost``), its best RANKED labels by probability (a label's
+    best hypothesis), most likely first."""
+    names = list(dict.fromkeys(labels))
+    member = np.zeros((len(labels), len(names)), np.float32)
+    member[np.arange(len(labels)), [names.index(label) for label in labels]] = 1.0
+    p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
+    best = (p[:, :, None] * member[None]).max(axis=1)
+    best /= best.sum(axis=1, keepdims=True)
+    order = np.argsort(-best, axis=1)[:, :RANKED]
+    return [[(names[j], float(best[n, j])) for j in row] for n, row in enumerate(order)]
+
+
+def cells(sites, labels, probs, visible) -> Observation:
+    """The observation of ``sites`` read as ``labels`` (ranked ``probs``): a home
+    field's slots joined into its cell (its hats, the least sure slot's confidence),
+    a site out of view read with no confidence."""
+    tokens: dict[str, str | None] = {}
+    confidence: dict[str, float] = {}
+    ranked: dict[str, tuple] = {}
+    for site, label, rank, seen in zip(sites, labels, probs, visible):
+        if site.spot is not None:  # read with its field's centre
+            continue
+        conf = rank[0][1] if seen else 0.0
+        if site.slot is None:
+            tokens[site.cell] = label
+            confidence[site.cell] = conf
+            ranked[site.cell] = tuple(rank)
+            continue
+        parts = looks.split(tokens.get(site.cell))
+        if label is not None:
+            parts.append(label)
+        tokens[site.cell] = JOIN.join(sorted(parts)) or None
+        confidence[site.cell] = min(confidence.get(site.cell, 1.0), conf)
+        ranked[site.cell] = ((tokens[site.cell], confidence[site.cell]),)
+    return Observation(tokens, confidence, ranked)
