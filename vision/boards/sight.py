@@ -137,14 +137,11 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     straight above a figure's front probe sees its top, from a slanted view its side:
     they are lit differently. EDGE, for a probe that skips the rim, where most of its
     points lie within EDGE_PX of the rim between the two in the frame (a side seen
-    edge-on): they show a blend; and for a ``darkest`` probe where the camera does not
-    look over the pieces on the neighbouring cells (whatever stands there)."""
+    edge-on): they show a blend. A ``darkest`` probe sees no solid (whether the pieces
+    on the neighbouring cells hide its points is ``vision.boards.hiding``'s say)."""
     points, eye = sight.points, sight.eye
     found = np.full((len(points), len(stacks), len(look.probes)), TOP, np.int8)
     centres = np.array([site.xy for site in sites])
-    for k, probe in enumerate(look.probes):
-        if probe.read == "darkest":
-            found[~_over_neighbours(look, probe, centres, eye), :, k] = EDGE
     for h, stack in enumerate(stacks):
         for k, probe in enumerate(look.probes):
             if probe.read == "darkest":
@@ -164,22 +161,6 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
                 edge = np.abs(beyond) * sight.px_per_mm[:, None] < EDGE_PX
                 found[edge.mean(axis=1) > 0.5, h, k] = EDGE
     return found
-
-
-def _over_neighbours(look: Look, probe, centres: np.ndarray, eye: np.ndarray) -> np.ndarray:
-    """Per site: whether the camera sees every point of ``probe`` (a ring around the
-    site) past the tallest piece standing on the nearest other site, its widest foot
-    there (lower, the piece hides points and its shadow darkens them)."""
-    standing = [p for p in look.pieces.values() if not p.under]
-    tallest = max(p.height for p in standing) + max(
-        (p.height for p in look.pieces.values() if p.under), default=0.0
-    )
-    widest = max(p.radius for p in standing)
-    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    np.fill_diagonal(distance, np.inf)
-    gap = np.maximum(distance.min(axis=1) - probe.r - widest, 1e-6)
-    ground = np.linalg.norm(eye[:2] - centres, axis=1) + probe.r
-    return (eye[2] - probe.z) / ground >= (tallest - probe.z) / gap
 
 
 def _lands_on(probe, piece, top: float) -> bool:
