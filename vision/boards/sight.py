@@ -66,9 +66,12 @@ class Past:
 
 def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple]]:
     """Every reading a site can have, with what each probe sees then: a piece's
-    colour (its token), the empty board, or anything (the probe misses the piece)."""
+    colour (its token), the empty board, or anything (the probe misses the piece).
+    A piece set down up to ``placement_mm`` off its centre carries some probes with
+    it; toward one that stays, its outline may come that much nearer."""
+    off = np.where(carried_probes(look), 0.0, look.placement_mm)
     return [
-        (label, tuple(_sight(probe, stack)[0] for probe in look.probes))
+        (label, tuple(_sight(probe, stack, reach)[0] for probe, reach in zip(look.probes, off)))
         for label, stack in stacks_of(look, slot)
     ]
 
@@ -86,10 +89,11 @@ def stacks_of(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
+def _sight(probe, stack, off: float = 0.0) -> tuple[str | Shaded | Past, tuple | None]:
     """What ``probe`` sees of ``stack``, and (piece, height of its base) when the
     probe lies inside that piece's solid; a ``darkest`` probe beside a figure sees
-    what lies there ``Shaded``."""
+    what lies there ``Shaded``; one within ``off`` mm more of a piece's outline, a
+    blend of both."""
     # a high probe over an empty cell sees past it: the board as learned there, or
     # a neighbour's piece; over a low piece, that piece or past it
     what = BOARD if probe.z <= LOW_PROBE_MM else (Past(stack[-1].token) if stack else BEYOND)
@@ -106,7 +110,7 @@ def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
             what, solid = piece.token, ((piece, base) if inside else None)
         elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
             what = Shaded(what)
-        elif level and probe.r <= radius + OUTLINE_MM:
+        elif level and probe.r < radius + OUTLINE_MM + off:
             what = ANY  # the piece's outline blurs into what lies beside it
         base = top
     return what, solid
