@@ -13,7 +13,14 @@ from tests.vision.test_vision import _read
 from vision import looks
 from vision.boards.evaluate import set_up
 from vision.boards.reader import BoardReader
-from vision.boards.sight import carried_probes, stacks_of
+from vision.boards.sight import (
+    ANY,
+    OUTLINE_MM,
+    SEES_SHADED_BOARD,
+    carried_probes,
+    hypotheses,
+    stacks_of,
+)
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -259,3 +266,36 @@ def test_a_figure_in_less_light_than_it_was_learned_in_is_still_read_as_itself()
         dim[:, site, carried] *= 0.5
         seen = classifier.classify(dim, paper, sampler.visible, sampler.turned_features(frame))
         assert seen.tokens[cell] == token, (token, seen.tokens[cell])
+
+
+def test_a_figures_shadow_is_looked_for_from_a_low_camera_where_no_piece_hides_it():
+    # easy scene 21012 looks at 55 degrees: the ring round a hollow where a figure's
+    # shadow falls lies behind the pieces the neighbouring hollows could hold, and it
+    # was looked at on no hollow at all (a white hare on a white hollow was read on the
+    # bare one behind it); it counts unless the pieces read beside it hide it
+    game = load_game("hakenschlagen")
+    scene = random_scene(game.board, 21012)
+    assert 50 < scene.pitch < 60
+    reader = BoardReader(game, scene.lens)
+    start = game.observe(set_up(game, Stream(b"shadow from low")))
+    assert reader.learn(Renderer(game, scene, 21012).frame(start), start)
+    classifier = reader.classifier
+    shade = [p.read == "darkest" for p in classifier.look.probes].index(True)
+    hare = [label for label, _ in classifier.readings[False]].index("hare_white")
+    rows = np.arange(len(reader.sites))
+    kinds = classifier._tables(False, rows)[2][:, hare, shade]
+    assert (kinds == SEES_SHADED_BOARD).all()
+
+
+def test_the_board_in_front_of_a_figure_set_off_its_hollow_may_show_its_foot():
+    # a molehill set down 1.5 mm toward the camera brought its dark foot's blurred
+    # edge onto the board probe 8.5 mm in front of the hollow, which stays on the
+    # hollow: read as board there, path-traced tables read such molehills as trees
+    look = looks.look_for(load_game("hakenschlagen"))
+    front = [p.z == 0.0 and p.arc == "front" for p in look.probes].index(True)
+    assert look.probes[front].r < 6.0 + OUTLINE_MM + look.placement_mm
+    alone = [len(stack) == 1 and not stack[0].under for _, stack in stacks_of(look, False)]
+    read = [(label, seen) for (label, seen), bare in zip(hypotheses(look), alone) if bare]
+    assert {"molehill", "hare_white", "fox"} <= {label for label, _ in read}
+    for label, seen in read:
+        assert seen[front] == ("tree" if label == "tree" else ANY), label  # a tree covers it

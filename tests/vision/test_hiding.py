@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from vision.boards import hiding as hiding_module
-from vision.boards.hiding import Hiding
+from vision.boards.hiding import HIDDEN_SHARE, Hiding
+from vision.boards.probes import DARKEST_RANK, POINTS
 from vision.looks import Piece
 
 TREE = Piece("tree", (20, 80, 30), "cone", 10.0, 26.0, stays=True)
@@ -18,9 +19,10 @@ DISK = Piece("dandelion", (242, 200, 20), "cylinder", 13.0, 3.0, under=True)
 HARE = Piece("hare_white", (238, 238, 232), "cylinder", 6.0, 20.0, single=True)
 
 
-def _hiding(pitch: float, probes=((2.0, 3.0), (13.0, 2.0))) -> Hiding:
+def _hiding(pitch: float, probes=((2.0, 3.0), (13.0, 2.0)), showing=None) -> Hiding:
     """Sites at y = 0 and y = 30 mm, the camera 600 mm away from the second one's side
-    at ``pitch`` degrees; each site's probes (z, r) with 12 points on a ring."""
+    at ``pitch`` degrees; each site's probes (z, r) with 12 points on a ring, each
+    showing a piece that covers more than ``showing`` of them (HIDDEN_SHARE)."""
     centres = np.array([[0.0, 0.0], [0.0, 30.0]])
     angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
     points = np.array(
@@ -34,7 +36,9 @@ def _hiding(pitch: float, probes=((2.0, 3.0), (13.0, 2.0))) -> Hiding:
     )
     p = math.radians(pitch)
     eye = np.array([0.0, 15.0 + 600 * math.cos(p), 600 * math.sin(p)])
-    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.array([1.0, 1.0]))
+    if showing is None:
+        showing = np.full(len(probes), HIDDEN_SHARE)
+    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.array([1.0, 1.0]), showing=showing)
     return Hiding(sight, centres, ["a1", "a2"])
 
 
@@ -62,6 +66,16 @@ def test_a_figure_on_a_disk_stands_higher_and_hides_more():
     assert not alone[0, 0] and on_disk[0, 0]
 
 
+def test_a_probe_read_at_its_darkest_points_shows_a_figure_in_front_sooner():
+    # a ring 6.8 mm round the cell behind a hare, at 42 degrees: the hare covers 3 of
+    # its 12 points, which its darkest quarter shows and its median does not
+    ring = ((3.0, 6.8), (3.0, 6.8))
+    darkest = np.array([True, False])
+    showing = np.where(darkest, DARKEST_RANK / POINTS, HIDDEN_SHARE)
+    hidden = _hiding(42, probes=ring, showing=showing).hidden([[], [HARE]])[0]
+    assert hidden[0].tolist() == [True, False]
+
+
 def test_a_high_probe_over_an_empty_cell_sees_the_piece_behind_it():
     # the camera looks from the second site's side: the first site lies behind it,
     # and the second site's probe 13 mm up sees the board 22 mm further on at 30
@@ -87,7 +101,8 @@ def _row(sites: int, pitch: float) -> Hiding:
     )
     p = math.radians(pitch)
     eye = np.array([0.0, centres[-1, 1] + 600 * math.cos(p), 600 * math.sin(p)])
-    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.ones(sites))
+    showing = np.full(2, HIDDEN_SHARE)
+    sight = SimpleNamespace(points=points, eye=eye, px_per_mm=np.ones(sites), showing=showing)
     return Hiding(sight, centres, [f"a{n}" for n in range(sites)])
 
 

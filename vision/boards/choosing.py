@@ -8,7 +8,7 @@ is kept here.
 
 from __future__ import annotations
 
-import itertools
+import math
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from vision.observation import RANKED, Observation
 #: piece, and of a single piece the last known position does not hold (-2 log of its
 #: odds: none; the most it may look unlike it and still be read there)
 SINGLE_COST = 30.0
-#: the cells looked at for each single piece when the best places for all are chosen
+#: the sites a single piece is likeliest on: on each of them, a second reading takes
+#: it to hide what stands behind (``Classifier._with_kept``)
 SINGLE_CANDIDATES = 3
 
 
@@ -44,14 +45,8 @@ def one_each(cost: np.ndarray, labels: list, pieces: dict, present: set) -> tupl
         base = cost[:, ~np.isin(names, singles)].min(axis=1)
         extra = np.array([cost[:, names == t].min(axis=1) - base for t in playing])
         extra = np.minimum(extra, SINGLE_COST)
-        # each piece's best few sites (should no way of putting them on distinct
-        # sites be among them, two share one and the one read there wins it)
-        best = np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]
-        candidates = dict(zip(playing, best))
-        ways = np.array(list(itertools.product(*best)))
-        total = extra[np.arange(len(playing)), ways].sum(axis=1)
-        distinct = (np.diff(np.sort(ways, axis=1), axis=1) != 0).all(axis=1)
-        chosen = tuple(ways[np.argmin(np.where(distinct, total, np.inf))])
+        candidates = dict(zip(playing, np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]))
+        chosen = distinct_sites(extra)
     for t in singles:
         cost[:, names == t] += SINGLE_COST
     for t, i in zip(playing, chosen):
@@ -60,6 +55,34 @@ def one_each(cost: np.ndarray, labels: list, pieces: dict, present: set) -> tupl
         elsewhere = np.arange(len(cost)) != i
         cost[np.ix_(elsewhere, names == t)] = np.inf
     return cost, candidates
+
+
+def distinct_sites(extra: np.ndarray) -> tuple[int, ...]:
+    """Per piece (rows of ``extra``, its cost on each site), a site of its own, the
+    sum of their costs the least there is. Each piece's site is among its n cheapest
+    (n pieces): were it not, one of those would be free, and cheaper. Searched piece
+    by piece, a branch left once even the cheapest sites still open to the pieces
+    after it cannot beat the best found (a site that looks like every piece, a figure
+    on a disk, must not crowd out the one piece standing far from the rest)."""
+    n = len(extra)
+    order = np.argsort(extra, axis=1)[:, :n]
+    options = [[(float(extra[p, i]), int(i)) for i in row] for p, row in enumerate(order)]
+    # the least the pieces from each one on can add
+    floor = np.append(np.cumsum([row[0][0] for row in options][::-1])[::-1], 0.0)
+    best: list = [math.inf, ()]
+
+    def place(p: int, spent: float, taken: tuple) -> None:
+        if p == n:
+            best[:] = [spent, taken]
+            return
+        for cost, i in options[p]:
+            if spent + cost + floor[p + 1] >= best[0]:
+                break
+            if i not in taken:
+                place(p + 1, spent + cost, (*taken, i))
+
+    place(0, 0.0, ())
+    return best[1]
 
 
 def ranked_labels(cost: np.ndarray, labels: list) -> list[list[tuple[str | None, float]]]:

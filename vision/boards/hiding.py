@@ -13,7 +13,8 @@ import numpy as np
 
 #: a probe shows a piece on another site rather than its own when more than this share
 #: of its points' rays to the camera pass through that piece (the median of its points
-#: leans toward the piece well before half of them show it)
+#: leans toward the piece well before half of them show it; a probe read at its
+#: darkest points shows it sooner: ``Sampler.showing``)
 HIDDEN_SHARE = 1 / 3
 #: a point this close (pixels) to a piece's outline in the frame shows some of the
 #: piece (blur, JPEG's colour at half resolution)
@@ -26,7 +27,8 @@ PAIRS_AT_ONCE = 64
 class Hiding:
     """For one pose: which probes of each site each solid hides, standing on each site,
     and which it shows past an empty site's high probe. ``sight`` is the pose's
-    ``Sampler`` (its probes' points, the camera's centre, pixels per mm at each site);
+    ``Sampler`` (its probes' points, the camera's centre, pixels per mm at each site,
+    the share of each probe's points a piece must cover to show: ``showing``);
     ``centres`` (sites, 2) mm, ``cells`` their cell ids: sites of one cell never hide
     each other."""
 
@@ -35,6 +37,7 @@ class Hiding:
         self.same = np.array(cells)[:, None] == np.array(cells)[None]
         #: per site: how far (mm) a piece's outline reaches past its solid in the frame
         self.bleed = BLEED_PX / sight.px_per_mm
+        self.showing = sight.showing
         #: per solid (shape, radius, height, base) and side of the probe (toward the
         #: camera, or beyond it): (sites standing on, sites, probes)
         self.meets: dict[tuple, np.ndarray] = {}
@@ -87,7 +90,7 @@ class Hiding:
                     np.repeat(self.bleed[behind], per),
                 )
                 shares = through.reshape(-1, probes, count).mean(axis=2)
-                meets[standing, behind] = shares > HIDDEN_SHARE
+                meets[standing, behind] = shares > self.showing
             self.meets[key] = meets
         return self.meets[key]
 

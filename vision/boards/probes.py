@@ -110,6 +110,10 @@ class Sampler:
             px[:, 1] = np.clip(px[:, 1], 0, h - 1)
             self.turned = (px[:, 1] * w + px[:, 0]).reshape(moved.shape[:-1])
         self.darkest = darkest_probes(look)
+        #: per probe, the share of its points a piece on another site must cover before
+        #: the probe shows that piece: a ``darkest`` probe's quarter read shows a dark
+        #: one on as few as DARKEST_RANK + 1 points (``vision.boards.hiding``)
+        self.showing = np.where(self.darkest, DARKEST_RANK / POINTS, HIDDEN_SHARE)
         self.linear = linear_levels(look)
         self.centres = lens.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
         paper = lens.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)

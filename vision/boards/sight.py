@@ -66,9 +66,12 @@ class Past:
 
 def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple]]:
     """Every reading a site can have, with what each probe sees then: a piece's
-    colour (its token), the empty board, or anything (the probe misses the piece)."""
+    colour (its token), the empty board, or anything (the probe misses the piece).
+    A piece set down up to ``placement_mm`` off its centre carries some probes with
+    it; toward one that stays, its outline may come that much nearer."""
+    off = np.where(carried_probes(look), 0.0, look.placement_mm)
     return [
-        (label, tuple(_sight(probe, stack)[0] for probe in look.probes))
+        (label, tuple(_sight(probe, stack, reach)[0] for probe, reach in zip(look.probes, off)))
         for label, stack in stacks_of(look, slot)
     ]
 
@@ -86,10 +89,11 @@ def stacks_of(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     return found
 
 
-def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
+def _sight(probe, stack, off: float = 0.0) -> tuple[str | Shaded | Past, tuple | None]:
     """What ``probe`` sees of ``stack``, and (piece, height of its base) when the
     probe lies inside that piece's solid; a ``darkest`` probe beside a figure sees
-    what lies there ``Shaded``."""
+    what lies there ``Shaded``; one within ``off`` mm more of a piece's outline, a
+    blend of both."""
     # a high probe over an empty cell sees past it: the board as learned there, or
     # a neighbour's piece; over a low piece, that piece or past it
     what = BOARD if probe.z <= LOW_PROBE_MM else (Past(stack[-1].token) if stack else BEYOND)
@@ -106,7 +110,7 @@ def _sight(probe, stack) -> tuple[str | Shaded | Past, tuple | None]:
             what, solid = piece.token, ((piece, base) if inside else None)
         elif probe.read == "darkest" and not piece.under and what in (BOARD, *_unders(stack)):
             what = Shaded(what)
-        elif level and probe.r <= radius + OUTLINE_MM:
+        elif level and probe.r < radius + OUTLINE_MM + off:
             what = ANY  # the piece's outline blurs into what lies beside it
         base = top
     return what, solid
@@ -137,14 +141,11 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
     straight above a figure's front probe sees its top, from a slanted view its side:
     they are lit differently. EDGE, for a probe that skips the rim, where most of its
     points lie within EDGE_PX of the rim between the two in the frame (a side seen
-    edge-on): they show a blend; and for a ``darkest`` probe where the camera does not
-    look over the pieces on the neighbouring cells (whatever stands there)."""
+    edge-on): they show a blend. A ``darkest`` probe sees no solid (whether the pieces
+    on the neighbouring cells hide its points is ``vision.boards.hiding``'s say)."""
     points, eye = sight.points, sight.eye
     found = np.full((len(points), len(stacks), len(look.probes)), TOP, np.int8)
     centres = np.array([site.xy for site in sites])
-    for k, probe in enumerate(look.probes):
-        if probe.read == "darkest":
-            found[~_over_neighbours(look, probe, centres, eye), :, k] = EDGE
     for h, stack in enumerate(stacks):
         for k, probe in enumerate(look.probes):
             if probe.read == "darkest":
@@ -164,22 +165,6 @@ def views(look: Look, stacks, sites: list[Site], sight) -> np.ndarray:
                 edge = np.abs(beyond) * sight.px_per_mm[:, None] < EDGE_PX
                 found[edge.mean(axis=1) > 0.5, h, k] = EDGE
     return found
-
-
-def _over_neighbours(look: Look, probe, centres: np.ndarray, eye: np.ndarray) -> np.ndarray:
-    """Per site: whether the camera sees every point of ``probe`` (a ring around the
-    site) past the tallest piece standing on the nearest other site, its widest foot
-    there (lower, the piece hides points and its shadow darkens them)."""
-    standing = [p for p in look.pieces.values() if not p.under]
-    tallest = max(p.height for p in standing) + max(
-        (p.height for p in look.pieces.values() if p.under), default=0.0
-    )
-    widest = max(p.radius for p in standing)
-    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    np.fill_diagonal(distance, np.inf)
-    gap = np.maximum(distance.min(axis=1) - probe.r - widest, 1e-6)
-    ground = np.linalg.norm(eye[:2] - centres, axis=1) + probe.r
-    return (eye[2] - probe.z) / ground >= (tallest - probe.z) / gap
 
 
 def _lands_on(probe, piece, top: float) -> bool:
