@@ -8,6 +8,8 @@ widens. Learned per field, compared per field, in the spread the frame's own
 fields show (most of them empty): how unlike its print a field looks. Where it looks
 unlike it, the colour of the part least like the print is the hat's, even where
 the hat stands off the field's middle and the probes see the field beside it.
+The spots beside a field's middle where several hats stand have discs of their own:
+one that looks like its print holds no hat.
 
 Samples and scores a disc per field; which hats stand there is the classifier's
 call (``Crowds.read`` adds these costs to a field's readings).
@@ -56,8 +58,12 @@ class Prints:
     def __init__(self, sites: list[Site], look: Look, lens: Lens, pose: Pose, board):
         spec = looks.data()["games"][look.game].get("prints", {})
         disc = float(spec.get("disc_mm", 0.0))
-        #: the sites whose discs are read: each field's middle but a home field's
-        self.rows = np.flatnonzero([disc > 0 and s.slot is None and s.spot is None for s in sites])
+        #: the sites whose discs are read: each field's middle and the spots beside it
+        #: that several hats may share, but a home field's
+        self.rows = np.flatnonzero([disc > 0 and s.slot is None for s in sites])
+        #: per row whether it is a spot beside a field's middle: spots and middles stray
+        #: from their prints apart (a spot lies nearer the next field's hat and shadow)
+        self.beside = np.array([sites[i].spot is not None for i in self.rows], bool)
         self.linear = linear_levels(look)
         #: per field its disc's darkest tenth, spread and median colour, as taught
         self.reference = np.full((len(self.rows), 5), np.nan, np.float32)
@@ -143,11 +149,16 @@ class Prints:
         known = ~np.isnan(self.reference[:, 0])
         if known.sum() < LEAST_FIELDS:
             return bare, hat, colour
-        off = seen[known, :2] - self.reference[known, :2]
-        centre = np.median(off, axis=0)
-        spread = np.maximum(1.4826 * np.median(np.abs(off - centre), axis=0), LEAST_SPREAD)
+        off = seen[:, :2] - self.reference[:, :2]
+        for group in (known & ~self.beside, known & self.beside):
+            if group.sum() < LEAST_FIELDS:
+                continue
+            centre = np.median(off[group], axis=0)
+            spread = np.median(np.abs(off[group] - centre), axis=0)
+            spread = np.maximum(1.4826 * spread, LEAST_SPREAD)
+            far = (((off[group] - centre) / spread) ** 2).sum(axis=1)
+            bare[self.rows[group]] = np.minimum(far, self.most)
         rows = self.rows[known]
-        bare[rows] = np.minimum((((off - centre) / spread) ** 2).sum(axis=1), self.most)
         hat[rows] = self.stands_cost
         changed = rows[bare[rows] >= self.stands_cost]
         colour[changed] = seen[np.searchsorted(self.rows, changed), 5:]
