@@ -156,7 +156,8 @@ class Crowds:
         reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
         what a probe seeing a hat beside it costs, where the probe stands (its
         slope, or its colour as a hat on that site shows it; ``probes`` has each
-        site's hats where they explain the probes best), ``shaded`` (sites, probes) what the
+        site's hats where they explain the probes best: a spot's moved probes would
+        find the hat in the middle), ``shaded`` (sites, probes) what the
         board, perhaps in a hat's shadow, costs; ``stands`` (per site: a field's disc
         as unlike its print as it looks, a hat there (``Prints.costs``), and per
         colour what the colour of the part of its disc unlike the print costs) what
@@ -167,6 +168,8 @@ class Crowds:
         empty = site[:, :, names.index(None)]
         colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
         slope = np.moveaxis(slopes[at], 2, 3)
+        # the middle's probes, moved, may find a hat beside it: the pair's between them
+        slope[:, 0] = np.minimum(slope[:, 0], colour[:, 0])
         colour = np.concatenate([colour, slope], axis=3)
         shaded = shaded[at]
         # a probe partly on a hat and partly on the board shows a blend of them; a clean
