@@ -90,9 +90,9 @@ class Crowds:
         # reading that mixes colours there costs MIXED_COST
         kinds = looks.data()["games"][look.game].get("one_colour", [])
         one = np.array([sites[row].kind in kinds for row in self.rows[:, 0]], bool)
-        mixed = np.array([len(set(name.split(JOIN))) > 1 for name in names[1:]], bool)
+        mixes = np.array([len(set(looks.split(name))) > 1 for name in names[1:]], dtype=bool)
         #: (fields, readings with hats) what the rule book says of each reading
-        self.ruled = np.where(one[:, None] & mixed[None], MIXED_COST, 0.0).astype(np.float32)
+        self.ruled = np.where(one[:, None] & mixes[None], MIXED_COST, 0.0).astype(np.float32)
         #: (readings with hats, sites of a field) the sites a reading stands a hat on
         self.standing = np.concatenate(
             [

@@ -81,9 +81,9 @@ class Prints:
         hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
         w, h = lens.size
         # every place a hat may stand, and whose field it is on
-        places = [turned_places(board, look, other) for other in sites]
-        owner = np.repeat([other.cell for other in sites], [len(p) for p in places])
-        places = np.concatenate(places)
+        each = [turned_places(board, look, other) for other in sites]
+        owner = np.repeat([other.cell for other in sites], [len(p) for p in each])
+        places = np.concatenate(each)
         picks: list[np.ndarray | None] = []
         for i in self.rows:
             points = np.c_[np.asarray(sites[i].xy) + grid, np.zeros(len(grid))]
