@@ -1,6 +1,7 @@
-"""Fang den Hut! hats set off a field's centre: a lone hat is looked for round the
-centre, a field's spots and a home field's ring where they stand; reading a hat at
-all costs its odds. A single piece set down off its point is learned where it stands."""
+"""Fang den Hut! hats set off a field's centre: a hat is looked for round the centre
+and round a field's spots (never nearer its middle), a home field's ring where it
+stands; reading a hat at all costs its odds. A single piece set down off its point is
+learned where it stands."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from vision.boards.reader import shadow_reach
 from vision.stillness import SCALE
 
 
-def test_only_a_fields_centre_is_read_off_its_place(learned):
+def test_a_fields_centre_and_spots_are_read_off_their_place_a_rings_are_not(learned):
     _, camera, reader, start = learned("fang_den_hut", 3)
     sampler = reader.sampler
     frame = camera.frame(start)
@@ -19,12 +20,29 @@ def test_only_a_fields_centre_is_read_off_its_place(learned):
     assert len(placed) > 1 and np.array_equal(placed[0], sampler.features(frame))
     still = ~sampler.moving
     assert still.any() and sampler.moving.any()
-    # a crowded field's spots and a home field's ring show their own place at every offset
+    # a home field's ring shows its own place at every offset (it is turned instead)
     assert (placed[1:, still] == placed[:1, still]).all()
-    # a field's centre moved round its place shows the board somewhere else
+    # a field's centre or spot moved round its place shows the board somewhere else
     assert (placed[1:, sampler.moving] != placed[:1, sampler.moving]).any()
     for site, moving in zip(reader.sites, sampler.moving):
-        assert moving == (site.spot is None and site.slot is None)
+        assert moving == (site.slot is None)
+
+
+def test_a_hat_beside_others_is_never_looked_for_nearer_the_fields_middle(learned):
+    # two hats touching stand a hat's width apart: a spot's probes moved toward the
+    # middle would find the hat there, and read one hat set off its centre as two
+    _, _, reader, _ = learned("fang_den_hut", 3)
+    offsets = reader.sampler.offsets
+    cost = reader.classifier.off_centre
+    middles = {s.cell: s.xy for s in reader.sites if s.spot is None and s.slot is None}
+    for i, site in enumerate(reader.sites):
+        if site.spot is None:
+            assert np.isfinite(cost[:, i]).all()
+            continue
+        out = np.subtract(site.xy, middles[site.cell])
+        inward = offsets @ out / np.linalg.norm(out) < -0.5
+        assert inward.any() and (~inward[1:]).any()
+        assert np.isinf(cost[inward, i]).all() and np.isfinite(cost[~inward, i]).all()
 
 
 def test_a_field_holding_a_hat_at_all_costs_its_odds(learned):

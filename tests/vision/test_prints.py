@@ -4,8 +4,10 @@ the field's own colour, looks unlike the print; the fields left empty look like 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engines import load_game
+from vision.boards.crowds import CROWD_COST
 from vision.boards.reader import BoardReader
 from vision.render import Renderer, random_scene
 
@@ -90,3 +92,29 @@ def test_a_red_hats_disc_outvotes_the_yellow_field_its_probes_see_round_it():
     colours = classifier.crowds.colours
     red, yellow = hue[site, colours.index("red")], hue[site, colours.index("yellow")]
     assert yellow - red > 60
+
+
+def test_a_hat_on_a_spot_whose_disc_looks_like_its_print_costs_a_hats_worth():
+    # the spots beside a field's middle have discs of their own: two hats read where
+    # one spot's disc looks just like its print cost that spot's hat more than one hat
+    # in the middle does (every probe here fits every reading)
+    game, table, reader, start = _taught(3)
+    frame = table.frame(start)
+    prints, classifier = reader.prints, reader.classifier
+    paper = reader.sampler.paper(frame)
+    stands = classifier._hues(prints.costs(prints.measure(frame, paper), len(reader.sites)), paper)
+    crowds = classifier.crowds
+    rows = np.flatnonzero(~classifier.slotted)
+    names = [label for label, _ in classifier.readings[False]]
+    k = len(reader.look.probes)
+    probes = np.zeros((len(rows), len(names), k), np.float32)
+    slopes = np.zeros((len(rows), len(crowds.colours), k), np.float32)
+    shaded = np.zeros((len(rows), k), np.float32)
+    cost = np.zeros((len(rows), len(names)), np.float32)
+    fields = crowds.read(rows, cost, names, 1.0, probes, slopes, shaded, stands)[1]
+    field = list(fields[0]).index(next(i for i, s in enumerate(reader.sites) if s.cell == "r2"))
+    one, two = (fields[2].index(name) for name in ("red", "red+red"))
+    extra = fields[1][field, two] - fields[1][field, one]
+    bare = stands[0][crowds.rows[field, 1:3]]
+    assert bare.max() < prints.stands_cost / 4
+    assert extra == pytest.approx(CROWD_COST + (2 * prints.stands_cost - bare.sum()), abs=1e-3)

@@ -74,8 +74,9 @@ def test_a_home_fields_hats_read_wherever_round_it_they_stand(learned):
 def test_two_and_three_hats_on_one_field_read_as_observe_joins_them(seed, learned):
     camera, reader, start = _camera(learned, seed)
     truth = dict(start)
-    truth.update({"r2": "red+red", "r6": "green+yellow", "r17": "blue+red+yellow"})
-    truth.update({"r28": "blue", "r36": "green+green+red"})
+    # hats of several colours share a grey field only (the rule book)
+    truth.update({"r2": "red+red", "r8": "green+yellow", "r19": "blue+red+yellow"})
+    truth.update({"r28": "blue", "r37": "green+green+red", "r29": "yellow+yellow"})
     assert _read(reader, camera, truth) == truth
 
 
@@ -229,3 +230,16 @@ def test_a_low_probe_a_quarter_of_whose_rays_meet_a_hat_shows_the_board(learned)
     # green there (the near hat's foot) means two hats
     read, truth = _read_scene(learned, 37004, "hard", r25="green+green")
     assert read == truth
+
+
+def test_a_yellow_fields_hats_are_all_of_one_colour(learned):
+    # the rule book: a hat landing on a foreign one on a yellow field captures it (a
+    # tower shows its top hat only); hats of several colours share a grey field only
+    _, reader, _ = _camera(learned, 3)
+    crowds = reader.classifier.crowds
+    names = crowds.names[1:]
+    mixed = np.array([len(set(name.split("+"))) > 1 for name in names])
+    kinds = [reader.sites[row].kind for row in crowds.rows[:, 0]]
+    yellow, grey = kinds.index("yellow"), kinds.index("grey")
+    assert mixed.any() and (crowds.ruled[yellow, mixed] >= 1000).all()
+    assert (crowds.ruled[yellow, ~mixed] == 0).all() and (crowds.ruled[grey] == 0).all()

@@ -16,7 +16,7 @@ import numpy as np
 
 from vision.boards.choosing import cells, one_each, ranked_labels
 from vision.boards.colours import SPREAD_NOMINAL, Colours, spread_of
-from vision.boards.crowds import Crowds
+from vision.boards.crowds import Crowds, inward
 from vision.boards.hiding import Hiding
 from vision.boards.rings import Rings, guessed_costs
 from vision.boards.sight import (
@@ -117,7 +117,11 @@ class Classifier:
             )
         #: the extra cost of reading a piece at each offset the sampler looks at
         rings = sight.rings if sight is not None else np.zeros(1)
-        self.off_centre = (OFF_CENTRE * rings).astype(np.float32)
+        offsets = sight.offsets if sight is not None else np.zeros((1, 2))
+        #: (offsets, sites) the extra cost of a piece read at each offset
+        self.off_centre = np.where(
+            inward(sites, offsets), np.inf, OFF_CENTRE * rings[:, None]
+        ).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
         #: the home fields' rings of spots, and the extra cost of a piece read at each
         #: offset from its spot the sampler looks at
@@ -354,14 +358,6 @@ class Classifier:
             rows = np.flatnonzero(group)
             if not len(rows):
                 continue
-            crowd = None
-            if not slot and self.crowds is not None:
-                # a field several hats may share is read from all its sites at once
-                crowd = (
-                    self._slopes(ratio[rows], self.crowds.colours),
-                    self._shaded(rows, board[rows]),
-                    self._hues(stands, paper),
-                )
             if slot and turned is not None:
                 each = self.rings.admitted(self._turned_costs(turned, paper))
                 cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
@@ -369,7 +365,18 @@ class Classifier:
                 turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])
                 probes = each[turn, np.arange(len(rows))]
             else:
-                probes = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
+                probes, still = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
+            crowd = None
+            if not slot and self.crowds is not None:
+                # a field several hats may share is read from all its sites at once; a
+                # hat beside a probe shows where the probe stands
+                names = [label for label, _ in self.readings[slot]]
+                own = still[:, [names.index(c) for c in self.crowds.colours]]
+                crowd = (
+                    np.minimum(own, self._slopes(ratio[rows], self.crowds.colours)),
+                    self._shaded(rows, board[rows]),
+                    self._hues(stands, paper),
+                )
             groups.append((rows, slot, probes, crowd))
         parts, stacks, self.unexplained = self._read(groups)
         if self.hiding is not None:
@@ -498,21 +505,19 @@ class Classifier:
             return np.ones(3, np.float32)
         return np.median(paper / self.paper, axis=0)
 
-    def _placed(self, rows, boards, ratios, slot: bool) -> np.ndarray:
+    def _placed(self, rows, boards, ratios, slot: bool) -> tuple[np.ndarray, np.ndarray]:
         """``_costs`` with each piece where it stands: per site and reading, the
         probes at whichever offset explains them best, an offset OFF_CENTRE more per
-        ring out; an empty site's reading where the probes stand (nothing moved), and
-        so every reading of a spot beside a crowded field's centre (moved, its probes
-        would find the hats beside it)."""
+        ring out, an empty site's reading where the probes stand (nothing moved); and
+        ``_costs`` where the probes stand."""
         probes = np.stack([self._costs(rows, b, r, slot) for b, r in zip(boards, ratios)])
         if len(probes) == 1:
-            return probes[0]
-        total = probes.sum(axis=3) + self.off_centre[:, None, None]
+            return probes[0], probes[0]
+        total = probes.sum(axis=3) + self.off_centre[:, rows, None]
         empty = [label is None for label, _ in self.readings[slot]]
         total[1:, :, empty] = np.inf
-        total[1:, self.spots[rows]] = np.inf
         best = total.argmin(axis=0)  # (sites, readings)
-        return np.take_along_axis(probes, best[None, ..., None], axis=0)[0]
+        return np.take_along_axis(probes, best[None, ..., None], axis=0)[0], probes[0]
 
     def _costs(self, rows, board, ratio, slot: bool) -> np.ndarray:
         """Cost (sites, hypotheses, probes): the squared distance, in spreads, of what

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from vision import looks
 from vision.boards.sight import LOW_PROBE_MM, UNSEEN_COST
 from vision.boards.sites import Site, crowd_layouts
 from vision.looks import JOIN, Look
@@ -39,6 +40,12 @@ RAY_STEPS = 33
 BLEED_MM = 4.0
 #: the most a probe that shows a blend of hats and board may cost
 BLEND_MOST = 25.0
+#: what a reading costs that mixes hats of several colours on a field that holds one
+#: colour only (looks.toml ``one_colour``)
+MIXED_COST = 1000.0
+#: a hat beside others on a field is looked for off its spot, but at most this much
+#: (mm) nearer the field's middle
+INWARD_MM = 0.5
 
 
 class Crowds:
@@ -79,6 +86,20 @@ class Crowds:
             names += [JOIN.join(sorted(self.colours[c] for c in chosen)) for chosen in sets]
             prior += [HAT_COST + CROWD_COST * (count - 1)] * len(sets)
         index = np.concatenate(index, axis=1)
+        # the fields whose hats are all of one colour (looks.toml ``one_colour``): a
+        # reading that mixes colours there costs MIXED_COST
+        kinds = looks.data()["games"][look.game].get("one_colour", [])
+        one = np.array([sites[row].kind in kinds for row in self.rows[:, 0]], bool)
+        mixes = np.array([len(set(looks.split(name))) > 1 for name in names[1:]], dtype=bool)
+        #: (fields, readings with hats) what the rule book says of each reading
+        self.ruled = np.where(one[:, None] & mixes[None], MIXED_COST, 0.0).astype(np.float32)
+        #: (readings with hats, sites of a field) the sites a reading stands a hat on
+        self.standing = np.concatenate(
+            [
+                np.repeat(np.isin(np.arange(self.rows.shape[1]), layouts[n])[None], len(h), 0)
+                for n, h in zip(sorted(layouts), holds)
+            ]
+        )
         #: the sets of colours readings hold (colours), and which each reading holds
         self.holds, held = np.unique(
             np.concatenate([h.any(axis=1) for h in holds]), axis=0, return_inverse=True
@@ -133,16 +154,22 @@ class Crowds:
         readings ``names``, ``probes`` the same per probe) into (rows, cost, names,
         limit) of the single sites and of the fields (each on its centre row, a
         reading's name as ``observe`` joins it). ``slopes`` (sites, colours, probes) is
-        what a probe seeing a hat's slope costs, ``shaded`` (sites, probes) what the
+        what a probe seeing a hat beside it costs, where the probe stands (its
+        slope, or its colour as a hat on that site shows it; ``probes`` has each
+        site's hats where they explain the probes best: a spot's moved probes would
+        find the hat in the middle), ``shaded`` (sites, probes) what the
         board, perhaps in a hat's shadow, costs; ``stands`` (per site: a field's disc
         as unlike its print as it looks, a hat there (``Prints.costs``), and per
         colour what the colour of the part of its disc unlike the print costs) what
-        the field's print says of it being bare, or holding hats."""
+        the field's print says of it being bare, or holding hats, and of a hat on
+        each spot beside its middle."""
         at = np.searchsorted(rows, self.rows)
         site = probes[at]  # (fields, sites, readings, probes)
         empty = site[:, :, names.index(None)]
         colour = np.moveaxis(site[:, :, [names.index(colour) for colour in self.colours]], 2, 3)
-        slope = np.minimum(colour, np.moveaxis(slopes[at], 2, 3))
+        slope = np.moveaxis(slopes[at], 2, 3)
+        # the middle's probes, moved, may find a hat beside it: the pair's between them
+        slope[:, 0] = np.minimum(slope[:, 0], colour[:, 0])
         colour = np.concatenate([colour, slope], axis=3)
         shaded = shaded[at]
         # a probe partly on a hat and partly on the board shows a blend of them; a clean
@@ -164,16 +191,36 @@ class Crowds:
             bare, hats, hue = stands
             field[:, 0] += bare[self.rows[:, 0]]
             field[:, 1:] += hats[self.rows[:, 0], None]
+            # a hat on a spot beside the middle whose disc looks like its print: the
+            # disc there looks unlike it by less than a hat would (a spot's disc that
+            # looks unlike it says little: a hat on the next field shades it)
+            like = np.maximum(hats - bare, 0.0)[self.rows[:, 1:]]  # (fields, spots)
+            field[:, 1:] += (self.standing[None, :, 1:] * like[:, None]).sum(axis=2)
             # a field whose print changed shows its hats' colour: the nearest of those
             # a reading holds
             hue = hue[self.rows[:, 0]]  # (fields, colours)
             nearest = np.stack([np.where(h, hue, np.inf).min(axis=1) for h in self.holds], 1)
             field[:, 1:] += nearest[:, self.held]
+        field[:, 1:] += self.ruled
         single = ~np.isin(rows, self.rows)
         return [
             (rows[single], cost[single], names, limit),
             (self.rows[:, 0], field + self.prior, self.names, limit * self.rows.shape[1]),
         ]
+
+
+def inward(sites: list[Site], offsets: np.ndarray) -> np.ndarray:
+    """(offsets, sites): whether a hat on a spot beside a field's middle, set down at
+    that offset (mm), stands nearer the middle than INWARD_MM less than its spot: it
+    would stand in the hat beside it (hats of a crowd touch, a hat's width apart)."""
+    middles = {site.cell: site.xy for site in sites if site.spot is None and site.slot is None}
+    found = np.zeros((len(offsets), len(sites)), bool)
+    for i, site in enumerate(sites):
+        if site.spot is None:
+            continue
+        out = np.subtract(site.xy, middles[site.cell])
+        found[:, i] = offsets @ (out / np.linalg.norm(out)) < -INWARD_MM
+    return found
 
 
 def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margins):

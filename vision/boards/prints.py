@@ -8,6 +8,8 @@ widens. Learned per field, compared per field, in the spread the frame's own
 fields show (most of them empty): how unlike its print a field looks. Where it looks
 unlike it, the colour of the part least like the print is the hat's, even where
 the hat stands off the field's middle and the probes see the field beside it.
+The spots beside a field's middle where several hats stand have discs of their own:
+one that looks like its print holds no hat.
 
 Samples and scores a disc per field; which hats stand there is the classifier's
 call (``Crowds.read`` adds these costs to a field's readings).
@@ -56,8 +58,12 @@ class Prints:
     def __init__(self, sites: list[Site], look: Look, lens: Lens, pose: Pose, board):
         spec = looks.data()["games"][look.game].get("prints", {})
         disc = float(spec.get("disc_mm", 0.0))
-        #: the sites whose discs are read: each field's middle but a home field's
-        self.rows = np.flatnonzero([disc > 0 and s.slot is None and s.spot is None for s in sites])
+        #: the sites whose discs are read: each field's middle and the spots beside it
+        #: that several hats may share, but a home field's
+        self.rows = np.flatnonzero([disc > 0 and s.slot is None for s in sites])
+        #: per row whether it is a spot beside a field's middle: spots and middles stray
+        #: from their prints apart (a spot lies nearer the next field's hat and shadow)
+        self.beside = np.array([sites[i].spot is not None for i in self.rows], bool)
         self.linear = linear_levels(look)
         #: per field its disc's darkest tenth, spread and median colour, as taught
         self.reference = np.full((len(self.rows), 5), np.nan, np.float32)
@@ -74,16 +80,20 @@ class Prints:
         eye = (-cv2.Rodrigues(pose.rvec)[0].T @ pose.tvec).ravel()
         hat = max((p for p in look.pieces.values() if not p.under), key=lambda p: p.height)
         w, h = lens.size
+        # every place a hat may stand, and whose field it is on
+        each = [turned_places(board, look, other) for other in sites]
+        owner = np.repeat([other.cell for other in sites], [len(p) for p in each])
+        places = np.concatenate(each)
         picks: list[np.ndarray | None] = []
         for i in self.rows:
             points = np.c_[np.asarray(sites[i].xy) + grid, np.zeros(len(grid))]
-            seen = np.ones(len(points), bool)
-            for other in sites:
-                if other.cell == sites[i].cell:
-                    continue
-                for place in turned_places(board, look, other):
-                    if np.linalg.norm(place - sites[i].xy) < REACH_MM:
-                        seen &= ~hides(points, eye, place, hat)
+            near = places[
+                (owner != sites[i].cell) & (np.linalg.norm(places - sites[i].xy, axis=1) < REACH_MM)
+            ]
+            hidden = hides(
+                np.tile(points, (len(near), 1)), eye, np.repeat(near, len(points), 0), hat
+            )
+            seen = ~hidden.reshape(len(near), len(points)).any(axis=0)
             px = np.round(lens.project(points, pose.rvec, pose.tvec)).astype(np.int64)
             seen &= (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
             kept = np.flatnonzero(seen)
@@ -102,7 +112,7 @@ class Prints:
         """(fields, 8) each disc's darkest tenth (log, against the plain board ``paper``
         seen in the same frame), its brightest tenth's spread above that (log), its
         median colour and the median colour of its CHANGED share least like the
-        print's (linear)."""
+        print's (linear; NaN for a spot beside a field's middle)."""
         if not len(self.rows):
             return np.zeros((0, 8), np.float32)
         colour = self.linear[frame.reshape(-1, 3)[self.flat]]  # (fields, points, 3)
@@ -111,11 +121,17 @@ class Prints:
         at = (n * LOW // 100, n * HIGH // 100)
         low, high = np.moveaxis(np.partition(light, at, axis=1)[:, at], 1, 0)
         plain = np.median(paper.mean(axis=1)) if len(paper) else 1.0
-        middle = np.median(colour, axis=1)
-        printed = np.where(np.isnan(self.reference[:, 2:]), middle, self.reference[:, 2:])
+        # the colours of a field's middle only: a spot's would name no hat
+        middle = np.full((len(self.rows), 3), np.nan, np.float32)
+        changed = middle.copy()
+        mid = ~self.beside
+        colour = colour[mid]
+        middle[mid] = np.median(colour, axis=1)
+        reference = self.reference[mid, 2:]
+        printed = np.where(np.isnan(reference), middle[mid], reference)
         unlike = np.abs(np.log(colour / printed[:, None])).sum(axis=2)
         most = np.argpartition(-unlike, int(CHANGED * n), axis=1)[:, : max(1, int(CHANGED * n))]
-        changed = np.median(np.take_along_axis(colour, most[..., None], axis=1), axis=1)
+        changed[mid] = np.median(np.take_along_axis(colour, most[..., None], axis=1), axis=1)
         stats = np.stack([np.log(low / plain), np.log(high / low)], 1)
         return np.concatenate([stats, middle, changed], 1).astype(np.float32)
 
@@ -143,11 +159,16 @@ class Prints:
         known = ~np.isnan(self.reference[:, 0])
         if known.sum() < LEAST_FIELDS:
             return bare, hat, colour
-        off = seen[known, :2] - self.reference[known, :2]
-        centre = np.median(off, axis=0)
-        spread = np.maximum(1.4826 * np.median(np.abs(off - centre), axis=0), LEAST_SPREAD)
+        off = seen[:, :2] - self.reference[:, :2]
+        for group in (known & ~self.beside, known & self.beside):
+            if group.sum() < LEAST_FIELDS:
+                continue
+            centre = np.median(off[group], axis=0)
+            spread = np.median(np.abs(off[group] - centre), axis=0)
+            spread = np.maximum(1.4826 * spread, LEAST_SPREAD)
+            far = (((off[group] - centre) / spread) ** 2).sum(axis=1)
+            bare[self.rows[group]] = np.minimum(far, self.most)
         rows = self.rows[known]
-        bare[rows] = np.minimum((((off - centre) / spread) ** 2).sum(axis=1), self.most)
         hat[rows] = self.stands_cost
         changed = rows[bare[rows] >= self.stands_cost]
         colour[changed] = seen[np.searchsorted(self.rows, changed), 5:]

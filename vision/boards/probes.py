@@ -87,9 +87,8 @@ class Sampler:
         px[:, 1] = np.clip(px[:, 1], 0, h - 1)
         #: (offsets, sites, probes, points) each probe point's index in a flat frame
         self.flat = (px[:, 1] * w + px[:, 0]).reshape((len(self.offsets),) + shape)
-        #: the sites read off their place (``features``): neither a crowded field's
-        #: spots nor a ring's
-        self.moving = np.array([s.spot is None and s.slot is None for s in sites])
+        #: the sites read off their place (``features``): none on a ring of spots
+        self.moving = np.array([s.slot is None for s in sites])
         #: the sites on a ring of spots (a home field's); per turn of the ring the look
         #: tries (``Slots.turns``) and place off its spot a piece may stand there
         #: (``ring_offsets``, the ring of places each lies on ``ring_rings``) their
@@ -132,9 +131,8 @@ class Sampler:
     def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
         their darkest quarter. ``placed``: (offsets, sites, probes, 3), the probes
-        moved by each of ``offsets`` as well (the centre first); a spot beside a
-        crowded field's centre or on a home field's ring is never read off its place
-        (the classifier reads a crowded field's spots where they are, a ring's from
+        moved by each of ``offsets`` as well (the centre first); a spot on a home
+        field's ring is never read off its place (the classifier reads a ring's from
         ``turned_features``): there, every offset shows its centre's."""
         pixels = frame.reshape(-1, 3)
         seen = self._read(pixels[self.flat[0]])

@@ -34,6 +34,8 @@ class Site:
     slot: int | None = None
     spot: int | None = None
     zone: str | None = None
+    #: the cell's kind (a field's colour in Fang den Hut!)
+    kind: str | None = None
 
 
 def sites_of(board, look: Look) -> list[Site]:
@@ -42,7 +44,7 @@ def sites_of(board, look: Look) -> list[Site]:
     for cell in board.cells:
         slots = look.slots.get(cell.kind)
         if slots is None:
-            sites.append(Site(cell.id, cell.xy))
+            sites.append(Site(cell.id, cell.xy, kind=cell.kind))
             if crowded:
                 spots = crowd_spots(board, cell, look)[1:]
                 sites.extend(Site(cell.id, xy, spot=k) for k, xy in enumerate(spots, 1))
