@@ -129,6 +129,9 @@ class Look:
     #: whether a ``single`` piece is learned where it stands, up to ``placement_mm``
     #: off its cell (looks.toml ``learn_where_placed``), not on the cell's centre
     learn_where_placed: bool = False
+    #: how far a figure's colour (not its light) may lie toward a disk's under it
+    #: (looks.toml ``figure_bleed``, 0 none, 1 all the way): learned on a hollow
+    figure_bleed: float = 0.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -187,6 +190,7 @@ def look_for(game) -> Look:
         float(entry.get("placement_mm", 0.0)),
         float(entry.get("figure_light", 1.0)),
         bool(entry.get("learn_where_placed", False)),
+        float(entry.get("figure_bleed", 0.0)),
     )
 
 

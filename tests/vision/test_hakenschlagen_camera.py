@@ -17,6 +17,7 @@ from vision.boards.sight import (
     ANY,
     OUTLINE_MM,
     SEES_SHADED_BOARD,
+    SEES_TOKEN,
     carried_probes,
     hypotheses,
     stacks_of,
@@ -299,3 +300,39 @@ def test_the_board_in_front_of_a_figure_set_off_its_hollow_may_show_its_foot():
     assert {"molehill", "hare_white", "fox"} <= {label for label, _ in read}
     for label, seen in read:
         assert seen[front] == ("tree" if label == "tree" else ANY), label  # a tree covers it
+
+
+def _tint(colour: np.ndarray) -> np.ndarray:
+    """A log colour less its light (the channels' mean)."""
+    return colour - colour.mean(axis=-1, keepdims=True)
+
+
+@pytest.mark.slow
+def test_a_figure_on_a_disk_may_show_the_disks_colour_but_not_its_light():
+    # a 12 mm figure is 11-19 px wide: blur and JPEG's colour at half resolution mix
+    # what it stands on into its probes, and it is learned on a white hollow. On
+    # path-traced tables a yellow hare on a dandelion and a green one on a lettuce
+    # showed the disk's colour in their side probes (the hollow's blue gone) and were
+    # read as the bare disk. A white hare's probes halfway to a dandelion's colour, in
+    # their own light, cost what its learned colour costs; halfway to its light too,
+    # they do not
+    game, camera, reader, start = _reader(5005, "easy", b"own colour")
+    classifier = reader.classifier
+    stacks = [[p.token for p in stack] for stack in classifier.stacks[False]]
+    on_disk = stacks.index(["dandelion", "hare_white"])
+    bare = stacks.index(["dandelion"])
+    seen = np.array([w == "hare_white" for w in classifier.readings[False][on_disk][1]])
+    assert seen.sum() >= 4 and not seen[[p.arc == "sides" for p in classifier.look.probes]].any()
+    rows = np.flatnonzero(~classifier.slotted)
+    site = next(i for i, r in enumerate(rows) if start[reader.sites[r].cell] == "dandelion")
+    means, _, kinds, _ = classifier._tables(False, rows)
+    hare, disk = means[:, on_disk], means[:, bare]
+    sees = seen & (kinds[site, on_disk] == SEES_TOKEN)  # not its rim
+    board = np.zeros_like(hare)
+    tinted = np.where(seen[:, None], hare + 0.5 * (_tint(disk) - _tint(hare)), hare)
+    assert (np.abs(tinted - hare)[site, sees] > 0.5).any()
+    cost = classifier._costs(rows, board, tinted, False)[site, on_disk]
+    assert cost[sees].sum() < 0.5
+    lit = np.where(seen[:, None], hare + 0.5 * (disk - hare), hare)
+    cost = classifier._costs(rows, board, lit, False)[site, on_disk]
+    assert cost[sees].sum() > 4.0

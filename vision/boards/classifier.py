@@ -36,6 +36,7 @@ from vision.boards.sight import (
     UNSEEN_COST,
     Past,
     Shaded,
+    bleeds,
     hypotheses,
     stacks_of,
     views,
@@ -107,9 +108,14 @@ class Classifier:
         #: pieces each hypothesis stands on a site
         self.view: dict[int, np.ndarray] = {}
         self.stacks: dict[int, list[list]] = {}
+        #: per hypothesis list: where a figure's colour may show the disk under it
+        self.bleeds: dict[int, tuple | None] = {}
+        #: the last known position's pieces that stay, and which sites may hold a disk
+        self._disks: tuple[list, np.ndarray] = ([], np.zeros(0, bool))
         for slot in (False, True):
             stacks = [stack for _, stack in stacks_of(look, slot)]
             self.stacks[slot] = stacks
+            self.bleeds[slot] = bleeds(look, stacks)
             self.view[slot] = (
                 views(look, stacks, sites, sight)
                 if sight is not None
@@ -532,6 +538,9 @@ class Classifier:
             standing, lights = self._standing(slot, rows)
             light = (ratio.mean(axis=2)[:, None] - lights) / spreads
             token -= standing * (3 * (1 - self.look.figure_light**-2)) * light * light
+        bleed = self.bleeds[slot]
+        if bleed is not None:
+            token = self._bled(token, d, rows, slot, bleed)
         e = board / spread_empty[:, None, None]
         empty = (e * e).sum(axis=2)[:, None, :]  # (S, 1, K)
         beyond = np.minimum(empty, UNSEEN_COST * 2)
@@ -561,6 +570,39 @@ class Classifier:
                 per[:, :, dark],
             )
         return np.minimum(per, COST_CAP)
+
+    def _bled(self, token, d, rows, slot: bool, bleed: tuple) -> np.ndarray:
+        """``token`` with a figure on a disk judged at its colour moved up to
+        figure_bleed of the way (in log colour, its light kept) to the disk's there,
+        wherever that explains the probe best: the cost is a parabola in the share
+        moved, lowest where the probe's distance along the way says (its light, and so
+        figure_light's part, the same all along). Only on the sites that may hold a
+        disk (disks stay where the set-up put them: elsewhere a figure on one costs
+        MOVED_COST more)."""
+        on, disk, seen = bleed  # sight.bleeds
+        key = ("bleeds", slot, rows.tobytes())
+        if key not in self._predicted:
+            means, spreads = self._tables(slot, rows)[:2]
+            way = (means[:, disk] - means[:, on]) * seen[None, ..., None]
+            # JPEG keeps colour at half resolution and light at full: the disk's
+            # colour bleeds into a figure's probes, its light hardly
+            way -= way.mean(axis=3, keepdims=True)
+            way /= spreads[:, on, :, None]
+            self._predicted[key] = way, (way * way).sum(axis=3)
+        way, a = self._predicted[key]
+        if self._disks[0] != self.kept:
+            pieces = self.look.pieces
+            self._disks = (
+                list(self.kept),
+                np.array([k is None or (k in pieces and pieces[k].under) for k in self.kept]),
+            )
+        where = np.flatnonzero(self._disks[1][rows])
+        way, a = way[where], a[where]
+        off = d[where][:, on]  # what the probe shows less the figure's colour, in spreads
+        b = np.einsum("shkc,shkc->shk", off, way)
+        share = np.clip(b / np.maximum(a, 1e-9), 0.0, self.look.figure_bleed)
+        token[where[:, None], on] += share * (a * share - 2 * b)
+        return token
 
     def _standing(self, slot: bool, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(hypotheses, probes) whether the probe sees a standing piece's colour, and

@@ -76,6 +76,25 @@ def hypotheses(look: Look, slot: bool = False) -> list[tuple[str | None, tuple]]
     ]
 
 
+def bleeds(look: Look, stacks: list[list]) -> tuple[np.ndarray, ...] | None:
+    """Where a figure's colour may show some of the disk it stands on: the stacks of a
+    figure on a disk, the index of that disk lying bare, and (those stacks, probes)
+    whether the probe sees the figure; None where no figure stands on a disk or
+    ``figure_bleed`` is 0."""
+    if look.figure_bleed <= 0:
+        return None
+    on = [
+        h
+        for h, stack in enumerate(stacks)
+        if len(stack) == 2 and stack[0].under and [stack[0]] in stacks
+    ]
+    if not on:
+        return None
+    disk = [stacks.index([stacks[h][0]]) for h in on]
+    seen = [[_sight(p, stacks[h])[0] == stacks[h][1].token for p in look.probes] for h in on]
+    return np.array(on), np.array(disk), np.array(seen)
+
+
 def stacks_of(look: Look, slot: bool) -> list[tuple[str | None, list]]:
     """Every reading a site can have and the pieces standing there, bottom first."""
     standing = [p for p in look.pieces.values() if not p.under]
