@@ -24,7 +24,7 @@ import { updateChildren } from "../update.js";
 
   // The meadow (start spaces, turning points, disks, trees) stays as it is all game,
   // while a state comes many times a move: it is drawn once for a board drawing and
-  // layout, and copied into each drawing after that.
+  // layout, and copied into the page only where the page does not show it yet.
   const meadows = new WeakMap();
 
   function ground(view, layout) {
@@ -35,8 +35,8 @@ import { updateChildren } from "../update.js";
       drawMeadow(view, layout, meadow);
       meadows.set(view, meadow);
     }
-    view.ground.append(meadow.ground.cloneNode(true));
-    view.over.append(meadow.over.cloneNode(true));
+    view.kept("ground", `meadow ${key}`, (group) => group.append(meadow.ground.cloneNode(true)));
+    view.kept("over", `trees ${key}`, (group) => group.append(meadow.over.cloneNode(true)));
   }
 
   function drawMeadow(view, layout, meadow) {
@@ -224,9 +224,13 @@ import { updateChildren } from "../update.js";
       ground(view, record && record.layout);
       if (state.stacks) { standing(view, state); return; }
       if (!record) return;
-      for (const id of record.molehills) molehill(view, id);
-      fox(view, record.fox);
-      record.hares.forEach((id, seat) => hare(view, id, state.seats[seat].name, record.turned[seat]));
+      // a figure that stands where it stood is not drawn again
+      for (const id of record.molehills) view.kept("over", `molehill ${id}`, (group) => molehill(view, id, group));
+      view.kept("over", `fox ${record.fox}`, (group) => fox(view, record.fox, group));
+      record.hares.forEach((id, seat) => {
+        const [colour, turned] = [state.seats[seat].name, record.turned[seat]];
+        view.kept("over", `hare ${id} ${colour} ${turned}`, (group) => hare(view, id, colour, turned, group));
+      });
     },
 
     drawn(state, box) {
