@@ -164,8 +164,13 @@ import { updateChildren } from "../update.js";
   }
 
   // the meadow's legend: each disk's colour by name, and the molehills still beside
-  // the board (six in all)
+  // the board (six in all); made again only when it would read otherwise
+  let legendShown = { list: null, key: "" };
+
   function legend(state, box) {
+    const out = state.record ? state.record.molehills.length : 0;
+    const key = JSON.stringify([document.documentElement.lang, COLOURS, out]);
+    if (box.firstChild === legendShown.list && key === legendShown.key) return;
     const items = [...DISKS, "tree", "fox", "molehill"].map((kind) => {
       const item = document.createElement("li");
       item.dataset.kind = kind;
@@ -178,11 +183,13 @@ import { updateChildren } from "../update.js";
     list.append(...items);
     const supply = document.createElement("p");
     supply.className = "molehill-supply";
-    const out = state.record ? state.record.molehills.length : 0;
     supply.textContent = say("hks.molehills_beside", { count: MOLEHILLS - out });
     updateChildren(box, [list, supply]);
+    legendShown = { list: box.firstChild, key };
   }
   const MOLEHILLS = 6;
+  // the marbles last shown, and what for: made again only when they would read otherwise
+  let drawnShown = { label: null, key: "" };
 
   registerGame("hakenschlagen", {
     panel: legend,
@@ -236,9 +243,14 @@ import { updateChildren } from "../update.js";
     drawn(state, box) {
       if (typeof board !== "undefined") COLOURS = boardColours(board);
       const marbles = [].concat(state.last_draw);
-      const label = document.createElement("span");
-      label.textContent = say(state.record && state.record.hand ? "marbles_in_hand" : "marbles_drawn");
-      updateChildren(box, [label, ...marbles.map(marble)]);
+      const inHand = !!(state.record && state.record.hand);
+      const key = JSON.stringify([document.documentElement.lang, COLOURS, marbles, inHand]);
+      if (box.firstChild !== drawnShown.label || key !== drawnShown.key) {
+        const label = document.createElement("span");
+        label.textContent = say(inHand ? "marbles_in_hand" : "marbles_drawn");
+        updateChildren(box, [label, ...marbles.map(marble)]);
+        drawnShown = { label: box.firstChild, key };
+      }
       return true;
     },
   });
