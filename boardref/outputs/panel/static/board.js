@@ -127,7 +127,7 @@ export class BoardView {
     }
     this.over = el("g", { class: "over" }, this.drawing);
     this.keepUpright(holes);
-    this.shown = [this.marks, this.ground, this.over]; // the layers in the page
+    this.shown = [this.marks, this.ground, this.over]; // the layers in the page, as LAYERS
     // a tap anywhere near a cell is for that cell: the nearest one, up to half a pitch
     // or 22 screen pixels away, so a hole drawn small on a phone is still easy to hit
     if (onCell) {
@@ -193,6 +193,19 @@ export class BoardView {
   rotated(x, y) {
     const angle = (this.turn * Math.PI) / 180, cos = Math.cos(angle), sin = Math.sin(angle);
     return [x * cos - y * sin, x * sin + y * cos];
+  }
+
+  // Something a state draws as the one before drew it (Hakenschlagen's meadow, a figure
+  // that stayed where it stood) into ``layer`` of the drawing, named by ``key``:
+  // draw(group) draws it only where the page does not show it in that place already;
+  // else the group stays an empty stand-in under the same key, and the page keeps its
+  // own drawing (keepAlike): nothing made, compared or laid out again.
+  kept(layer, key, draw) {
+    const drawing = { marks: this.marks, ground: this.ground, over: this.over }[layer];
+    const there = this.shown[LAYERS.indexOf(layer)].childNodes[drawing.childNodes.length];
+    const group = el("g", { "data-drawn": key }, drawing);
+    if (drawnAs(there) !== key) draw(group);
+    return group;
   }
 
   // [left, top, width, height] of the drawing: the box around it on the turned board
@@ -273,15 +286,23 @@ export class BoardView {
   }
 }
 
+// the layers of the drawing that show() draws afresh, in the order of BoardView.shown
+const LAYERS = ["marks", "ground", "over"];
+
+// the key a part of the drawing was drawn under (BoardView.kept), if any
+const drawnAs = (node) => (node instanceof SVGElement ? node.dataset.drawn : undefined);
+
 // ``shown`` made like ``drawn`` child by child: a child alike in every attribute and
 // text stays in the page, so a move redraws the figures it moved, not the whole board
-// (the others keep their layout and paint, and their nodes are not made anew)
+// (the others keep their layout and paint, and their nodes are not made anew); a part
+// drawn under a key is alike when its key is
 function keepAlike(shown, drawn) {
   const wanted = [...drawn.childNodes];
   wanted.forEach((node, n) => {
     const there = shown.childNodes[n];
+    const key = drawnAs(node);
     if (!there) shown.appendChild(node);
-    else if (!there.isEqualNode(node)) there.replaceWith(node);
+    else if (key !== undefined ? drawnAs(there) !== key : !there.isEqualNode(node)) there.replaceWith(node);
   });
   while (shown.childNodes.length > wanted.length) shown.lastChild.remove();
 }

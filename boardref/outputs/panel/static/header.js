@@ -5,7 +5,7 @@
 // shows the state the service pushed; it never changes anything.
 import { seatColour } from "./board.js";
 import { $, role, say, seat, state } from "./core.js";
-import { seatWithPlayer } from "./players.js";
+import { namesShown, seatWithPlayer } from "./players.js";
 import { update, updateChildren } from "./update.js";
 
 // each game's options with their defaults (the new-game dialog's catalogue), fetched once
@@ -61,9 +61,19 @@ function seatItem(n) {
   return item;
 }
 
+// what the header was last written for: a state comes many times a move, and the
+// header changes only with the game, its seats, their players and the language
+let headerShown = null;
+
 export function showHeader() {
   if (!state || !state.game) return;
   if (!asked) loadCatalogue();
+  const shown = JSON.stringify([
+    document.documentElement.lang, catalogue !== null, state.game, state.options, state.seats, state.computer,
+    namesShown(),
+  ]);
+  if (shown === headerShown) return;
+  headerShown = shown;
   update($("game-name"), "textContent", say(`game.${state.game}.title`));
   update($("game-variant"), "textContent", variantWords());
   updateChildren($("seat-list"), state.seats.map((_, n) => seatItem(n)));

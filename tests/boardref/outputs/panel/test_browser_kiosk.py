@@ -1,9 +1,9 @@
 """The table's kiosk page keeps its layout as lines come and go beside the board: the
 board is never laid out, painted and rastered anew at another size because the side
 grew past the screen's foot and brought a scrollbar, and the page never starts or stops
-scrolling (the compositor would draw the whole screen again). Chromium on a kiosk shows
-classic scrollbars, which Playwright hides by default, so this test's browser keeps
-them."""
+scrolling (the compositor would draw the whole screen again). In a game the page keeps
+its height: the side scrolls inside itself. Chromium on a kiosk shows classic
+scrollbars, which Playwright hides by default, so this test's browser keeps them."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ pytestmark = [needs_chromium, pytest.mark.browser]
 KIOSK = {"width": 1280, "height": 800}
 BOARD_WIDTH = "document.querySelector('svg.board').getBoundingClientRect().width"
 SCROLLS = "document.documentElement.scrollHeight > innerHeight"
+HEIGHT = "document.documentElement.scrollHeight"
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 @pytest.fixture
@@ -32,9 +34,11 @@ def with_scrollbars():
     browser.close()
 
 
-def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(sim_table, with_scrollbars):
+@pytest.fixture
+def kiosk_in_game(sim_table, with_scrollbars):
+    """The kiosk's page on a Sternhalma game a step in (between games the side scrolls
+    inside itself and the page never does)."""
     new_game(sim_table, "sternhalma", 6)
-    # a step played: between games the side scrolls inside itself, the page never does
     game = load_game("sternhalma", 6)
     step = next(m for m in game.legal_moves(game.initial_state()) if not m.leap)
     with httpx.Client(base_url=sim_table) as table:
@@ -42,17 +46,40 @@ def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(sim_table,
         table.post("/api/sim/place", json={"cell": step.destination}).raise_for_status()
     page = on_board(with_scrollbars.new_page(viewport=KIOSK), f"{sim_table}/table")
     page.wait_for_selector("body[data-between='no']", state="attached")
-    before = page.evaluate(BOARD_WIDTH)
-    assert page.evaluate(SCROLLS), "the page would start scrolling once the side grows"
-    # a line beside the board (a held move, a message) makes the side taller than the
-    # screen; the page now scrolls
+    return page
+
+
+def grow_the_side(page) -> None:
+    """A line beside the board (a held move, a message) as tall as the screen."""
     page.evaluate(
         "() => { const line = document.createElement('p'); line.style.height = '100vh';"
         " document.querySelector('aside').append(line); }"
     )
-    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(NEXT_FRAME)
+
+
+def test_the_board_keeps_its_size_when_the_side_grows_past_the_screen(kiosk_in_game):
+    page = kiosk_in_game
+    before = page.evaluate(BOARD_WIDTH)
+    assert page.evaluate(SCROLLS), "the page would start scrolling once the side grows"
+    grow_the_side(page)
     assert page.evaluate(SCROLLS)
     assert page.evaluate("innerWidth - document.documentElement.clientWidth") > 0, (
         "the page shows no scrollbar: the test would not see one come"
     )
     assert page.evaluate(BOARD_WIDTH) == before
+
+
+@pytest.mark.parametrize("game", ["sternhalma", "hakenschlagen"])
+def test_the_page_keeps_its_height_when_the_side_grows(kiosk_in_game, game):
+    """The side scrolls inside itself: beside the board, and below Hakenschlagen's
+    meadow (its layout, taken on by the page's game mark)."""
+    page = kiosk_in_game
+    page.evaluate(f"document.body.dataset.game = {game!r}")
+    page.evaluate(NEXT_FRAME)
+    height = page.evaluate(HEIGHT)
+    assert height == page.evaluate("innerHeight") + 1
+    grow_the_side(page)
+    assert page.evaluate(HEIGHT) == height
+    side = "document.querySelector('aside')"
+    assert page.evaluate(f"{side}.scrollHeight > {side}.clientHeight")

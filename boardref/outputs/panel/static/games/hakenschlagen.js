@@ -24,7 +24,7 @@ import { updateChildren } from "../update.js";
 
   // The meadow (start spaces, turning points, disks, trees) stays as it is all game,
   // while a state comes many times a move: it is drawn once for a board drawing and
-  // layout, and copied into each drawing after that.
+  // layout, and copied into the page only where the page does not show it yet.
   const meadows = new WeakMap();
 
   function ground(view, layout) {
@@ -35,8 +35,8 @@ import { updateChildren } from "../update.js";
       drawMeadow(view, layout, meadow);
       meadows.set(view, meadow);
     }
-    view.ground.append(meadow.ground.cloneNode(true));
-    view.over.append(meadow.over.cloneNode(true));
+    view.kept("ground", `meadow ${key}`, (group) => group.append(meadow.ground.cloneNode(true)));
+    view.kept("over", `trees ${key}`, (group) => group.append(meadow.over.cloneNode(true)));
   }
 
   function drawMeadow(view, layout, meadow) {
@@ -164,8 +164,13 @@ import { updateChildren } from "../update.js";
   }
 
   // the meadow's legend: each disk's colour by name, and the molehills still beside
-  // the board (six in all)
+  // the board (six in all); made again only when it would read otherwise
+  let legendShown = { list: null, key: "" };
+
   function legend(state, box) {
+    const out = state.record ? state.record.molehills.length : 0;
+    const key = JSON.stringify([document.documentElement.lang, COLOURS, out]);
+    if (box.firstChild === legendShown.list && key === legendShown.key) return;
     const items = [...DISKS, "tree", "fox", "molehill"].map((kind) => {
       const item = document.createElement("li");
       item.dataset.kind = kind;
@@ -178,11 +183,13 @@ import { updateChildren } from "../update.js";
     list.append(...items);
     const supply = document.createElement("p");
     supply.className = "molehill-supply";
-    const out = state.record ? state.record.molehills.length : 0;
     supply.textContent = say("hks.molehills_beside", { count: MOLEHILLS - out });
     updateChildren(box, [list, supply]);
+    legendShown = { list: box.firstChild, key };
   }
   const MOLEHILLS = 6;
+  // the marbles last shown, and what for: made again only when they would read otherwise
+  let drawnShown = { label: null, key: "" };
 
   registerGame("hakenschlagen", {
     panel: legend,
@@ -224,17 +231,26 @@ import { updateChildren } from "../update.js";
       ground(view, record && record.layout);
       if (state.stacks) { standing(view, state); return; }
       if (!record) return;
-      for (const id of record.molehills) molehill(view, id);
-      fox(view, record.fox);
-      record.hares.forEach((id, seat) => hare(view, id, state.seats[seat].name, record.turned[seat]));
+      // a figure that stands where it stood is not drawn again
+      for (const id of record.molehills) view.kept("over", `molehill ${id}`, (group) => molehill(view, id, group));
+      view.kept("over", `fox ${record.fox}`, (group) => fox(view, record.fox, group));
+      record.hares.forEach((id, seat) => {
+        const [colour, turned] = [state.seats[seat].name, record.turned[seat]];
+        view.kept("over", `hare ${id} ${colour} ${turned}`, (group) => hare(view, id, colour, turned, group));
+      });
     },
 
     drawn(state, box) {
       if (typeof board !== "undefined") COLOURS = boardColours(board);
       const marbles = [].concat(state.last_draw);
-      const label = document.createElement("span");
-      label.textContent = say(state.record && state.record.hand ? "marbles_in_hand" : "marbles_drawn");
-      updateChildren(box, [label, ...marbles.map(marble)]);
+      const inHand = !!(state.record && state.record.hand);
+      const key = JSON.stringify([document.documentElement.lang, COLOURS, marbles, inHand]);
+      if (box.firstChild !== drawnShown.label || key !== drawnShown.key) {
+        const label = document.createElement("span");
+        label.textContent = say(inHand ? "marbles_in_hand" : "marbles_drawn");
+        updateChildren(box, [label, ...marbles.map(marble)]);
+        drawnShown = { label: box.firstChild, key };
+      }
       return true;
     },
   });
