@@ -228,13 +228,16 @@ class BoardReader:
 
     def confirm(self, truth: dict[str, str | None]) -> None:
         """The referee committed ``truth``: refresh the references from the last frame
-        that was read (it showed this position)."""
+        that was read (it showed this position). A board read as ``truth`` is not read
+        again for it: unchanged, it reads the same (afresh once it changes, or at the
+        heartbeat); one read otherwise is read again with what was learned."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
             features, paper, turned = self._features
             lesson = self._lesson(self.classifier, features, turned, paper, truth)
             self.classifier.learn(*lesson, fresh=False)
-            self._last = None
+            if self._last is not None and self._last.tokens != truth:
+                self._last = None
         if self._discs is not None and self.prints is not None:
             self.prints.learn(self._discs, self._bare(truth), fresh=False)
 
