@@ -9,8 +9,8 @@ It passes things on and remembers the last frame for the referee page's snapshot
 never decides what a reading means, and a failing source only stops the camera. What
 it knows of the game is the referee's published snapshot; all it may ask of the
 referee is ``Judge``: take an observation, hold verdicts while the view is unsure. The
-service reads each frame on the camera's own thread, behind its event loop
-(``reading_thread``; ``read``: sampling and classifying take tens of milliseconds),
+service reads each frame on the camera's own thread (``reading_thread``; ``read``:
+sampling and classifying take tens of milliseconds),
 and hands the result over on its loop (``hand_over``); a position the referee commits
 is learned on that thread too, before the next frame is read. A lock keeps the
 reader's learning from crossing a read.
@@ -21,8 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
-import sys
 import threading
 import time
 from collections import deque
@@ -48,12 +46,6 @@ log = logging.getLogger("boardref")
 #: frames a second while the board stays as it was last read: a hand reaching in is
 #: seen within a second, and the frames of the move after it come at the full rate
 QUIET_FPS = 1.0
-
-#: how much the thread reading frames yields to the rest of the service (a ``nice``
-#: level, the kiosk's own): on a Pi's busy core the event loop (the board link, the
-#: LEDs, the pages) and the referee come first, and a frame read a little later is
-#: still dated when it was taken
-READING_NICE = 10
 
 #: what the panel says while a knocked camera waits for a still board
 KEEP_STILL = words(
@@ -113,16 +105,10 @@ class CameraWork:
 
 
 def reading_thread() -> futures.ThreadPoolExecutor:
-    """The thread the service takes and reads frames on, one at a time, behind the
-    event loop and the referee (``READING_NICE``)."""
-    return futures.ThreadPoolExecutor(1, "camera", initializer=_behind_the_loop)
-
-
-def _behind_the_loop() -> None:
-    """Lower this thread's priority alone (Linux gives each thread its own; elsewhere
-    the call would lower the whole service, so it is left as it is)."""
-    if sys.platform == "linux":
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), READING_NICE)
+    """The camera's own thread, where the service takes and reads frames one at a
+    time and the reader learns the positions committed: never the event loop, and
+    never waiting behind the worker threads' other work (a big turn's indexing)."""
+    return futures.ThreadPoolExecutor(1, "camera")
 
 
 def reader_for(game, lens):
@@ -287,10 +273,10 @@ class TableCamera:
         classified = self._classified()
         reading = self.read(frame, truth)
         work.frames += frame is not None
-        if classified is None:  # a reader that reads every frame in full
-            work.full_reads += frame is not None
-        else:
-            work.full_reads += self._classified() - classified
+        # a reader that counts no full reads (Hägar's mat) reads every frame in full
+        work.full_reads += (
+            frame is not None if classified is None else (self._classified() or 0) - classified
+        )
         work.source_cpu_s += taken - started
         work.reader_cpu_s += time.thread_time() - taken
         return frame, reading

@@ -406,10 +406,10 @@ class Service:
             self.board.refresh()
 
     async def _watch(self, stop: asyncio.Event) -> None:
-        """Take and read camera frames on the camera's own thread (a frame waits for
-        the device; finding the board, sampling and classifying its cells take tens of
-        milliseconds), behind the loop and the referee (``reading_thread``), and hand
-        each reading to the referee on the loop."""
+        """Take and read camera frames on the camera's own thread (``reading_thread``:
+        a frame waits for the device; finding the board, sampling and classifying its
+        cells take tens of milliseconds) and hand each reading to the referee on the
+        loop."""
         from boardref.devices.camera import reading_thread
 
         with reading_thread() as reads:

@@ -1,15 +1,12 @@
 """The camera's work off the service's event loop: frames taken and read on a thread of
-its own that yields to the loop, the committed positions learned there too, and the
-work counted (frames, full reads, CPU) for the diagnostics."""
+its own, the committed positions learned there too, and the work counted (frames,
+full reads, CPU) for the diagnostics."""
 
 from __future__ import annotations
 
-import os
 import threading
 
-import pytest
-
-from boardref.devices.camera import READING_NICE, reading_thread
+from boardref.devices.camera import reading_thread
 from tests.boardref.devices.test_camera import _watched_camera, scene  # noqa: F401
 from vision.boards import reader as reader_module
 
@@ -21,18 +18,6 @@ def _learned(store, scene):  # noqa: F811
     shown["tokens"] = t.tokens()
     assert camera.learn(t.tokens())
     return t, camera, frames, shown
-
-
-def _nice_of_this_thread() -> int:
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-
-@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no thread priorities here")
-def test_frames_are_read_on_a_thread_that_yields_to_the_loop():
-    with reading_thread() as reads:
-        nice = reads.submit(_nice_of_this_thread).result()
-    assert nice == min(19, _nice_of_this_thread() + READING_NICE)
-    assert _nice_of_this_thread() < nice, "the loop's own thread keeps its priority"
 
 
 def test_a_committed_position_is_learned_on_the_reading_thread_before_its_next_frame(
