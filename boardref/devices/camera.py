@@ -10,10 +10,10 @@ never decides what a reading means, and a failing source only stops the camera. 
 it knows of the game is the referee's published snapshot; all it may ask of the
 referee is ``Judge``: take an observation, hold verdicts while the view is unsure. The
 service reads each frame on the camera's own thread (``reading_thread``; ``read``:
-sampling and classifying take tens of milliseconds),
-and hands the result over on its loop (``hand_over``); a position the referee commits
-is learned on that thread too, before the next frame is read. A lock keeps the
-reader's learning from crossing a read.
+sampling and classifying take tens of milliseconds) and hands the result over on its
+loop (``hand_over``); a position the referee commits is learned on that thread too,
+before the next frame is read. A lock keeps the reader's learning from crossing a
+read.
 """
 
 from __future__ import annotations
@@ -266,7 +266,8 @@ class TableCamera:
 
     def take_and_read(self, truth: dict[str, str | None] | None = None):
         """A frame from the source and its ``Reading`` (``read``); the service calls it
-        in a worker thread and hands the reading over on its loop. Counted in ``work``."""
+        on the camera's thread and hands the reading over on its loop. Counted in
+        ``work``."""
         work, started = self.work, time.thread_time()
         frame = self.source.read()
         taken = time.thread_time()
