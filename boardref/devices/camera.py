@@ -320,9 +320,13 @@ class TableCamera:
                 self._confirm_pending()
 
     def _confirm_pending(self) -> None:
-        """Learn the position the referee committed last, if not yet (lock held)."""
+        """Learn the position the referee committed last, if not yet (lock held), from
+        the frame it was read from: if a newer frame has been read since (the next
+        piece already lifted), nothing is learned this time."""
         with contextlib.suppress(IndexError):  # none committed since
-            self.reader.confirm(self._unconfirmed.popleft())
+            truth = self._unconfirmed.popleft()
+            if self.reader.showed(truth):
+                self.reader.confirm(truth)
 
     def hand_over(self, frame, reading: Reading, at: float) -> bool:
         """Give the referee ``reading`` of ``frame`` (taken at ``at``), on the loop;

@@ -66,3 +66,39 @@ def test_the_camera_counts_its_frames_and_reads_a_still_board_once(
     # the first frame has none before it; still from the next, read once it has settled
     assert work["full_reads"] == 1
     assert work["reader_cpu_ms"] > 0 and work["source_cpu_ms"] > 0
+
+
+def test_a_committed_position_is_not_learned_from_a_newer_frame_read_as_another(
+    store,
+    scene,  # noqa: F811
+):
+    """The referee commits a move from one reading; before the camera's thread learns
+    it, that thread has read a newer frame (the next player already moved a marble):
+    that frame does not show the committed position and teaches nothing."""
+    t, camera, frames, shown = _learned(store, scene)
+    frames(8)
+    base = t.referee.positions[-1]
+    move = t.game.legal_moves(base)[0]
+    after = t.game.apply(base, move)
+    shown["tokens"] = t.tokens(after)
+    for _ in range(20):
+        t.now += 0.1
+        frame, reading = camera.take_and_read()
+        camera.hand_over(frame, reading, t.now)
+        t.referee.tick(t.now)
+        if t.moves():
+            break
+    assert t.moves() == [str(move)] and camera.reader.truth == t.tokens(base)
+    # the next move on the board, read by the reader before the lesson comes round
+    later = t.game.apply(after, t.game.legal_moves(after)[0])
+    shown["tokens"] = t.tokens(later)
+    read = None
+    for _ in range(20):
+        read = camera.reader.feed(camera.source.read())
+        if read is not None and read.tokens == t.tokens(later):
+            break
+    assert read is not None and read.tokens == t.tokens(later)
+    learned: list = []
+    camera.reader.confirm = learned.append
+    camera.read(camera.source.read())
+    assert learned == [], "a frame of another position was taught as the committed one"
