@@ -26,23 +26,26 @@ service, the camera's stand-in and the kiosk is measured (% of a core). Reports 
 game: the service's peak resident memory (VmHWM; with the synthetic camera, the
 renderer that stands in for the camera runs in a child process and its peak is
 reported beside, as a real camera adds nothing of the kind; once the service
-answers, the renderer is taken out of the group), the event loop's lag (a timer in
-the service, every 50 ms, notes how late it fires: p50, p99, worst, from the first
-move, once the kiosk has loaded the page and the board stood still), the states
-a page is sent a move (``pushes_per_move``, as the hands' own page receives them: the
-kiosk draws each), the panel's
-answer time (a phone asking for the table's health every ``PROBE_S``), board-link
-drops (reconnects), the service's and the kiosk's CPU per move, the kiosk's peak
-memory of its own (``kiosk_own_mb_peak``: the anonymous and shared-memory pages of
-all its processes, PSS; the figure the budget judges) and its whole PSS beside
-(``kiosk_pss_mb_peak``, most of it Chromium's code and fonts mapped from disk: clean
-pages the kernel drops when memory runs short and reads again), the CPU quota's
-periods the group used up (a cgroup holds every thread of the service and the kiosk
-still until the next period: it shows as loop lag), and moves the table took as
-another than the hands made (wrong commits). At the end of each game the service's
-resident memory is split into file-backed (the code of the libraries it loaded) and
-its own (``rss_mb_end``, ``bench/memory_map.py``). Prints a line per game for
-people, then one JSON line.
+answers, the renderer is taken out of the group), the CPU a move of the service's
+event loop thread alone (``loop_cpu_ms_per_move``: the panel's requests and pushes),
+with a camera its frames a move, those it read in full and the CPU of its reading
+thread (``camera_*_per_move``: the reader, and the source: the rendered camera's
+view and frame copy, which a real camera replaces by its driver or decoding), the
+event loop's lag (a timer in the service, every 50 ms, notes how late it fires: p50,
+p99, worst, from the first move, once the kiosk has loaded the page and the board
+stood still), the states a page is sent a move (``pushes_per_move``, as the hands'
+own page receives them: the kiosk draws each), the panel's answer time (a phone
+asking for the table's health every ``PROBE_S``), board-link drops (reconnects), the
+service's and the kiosk's CPU per move, the kiosk's peak memory of its own
+(``kiosk_own_mb_peak``: the anonymous and shared-memory pages of all its processes,
+PSS; the figure the budget judges) and its whole PSS beside (``kiosk_pss_mb_peak``,
+most of it Chromium's code and fonts mapped from disk: clean pages the kernel drops
+when memory runs short and reads again), the CPU quota's periods the group used up
+(a cgroup holds every thread of the service and the kiosk still until the next
+period: it shows as loop lag), and moves the table took as another than the hands
+made (wrong commits). At the end of each game the service's resident memory is split
+into file-backed (the code of the libraries it loaded) and its own (``rss_mb_end``,
+``bench/memory_map.py``). Prints a line per game for people, then one JSON line.
 
 The CPU quota is a quarter of a core given in short slices (2.5 ms in every 10 ms,
 ``CPU_PERIOD_US``): a Pi's slower core runs without pause, while the kernel's
@@ -71,7 +74,8 @@ quarter core themselves and show it as the table's loop lag.
 Every game is played to its end: the hands mostly make the move that takes their own
 pieces furthest, as people playing to win do (``aimed``). Options: ``--smoke`` (a move a
 game: does it still run?), ``--no-camera``, ``--no-kiosk`` (the service alone);
-``--full`` plays the same.
+``--full`` plays the same; ``--table hakenschlagen_5p_camera`` (again for more)
+plays only the tables named.
 """
 
 from __future__ import annotations
@@ -321,7 +325,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
     """One game on a held service, its kiosk beside it in the same groups: moves
     played and the figures the budget names. A service that dies (the memory limit's
     out-of-memory kill) is reported, not raised."""
-    port, table = free_port(), f"{name}_{players}p" + ("_camera" if camera else "")
+    port, table = free_port(), _name(name, players, camera)
     folder = folder / table
     folder.mkdir()
     config, game = folder / "config.toml", load_game(name, players)
@@ -348,10 +352,12 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
             quiet(kiosk)
         found.update(still(hands, pid, renderer, kiosk))
         # the lag is the game's: from its first move, the kiosk loaded
-        lag_from = client.get("/api/diagnostics").json()["loop_lag"]["taken"]
+        found["diagnostics_before"] = client.get("/api/diagnostics").json()
+        lag_from = found["diagnostics_before"]["loop_lag"]["taken"]
         probe.start()
-        cpu, kiosk_cpu, pushed = (
+        cpu, loop_cpu, kiosk_cpu, pushed = (
             cpu_seconds(pid),
+            cpu_seconds(pid, pid),
             kiosk.cpu_seconds() if kiosk else 0.0,
             hands.watch.received,
         )
@@ -361,6 +367,7 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         found["wrong_commits"] = hands.wrong_commits
         found.update(
             cpu_ms_per_move=round((cpu_seconds(pid) - cpu) / moves * 1000, 1),
+            loop_cpu_ms_per_move=round((cpu_seconds(pid, pid) - loop_cpu) / moves * 1000, 1),
             pushes_per_move=round((hands.watch.received - pushed) / moves, 1),
         )
         found.update(hands.board.figures(moves))
@@ -391,6 +398,21 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
             board.close()
     found["minutes"] = round((time.monotonic() - started) / 60, 2)
     return _figures(found, probe.times)
+
+
+def camera_work(before: dict, after: dict, moves: int) -> dict:
+    """The camera's work a move, from the diagnostics before and after the game: the
+    frames taken and read in full, and the CPU of its thread in the source (the
+    rendered camera's view and frame copy; a real camera's decoding) and the reader."""
+    if before.get("camera_work") is None or after.get("camera_work") is None:
+        return {}
+    spent = {k: after["camera_work"][k] - before["camera_work"][k] for k in after["camera_work"]}
+    return {
+        "camera_frames_per_move": round(spent["frames"] / max(moves, 1), 1),
+        "camera_full_reads_per_move": round(spent["full_reads"] / max(moves, 1), 2),
+        "camera_source_cpu_ms_per_move": round(spent["source_cpu_ms"] / max(moves, 1), 1),
+        "camera_reader_cpu_ms_per_move": round(spent["reader_cpu_ms"] / max(moves, 1), 1),
+    }
 
 
 def aimed(game, state, pick: random.Random):
@@ -453,6 +475,7 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
 def _figures(found: dict, answers: list[float]) -> dict:
     """The JSON of one game's run."""
     diagnostics = found.pop("diagnostics", {})
+    found.update(camera_work(found.pop("diagnostics_before", {}), diagnostics, found["moves"]))
     lag = diagnostics.get("loop_lag") or {}
     mcu = diagnostics.get("mcu", {})
     return {
@@ -489,6 +512,9 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the same: every game is whole")
     parser.add_argument("--no-camera", action="store_true", help="hall sensors only")
     parser.add_argument("--no-kiosk", action="store_true", help="the service alone")
+    parser.add_argument(
+        "--table", action="append", help="play only this table (hakenschlagen_5p_camera...)"
+    )
     options = parser.parse_args()
     tables = [
         (name, players, camera)
@@ -496,12 +522,14 @@ def main() -> None:
         for camera in (False, True)
         if not camera or (not options.no_camera and "camera" in load_game(name).SENSORS)
     ]
+    if options.table:
+        tables = [t for t in tables if _name(*t) in options.table]
     if SMOKE:  # every path once: the first game on hall sensors, the last with a camera
         tables = [tables[0], *[t for t in tables if t[0] == GAMES[-1][0]][-1:]]
     with tempfile.TemporaryDirectory() as scratch:
         games = {}
         for name, players, camera in tables:
-            table = f"{name}_{players}p" + ("_camera" if camera else "")
+            table = _name(name, players, camera)
             games[table] = play(
                 name, players, camera, Path(scratch), options.limits, not options.no_kiosk
             )
@@ -523,6 +551,11 @@ def main() -> None:
     print(json.dumps(result))
 
 
+def _name(name: str, players: int, camera: bool) -> str:
+    """A table's name in the figures (and for ``--table``)."""
+    return f"{name}_{players}p" + ("_camera" if camera else "")
+
+
 def _line(table: str, found: dict) -> str:
     """One table's figures for people."""
     limits = found["limits"]
@@ -540,6 +573,15 @@ def _line(table: str, found: dict) -> str:
             if "kiosk_cpu_ms_per_move" in found
             else ""
         )
+        + (
+            f"  camera {found['camera_frames_per_move']} frames,"
+            f" {found['camera_full_reads_per_move']} read in full a move, CPU"
+            f" {found['camera_reader_cpu_ms_per_move']} ms reading,"
+            f" {found['camera_source_cpu_ms_per_move']} ms taking"
+            if "camera_frames_per_move" in found
+            else ""
+        )
+        + f"  loop thread {found['loop_cpu_ms_per_move']} ms CPU a move"
         + f"  still board: service {found.get('still_service_cpu_percent')} % of a core"
         + f"  [{limits['how']}: {held}]  board: {found.get('board')}"
         + (

@@ -45,8 +45,11 @@ SETTLE_MS = 150
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """The CPU of process ``pid`` so far, or of its thread ``thread`` alone (the main
+    thread's id is the process's)."""
+    where = f"/proc/{pid}" + ("" if thread is None else f"/task/{thread}")
+    fields = Path(f"{where}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 

@@ -9,16 +9,22 @@ It passes things on and remembers the last frame for the referee page's snapshot
 never decides what a reading means, and a failing source only stops the camera. What
 it knows of the game is the referee's published snapshot; all it may ask of the
 referee is ``Judge``: take an observation, hold verdicts while the view is unsure. The
-service reads each frame in a worker thread (``read``: sampling and classifying take
-tens of milliseconds) and hands the result over on its loop (``hand_over``); a lock
-keeps the reader's learning from crossing a read.
+service reads each frame on the camera's own thread (``reading_thread``; ``read``:
+sampling and classifying take tens of milliseconds) and hands the result over on its
+loop (``hand_over``); a position the referee commits is learned on that thread too,
+before the next frame is read. A lock keeps the reader's learning from crossing a
+read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
+import time
+from collections import deque
+from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -76,6 +82,33 @@ class Reading:
     #: still, and showing the board as the last frame read did: it was not read again,
     #: and frames may come more slowly (``QUIET_FPS``) until something moves
     quiet: bool = False
+
+
+@dataclass
+class CameraWork:
+    """What the camera has done since it opened: frames taken, frames read in full
+    (sampled and classified: the board changed, or the slow heartbeat), and the CPU
+    of the thread that took them (seconds) in the source and in the reader."""
+
+    frames: int = 0
+    full_reads: int = 0
+    source_cpu_s: float = 0.0
+    reader_cpu_s: float = 0.0
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "frames": self.frames,
+            "full_reads": self.full_reads,
+            "source_cpu_ms": round(self.source_cpu_s * 1000, 1),
+            "reader_cpu_ms": round(self.reader_cpu_s * 1000, 1),
+        }
+
+
+def reading_thread() -> futures.ThreadPoolExecutor:
+    """The camera's own thread, where the service takes and reads frames one at a
+    time and the reader learns the positions committed: never the event loop, and
+    never waiting behind the worker threads' other work (a big turn's indexing)."""
+    return futures.ThreadPoolExecutor(1, "camera")
 
 
 def reader_for(game, lens):
@@ -155,8 +188,9 @@ class TableCamera:
         self.corners_file = corners_file
         #: held while the reader reads a frame or learns: one at a time
         self.lock = threading.RLock()
-        #: a position committed while a frame was being read, learned once it is read
-        self._unconfirmed: dict | None = None
+        #: a position the referee committed as the camera read it, learned on the
+        #: reading thread before its next frame (the loop never waits for a lesson)
+        self._unconfirmed: deque[dict] = deque(maxlen=1)
         saved = self._saved_corners().get(self._corners_key())
         if saved is not None:
             try:
@@ -175,6 +209,8 @@ class TableCamera:
         #: the players chose a move it saw otherwise: it learns again from the next
         #: snapshot (``_relearn``)
         self._relearn_due = False
+        #: frames taken and read, and their CPU (``take_and_read``)
+        self.work = CameraWork()
         referee.listeners.append(self._on_event)
 
     def corner_cells(self) -> list[str]:
@@ -230,9 +266,26 @@ class TableCamera:
 
     def take_and_read(self, truth: dict[str, str | None] | None = None):
         """A frame from the source and its ``Reading`` (``read``); the service calls it
-        in a worker thread and hands the reading over on its loop."""
+        on the camera's thread and hands the reading over on its loop. Counted in
+        ``work``."""
+        work, started = self.work, time.thread_time()
         frame = self.source.read()
-        return frame, self.read(frame, truth)
+        taken = time.thread_time()
+        classified = self._classified()
+        reading = self.read(frame, truth)
+        work.frames += frame is not None
+        # a reader that counts no full reads (Hägar's mat) reads every frame in full
+        work.full_reads += (
+            frame is not None if classified is None else (self._classified() or 0) - classified
+        )
+        work.source_cpu_s += taken - started
+        work.reader_cpu_s += time.thread_time() - taken
+        return frame, reading
+
+    def _classified(self) -> int | None:
+        """Frames the board reader has read in full; None for a reader that reads
+        every frame (Hägar's mat)."""
+        return getattr(self.reader, "timed", {}).get("classify")
 
     def first_truth(self) -> dict[str, str | None] | None:
         """While the reader has learned nothing: the position the panel asks to lay
@@ -267,10 +320,13 @@ class TableCamera:
                 self._confirm_pending()
 
     def _confirm_pending(self) -> None:
-        """Learn the position committed while a frame was being read (lock held)."""
-        if self._unconfirmed is not None:
-            truth, self._unconfirmed = self._unconfirmed, None
-            self.reader.confirm(truth)
+        """Learn the position the referee committed last, if not yet (lock held), from
+        the frame it was read from: if a newer frame has been read since (the next
+        piece already lifted), nothing is learned this time."""
+        with contextlib.suppress(IndexError):  # none committed since
+            truth = self._unconfirmed.popleft()
+            if self.reader.showed(truth):
+                self.reader.confirm(truth)
 
     def hand_over(self, frame, reading: Reading, at: float) -> bool:
         """Give the referee ``reading`` of ``frame`` (taken at ``at``), on the loop;
@@ -357,7 +413,7 @@ class TableCamera:
             raise RefereeError(words("referee.no_game", "No game: start one"))
         # what was learned before may have been learned from a board not yet laid out
         with self.lock:
-            self._unconfirmed = None
+            self._unconfirmed.clear()
             learned = self.reader.learn(frame, dict(shown.position), fresh=True)
         if not learned:
             raise RefereeError(
@@ -401,15 +457,9 @@ class TableCamera:
         if not shown.game or read_as is None:
             return
         if read_as == truth and truth != self._confirmed and self.shows(truth):
-            # a frame being read in a worker meanwhile learns it once read: the loop
-            # does not wait for it
-            if self.lock.acquire(blocking=False):
-                try:
-                    self.reader.confirm(truth)
-                finally:
-                    self.lock.release()
-            else:
-                self._unconfirmed = truth
+            # learned on the reading thread before its next frame (``_confirm_pending``):
+            # a lesson takes milliseconds the loop, its lights and its pages cannot spare
+            self._unconfirmed.append(truth)
             self._confirmed = truth
 
     def _relearn(self, sensor: str, truth: dict[str, str | None]) -> None:
@@ -419,7 +469,7 @@ class TableCamera:
         if sensor != Sensor.BOTH or self._still is None or self.shows(truth):
             return
         with self.lock:
-            self._unconfirmed = None
+            self._unconfirmed.clear()
             learned = self.reader.learn(self._still, truth, fresh=True)
         if learned:
             self._confirmed = truth

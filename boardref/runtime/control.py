@@ -47,6 +47,8 @@ class TableDiagnostics(TypedDict):
     camera: str
     #: how the camera found the board and how sure the pose is (``board_found``)
     board_found: dict[str, Any] | None
+    #: frames the camera took and read in full, and their CPU (``CameraWork``)
+    camera_work: dict[str, float] | None
     loop_lag: dict[str, float] | None
 
 

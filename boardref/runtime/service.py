@@ -23,6 +23,7 @@ import secrets
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
 from boardref.devices.board import SensorBoard
@@ -405,9 +406,16 @@ class Service:
             self.board.refresh()
 
     async def _watch(self, stop: asyncio.Event) -> None:
-        """Take and read camera frames in a worker thread (a frame waits for the
-        device; finding the board, sampling and classifying its cells take tens of
-        milliseconds) and hand each reading to the referee on the loop."""
+        """Take and read camera frames on the camera's own thread (``reading_thread``:
+        a frame waits for the device; finding the board, sampling and classifying its
+        cells take tens of milliseconds) and hand each reading to the referee on the
+        loop."""
+        from boardref.devices.camera import reading_thread
+
+        with reading_thread() as reads:
+            await self._watch_on(reads, stop)
+
+    async def _watch_on(self, reads: Executor, stop: asyncio.Event) -> None:
         fps = self.config.camera.fps
         period = 1 / fps
         failed = False
@@ -419,7 +427,9 @@ class Service:
                 continue
             truth = camera.first_truth()
             try:
-                frame, reading = await asyncio.to_thread(camera.take_and_read, truth)
+                frame, reading = await self._loop.run_in_executor(
+                    reads, camera.take_and_read, truth
+                )
                 # dated when the read began, not when it came back: a frame taken before
                 # the hall sensors felt a move must never count as after it
                 handed = self.referee_thread.ask(self._hand_over, camera, frame, reading, started)

@@ -123,6 +123,7 @@ class ServiceControl:
             sensor=self._referee.sensor,
             camera=camera_status(service.camera, service.camera_opening),
             board_found=board_found(service.camera),
+            camera_work=None if service.camera is None else service.camera.work.figures(),
             loop_lag=None if lag is None else lag.figures(lag_after),
         )
 

@@ -85,3 +85,27 @@ def test_a_board_learned_again_is_read_with_what_it_learned(learned, no_heartbea
     reader.learn(camera.frame(start), start, fresh=True)
     assert reader.feed(camera.frame(start)).tokens == start
     assert _reads(reader) == reads + 1
+
+
+def test_a_board_read_as_the_position_committed_is_not_read_again(learned, no_heartbeat):
+    game, camera, reader, start = learned("sternhalma", 11)
+    for _ in range(STILL_FRAMES + 2):
+        reader.feed(camera.frame(start))
+    moved = _move(game, "l4-k5")
+    for _ in range(STILL_FRAMES + 2):
+        reader.feed(camera.frame(moved))
+    reads = _reads(reader)
+    reader.confirm(moved)  # the referee committed what the board was read as
+    assert reader.feed(camera.frame(moved)).tokens == moved and reader.quiet
+    assert _reads(reader) == reads
+
+
+def test_a_board_read_otherwise_than_the_position_committed_is_read_again(learned, no_heartbeat):
+    game, camera, reader, start = learned("sternhalma", 11)
+    for _ in range(STILL_FRAMES + 2):
+        reader.feed(camera.frame(start))
+    reads = _reads(reader)
+    moved = _move(game, "l4-k5")
+    reader.confirm(moved)  # the hall sensors' verdict, the frame not yet showing it
+    reader.feed(camera.frame(start))
+    assert _reads(reader) == reads + 1 and not reader.quiet

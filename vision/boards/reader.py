@@ -82,6 +82,8 @@ class BoardReader:
         self.stillness: Stillness | None = None
         self.truth: dict[str, str | None] | None = None
         self._features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: what the frame of ``_features`` was read as (or taught to show)
+        self._features_show: dict[str, str | None] | None = None
         #: the fields' discs in the frame last read or learned from (``Prints``)
         self._discs: np.ndarray | None = None
         #: seconds spent per stage, and how many frames went through it
@@ -221,22 +223,31 @@ class BoardReader:
         prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
-        self._features = features, paper, turned
+        self._features, self._features_show = (features, paper, turned), dict(truth)
         self._last = None  # read again with what was learned
         self.lesson = lesson(truth)
         return True
 
     def confirm(self, truth: dict[str, str | None]) -> None:
         """The referee committed ``truth``: refresh the references from the last frame
-        that was read (it showed this position)."""
+        that was read (it showed this position). A board read as ``truth`` is not read
+        again for it: unchanged, it reads the same (afresh once it changes, or at the
+        heartbeat); one read otherwise is read again with what was learned."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
             features, paper, turned = self._features
             lesson = self._lesson(self.classifier, features, turned, paper, truth)
             self.classifier.learn(*lesson, fresh=False)
-            self._last = None
+            if self._last is not None and self._last.tokens != truth:
+                self._last = None
         if self._discs is not None and self.prints is not None:
             self.prints.learn(self._discs, self._bare(truth), fresh=False)
+
+    def showed(self, truth: dict[str, str | None]) -> bool:
+        """Whether the frame ``confirm`` would learn from was read as ``truth``: a
+        position committed from one reading may reach the camera after a newer frame
+        was read (the next piece already lifted), which must not be taught as it."""
+        return self._features_show == truth
 
     def _lesson(
         self, classifier: Classifier, features, turned, paper, truth: dict[str, str | None]
@@ -315,6 +326,7 @@ class BoardReader:
             self.status = "blocked"
             return None
         self._features, self._discs = (features, paper, turned), discs
+        self._features_show = observation.tokens
         self.knocked = False
         stillness.read()
         self._last, self._read_at = observation, now

@@ -123,6 +123,10 @@ class CoasterSensor:
         """The referee committed ``truth``."""
         self.truth = dict(truth)
 
+    def showed(self, truth: dict[str, str | None]) -> bool:
+        """Always: the mat learns nothing from a committed position's frame."""
+        return True
+
     # --- reading -----------------------------------------------------------------------
 
     def feed(self, frame: np.ndarray) -> Observation | None:

@@ -316,6 +316,10 @@ class Diagnostics(BaseModel):
     #: how the camera found the board ("way": markers, one marker, the board's own
     #: pattern, clicked corners) and how sure the pose is; none before it is found
     board_found: dict[str, Any] | None = None
+    #: what the camera did since it opened: frames taken, frames read in full (the
+    #: board changed, or the slow heartbeat), the CPU of its thread in the source and
+    #: the reader (source_cpu_ms, reader_cpu_ms); none without a camera
+    camera_work: dict[str, float] | None = None
     #: how late the event loop ran its timer (taken, samples, p50_ms, p99_ms, max_ms) when
     #: the config's [diagnostics] loop_lag_every_ms asks; none otherwise
     loop_lag: dict[str, float] | None = None
