@@ -46,6 +46,13 @@ period: it shows as loop lag), and moves the table took as another than the hand
 made (wrong commits). At the end of each game the service's resident memory is split
 into file-backed (the code of the libraries it loaded) and its own (``rss_mb_end``,
 ``bench/memory_map.py``). Prints a line per game for people, then one JSON line.
+A game that did not end (stuck, stopped at the move cap, a wrong commit or a service
+that died) keeps its folder: the service's log (``service.log``), the table's record
+and event log (``table.db``) and its config, in a folder of its own that outlives
+the run (``kept``, also on the game's line: ``KEPT ...``); a table that stopped
+taking moves adds what it showed then (``witness``): the state its pages were
+pushed last, its position, the simulator's virtual board, its diagnostics and the
+camera's last frame with the cell overlay.
 
 The CPU quota is a quarter of a core given in short slices (2.5 ms in every 10 ms,
 ``CPU_PERIOD_US``): a Pi's slower core runs without pause, while the kernel's
@@ -85,6 +92,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -154,6 +162,9 @@ LOOK_S = 0.05
 LIBRARIES_SHOWN = 5
 #: the service's own log (its standard error), in the game's folder
 SERVICE_LOG = "service.log"
+#: where a game that did not end keeps its folder (a new folder under the system's
+#: temporary folder, named after the table)
+KEPT_PREFIX = "bench-pi-"
 
 
 def children_of(pid: int) -> list[int]:
@@ -363,8 +374,8 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         )
         found["moves"] = play_moves(hands, MOVES[name], random.Random(SEED))
         moves = max(found["moves"], 1)
-        found["stuck"] = hands.stuck
-        found["wrong_commits"] = hands.wrong_commits
+        found.update(stuck=hands.stuck, wrong_commits=hands.wrong_commits)
+        witness(client, hands, folder)
         found.update(
             cpu_ms_per_move=round((cpu_seconds(pid) - cpu) / moves * 1000, 1),
             loop_cpu_ms_per_move=round((cpu_seconds(pid, pid) - loop_cpu) / moves * 1000, 1),
@@ -396,8 +407,45 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
         held.close()
         if board is not None:
             board.close()
-    found["minutes"] = round((time.monotonic() - started) / 60, 2)
+    found.update(
+        minutes=round((time.monotonic() - started) / 60, 2),
+        kept=None if ended(found) else keep(folder, table),
+    )
     return _figures(found, probe.times)
+
+
+def witness(client: httpx.Client, hands: Hands, folder: Path) -> None:
+    """What the table showed if it stopped taking moves, into ``folder``: the state
+    pushed last (its message and the cells it marks), the position it holds, the
+    simulator's virtual board (what the hands' pieces are), its diagnostics and the
+    camera's last frame. Whatever it cannot give is left out."""
+    if not hands.stuck:
+        return
+    (folder / "shown.json").write_text(json.dumps(hands.shown(), indent=1))
+    asked = {
+        "position.json": "/api/position",
+        "virtual.json": "/api/sim/virtual",
+        "diagnostics.json": "/api/diagnostics",
+        "camera.png": "/api/camera.png",
+    }
+    for name, path in asked.items():
+        answer = client.get(path)
+        if answer.status_code == 200:
+            (folder / name).write_bytes(answer.content)
+
+
+def ended(found: dict) -> bool:
+    """Whether the game was played to its end as the hands made it."""
+    return found["died"] is None and not found.get("stuck") and not found.get("wrong_commits")
+
+
+def keep(folder: Path, table: str) -> str:
+    """Copy the game's folder (the service's log, the table's record and event log)
+    where it outlives the run; returns where."""
+    kept = Path(tempfile.mkdtemp(prefix=f"{KEPT_PREFIX}{table}-"))
+    # the hall board's device is a link to a pseudo-terminal gone with its simulator
+    shutil.copytree(folder, kept, symlinks=True, dirs_exist_ok=True)
+    return str(kept)
 
 
 def camera_work(before: dict, after: dict, moves: int) -> dict:
@@ -459,7 +507,7 @@ def play_moves(hands: Hands, moves: int, pick: random.Random) -> int:
         try:
             hands.until_taken(state, after, shown)
         except TimeoutError as exc:  # the table is stuck: said in the figures, not a crash
-            hands.stuck = f"after {played} moves: {exc}"
+            hands.stuck = f"after {played} moves, making {move}: {exc}"
             break
         while game.outcome(after) is None and game.legal_moves(after) == [PASS]:
             after = game.apply(after, PASS)  # passes the table takes by itself
@@ -561,7 +609,9 @@ def _line(table: str, found: dict) -> str:
     limits = found["limits"]
     held = ", ".join(limits["applied"]) if limits["applied"] else "unlimited"
     if found["died"] is not None:
-        return f"{table:28} {found['died']} [{limits['how']}: {held}] {limits}"
+        return (
+            f"{table:28} {found['died']} [{limits['how']}: {held}] {limits}  KEPT {found['kept']}"
+        )
     return (
         f"{table:28} {found['moves']:4} moves  peak {found['rss_mb_peak']:6.1f} MB "
         f"(budget {BUDGET_RSS_MB:.0f})  loop lag p99 {found['loop_lag_ms_p99']} ms "
@@ -592,6 +642,7 @@ def _line(table: str, found: dict) -> str:
         )
         + (f"  STUCK {found['stuck']}" if found.get("stuck") else "")
         + (f"  WRONG COMMITS {found['wrong_commits']}" if found.get("wrong_commits") else "")
+        + (f"  KEPT {found['kept']}" if found.get("kept") else "")
     )
 
 

@@ -369,7 +369,8 @@ class Commands:
 
     def _move_to_correct(self) -> tuple[int, str | None]:
         """The move a correction replaces, as the number of steps to take back and
-        the move's words (None: the players are asked which move fits the board)."""
+        the move's words (None: the move under way, the players asked which move
+        fits the board or the board read as none since the turn's draw)."""
         m = self.match
         if m.phase == Phase.OVER:
             raise RefereeError(words("referee.over", "The game is over; start a new one"))
@@ -382,6 +383,10 @@ class Commands:
         for undo, (kind, data) in enumerate(reversed(m.steps), start=1):
             if kind == EventKind.MOVE and data["move"] != str(PASS):
                 return undo, data["move"]
+            if kind == EventKind.CHANCE and m.phase == Phase.MOVE:
+                # the turn under way, drawn for, is the one a misread board holds up
+                # (the board matches no legal move): the referee names the move played
+                return 0, None
             if kind == EventKind.CHANCE:
                 raise RefereeError(
                     words(

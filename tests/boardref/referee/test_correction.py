@@ -131,8 +131,11 @@ def test_nothing_to_correct_is_said_with_what_to_do_instead(table, store):
     while referee.phase == Phase.MOVE:  # a six rolls again: play on to the next draw
         referee.play(str(referee.game.legal_moves(referee.positions[-1])[0]))
     referee.draw()
-    with pytest.raises(RefereeError, match="A draw came after the last move and stays"):
-        referee.correct("r1-r2")
+    # the move before the draw stays: what a correction names now is the move under way
+    choices = referee.correction_choices()
+    assert choices["replaces"] is None
+    under_way = referee.game.legal_moves(referee.positions[-1])
+    assert [m["move"] for m in choices["moves"]] == [str(m) for m in under_way if m != PASS]
 
 
 @pytest.mark.parametrize(
@@ -243,3 +246,27 @@ def test_while_the_players_are_asked_the_referee_names_the_move_played(table, mo
     assert t.logged()[-1] == ("move", {"move": str(two[1]), "seat": 0, "corrected": True})
     assert t.referee.published.message.startswith("The referee entered the move played")
     assert t.referee.published.candidates == ()
+
+
+def test_a_turn_drawn_for_whose_board_reads_as_no_move_is_entered_and_play_goes_on(table):
+    """Hakenschlagen draws before every turn: when the turn's board matches no legal
+    move (a misread cell), the referee names the move played and the next turn is
+    drawn for, with no position to set by hand."""
+    t = table("hakenschlagen", 3, seed=b"x")
+    t.lay_out_start()
+    t.referee.draw()  # the setup
+    t.referee.draw()  # field, field, lettuce for white on a5
+    start = t.referee.positions[-1]
+    made = "lettuce:d8 field:g5 field:f4"
+    after = t.game.apply(start, t.game.parse_move(start, made))
+    misread = dict(t.game.sense(after, "presence"), a1=P, a2=P)  # two pieces never there
+    t.show(misread)
+    assert t.referee.phase == Phase.MOVE and t.referee.tentative is None
+    assert "matches no legal move" in str(t.referee.published.message)
+    assert t.referee.correction_choices()["replaces"] is None
+    t.referee.correct(made)
+    assert t.logged()[-1] == ("move", {"move": made, "seat": 0, "corrected": True})
+    assert t.referee.positions[-1] == after and t.referee.phase == Phase.CHANCE
+    t.show_position(after)  # the cells misread are read right again
+    t.referee.draw()
+    assert t.referee.phase == Phase.MOVE and t.referee.published.errors == frozenset()
