@@ -579,7 +579,8 @@ def main() -> None:
     if options.table:
         tables = [t for t in tables if _name(*t) in options.table]
     if SMOKE:  # every path once: the first game on hall sensors, the last with a camera
-        tables = [tables[0], *[t for t in tables if t[0] == GAMES[-1][0]][-1:]]
+        # (once each: with one --table the first and the last are the same)
+        tables = list(dict.fromkeys([tables[0], *[t for t in tables if t[0] == GAMES[-1][0]][-1:]]))
     with tempfile.TemporaryDirectory() as scratch:
         games = {}
         for name, players, camera in tables:
