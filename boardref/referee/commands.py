@@ -378,15 +378,13 @@ class Commands:
             raise RefereeError(not_now(m.phase))
         if m.tentative is not None:
             return 0, str(m.tentative[0])
-        if m.phase == Phase.AMBIGUOUS:
+        if m.phase == Phase.AMBIGUOUS or m.drawn_for():
+            # the turn under way, drawn for, is the one a misread board holds up
+            # (the board matches no legal move): the referee names the move played
             return 0, None
         for undo, (kind, data) in enumerate(reversed(m.steps), start=1):
             if kind == EventKind.MOVE and data["move"] != str(PASS):
                 return undo, data["move"]
-            if kind == EventKind.CHANCE and m.phase == Phase.MOVE:
-                # the turn under way, drawn for, is the one a misread board holds up
-                # (the board matches no legal move): the referee names the move played
-                return 0, None
             if kind == EventKind.CHANCE:
                 raise RefereeError(
                     words(

@@ -108,8 +108,14 @@ class Guidance:
                 words(
                     "referee.unreadable",
                     "The board matches no legal move ({count, plural, one {# cell differs} other "
-                    "{# cells differ}}); put the pieces back as the lights show",
+                    "{# cells differ}}); put the pieces back {lights, select, on {as the lights "
+                    "show} other {as the board on the screen marks them}}{misread, select, named "
+                    "{. Misread? The referee page can name the move made} other {}}",
                     count=len(v.errors),
+                    # the table's own lights, else the drawing on its screen
+                    lights="on" if m.lit() else "off",
+                    # after a turn's draw a correction names the move under way
+                    misread="named" if m.drawn_for() else "no",
                 )
             )
             self.outbox.emit(Event(EventKind.UNREADABLE, {"cells": sorted(v.errors)}))

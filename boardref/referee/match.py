@@ -19,7 +19,7 @@ from boardref.referee.kinds import EventKind, Phase, Sensor, projection
 from boardref.referee.successors import Successors, index_successors, outcomes_read_as
 from boardref.referee.verdicts import Reading, RefereeError, TableView, no_game
 from boardref.runtime.memory import give_back
-from engines import Game, Move
+from engines import PASS, Game, Move
 from engines.chance import Stream
 from engines.words import Words
 
@@ -156,6 +156,27 @@ class Match:
         #: why a sensor asks for a still board before it reads again (a knocked
         #: camera); no reading is judged meanwhile
         self.waiting: Words | None = None
+        #: whether the board's cell lights are on (its link is up); a table read by
+        #: the camera alone, or tapped on the panel, has none (``lit``)
+        self.lights_on = True
+
+    def lit(self) -> bool:
+        """Whether the table lights its cells: a hall-sensor board whose lights are on."""
+        return self.lights_on and self.sensor in (Sensor.PRESENCE, Sensor.BOTH)
+
+    def drawn_for(self) -> bool:
+        """Whether the turn under way was drawn for (Hakenschlagen, Fang den Hut!):
+        a correction then names the move under way, not the move before the draw."""
+        if self.phase != Phase.MOVE:
+            return False
+        for kind, data in reversed(self.steps):
+            if kind == EventKind.CHANCE:
+                return True
+            if kind == EventKind.CORRECTION or (
+                kind == EventKind.MOVE and data["move"] != str(PASS)
+            ):
+                return False
+        return False
 
     def begin(self, game: Game, game_id: int, seed: bytes) -> None:
         """Follow ``game`` from its start position."""

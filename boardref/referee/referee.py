@@ -301,6 +301,11 @@ class Referee:
 
     # --- commands ------------------------------------------------------------------------
 
+    def lights(self, on: bool) -> None:
+        """The board's cell lights went on or off (its link up or down): what the
+        referee says next points at them, or at the drawing on the screen."""
+        self.match.lights_on = on
+
     def use_sensor(self, sensor: Sensor) -> None:
         """Read the board with ``sensor`` from now on. A panel table has no board to
         lay out, so its game starts at once."""

@@ -583,7 +583,9 @@ class Service:
         self._loop.call_soon_threadsafe(self._then_wake, hand_in, self._link_shown, (state == UP,))
 
     def _link_shown(self, up: bool) -> None:
-        """The board link went up or down: the table's lights and every output show it."""
+        """The board link went up or down: the table's lights and every output show it,
+        and the referee's words point at the lights only while they are on."""
+        self.referee.lights(up)
         self.board.on_link(up)
         self.displays.show()
 

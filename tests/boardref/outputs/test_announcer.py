@@ -252,7 +252,10 @@ WHAT_TO_DO = {
     "referee.capture": ({"cells": ["b2"]}, "Take the captured piece off"),
     "referee.illegal": ({"reason": {"key": "referee.cannot_move_from",
                                     "params": {"origin": "a1"}}}, "put it back on"),
-    "referee.unreadable": ({"count": 2}, "put the pieces back as the lights show"),
+    "referee.unreadable": (
+        {"count": 2, "lights": "on", "misread": "no"},
+        "put the pieces back as the lights show",
+    ),
     "referee.differs_remove": ({"count": 1, "cell": "c3"}, "take the piece off the middle"),
     "referee.differs_place": ({"count": 1, "cell": "c3", "token": "hare"},
                               "put a piece (hare) on the middle"),

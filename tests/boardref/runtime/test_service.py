@@ -403,3 +403,13 @@ def test_the_loop_runs_on_while_a_slow_camera_opens(tmp_path, monkeypatch):
     assert said == ["opening"]
     assert service.camera is not None, "the camera is read once it opened"
     assert service.camera_opening.done()
+
+
+def test_the_referee_points_at_the_cell_lights_only_while_the_board_link_is_up(service):
+    """A board whose link is down shows no lights: the referee's words then point at
+    the board on the screen."""
+    match = service.referee.match
+    service._link_shown(False)
+    assert not match.lit()
+    service._link_shown(True)
+    assert match.lit()

@@ -1,8 +1,9 @@
 """A refused move in a real browser, in German: a Sternhalma piece set down beyond
 its reach on /sim (clicks only) is told the true cause and what to do, the places
 it may go glow, the kiosk says it without a coordinate and the referee page with
-them. Screenshots of /sim and the kiosk at phone and kiosk size when
-$BOARDREF_SHOTS names a folder."""
+them. A board read as no legal move is told to be put back as the table shows it:
+its lights where they are on, else the board on the screen. Screenshots of /sim and
+the kiosk at phone and kiosk size when $BOARDREF_SHOTS names a folder."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from tests.boardref.at_the_table import KIOSK, PHONE, SHOTS
 from tests.boardref.conftest import PIN, kept_page, needs_chromium, on_board
 from tests.boardref.outputs.panel import test_browser_games as games
+from tests.boardref.outputs.panel.test_browser_connection import pushed
 
 WAIT_MS = 10_000
 #: the fixture: a --sim service of the game and player count a test names
@@ -72,11 +74,58 @@ def test_a_piece_set_beyond_its_reach_is_told_the_cause_and_where_it_may_go(tabl
     expect(message).to_have_text("", timeout=WAIT_MS)
 
 
-def shoot(page, role: str) -> None:
+#: how the kiosk says to put the pieces back: as the lights show, as the screen marks them
+PUT_BACK = {
+    "en-US": ("put the pieces back as the lights show",
+              "put the pieces back as the board on the screen marks them"),
+    "de-DE": ("stell die Figuren zurück, wie die Lichter zeigen",
+              "stell die Figuren zurück, wie das Brett auf dem Bildschirm sie markiert"),
+}
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+@pytest.mark.parametrize("locale", ["en-US", "de-DE"])
+def test_a_board_read_as_no_move_is_put_back_as_the_table_shows_it(table, browser, locale):
+    from playwright.sync_api import expect
+
+    lit, unlit = PUT_BACK[locale]
+    context = browser.new_context(locale=locale, viewport=KIOSK)
+    sim = on_board(context.new_page(), f"{table}/sim")
+    expect(sim.locator("body")).to_have_attribute("data-phase", "move", timeout=WAIT_MS)
+    sim.click('g.cell[data-cell="l4"]')
+    sim.click('g.cell[data-cell="m9"]')  # the centre: no move of red's reaches it
+    sim.click('g.cell[data-cell="n4"]')  # and another piece lifted: no move at all
+    expect(sim.locator("#message")).to_contain_text(lit, timeout=WAIT_MS)
+    # the simulated board's link is up: its cells are lit
+    kiosk = on_board(context.new_page(), f"{table}/table")
+    expect(kiosk.locator("#message")).to_contain_text(lit, timeout=WAIT_MS)
+    shoot(kiosk, "table", f"unreadable-{locale}")
+    # a table without lights (or with them off) is told the same with its words
+    dark = context.new_page()
+    pushed(dark, lambda state: [unlit_notice(state)])
+    on_board(dark, f"{table}/table")
+    expect(dark.locator("#message")).to_contain_text(unlit, timeout=WAIT_MS)
+    shoot(dark, "table", f"unreadable-dark-{locale}")
+    sim.click('g.cell[data-cell="n4"]')  # the board put back
+    sim.click('g.cell[data-cell="m9"]')
+    sim.click('g.cell[data-cell="l4"]')
+    expect(kiosk.locator("#message")).to_have_text("", timeout=WAIT_MS)
+    context.close()
+
+
+def unlit_notice(state: dict) -> dict:
+    """``state`` as a table with no cell lights is pushed it."""
+    notice = state.get("notice")
+    if not notice or notice["key"] != "referee.unreadable":
+        return state
+    return {**state, "notice": {**notice, "params": {**notice["params"], "lights": "off"}}}
+
+
+def shoot(page, role: str, what: str = "refusal-de") -> None:
     if SHOTS is None:
         return
     size = page.viewport_size
     for label, shape in (("phone", PHONE), ("kiosk", KIOSK)):
         page.set_viewport_size(shape)
-        page.screenshot(path=SHOTS / f"refusal-de-{role}-{label}.png", full_page=True)
+        page.screenshot(path=SHOTS / f"{what}-{role}-{label}.png", full_page=True)
     page.set_viewport_size(size)
