@@ -409,7 +409,13 @@ class Service:
         """Take and read camera frames on the camera's own thread (``reading_thread``:
         a frame waits for the device; finding the board, sampling and classifying its
         cells take tens of milliseconds) and hand each reading to the referee on the
-        loop."""
+        loop. A table without a camera never loads the camera's libraries (OpenCV,
+        some 20 MB resident)."""
+        while self.camera is None:  # none fitted: look again when a game changes the board
+            if stop.is_set():
+                return
+            self._camera_changed.clear()
+            await self._camera_changed.wait()
         from boardref.devices.camera import reading_thread
 
         with reading_thread() as reads:

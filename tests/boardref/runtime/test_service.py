@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -81,6 +82,9 @@ def test_the_simulated_service_tells_systemd_it_is_ready_and_stops_on_sigterm(tm
             messages.add(sock.recv(200).decode())
         health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=WAIT).json()
         assert health["status"] == "ok" and health["game"] == "sternhalma"
+        # a table without a camera never loads OpenCV (some 20 MB resident on a Pi)
+        mapped = Path(f"/proc/{service.pid}/maps").read_text()
+        assert "cv2" not in mapped, "OpenCV loaded by a table with no camera"
         while "WATCHDOG=1" not in messages:
             messages.add(sock.recv(200).decode())
         service.send_signal(signal.SIGTERM)
