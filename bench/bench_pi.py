@@ -82,9 +82,7 @@ Every game is played to its end: the hands mostly make the move that takes their
 pieces furthest, as people playing to win do (``aimed``). Options: ``--smoke`` (a move a
 game: does it still run?), ``--no-camera``, ``--no-kiosk`` (the service alone);
 ``--full`` plays the same; ``--table hakenschlagen_5p_camera`` (again for more)
-plays only the tables named; ``--pushes FILE`` adds to ``FILE`` a JSON line for each
-state the hands' page was pushed in a game (when, how long after the one before, and
-the fields that changed: which states a move brings, and which come close together).
+plays only the tables named.
 """
 
 from __future__ import annotations
@@ -382,7 +380,6 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
             cpu_ms_per_move=round((cpu_seconds(pid) - cpu) / moves * 1000, 1),
             loop_cpu_ms_per_move=round((cpu_seconds(pid, pid) - loop_cpu) / moves * 1000, 1),
             pushes_per_move=round((hands.watch.received - pushed) / moves, 1),
-            pushes=hands.watch.changes[pushed:],  # one for each received (``--pushes``)
         )
         found.update(hands.board.figures(moves))
         if kiosk is not None:
@@ -566,9 +563,6 @@ def main() -> None:
     parser.add_argument(
         "--table", action="append", help="play only this table (hakenschlagen_5p_camera...)"
     )
-    parser.add_argument(
-        "--pushes", type=Path, help="write here each state pushed a game: when, and what changed"
-    )
     options = parser.parse_args()
     tables = [
         (name, players, camera)
@@ -589,9 +583,6 @@ def main() -> None:
                 name, players, camera, Path(scratch), options.limits, not options.no_kiosk
             )
             print(_line(table, games[table]), file=sys.stderr)
-            pushes = games[table].pop("pushes", [])
-            if options.pushes:
-                write_pushes(options.pushes, table, pushes)
     result = {
         "bench": "pi",
         "games": games,
@@ -607,16 +598,6 @@ def main() -> None:
     }
     result["within_budget"] = not SMOKE and all(within(t) for t in games.values())
     print(json.dumps(result))
-
-
-def write_pushes(path: Path, table: str, pushes: list[tuple[float, list[str]]]) -> None:
-    """Each state the hands' page was pushed during ``table``'s game, a JSON line each:
-    seconds from the first, milliseconds after the one before, the fields that changed."""
-    with path.open("a") as out:
-        for (came, changed), before in zip(pushes, [None, *pushes]):
-            apart = None if before is None else round((came - before[0]) * 1000, 1)
-            line = {"table": table, "s": round(came - pushes[0][0], 3), "apart_ms": apart}
-            out.write(json.dumps({**line, "changed": changed}) + "\n")
 
 
 def _name(name: str, players: int, camera: bool) -> str:

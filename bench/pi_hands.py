@@ -172,9 +172,6 @@ class Watch(threading.Thread):
         self.newest: dict = {}
         #: how many states this page has been sent
         self.received = 0
-        #: each state as it came: when (``time.monotonic``) and the fields that changed
-        #: from the one before (``bench_pi.py --pushes``)
-        self.changes: list[tuple[float, list[str]]] = []
         self.start()
         with self._changed:  # the first state comes as the page connects
             if not self._changed.wait_for(lambda: self.newest, WAIT):
@@ -185,10 +182,7 @@ class Watch(threading.Thread):
             self._socket = socket
             for text in socket:
                 state = json.loads(text)
-                came = time.monotonic()
-                changed = [k for k in state if k != "seq" and state[k] != self.newest.get(k)]
                 with self._changed:
-                    self.changes.append((came, changed))
                     self.newest = state
                     self.received += 1
                     self._changed.notify_all()

@@ -1,11 +1,8 @@
-"""WebSocket fan-out: every connected page gets the newest state soon after it
-changes. A move brings its states in a burst (a piece lifted, set down, judged, the
-turn held open; the marbles drawn, then the moves the board cannot feel found a few
-milliseconds later), and a page draws every state it is sent, so the first state
-after a quiet spell waits ``GATHER_S`` for the rest of its burst and is sent as the
-newest of them, and then a page is sent at most one state every ``SPACING_S``: the
-states that come while one is being sent or within that time after it are replaced
-by the newest, which is always sent. A slow
+"""WebSocket fan-out: every connected page gets the newest state as soon as it
+changes. A page is sent at most one state every ``SPACING_S``: a move brings its
+states in a burst (a piece lifted, set down, judged, the turn held open), and a page
+draws every state it is sent, so the states that come while one is being sent or
+within that time after it are replaced by the newest, which is always sent. A slow
 page is likewise sent only the latest state when it catches up (older ones are
 dropped, never queued), so one sluggish phone cannot hold up the table. A state that
 shows a page nothing new (it differs from the one offered before only in its place in
@@ -30,12 +27,6 @@ if TYPE_CHECKING:
 #: within a tenth of a second of the one before
 SPACING_S = 0.1
 
-#: how long the first state after a quiet spell waits for the rest of its burst: the
-#: states a service step publishes one after another (the marbles drawn, then the
-#: moves the board cannot feel once the turn's index is built) come within a few tens
-#: of milliseconds, and are sent as one; short of what a person notices
-GATHER_S = 0.04
-
 
 class Subscriber:
     """One connected page: the player seat it speaks for (or None), whether it draws
@@ -43,9 +34,6 @@ class Subscriber:
 
     #: the least time between two states sent to this page
     spacing = SPACING_S
-
-    #: how long the first state after a quiet spell waits for the rest of its burst
-    gather = GATHER_S
 
     #: whether the page draws the simulator's virtual board (the /sim page)
     virtual = False
@@ -70,12 +58,9 @@ class Subscriber:
 
     async def pump(self) -> None:
         """Send whatever is newest, then let ``spacing`` pass before the next, until
-        the page goes away; after a quiet spell, the newest once ``gather`` has passed
-        (the first state a page is offered as it connects goes at once)."""
+        the page goes away."""
         while True:
-            if not self._ready.is_set():  # quiet: the burst's first state gathers the rest
-                await self._ready.wait()
-                await asyncio.sleep(self.gather)
+            await self._ready.wait()
             self._ready.clear()
             text, self._newest = self._newest, None
             if text is not None:
