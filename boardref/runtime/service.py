@@ -411,15 +411,22 @@ class Service:
         cells take tens of milliseconds) and hand each reading to the referee on the
         loop. A table without a camera never loads the camera's libraries (OpenCV,
         some 20 MB resident)."""
-        while self.camera is None:  # none fitted: look again when a game changes the board
-            if stop.is_set():
-                return
-            self._camera_changed.clear()
-            await self._camera_changed.wait()
+        if not await self._fitted(stop):
+            return
         from boardref.devices.camera import reading_thread
 
         with reading_thread() as reads:
             await self._watch_on(reads, stop)
+
+    async def _fitted(self, stop: asyncio.Event) -> bool:
+        """Wait until a camera is fitted (a game changes the board); False if the
+        service stops first."""
+        while self.camera is None:
+            if stop.is_set():
+                return False
+            self._camera_changed.clear()
+            await self._camera_changed.wait()
+        return True
 
     async def _watch_on(self, reads: Executor, stop: asyncio.Event) -> None:
         fps = self.config.camera.fps
@@ -428,8 +435,7 @@ class Service:
         while not stop.is_set():
             camera, started = self.camera, time.monotonic()
             if camera is None:  # none fitted: look again when a game changes the board
-                self._camera_changed.clear()
-                await self._camera_changed.wait()
+                await self._fitted(stop)
                 continue
             truth = camera.first_truth()
             try:
