@@ -271,13 +271,13 @@ class TableCamera:
         work, started = self.work, time.thread_time()
         frame = self.source.read()
         taken = time.thread_time()
-        classified = self._classified()
+        before = self._classified()
         reading = self.read(frame, truth)
-        work.frames += frame is not None
-        # a reader that counts no full reads (Hägar's mat) reads every frame in full
-        work.full_reads += (
-            frame is not None if classified is None else (self._classified() or 0) - classified
-        )
+        if frame is not None:
+            work.frames += 1
+            # a reader that counts no full reads (Hägar's mat) reads every frame in full
+            after = self._classified()
+            work.full_reads += 1 if before is None or after is None else after - before
         work.source_cpu_s += taken - started
         work.reader_cpu_s += time.thread_time() - taken
         return frame, reading
