@@ -12,8 +12,10 @@ the game is different each run; it goes on until every kind of move was seen.
 
 from __future__ import annotations
 
+import json
 import random
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,8 +27,12 @@ from tests.boardref.outputs.panel.test_play_games import wait_for_ply
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
+I18N = Path(__file__).parents[4] / "boardref" / "outputs" / "panel" / "i18n"
+
 #: plies at most; most games show every kind of move in about 30
 MOST = 160
+#: the simulator page's refusal of a tap made on a board older than the service's
+STALE = json.loads((I18N / "de" / "sim.json").read_text())["sim.stale"]
 
 
 def presence(game, state) -> frozenset[str]:
@@ -127,12 +133,37 @@ def take(sim, cell: str, hat) -> bool:
     """Take ``hat`` from ``cell`` into the empty hand: where different pieces stand
     side by side (a hat beside towers on a grey field), the page asks which; whether it
     asked."""
+    # a refusal of an earlier tap still shown (for 6 s) is not this tap's
+    sim.evaluate("document.getElementById('refusal').hidden = true")
     lift(sim, cell)
-    sim.wait_for_selector("#sim-hand .sim-piece, #sim-cell-box:not([hidden])", timeout=WAIT_MS)
+    taken = "#sim-hand .sim-piece, #sim-cell-box:not([hidden])"
+    sim.wait_for_selector(f"{taken}, #refusal:not([hidden])", timeout=WAIT_MS)
+    if sim.locator("#refusal").is_visible():
+        # tapped before the page heard of the board's last change (the hats the roll's
+        # commit nested into a tower): it says to look again and repeat, as a person does
+        assert STALE in sim.inner_text("#refusal"), sim.inner_text("#refusal")
+        lift(sim, cell)
+    try:
+        sim.wait_for_selector(taken, timeout=WAIT_MS)
+    except Exception as exc:  # a lost tap: say what the page showed
+        raise AssertionError(f"tapped {cell} for {hat}; the page showed {_seen(sim)}") from exc
     asked = sim.locator("#sim-cell-box").is_visible()
     if asked:
         sim.click(f'#sim-cell .sim-piece[data-token="{hat}"]')
     return asked
+
+
+def _seen(sim) -> dict:
+    """What the simulator page shows, for a failure's message: its refusal, its hand
+    and the virtual board as the service holds it."""
+    return sim.evaluate(
+        """async () => ({
+          refusal: document.getElementById("refusal")?.textContent,
+          refusalHidden: document.getElementById("refusal")?.hidden,
+          hand: document.getElementById("sim-hand")?.textContent,
+          virtual: await (await fetch("/api/sim/virtual")).json(),
+        })"""
+    )
 
 
 def hand(sim, count: int) -> None:
