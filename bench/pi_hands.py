@@ -164,6 +164,9 @@ class Hall:
 class Watch(threading.Thread):
     """The table's state as every page is pushed it, on the panel's WebSocket."""
 
+    #: where to keep every state as it came, one text a line (``bench_kiosk.py``)
+    record: Path | None = None
+
     def __init__(self, url: str):
         super().__init__(daemon=True)
         self._address = url.replace("http", "ws", 1) + "/ws"
@@ -182,6 +185,9 @@ class Watch(threading.Thread):
             self._socket = socket
             for text in socket:
                 state = json.loads(text)
+                if self.record is not None:
+                    with self.record.open("a") as kept:
+                        kept.write(text + "\n")
                 with self._changed:
                     self.newest = state
                     self.received += 1

@@ -88,6 +88,12 @@ class RefereeClock:
         else:
             self._table.computer.act(self._table.referee)
 
+    def will_index(self) -> bool:
+        """Whether a position the referee shows is still to be indexed here: its
+        moves the board cannot feel, and whether the turn can be confirmed, are
+        shown once it is (the pages wait for them, ``Panel.hold``)."""
+        return any(state != self._unindexed for state in self._table.referee.unprepared())
+
     def _prepare(self) -> None:
         """Index the next verdict's lookups in a worker thread, so that a game with
         tens of thousands of outcomes a turn never stalls the loop or the panel."""
@@ -109,5 +115,6 @@ class RefereeClock:
             finally:
                 self._indexing = None
                 self._wake.set()
+                self._table.panel.release()  # the pages held for it (``will_index``)
 
         self._indexing = asyncio.ensure_future(index())

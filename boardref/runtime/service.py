@@ -181,6 +181,8 @@ class Service:
     def _show(self, event) -> None:
         """The referee's new snapshot goes to every output with the table's facts."""
         if isinstance(event, NewSnapshot):
+            if self.clock.will_index():  # the moves it may ask about follow in a moment
+                self.panel.hold()
             self.displays.show(event.table)
 
     def _display(self, state: TableState) -> Display:

@@ -11,6 +11,7 @@ draws its pages from the pushed display alone and gives the pages' commands thro
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
     from boardref.outputs.display import Display
     from boardref.outputs.panel import models
     from boardref.runtime.control import TableControl
+
+#: the longest the pages are held from a state that is about to change again (``hold``):
+#: the turn's moves are indexed in some 10-40 ms here, four times that on a Pi
+HOLD_S = 0.25
 
 
 class Panel:
@@ -50,6 +55,10 @@ class Panel:
         #: the game a rematch replaced and the rematch, by game id, and the seat each
         #: seat's player took in it (``rematch``)
         self.rematched: tuple[int, int, tuple[int, ...]] | None = None
+        #: while the pages are held (``hold``): when they are sent the state anyway
+        self._held: asyncio.TimerHandle | None = None
+        #: a state came while the pages were held
+        self._due = False
         panel = service.config.panel
         public = urlsplit(panel.public_url).hostname if panel.public_url else None
         self.names = Names([panel.host, public, *panel.hosts])
@@ -106,6 +115,35 @@ class Panel:
             self.shown = shown
         else:
             self.names_seq = self.seq
+        if self._held is not None:
+            self._due = True
+            return
+        self._push()
+
+    def hold(self) -> None:
+        """Send the pages no state until ``release``, or ``HOLD_S`` at the longest: the
+        state about to be shown changes again in a moment (a turn's moves are being
+        indexed, and the moves the board cannot feel come with them), and every page,
+        the table's kiosk first, draws each state it is sent: one drawing, not two."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # shown from no loop (a test's own thread): nothing to wait on
+            return
+        if self._held is None:
+            self._held = loop.call_later(HOLD_S, self.release)
+
+    def release(self) -> None:
+        """Send the pages what came while they were held (``hold``), if anything."""
+        if self._held is None:
+            return
+        self._held.cancel()
+        self._held = None
+        if self._due:
+            self._due = False
+            self._push()
+
+    def _push(self) -> None:
+        """Offer every page the table as last shown (``show``)."""
         if not self.hub.subscribers:
             return
         texts: dict[tuple[int | None, bool], tuple[str, str]] = {}
