@@ -2,13 +2,14 @@
 5-player Hakenschlagen game is played on a hall-sensor table as ``bench_pi.py``
 plays it (no kiosk, no limits) and every state its pages are pushed is kept; then
 the kiosk browser (``kiosk_browser.py``: Chromium with the kiosk unit's flags, at
-the table screen's size) opens the table page and is sent those states again, one
-every ``SPACING_S``, over a real WebSocket, the page, its board and everything else
-it asks for answered by a ``boardref serve --sim`` of the same game. Its CPU per
-state is measured (every process of the browser), split by where it goes: the
-renderer's main thread (the page's JavaScript, style, layout and paint), its raster
-workers, its compositor, the display compositor (the GPU process's, drawing the
-screen in software here) and the browser process.
+the table screen's size) opens the table page at the kiosk's address
+(``boardref.runtime.kiosk.KIOSK_PAGE``, as the unit opens it: the page keeps still)
+and is sent those states again, one every ``SPACING_S``, over a real WebSocket, the
+page, its board and everything else it asks for answered by a ``boardref serve
+--sim`` of the same game. Its CPU per state is measured (every process of the
+browser), split by where it goes: the renderer's main thread (the page's JavaScript,
+style, layout and paint), its raster workers, its compositor, the display compositor
+(the GPU process's, drawing the screen in software here) and the browser process.
 
 Beside it, the same states to a bare page that only reads each and changes one word
 (``BARE``): what Chromium spends on a state whatever the page does with it, the
@@ -45,6 +46,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from boardref.runtime.kiosk import KIOSK_PAGE
 from tests.harness import answers, free_port, until
 
 GAME, PLAYERS = "hakenschlagen", 5
@@ -208,7 +210,7 @@ def main() -> None:
             until(lambda: answers(f"http://127.0.0.1:{port}/api/health"), "the service", 60)
             replay = Replay(f"http://127.0.0.1:{port}")
             pages = {
-                "table": replayed(replay, "/table", states),
+                "table": replayed(replay, KIOSK_PAGE, states),
                 "bare": replayed(replay, "/bare", states),
             }
         finally:

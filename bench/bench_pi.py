@@ -110,6 +110,7 @@ from pi_hands import SETTLE_MS, WAIT, Hall, Hands, cpu_seconds
 from smoke import SMOKE, sized
 
 from boardref.outputs.panel.access import hash_pin
+from boardref.runtime.kiosk import kiosk_url
 from boardref.runtime.loop_lag import percentile
 from engines import PASS, load_game
 from engines.players.knowledge import knowledge_of
@@ -359,7 +360,8 @@ def play(name: str, players: int, camera: bool, folder: Path, way: str, with_kio
             held.release(renderer)
         kiosk = None
         if with_kiosk:
-            kiosk = kiosks.enter_context(Kiosk(f"{url}/table", held.beside(pid)))
+            # the page the kiosk's unit opens, at the address the service leaves it
+            kiosk = kiosks.enter_context(Kiosk(kiosk_url(("127.0.0.1", port)), held.beside(pid)))
             quiet(kiosk)
         found.update(still(hands, pid, renderer, kiosk))
         # the lag is the game's: from its first move, the kiosk loaded

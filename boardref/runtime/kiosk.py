@@ -19,25 +19,32 @@ log = logging.getLogger("boardref")
 KIOSK_FILE = "kiosk.env"
 #: the variable boardref-kiosk.service opens (its unit holds the same name)
 KIOSK_VARIABLE = "KIOSK_URL"
+#: the table's page as the kiosk opens it: its address asks the page to keep still (a
+#: new draw appears without rolling in, the turn line does not pulse while the table
+#: speaks), as a screen that asks for reduced motion does. A Pi draws every frame of
+#: an animation on its CPU, and a browser may not pass on a wish for less motion given
+#: on its command line; the address is kept whatever that browser does.
+KIOSK_PAGE = "/table?motion=reduce"
 
 
 def kiosk_url(address: tuple, scheme: str = "http") -> str:
-    """The table page for a browser on this machine, given the address the panel's
-    socket listens at (``getsockname()``). A panel on every address is reached on
-    loopback, and on IPv6's when it listens on IPv6: a connection to 127.0.0.1 there
-    arrives from ::ffff:127.0.0.1, which is not counted as this machine's own browser.
+    """The kiosk's table page (``KIOSK_PAGE``) for a browser on this machine, given the
+    address the panel's socket listens at (``getsockname()``). A panel on every address
+    is reached on loopback, and on IPv6's when it listens on IPv6: a connection to
+    127.0.0.1 there arrives from ::ffff:127.0.0.1, which is not counted as this
+    machine's own browser.
 
     >>> kiosk_url(("0.0.0.0", 8000))
-    'http://127.0.0.1:8000/table'
+    'http://127.0.0.1:8000/table?motion=reduce'
     >>> kiosk_url(("::", 8080, 0, 0))
-    'http://[::1]:8080/table'
+    'http://[::1]:8080/table?motion=reduce'
     """
     host, port = address[:2]
     if ipaddress.ip_address(host).is_unspecified:
         host = "::1" if ipaddress.ip_address(host).version == 6 else "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
-    return f"{scheme}://{host}:{port}/table"
+    return f"{scheme}://{host}:{port}{KIOSK_PAGE}"
 
 
 def leave_kiosk_url(address: tuple, scheme: str = "http") -> Path | None:

@@ -24,7 +24,7 @@ def test_the_kiosk_reaches_a_panel_on_any_local_address_as_the_table(host):
     with panel_socket(host, 0) as listening:
         listening.listen()
         url = urlsplit(kiosk_url(listening.getsockname()))
-        assert url.path == "/table"
+        assert (url.path, url.query) == ("/table", "motion=reduce")
         with socket.create_connection((url.hostname, url.port), timeout=5):
             accepted, peer = listening.accept()
             accepted.close()
@@ -45,8 +45,9 @@ def test_serve_writes_the_kiosk_address_where_systemd_said(tmp_path):
     try:
         written = until(lambda: (run / KIOSK_FILE).is_file(), "the kiosk's address", 60)
         assert written
-        assert (run / KIOSK_FILE).read_text() == f"KIOSK_URL=http://127.0.0.1:{port}/table\n"
-        until(lambda: answers(f"http://127.0.0.1:{port}/table"), "the table page", 60)
+        address = f"http://127.0.0.1:{port}/table?motion=reduce"
+        assert (run / KIOSK_FILE).read_text() == f"KIOSK_URL={address}\n"
+        until(lambda: answers(address), "the table page", 60)
         assert os.listdir(run) == [KIOSK_FILE]
     finally:
         process.terminate()

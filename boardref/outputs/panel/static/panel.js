@@ -17,6 +17,7 @@ import "./games/sternhalma.js";
 import { showCandidates } from "./candidates.js";
 import { capitalised, showHeader } from "./header.js";
 import { checkJoined, showJoinCodes, showStanding } from "./join_codes.js";
+import { calm } from "./motion.js";
 import { openNewGame, startNewGame } from "./newgame.js";
 import { saysTheEnd, showOutcome } from "./outcome.js";
 import { followNames, showNickname } from "./players.js";
@@ -182,11 +183,11 @@ function showDraw() {
   if (!(game && game.drawn && game.drawn(state, box))) {
     update(box, "textContent", say("drawn", { value: [].concat(state.last_draw).join(" ") }));
   }
-  if (value !== lastDraw && !calm.matches) rollIn(box);
+  if (value !== lastDraw && !calm()) rollIn(box);
   lastDraw = value;
 }
 
-// A new draw rolls in, unless the device asks for less motion: each thing drawn (a
+// A new draw rolls in, unless the page keeps still (motion.js): each thing drawn (a
 // marble, a die; marked "rolls") turns in on a layer of its own, so only the
 // compositor moves it and nothing around it is laid out or painted again; a draw said
 // only in words rolls in as a whole.
@@ -200,7 +201,6 @@ const ROLL = [
   { transform: "rotate(10deg) scale(1.2)", offset: 0.6 },
   { transform: "none", opacity: 1 },
 ];
-const calm = matchMedia("(prefers-reduced-motion: reduce)");
 
 function showMoves() {
   // a panel table: the legal moves this page may see, one button each

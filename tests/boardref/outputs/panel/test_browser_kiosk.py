@@ -3,15 +3,18 @@ board is never laid out, painted and rastered anew at another size because the s
 grew past the screen's foot and brought a scrollbar, and the page never starts or stops
 scrolling (the compositor would draw the whole screen again). In a game the page keeps
 its height: the side scrolls inside itself. Chromium on a kiosk shows classic
-scrollbars, which Playwright hides by default, so this test's browser keeps them."""
+scrollbars, which Playwright hides by default, so this test's browser keeps them. The
+kiosk's own address keeps the page still whatever its browser says of the screen."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
+from boardref.runtime.kiosk import KIOSK_PAGE
 from engines import load_game
 from tests.boardref.conftest import Chromium, needs_chromium, new_game, on_board
+from tests.boardref.outputs.panel.test_browser_games import COUNT_ANIMATIONS, draw
 from tests.harness import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [needs_chromium, pytest.mark.browser]
@@ -83,3 +86,36 @@ def test_the_page_keeps_its_height_when_the_side_grows(kiosk_in_game, game):
     assert page.evaluate(HEIGHT) == height
     side = "document.querySelector('aside')"
     assert page.evaluate(f"{side}.scrollHeight > {side}.clientHeight")
+
+
+def test_the_kiosks_address_keeps_a_draw_still_where_the_browser_welcomes_motion(
+    sim_table, browser
+):
+    """The kiosk opens the table page at its own address (``kiosk_url``), which asks the
+    page to keep still as a screen that asks for reduced motion does, in a browser that
+    tells the page nothing of the kind: a new draw appears without rolling in, and
+    still so once the kiosk has been to the played games and back to the table. The
+    plain table page in the same browser rolls the die in."""
+    from playwright.sync_api import expect
+
+    new_game(sim_table, "fang_den_hut", 2)
+    kiosk, plain = (
+        browser.new_page(locale="en-US", viewport=KIOSK, reduced_motion="no-preference")
+        for _ in range(2)
+    )
+    for page in (kiosk, plain):
+        page.add_init_script(COUNT_ANIMATIONS)
+    on_board(kiosk, sim_table + KIOSK_PAGE)
+    draw(sim_table)
+    expect(kiosk.locator("#drawn svg.die")).to_have_count(1)
+    assert kiosk.evaluate("[window.rolled, document.getAnimations().length]") == [[], 0]
+    on_board(plain, f"{sim_table}/table")
+    expect(plain.locator("#drawn svg.die")).to_have_count(1)
+    assert plain.evaluate("window.rolled") == ["die rolls"]
+
+    kiosk.click(".history-link")
+    kiosk.click("a.back")
+    kiosk.wait_for_url(f"{sim_table}/table")
+    kiosk.wait_for_selector("svg.board g[data-cell]", state="attached")
+    expect(kiosk.locator("#drawn svg.die")).to_have_count(1)
+    assert kiosk.evaluate("[window.rolled, document.getAnimations().length]") == [[], 0]

@@ -20,6 +20,7 @@ import re
 
 import pytest
 
+from boardref.runtime.kiosk import KIOSK_PAGE
 from tests.boardref.at_the_table import (
     ENGLISH,
     IDENTIFIER,
@@ -374,22 +375,25 @@ def test_a_page_reloaded_mid_game_says_nothing_twice_then_the_next_move_once(peo
 
 
 def test_reduced_motion_stills_the_turn_line_but_not_the_voice(people):
-    """On a device that asks for reduced motion the turn line does not pulse while the
-    table speaks; the table still speaks and sounds (they are not motion). Beside it,
-    a kiosk that does not ask pulses."""
+    """On a device that asks for reduced motion, and at the kiosk's own address on any
+    device, the turn line does not pulse while the table speaks; the table still speaks
+    and sounds (they are not motion). Beside them, a table page that is not asked
+    pulses."""
     table = listening(people("catch_the_hare", 2, "en"))
     sim = table.open("sim", "/sim")
     pulsing = table.open("table", "/table")
     calm = table.open("calm table", "/table")
+    kiosk = table.open("kiosk", KIOSK_PAGE)
     # (the tests' browser asks for reduced motion unless told otherwise)
-    pulsing.emulate_media(reduced_motion="no-preference")
+    for page in (pulsing, kiosk):
+        page.emulate_media(reduced_motion="no-preference")
     calm.emulate_media(reduced_motion="reduce")
-    for page in (pulsing, calm):
+    for page in (pulsing, calm, kiosk):
         allow_audio(page)
     move = hare_game()[0]
     carry_out(sim, move.path)
     pulse = "() => getComputedStyle(document.getElementById('turn')).animationName"
-    for page, animation in ((pulsing, "speaking"), (calm, "none")):
+    for page, animation in ((pulsing, "speaking"), (calm, "none"), (kiosk, "none")):
         wait_for_move(page, move)
         page.wait_for_selector('body[data-speaking="yes"]', timeout=WAIT_MS)
         assert page.evaluate("() => window.spoken"), "a kiosk said nothing of a move"
