@@ -40,6 +40,11 @@ class Wiring:
         """Sensor *i* and LED *i* under cell *i*: the order docs/hardware.md suggests."""
         return cls(board, list(cells), list(cells))
 
+    def has_cell_lights(self) -> bool:
+        """Whether an LED sits under any cell: a board built without the LED strip
+        has its every LED under no cell."""
+        return any(cell is not None for cell in self.leds)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"board": self.board, "sensors": self.sensors, "leds": self.leds}
         if self.calibration is not None:

@@ -111,7 +111,9 @@ class Commands:
                 words(
                     "referee.board_not_position",
                     "The board does not show the position, so there is nothing to confirm: put "
-                    "the pieces as the lights show",
+                    "the pieces {lights, select, on {as the lights show} other {as the board on "
+                    "the screen marks them}}",
+                    lights=m.shown_by(),
                 )
             )
         unseen = {state: move for move, state in m.successors_of(base).get(key)}
@@ -475,13 +477,14 @@ def cannot_replace(move: str, replaced: str | None, reason: Words) -> Words:
     if replaced is None:
         return words(
             "referee.cannot_enter",
-            "{move} cannot be the move played: {reason}. Pick one of the moves lit on the board",
+            "{move} cannot be the move played: {reason}. Pick one of the moves the referee "
+            "page offers",
             move=move,
             reason=reason,
         )
     return words(
         "referee.cannot_replace",
-        "{move} cannot replace {replaced}: {reason}. Pick one of the moves lit on the board",
+        "{move} cannot replace {replaced}: {reason}. Pick one of the moves the referee page offers",
         move=move,
         replaced=replaced,
         reason=reason,

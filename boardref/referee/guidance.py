@@ -113,7 +113,7 @@ class Guidance:
                     "{. Misread? The referee page can name the move made} other {}}",
                     count=len(v.errors),
                     # the table's own lights, else the drawing on its screen
-                    lights="on" if m.lit() else "off",
+                    lights=m.shown_by(),
                     # after a turn's draw a correction names the move under way
                     misread="named" if m.drawn_for() else "no",
                 )

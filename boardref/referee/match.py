@@ -156,13 +156,23 @@ class Match:
         #: why a sensor asks for a still board before it reads again (a knocked
         #: camera); no reading is judged meanwhile
         self.waiting: Words | None = None
-        #: whether the board's cell lights are on (its link is up); a table read by
-        #: the camera alone, or tapped on the panel, has none (``lit``)
+        #: whether the board has cell lights (its wiring puts an LED under a cell),
+        #: and whether they are on (its link is up); a table read by the camera
+        #: alone, or tapped on the panel, has none (``lit``)
+        self.lights_fitted = True
         self.lights_on = True
 
     def lit(self) -> bool:
-        """Whether the table lights its cells: a hall-sensor board whose lights are on."""
-        return self.lights_on and self.sensor in (Sensor.PRESENCE, Sensor.BOTH)
+        """Whether the table lights its cells: a hall-sensor board with cell lights,
+        and they are on."""
+        hall = self.sensor in (Sensor.PRESENCE, Sensor.BOTH)
+        return hall and self.lights_fitted and self.lights_on
+
+    def shown_by(self) -> str:
+        """What the players' words point at to show where the pieces go (the words'
+        ``lights`` select): "on", the table's cell lights (``lit``), else "off", the
+        board drawn on the screen."""
+        return "on" if self.lit() else "off"
 
     def drawn_for(self) -> bool:
         """Whether the turn under way was drawn for (Hakenschlagen, Fang den Hut!):

@@ -306,6 +306,12 @@ class Referee:
         referee says next points at them, or at the drawing on the screen."""
         self.match.lights_on = on
 
+    def fit_lights(self, fitted: bool) -> None:
+        """Whether the board has cell lights at all (a board built without the LED
+        strip has none): told once a board is linked, and again when its strip is
+        mapped anew."""
+        self.match.lights_fitted = fitted
+
     def use_sensor(self, sensor: Sensor) -> None:
         """Read the board with ``sensor`` from now on. A panel table has no board to
         lay out, so its game starts at once."""

@@ -93,9 +93,11 @@ def refuse(match: Match, destinations: Destinations, carried: Carried) -> Refusa
     return Refusal(
         words(
             "referee.not_this_way",
-            "The piece may go to {cell}, but not with the board as it is: "
-            "put the pieces back as the lights show and move again",
+            "The piece may go to {cell}, but not with the board as it is: put the pieces "
+            "back {lights, select, on {as the lights show} other {as the board on the screen "
+            "marks them}} and move again",
             cell=destination,
+            lights=match.shown_by(),
         )
     )
 

@@ -236,6 +236,7 @@ class Service:
         )
         #: which cell each sensor and LED sits under
         wiring = self.wiring = config.board_wiring(self.referee.game.board)
+        self.referee.fit_lights(wiring.has_cell_lights())
         cells = wiring.sensors
         device = config.sensors.hall.device if sensed and config.sensors.hall else None
         if sensed and self.sim:
@@ -277,6 +278,8 @@ class Service:
         self.wiring.leds = list(leds)
         self.board.lights = CellLights(self.wiring.leds, self.palette)
         self.board.relight()
+        # a strip mapped with every LED skipped lights no cell: the words say so
+        self.referee_thread.run_here(self.referee.fit_lights, self.wiring.has_cell_lights())
         hall = self.config.sensors.hall
         if hall is None:
             return ""

@@ -113,7 +113,7 @@ def test_a_correction_not_legal_before_the_last_move_is_refused_in_words(table):
         t.referee.correct("m5-m7")  # legal after the move read, not in its place
     said = str(refused.value)
     assert said.startswith("m5-m7 cannot replace l4-m5: ")
-    assert said.endswith("Pick one of the moves lit on the board")
+    assert said.endswith("Pick one of the moves the referee page offers")
     assert refused.value.words.key == "referee.cannot_replace"
     assert t.logged()[-1] == ("move", {"move": "l4-m5", "seat": 0})
 

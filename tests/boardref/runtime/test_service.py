@@ -417,3 +417,29 @@ def test_the_referee_points_at_the_cell_lights_only_while_the_board_link_is_up(s
     assert not match.lit()
     service._link_shown(True)
     assert match.lit()
+
+
+def test_a_hall_board_built_without_cell_lights_points_at_the_screen(tmp_path):
+    """A board whose wiring puts no LED under a cell (built without the strip) lights
+    nothing, its link up or not; a strip mapped on the Board tab lights it, and one
+    mapped with every LED skipped again does not."""
+    from engines import load_game
+    from hardware.wiring import Wiring, wiring_path
+    from tests.boardref.conftest import started
+
+    cells = [cell.id for cell in load_game("sternhalma", 2).board.cells]
+    hall = {"device": str(tmp_path / "unplugged-pico"), "wiring_dir": tmp_path / "wiring"}
+    Wiring("sternhalma", cells, [None] * len(cells)).save(
+        wiring_path(hall["wiring_dir"], "sternhalma")
+    )
+    service = started(_config(tmp_path, **{"sensors.hall": hall}))
+    try:
+        match = service.referee.match
+        service._link_shown(True)
+        assert not match.lit()
+        service.keep_strip(cells)
+        assert match.lit()
+        service.keep_strip([None] * len(cells))
+        assert not match.lit()
+    finally:
+        service.close()

@@ -1,9 +1,10 @@
 """A refused move in a real browser, in German: a Sternhalma piece set down beyond
 its reach on /sim (clicks only) is told the true cause and what to do, the places
 it may go glow, the kiosk says it without a coordinate and the referee page with
-them. A board read as no legal move is told to be put back as the table shows it:
-its lights where they are on, else the board on the screen. Screenshots of /sim and
-the kiosk at phone and kiosk size when $BOARDREF_SHOTS names a folder."""
+them. A board read as no legal move, or a piece moved with the board out of step, is
+told to be put back as the table shows it: its lights where they are on, else the
+board on the screen. Screenshots of /sim and the kiosk at phone and kiosk size when
+$BOARDREF_SHOTS names a folder."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import re
 
 import pytest
 
+from engines import load_game
 from tests.boardref.at_the_table import KIOSK, PHONE, SHOTS
 from tests.boardref.conftest import PIN, kept_page, needs_chromium, on_board
 from tests.boardref.outputs.panel import test_browser_games as games
 from tests.boardref.outputs.panel.test_browser_connection import pushed
+from tests.engines.test_sternhalma import position
 
 WAIT_MS = 10_000
 #: the fixture: a --sim service of the game and player count a test names
@@ -96,16 +99,7 @@ def test_a_board_read_as_no_move_is_put_back_as_the_table_shows_it(table, browse
     sim.click('g.cell[data-cell="m9"]')  # the centre: no move of red's reaches it
     sim.click('g.cell[data-cell="n4"]')  # and another piece lifted: no move at all
     expect(sim.locator("#message")).to_contain_text(lit, timeout=WAIT_MS)
-    # the simulated board's link is up: its cells are lit
-    kiosk = on_board(context.new_page(), f"{table}/table")
-    expect(kiosk.locator("#message")).to_contain_text(lit, timeout=WAIT_MS)
-    shoot(kiosk, "table", f"unreadable-{locale}")
-    # a table without lights (or with them off) is told the same with its words
-    dark = context.new_page()
-    pushed(dark, lambda state: [unlit_notice(state)])
-    on_board(dark, f"{table}/table")
-    expect(dark.locator("#message")).to_contain_text(unlit, timeout=WAIT_MS)
-    shoot(dark, "table", f"unreadable-dark-{locale}")
+    kiosk = told_as_the_table_shows_it(context, table, (lit, unlit), f"unreadable-{locale}")
     sim.click('g.cell[data-cell="n4"]')  # the board put back
     sim.click('g.cell[data-cell="m9"]')
     sim.click('g.cell[data-cell="l4"]')
@@ -113,12 +107,76 @@ def test_a_board_read_as_no_move_is_put_back_as_the_table_shows_it(table, browse
     context.close()
 
 
+def told_as_the_table_shows_it(context, table: str, put_back: tuple[str, str], what: str):
+    """The kiosk says to put the pieces back as the lights show (the simulated board's
+    link is up: its cells are lit), and a kiosk pushed the state as a table without
+    lights (or with them off) says it with its words; the first kiosk."""
+    from playwright.sync_api import expect
+
+    lit, unlit_words = put_back
+    kiosk = on_board(context.new_page(), f"{table}/table")
+    expect(kiosk.locator("#message")).to_contain_text(lit, timeout=WAIT_MS)
+    shoot(kiosk, "table", what)
+    dark = context.new_page()
+    pushed(dark, lambda state: [unlit_notice(state)])
+    on_board(dark, f"{table}/table")
+    expect(dark.locator("#message")).to_contain_text(unlit_words, timeout=WAIT_MS)
+    shoot(dark, "table", f"{what}-dark")
+    return kiosk
+
+
 def unlit_notice(state: dict) -> dict:
     """``state`` as a table with no cell lights is pushed it."""
     notice = state.get("notice")
-    if not notice or notice["key"] != "referee.unreadable":
-        return state
-    return {**state, "notice": {**notice, "params": {**notice["params"], "lights": "off"}}}
+    return {**state, "notice": unlit(notice)} if notice else state
+
+
+def unlit(said: dict) -> dict:
+    """Words (``{key, params}``) that point at the lights, the words inside them too,
+    as said at a table without them."""
+    params = {
+        name: unlit(value) if isinstance(value, dict) and "key" in value else value
+        for name, value in said["params"].items()
+    }
+    if "lights" in params:
+        params["lights"] = "off"
+    return {**said, "params": params}
+
+
+@pytest.mark.parametrize("table", [("sternhalma", 2)], indirect=True)
+@pytest.mark.parametrize("locale", ["en-US", "de-DE"])
+def test_a_piece_moved_out_of_step_is_put_back_as_the_table_shows_it(table, browser, locale):
+    """Red's jump i9:k11 may still grow (blue rings m9); red then steps f10 to g9,
+    where i9 could have stepped: the piece may go there, not with the board as it is.
+    The other pieces stay at home."""
+    from playwright.sync_api import expect
+
+    game = load_game("sternhalma", 2)
+    red = ["i9", "f10", "j4", "k3", "l2", "l4", "m1", "m3", "n2", "n4"]
+    blue = ["j10", "m11", "p10", "p8", "m7", "j8", "j14", "k15", "l14", "l16"]
+    games.set_position(table, game.to_json(position(game, {0: red, 1: blue})))
+    context = browser.new_context(locale=locale, viewport=KIOSK)
+    sim = on_board(context.new_page(), f"{table}/sim")
+    sim.click('g.cell[data-cell="i9"]')
+    sim.click('g.cell[data-cell="k11"]')
+    expect(sim.locator("body")).to_have_attribute("data-last", "i9:k11", timeout=WAIT_MS)
+    sim.click('g.cell[data-cell="f10"]')
+    sim.click('g.cell[data-cell="g9"]')
+    told_as_the_table_shows_it(context, table, OUT_OF_STEP[locale], f"out-of-step-{locale}")
+    context.close()
+
+
+#: how the kiosk says a piece moved with the board out of step is put right: as the
+#: lights show, as the screen marks them
+OUT_OF_STEP = {
+    "en-US": ("not with the board as it is: put the pieces back as the lights show and move "
+              "again",
+              "not with the board as it is: put the pieces back as the board on the screen "
+              "marks them and move again"),
+    "de-DE": ("stell die Figuren zurück, wie die Lichter zeigen, und zieh noch einmal",
+              "stell die Figuren zurück, wie das Brett auf dem Bildschirm sie markiert, und "
+              "zieh noch einmal"),
+}
 
 
 def shoot(page, role: str, what: str = "refusal-de") -> None:
