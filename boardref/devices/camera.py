@@ -209,6 +209,10 @@ class TableCamera:
         #: the players chose a move it saw otherwise: it learns again from the next
         #: snapshot (``_relearn``)
         self._relearn_due = False
+        #: the referee corrected the board: what it now holds, and what the camera read
+        #: then, learned from the next still view if that still reads so (``_learn_named``)
+        self._corrected = False
+        self._named: deque[tuple[dict, dict]] = deque(maxlen=1)
         #: frames taken and read, and their CPU (``take_and_read``)
         self.work = CameraWork()
         referee.listeners.append(self._on_event)
@@ -313,6 +317,7 @@ class TableCamera:
                         self._tell_lesson()
                     return Reading(learning=True)
                 observation = self.reader.feed(frame)
+                self._learn_named(frame, observation)
                 # Hägar's mat reader is never knocked, and reads every frame
                 knocked, quiet = (getattr(self.reader, n, False) for n in ("knocked", "quiet"))
                 return Reading(observation, knocked, quiet=quiet)
@@ -327,6 +332,23 @@ class TableCamera:
             truth = self._unconfirmed.popleft()
             if self.reader.showed(truth):
                 self.reader.confirm(truth)
+
+    def _learn_named(self, frame, observation: Observation | None) -> None:
+        """Learn the position a referee's correction named (lock held) from this still
+        view, if it reads as the view the correction answered and the referee still
+        holds that position: nobody has touched the board since, so it shows the
+        position named. A board the players put right after the correction reads
+        otherwise and teaches nothing here: read as the position, it is learned as
+        every committed one is. A refresh, not a fresh lesson: a piece misread where
+        it stands is read right after a correction or two, and a board corrected
+        before it was put right teaches only a part of its look."""
+        if observation is None:
+            return
+        with contextlib.suppress(IndexError):  # no correction waiting
+            truth, seen = self._named.popleft()
+            held = dict(self.referee.published.position) == truth
+            if held and observation.tokens == seen and self.reader.learn(frame, truth):
+                log.warning("camera: the referee corrected a board it misread; learned it")
 
     def hand_over(self, frame, reading: Reading, at: float) -> bool:
         """Give the referee ``reading`` of ``frame`` (taken at ``at``), on the loop;
@@ -414,6 +436,7 @@ class TableCamera:
         # what was learned before may have been learned from a board not yet laid out
         with self.lock:
             self._unconfirmed.clear()
+            self._named.clear()
             learned = self.reader.learn(frame, dict(shown.position), fresh=True)
         if not learned:
             raise RefereeError(
@@ -443,16 +466,27 @@ class TableCamera:
     def _on_event(self, event: Heard) -> None:
         """After a verdict, when the board as read is the position the referee holds,
         the last frame read shows that position: the reader learns from it, unless
-        that frame surely showed something else on some cell (``shows``)."""
+        that frame surely showed something else on some cell (``shows``). A position
+        a referee's correction names against what the camera surely read is learned
+        from the next still view, if the board still reads so (``_learn_named``)."""
         if isinstance(event, Event):
             if event.kind == EventKind.MOVE and event.accepted and event.data.get("chosen"):
                 self._relearn_due = True
+            corrected = event.kind == EventKind.CORRECTION or event.data.get("corrected")
+            if event.accepted and corrected:
+                self._corrected = True
             return
         shown = event.table
         truth = dict(shown.position)
         if self._relearn_due:
             self._relearn_due = False
             self._relearn(shown.sensor, truth)
+        if self._corrected:
+            self._corrected = False
+            # the camera surely read the board otherwise: a misread, or a board still
+            # to put right; which of the two, the next still view tells
+            if self.observation is not None and shown.game and not self.shows(truth):
+                self._named.append((truth, dict(self.observation.tokens)))
         read_as = self.referee.read_as
         if not shown.game or read_as is None:
             return
