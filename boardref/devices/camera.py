@@ -170,6 +170,11 @@ def open_camera(settings, game, sim_view=None):
         return None
 
 
+#: the most cells a position the referee sets may differ in from what the camera read
+#: for the camera to take it as its own misread and learn it (``_learn_named``): more
+#: is a board still to be put right
+MISREAD_CELLS = 2
+
 class TableCamera:
     """A referee's camera: a frame source and the reader of this game's board."""
 
@@ -209,9 +214,10 @@ class TableCamera:
         #: the players chose a move it saw otherwise: it learns again from the next
         #: snapshot (``_relearn``)
         self._relearn_due = False
-        #: the referee corrected the board: what it now holds, and what the camera read
-        #: then, learned from the next still view if that still reads so (``_learn_named``)
-        self._corrected = False
+        #: the referee corrected the board ("move": named the move made; "position":
+        #: set the position): what it now holds, and what the camera read then, learned
+        #: from the next still view if that still reads so (``_learn_named``)
+        self._corrected: str | None = None
         self._named: deque[tuple[dict, dict]] = deque(maxlen=1)
         #: frames taken and read, and their CPU (``take_and_read``)
         self.work = CameraWork()
@@ -472,21 +478,26 @@ class TableCamera:
         if isinstance(event, Event):
             if event.kind == EventKind.MOVE and event.accepted and event.data.get("chosen"):
                 self._relearn_due = True
-            corrected = event.kind == EventKind.CORRECTION or event.data.get("corrected")
-            if event.accepted and corrected:
-                self._corrected = True
+            if event.accepted and event.kind == EventKind.CORRECTION:
+                self._corrected = "position"
+            elif event.accepted and event.data.get("corrected"):
+                self._corrected = "move"
             return
         shown = event.table
         truth = dict(shown.position)
         if self._relearn_due:
             self._relearn_due = False
             self._relearn(shown.sensor, truth)
-        if self._corrected:
-            self._corrected = False
-            # the camera surely read the board otherwise: a misread, or a board still
-            # to put right; which of the two, the next still view tells
-            if self.observation is not None and shown.game and not self.shows(truth):
-                self._named.append((truth, dict(self.observation.tokens)))
+        corrected, self._corrected = self._corrected, None
+        # the camera surely read the board otherwise: a misread, or a board still to put
+        # right; which of the two, the next still view tells. A move named stands on the
+        # board as the players made it; a position set may not stand there yet, and is
+        # taken for a misread only where it differs from the reading in a cell or two
+        seen = self.observation
+        if corrected and seen is not None and shown.game and not self.shows(truth):
+            differing = sum(seen.tokens.get(cell) != token for cell, token in truth.items())
+            if corrected == "move" or differing <= MISREAD_CELLS:
+                self._named.append((truth, dict(seen.tokens)))
         read_as = self.referee.read_as
         if not shown.game or read_as is None:
             return

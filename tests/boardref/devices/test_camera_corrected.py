@@ -15,10 +15,10 @@ scene = test_camera.scene  # the rendered Sternhalma board the camera tests look
 OTHER = {"red": "blue", "blue": "red"}
 
 
-def _misread_step(store, scene):
-    """A table read by the camera alone, a step played while the camera surely sees two
-    pieces the step left alone in the other colour (one such cell the referee lets
-    pass; two fit no legal move), and the reader's lessons kept in a list."""
+def _misread_step(store, scene, misread: int = 2):
+    """A table read by the camera alone, a step played while the camera surely sees
+    ``misread`` pieces the step left alone in the other colour (one such cell the
+    referee lets pass; two fit no legal move), and the reader's lessons kept in a list."""
     shown = {"tokens": None, "hands": ()}
     t, camera, frames = _watched_camera(store, scene, shown)
     shown["tokens"] = t.tokens()
@@ -37,10 +37,10 @@ def _misread_step(store, scene):
     move = next(m for m in t.game.legal_moves(base) if not m.leap)
     after = t.game.apply(base, move)
     mover = t.tokens(base)[move.origin]
-    left = [c for c, token in t.tokens(after).items() if token == OTHER[mover]][:2]
+    left = [c for c, token in t.tokens(after).items() if token == OTHER[mover]][:misread]
     shown["tokens"] = {**t.tokens(after), **dict.fromkeys(left, mover)}
     frames(6)
-    assert t.moves() == [], "two pieces read surely in another colour are no legal move"
+    assert t.moves() == [], "pieces read surely in another colour are no legal move"
     return t, camera, frames, shown, after, lessons
 
 
@@ -64,3 +64,12 @@ def test_a_position_set_and_then_put_right_on_the_board_is_not_learned_from_the_
     frames(6)
     assert lessons == []
     assert camera.reader.truth == t.tokens(after)
+
+
+def test_a_position_set_far_from_the_board_is_a_board_to_put_right_not_a_misread(store, scene):
+    """Three cells read surely otherwise than the position set: more than a misread;
+    the players are still to put the board right, so the view is not taught as it."""
+    t, camera, frames, shown, after, lessons = _misread_step(store, scene, misread=3)
+    t.referee.set_position(t.game.to_json(after))
+    frames(2)
+    assert lessons == []
