@@ -16,9 +16,10 @@ from vision import looks
 from vision.looks import JOIN
 from vision.observation import RANKED, Observation
 
-#: extra cost of any other reading on the cell that looks most like a ``single``
-#: piece, and of a single piece the last known position does not hold (-2 log of its
-#: odds: none; the most it may look unlike it and still be read there)
+#: extra cost of a single piece the last known position does not hold, and the most
+#: any other reading costs more on the cell that looks most like a ``single`` piece
+#: (-2 log of the odds it is off the board: none; the most it may look unlike it and
+#: still be read there)
 SINGLE_COST = 30.0
 #: the sites a single piece is likeliest on: on each of them, a second reading takes
 #: it to hide what stands behind (``Classifier._with_kept``)
