@@ -16,9 +16,10 @@ from vision import looks
 from vision.looks import JOIN
 from vision.observation import RANKED, Observation
 
-#: extra cost of any other reading on the cell that looks most like a ``single``
-#: piece, and of a single piece the last known position does not hold (-2 log of its
-#: odds: none; the most it may look unlike it and still be read there)
+#: extra cost of a single piece the last known position does not hold, and the most
+#: any other reading costs more on the cell that looks most like a ``single`` piece
+#: (-2 log of the odds it is off the board: none; the most it may look unlike it and
+#: still be read there)
 SINGLE_COST = 30.0
 #: the sites a single piece is likeliest on: on each of them, a second reading takes
 #: it to hide what stands behind (``Classifier._with_kept``)
@@ -29,10 +30,13 @@ def one_each(cost: np.ndarray, labels: list, pieces: dict, present: set) -> tupl
     """``cost`` (sites, hypotheses named ``labels``) with each ``single`` piece the
     last known position holds (``present``) read on the one site where it costs least
     over the best reading without a single piece (the pieces on distinct sites, chosen
-    together); any other reading costs SINGLE_COST more there, and it is never read
-    anywhere else (the rule book has one of it: a second one is a misreading). A
-    single piece not on the board costs SINGLE_COST more everywhere. Also gives, per
-    single piece on the board, the sites found likeliest for it."""
+    together). The rule book has one of it, so a reading of it on another site also
+    takes it off that one: there it costs what carrying it over costs, and any other
+    reading of its own site costs what it costs on its next likeliest site (at most
+    SINGLE_COST). A piece that looks like itself on two sites is read on the likelier
+    with the other named as nearly as likely, not as impossible. A single piece not
+    on the board costs SINGLE_COST more everywhere. Also gives, per single piece on
+    the board, the sites found likeliest for it."""
     names = np.array(labels, object)
     singles = [t for t, p in pieces.items() if p.single and t in names]
     candidates: dict[str, np.ndarray] = {}
@@ -48,12 +52,17 @@ def one_each(cost: np.ndarray, labels: list, pieces: dict, present: set) -> tupl
         candidates = dict(zip(playing, np.argsort(extra, axis=1)[:, :SINGLE_CANDIDATES]))
         chosen = distinct_sites(extra)
     for t in singles:
-        cost[:, names == t] += SINGLE_COST
-    for t, i in zip(playing, chosen):
-        cost[i, names == t] -= SINGLE_COST
-        cost[i, names != t] += SINGLE_COST
-        elsewhere = np.arange(len(cost)) != i
-        cost[np.ix_(elsewhere, names == t)] = np.inf
+        if t not in playing:
+            cost[:, names == t] += SINGLE_COST
+    # a site another single piece was read on is not free for it
+    free = np.ones(len(cost), bool)
+    free[list(chosen)] = False
+    for t, i, costs_more in zip(playing, chosen, extra):
+        own = names == t
+        others = ~free & (np.arange(len(cost)) != i)
+        cost[np.ix_(free, own)] -= costs_more[i]
+        cost[np.ix_(others, own)] = np.inf
+        cost[i, ~own] += costs_more[free].min(initial=SINGLE_COST)
     return cost, candidates
 
 
