@@ -28,6 +28,12 @@ from engines.words import Words
 #: a move taken back, and is built again then; on a camera table every megabyte
 #: kept adds to the service's peak
 INDEX_BYTES = 8 * 2**20
+#: the most indexes of old positions kept beside those the next verdict needs: a
+#: small index's own bytes leave out what its outcomes hold in Python (the moves, the
+#: positions after them), several times its arrays for a Sternhalma turn, so a
+#: count bounds them where the bytes would not (a long game's service grew some
+#: 8 KB a move); a move taken back further than this is indexed again
+KEPT_INDEXES = 64
 #: indexes let go at once that take less than this stay with the allocator for the
 #: next ones: handing memory back walks the whole heap, which grows with the moves
 #: a long game keeps, and a small index's room is taken again by the next one
@@ -318,16 +324,19 @@ class Match:
         self.trim(INDEX_BYTES - self.successors.largest())
 
     def trim(self, budget: int, keep: Any = None) -> None:
-        """Once the indexes take more than ``budget`` bytes, let the oldest go until
-        the rest take a share of ``INDEX_BYTES`` less, never those the next verdict
-        needs (nor ``keep``)."""
+        """Once the indexes take more than ``budget`` bytes, or more than
+        ``KEPT_INDEXES`` are kept, let the oldest go until the rest take a share of
+        ``INDEX_BYTES`` less and are a share fewer, never those the next verdict needs
+        (nor ``keep``)."""
         kept = self.successors
-        if kept.nbytes <= budget:
+        if kept.nbytes <= budget and len(kept) <= KEPT_INDEXES:
             return
         wanted = set(self.wanted()) if self.positions else set()
+        bytes_left = budget - INDEX_BYTES // LET_GO_SHARE
+        count_left = KEPT_INDEXES - KEPT_INDEXES // LET_GO_SHARE
         freed = 0
         for old in list(kept):
-            if kept.nbytes <= budget - INDEX_BYTES // LET_GO_SHARE:
+            if kept.nbytes <= bytes_left and len(kept) <= count_left:
                 break
             if old not in wanted and old != keep:
                 freed += kept.pop(old).nbytes

@@ -89,6 +89,24 @@ def test_the_referee_keeps_indexes_within_their_byte_budget(tmp_path, monkeypatc
     assert positions[0] in kept  # the position on the board is never let go
 
 
+def test_the_referee_keeps_a_bounded_count_of_old_indexes(tmp_path):
+    """A long game's small indexes fit the byte budget by the thousand, yet each
+    holds its outcomes' moves and positions in Python beside its counted bytes: at
+    most ``KEPT_INDEXES`` are kept, far fewer than a long game's positions."""
+    referee = Referee(Store(tmp_path / "log.db"))
+    referee.new_game("sternhalma", 2)
+    game = referee.game
+    positions, pick = [game.initial_state()], random.Random(7)
+    while len(positions) < 200:
+        positions.append(game.apply(positions[-1], pick.choice(game.legal_moves(positions[-1]))))
+    for state in positions:
+        referee.match.successors_of(state)
+    kept = referee.match.successors
+    assert len(kept) <= match_module.KEPT_INDEXES < 100  # far fewer than the positions
+    assert positions[0] in kept  # the position on the board is never let go
+    assert positions[-1] in kept  # nor the one just indexed
+
+
 def test_a_move_lets_the_last_positions_index_go_before_the_next_is_built(table, monkeypatch):
     """Room for the next position's index is made when the position changes, not
     beside it: a Hakenschlagen turn's index takes tens of megabytes, and two at once
