@@ -23,7 +23,6 @@ import numpy as np
 from boardref.sim import simulate as simulate_module
 from vision.boards import classifier as classifier_module
 from vision.boards.reader import BoardReader
-from vision.boards.sight import SEES_BEYOND, SEES_PAST, UNSEEN_COST
 
 #: the boards read since the last move was judged: (shown, hands, under, observation)
 READS: list[tuple] = []
@@ -55,25 +54,18 @@ def _remember_reads(feed):
     return fed
 
 
-def _remember_costs(read):
-    def costed(self, groups, hiding=None):
-        rows, slot, probes, _ = groups[0]
-        if hiding is not None:
-            kinds = self._tables(slot, rows)[2]
-            hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
-            unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
-            probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
-        labels = [label for label, _ in self.readings[slot]]
-        whole = probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
-        singles = [t for t, piece in self.look.pieces.items() if piece.single]
-        COSTS.update(
-            sites=[self.sites[i].cell for i in rows],
-            labels=labels,
-            probes=probes,
-            whole=whole,
-            singles=singles,
-        )
-        return read(self, groups, hiding)
+def _remember_costs(costs):
+    def costed(self, rows, slot, probes, hiding=None):
+        probes, whole = costs(self, rows, slot, probes, hiding)
+        if not slot:  # the plain sites, where single pieces are read
+            COSTS.update(
+                sites=[self.sites[i].cell for i in rows],
+                labels=[label for label, _ in self.readings[slot]],
+                probes=probes,
+                whole=whole,
+                singles=[t for t, piece in self.look.pieces.items() if piece.single],
+            )
+        return probes, whole
 
     return costed
 
@@ -173,7 +165,9 @@ def _cause(miss: dict) -> str:
 def main() -> None:
     world_simulate.WorldTable.frame = _remember_shown(world_simulate.WorldTable.frame)
     BoardReader.feed = _remember_reads(BoardReader.feed)
-    classifier_module.Classifier._read = _remember_costs(classifier_module.Classifier._read)
+    classifier_module.Classifier._whole_costs = _remember_costs(
+        classifier_module.Classifier._whole_costs
+    )
     misses: list[dict] = []
     simulate_module._judge = _judging(simulate_module._judge, misses)
     only = world_simulate.ONLY or "hakenschlagen"

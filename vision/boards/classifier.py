@@ -414,12 +414,7 @@ class Classifier:
         stacks: list[list] = [[] for _ in self.sites]
         unexplained = 0
         for rows, slot, probes, crowd in groups:
-            if hiding is not None:
-                kinds = self._tables(slot, rows)[2]
-                hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
-                unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
-                probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
-            cost = probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
+            probes, cost = self._whole_costs(rows, slot, probes, hiding)
             names = [label for label, _ in self.readings[slot]]
             if not slot:
                 cost, self.candidates = one_each(cost, names, self.look.pieces, self.present)
@@ -432,6 +427,17 @@ class Classifier:
                 unexplained += int(np.count_nonzero(cost.min(axis=1) > limit))
             parts += found
         return parts, stacks, unexplained
+
+    def _whole_costs(self, rows, slot: int, probes, hiding=None) -> tuple:
+        """The per probe costs of the sites ``rows`` (those hidden or seeing past a
+        piece count as seeing anything, see ``_read``) and each reading's whole cost
+        there, before a single piece is kept to one site."""
+        if hiding is not None:
+            kinds = self._tables(slot, rows)[2]
+            hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
+            unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
+            probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
+        return probes, probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
 
     def _with_kept(self, stacks: list) -> list:
         """``stacks`` (per site, as a first reading stands them) with each piece that
