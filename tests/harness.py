@@ -81,6 +81,21 @@ def until(check, what: str, wait: float = WAIT):
         time.sleep(0.05)
 
 
+async def until_on_loop(check, what: str, wait: float = WAIT):
+    """``until`` on an event loop: wait for ``check()`` to give something true while
+    the loop runs on, and return it; ``TimeoutError`` naming ``what`` after ``wait``."""
+    import asyncio
+
+    deadline = time.monotonic() + wait
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
 def answers(url: str) -> bool:
     """Whether ``url`` answers a GET with a 2xx."""
     try:

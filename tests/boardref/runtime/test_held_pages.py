@@ -5,7 +5,6 @@ one after the other; a slow index holds them for ``HOLD_S`` at the longest."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -13,6 +12,7 @@ import pytest
 
 from boardref.outputs.panel.panel import HOLD_S
 from tests.boardref.runtime.test_service import _config, _serve_for
+from tests.harness import until_on_loop
 
 pytestmark = pytest.mark.slow
 
@@ -48,24 +48,27 @@ def played(tmp_path, monkeypatch, index_s: float) -> tuple[Page, float, float]:
     monkeypatch.setattr(boardref.runtime.refereeing, "index_successors", in_the_worker)
     page, set_down = Page(), []
 
-    async def until(check):
-        for _ in range(1000):
-            if check():
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError("the table did not get there")
-
     async def move(service):
         referee = service.referee
-        await until(lambda: referee.phase == "move" and not referee.unprepared())
+
+        def ready():
+            return referee.phase == "move" and not referee.unprepared()
+
+        def lifted():
+            return any(state.get("lifted") for _, state in page.offered)
+
+        def indexed_move():
+            return len(referee.positions) == 2 and not referee.unprepared()
+
+        await until_on_loop(ready, "the start position indexed")
         service.panel.hub.subscribers.add(page)
         slow[0] = True
         move = referee.game.legal_moves(referee.positions[-1])[0]
         service.sim_act("lift", move.path[0])
-        await until(lambda: any(state.get("lifted") for _, state in page.offered))
+        await until_on_loop(lifted, "the lift shown")
         set_down.append(time.monotonic())
         service.sim_act("place", move.path[-1])
-        await until(lambda: len(referee.positions) == 2 and not referee.unprepared())
+        await until_on_loop(indexed_move, "the move taken and indexed")
 
     # once moved, anything held is sent within HOLD_S
     _serve_for(_config(tmp_path), HOLD_S + 0.2, during=move, sim=True)

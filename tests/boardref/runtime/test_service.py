@@ -23,7 +23,7 @@ from boardref.eventlog.store import Store
 from boardref.referee.referee import Referee
 from boardref.runtime.notify import notify, watchdog_interval
 from tests.boardref.conftest import PIN, PIN_HASH
-from tests.harness import free_port
+from tests.harness import free_port, until_on_loop
 from tests.volume import volume
 
 BOARDREF = [sys.executable, "-m", "boardref"]
@@ -317,13 +317,6 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
 
     config, made = _config(tmp_path), []
 
-    async def until(check):
-        for _ in range(500):
-            if check():
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError("the table did not get there")
-
     def play_one():
         service = made[0]
         referee = service.referee
@@ -337,12 +330,16 @@ def test_a_reading_that_settles_while_its_moves_are_indexed_waits_for_that_index
         made.append(service)
         running = asyncio.create_task(service.run(stop))
         referee = service.referee
-        await until(lambda: referee.phase == "move" and not referee.unprepared())
+
+        def ready():
+            return referee.phase == "move" and not referee.unprepared()
+
+        await until_on_loop(ready, "the start position indexed")
         slow[0] = True
         play_one()  # a step: taken at once; the next position's indexing begins
-        await until(lambda: len(referee.positions) == 2)
+        await until_on_loop(lambda: len(referee.positions) == 2, "the step taken")
         play_one()  # set down while that indexing still runs
-        await until(lambda: len(referee.positions) == 3)
+        await until_on_loop(lambda: len(referee.positions) == 3, "the second step taken")
         stop.set()
         await running
 
