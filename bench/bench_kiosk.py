@@ -38,7 +38,7 @@ import checkout  # noqa: F401  (the checkout's root on the path)
 import httpx
 import pi_hands
 import uvicorn
-from kiosk_browser import Kiosk, tree
+from kiosk_browser import TICKS, Kiosk, tree
 from smoke import sized
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -88,7 +88,6 @@ def recorded(scratch: Path) -> tuple[list[str], int]:
 def thread_cpu_ms(root: int) -> Counter:
     """CPU ms of every thread of the browser under ``root``, by (process kind, name)."""
     found: Counter = Counter()
-    tick = os.sysconf("SC_CLK_TCK")
     for pid in tree(root):
         try:
             # Chromium writes its processes' command lines over, words apart by spaces
@@ -99,7 +98,7 @@ def thread_cpu_ms(root: int) -> Counter:
                 name = stat[stat.index("(") + 1 : stat.rindex(")")]
                 fields = stat[stat.rindex(")") + 2 :].split()
                 place = (kind.group(1) if kind else "browser", name)
-                found[place] += (int(fields[11]) + int(fields[12])) * 1000 / tick
+                found[place] += (int(fields[11]) + int(fields[12])) * 1000 / TICKS
         except OSError:  # a process or thread that ended meanwhile
             continue
     return found
