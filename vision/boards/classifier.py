@@ -428,7 +428,7 @@ class Classifier:
             parts += found
         return parts, stacks, unexplained
 
-    def _whole_costs(self, rows, slot: int, probes, hiding=None) -> tuple:
+    def _whole_costs(self, rows, slot: bool, probes, hiding=None) -> tuple:
         """The per probe costs of the sites ``rows`` (those hidden or seeing past a
         piece count as seeing anything, see ``_read``) and each reading's whole cost
         there, before a single piece is kept to one site."""
