@@ -13,7 +13,12 @@ style, layout and paint), its raster workers, its compositor, the display compos
 
 Beside it, the same states to a bare page that only reads each and changes one word
 (``BARE``): what Chromium spends on a state whatever the page does with it, the
-floor under the table page's figure. Both a state, and a move at the states a move
+floor under the table page's figure; and the table page sent its first state again
+and again (``unchanged``): what taking a state costs the page when nothing in it is
+new, nothing drawn. The states of a move are counted by what changed in each (the
+phase it went to, else pieces moved, else something else: ``what_changed``), and the
+CPU a state the budget leaves at that many states a move is printed beside the bare
+page's. Both a state, and a move at the states a move
 the game was pushed (``states_per_move``; the hands move fast, so a few states a
 move that people would make apart come together here as on ``bench_pi``'s table).
 Prints a line per page for people, then one JSON line.
@@ -83,6 +88,14 @@ def recorded(scratch: Path) -> tuple[list[str], int]:
             f"the recorded game did not end: {found.get('stuck') or found.get('died')}"
         )
     return (scratch / "states.jsonl").read_text().splitlines(), found["moves"]
+
+
+def what_changed(before: dict, after: dict) -> str:
+    """What a state pushed after ``before`` brought: the phase it went to, else
+    pieces moved, else something else (a word, a button, the moves asked about)."""
+    if after.get("phase") != before.get("phase"):
+        return f"phase {after.get('phase')}"
+    return "pieces" if after.get("position") != before.get("position") else "other"
 
 
 def thread_cpu_ms(root: int) -> Counter:
@@ -211,20 +224,32 @@ def main() -> None:
             pages = {
                 "table": replayed(replay, KIOSK_PAGE, states),
                 "bare": replayed(replay, "/bare", states),
+                "unchanged": replayed(replay, KIOSK_PAGE, states[:1] * len(states)),
             }
         finally:
             if replay is not None:
                 replay.close()
             bench_pi.stop(service)
     per_move = (len(states) - 1) / max(moves, 1)
+    shown = [json.loads(text) for text in states]
+    kinds = Counter(what_changed(a, b) for a, b in zip(shown, shown[1:]))
+    by_kind = {kind: round(count / max(moves, 1), 2) for kind, count in kinds.most_common()}
     for name, page in pages.items():
         page["cpu_ms_per_move"] = round(page["cpu_ms_per_state"] * per_move, 1)
         places = ", ".join(f"{k} {v}" for k, v in page["by_place_ms_per_state"].items())
         print(
-            f"{name:6} page  {page['cpu_ms_per_state']:5.2f} ms CPU a state"
+            f"{name:9} page  {page['cpu_ms_per_state']:5.2f} ms CPU a state"
             f"  {page['cpu_ms_per_move']:5.1f} a move  ({places})",
             file=sys.stderr,
         )
+    budget = bench_pi.BUDGET_KIOSK_CPU_MS_PER_MOVE
+    print(
+        f"states a move {per_move:.2f}: "
+        + ", ".join(f"{kind} {count}" for kind, count in by_kind.items())
+        + f"; the budget of {budget} ms a move leaves {budget / per_move:.1f} ms a state,"
+        f" the bare page takes {pages['bare']['cpu_ms_per_state']:.1f}",
+        file=sys.stderr,
+    )
     print(
         json.dumps(
             {
@@ -233,6 +258,7 @@ def main() -> None:
                 "states": len(states) - 1,
                 "moves": moves,
                 "states_per_move": round(per_move, 2),
+                "states_per_move_by_change": by_kind,
                 "spacing_s": SPACING_S,
                 "pages": pages,
                 "budget_kiosk_cpu_ms_per_move": bench_pi.BUDGET_KIOSK_CPU_MS_PER_MOVE,
