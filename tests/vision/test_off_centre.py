@@ -1,5 +1,6 @@
 """Fang den Hut! hats set off a field's centre: a hat is looked for round the centre
-and round a field's spots (never nearer its middle), a home field's ring where it
+and round a field's spots (alike round each, at most 1 mm nearer its middle), a home
+field's ring where it
 stands; reading a hat at all costs its odds. A single piece set down off its point is
 learned where it stands."""
 
@@ -28,21 +29,29 @@ def test_a_fields_centre_and_spots_are_read_off_their_place_a_rings_are_not(lear
         assert moving == (site.slot is None)
 
 
-def test_a_hat_beside_others_is_never_looked_for_nearer_the_fields_middle(learned):
-    # two hats touching stand a hat's width apart: a spot's probes moved toward the
-    # middle would find the hat there, and read one hat set off its centre as two
+def test_a_hat_beside_others_is_looked_for_alike_round_every_spot_at_most_1mm_in(learned):
+    # two hats touching (18 mm wide on spots 20 mm apart) stand 1 mm nearer the
+    # middle each, beside it as often; a spot's probes moved further in would find a
+    # hat alone in the middle, and read one hat set off its centre as two. Every spot
+    # is looked for the same way round it, whichever way its field's track runs (on
+    # the board's axes, a field across the board's diagonal looked 1.7 mm in)
     _, _, reader, _ = learned("fang_den_hut", 3)
-    offsets = reader.sampler.offsets
+    moves = reader.sampler.moves
     cost = reader.classifier.off_centre
     middles = {s.cell: s.xy for s in reader.sites if s.spot is None and s.slot is None}
+    ways = set()
     for i, site in enumerate(reader.sites):
+        looked = np.isfinite(cost[:, i])
         if site.spot is None:
-            assert np.isfinite(cost[:, i]).all()
+            assert looked.all()
             continue
         out = np.subtract(site.xy, middles[site.cell])
-        inward = offsets @ out / np.linalg.norm(out) < -0.5
-        assert inward.any() and (~inward[1:]).any()
-        assert np.isinf(cost[inward, i]).all() and np.isfinite(cost[~inward, i]).all()
+        out /= np.linalg.norm(out)
+        towards, beside = moves[:, i] @ out, moves[:, i] @ np.array([-out[1], out[0]])
+        assert (towards[looked] >= -1.0 - 1e-6).all() and (~looked).sum() == 1
+        assert np.isclose(towards[looked], -1.0).sum() == 2
+        ways.add(tuple(np.round(np.c_[towards, beside][looked], 3).ravel()))
+    assert len(ways) == 1
 
 
 def test_a_field_holding_a_hat_at_all_costs_its_odds(learned):

@@ -123,10 +123,10 @@ class Classifier:
             )
         #: the extra cost of reading a piece at each offset the sampler looks at
         rings = sight.rings if sight is not None else np.zeros(1)
-        offsets = sight.offsets if sight is not None else np.zeros((1, 2))
+        moves = sight.moves if sight is not None else np.zeros((1, len(sites), 2))
         #: (offsets, sites) the extra cost of a piece read at each offset
         self.off_centre = np.where(
-            inward(sites, offsets), np.inf, OFF_CENTRE * rings[:, None]
+            inward(sites, moves), np.inf, OFF_CENTRE * rings[:, None]
         ).astype(np.float32)
         self.spots = np.array([s.spot is not None for s in sites])
         #: the home fields' rings of spots, and the extra cost of a piece read at each

@@ -13,7 +13,7 @@ import numpy as np
 
 from vision import looks
 from vision.boards.sight import LOW_PROBE_MM, UNSEEN_COST
-from vision.boards.sites import Site, crowd_layouts
+from vision.boards.sites import Site, crowd_layouts, outward
 from vision.looks import JOIN, Look
 
 #: extra cost of each hat beyond the first on one field (-2 log of its odds: in random
@@ -44,8 +44,10 @@ BLEND_MOST = 25.0
 #: colour only (looks.toml ``one_colour``)
 MIXED_COST = 1000.0
 #: a hat beside others on a field is looked for off its spot, but at most this much
-#: (mm) nearer the field's middle
-INWARD_MM = 0.5
+#: (mm) nearer the field's middle: two hats touching (18 mm wide, looks.toml) on
+#: spots 20 mm apart stand 1 mm nearer it each; further in, a spot's probes would
+#: find a hat standing alone in the middle
+INWARD_MM = 1.0
 
 
 class Crowds:
@@ -209,18 +211,15 @@ class Crowds:
         ]
 
 
-def inward(sites: list[Site], offsets: np.ndarray) -> np.ndarray:
-    """(offsets, sites): whether a hat on a spot beside a field's middle, set down at
-    that offset (mm), stands nearer the middle than INWARD_MM less than its spot: it
-    would stand in the hat beside it (hats of a crowd touch, a hat's width apart)."""
-    middles = {site.cell: site.xy for site in sites if site.spot is None and site.slot is None}
-    found = np.zeros((len(offsets), len(sites)), bool)
-    for i, site in enumerate(sites):
-        if site.spot is None:
-            continue
-        out = np.subtract(site.xy, middles[site.cell])
-        found[:, i] = offsets @ (out / np.linalg.norm(out)) < -INWARD_MM
-    return found
+def inward(sites: list[Site], moves: np.ndarray) -> np.ndarray:
+    """(offsets, sites): whether a hat on a spot beside a field's middle, set down
+    ``moves`` (offsets, sites, 2 mm) off it, stands nearer the middle than INWARD_MM
+    less than its spot: it would stand in the hat beside it (hats of a crowd touch, a
+    hat's width apart)."""
+    spots = np.array([site.spot is not None for site in sites])
+    towards = (moves * outward(sites)[None]).sum(axis=2)
+    # rounded: a move of exactly INWARD_MM in is looked at
+    return (np.round(towards, 6) < -INWARD_MM) & spots[None]
 
 
 def _first_hat(points: np.ndarray, eye: np.ndarray, hats: np.ndarray, hat, margins):

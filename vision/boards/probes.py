@@ -14,7 +14,7 @@ import numpy as np
 from vision import looks
 from vision.boards.hiding import HIDDEN_SHARE, hides
 from vision.boards.sight import carried_probes
-from vision.boards.sites import MIDDLE, Site, line_angles, turned_places
+from vision.boards.sites import MIDDLE, Site, line_angles, outward, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
@@ -67,7 +67,8 @@ class Sampler:
         #: each probe point on the board's axes (mm), and the camera's centre
         self.points, self.eye = pts.reshape(shape + (3,)), eye
         #: where a piece set down off its centre may stand (mm), the centre first, and
-        #: the ring each lies on (0 the centre)
+        #: the ring each lies on (0 the centre); a spot beside a field's middle turns
+        #: them with the way out through it (``moves``)
         self.offsets, self.rings = placement_offsets(look.placement_mm)
         #: frame pixels per mm of the board near each site
         xy = np.array([(*s.xy, 0.0) for s in sites])
@@ -77,7 +78,16 @@ class Sampler:
         # hollow showed the figure's foot and shadow, and a disk's sides its middle)
         self.carried = carried_probes(look)
         carried = np.repeat(np.tile(self.carried, len(sites)), POINTS)
-        shift = np.c_[self.offsets, np.zeros(len(self.offsets))][:, None] * carried[:, None]
+        # a spot beside a field's middle turns the offsets with the way out through it
+        # (the first straight out): every spot of every field is looked for alike
+        out = outward(sites)
+        ox, oy = out[None, :, 0], out[None, :, 1]
+        dx, dy = self.offsets[:, :1], self.offsets[:, 1:]
+        #: (offsets, sites, 2) how far (mm) each site's carried probes move at each offset
+        self.moves = np.stack([ox * dx - oy * dy, oy * dx + ox * dy], axis=2)
+        turned = np.repeat(self.moves, len(look.probes) * POINTS, axis=1)
+        shift = np.concatenate([turned, np.zeros(turned.shape[:2] + (1,))], axis=2)
+        shift = shift * carried[:, None]
         moved = pts[None] + shift
         px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
         px = np.round(px).astype(np.int64)

@@ -68,6 +68,18 @@ def turned_places(board, look: Look, site: Site) -> np.ndarray:
     return centre + np.stack([cos * dx - sin * dy, sin * dx + cos * dy], 1)
 
 
+def outward(sites: list[Site]) -> np.ndarray:
+    """(sites, 2): per spot beside a field's middle, the way (a unit vector) from the
+    middle out through it; (1, 0) for every other site."""
+    middles = {s.cell: s.xy for s in sites if s.spot is None and s.slot is None}
+    out = np.tile([1.0, 0.0], (len(sites), 1))
+    for i, site in enumerate(sites):
+        if site.spot is not None:
+            away = np.subtract(site.xy, middles[site.cell])
+            out[i] = away / np.linalg.norm(away)
+    return out
+
+
 def site_labels(sites: list[Site], tokens: dict[str, str | None]) -> list[str | None]:
     """The piece on each site for a known observation: a home field's pieces fill its
     ring's spots in sorted order, its middle empty (the reader finds the turn of the
