@@ -18,8 +18,11 @@ SUBPIX_WINDOW = (11, 11)
 SUBPIX_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
 
 
-#: a lens fitted from marker corners needs this many points (four markers' corners)
-FIT_POINTS = 16
+#: a lens fitted from marker corners needs this many points: three markers' corners
+#: (a board with one of its four out of the picture). With the guess for a lens, three
+#: markers near one another still fit a pose within its limit at a wrong distance,
+#: which puts the cells far from them many pixels off
+FIT_POINTS = 12
 #: plausible focal lengths for a fitted lens, in frame widths (about 150 to 15 degrees
 #: across), and the strongest first distortion term believed
 FOCAL_RANGE = (0.15, 4.0)

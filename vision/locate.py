@@ -87,10 +87,13 @@ class Locator:
     def _fit_lens(self, board_pts: np.ndarray, image_pts: np.ndarray) -> None:
         """No calibration: fit the lens to the markers' corners seen so far (the first
         LENS_VIEWS frames the board is found in) and keep the fit once it explains
-        them well."""
+        them as well as a pose must (MAX_REPROJECTION_PX): a lens the focal length and
+        the first distortion term do not wholly describe (its centre off the frame's,
+        a second distortion term) fits a little worse than a calibrated one, and
+        better than the guess always."""
         self._views = [*self._views[-(LENS_VIEWS - 1) :], (board_pts, image_pts)]
         fitted = self.lens.fitted(self._views)
-        if fitted is not None and fitted.rms_px <= MAX_REPROJECTION_PX / 2:
+        if fitted is not None and fitted.rms_px <= MAX_REPROJECTION_PX:
             self.lens = fitted
 
     def markers_seen(self, frame: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
