@@ -89,8 +89,7 @@ class Locator:
         LENS_VIEWS frames the board is found in) and keep the fit once it explains
         them as well as a pose must (MAX_REPROJECTION_PX): a lens the focal length and
         the first distortion term do not wholly describe (its centre off the frame's,
-        a second distortion term) fits a little worse than a calibrated one, and
-        better than the guess always."""
+        a second distortion term) fits a little worse than a calibrated one."""
         self._views = [*self._views[-(LENS_VIEWS - 1) :], (board_pts, image_pts)]
         fitted = self.lens.fitted(self._views)
         if fitted is not None and fitted.rms_px <= MAX_REPROJECTION_PX:
