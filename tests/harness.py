@@ -5,6 +5,7 @@ loopback) with a dashboard and tables reporting to it.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import resource
@@ -60,7 +61,6 @@ ACL = Path(boardref.cafe.__file__).parent / "mosquitto.acl"
 WAIT = 30.0
 
 
-
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as probe:
@@ -68,32 +68,31 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _looked(check, what: str, deadline: float):
+    """What ``check()`` gives now; ``TimeoutError`` naming ``what`` once it gives
+    nothing true at or after ``deadline`` (``time.monotonic``)."""
+    found = check()
+    if not found and time.monotonic() >= deadline:
+        raise TimeoutError(f"timed out waiting for {what}")
+    return found
+
+
 def until(check, what: str, wait: float = WAIT):
     """Wait for ``check()`` to give something true, and return it; ``TimeoutError``
     naming ``what`` after ``wait`` seconds."""
     deadline = time.monotonic() + wait
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
+    while not (found := _looked(check, what, deadline)):
         time.sleep(0.05)
+    return found
 
 
 async def until_on_loop(check, what: str, wait: float = WAIT):
     """``until`` on an event loop: wait for ``check()`` to give something true while
     the loop runs on, and return it; ``TimeoutError`` naming ``what`` after ``wait``."""
-    import asyncio
-
     deadline = time.monotonic() + wait
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
+    while not (found := _looked(check, what, deadline)):
         await asyncio.sleep(0.02)
+    return found
 
 
 def answers(url: str) -> bool:
