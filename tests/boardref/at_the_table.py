@@ -44,6 +44,8 @@ class Table:
         locale = "de-DE" if language == "de" else "en-US"
         self.context = browser.new_context(locale=locale, viewport=KIOSK)
         self.errors: list[str] = []
+        #: console lines the people expect, one each: (page, words in the line)
+        self.expected: list[tuple[str, str]] = []
         self.pages: dict[str, object] = {}
         self.scanner = None  # the page a phone's camera reads the join codes on
         self.shots = 0
@@ -100,7 +102,16 @@ class Table:
                 prose = re.sub("|".join(CONFIG_NAMES), "", text)
                 found = IDENTIFIER.search(prose) or ENGLISH.search(prose)
                 assert not found, f"{role}: {found.group(0)!r} on a German page: {text!r}"
-        assert not self.errors, self.errors
+        errors = list(self.errors)
+        for role, words in self.expected:
+            errors.remove(next(e for e in errors if e.startswith(f"{role}: ") and words in e))
+        assert not errors, errors
+
+    def expect_error(self, role: str, words: str) -> None:
+        """A refusal the people met and acted on: Chromium logs the refused request on
+        the page's console as an error, which one check line containing ``words`` on
+        ``role``'s page now may be (the line may come before or after this call)."""
+        self.expected.append((role, words))
 
     def shoot(self, moment: str) -> None:
         """Screenshot every open page at phone and kiosk size, for a person to look

@@ -129,7 +129,7 @@ def lift(sim, cell: str) -> None:
     sim.click(f'g[data-cell="{cell}"]')
 
 
-def take(sim, cell: str, hat) -> bool:
+def take(table, sim, cell: str, hat) -> bool:
     """Take ``hat`` from ``cell`` into the empty hand: where different pieces stand
     side by side (a hat beside towers on a grey field), the page asks which; whether it
     asked."""
@@ -142,6 +142,7 @@ def take(sim, cell: str, hat) -> bool:
         # tapped before the page heard of the board's last change (the hats the roll's
         # commit nested into a tower): it says to look again and repeat, as a person does
         assert STALE in sim.inner_text("#refusal"), sim.inner_text("#refusal")
+        table.expect_error("sim", "status of 409")
         lift(sim, cell)
     try:
         sim.wait_for_selector(taken, timeout=WAIT_MS)
@@ -172,13 +173,13 @@ def hand(sim, count: int) -> None:
     expect(sim.locator("#sim-hand .sim-piece")).to_have_count(count, timeout=WAIT_MS)
 
 
-def carry_out(sim, game, state, move) -> bool:
+def carry_out(table, sim, game, state, move) -> bool:
     """Move the hat (or tower) on the virtual board as a hand does; a tower brought
     home is taken apart there: own hats into the home, prisoners into the tray. Whether
     the hat was taken from among others."""
     sim.bring_to_front()
     first = move.legs[0]
-    asked = take(sim, first.path[0], first.hat)
+    asked = take(table, sim, first.path[0], first.hat)
     hand(sim, 1)
     home = f"home_{first.hat.colour}"
     if first.path[-1] == home:
@@ -193,7 +194,7 @@ def carry_out(sim, game, state, move) -> bool:
                 sim.click("#sim-to-tray")
             hand(sim, len(hats) - n - 1)
         for leg in move.legs[1:]:
-            asked |= take(sim, leg.path[0], leg.hat)
+            asked |= take(table, sim, leg.path[0], leg.hat)
             hand(sim, 1)
             lift(sim, leg.path[-1])
     else:
@@ -237,10 +238,10 @@ def choose_on_phone(kiosk, mover, game, state, move) -> None:
         time.sleep(0.1)
 
 
-def play(sim, kiosk, mover, game, state, move) -> tuple[bool, bool]:
+def play(table, sim, kiosk, mover, game, state, move) -> tuple[bool, bool]:
     """Carry ``move`` out until the table shows it; whether it waits, tentative, and
     whether the hat was taken from among others."""
-    asked = carry_out(sim, game, state, move)
+    asked = carry_out(table, sim, game, state, move)
     if move not in playable(game, state):
         choose_on_phone(kiosk, mover, game, state, move)
         return False, asked
@@ -323,7 +324,7 @@ def test_four_people_play_fang_den_hut_in_german_until_every_kind_of_move(people
         move = choose_move(game, state, choose, seen)
         mover = phones[game.to_move(state)]
         shown = kinds(game, state, move) - {"among"}  # seen when the page asks
-        waiting, asked = play(sim, kiosk, mover, game, state, move)
+        waiting, asked = play(table, sim, kiosk, mover, game, state, move)
         # a move that may still go on is its mover's until confirmed: no roll ends it
         going_on = waiting and game.can_extend(state, move, "presence")
         if going_on:

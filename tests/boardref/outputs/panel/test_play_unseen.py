@@ -63,7 +63,7 @@ def test_a_hat_put_onto_hats_the_board_feels_is_asked_for_on_the_phone_in_german
         moves = playable(game, state)
         leaving = [m for m in moves if m.legs[0].path[0].startswith("home_")]
         move = choose.choice(leaving or moves)
-        waiting, _ = play(sim, kiosk, mover, game, state, move)
+        waiting, _ = play(table, sim, kiosk, mover, game, state, move)
         state = game.apply(state, move)
         if waiting:
             confirm_on_phone(table, mover, first=False)
@@ -72,7 +72,7 @@ def test_a_hat_put_onto_hats_the_board_feels_is_asked_for_on_the_phone_in_german
         raise AssertionError(f"no move the board cannot feel in {MOST} plies")
 
     move = hidden[0]
-    carry_out(sim, game, state, move)
+    carry_out(table, sim, game, state, move)
     mover.bring_to_front()
     asked = mover.locator("#unseen")
     expect(asked).to_be_visible(timeout=WAIT_MS)
