@@ -1,6 +1,7 @@
 """Is the view still, and is nothing over the board? Each frame is compared, at a
-quarter of its size, with the previous one (motion) and with the last stable view of
-the board outside the places pieces can stand (a hand or an arm must cross those to
+quarter of its size, with the previous one (motion) and with the last frame read (still
+and clear: the pieces as they stand, their shadows, the light of the moment) outside
+the places pieces and their shadows can cover (a hand or an arm must cross those to
 reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read, and of
 those only one that shows a change since the last frame read (``unchanged_since_read``):
 a still board is read once, not on every frame.
@@ -108,8 +109,12 @@ class Stillness:
         return "still" if self.still >= STILL_FRAMES else "settling"
 
     def read(self) -> None:
-        """The frame looked at last was read: later frames are compared with it."""
+        """The frame looked at last was read: later frames are compared with it, and
+        it is the background from now on (it was still and clear: the pieces as they
+        stand now, their shadows and the light of the moment)."""
         self._read = self.previous
+        if self.previous is not None:
+            self._take_background(self.previous)
 
     def unchanged_since_read(self) -> bool:
         """Whether the board has stayed still since the last frame read and the frame

@@ -110,7 +110,10 @@ class Rig:
                     "simulate it with --sensor hall"
                 ) from None
             source = SyntheticSource(renderer, self._shown, lens.size)
-            camera = TableCamera(referee, source, reader_for(self.game, lens))
+            reader = reader_for(self.game, lens)
+            if hasattr(reader, "clock"):  # a board's reader waits by the table's clock
+                reader.clock = lambda: self.clock.now
+            camera = TableCamera(referee, source, reader)
             self.under = self._underlays(start)
             learned = True
             bare = self.mishap is None or self.mishap.bare_board

@@ -6,10 +6,11 @@ learned where it stands."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from vision.boards.crowds import HAT_COST
-from vision.boards.reader import shadow_reach
 from vision.stillness import SCALE
 
 
@@ -91,7 +92,12 @@ def test_the_still_check_leaves_room_for_pieces_set_down_off_their_points(learne
     # accept a new look: a pawn's shadow past the room left round its point)
     _, _, reader, _ = learned("catch_the_hare", 4004)
     stillness, lens, pose = reader.stillness, reader.lens, reader.pose
-    room = reader.look.placement_mm + shadow_reach(reader.look) - 0.5
+    # a pawn's shadow under a light as low as 40 degrees above the table (a window):
+    # on a path-traced table a piece's shadow past the room left round it held the
+    # board "blocked" after the hand had gone
+    look = reader.look
+    shadow = look.tallest() / math.tan(math.radians(40))
+    room = look.placement_mm + max(p.radius for p in look.pieces.values()) + shadow - 0.5
     turns = np.linspace(0, 2 * np.pi, 24, endpoint=False)
     around = np.c_[room * np.cos(turns), room * np.sin(turns), np.zeros(len(turns))]
     top, left = stillness._crop[0].start // SCALE, stillness._crop[1].start // SCALE

@@ -5,6 +5,7 @@ change too slow for the motion check, or nothing seen for ``READ_EVERY_S``)."""
 from __future__ import annotations
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.boards import reader as reader_module
@@ -109,3 +110,20 @@ def test_a_board_read_otherwise_than_the_position_committed_is_read_again(learne
     reader.confirm(moved)  # the hall sensors' verdict, the frame not yet showing it
     reader.feed(camera.frame(start))
     assert _reads(reader) == reads + 1 and not reader.quiet
+
+
+def test_light_drifting_over_an_evening_is_followed_not_taken_for_a_hand(learned, no_heartbeat):
+    # the window's side of the table grows lighter a little at a time: each frame read
+    # (still and clear) is the view the next are compared with, so the drift is never
+    # taken for something over the board, and the board is read all along
+    game, camera, reader, start = learned("sternhalma", 11)
+    frame = camera.frame(start)
+    for _ in range(STILL_FRAMES + 1):
+        reader.feed(frame)
+    width = frame.shape[1]
+    for step in range(1, 31):
+        lit = frame.astype(np.float32)
+        lit[:, width // 2 :] *= 1 + 0.01 * step
+        seen = reader.feed(np.clip(lit, 0, 255).astype(np.uint8))
+        assert reader.status == "still", step
+        assert seen is not None and seen.tokens == start

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -103,6 +104,9 @@ class BoardReader:
         self.quiet = False
         #: what the last lesson (``learn``) taught, in words for the referee page and log
         self.lesson: Words | None = None
+        #: the clock the heartbeat and the outline's waits are kept by (seconds): a
+        #: simulated table gives its own, so that a run repeats itself on any machine
+        self.clock = time.monotonic
 
     @property
     def lens(self) -> Lens:
@@ -124,14 +128,14 @@ class BoardReader:
         empty, every cell's when nothing is known; True if found."""
         found = self.locator.locate(frame)
         if found is None:
-            if time.monotonic() < self._pattern_after:
+            if self.clock() < self._pattern_after:
                 return self._use(None)
             begin = time.thread_time()
             found = self._by_pattern(frame, truth)
             if found is None:
                 spent = time.thread_time() - begin
                 wait = max(PATTERN_EVERY_S, spent / PATTERN_SHARE)
-                self._pattern_after = time.monotonic() + wait
+                self._pattern_after = self.clock() + wait
             return self._use(found)
         return self._use(self._trued(frame, found, truth), found)
 
@@ -302,7 +306,7 @@ class BoardReader:
             return None
         if state != "still" or not classifier.ready:
             return None
-        now = time.monotonic()
+        now = self.clock()
         if (
             self._last is not None
             and now - self._read_at < READ_EVERY_S
@@ -389,11 +393,16 @@ class BoardReader:
         return zones
 
 
+#: the lowest light over a table, in degrees above it (a window, a lamp at the next
+#: table): a piece's shadow reaches 1/tan of it times the piece's height from the piece
+LOWEST_LIGHT_DEG = 40.0
+
+
 def shadow_reach(look) -> float:
     """How far (mm) from where a piece stands it, or the shadow it casts, which the
     light may throw aside, can cover the board."""
-    height = look.tallest() * 1.2
-    return max(p.radius for p in look.pieces.values()) * 1.3 + height / 2
+    shadow = look.tallest() / math.tan(math.radians(LOWEST_LIGHT_DEG))
+    return max(p.radius for p in look.pieces.values()) * 1.3 + shadow
 
 
 def lesson(truth: dict[str, str | None]) -> Words:

@@ -168,3 +168,26 @@ def test_a_table_given_to_simulate_is_the_camera_it_reads():
     assert drawn and any(drawn), "frames with a hand over the board came from the table"
     assert result["committed"] == result["moves_played"] == 2
     assert result["wrong_commits"] == 0
+
+
+def test_a_camera_tables_heartbeat_is_kept_by_the_tables_clock(tmp_path):
+    """A still board is read again every ``READ_EVERY_S`` of the table's simulated
+    time, not of the machine's: a run repeats itself however fast the machine is."""
+    from boardref.eventlog.store import Store
+    from boardref.referee.referee import Referee
+    from boardref.sim.hands import SENSORS, SETTLE
+    from boardref.sim.rig import Rig
+    from vision.boards.reader import READ_EVERY_S
+
+    store = Store(tmp_path / "still.db")
+    referee = Referee(store, sensor=SENSORS["camera"], settle=SETTLE)
+    referee.new_game("sternhalma", 2, seed=b"still")
+    rig = Rig(referee, 0.0, 3, "camera")
+    try:
+        rig.pause(1.0)
+        read = rig.camera.work.full_reads
+        rig.pause(4 * READ_EVERY_S + 1)  # a still board, some 20 s at the table
+        assert rig.camera.work.full_reads - read == 4
+    finally:
+        rig.close()
+        store.close()
