@@ -1,8 +1,8 @@
 """Is the view still, and is nothing over the board? Each frame is compared, at a
-quarter of its size, with the previous one (motion) and with the last frame read (still
-and clear: the pieces as they stand, their shadows, the light of the moment) outside
-the places pieces and their shadows can cover (a hand or an arm must cross those to
-reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read, and of
+quarter of its size, with the previous one (motion) and with the view of the position
+committed last (the pieces as they stand, their shadows, the light of the moment)
+outside the places pieces and their shadows can cover (a hand or an arm must cross
+those to reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read, and of
 those only one that shows a change since the last frame read (``unchanged_since_read``):
 a still board is read once, not on every frame.
 
@@ -74,6 +74,8 @@ class Stillness:
         self.blocked = 0
         #: the last frame read, at quarter size; None once anything moved since
         self._read: np.ndarray | None = None
+        #: the last frame read, kept until the referee commits what it showed
+        self._last_read: np.ndarray | None = None
 
     def small(self, frame: np.ndarray) -> np.ndarray:
         """The part of ``frame`` compared at a quarter size, each pixel the mean of its
@@ -109,12 +111,16 @@ class Stillness:
         return "still" if self.still >= STILL_FRAMES else "settling"
 
     def read(self) -> None:
-        """The frame looked at last was read: later frames are compared with it, and
-        it is the background from now on (it was still and clear: the pieces as they
-        stand now, their shadows and the light of the moment)."""
-        self._read = self.previous
-        if self.previous is not None:
-            self._take_background(self.previous)
+        """The frame looked at last was read: later frames are compared with it."""
+        self._read = self._last_read = self.previous
+
+    def accept_read(self) -> None:
+        """The last frame read showed the position the referee committed: it is the
+        background from now on (the pieces as they stand, their shadows, the light of
+        the moment). A frame only read is not: an arm creeping in too slowly for the
+        motion check would be taken into it a little at a time."""
+        if self._last_read is not None:
+            self._take_background(self._last_read)
 
     def unchanged_since_read(self) -> bool:
         """Whether the board has stayed still since the last frame read and the frame
@@ -126,6 +132,7 @@ class Stillness:
     def accept(self, frame: np.ndarray) -> None:
         """This frame's board, without hands, is the background from now on."""
         self._take_background(self.small(frame))
+        self._last_read = None  # read before: no longer what the board shows
 
     def _take_background(self, small: np.ndarray) -> None:
         """``small`` is the background from now on: blurred and measured once here,

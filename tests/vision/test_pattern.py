@@ -137,7 +137,7 @@ def test_a_board_not_found_by_its_outline_is_looked_for_again_only_after_a_while
     start = game.observe(game.initial_state())
     looked, clock = [], [100.0]
     monkeypatch.setattr(pattern, "located", lambda *a, **k: looked.append(1))
-    monkeypatch.setattr(reader_module.time, "monotonic", lambda: clock[0])
+    reader.clock = lambda: clock[0]
     empty = np.full((720, 1280, 3), 90, np.uint8)
     for _ in range(5):
         assert not reader.locate(empty, start)
@@ -190,7 +190,7 @@ def test_a_slow_look_for_the_outline_waits_long_enough_to_keep_its_share_of_a_co
         cpu[0] += 2.0
 
     monkeypatch.setattr(pattern, "located", slow_look)
-    monkeypatch.setattr(reader_module.time, "monotonic", lambda: clock[0])
+    reader.clock = lambda: clock[0]
     monkeypatch.setattr(reader_module.time, "thread_time", lambda: cpu[0])
     empty = np.full((720, 1280, 3), 90, np.uint8)
     assert not reader.locate(empty, start)

@@ -246,6 +246,8 @@ class BoardReader:
                 self._last = None
         if self._discs is not None and self.prints is not None:
             self.prints.learn(self._discs, self._bare(truth), fresh=False)
+        if self.stillness is not None:
+            self.stillness.accept_read()
 
     def showed(self, truth: dict[str, str | None]) -> bool:
         """Whether the frame ``confirm`` would learn from was read as ``truth``: a
