@@ -112,7 +112,6 @@ def test_a_board_read_otherwise_than_the_position_committed_is_read_again(learne
     assert _reads(reader) == reads + 1 and not reader.quiet
 
 
-
 def _lit(frame: np.ndarray, more: float) -> np.ndarray:
     """``frame`` with the window's side of the table ``more`` lighter (0.04: 4 %)."""
     lit = frame.astype(np.float32)
