@@ -288,24 +288,6 @@ def test_a_figures_shadow_is_looked_for_from_a_low_camera_where_no_piece_hides_i
     assert (kinds == SEES_SHADED_BOARD).all()
 
 
-def test_a_figure_on_a_disk_is_not_judged_by_the_outline_the_disk_covers():
-    # the outline probe looks 2 mm inside a figure, where the view past an empty hollow
-    # lands on its printed outline; a disk covers that outline. From a camera far
-    # above a path-traced table the probe showed a green hare blurred into the carrot
-    # under it, and the hare was read as a tree; alone on its hollow, a figure is
-    # still told from the line it hides
-    look = looks.look_for(load_game("hakenschlagen"))
-    outline = [p.arc == "outline" for p in look.probes].index(True)
-    seen = {
-        "+".join(p.token for p in stack): sight[outline]
-        for (_, sight), (_, stack) in zip(hypotheses(look), stacks_of(look, False))
-    }
-    for figure in ("hare_green", "hare_white", "fox"):
-        assert seen[figure] == figure
-        for disk in ("carrot", "dandelion", "lettuce"):
-            assert seen[f"{disk}+{figure}"] == ANY, (disk, figure)
-
-
 def test_the_board_in_front_of_a_figure_set_off_its_hollow_may_show_its_foot():
     # a molehill set down 1.5 mm toward the camera brought its dark foot's blurred
     # edge onto the board probe 8.5 mm in front of the hollow, which stays on the

@@ -132,12 +132,6 @@ def _sight(probe, stack, off: float = 0.0) -> tuple[str | Shaded | Past, tuple |
         elif level and probe.r < radius + OUTLINE_MM + off:
             what = ANY  # the piece's outline blurs into what lies beside it
         base = top
-    if probe.arc == "outline" and len(stack) > 1 and stack[0].under:
-        # a disk under a figure covers the hollow's printed outline, so there is no
-        # line left for the figure to hide; 2 mm inside the figure's edge, a pixel or
-        # two from a far camera, the probe shows the figure blurred into the disk (a
-        # green hare on a carrot read as a tree)
-        what = ANY
     return what, solid
 
 
