@@ -22,6 +22,11 @@ MIN_MARKERS = 2
 MAX_REPROJECTION_PX = 3.0
 #: without a calibration, the lens is fitted to the markers of this many frames
 LENS_VIEWS = 5
+#: each of a marker's cells is read from this many pixels square of its picture with
+#: the perspective taken out (OpenCV's default 4): a far marker 20-25 px wide, blurred
+#: and noisy, had its cells misread at 4 and was not found; a pose from the two markers
+#: left at one end of a long board put its far cells one or two cells off
+PIXELS_PER_MARKER_CELL = 8
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Locator:
         self.board, self.lens = board, lens
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.perspectiveRemovePixelPerCell = PIXELS_PER_MARKER_CELL
         self.detector = cv2.aruco.ArucoDetector(looks.dictionary(), params)
         self.corners = {m.id: _corners(m.xy, m.size) for m in looks.markers(board)}
         #: why the last frame gave no pose, in words for the referee page; None if it did
