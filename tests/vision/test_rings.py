@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from engines import load_game
 from vision.boards.rings import Rings
@@ -133,3 +134,18 @@ def test_a_home_field_admits_only_its_own_colour():
     cost[..., names.index("gold"), :] = 0.5
     best = rings.admitted(cost).sum(axis=4).argmin(axis=3)[0, 0]
     assert {names[r] for r in best} == {"gold"}
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_home_field_seen_empty_looks_empty_at_every_turn_of_its_ring(learned, seed):
+    # a spot turned onto the line printed into the field, or its rim, looks unlike the
+    # place it was first seen empty at: learned only there, an empty home field read
+    # at such a turn cost up to 255 a spot, and (the turn half a step round counting
+    # too) one turn of an empty field was a tie with the turn that shows a hat
+    _, camera, reader, start = learned("fang_den_hut", seed)
+    bare = dict.fromkeys(start)
+    frame = camera.frame(bare)
+    sampler, classifier = reader.sampler, reader.classifier
+    turned, paper = sampler.turned_features(frame), sampler.paper(frame)
+    empty = classifier._turned_costs(turned, paper).sum(axis=4)[:, 0, :, 0]
+    assert empty.max() < 5.0, empty.max(axis=1)

@@ -223,6 +223,7 @@ class BoardReader:
         turned = sampler.turned_features(frame)
         fresh = fresh or not classifier.ready
         classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
+        classifier.learn_rings(turned, paper, site_labels(self.sites, truth), fresh)
         self._discs = prints.measure(frame, paper)
         prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
@@ -242,6 +243,7 @@ class BoardReader:
             features, paper, turned = self._features
             lesson = self._lesson(self.classifier, features, turned, paper, truth)
             self.classifier.learn(*lesson, fresh=False)
+            self.classifier.learn_rings(turned, paper, site_labels(self.sites, truth), False)
             if self._last is not None and self._last.tokens != truth:
                 self._last = None
         if self._discs is not None and self.prints is not None:
