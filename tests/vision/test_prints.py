@@ -118,3 +118,32 @@ def test_a_hat_on_a_spot_whose_disc_looks_like_its_print_costs_a_hats_worth():
     bare = stands[0][crowds.rows[field, 1:3]]
     assert bare.max() < prints.stands_cost / 4
     assert extra == pytest.approx(CROWD_COST + (2 * prints.stands_cost - bare.sum()), abs=1e-3)
+
+
+def test_a_field_straying_from_its_print_costs_more_only_linearly_past_a_few_spreads():
+    # an empty field's disc now and then strays five or six spreads (a neighbour's
+    # shadow on its rim): squared, that cost 41 and outvoted probes that saw no hat
+    # on it; past STRAY_SPREADS each spread costs alike, and a hat's look, fifteen
+    # spreads and more, still costs the most
+    from vision.boards.prints import STRAY_SPREADS
+
+    game, table, reader, start = _taught(3)
+    prints = reader.prints
+    frame = table.frame(start)
+    seen = prints.measure(frame, reader.sampler.paper(frame))
+    middles = ~prints.beside & ~np.isnan(prints.reference[:, 0])
+    off = seen[:, :2] - prints.reference[:, :2]
+    centre = np.median(off[middles], axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(off[middles] - centre), axis=0), 0.03)
+    k = int(np.flatnonzero(middles)[0])
+    site = prints.rows[k]
+
+    def cost(spreads: float) -> float:
+        strayed = seen.copy()
+        strayed[k, :2] = prints.reference[k, :2] + centre + spreads * np.array([-0.8, 0.6]) * spread
+        return float(prints.costs(strayed, len(reader.sites))[0][site])
+
+    near, far = cost(6.0), cost(9.0)
+    assert far - near == pytest.approx(2 * STRAY_SPREADS * 3.0, rel=0.02)
+    assert near < 2.5 * prints.stands_cost
+    assert cost(15.0) == prints.most
