@@ -18,7 +18,7 @@ from vision.boards.choosing import cells, one_each, ranked_labels
 from vision.boards.colours import SPREAD_NOMINAL, Colours, spread_of
 from vision.boards.crowds import Crowds, inward
 from vision.boards.hiding import Hiding
-from vision.boards.rings import Rings, guessed_costs
+from vision.boards.rings import EmptyRings, Rings, guessed_costs
 from vision.boards.sight import (
     ANY,
     BEYOND,
@@ -159,12 +159,8 @@ class Classifier:
         )
         self.empty = np.ones((len(sites), len(look.probes), 3), np.float32)
         self.known = np.zeros(len(sites), bool)
-        #: (turns, ring sites, probes, 3) each home field's spots' empty look at each
-        #: turn of its ring, learned while the field stood empty (``learn_rings``): a
-        #: spot turned onto the line printed into the field, or its rim, looks unlike
-        #: where it was taught; None until a field was seen empty
-        self.turn_empty: np.ndarray | None = None
-        self.turn_known = np.zeros(len(self.rings.rows), bool)
+        #: each home field's spots' empty look at every turn of its ring
+        self.empty_rings = EmptyRings(self.rings, REFRESH)
         self.spread_empty = 0.12
         #: per token, its colours through each probe's view of its top and its side
         self.colours = Colours(look)
@@ -193,9 +189,7 @@ class Classifier:
         empty looks, the token colours, the light they were learned in and what
         stays where."""
         self.empty, self.known = other.empty.copy(), other.known.copy()
-        if other.turn_empty is not None:
-            self.turn_empty = other.turn_empty.copy()
-        self.turn_known = other.turn_known.copy()
+        self.empty_rings = other.empty_rings.copy()
         self.spread_empty = other.spread_empty
         self.colours.carry(other.colours)
         self.paper = other.paper
@@ -260,26 +254,10 @@ class Classifier:
 
     def learn_rings(self, turned, paper: np.ndarray, labels: list[str | None], fresh: bool) -> None:
         """Take the home fields ``labels`` leave empty as showing their empty look at
-        every turn of their rings (``turned``: ``Sampler.turned_features``, the spots
-        where they stand); ``fresh``: forget what was learned before."""
-        rows = self.rings.rows
-        if not len(rows) or turned is None:
-            return
-        if fresh or self.turn_empty is None:
-            self.turn_empty = np.ones((len(turned), *turned.shape[2:]), np.float32)
-            self.turn_known[:] = False
-        bare = np.array([labels[i] is None for i in rows])
-        fields = [f for f in range(self.rings.member.shape[1]) if bare[self.rings.field == f].all()]
-        empty = np.isin(self.rings.field, fields)
-        if not empty.any():
-            return
-        shown = turned[:, 0, empty] / self._gain(paper)
-        renew = self.turn_known[empty]
-        old = self.turn_empty[:, empty]
-        self.turn_empty[:, empty] = np.where(
-            renew[None, :, None, None], (1 - REFRESH) * old + REFRESH * shown, shown
-        )
-        self.turn_known |= empty
+        every turn of their rings (``turned``: ``Sampler.turned_features``)."""
+        if len(self.rings.rows) and turned is not None:
+            bare = np.array([labels[i] is None for i in self.rings.rows])
+            self.empty_rings.learn(turned[:, 0] / self._gain(paper), bare, fresh)
 
     def _strays(self, features: np.ndarray, empty: np.ndarray, seen: np.ndarray) -> np.ndarray:
         """(n, 3) log colour of each seen probe of an empty site whose neighbours are
@@ -370,9 +348,7 @@ class Classifier:
         at each turn and offset the sampler tries."""
         rows, k = self.rings.rows, len(self.look.probes)
         f = turned / self._gain(paper)
-        empty = np.broadcast_to(self.empty[rows], f.shape[:1] + f.shape[2:])
-        if self.turn_empty is not None and self.turn_known.any():
-            empty = np.where(self.turn_known[None, :, None, None], self.turn_empty, empty)
+        empty = self.empty_rings.at_turns(self.empty[rows], len(f))
         boards, ratios = np.log(f / empty[:, None]), np.log(f / self._level()[rows])
         every = np.tile(rows, boards.shape[0] * boards.shape[1])
         cost = self._costs(every, boards.reshape(-1, k, 3), ratios.reshape(-1, k, 3), True)

@@ -3,7 +3,8 @@ field a hat stands, so each field is read at the turn of its ring that explains 
 hats best, and taught at the turn and order that explain the hats it is known to
 hold.
 
-Chooses among costs the classifier hands it; it never looks at a frame.
+Chooses among costs the classifier hands it, and keeps the empty looks of the spots at
+every turn (``EmptyRings``) from the colours it hands over; it never looks at a frame.
 """
 
 from __future__ import annotations
@@ -110,6 +111,47 @@ class Rings:
             turn, order = np.unravel_index(total.argmin(), total.shape)
             turns[spots], readings[spots] = turn, orders[order]
         return turns, readings
+
+
+class EmptyRings:
+    """Each home field's spots' empty look at every turn of its ring, learned while the
+    field stood empty: a spot turned onto the line printed into the field, or its rim,
+    looks unlike the place it was first taught at. None until a field was seen empty;
+    refreshed with weight ``refresh`` as the classifier's other references are."""
+
+    def __init__(self, rings: Rings, refresh: float):
+        self.rings, self.refresh = rings, refresh
+        #: (turns, ring sites, probes, 3) linear colour, and which ring sites are known
+        self.looks: np.ndarray | None = None
+        self.known = np.zeros(len(rings.rows), bool)
+
+    def copy(self) -> EmptyRings:
+        other = EmptyRings(self.rings, self.refresh)
+        other.looks = None if self.looks is None else self.looks.copy()
+        other.known = self.known.copy()
+        return other
+
+    def learn(self, shown: np.ndarray, bare: np.ndarray, fresh: bool) -> None:
+        """``shown`` (turns, ring sites, probes, 3): the spots at each turn, where they
+        stand; ``bare`` (ring sites): whether the position leaves each spot empty.
+        Only fields empty all round are learned; ``fresh`` forgets the rest."""
+        if fresh or self.looks is None:
+            self.looks = np.ones(shown.shape, np.float32)
+            self.known[:] = False
+        field = self.rings.field
+        empty = np.isin(field, [f for f in np.unique(field) if bare[field == f].all()])
+        renew = (self.known & empty)[None, :, None, None]
+        weight = np.where(renew, self.refresh, 1.0)
+        self.looks[:, empty] = ((1 - weight) * self.looks + weight * shown)[:, empty]
+        self.known |= empty
+
+    def at_turns(self, looks: np.ndarray, turns: int) -> np.ndarray:
+        """(turns, ring sites, probes, 3): the empty look of each spot at each turn
+        where learned, else ``looks`` (ring sites, probes, 3), the one taught."""
+        every = np.broadcast_to(looks, (turns, *looks.shape))
+        if self.looks is None or not self.known.any():
+            return every
+        return np.where(self.known[None, :, None, None], self.looks, every)
 
 
 def guessed_costs(turned, paper, means: np.ndarray, spread: float, cap: float) -> np.ndarray:
