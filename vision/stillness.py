@@ -2,9 +2,9 @@
 quarter of its size, with the previous one (motion) and with the view of the position
 committed last (the pieces as they stand, their shadows, the light of the moment)
 outside the places pieces and their shadows can cover (a hand or an arm must cross
-those to reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be read, and of
-those only one that shows a change since the last frame read (``unchanged_since_read``):
-a still board is read once, not on every frame.
+those to reach any cell). Only frames still for ``STILL_FRAMES`` in a row may be
+read, and of those only one that shows a change since the last frame read
+(``unchanged_since_read``): a still board is read once, not on every frame.
 
 Judges frames only; it never reads a cell.
 """
