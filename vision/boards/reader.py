@@ -222,8 +222,7 @@ class BoardReader:
         features, paper = sampler.stood(frame, self._single(truth)), sampler.paper(frame)
         turned = sampler.turned_features(frame)
         fresh = fresh or not classifier.ready
-        classifier.learn(*self._lesson(classifier, features, turned, paper, truth), fresh=fresh)
-        classifier.learn_rings(turned, paper, site_labels(self.sites, truth), fresh)
+        self._teach(classifier, (features, paper, turned), truth, fresh)
         self._discs = prints.measure(frame, paper)
         prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
@@ -240,10 +239,7 @@ class BoardReader:
         heartbeat); one read otherwise is read again with what was learned."""
         self.truth = dict(truth)
         if self._features is not None and self.classifier is not None:
-            features, paper, turned = self._features
-            lesson = self._lesson(self.classifier, features, turned, paper, truth)
-            self.classifier.learn(*lesson, fresh=False)
-            self.classifier.learn_rings(turned, paper, site_labels(self.sites, truth), False)
+            self._teach(self.classifier, self._features, truth, fresh=False)
             if self._last is not None and self._last.tokens != truth:
                 self._last = None
         if self._discs is not None and self.prints is not None:
@@ -257,14 +253,18 @@ class BoardReader:
         was read (the next piece already lifted), which must not be taught as it."""
         return self._features_show == truth
 
-    def _lesson(
-        self, classifier: Classifier, features, turned, paper, truth: dict[str, str | None]
-    ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-        """(features, paper, labels) to learn ``truth`` from: each home field's ring
-        taken at the turn where its known hats stand (``Classifier.lesson``)."""
+    def _teach(
+        self, classifier: Classifier, seen: tuple, truth: dict[str, str | None], fresh: bool
+    ) -> None:
+        """Teach ``classifier`` that ``seen`` (features, paper, turned) shows ``truth``:
+        each home field's ring taken at the turn where its known hats stand
+        (``Classifier.lesson``), and a home field left empty at every turn
+        (``Classifier.learn_rings``)."""
+        features, paper, turned = seen
         labels = site_labels(self.sites, truth)
-        features, labels = classifier.lesson(features, turned, paper, labels)
-        return features, paper, labels
+        taught, lesson = classifier.lesson(features, turned, paper, labels)
+        classifier.learn(taught, paper, lesson, fresh=fresh)
+        classifier.learn_rings(turned, paper, labels, fresh)
 
     def _single(self, truth: dict[str, str | None]) -> np.ndarray:
         """Per site: whether ``truth`` stands a ``single`` piece there, one the board
