@@ -14,7 +14,7 @@ import numpy as np
 from vision import looks
 from vision.boards.hiding import HIDDEN_SHARE, hides
 from vision.boards.sight import carried_probes
-from vision.boards.sites import MIDDLE, Site, line_angles, outward, turned_places
+from vision.boards.sites import MIDDLE, Site, line_angles, outward, turned, turned_places
 from vision.lens import Lens
 from vision.locate import Pose
 from vision.looks import Look
@@ -81,12 +81,10 @@ class Sampler:
         # a spot beside a field's middle turns the offsets with the way out through it
         # (the first straight out): every spot of every field is looked for alike
         out = outward(sites)
-        ox, oy = out[None, :, 0], out[None, :, 1]
-        dx, dy = self.offsets[:, :1], self.offsets[:, 1:]
         #: (offsets, sites, 2) how far (mm) each site's carried probes move at each offset
-        self.moves = np.stack([ox * dx - oy * dy, oy * dx + ox * dy], axis=2)
-        turned = np.repeat(self.moves, len(look.probes) * POINTS, axis=1)
-        shift = np.concatenate([turned, np.zeros(turned.shape[:2] + (1,))], axis=2)
+        self.moves = turned(self.offsets[:, :1], self.offsets[:, 1:], out[:, 0], out[:, 1])
+        each = np.repeat(self.moves, len(look.probes) * POINTS, axis=1)
+        shift = np.concatenate([each, np.zeros(each.shape[:2] + (1,))], axis=2)
         shift = shift * carried[:, None]
         moved = pts[None] + shift
         px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)

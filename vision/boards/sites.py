@@ -64,8 +64,13 @@ def turned_places(board, look: Look, site: Site) -> np.ndarray:
     centre = np.asarray(board.cell(site.cell).xy, float)
     turns = look.slots[board.cell(site.cell).kind].turns()
     dx, dy = np.subtract(site.xy, centre)
-    cos, sin = np.cos(turns), np.sin(turns)
-    return centre + np.stack([cos * dx - sin * dy, sin * dx + cos * dy], 1)
+    return centre + turned(dx, dy, np.cos(turns), np.sin(turns))
+
+
+def turned(dx, dy, cos, sin) -> np.ndarray:
+    """The offsets (``dx``, ``dy``) turned by the angles whose cosine and sine are
+    given, broadcast together, the two coordinates on the last axis."""
+    return np.stack([cos * dx - sin * dy, sin * dx + cos * dy], axis=-1)
 
 
 def outward(sites: list[Site]) -> np.ndarray:
