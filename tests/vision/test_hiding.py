@@ -118,3 +118,17 @@ def test_the_rays_followed_a_few_pairs_of_sites_at_a_time_hide_what_all_at_once_
     whole = _row(20, 30).hidden(stacks)
     assert few[0].any() and few[1].any(), "pieces hide something, and show past something"
     assert np.array_equal(few[0], whole[0]) and np.array_equal(few[1], whole[1])
+
+
+def test_a_piece_set_down_off_its_place_hides_what_it_stands_in_front_of_there():
+    # a home field's hat stands where its ring was read turned, not on its spot's
+    # place: there it hides what a piece on the place would hide, and moved aside it
+    # hides nothing of the cell behind
+    at_place = _hiding(30).hidden([[], [TREE]])
+    moved = _hiding(30).hidden([[], []], moved=[(TREE, (0.0, 30.0), 1)])
+    assert np.array_equal(at_place[0], moved[0]) and at_place[0][0, 0]
+    aside = _hiding(30).hidden([[], []], moved=[(TREE, (40.0, 30.0), 1)])
+    assert not aside[0].any() and not aside[1].any()
+    # nor does a piece ever hide its own site's probes, wherever on the site it stands
+    own = _hiding(30).hidden([[], []], moved=[(TREE, (0.0, 45.0), 0)])
+    assert not own[0][0].any()

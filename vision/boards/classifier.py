@@ -91,7 +91,7 @@ class Classifier:
     that see the rim between them."""
 
     def __init__(self, sites: list[Site], look: Look, centres: np.ndarray, sight=None):
-        self.sites, self.look = sites, look
+        self.sites, self.look, self.sight = sites, look, sight
         self.centres = centres
         slots = np.array([s.slot is not None for s in sites])
         self.slotted = slots
@@ -370,7 +370,7 @@ class Classifier:
         boards = np.log(f / self.empty)  # (O, S, K, 3)
         ratios = np.log(f / self._level())
         board, ratio = boards[0], ratios[0]
-        groups = []
+        groups, ring = [], None
         for group, slot in ((~self.slotted, False), (self.slotted, True)):
             rows = np.flatnonzero(group)
             if not len(rows):
@@ -381,6 +381,7 @@ class Classifier:
                 each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
                 turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])
                 probes = each[turn, np.arange(len(rows))]
+                ring = turn, off[turn, np.arange(len(rows))]
             else:
                 probes, still = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             crowd = None
@@ -401,7 +402,8 @@ class Classifier:
             # behind it (the same for every reading of a site) even where the first
             # reading missed it; what a high probe shows past a bare cell, which spares
             # only the empty reading, comes from what the frame was read to hold
-            hidden, beyond = self.hiding.hidden(self._with_kept(stacks), past=stacks)
+            stacks, moved = self._ring_hats(stacks, parts[-1][1], ring)
+            hidden, beyond = self.hiding.hidden(self._with_kept(stacks), stacks, moved)
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]
         labels: list[str | None] = [None] * len(self.sites)
@@ -411,6 +413,21 @@ class Classifier:
                 labels[i] = ranked[0][0]
                 probs[i] = ranked
         return cells(self.sites, labels, probs, visible)
+
+    def _ring_hats(self, stacks: list, cost: np.ndarray, ring) -> tuple[list, list]:
+        """``stacks`` without the home fields' hats, and those hats as ``Hiding``
+        takes pieces off their sites' places: each where its field's ring was read
+        turned and it was read set off its spot (``ring``: per ring site the turn and,
+        per reading, the offset; ``cost`` the ring sites' readings)."""
+        if ring is None or self.sight is None:
+            return stacks, []
+        turn, off = ring
+        stacks, moved = list(stacks), []
+        for j, (i, h) in enumerate(zip(self.rings.rows, cost.argmin(axis=1))):
+            move = self.sight.ring_moves[turn[j], off[j, h], j, :2]
+            moved += [(piece, np.add(self.sites[i].xy, move), i) for piece in stacks[i]]
+            stacks[i] = []
+        return stacks, moved
 
     def _read(self, groups, hiding=None):
         """Costs of every reading: (rows, costs, names, limit) of the single sites and

@@ -41,12 +41,18 @@ class Hiding:
         #: per solid (shape, radius, height, base) and side of the probe (toward the
         #: camera, or beyond it): (sites standing on, sites, probes)
         self.meets: dict[tuple, np.ndarray] = {}
+        #: per solid standing on the board: its reach (``_reach``)
+        self.reaches: dict[tuple, float] = {}
 
-    def hidden(self, stacks: list, past: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def hidden(
+        self, stacks: list, past: list | None = None, moved: list | tuple = ()
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(sites, probes) twice: whether the pieces of ``stacks`` (per site, bottom
         first) hide each probe from the camera, and whether the camera's ray through
         each probe meets one of the pieces of ``past`` (``stacks`` where not given)
-        beyond the probe (what a probe above an empty site shows past it)."""
+        beyond the probe (what a probe above an empty site shows past it). ``moved``:
+        pieces standing off their site's place, each (piece, where it stands in mm,
+        its site), hiding and shown past alike."""
         sites, probes = self.points.shape[:2]
         masks = []
         for beyond, standing in ((False, stacks), (True, stacks if past is None else past)):
@@ -54,23 +60,55 @@ class Hiding:
             for j, stack in enumerate(standing):
                 for piece, base in _solids(stack):
                     mask |= self._meets(piece, base, beyond)[j]
+            for piece, xy, j in moved:
+                mask |= self._meets_at(piece, np.asarray(xy, float), j, beyond)
             masks.append(mask)
         return masks[0], masks[1]
+
+    def _reach(self, piece, base: float) -> float:
+        """How far (mm) from a piece's centre a probe's site may lie whose rays the
+        piece can meet: the most a ray through a probe's point travels across the
+        board up to the piece's top (toward the camera) or down from the point (beyond
+        it), the piece's width, its outline's bleed and a probe's ring round its site."""
+        flat = self.points.reshape(-1, 3)
+        rise = self.eye[2] - flat[:, 2]
+        slope = np.linalg.norm(self.eye[:2] - flat[:, :2], axis=1) / rise
+        per = self.points.shape[1] * self.points.shape[2]
+        ring = np.repeat(self.centres, per, axis=0) - flat[:, :2]
+        climb = max(base + piece.height, flat[:, 2].max())
+        reach = climb * slope.max() + piece.radius + self.bleed.max()
+        return float(reach + np.linalg.norm(ring, axis=1).max())
+
+    def _meets_at(self, piece, xy: np.ndarray, j: int, beyond: bool) -> np.ndarray:
+        """(sites, probes): the probes ``piece`` standing on the board at ``xy`` (mm),
+        on site ``j``, meets as ``_meets`` finds them for a piece on its site's place."""
+        key = (piece.shape, piece.radius, piece.height)
+        if key not in self.reaches:
+            self.reaches[key] = self._reach(piece, 0.0)
+        probes, count = self.points.shape[1:3]
+        near = np.linalg.norm(self.centres - xy, axis=1) <= self.reaches[key]
+        behind = np.flatnonzero(near & ~self.same[j])
+        mask = np.zeros((len(self.points), probes), bool)
+        if len(behind):
+            per = probes * count
+            through = _through(
+                self.points[behind].reshape(-1, 3),
+                self.eye,
+                np.broadcast_to(xy, (len(behind) * per, 2)),
+                piece,
+                0.0,
+                beyond,
+                np.repeat(self.bleed[behind], per),
+            )
+            mask[behind] = through.reshape(-1, probes, count).mean(axis=2) > self.showing
+        return mask
 
     def _meets(self, piece, base: float, beyond: bool) -> np.ndarray:
         key = (piece.shape, piece.radius, piece.height, base, beyond)
         if key not in self.meets:
             sites, probes, count = self.points.shape[:3]
-            # only sites within the piece's reach: the most a ray through a probe's
-            # point travels across the board up to the piece's top (toward the
-            # camera) or down from the point (beyond it), and the piece's width
-            flat = self.points.reshape(-1, 3)
-            rise = self.eye[2] - flat[:, 2]
-            slope = np.linalg.norm(self.eye[:2] - flat[:, :2], axis=1) / rise
-            ring = np.repeat(self.centres, probes * count, axis=0) - flat[:, :2]
-            climb = max(base + piece.height, flat[:, 2].max())
-            reach = climb * slope.max() + piece.radius + self.bleed.max()
-            reach += np.linalg.norm(ring, axis=1).max()
+            # only sites within the piece's reach
+            reach = self._reach(piece, base)
             apart = np.linalg.norm(self.centres[:, None] - self.centres[None], axis=2)
             near = (apart <= reach) & ~self.same
             meets = np.zeros((sites, sites, probes), bool)  # (standing on, sites, probes)
