@@ -43,6 +43,13 @@ BLEND_MOST = 25.0
 #: what a reading costs that mixes hats of several colours on a field that holds one
 #: colour only (looks.toml ``one_colour``)
 MIXED_COST = 1000.0
+#: what a spot's probe showing the board costs beyond the board's own cost where the
+#: reading has it see the slope of a hat on another of the field's sites (its middle,
+#: or the spot beside): people set a hat up to 5 mm off its place, and a probe looking
+#: for its slope then lands on the print beside it. Without a bound the print decided
+#: the hat's colour: a red hat set off a yellow field's middle left those probes on
+#: the yellow print, which only a yellow hat's slope explained, and it was read yellow
+OFF_MIDDLE_COST = 10.0
 #: a hat beside others on a field is looked for off its spot, but at most this much
 #: (mm) nearer the field's middle: two hats touching (18 mm wide, looks.toml) on
 #: spots 20 mm apart stand 1 mm nearer it each; further in, a spot's probes would
@@ -185,6 +192,10 @@ class Crowds:
         clear = np.minimum(empty, shaded)
         # board with a nearby hat's colour bled into it: never a clean hat's colour
         near = np.minimum(clear, BLEND_MOST)
+        # a spot's probe that would see the slope of a hat on another site may see the
+        # board there: the hat was set down off its place, away from the probe
+        beside = colour[:, 1:, :, len(self.colours) :]
+        beside[...] = np.minimum(beside, clear[:, 1:, :, None] + OFF_MIDDLE_COST)
         options = np.concatenate([colour, clear[..., None], near[..., None], blend], axis=3)
         spread = options.ravel()[self.index].sum(axis=(2, 3))
         bare = empty[:, 0].sum(axis=1) + clear[:, 1:].sum(axis=(1, 2))
