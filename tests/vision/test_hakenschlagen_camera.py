@@ -11,7 +11,9 @@ from engines import load_game
 from engines.chance import Stream
 from tests.vision.test_vision import _read
 from vision import looks
+from vision.boards.classifier import Classifier
 from vision.boards.evaluate import set_up
+from vision.boards.probes import Sampler
 from vision.boards.reader import BoardReader
 from vision.boards.sight import (
     ANY,
@@ -22,6 +24,8 @@ from vision.boards.sight import (
     hypotheses,
     stacks_of,
 )
+from vision.boards.sites import sites_of
+from vision.locate import Pose
 from vision.render import Renderer, random_scene
 from vision.stillness import STILL_FRAMES
 
@@ -336,3 +340,44 @@ def test_a_figure_on_a_disk_may_show_the_disks_colour_but_not_its_light():
     lit = np.where(seen[:, None], hare + 0.5 * (disk - hare), hare)
     cost = classifier._costs(rows, board, lit, False)[site, on_disk]
     assert cost[sees].sum() > 4.0
+
+
+#: distinct pixels a figure's foot probe must read at each hollow of a far board: on
+#: two or three, the paper's grain or a pixel's noise read a bare hollow as a white hare
+PIXELS_LEAST = 6
+
+
+def test_the_probe_at_a_hollows_middle_reads_many_pixels_of_a_far_board():
+    # the square board is long: a camera that sees all of it sees 0.6-1 px per mm.
+    # The first probe looks 3 mm round a hollow's middle: on a ring, its points sat on
+    # the side clearest of the hollow's outline and met two or three pixels
+    game = load_game("hakenschlagen", board="square")
+    look = looks.look_for(game)
+    scene = random_scene(game.board, 4, "easy", pitch=(55, 60), fill=(0.4, 0.4))
+    pose = Pose(scene.rvec, scene.tvec, 0.0, 4)
+    sampler = Sampler(sites_of(game.board, look), look, scene.lens, pose, game.board)
+    assert sampler.px_per_mm.max() < 1.1 and look.probes[0].r <= 3.0
+    distinct = np.array([len(np.unique(points)) for points in sampler.flat[0, :, 0]])
+    assert distinct.min() >= PIXELS_LEAST
+
+
+def test_setting_pieces_that_stay_teaches_the_empty_look_round_them_afresh():
+    # a tree set out on the board shades the hollows beside it for good: learned from
+    # the bare board, then refreshed by a share of the start position's look, their
+    # references stayed lighter than they would ever look again, and an empty hollow
+    # half behind a tree was read as a molehill. A later lesson only refreshes them
+    game = load_game("hakenschlagen", board="square")
+    look = looks.look_for(game)
+    sites = sites_of(game.board, look)
+    classifier = Classifier(sites, look, np.array([site.xy for site in sites]))
+    paper = np.ones((8, 3), np.float32)
+    bare = np.ones((len(sites), len(look.probes), 3), np.float32)
+    labels: list[str | None] = [None] * len(sites)
+    classifier.learn(bare, paper, labels, fresh=True)
+    shaded = bare.copy()
+    shaded[1] = 0.6
+    labels[0] = "tree"
+    classifier.learn(shaded, paper, labels, fresh=False)
+    assert np.allclose(classifier.empty[1], 0.6)
+    classifier.learn(bare, paper, labels, fresh=False)
+    assert 0.6 < classifier.empty[1].max() < 0.9

@@ -93,8 +93,7 @@ class Classifier:
     def __init__(self, sites: list[Site], look: Look, centres: np.ndarray, sight=None):
         self.sites, self.look, self.sight = sites, look, sight
         self.centres = centres
-        slots = np.array([s.slot is not None for s in sites])
-        self.slotted = slots
+        self.slotted = np.array([s.slot is not None for s in sites])
         #: every reading a site can have, with what each probe sees then: for the plain
         #: sites (False) and a home field's spots (True)
         self.readings = {slot: hypotheses(look, slot) for slot in (False, True)}
@@ -215,7 +214,10 @@ class Classifier:
         if fresh:
             self.known[:] = False
             self.kept = [None] * len(self.sites)
+        before = list(self.kept)
         self._remember(labels)
+        # a piece that stays, placed or lifted, sets the board up anew: its shadow is new
+        renewed = 1.0 if any(k not in (None, n) for k, n in zip(before, self.kept)) else weight
         # a probe a piece on another site hides shows that piece: nothing learned there
         hidden, beyond = self._hidden_by(labels)
         seen = ~(hidden | beyond)
@@ -224,7 +226,7 @@ class Classifier:
         # refreshes it; a first lesson has none, and how its empty sites stray from
         # their empty neighbours stands in (the paper's grain, the sensor's noise)
         strays = np.log(features / self.empty)[renew] if renew.any() else None
-        self.empty[renew] = (1 - weight) * self.empty[renew] + weight * features[renew]
+        self.empty[renew] = (1 - renewed) * self.empty[renew] + renewed * features[renew]
         self.empty[empty & ~self.known] = features[empty & ~self.known]
         self.known |= empty
         self._fill_unknown()
