@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from engines import load_game
+from vision.boards.sight import SEES_BOARD, UNSEEN_COST
 from vision.boards.sites import crowd_layouts, crowd_spots, sites_of
 from vision.looks import look_for
 from vision.stillness import STILL_FRAMES
@@ -243,3 +244,23 @@ def test_a_yellow_fields_hats_are_all_of_one_colour(learned):
     yellow, grey = kinds.index("yellow"), kinds.index("grey")
     assert mixed.any() and (crowds.ruled[yellow, mixed] >= 1000).all()
     assert (crowds.ruled[yellow, ~mixed] == 0).all() and (crowds.ruled[grey] == 0).all()
+
+
+def test_a_hat_right_behind_an_empty_fields_low_probe_shows_in_it(learned):
+    # seen from low, a probe 6 mm over an empty field meets the board some 10 mm
+    # further on: a home's hat standing there (beside a gate) shows in it, and the
+    # board the empty reading expects cannot be seen. Once the hats read say a piece
+    # lies past it, the probe counts as seeing anything, low or high (an empty gate
+    # whose spot looked at its home's hat was read as three hats)
+    _, _, reader, _ = learned("fang_den_hut", 3)
+    classifier = reader.classifier
+    rows = np.flatnonzero(~classifier.slotted)
+    names = [label for label, _ in classifier.readings[False]]
+    kinds = classifier._tables(False, rows)[2][:, names.index(None)]  # (sites, probes)
+    site, probe = np.argwhere(kinds == SEES_BOARD)[0]
+    probes = np.full((len(rows), len(names), kinds.shape[1]), 50.0, np.float32)
+    beyond = np.zeros((len(classifier.sites), kinds.shape[1]), bool)
+    beyond[rows[site], probe] = True
+    seen, _ = classifier._whole_costs(rows, False, probes, (np.zeros_like(beyond), beyond))
+    assert seen[site, names.index(None), probe] == UNSEEN_COST * 0.5
+    assert (seen[site, names.index(None)] == 50.0).sum() == kinds.shape[1] - 1

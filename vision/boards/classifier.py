@@ -402,9 +402,11 @@ class Classifier:
         if self.hiding is not None:
             # a piece that stays where the last known position had it hides what stands
             # behind it (the same for every reading of a site) even where the first
-            # reading missed it; what a high probe shows past a bare cell, which spares
-            # only the empty reading, comes from what the frame was read to hold
-            stacks, moved = self._ring_hats(stacks, parts[-1][1], ring)
+            # reading missed it; what a probe shows past a bare cell (a hat right behind
+            # a low one too), which spares only the empty reading, comes from what the
+            # frame was read to hold
+            moves = self.sight.ring_moves
+            stacks, moved = self.rings.standing(self.sites, stacks, moves, parts[-1][1], ring)
             hidden, beyond = self.hiding.hidden(self._with_kept(stacks), stacks, moved)
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]
@@ -416,21 +418,6 @@ class Classifier:
                 probs[i] = ranked
         return cells(self.sites, labels, probs, visible)
 
-    def _ring_hats(self, stacks: list, cost: np.ndarray, ring) -> tuple[list, list]:
-        """``stacks`` without the home fields' hats, and those hats as ``Hiding``
-        takes pieces off their sites' places: each where its field's ring was read
-        turned and it was read set off its spot (``ring``: per ring site the turn and,
-        per reading, the offset; ``cost`` the ring sites' readings)."""
-        if ring is None or self.sight is None:
-            return stacks, []
-        turn, off = ring
-        stacks, moved = list(stacks), []
-        for j, (i, h) in enumerate(zip(self.rings.rows, cost.argmin(axis=1))):
-            move = self.sight.ring_moves[turn[j], off[j, h], j, :2]
-            moved += [(piece, np.add(self.sites[i].xy, move), i) for piece in stacks[i]]
-            stacks[i] = []
-        return stacks, moved
-
     def _read(self, groups, hiding=None):
         """Costs of every reading: (rows, costs, names, limit) of the single sites and
         of the crowded fields (each on its centre row); per site the pieces its best
@@ -438,8 +425,8 @@ class Classifier:
         or fields show nothing known. ``groups``: (rows, hypotheses, per probe costs,
         a crowded field's slope and shade costs or None) of the plain and the slot
         sites. ``hiding``: (sites, probes) the probes a piece on another site hides,
-        and those where an empty site's high probe shows one past it: they count as
-        seeing anything."""
+        and those where an empty site's probe shows one past it: they count as seeing
+        anything."""
         parts: list[tuple] = []
         stacks: list[list] = [[] for _ in self.sites]
         unexplained = 0
@@ -465,7 +452,7 @@ class Classifier:
         if hiding is not None:
             kinds = self._tables(slot, rows)[2]
             hidden, beyond = hiding[0][rows][:, None], hiding[1][rows][:, None]
-            unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST)))
+            unseen = hidden | (beyond & np.isin(kinds, (SEES_BEYOND, SEES_PAST, SEES_BOARD)))
             probes = np.where(unseen, UNSEEN_COST * 0.5, probes)
         return probes, probes.sum(axis=2) + self._tables(slot, rows)[3] + self._moved(rows, slot)
 

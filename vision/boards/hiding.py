@@ -26,7 +26,7 @@ PAIRS_AT_ONCE = 64
 
 class Hiding:
     """For one pose: which probes of each site each solid hides, standing on each site,
-    and which it shows past an empty site's high probe. ``sight`` is the pose's
+    and which it shows past an empty site's probe. ``sight`` is the pose's
     ``Sampler`` (its probes' points, the camera's centre, pixels per mm at each site,
     the share of each probe's points a piece must cover to show: ``showing``);
     ``centres`` (sites, 2) mm, ``cells`` their cell ids: sites of one cell never hide

@@ -66,6 +66,22 @@ class Rings:
         fields = fields + np.roll(gaps, -(len(cost) // 2), axis=0)
         return fields.argmin(axis=0)[self.field]
 
+    def standing(self, sites, stacks: list, moves: np.ndarray, cost: np.ndarray, ring):
+        """``stacks`` (per site) without the home fields' hats, and those hats each
+        where it stands, as ``Hiding.hidden`` takes pieces off their sites' places
+        (piece, mm, site): where its field's ring was read turned and it was read set
+        off its spot (``ring``: per ring site the turn and, per reading, the offset,
+        or None; ``cost`` the ring sites' readings; ``moves``: ``Sampler.ring_moves``)."""
+        if ring is None:
+            return stacks, []
+        turn, off = ring
+        stacks, moved = list(stacks), []
+        for j, (i, h) in enumerate(zip(self.rows, cost.argmin(axis=1))):
+            move = moves[turn[j], off[j, h], j, :2]
+            moved += [(piece, np.add(sites[i].xy, move), i) for piece in stacks[i]]
+            stacks[i] = []
+        return stacks, moved
+
     def at(self, features: np.ndarray, turned: np.ndarray, turns, offsets) -> np.ndarray:
         """``features`` (sites, probes, 3) with the ring sites' taken from ``turned``
         (turns, offsets, ring sites, probes, 3) at each one's turn and offset."""
