@@ -405,6 +405,7 @@ class Classifier:
             # reading missed it; what a probe shows past a bare cell (a hat right behind
             # a low one too), which spares only the empty reading, comes from what the
             # frame was read to hold
+            # the home fields' hats where they were read (the ring sites' part is last)
             moves = self.sight.ring_moves
             stacks, moved = self.rings.standing(self.sites, stacks, moves, parts[-1][1], ring)
             hidden, beyond = self.hiding.hidden(self._with_kept(stacks), stacks, moved)

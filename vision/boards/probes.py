@@ -104,7 +104,8 @@ class Sampler:
         self.slotted = np.array([s.slot is not None for s in sites])
         self.ring_offsets, self.ring_rings = np.zeros((1, 2)), np.zeros(1)
         self.turned = self.flat[:1, None, self.slotted]
-        #: (turns, offsets, ring sites, 3) how far (mm) each ring site moves at each
+        #: (turns, offsets, ring sites, 3) how far (mm) each ring site moves at each turn
+        #: of its ring and each of ``ring_offsets``
         self.ring_moves = np.zeros((1, 1, int(self.slotted.sum()), 3))
         if self.slotted.any():
             moves = _turn_moves(sites, look, board, self.slotted)
