@@ -186,10 +186,11 @@ class Renderer:
         self.rng = np.random.default_rng(seed)
         self._noise_seeds = np.random.default_rng([seed, 1])
         #: per cell, how far (radians) a home field's ring of hats is turned: players
-        #: set the first hat anywhere on the field, and leave the ring as it is
+        #: set the first hat anywhere on the field, and leave the ring as it is; or a
+        #: tuple of each hat's own angle (hats set round the field by eye)
         homes = [cell.id for cell in self.board.cells if cell.kind in self.look.slots]
         turns = np.random.default_rng([seed, 2]).uniform(0, 2 * math.pi, len(homes))
-        self.turns = dict(zip(homes, map(float, turns)))
+        self.turns: dict[str, float | tuple[float, ...]] = dict(zip(homes, map(float, turns)))
 
     def move_camera(self, scene: Scene) -> None:
         """The camera now sees the board as ``scene`` has it (bumped, or set up anew)."""
@@ -371,7 +372,13 @@ class Renderer:
         slots = self.look.slots.get(cell.kind)
         x, y = cell.xy
         if slots is not None:
-            ring = slots.offsets(self.turns[cell.id])
+            turn = self.turns[cell.id]
+            # a turn of the whole ring, or each hat's own angle (hats set by eye)
+            ring = (
+                [(slots.ring * math.cos(a), slots.ring * math.sin(a)) for a in turn]
+                if isinstance(turn, tuple)
+                else slots.offsets(turn)
+            )
             return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(ring, pieces)]
         if len(pieces) > 1 and self._layouts:
             spots = crowd_spots(self.board, cell, self.look)

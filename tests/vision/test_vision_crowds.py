@@ -264,3 +264,41 @@ def test_a_hat_right_behind_an_empty_fields_low_probe_shows_in_it(learned):
     seen, _ = classifier._whole_costs(rows, False, probes, (np.zeros_like(beyond), beyond))
     assert seen[site, names.index(None), probe] == UNSEEN_COST * 0.5
     assert (seen[site, names.index(None)] == 50.0).sum() == kinds.shape[1] - 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("spacing", [(45, 45, 80), (78, 78, 45)])
+def test_four_hats_set_round_a_home_by_eye_are_counted(seed, spacing, learned):
+    # people set a home's hats side by side by eye, not a spot's step (60 degrees)
+    # apart: a hat 15-20 degrees off the ring's spot at the turn its neighbours fit
+    # was read nowhere, and the home one hat short (8 of 24 boards)
+    _, camera, reader, start = learned("fang_den_hut", seed)
+    truth, rng = dict(start), np.random.default_rng(seed)
+    free = iter(sorted(cell for cell, token in start.items() if token is None and cell[0] == "r"))
+    turns = dict(camera.turns)
+    for home in [cell for cell in start if cell.startswith("home_")]:
+        colour = home.split("_")[1]
+        truth[home] = "+".join([colour] * 4)
+        truth.update({next(free): colour, next(free): colour})  # two hats out on the track
+        first = rng.uniform(0, 2 * math.pi)
+        turns[home] = tuple(first + math.radians(a) for a in np.cumsum((0, *spacing)))
+    camera.turns = turns
+    assert _read(reader, camera, truth) == truth
+
+
+@pytest.mark.slow
+def test_a_homes_hat_is_not_counted_twice_by_the_spots_either_side_of_it(learned):
+    # a spot may read a hat a turn's step round from its place (hats set by eye), but
+    # not one standing closer than a hat's width to the hat its neighbour reads: three
+    # hats set half a spot's step round were read as four
+    _, camera, reader, start = learned("fang_den_hut", 2003, "hard")
+    step = 2 * math.pi / look_for(load_game("fang_den_hut")).slots["home"].count
+    truth = dict(start)
+    free = iter(sorted(cell for cell, token in start.items() if token is None and cell[0] == "r"))
+    for home in [cell for cell in start if cell.startswith("home_")]:
+        colour = home.split("_")[1]
+        truth[home] = "+".join([colour] * 3)
+        truth.update({next(free): colour for _ in range(3)})
+    camera.turns = {cell: turn + 0.5 * step for cell, turn in camera.turns.items()}
+    assert _read(reader, camera, truth) == truth

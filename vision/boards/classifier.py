@@ -381,9 +381,15 @@ class Classifier:
                 each = self.rings.admitted(self._turned_costs(turned, paper))
                 cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
                 each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
+                xy = np.array([self.sites[i].xy for i in rows])
+                places = xy + self.sight.ring_moves[..., :2]
+                cost, *at = self.rings.nudged(cost, off, self.ring_empty, places)
+                at.append(np.arange(cost.shape[2]))
+                each, off = each[tuple(at)], off[tuple(at)]
                 turn = self.rings.read_turns(cost + self._tables(slot, rows)[3])
-                probes = each[turn, np.arange(len(rows))]
-                ring = turn, off[turn, np.arange(len(rows))]
+                spots = np.arange(len(rows))
+                probes = each[turn, spots]
+                ring = at[0][turn, spots], at[1][turn, spots], off[turn, spots]
             else:
                 probes, still = self._placed(rows, boards[:, rows], ratios[:, rows], slot)
             crowd = None

@@ -24,6 +24,14 @@ SPOT_MOST = 30.0
 #: step off, the hats (a turn that puts its spots between the hats reads the board
 #: there cheaply, and nothing else looks at the hats it leaves unexplained)
 GAP_MOST = 30.0
+#: what a hat read one turn round from its spot's place at its field's turn costs (past
+#: the last turn, on the next spot's first): people set a home's hats side by side by
+#: eye, not a spot's step apart, so two neighbours may stand up to two turns' steps
+#: closer together or further apart than the ring's spots
+NUDGE_COST = 2.0
+#: two hats read on neighbouring spots of a home field closer than this (mm) are one
+#: hat read twice: hats 18 mm wide stand a hat's width apart or a little less
+APART_MM = 16.0
 #: what each probe costs for a hat of another home's colour on a home field: the rule
 #: book admits only a home's own colour there (captives brought home are prisoners,
 #: set aside), so a spot that looks like a foreign hat holds its own or none
@@ -42,6 +50,11 @@ class Rings:
         _, self.field = np.unique(cells, return_inverse=True)
         self.member = np.eye(self.field.max(initial=-1) + 1, dtype=np.float32)[self.field]
         self.middle = np.array([sites[i].slot == MIDDLE for i in self.rows], bool)
+        #: per ring site the next spot round its ring and the one before (a middle, itself)
+        self.after, self.before = np.arange(len(self.rows)), np.arange(len(self.rows))
+        for f in np.unique(self.field):
+            spots = np.flatnonzero((self.field == f) & ~self.middle)
+            self.after[spots], self.before[spots] = np.roll(spots, -1), np.roll(spots, 1)
         zones = [sites[i].zone for i in self.rows]
         self.foreign = np.array(
             [[n in zones and n != zone for n in names or []] for zone in zones], bool
@@ -66,19 +79,71 @@ class Rings:
         fields = fields + np.roll(gaps, -(len(cost) // 2), axis=0)
         return fields.argmin(axis=0)[self.field]
 
+    def nudged(self, cost: np.ndarray, off: np.ndarray, empty: np.ndarray, places: np.ndarray):
+        """``cost`` (turns, ring sites, readings; ``off`` the offset each is read at)
+        with each spot's hat readings also taken one turn round either way from each
+        turn (past the last turn, the next spot's first turn; before the first, the
+        spot before's last), at NUDGE_COST more, unless the hat there would stand
+        closer than APART_MM to a hat its neighbour on that side reads at the turn
+        (the one hat read twice); ``empty`` the readings of no hat; ``places``
+        (turns, offsets, ring sites, 2) where each ring site stands (mm). Also where
+        each reading was taken, its turn and ring site: each (turns, ring sites,
+        readings)."""
+        turns, spots, readings = cost.shape
+        t, j = np.arange(turns)[:, None], np.arange(spots)[None, :]
+        best_reading = cost.argmin(axis=2)
+        hat = ~empty[best_reading]  # (turns, ring sites): a hat read where it is
+        held = places[t, np.take_along_axis(off, best_reading[..., None], 2)[..., 0], j]
+        best = cost.copy()
+        at_turn = np.broadcast_to(t[..., None], cost.shape).copy()
+        at_site = np.broadcast_to(j[..., None], cost.shape).copy()
+        for step, neighbour in ((1, self.after), (-1, self.before)):
+            round_ = t + step
+            site = np.where((round_ >= turns) | (round_ < 0), neighbour[j], j)
+            round_ = round_ % turns
+            there = cost[round_, site] + NUDGE_COST
+            stands = places[round_[..., None], off[round_, site], site[..., None]]
+            near = neighbour[j]
+            apart = np.linalg.norm(stands - held[t, near][:, :, None], axis=3)
+            there[hat[t, near][..., None] & (apart < APART_MM)] = np.inf
+            there[:, self.middle] = np.inf
+            there[..., empty] = np.inf
+            better = there < best
+            best = np.where(better, there, best)
+            at_turn = np.where(better, round_[..., None], at_turn)
+            at_site = np.where(better, site[..., None], at_site)
+        # a hat read round from its spot that stands closer than APART_MM to the hat
+        # its neighbour is read with (round from its own spot, perhaps) is read where
+        # its spot is
+        pick = best.argmin(axis=2)[..., None]
+        turn, site = (np.take_along_axis(a, pick, 2)[..., 0] for a in (at_turn, at_site))
+        read = np.take_along_axis(off[at_turn, at_site, np.arange(readings)], pick, 2)[..., 0]
+        stands, hat = places[turn, read, site], ~empty[pick[..., 0]]
+        moved = (turn != t) | (site != j)
+        for neighbour in (self.after, self.before):
+            near = neighbour[j]
+            apart = np.linalg.norm(stands - stands[t, near], axis=2)
+            back = moved & hat & hat[t, near] & (apart < APART_MM) & (near != j)
+            best = np.where(back[..., None], cost, best)
+            at_turn = np.where(back[..., None], t[..., None], at_turn)
+            at_site = np.where(back[..., None], j[..., None], at_site)
+        return best, at_turn, at_site
+
     def standing(self, sites, stacks: list, moves: np.ndarray, cost: np.ndarray, ring):
         """``stacks`` (per site) without the home fields' hats, and those hats each
         where it stands, as ``Hiding.hidden`` takes pieces off their sites' places
-        (piece, mm, site): where its field's ring was read turned and it was read set
-        off its spot (``ring``: per ring site the turn and, per reading, the offset,
-        or None; ``cost`` the ring sites' readings; ``moves``: ``Sampler.ring_moves``)."""
+        (piece, mm, site): where it was read, at a turn of its field's ring and set off
+        a spot (``ring``: per ring site and reading the turn, the ring site whose place
+        it was read on and the offset, or None; ``cost`` the ring sites' readings;
+        ``moves``: ``Sampler.ring_moves``)."""
         if ring is None:
             return stacks, []
-        turn, off = ring
+        turn, site, off = ring
         stacks, moved = list(stacks), []
         for j, (i, h) in enumerate(zip(self.rows, cost.argmin(axis=1))):
-            move = moves[turn[j], off[j, h], j, :2]
-            moved += [(piece, np.add(sites[i].xy, move), i) for piece in stacks[i]]
+            s = site[j, h]
+            at = np.add(sites[self.rows[s]].xy, moves[turn[j, h], off[j, h], s, :2])
+            moved += [(piece, at, i) for piece in stacks[i]]
             stacks[i] = []
         return stacks, moved
 
