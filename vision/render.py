@@ -374,11 +374,10 @@ class Renderer:
         if slots is not None:
             turn = self.turns[cell.id]
             # a turn of the whole ring, or each hat's own angle (hats set by eye)
-            ring = (
-                [(slots.ring * math.cos(a), slots.ring * math.sin(a)) for a in turn]
-                if isinstance(turn, tuple)
-                else slots.offsets(turn)
-            )
+            if isinstance(turn, tuple):
+                ring = [slots.offsets(a)[0] for a in turn]
+            else:
+                ring = slots.offsets(turn)
             return [((x + dx, y + dy), p, 0.0) for (dx, dy), p in zip(ring, pieces)]
         if len(pieces) > 1 and self._layouts:
             spots = crowd_spots(self.board, cell, self.look)

@@ -381,8 +381,7 @@ class Classifier:
                 each = self.rings.admitted(self._turned_costs(turned, paper))
                 cost, off = self.rings.settle(each.sum(axis=4), self.ring_off, self.ring_empty)
                 each = np.take_along_axis(each, off[:, None, ..., None], axis=1)[:, 0]
-                xy = np.array([self.sites[i].xy for i in rows])
-                places = xy + self.sight.ring_moves[..., :2]
+                places = self.sight.ring_places
                 cost, *at = self.rings.nudged(cost, off, self.ring_empty, places)
                 at.append(np.arange(cost.shape[2]))
                 each, off = each[tuple(at)], off[tuple(at)]
@@ -412,8 +411,8 @@ class Classifier:
             # a low one too), which spares only the empty reading, comes from what the
             # frame was read to hold
             # the home fields' hats where they were read (the ring sites' part is last)
-            moves = self.sight.ring_moves
-            stacks, moved = self.rings.standing(self.sites, stacks, moves, parts[-1][1], ring)
+            places = self.sight.ring_places
+            stacks, moved = self.rings.standing(stacks, places, parts[-1][1], ring)
             hidden, beyond = self.hiding.hidden(self._with_kept(stacks), stacks, moved)
             if hidden.any() or beyond.any():
                 parts = self._read(groups, (hidden, beyond))[0]

@@ -104,16 +104,16 @@ class Sampler:
         self.slotted = np.array([s.slot is not None for s in sites])
         self.ring_offsets, self.ring_rings = np.zeros((1, 2)), np.zeros(1)
         self.turned = self.flat[:1, None, self.slotted]
-        #: (turns, offsets, ring sites, 3) how far (mm) each ring site moves at each turn
+        #: (turns, offsets, ring sites, 2) where (mm) each ring site stands at each turn
         #: of its ring and each of ``ring_offsets``
-        self.ring_moves = np.zeros((1, 1, int(self.slotted.sum()), 3))
+        self.ring_places = xy[self.slotted, :2][None, None]
         if self.slotted.any():
             moves = _turn_moves(sites, look, board, self.slotted)
             kind = board.cell(sites[int(np.argmax(self.slotted))].cell).kind
             self.ring_offsets, self.ring_rings = placement_offsets(look.slots[kind].placement_mm)
             off = np.c_[self.ring_offsets, np.zeros(len(self.ring_offsets))]
             moves = moves[:, None] + off[None, :, None]  # (turns, offsets, ring sites, 3)
-            self.ring_moves = moves
+            self.ring_places = xy[self.slotted, :2] + moves[..., :2]
             moved = pts.reshape(shape + (3,))[self.slotted][None, None] + moves[..., None, None, :]
             px = lens.project(moved.reshape(-1, 3), pose.rvec, pose.tvec)
             px = np.round(px).astype(np.int64)

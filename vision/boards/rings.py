@@ -129,20 +129,19 @@ class Rings:
             at_site = np.where(back[..., None], j[..., None], at_site)
         return best, at_turn, at_site
 
-    def standing(self, sites, stacks: list, moves: np.ndarray, cost: np.ndarray, ring):
+    def standing(self, stacks: list, places: np.ndarray, cost: np.ndarray, ring):
         """``stacks`` (per site) without the home fields' hats, and those hats each
         where it stands, as ``Hiding.hidden`` takes pieces off their sites' places
         (piece, mm, site): where it was read, at a turn of its field's ring and set off
         a spot (``ring``: per ring site and reading the turn, the ring site whose place
         it was read on and the offset, or None; ``cost`` the ring sites' readings;
-        ``moves``: ``Sampler.ring_moves``)."""
+        ``places``: ``Sampler.ring_places``)."""
         if ring is None:
             return stacks, []
         turn, site, off = ring
         stacks, moved = list(stacks), []
         for j, (i, h) in enumerate(zip(self.rows, cost.argmin(axis=1))):
-            s = site[j, h]
-            at = np.add(sites[self.rows[s]].xy, moves[turn[j, h], off[j, h], s, :2])
+            at = places[turn[j, h], off[j, h], site[j, h]]
             moved += [(piece, at, i) for piece in stacks[i]]
             stacks[i] = []
         return stacks, moved
