@@ -19,10 +19,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bench.world import trace
 from bench.world.camera import develop, pinhole_size
 
 #: bump when the renderer changes what a scene looks like, so old frames are not reused
-RENDERER = 2
+#: (3: each scene traced in a process of its own, ``trace``)
+RENDERER = 3
 
 
 @dataclass(frozen=True)
@@ -73,20 +75,15 @@ def view(game, scene, spp: int, before: Traced | None = None, over: bool = False
 
 
 def _trace(game, scene, spp: int, before: Traced | None, cache: Path) -> Traced:
-    from bench.world import render  # Mitsuba loads only when a frame is traced
     from bench.world.change import region
-
-    render.variant()
-    import mitsuba as mi
 
     width, height = pinhole_size(scene.set_up.camera)
     crop = None if before is None else region(game, before.scene, scene)
-    begin, cpu = time.perf_counter(), time.process_time()
+    begin, cpu = time.perf_counter(), 0.0
     if crop is not None and crop[2] * crop[3] == 0:
         light = before.light
     else:
-        d = render.scene_dict(game, scene, cache, spp, crop)
-        traced = np.array(mi.render(mi.load_dict(d)))[..., :3]
+        traced, cpu = trace.light(game, scene, cache, spp, crop)
         if crop is None:
             light = traced
         else:
@@ -94,6 +91,4 @@ def _trace(game, scene, spp: int, before: Traced | None, cache: Path) -> Traced:
             light = before.light.copy()
             light[y : y + h, x : x + w] = traced
     share = 1.0 if crop is None else crop[2] * crop[3] / (width * height)
-    return Traced(
-        scene, light, time.perf_counter() - begin, time.process_time() - cpu, round(share, 3)
-    )
+    return Traced(scene, light, time.perf_counter() - begin, cpu, round(share, 3))
