@@ -132,6 +132,10 @@ class Look:
     #: how far a figure's colour (not its light) may lie toward a disk's under it
     #: (looks.toml ``figure_bleed``, 0 none, 1 all the way): learned on a hollow
     figure_bleed: float = 0.0
+    #: the frame is smoothed over this many pixels (a Gaussian's sigma) before the
+    #: probes read it (looks.toml ``smooth_px``, 0 not at all): where the probes span
+    #: a pixel or two, their median is that pixel's sensor noise
+    smooth_px: float = 0.0
 
     def piece(self, token: str) -> Piece:
         return self.pieces[token]
@@ -191,6 +195,7 @@ def look_for(game) -> Look:
         float(entry.get("figure_light", 1.0)),
         bool(entry.get("learn_where_placed", False)),
         float(entry.get("figure_bleed", 0.0)),
+        float(entry.get("smooth_px", 0.0)),
     )
 
 

@@ -24,6 +24,7 @@ def _taught(seed: int):
 
 def _costs(reader, frame):
     prints = reader.prints
+    frame = reader.sampler.readable(frame)  # as the reader reads it
     seen = prints.measure(frame, reader.sampler.paper(frame))
     bare, hat, _ = prints.costs(seen, len(reader.sites))
     fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
@@ -65,7 +66,7 @@ def test_a_yellow_hat_on_a_yellow_field_is_read():
 
 def test_a_field_unlike_its_print_shows_its_hats_colour():
     game, table, reader, start = _taught(3)
-    frame = table.frame(dict(start, r5="yellow", r20="red", r33="blue"))
+    frame = reader.sampler.readable(table.frame(dict(start, r5="yellow", r20="red", r33="blue")))
     prints = reader.prints
     colour = prints.costs(prints.measure(frame, reader.sampler.paper(frame)), len(reader.sites))[2]
     fields = {s.cell: i for i, s in enumerate(reader.sites) if s.slot is None and s.spot is None}
@@ -83,7 +84,7 @@ def test_a_red_hats_disc_outvotes_the_yellow_field_its_probes_see_round_it():
     # a red hat set off a yellow field's middle leaves the field's yellow in its probes'
     # view; its disc's changed part is red, and says so louder than a few probes
     game, table, reader, start = _taught(3)
-    frame = table.frame(dict(start, r20="red"))
+    frame = reader.sampler.readable(table.frame(dict(start, r20="red")))
     prints, classifier = reader.prints, reader.classifier
     paper = reader.sampler.paper(frame)
     stands = prints.costs(prints.measure(frame, paper), len(reader.sites))
@@ -99,7 +100,7 @@ def test_a_hat_on_a_spot_whose_disc_looks_like_its_print_costs_a_hats_worth():
     # one spot's disc looks just like its print cost that spot's hat more than one hat
     # in the middle does (every probe here fits every reading)
     game, table, reader, start = _taught(3)
-    frame = table.frame(start)
+    frame = reader.sampler.readable(table.frame(start))
     prints, classifier = reader.prints, reader.classifier
     paper = reader.sampler.paper(frame)
     stands = classifier._hues(prints.costs(prints.measure(frame, paper), len(reader.sites)), paper)
@@ -129,7 +130,7 @@ def test_a_field_straying_from_its_print_costs_more_only_linearly_past_a_few_spr
 
     game, table, reader, start = _taught(3)
     prints = reader.prints
-    frame = table.frame(start)
+    frame = reader.sampler.readable(table.frame(start))
     seen = prints.measure(frame, reader.sampler.paper(frame))
     middles = ~prints.beside & ~np.isnan(prints.reference[:, 0])
     off = seen[:, :2] - prints.reference[:, :2]

@@ -144,8 +144,8 @@ def test_a_home_field_seen_empty_looks_empty_at_every_turn_of_its_ring(learned, 
     # too) one turn of an empty field was a tie with the turn that shows a hat
     _, camera, reader, start = learned("fang_den_hut", seed)
     bare = dict.fromkeys(start)
-    frame = camera.frame(bare)
     sampler, classifier = reader.sampler, reader.classifier
+    frame = sampler.readable(camera.frame(bare))  # as the reader reads it
     turned, paper = sampler.turned_features(frame), sampler.paper(frame)
     empty = classifier._turned_costs(turned, paper).sum(axis=4)[:, 0, :, 0]
     assert empty.max() < 5.0, empty.max(axis=1)

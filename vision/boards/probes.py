@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from vision import looks
@@ -126,6 +127,8 @@ class Sampler:
         #: one on as few as DARKEST_RANK + 1 points (``vision.boards.hiding``)
         self.showing = np.where(self.darkest, DARKEST_RANK / POINTS, HIDDEN_SHARE)
         self.linear = linear_levels(look)
+        #: the frame's smoothing before the probes read it (px, ``readable``)
+        self.smooth_px = look.smooth_px
         self.centres = lens.project(np.array([[*s.xy, 0.0] for s in sites]), pose.rvec, pose.tvec)
         paper = lens.project(_paper_points(sites, look, board), pose.rvec, pose.tvec)
         paper = np.round(paper).astype(np.int64)
@@ -139,6 +142,15 @@ class Sampler:
         if blind.any() and len(self.paper_flat):
             self.flat[:, blind] = self.paper_flat[0]
             self.turned[..., blind[self.slotted], :, :] = self.paper_flat[0]
+
+    def readable(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` as the probes read it: smoothed over the look's ``smooth_px``, so
+        that a probe whose points fall on a pixel or two reads the colour there, not
+        that pixel's noise. The reader hands every probe reading (``features``,
+        ``stood``, ``paper``, ``turned_features``, a field's print) this frame."""
+        if self.smooth_px <= 0:
+            return frame
+        return cv2.GaussianBlur(frame, (0, 0), self.smooth_px)
 
     def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or

@@ -219,11 +219,12 @@ class BoardReader:
         sampler, classifier, prints = self.sampler, self.classifier, self.prints
         if sampler is None or classifier is None or prints is None:
             return False  # located sets all three: never here
-        features, paper = sampler.stood(frame, self._single(truth)), sampler.paper(frame)
-        turned = sampler.turned_features(frame)
+        seen = sampler.readable(frame)
+        features, paper = sampler.stood(seen, self._single(truth)), sampler.paper(seen)
+        turned = sampler.turned_features(seen)
         fresh = fresh or not classifier.ready
         self._teach(classifier, (features, paper, turned), truth, fresh)
-        self._discs = prints.measure(frame, paper)
+        self._discs = prints.measure(seen, paper)
         prints.learn(self._discs, self._bare(truth), fresh)
         self.stillness.accept(frame)
         self.truth = dict(truth)
@@ -318,9 +319,10 @@ class BoardReader:
         ):
             self.quiet = True
             return self._last
-        placed, paper = sampler.features(frame, placed=True), sampler.paper(frame)
-        features, turned = placed[0], sampler.turned_features(frame)
-        discs = prints.measure(frame, paper)
+        seen = sampler.readable(frame)
+        placed, paper = sampler.features(seen, placed=True), sampler.paper(seen)
+        features, turned = placed[0], sampler.turned_features(seen)
+        discs = prints.measure(seen, paper)
         stands = prints.costs(discs, len(self.sites))
         t2 = time.perf_counter()
         observation = classifier.classify(placed, paper, sampler.visible, turned, stands)
