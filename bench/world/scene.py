@@ -8,6 +8,7 @@ at the reader's idea of the board.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -17,6 +18,8 @@ from bench.world.camera import Camera, fit_camera
 from bench.world.data import world
 from engines.geometry import Marker
 
+#: rounds of pushing overlapping pieces apart (each round every pair once)
+APART_ROUNDS = 20
 #: which markers a set-up's board carries: all, one (the others torn off or under
 #: things) or none (a store-bought board)
 MARKER_CHOICES = ("all", "one", "none")
@@ -182,7 +185,7 @@ def scene(game, table: SetUp, truth: dict, seed: int, arm: bool | tuple = False)
     return Scene(
         set_up=table,
         truth=dict(truth),
-        pieces=tuple(pieces),
+        pieces=tuple(_apart(pieces, looks)),
         arm=_arm(table, rng, arm if isinstance(arm, tuple) else None) if arm else None,
         seed=seed,
     )
@@ -264,5 +267,40 @@ def kept(scene: Scene, before: Scene) -> Scene:
     where they stood there: a piece nobody touched has not moved."""
     same = {c for c, t in scene.truth.items() if t is not None and before.truth.get(c) == t}
     pieces = [p for p in before.pieces if p.cell in same]
+    stood = len(pieces)
     pieces += [p for p in scene.pieces if p.cell not in same]
-    return replace(scene, pieces=tuple(pieces))
+    looks = world()["games"][scene.set_up.game]
+    return replace(scene, pieces=tuple(_apart(pieces, looks, stood)))
+
+
+def _apart(pieces: list[Piece], looks: dict, fixed: int = 0) -> list[Piece]:
+    """``pieces`` with any two that stand in each other (their feet overlapping: each
+    set down off its spot on its own) pushed apart along the line between them until
+    they touch, as a hat set down against another slides off it. The first ``fixed``
+    pieces stood there before and stay; disks under figures are not pushed."""
+    foot = [_foot(looks, p.name) for p in pieces]
+    xy = np.array([p.xy for p in pieces], dtype=np.float64).reshape(-1, 2)
+    solid = [i for i, p in enumerate(pieces) if not looks["tokens"][p.name].get("under")]
+    for _ in range(APART_ROUNDS):
+        pushed = False
+        for a, b in itertools.combinations(solid, 2):
+            apart = xy[b] - xy[a]
+            gap = float(np.hypot(*apart))
+            overlap = foot[a] + foot[b] - gap
+            if overlap <= 1e-6 or b < fixed:
+                continue
+            way = apart / gap if gap > 1e-9 else np.array([1.0, 0.0])
+            # a piece that stood before stays; else both give way alike
+            share = 0.0 if a < fixed else 0.5
+            xy[a] -= way * overlap * share
+            xy[b] += way * overlap * (1 - share)
+            pushed = True
+        if not pushed:
+            break
+    return [replace(p, xy=(float(x), float(y))) for p, (x, y) in zip(pieces, xy)]
+
+
+def _foot(looks: dict, name: str) -> float:
+    """How far (mm) a piece reaches out from its axis: its widest."""
+    shape = looks["tokens"][name]["shape"]
+    return float(looks["marble_radius"]) if shape == "marble" else max(r for r, _ in shape)

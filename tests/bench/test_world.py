@@ -99,3 +99,26 @@ def test_a_figure_on_a_disk_stands_on_the_disk_that_observe_does_not_name():
     placed = scene(game, set_up(game, 3), laid(truth, {cell: "carrot"}), 1)
     on_cell = sorted((p.z, p.name) for p in placed.pieces if p.cell == cell)
     assert on_cell == [(0.0, "carrot"), (3.0, "fox")]
+
+
+def test_two_hats_set_down_side_by_side_touch_but_never_stand_in_each_other():
+    """Each hat of a pair is set down up to 5 mm off its spot, and the spots of a pair
+    lie 20 mm apart for hats 18 mm wide: 28 of these 120 neighbouring pairs stood 0.1
+    to 5.3 mm inside each other, as no hats can. A hat set against another slides off
+    it."""
+    game = load_game("fang_den_hut")
+    looks = world()["games"]["fang_den_hut"]
+    foot = max(r for r, _ in looks["tokens"]["green"]["shape"])
+    truth = dict.fromkeys(game.observe(game.initial_state()))
+    truth.update(gate_green="green+green", r5="red+red+red")
+    touching = 0
+    for seed in range(40):
+        placed = scene(game, set_up(game, 3), truth, seed).pieces
+        for cell in ("gate_green", "r5"):
+            hats = np.array([p.xy for p in placed if p.cell == cell])
+            apart = np.linalg.norm(hats[:, None] - hats[None], axis=2)[
+                np.triu_indices(len(hats), 1)
+            ]
+            assert apart.min() >= 2 * foot - 1e-3, (seed, cell, apart.min())
+            touching += int(np.isclose(apart.min(), 2 * foot, atol=1e-3))
+    assert touching > 0  # some pairs were set down in each other and now touch
