@@ -29,6 +29,10 @@ RING_MM = 2.0
 STOOD_SPREAD = 0.5
 #: points sampled per probe; their median is robust to a highlight or an edge
 POINTS = 12
+#: the frame is smoothed (``Sampler.readable``) this many pixels beyond the farthest
+#: pixel a probe reads (and the smoothing's own reach): a field's disc of print lies
+#: within a site's probes' reach, and the frame's edge within it is smoothed alike
+SMOOTH_ROOM_PX = 8
 #: probe points look at the board at least this far (mm) from a printed line or mark
 LINE_CLEARANCE_MM = 3.0
 #: a ``darkest`` probe reads, per channel, this many points from its darkest one: a
@@ -142,6 +146,10 @@ class Sampler:
         if blind.any() and len(self.paper_flat):
             self.flat[:, blind] = self.paper_flat[0]
             self.turned[..., blind[self.slotted], :, :] = self.paper_flat[0]
+        #: the rectangle (rows, columns) ``readable`` smooths: every pixel a probe reads,
+        #: the fields' discs among them, with room for the smoothing's reach
+        read = np.concatenate([self.flat.ravel(), self.turned.ravel(), self.paper_flat])
+        self.smoothed = _around(read, (w, h), int(np.ceil(3 * self.smooth_px)) + SMOOTH_ROOM_PX)
 
     def readable(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` as the probes read it: smoothed over the look's ``smooth_px``, so
@@ -150,7 +158,9 @@ class Sampler:
         ``stood``, ``paper``, ``turned_features``, a field's print) this frame."""
         if self.smooth_px <= 0:
             return frame
-        return cv2.GaussianBlur(frame, (0, 0), self.smooth_px)
+        seen = frame.copy()
+        seen[self.smoothed] = cv2.GaussianBlur(frame[self.smoothed], (0, 0), self.smooth_px)
+        return seen
 
     def features(self, frame: np.ndarray, placed: bool = False) -> np.ndarray:
         """Linear colour (sites, probes, 3) of each probe: the median of its points, or
@@ -208,6 +218,17 @@ class Sampler:
     def paper(self, frame: np.ndarray) -> np.ndarray:
         """Linear colour (points, 3) of the plain board points."""
         return self.linear[frame.reshape(-1, 3)[self.paper_flat]]
+
+
+def _around(flat: np.ndarray, size: tuple[int, int], room: int) -> tuple[slice, slice]:
+    """The rectangle (rows, columns) of a frame of ``size`` (width, height) holding
+    every pixel of ``flat`` (flattened indices), ``room`` pixels beyond them."""
+    w, h = size
+    rows, columns = flat // w, flat % w
+    return (
+        slice(max(int(rows.min()) - room, 0), min(int(rows.max()) + room + 1, h)),
+        slice(max(int(columns.min()) - room, 0), min(int(columns.max()) + room + 1, w)),
+    )
 
 
 def placement_offsets(reach: float) -> tuple[np.ndarray, np.ndarray]:
