@@ -23,8 +23,8 @@ from bench.world import trace
 from bench.world.camera import develop, pinhole_size
 
 #: bump when the renderer changes what a scene looks like, so old frames are not reused
-#: (3: each scene traced in a process of its own, ``trace``)
-RENDERER = 3
+#: (3: each scene traced in a process of its own, ``trace``; 4: with its own kernels)
+RENDERER = 4
 
 
 @dataclass(frozen=True)

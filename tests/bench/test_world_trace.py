@@ -1,6 +1,7 @@
 """A scene of the physically rendered world traces to the same light whichever
-process asks for it: its noise depends on the scene alone, not on the asking
-process's hash seed (each scene is traced in a child whose hash seed is fixed)."""
+process asks for it: its noise depends on the scene alone (``bench.world.trace``).
+With Mitsuba's defaults one process in five or six traced the other of two pictures,
+so eight processes trace it here: without the fix the test fails most runs, not all."""
 
 from __future__ import annotations
 
@@ -31,18 +32,23 @@ np.save(sys.argv[2], light)
 
 
 @pytest.mark.process
-def test_a_scene_traces_alike_whatever_the_asking_process_s_hash_seed(tmp_path):
-    lights = []
-    for seed in ("1", "2"):
-        out = tmp_path / f"light-{seed}.npy"
-        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
-        subprocess.run(
-            [sys.executable, "-c", TRACE, str(tmp_path), str(out)],
-            env=env,
-            check=True,
-            timeout=300,
-        )
-        lights.append(np.load(out))
+def test_a_scene_traces_alike_whatever_process_asks(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    outs = []
+    # the first traces alone and leaves the board's print and the meshes cached; the
+    # other seven, each with its own hash seed, trace side by side
+    for seeds in ([1], range(2, 9)):
+        asked = []
+        for seed in seeds:
+            outs.append(tmp_path / f"light-{seed}.npy")
+            asked.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", TRACE, str(tmp_path), str(outs[-1])],
+                    env=dict(env, PYTHONHASHSEED=str(seed)),
+                )
+            )
+        assert all(process.wait(timeout=300) == 0 for process in asked)
+    lights = [np.load(out) for out in outs]
     assert lights[0].shape == (48, 48, 3)
     # alike but for the order the threads added samples up in (about 1e-7)
-    assert np.abs(lights[0] - lights[1]).max() < 1e-3
+    assert max(float(np.abs(light - lights[0]).max()) for light in lights) < 1e-3
