@@ -23,7 +23,8 @@ from bench.world import trace
 from bench.world.camera import develop, pinhole_size
 
 #: bump when the renderer changes what a scene looks like, so old frames are not reused
-#: (3: each scene traced in a process of its own, ``trace``; 4: with its own kernels)
+#: (3: each scene traced in a process of its own, ``trace``; 4: without Mitsuba's
+#: merging of identical objects)
 RENDERER = 4
 
 

@@ -147,16 +147,24 @@ class Sampler:
             self.flat[:, blind] = self.paper_flat[0]
             self.turned[..., blind[self.slotted], :, :] = self.paper_flat[0]
         #: the rectangle (rows, columns) ``readable`` smooths: every pixel a probe reads,
-        #: the fields' discs among them, with room for the smoothing's reach
-        read = np.concatenate([self.flat.ravel(), self.turned.ravel(), self.paper_flat])
-        self.smoothed = _around(read, (w, h), int(np.ceil(3 * self.smooth_px)) + SMOOTH_ROOM_PX)
+        #: the fields' discs among them, with room for the smoothing's reach (None for a
+        #: look that reads the frame as it comes)
+        self.smoothed = (
+            _around(
+                np.concatenate([self.flat.ravel(), self.turned.ravel(), self.paper_flat]),
+                (w, h),
+                int(np.ceil(3 * self.smooth_px)) + SMOOTH_ROOM_PX,
+            )
+            if self.smooth_px > 0
+            else None
+        )
 
     def readable(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` as the probes read it: smoothed over the look's ``smooth_px``, so
         that a probe whose points fall on a pixel or two reads the colour there, not
         that pixel's noise. The reader hands every probe reading (``features``,
         ``stood``, ``paper``, ``turned_features``, a field's print) this frame."""
-        if self.smooth_px <= 0:
+        if self.smoothed is None:
             return frame
         seen = frame.copy()
         seen[self.smoothed] = cv2.GaussianBlur(frame[self.smoothed], (0, 0), self.smooth_px)
